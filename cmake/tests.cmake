@@ -1,0 +1,30 @@
+# Unit tests (cmocka): one executable per tests/unit/test_*.c, linked against gwcore.
+pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
+set(GW_SHARED_DIR ${CMAKE_SOURCE_DIR}/../shared CACHE PATH "the shared/ folder beside the checkout")
+set(GW_TEST_ENV
+    "GPUWATCH_BIN=${CMAKE_BINARY_DIR}/gpuwatch"
+    "GPUWATCH_FAKE_NVML=${CMAKE_BINARY_DIR}/fake-nvml/libnvidia-ml.so.1"
+    "GPUWATCH_SHARED=${GW_SHARED_DIR}"
+    "GPUWATCH_SOURCE=${CMAKE_SOURCE_DIR}"
+    "GPUWATCH_BUILD=${CMAKE_BINARY_DIR}")
+
+file(GLOB GW_UNIT_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/unit/test_*.c)
+foreach(src ${GW_UNIT_TESTS})
+  get_filename_component(name ${src} NAME_WE)
+  add_executable(${name} ${src})
+  target_include_directories(${name} PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/tests/unit)
+  target_link_libraries(${name} PRIVATE gwcore PkgConfig::CMOCKA)
+  set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+  add_test(NAME unit.${name} COMMAND ${name})
+  set_tests_properties(unit.${name} PROPERTIES ENVIRONMENT "${GW_TEST_ENV}" TIMEOUT 120)
+endforeach()
+
+# Command-line tests (pytest, Debian's python3-pytest): one ctest entry per tests/cli/test_*.py.
+find_program(GW_PYTEST NAMES pytest-3 pytest REQUIRED)
+file(GLOB GW_CLI_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cli/test_*.py)
+foreach(src ${GW_CLI_TESTS})
+  get_filename_component(name ${src} NAME_WE)
+  add_test(NAME cli.${name} COMMAND ${GW_PYTEST} -q -p no:cacheprovider ${src}
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  set_tests_properties(cli.${name} PROPERTIES ENVIRONMENT "${GW_TEST_ENV}" TIMEOUT 600)
+endforeach()

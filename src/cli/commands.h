@@ -1,0 +1,14 @@
+/*
+ * commands: the entry point of each gpuwatch subcommand.
+ *
+ * Each function parses its own arguments (argv[0] is the subcommand name) and wires modules
+ * together; it returns the process exit status documented in docs/exit-codes.md. Must not: hold
+ * sampling, analysis or rendering logic; that lives in the modules the command calls.
+ */
+#ifndef GW_COMMANDS_H
+#define GW_COMMANDS_H
+
+int gw_cmd_run(int argc, char **argv);
+int gw_cmd_record(int argc, char **argv);
+
+#endif

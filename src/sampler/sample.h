@@ -1,0 +1,154 @@
+/*
+ * sample: the one record that flows from the sampler to every sink.
+ *
+ * Owns: the shapes of a tick's data — per-GPU values with a validity bit each, the GPU processes
+ * seen on the last slow read, and the host/job CPU side — plus the static description of each GPU
+ * (gw_device_info) and the table of GPU fields (name, CSV header, unit, NVML source).
+ *
+ * A value whose bit is clear in `valid` is absent (NOT_SUPPORTED, MIG, lost GPU, out-of-range
+ * sentinel, not yet measured): sinks show it as an empty cell / absent series, never as 0.
+ * Must not: call NVML or read /proc. Sinks receive `const gw_sample *` and copy what they keep.
+ */
+#ifndef GW_SAMPLE_H
+#define GW_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* GPU fields. Values are stored as double in the unit the name gives; integers are exact. */
+typedef enum gw_gpu_field {
+    GW_F_UTIL_GPU_PCT,        /* GetUtilizationRates.gpu: % of the period with >=1 kernel */
+    GW_F_UTIL_MEM_PCT,        /* GetUtilizationRates.memory: % of time memory was read/written */
+    GW_F_MEM_TOTAL_BYTES,     /* GetMemoryInfo_v2 (else GetMemoryInfo).total */
+    GW_F_MEM_USED_BYTES,      /* GetMemoryInfo_v2.used (matches nvidia-smi), else v1 .used */
+    GW_F_MEM_FREE_BYTES,      /* .free */
+    GW_F_MEM_RESERVED_BYTES,  /* GetMemoryInfo_v2.reserved (driver/firmware); absent with v1 */
+    GW_F_TEMP_GPU_C,          /* GetTemperature(GPU) */
+    GW_F_TEMP_MEM_C,          /* GetFieldValues(NVML_FI_DEV_MEMORY_TEMP) */
+    GW_F_POWER_DRAW_MW,       /* GetPowerUsage: 1 s average on Ampere+ */
+    GW_F_POWER_LIMIT_MW,      /* GetPowerManagementLimit (nvidia-smi power.limit) */
+    GW_F_POWER_ENFORCED_MW,   /* GetEnforcedPowerLimit */
+    GW_F_CLOCK_SM_MHZ,        /* GetClockInfo(SM) */
+    GW_F_CLOCK_MEM_MHZ,       /* GetClockInfo(MEM) */
+    GW_F_CLOCK_GR_MHZ,        /* GetClockInfo(GRAPHICS) */
+    GW_F_CLOCK_MAX_SM_MHZ,    /* GetMaxClockInfo(SM) */
+    GW_F_CLOCK_MAX_MEM_MHZ,   /* GetMaxClockInfo(MEM) */
+    GW_F_CLOCKS_EVENT_REASONS,/* GetCurrentClocksEventReasons bit mask (GWN_CLOCKS_EVENT_*) */
+    GW_F_PSTATE,              /* GetPerformanceState: 0..15 */
+    GW_F_FAN_PCT,             /* GetFanSpeed */
+    GW_F_PCIE_GEN,            /* GetCurrPcieLinkGeneration */
+    GW_F_PCIE_GEN_MAX,        /* GetMaxPcieLinkGeneration */
+    GW_F_PCIE_WIDTH,          /* GetCurrPcieLinkWidth (lanes) */
+    GW_F_PCIE_WIDTH_MAX,      /* GetMaxPcieLinkWidth */
+    GW_F_ECC_UNCORRECTED,     /* GetTotalEccErrors(UNCORRECTED, VOLATILE) */
+    GW_F_ENERGY_MJ,           /* GetTotalEnergyConsumption: mJ since driver load (slow read) */
+    GW_F_GPM_SM_ACTIVE_PCT,   /* GPM metric 2 (SM util) over the last slow window (slow read) */
+    GW_F_GPM_SM_OCCUPANCY_PCT,/* GPM metric 3 */
+    GW_F_GPM_TENSOR_ACTIVE_PCT,/* GPM metric 5 (any tensor pipe) */
+    GW_F_GPM_DRAM_ACTIVE_PCT, /* GPM metric 10 (DRAM bandwidth) */
+    GW_F_COUNT
+} gw_gpu_field;
+
+#define GW_FIELD_BIT(f) (UINT64_C(1) << (f))
+
+/* Fields read on every tick of `run`/`record` (the gpu.csv columns and their helpers). */
+#define GW_FIELDS_RECORD                                                                           \
+    (GW_FIELD_BIT(GW_F_UTIL_GPU_PCT) | GW_FIELD_BIT(GW_F_UTIL_MEM_PCT) |                           \
+     GW_FIELD_BIT(GW_F_MEM_TOTAL_BYTES) | GW_FIELD_BIT(GW_F_MEM_USED_BYTES) |                      \
+     GW_FIELD_BIT(GW_F_MEM_FREE_BYTES) | GW_FIELD_BIT(GW_F_MEM_RESERVED_BYTES) |                   \
+     GW_FIELD_BIT(GW_F_TEMP_GPU_C) | GW_FIELD_BIT(GW_F_POWER_DRAW_MW) |                            \
+     GW_FIELD_BIT(GW_F_POWER_LIMIT_MW) | GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) |                         \
+     GW_FIELD_BIT(GW_F_CLOCK_MEM_MHZ) | GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) |                  \
+     GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELD_BIT(GW_F_ENERGY_MJ) |                                    \
+     GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
+     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT))
+
+/* Fields that come from the slow reader thread (never read inside the fast tick). */
+#define GW_FIELDS_SLOW                                                                             \
+    (GW_FIELD_BIT(GW_F_ENERGY_MJ) | GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) |                         \
+     GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) | GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) |           \
+     GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT))
+
+/* Description of one field, for table-driven sinks. */
+typedef struct gw_field_info {
+    const char *key;        /* stable short key: "util_gpu", "mem_used", ... */
+    const char *csv_header; /* nvidia-smi style header: "utilization.gpu [%]" (NULL: not in CSV) */
+    double csv_scale;       /* divide the stored value by this for the CSV unit (bytes -> MiB) */
+    int csv_decimals;       /* digits after the point in CSV; -1 = hex mask, -2 = pstate "P<n>" */
+    const char *nvml_source;/* NVML call the value comes from, for docs and error messages */
+} gw_field_info;
+
+/* The field table, indexed by gw_gpu_field. */
+extern const gw_field_info gw_fields[GW_F_COUNT];
+
+/* One GPU's values at one tick. */
+typedef struct gw_gpu_sample {
+    uint64_t valid;        /* GW_FIELD_BIT(f) set when v[f] holds a value */
+    double v[GW_F_COUNT];
+    bool lost;             /* the GPU returned GPU_IS_LOST: every value is absent from now on */
+} gw_gpu_sample;
+
+static inline bool gw_has(const gw_gpu_sample *g, gw_gpu_field f)
+{
+    return (g->valid & GW_FIELD_BIT(f)) != 0;
+}
+
+static inline void gw_set(gw_gpu_sample *g, gw_gpu_field f, double value)
+{
+    g->v[f] = value;
+    g->valid |= GW_FIELD_BIT(f);
+}
+
+/* Static facts about one GPU, read once when the sampler starts. Strings are owned by the info. */
+typedef struct gw_device_info {
+    unsigned index;            /* NVML index (not CUDA's order) */
+    char name[96];             /* GetName, "" when absent */
+    char uuid[96];             /* GetUUID ("GPU-..."), "" when absent */
+    char pci_bus_id[32];       /* GetPciInfo busId, "00000000:00:06.0" */
+    double memory_total_mib;   /* NAN when absent */
+    double power_limit_w;      /* GetPowerManagementLimit at start, NAN when absent */
+    double slowdown_temp_c;    /* GetTemperatureThreshold(SLOWDOWN), NAN when absent */
+    double max_sm_clock_mhz;   /* GetMaxClockInfo(SM), NAN when absent */
+    bool gpm_supported;        /* GpmQueryDeviceSupport said yes */
+    bool mig_enabled;          /* GetMigMode current == 1 */
+} gw_device_info;
+
+/* A process that holds memory on a GPU (Get{Compute,Graphics}RunningProcesses). */
+typedef struct gw_gpu_process {
+    unsigned gpu;              /* NVML index */
+    unsigned pid;              /* host pid as NVML reports it */
+    bool used_valid;           /* false when NVML reports "not available" (WSL) */
+    double used_bytes;
+    bool visible;              /* the pid exists in our /proc (false: another container, or gone) */
+    bool in_job;               /* the pid belongs to the wrapped command's process tree */
+    bool graphics;             /* from the graphics list rather than the compute list */
+    char name[64];             /* /proc/PID/comm, "" when not visible */
+} gw_gpu_process;
+
+/* Host and job CPU side for one tick (/proc). NAN = absent (e.g. job fields in `record`). */
+typedef struct gw_host_sample {
+    double cpu_util_pct;       /* all CPUs, 0-100, from /proc/stat deltas */
+    double mem_used_mib;       /* MemTotal - MemAvailable */
+    double mem_total_mib;
+    double job_cpu_pct;        /* job tree's CPU time per wall time, 100 = one core */
+    double job_rss_mib;        /* sum of RSS over the job tree (shared pages counted per process) */
+    double job_processes;      /* processes in the job tree */
+} gw_host_sample;
+
+/* One tick. Owned by the sampler and valid only during the sink callback. */
+typedef struct gw_sample {
+    uint64_t seq;              /* 0, 1, 2, ... per tick */
+    int64_t wall_ms;           /* CLOCK_REALTIME when the tick was read (ms since the epoch) */
+    int64_t mono_ns;           /* CLOCK_MONOTONIC when the tick was read */
+    int64_t read_ns;           /* how long reading this tick took */
+    unsigned gpu_count;
+    gw_gpu_sample *gpus;       /* [gpu_count], indexed like the sampler's devices */
+    gw_host_sample host;
+    bool procs_fresh;          /* procs holds a new slow read (write processes.csv rows) */
+    int64_t procs_wall_ms;     /* when that slow read happened */
+    unsigned proc_count;
+    gw_gpu_process *procs;     /* [proc_count] */
+} gw_sample;
+
+#endif
