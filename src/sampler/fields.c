@@ -1,6 +1,9 @@
 /* The table of GPU fields: CSV headers, units and the NVML call behind each (see sample.h). */
 #include "sample.h"
 
+#include <math.h>
+#include <stdio.h>
+
 #define MIB (1024.0 * 1024.0)
 
 const gw_field_info gw_fields[GW_F_COUNT] = {
@@ -50,12 +53,28 @@ const gw_field_info gw_fields[GW_F_COUNT] = {
                               "nvmlDeviceGetTotalEccErrors(UNCORRECTED, VOLATILE)"},
     [GW_F_ENERGY_MJ] = {"energy", "total_energy_consumption [mJ]", 1, 0,
                         "nvmlDeviceGetTotalEnergyConsumption"},
-    [GW_F_GPM_SM_ACTIVE_PCT] = {"gpm_sm_active", "gpm.sm_active [%]", 1, 1,
+    [GW_F_GPM_SM_ACTIVE_PCT] = {"gpm_sm_active", "gpm.sm_active [%]", 1, 2,
                                 "nvmlGpmMetricsGet(SM_UTIL)"},
-    [GW_F_GPM_SM_OCCUPANCY_PCT] = {"gpm_sm_occupancy", "gpm.sm_occupancy [%]", 1, 1,
+    [GW_F_GPM_SM_OCCUPANCY_PCT] = {"gpm_sm_occupancy", "gpm.sm_occupancy [%]", 1, 2,
                                    "nvmlGpmMetricsGet(SM_OCCUPANCY)"},
-    [GW_F_GPM_TENSOR_ACTIVE_PCT] = {"gpm_tensor_active", "gpm.tensor_active [%]", 1, 1,
+    [GW_F_GPM_TENSOR_ACTIVE_PCT] = {"gpm_tensor_active", "gpm.tensor_active [%]", 1, 2,
                                     "nvmlGpmMetricsGet(ANY_TENSOR_UTIL)"},
-    [GW_F_GPM_DRAM_ACTIVE_PCT] = {"gpm_dram_active", "gpm.dram_active [%]", 1, 1,
+    [GW_F_GPM_DRAM_ACTIVE_PCT] = {"gpm_dram_active", "gpm.dram_active [%]", 1, 2,
                                   "nvmlGpmMetricsGet(DRAM_BW_UTIL)"},
 };
+
+int gw_field_format_csv(gw_gpu_field f, double v, char *buf, size_t len)
+{
+    const gw_field_info *fi = &gw_fields[f];
+    switch (fi->csv_decimals) {
+    case -1:
+        return snprintf(buf, len, "0x%016llx", (unsigned long long)v);
+    case -2:
+        return snprintf(buf, len, "P%d", (int)v);
+    case 0:
+        /* nvidia-smi truncates MiB (integer division); other integers are exact. */
+        return snprintf(buf, len, "%.0f", floor(v / fi->csv_scale));
+    default:
+        return snprintf(buf, len, "%.*f", fi->csv_decimals, v / fi->csv_scale);
+    }
+}

@@ -82,6 +82,10 @@ typedef struct gw_field_info {
 /* The field table, indexed by gw_gpu_field. */
 extern const gw_field_info gw_fields[GW_F_COUNT];
 
+/* Formats value v of field f the way our CSV files hold it (unit of csv_header, plain number,
+ * "0x%016llx" for masks, "P<n>" for pstate) into buf. Returns the length written. */
+int gw_field_format_csv(gw_gpu_field f, double v, char *buf, size_t len);
+
 /* One GPU's values at one tick. */
 typedef struct gw_gpu_sample {
     uint64_t valid;        /* GW_FIELD_BIT(f) set when v[f] holds a value */

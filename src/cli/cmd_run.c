@@ -1,0 +1,116 @@
+/* `gpuwatch run` and `gpuwatch record`: argument parsing; the work is in run/session.c. */
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "run/session.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char run_usage[] =
+    "usage: gpuwatch run [-o DIR] [-i SEC] [--no-report] [--] CMD [ARGS...]\n"
+    "\n"
+    "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
+    "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.\n"
+    "\n"
+    "  -o, --output DIR    where to record (must not exist; default runs/<UTC time>-<name>)\n"
+    "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5; 200ms, 2s, 1m work)\n"
+    "      --no-report     skip the analysis when the command ends\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "Exit status: CMD's own (128+N when a signal N killed it), 2 usage error, 125 gpuwatch\n"
+    "could not start, 126 CMD cannot be executed, 127 CMD not found.\n"
+    "Example: gpuwatch run -i 0.2 -- python3 train.py --epochs 10\n";
+
+static const char record_usage[] =
+    "usage: gpuwatch record [-o DIR] [-i SEC] [--duration SEC] [--no-report]\n"
+    "\n"
+    "Records every GPU (and the host's CPU and memory) until SIGINT/SIGTERM (Ctrl-C) or the\n"
+    "duration: the same files as `gpuwatch run`, without a command.\n"
+    "\n"
+    "  -o, --output DIR    where to record (must not exist; default runs/<UTC time>-record)\n"
+    "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5)\n"
+    "  -d, --duration SEC  stop after this long (default: until a signal)\n"
+    "      --no-report     skip the analysis at the end\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "Exit status: 0 recorded, 1 gpuwatch could not record, 2 usage error.\n";
+
+enum { OPT_NO_REPORT = 1000 };
+
+static int usage_error(const char *cmd, const char *msg, const char *usage)
+{
+    fprintf(stderr, "gpuwatch %s: %s\n%s", cmd, msg, usage);
+    return 2;
+}
+
+static int parse_and_run(int argc, char **argv, bool is_run)
+{
+    const char *usage = is_run ? run_usage : record_usage;
+    const char *name = is_run ? "run" : "record";
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"interval", required_argument, NULL, 'i'},
+                                         {"duration", required_argument, NULL, 'd'},
+                                         {"no-report", no_argument, NULL, OPT_NO_REPORT},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    gw_session_config cfg = {.is_run = is_run, .interval_ms = GW_INTERVAL_DEFAULT_MS};
+    gw_error err = {0};
+    optind = 1;
+    opterr = 0;
+    int c;
+    /* '+': stop at the first non-option, so CMD's own flags are left alone. */
+    while ((c = getopt_long(argc, argv, is_run ? "+o:i:h" : "+o:i:d:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            cfg.out_dir = optarg;
+            break;
+        case 'i':
+            if (gw_args_interval("-i", optarg, &cfg.interval_ms, &err))
+                return usage_error(name, err.msg, "");
+            break;
+        case 'd':
+            if (is_run)
+                return usage_error(name, "--duration is for `gpuwatch record`", usage);
+            if (gw_args_duration("--duration", optarg, &cfg.duration_ms, &err))
+                return usage_error(name, err.msg, "");
+            break;
+        case OPT_NO_REPORT:
+            cfg.no_report = true;
+            break;
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        default: {
+            char msg[128];
+            if (optopt)
+                snprintf(msg, sizeof msg, "unknown option '-%c' or missing value", optopt);
+            else
+                snprintf(msg, sizeof msg, "unknown option '%s' or missing value",
+                         argv[optind - 1]);
+            return usage_error(name, msg, usage);
+        }
+        }
+    }
+    if (is_run) {
+        if (optind >= argc)
+            return usage_error(name, "no command given: gpuwatch run [OPTIONS] -- CMD [ARGS...]",
+                               usage);
+        cfg.argc = argc - optind;
+        cfg.argv = argv + optind;
+    } else if (optind < argc) {
+        return usage_error(name, "record takes no command: use `gpuwatch run -- CMD` to wrap one",
+                           usage);
+    }
+    return gw_session_main(&cfg);
+}
+
+int gw_cmd_run(int argc, char **argv)
+{
+    return parse_and_run(argc, argv, true);
+}
+
+int gw_cmd_record(int argc, char **argv)
+{
+    return parse_and_run(argc, argv, false);
+}

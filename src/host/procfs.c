@@ -1,0 +1,376 @@
+#include "host/procfs.h"
+
+#include "util/xalloc.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { GW_MAX_EXCLUDED = 16 };
+
+/* A member of the job tree as of the last sample, with the CPU time seen then. */
+typedef struct member {
+    pid_t pid;
+    unsigned long long starttime; /* tells a reused pid from the process we saw before */
+    unsigned long long cpu_ticks; /* utime + stime */
+    long rss_pages;
+    bool seen;                    /* found in this sample */
+} member;
+
+struct gw_procfs {
+    char *root;
+    pid_t job_root;
+    pid_t self;
+    pid_t excluded[GW_MAX_EXCLUDED];
+    int64_t rescan_ns;
+    int64_t last_scan_ns;
+    long clk_tck;
+    long page_size;
+    /* host CPU counters from the previous sample */
+    bool have_cpu;
+    unsigned long long cpu_total, cpu_idle;
+    /* job members: previous sample's and the one being built */
+    member *members;
+    size_t n_members, cap_members;
+    member *next;
+    size_t n_next, cap_next;
+    int64_t last_mono_ns;
+    bool have_job_cpu;
+};
+
+gw_procfs *gw_procfs_new(const char *proc_root)
+{
+    gw_procfs *p = xcalloc(1, sizeof *p);
+    p->root = xstrdup(proc_root ? proc_root : "/proc");
+    p->rescan_ns = INT64_C(2000000000);
+    p->clk_tck = sysconf(_SC_CLK_TCK);
+    p->page_size = sysconf(_SC_PAGESIZE);
+    if (p->clk_tck <= 0)
+        p->clk_tck = 100;
+    if (p->page_size <= 0)
+        p->page_size = 4096;
+    return p;
+}
+
+void gw_procfs_free(gw_procfs *p)
+{
+    if (!p)
+        return;
+    free(p->root);
+    free(p->members);
+    free(p->next);
+    free(p);
+}
+
+void gw_procfs_set_job(gw_procfs *p, pid_t root, pid_t self)
+{
+    p->job_root = root;
+    p->self = self;
+    p->n_members = 0;
+    p->have_job_cpu = false;
+    p->last_scan_ns = 0;
+}
+
+void gw_procfs_set_excluded(gw_procfs *p, const pid_t *pids, size_t n)
+{
+    memset(p->excluded, 0, sizeof p->excluded);
+    for (size_t i = 0, k = 0; i < n && k < GW_MAX_EXCLUDED; i++)
+        if (pids[i] > 0)
+            p->excluded[k++] = pids[i];
+}
+
+void gw_procfs_set_rescan_ms(gw_procfs *p, int64_t rescan_ms)
+{
+    p->rescan_ns = rescan_ms * INT64_C(1000000);
+}
+
+/* Reads a small /proc file into buf (NUL-terminated). Returns bytes read or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
+
+bool gw_proc_stat_parse(const char *line, gw_proc_stat *out)
+{
+    /* "pid (comm) state ppid ..." where comm may contain ") ": the last ')' ends it. */
+    char *end = NULL;
+    long pid = strtol(line, &end, 10);
+    const char *rp = strrchr(line, ')');
+    if (end == line || pid <= 0 || !rp || rp < end)
+        return false;
+    const char *s = rp + 1;
+    char state = 0;
+    long ppid = 0;
+    unsigned long long utime = 0, stime = 0, starttime = 0;
+    long rss = 0;
+    /* fields 3.. : state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime
+     * stime cutime cstime priority nice num_threads itrealvalue starttime vsize rss */
+    int n = sscanf(s,
+                   " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d "
+                   "%llu %*u %ld",
+                   &state, &ppid, &utime, &stime, &starttime, &rss);
+    if (n != 6)
+        return false;
+    out->pid = (pid_t)pid;
+    out->ppid = (pid_t)ppid;
+    out->state = state;
+    out->utime = utime;
+    out->stime = stime;
+    out->starttime = starttime;
+    out->rss_pages = rss;
+    return true;
+}
+
+static bool read_stat(const gw_procfs *p, pid_t pid, gw_proc_stat *st)
+{
+    char path[256], buf[1024];
+    snprintf(path, sizeof path, "%s/%d/stat", p->root, (int)pid);
+    if (read_small(path, buf, sizeof buf) <= 0)
+        return false;
+    return gw_proc_stat_parse(buf, st);
+}
+
+bool gw_procfs_comm(const char *proc_root, unsigned pid, char *buf, size_t len)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%u/comm", proc_root ? proc_root : "/proc", pid);
+    char tmp[128];
+    if (read_small(path, tmp, sizeof tmp) < 0) {
+        if (len)
+            buf[0] = '\0';
+        return false;
+    }
+    tmp[strcspn(tmp, "\n")] = '\0';
+    snprintf(buf, len, "%s", tmp);
+    return true;
+}
+
+static bool is_excluded(const gw_procfs *p, pid_t pid)
+{
+    for (int i = 0; i < GW_MAX_EXCLUDED; i++)
+        if (p->excluded[i] && p->excluded[i] == pid)
+            return true;
+    return false;
+}
+
+static member *find_next(gw_procfs *p, pid_t pid)
+{
+    for (size_t i = 0; i < p->n_next; i++)
+        if (p->next[i].pid == pid)
+            return &p->next[i];
+    return NULL;
+}
+
+/* Adds pid to the tree being built, reading its stat; returns false when it is gone. */
+static bool add_member(gw_procfs *p, pid_t pid)
+{
+    if (pid <= 0 || find_next(p, pid))
+        return false;
+    gw_proc_stat st;
+    if (!read_stat(p, pid, &st) || st.state == 'Z')
+        return false;
+    p->next = xgrow(p->next, &p->cap_next, p->n_next + 1, sizeof *p->next);
+    p->next[p->n_next++] = (member){.pid = pid,
+                                    .starttime = st.starttime,
+                                    .cpu_ticks = st.utime + st.stime,
+                                    .rss_pages = st.rss_pages,
+                                    .seen = true};
+    return true;
+}
+
+/* Adds the children listed in /proc/PID/task/PID/children (main thread's children). */
+static void add_children_of(gw_procfs *p, pid_t pid)
+{
+    char path[256], buf[4096];
+    snprintf(path, sizeof path, "%s/%d/task/%d/children", p->root, (int)pid, (int)pid);
+    if (read_small(path, buf, sizeof buf) <= 0)
+        return;
+    char *s = buf;
+    while (*s) {
+        char *end = NULL;
+        long c = strtol(s, &end, 10);
+        if (end == s)
+            break;
+        add_member(p, (pid_t)c);
+        s = end;
+    }
+}
+
+/* Full scan: adds every process whose parent is a member (or `self`, unless excluded), repeating
+ * until the tree stops growing, so grandchildren of other threads are found too. */
+static void full_scan(gw_procfs *p)
+{
+    DIR *d = opendir(p->root);
+    if (!d)
+        return;
+    gw_proc_stat *all = NULL;
+    size_t n_all = 0, cap_all = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (!isdigit((unsigned char)de->d_name[0]))
+            continue;
+        gw_proc_stat st;
+        if (!read_stat(p, (pid_t)atol(de->d_name), &st) || st.state == 'Z')
+            continue;
+        all = xgrow(all, &cap_all, n_all + 1, sizeof *all);
+        all[n_all++] = st;
+    }
+    closedir(d);
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (size_t i = 0; i < n_all; i++) {
+            const gw_proc_stat *st = &all[i];
+            if (find_next(p, st->pid))
+                continue;
+            bool adopted = p->self && st->ppid == p->self && !is_excluded(p, st->pid);
+            if (!adopted && !find_next(p, st->ppid))
+                continue;
+            p->next = xgrow(p->next, &p->cap_next, p->n_next + 1, sizeof *p->next);
+            p->next[p->n_next++] = (member){.pid = st->pid,
+                                            .starttime = st->starttime,
+                                            .cpu_ticks = st->utime + st->stime,
+                                            .rss_pages = st->rss_pages,
+                                            .seen = true};
+            grew = true;
+        }
+    }
+    free(all);
+}
+
+static const member *find_prev(const gw_procfs *p, pid_t pid, unsigned long long starttime)
+{
+    for (size_t i = 0; i < p->n_members; i++)
+        if (p->members[i].pid == pid && p->members[i].starttime == starttime)
+            return &p->members[i];
+    return NULL;
+}
+
+static void sample_job(gw_procfs *p, int64_t mono_ns, gw_host_sample *h)
+{
+    p->n_next = 0;
+    /* When the root is gone, orphans adopted by `self` may still be running: keep going. */
+    (void)add_member(p, p->job_root);
+    /* Walk the known members' children (the array grows while we walk it). */
+    for (size_t i = 0; i < p->n_next; i++)
+        add_children_of(p, p->next[i].pid);
+    /* Previous members whose parent link we did not follow this time (children of non-main
+     * threads) stay members while they live. */
+    for (size_t i = 0; i < p->n_members; i++) {
+        gw_proc_stat st;
+        if (!find_next(p, p->members[i].pid) && read_stat(p, p->members[i].pid, &st) &&
+            st.starttime == p->members[i].starttime && st.state != 'Z')
+            add_member(p, p->members[i].pid);
+    }
+    if (mono_ns - p->last_scan_ns >= p->rescan_ns) {
+        full_scan(p);
+        p->last_scan_ns = mono_ns;
+    }
+    double dt_s = (double)(mono_ns - p->last_mono_ns) / 1e9;
+    unsigned long long delta_ticks = 0;
+    long rss_pages = 0;
+    for (size_t i = 0; i < p->n_next; i++) {
+        const member *m = &p->next[i];
+        const member *prev = find_prev(p, m->pid, m->starttime);
+        /* A process born since the last sample contributes all its CPU time so far. */
+        delta_ticks += prev ? (m->cpu_ticks >= prev->cpu_ticks ? m->cpu_ticks - prev->cpu_ticks : 0)
+                            : m->cpu_ticks;
+        rss_pages += m->rss_pages;
+    }
+    h->job_processes = (double)p->n_next;
+    h->job_rss_mib = (double)rss_pages * (double)p->page_size / (1024.0 * 1024.0);
+    h->job_cpu_pct = (p->have_job_cpu && dt_s > 0)
+                         ? 100.0 * (double)delta_ticks / (double)p->clk_tck / dt_s
+                         : NAN;
+    /* Swap the arrays: next becomes the current member list. */
+    member *tm = p->members;
+    size_t tc = p->cap_members;
+    p->members = p->next;
+    p->cap_members = p->cap_next;
+    p->n_members = p->n_next;
+    p->next = tm;
+    p->cap_next = tc;
+    p->n_next = 0;
+    p->have_job_cpu = true;
+}
+
+static void sample_host(gw_procfs *p, gw_host_sample *h)
+{
+    char path[256], buf[4096];
+    snprintf(path, sizeof path, "%s/stat", p->root);
+    unsigned long long v[8] = {0};
+    if (read_small(path, buf, sizeof buf) > 0 &&
+        sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+               &v[4], &v[5], &v[6], &v[7]) >= 4) {
+        unsigned long long total = 0;
+        for (int i = 0; i < 8; i++)
+            total += v[i];
+        unsigned long long idle = v[3] + v[4];
+        if (p->have_cpu && total > p->cpu_total) {
+            double dt = (double)(total - p->cpu_total);
+            double di = idle >= p->cpu_idle ? (double)(idle - p->cpu_idle) : 0;
+            h->cpu_util_pct = fmax(0.0, fmin(100.0, 100.0 * (1.0 - di / dt)));
+        }
+        p->cpu_total = total;
+        p->cpu_idle = idle;
+        p->have_cpu = true;
+    }
+    snprintf(path, sizeof path, "%s/meminfo", p->root);
+    if (read_small(path, buf, sizeof buf) > 0) {
+        double total_kb = NAN, avail_kb = NAN;
+        for (char *line = buf; line && *line;) {
+            unsigned long long kb;
+            if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+                total_kb = (double)kb;
+            else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+                avail_kb = (double)kb;
+            line = strchr(line, '\n');
+            if (line)
+                line++;
+        }
+        if (!isnan(total_kb)) {
+            h->mem_total_mib = total_kb / 1024.0;
+            if (!isnan(avail_kb))
+                h->mem_used_mib = (total_kb - avail_kb) / 1024.0;
+        }
+    }
+}
+
+void gw_procfs_sample(gw_procfs *p, int64_t mono_ns, gw_host_sample *h)
+{
+    *h = (gw_host_sample){NAN, NAN, NAN, NAN, NAN, NAN};
+    sample_host(p, h);
+    if (p->job_root > 0)
+        sample_job(p, mono_ns, h);
+    p->last_mono_ns = mono_ns;
+}
+
+bool gw_procfs_in_job(const gw_procfs *p, unsigned pid)
+{
+    for (size_t i = 0; i < p->n_members; i++)
+        if ((unsigned)p->members[i].pid == pid)
+            return true;
+    return false;
+}
+
+size_t gw_procfs_job_pids(const gw_procfs *p, pid_t *out, size_t cap)
+{
+    size_t n = p->n_members < cap ? p->n_members : cap;
+    for (size_t i = 0; i < n; i++)
+        out[i] = p->members[i].pid;
+    return n;
+}

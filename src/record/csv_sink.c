@@ -1,0 +1,197 @@
+#include "record/csv_sink.h"
+
+#include "record/csv_file.h"
+#include "util/gw_buf.h"
+#include "util/gw_time.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* gpu.csv columns after timestamp and index: the spec's order, then gpuwatch's extras. */
+static const gw_gpu_field gpu_columns[] = {
+    GW_F_UTIL_GPU_PCT,          GW_F_UTIL_MEM_PCT,         GW_F_MEM_USED_BYTES,
+    GW_F_MEM_TOTAL_BYTES,       GW_F_TEMP_GPU_C,           GW_F_POWER_DRAW_MW,
+    GW_F_POWER_LIMIT_MW,        GW_F_CLOCK_SM_MHZ,         GW_F_CLOCKS_EVENT_REASONS,
+    GW_F_PSTATE,                GW_F_GPM_SM_ACTIVE_PCT,    GW_F_GPM_SM_OCCUPANCY_PCT,
+    GW_F_GPM_TENSOR_ACTIVE_PCT, GW_F_GPM_DRAM_ACTIVE_PCT,  GW_F_MEM_RESERVED_BYTES,
+    GW_F_CLOCK_MEM_MHZ,         GW_F_ENERGY_MJ,
+};
+enum { N_GPU_COLUMNS = sizeof gpu_columns / sizeof gpu_columns[0] };
+
+static const char host_header[] = "timestamp, cpu.util [%], memory.used [MiB], job.cpu [%], "
+                                  "job.rss [MiB], job.processes\n";
+static const char procs_header[] =
+    "timestamp, index, pid, process_name, used_memory [MiB], in_job\n";
+
+struct gw_csv_sink {
+    gw_csv_file gpu, host, procs;
+    int64_t interval_ns;
+    gw_buf row;
+    atomic_bool reported;
+    atomic_int failed_errno;
+    char failed_path[512];
+};
+
+static char gpu_header[1024];
+
+static void build_gpu_header(void)
+{
+    size_t n = (size_t)snprintf(gpu_header, sizeof gpu_header, "timestamp, index");
+    for (int i = 0; i < N_GPU_COLUMNS; i++)
+        n += (size_t)snprintf(gpu_header + n, sizeof gpu_header - n, ", %s",
+                              gw_fields[gpu_columns[i]].csv_header);
+    snprintf(gpu_header + n, sizeof gpu_header - n, "\n");
+}
+
+const char *gw_csv_gpu_header(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build_gpu_header);
+    return gpu_header;
+}
+
+gw_rc gw_csv_sink_open(const char *dir, int64_t interval_ms, gw_csv_sink **out, gw_error *err)
+{
+    *out = NULL;
+    gw_csv_sink *cs = xcalloc(1, sizeof *cs);
+    cs->gpu.fd = cs->host.fd = cs->procs.fd = -1;
+    cs->interval_ns = interval_ms * INT64_C(1000000);
+    char *p = xasprintf("%s/gpu.csv", dir);
+    gw_rc rc = gw_csv_file_open(&cs->gpu, p, gw_csv_gpu_header(), err);
+    free(p);
+    if (!rc) {
+        p = xasprintf("%s/host.csv", dir);
+        rc = gw_csv_file_open(&cs->host, p, host_header, err);
+        free(p);
+    }
+    if (!rc) {
+        p = xasprintf("%s/processes.csv", dir);
+        rc = gw_csv_file_open(&cs->procs, p, procs_header, err);
+        free(p);
+    }
+    if (rc) {
+        gw_csv_sink_close(cs);
+        return rc;
+    }
+    *out = cs;
+    return GW_OK;
+}
+
+static void cell(gw_buf *b, bool valid, const char *fmt, double v)
+{
+    gw_buf_puts(b, ", ");
+    if (valid && !isnan(v))
+        gw_buf_printf(b, fmt, v);
+}
+
+/* Keeps names to one CSV cell: no separators, quotes or control characters. */
+static void safe_name(gw_buf *b, const char *name)
+{
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        gw_buf_append(b, (*c == ',' || *c == '"' || *c < 0x20 || *c == 0x7f) ? "_" : (char *)c, 1);
+}
+
+static void note_failure(gw_csv_sink *cs, const gw_csv_file *f)
+{
+    if (f->err_no && atomic_load(&cs->failed_errno) == 0) {
+        snprintf(cs->failed_path, sizeof cs->failed_path, "%s", f->path ? f->path : "?");
+        atomic_store(&cs->failed_errno, f->err_no);
+    }
+}
+
+static void on_sample(void *ctx, const gw_sample *s)
+{
+    gw_csv_sink *cs = ctx;
+    char ts[GW_RFC3339_LEN];
+    gw_rfc3339_ms(s->wall_ms, ts);
+    int64_t now = s->mono_ns, next = s->mono_ns + cs->interval_ns;
+    gw_buf *b = &cs->row;
+    gw_buf_reset(b);
+    for (unsigned i = 0; i < s->gpu_count; i++) {
+        const gw_gpu_sample *g = &s->gpus[i];
+        gw_buf_printf(b, "%s, %u", ts, i);
+        for (int c = 0; c < N_GPU_COLUMNS; c++) {
+            gw_buf_puts(b, ", ");
+            if (gw_has(g, gpu_columns[c])) {
+                char v[64];
+                gw_field_format_csv(gpu_columns[c], g->v[gpu_columns[c]], v, sizeof v);
+                gw_buf_puts(b, v);
+            }
+        }
+        gw_buf_puts(b, "\n");
+    }
+    if (b->len)
+        gw_csv_file_row(&cs->gpu, b->data, b->len, now, next);
+    note_failure(cs, &cs->gpu);
+
+    const gw_host_sample *h = &s->host;
+    gw_buf_reset(b);
+    gw_buf_puts(b, ts);
+    cell(b, true, "%.1f", h->cpu_util_pct);
+    cell(b, true, "%.0f", floor(h->mem_used_mib));
+    cell(b, true, "%.1f", h->job_cpu_pct);
+    cell(b, true, "%.1f", h->job_rss_mib);
+    cell(b, true, "%.0f", h->job_processes);
+    gw_buf_puts(b, "\n");
+    gw_csv_file_row(&cs->host, b->data, b->len, now, next);
+    note_failure(cs, &cs->host);
+
+    if (s->procs_fresh && s->proc_count) {
+        char pts[GW_RFC3339_LEN];
+        gw_rfc3339_ms(s->procs_wall_ms, pts);
+        gw_buf_reset(b);
+        for (unsigned k = 0; k < s->proc_count; k++) {
+            const gw_gpu_process *p = &s->procs[k];
+            gw_buf_printf(b, "%s, %u, %u, ", pts, p->gpu, p->pid);
+            safe_name(b, p->name);
+            cell(b, p->used_valid, "%.0f", floor(p->used_bytes / (1024.0 * 1024.0)));
+            gw_buf_printf(b, ", %d\n", p->in_job ? 1 : 0);
+        }
+        gw_csv_file_row(&cs->procs, b->data, b->len, now, next);
+        note_failure(cs, &cs->procs);
+    }
+}
+
+static void on_stop(void *ctx)
+{
+    gw_csv_sink *cs = ctx;
+    gw_csv_file_flush(&cs->gpu);
+    gw_csv_file_flush(&cs->host);
+    gw_csv_file_flush(&cs->procs);
+    note_failure(cs, &cs->gpu);
+    note_failure(cs, &cs->host);
+    note_failure(cs, &cs->procs);
+}
+
+gw_sink gw_csv_sink_as_sink(gw_csv_sink *cs)
+{
+    return (gw_sink){.ctx = cs, .on_sample = on_sample, .on_stop = on_stop};
+}
+
+bool gw_csv_sink_take_error(gw_csv_sink *cs, gw_error *err)
+{
+    int e = atomic_load(&cs->failed_errno);
+    if (!e || atomic_exchange(&cs->reported, true))
+        return false;
+    gw_error_set(err, GW_E_IO,
+                 "cannot write %s: %s; recording stopped here (rows already written are kept) "
+                 "while the job continues: free space or choose another -o",
+                 cs->failed_path, strerror(e));
+    return true;
+}
+
+void gw_csv_sink_close(gw_csv_sink *cs)
+{
+    if (!cs)
+        return;
+    gw_csv_file_close(&cs->gpu);
+    gw_csv_file_close(&cs->host);
+    gw_csv_file_close(&cs->procs);
+    gw_buf_free(&cs->row);
+    free(cs);
+}

@@ -1,0 +1,137 @@
+#include "record/meta.h"
+
+#include "record/csv_file.h"
+#include "util/gw_time.h"
+#include "util/xalloc.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void add_time(cJSON *o, const char *key, int64_t wall_ms)
+{
+    char ts[GW_RFC3339_LEN];
+    if (wall_ms)
+        cJSON_AddStringToObject(o, key, gw_rfc3339_ms(wall_ms, ts));
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+/* A number, or null when absent (NAN). */
+static void add_num(cJSON *o, const char *key, double v)
+{
+    if (isnan(v))
+        cJSON_AddNullToObject(o, key);
+    else
+        cJSON_AddNumberToObject(o, key, v);
+}
+
+static cJSON *devices_json(const gw_meta *m)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (unsigned i = 0; i < m->device_count; i++) {
+        const gw_device_info *d = &m->devices[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "index", d->index);
+        cJSON_AddStringToObject(o, "name", d->name);
+        cJSON_AddStringToObject(o, "uuid", d->uuid);
+        cJSON_AddStringToObject(o, "pci_bus_id", d->pci_bus_id);
+        add_num(o, "memory_total_mib", d->memory_total_mib);
+        add_num(o, "power_limit_w", d->power_limit_w);
+        add_num(o, "slowdown_temp_c", d->slowdown_temp_c);
+        add_num(o, "max_sm_clock_mhz", d->max_sm_clock_mhz);
+        cJSON_AddBoolToObject(o, "gpm_supported", d->gpm_supported);
+        cJSON_AddBoolToObject(o, "mig_enabled", d->mig_enabled);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+static cJSON *meta_json(const gw_meta *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "gpuwatch_version", GPUWATCH_VERSION);
+    cJSON_AddStringToObject(o, "mode", m->mode);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    cJSON_AddStringToObject(o, "host", host);
+    cJSON_AddStringToObject(o, "driver_version", m->driver_version ? m->driver_version : "");
+    cJSON_AddStringToObject(o, "nvml_version", m->nvml_version ? m->nvml_version : "");
+    if (m->cuda_driver_version)
+        cJSON_AddNumberToObject(o, "cuda_driver_version", m->cuda_driver_version);
+    else
+        cJSON_AddNullToObject(o, "cuda_driver_version");
+    cJSON_AddStringToObject(o, "nvml_library", m->nvml_library ? m->nvml_library : "");
+    cJSON_AddItemToObject(o, "devices", devices_json(m));
+    cJSON *cmd = cJSON_CreateArray();
+    for (int i = 0; i < m->argc; i++)
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(m->argv[i]));
+    cJSON_AddItemToObject(o, "command", cmd);
+    char cwd[PATH_MAX];
+    cJSON_AddStringToObject(o, "cwd", getcwd(cwd, sizeof cwd) ? cwd : "");
+    add_time(o, "start_time", m->start_wall_ms);
+    add_time(o, "end_time", m->end_wall_ms);
+    cJSON_AddNumberToObject(o, "interval_ms", (double)m->interval_ms);
+    if (m->job_pid)
+        cJSON_AddNumberToObject(o, "job_pid", (double)m->job_pid);
+    if (m->end_wall_ms && m->job_pid) {
+        cJSON *ex = cJSON_AddObjectToObject(o, "exit");
+        if (m->exit_code >= 0)
+            cJSON_AddNumberToObject(ex, "code", m->exit_code);
+        else
+            cJSON_AddNullToObject(ex, "code");
+        if (m->exit_signal)
+            cJSON_AddNumberToObject(ex, "signal", m->exit_signal);
+        else
+            cJSON_AddNullToObject(ex, "signal");
+        cJSON_AddNumberToObject(ex, "status",
+                                m->exit_signal ? 128 + m->exit_signal : m->exit_code);
+    } else {
+        cJSON_AddNullToObject(o, "exit");
+    }
+    if (m->end_reason)
+        cJSON_AddStringToObject(o, "end_reason", m->end_reason);
+    cJSON *st = cJSON_AddObjectToObject(o, "sampling");
+    cJSON_AddNumberToObject(st, "ticks", (double)m->ticks);
+    cJSON_AddNumberToObject(st, "ticks_skipped", (double)m->ticks_skipped);
+    cJSON_AddNumberToObject(st, "max_tick_read_ms", m->max_tick_read_ms);
+    return o;
+}
+
+gw_rc gw_meta_write(const char *dir, const gw_meta *m, gw_error *err)
+{
+    cJSON *o = meta_json(m);
+    char *text = cJSON_Print(o);
+    cJSON_Delete(o);
+    if (!text)
+        abort();
+    char *tmp = xasprintf("%s/.meta.json.tmp", dir);
+    char *path = xasprintf("%s/meta.json", dir);
+    gw_rc rc = GW_OK;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int e = fd < 0 ? errno : 0;
+    if (!e) {
+        e = gw_write_all(fd, text, strlen(text));
+        if (!e)
+            e = gw_write_all(fd, "\n", 1);
+        if (!e && fsync(fd) != 0)
+            e = errno;
+        close(fd);
+    }
+    if (!e && rename(tmp, path) != 0)
+        e = errno;
+    if (e) {
+        unlink(tmp);
+        rc = gw_error_set(err, GW_E_IO, "cannot write %s: %s", path, strerror(e));
+    }
+    cJSON_free(text);
+    free(tmp);
+    free(path);
+    return rc;
+}

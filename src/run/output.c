@@ -1,0 +1,105 @@
+#include "run/output.h"
+
+#include "record/csv_file.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void emit_line(gw_line_splitter *ls, int64_t wall_ms)
+{
+    ls->line[ls->len] = '\0';
+    if (ls->fn)
+        ls->fn(ls->ctx, ls->line, wall_ms);
+    ls->len = 0;
+}
+
+void gw_line_splitter_feed(gw_line_splitter *ls, const char *data, size_t n, int64_t wall_ms)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)data[i];
+        switch (ls->esc) {
+        case 1: /* after ESC: '[' starts CSI, ']' starts OSC, anything else is a 2-byte escape */
+            ls->esc = c == '[' ? 2 : c == ']' ? 3 : 0;
+            continue;
+        case 2: /* CSI ends with a byte in 0x40..0x7e */
+            if (c >= 0x40 && c <= 0x7e)
+                ls->esc = 0;
+            continue;
+        case 3: /* OSC ends with BEL or ESC \ */
+            if (c == 0x07)
+                ls->esc = 0;
+            else if (c == 0x1b)
+                ls->esc = 1;
+            continue;
+        default:
+            break;
+        }
+        if (c == 0x1b) {
+            ls->esc = 1;
+        } else if (c == '\n' || c == '\r') {
+            if (ls->len)
+                emit_line(ls, wall_ms);
+        } else if (ls->len < GW_OUTPUT_LINE_MAX) {
+            ls->line[ls->len++] = (char)c;
+        }
+    }
+}
+
+void gw_line_splitter_finish(gw_line_splitter *ls, int64_t wall_ms)
+{
+    if (ls->len)
+        emit_line(ls, wall_ms);
+}
+
+gw_rc gw_output_open(gw_output *o, const char *dir, gw_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->echo_out = STDOUT_FILENO;
+    o->echo_err = STDERR_FILENO;
+    char *path = xasprintf("%s/output.log", dir);
+    o->log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    gw_rc rc = GW_OK;
+    if (o->log_fd < 0)
+        rc = gw_error_set(err, GW_E_IO, "cannot create %s: %s", path, strerror(errno));
+    free(path);
+    return rc;
+}
+
+void gw_output_write(gw_output *o, const char *data, size_t n, bool to_stderr, int64_t wall_ms)
+{
+    o->last_output_ms = wall_ms;
+    o->bytes += n;
+    if (o->log_fd >= 0 && !o->log_errno) {
+        int e = gw_write_all(o->log_fd, data, n);
+        if (e)
+            o->log_errno = e;
+    }
+    int *echo = to_stderr ? &o->echo_err : &o->echo_out;
+    if (*echo >= 0 && gw_write_all(*echo, data, n) != 0)
+        *echo = -1; /* closed pipe or lost terminal: keep recording, stop echoing */
+}
+
+bool gw_output_take_error(gw_output *o, gw_error *err)
+{
+    if (!o->log_errno || o->log_reported)
+        return false;
+    o->log_reported = true;
+    gw_error_set(err, GW_E_IO,
+                 "cannot write output.log: %s; the command's output is still shown, and the "
+                 "recording goes on",
+                 strerror(o->log_errno));
+    return true;
+}
+
+void gw_output_close(gw_output *o)
+{
+    if (o->log_fd >= 0) {
+        fsync(o->log_fd);
+        close(o->log_fd);
+    }
+    o->log_fd = -1;
+}

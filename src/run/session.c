@@ -1,0 +1,467 @@
+#include "run/session.h"
+
+#include "events/events.h"
+#include "nvml/nvml_lib.h"
+#include "record/csv_sink.h"
+#include "record/eventlog.h"
+#include "record/meta.h"
+#include "record/rundir.h"
+#include "run/child.h"
+#include "run/output.h"
+#include "sampler/sampler.h"
+#include "summary/run_summary.h"
+#include "util/gw_time.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Everything a session holds, so that cleanup is one function. */
+typedef struct session {
+    const gw_session_config *cfg;
+    int fail_status;          /* 125 for run, 1 for record */
+    char *cmd_path;
+    int sigfd;
+    sigset_t old_mask;
+    gw_nvml *nvml;
+    gw_sampler *sampler;
+    gw_events *bus;
+    char *dir;
+    gw_csv_sink *csv;
+    gw_eventlog *events;
+    gw_run_summary *summary;
+    gw_output out;
+    bool out_open;
+    gw_child child;
+    bool child_started;
+    bool child_done;
+    int child_status;         /* waitpid status */
+    int64_t child_done_ms;
+    gw_line_splitter split_out, split_err;
+    gw_meta meta;
+    char driver[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+    char nvml_version[GWN_SYSTEM_NVML_VERSION_BUFFER_SIZE];
+    int signals_forwarded;
+} session;
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("gpuwatch: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* Prints events that a person watching the job should see at once. */
+static void stderr_listener(void *ctx, const cJSON *ev)
+{
+    (void)ctx;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
+    if (!cJSON_IsString(type))
+        return;
+    if (strcmp(type->valuestring, "gpu_lost") == 0) {
+        const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(ev, "gpu");
+        const cJSON *call = cJSON_GetObjectItemCaseSensitive(ev, "call");
+        say("GPU %d was lost (GPU_IS_LOST from %s): its cells stay empty, the other GPUs keep "
+            "recording; check `dmesg` for Xid 79",
+            cJSON_IsNumber(gpu) ? gpu->valueint : -1,
+            cJSON_IsString(call) ? call->valuestring : "NVML");
+    }
+}
+
+static int block_signals(session *s)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGQUIT);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGWINCH);
+    /* Blocked before any thread starts, so every thread inherits the mask and only the
+     * signalfd sees these signals. */
+    pthread_sigmask(SIG_BLOCK, &set, &s->old_mask);
+    signal(SIGPIPE, SIG_IGN);
+    s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    return s->sigfd;
+}
+
+static void fill_versions(session *s)
+{
+    if (s->nvml->SystemGetDriverVersion &&
+        s->nvml->SystemGetDriverVersion(s->driver, sizeof s->driver) != GWN_SUCCESS)
+        s->driver[0] = '\0';
+    if (s->nvml->SystemGetNVMLVersion &&
+        s->nvml->SystemGetNVMLVersion(s->nvml_version, sizeof s->nvml_version) != GWN_SUCCESS)
+        s->nvml_version[0] = '\0';
+    int cuda = 0;
+    if (s->nvml->SystemGetCudaDriverVersion &&
+        s->nvml->SystemGetCudaDriverVersion(&cuda) == GWN_SUCCESS)
+        s->meta.cuda_driver_version = cuda;
+    s->meta.driver_version = s->driver;
+    s->meta.nvml_version = s->nvml_version;
+    s->meta.nvml_library = s->nvml->path;
+}
+
+/* Loads NVML, opens devices, creates the directory and its files. Prints and returns false on
+ * failure. */
+static bool open_recording(session *s)
+{
+    const gw_session_config *cfg = s->cfg;
+    gw_error err = {0};
+    if (gw_nvml_open(NULL, &s->nvml, &err)) {
+        say("%s", err.msg);
+        return false;
+    }
+    fill_versions(s);
+    s->bus = gw_events_new();
+    gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
+                            .fields = GW_FIELDS_RECORD,
+                            .processes = true,
+                            .host = true};
+    if (gw_sampler_open(s->nvml, &sc, s->bus, &s->sampler, &err)) {
+        say("%s", err.msg);
+        return false;
+    }
+    char *hint = cfg->is_run ? gw_rundir_name_hint(cfg->argc, cfg->argv) : xstrdup("record");
+    gw_rc rc = gw_rundir_create(cfg->out_dir, hint, gw_wall_ms(), &s->dir, &err);
+    free(hint);
+    if (!rc)
+        rc = gw_csv_sink_open(s->dir, cfg->interval_ms, &s->csv, &err);
+    if (!rc) {
+        char *p = xasprintf("%s/events.jsonl", s->dir);
+        rc = gw_eventlog_open(p, &s->events, &err);
+        free(p);
+    }
+    if (!rc && cfg->is_run) {
+        rc = gw_output_open(&s->out, s->dir, &err);
+        s->out_open = rc == GW_OK;
+    }
+    if (rc) {
+        say("%s", err.msg);
+        return false;
+    }
+    gw_events_listen(s->bus, gw_eventlog_listener, s->events);
+    gw_events_listen(s->bus, stderr_listener, NULL);
+    s->summary = gw_run_summary_new();
+    gw_sink sink = gw_csv_sink_as_sink(s->csv);
+    gw_sampler_add_sink(s->sampler, &sink);
+    sink = gw_run_summary_as_sink(s->summary);
+    gw_sampler_add_sink(s->sampler, &sink);
+
+    s->meta.mode = cfg->is_run ? "run" : "record";
+    s->meta.argc = cfg->is_run ? cfg->argc : 0;
+    s->meta.argv = cfg->argv;
+    s->meta.devices = gw_sampler_devices(s->sampler, &s->meta.device_count);
+    s->meta.interval_ms = cfg->interval_ms;
+    s->meta.start_wall_ms = gw_wall_ms();
+    s->meta.exit_code = -1;
+    if (gw_meta_write(s->dir, &s->meta, &err)) {
+        say("%s", err.msg);
+        return false;
+    }
+    return true;
+}
+
+static void announce(const session *s)
+{
+    unsigned n = 0;
+    const gw_device_info *d = gw_sampler_devices(s->sampler, &n);
+    const char *sim = getenv("FAKE_NVML_SCENARIO");
+    bool simulated = sim && strstr(s->nvml->path, "fake-nvml") != NULL;
+    say("recording %u GPU%s%s%s every %g s into %s%s%s", n, n == 1 ? "" : "s", n ? " (" : "",
+        n ? d[0].name : "", (double)s->cfg->interval_ms / 1000.0, s->dir,
+        simulated ? " — simulated GPU, fake NVML playing " : "", simulated ? sim : "");
+}
+
+static void on_line(void *ctx, const char *line, int64_t wall_ms)
+{
+    /* Watchers of the command's output (epochs, stalls) hook in here. */
+    (void)ctx;
+    (void)line;
+    (void)wall_ms;
+}
+
+static bool start_child(session *s, int *status)
+{
+    gw_error err = {0};
+    char absdir[PATH_MAX];
+    if (!realpath(s->dir, absdir))
+        snprintf(absdir, sizeof absdir, "%s", s->dir);
+    char *run_dir_env = xasprintf("GPUWATCH_RUN_DIR=%s", absdir);
+    const char *extra[] = {run_dir_env, NULL};
+    char **env = gw_child_env(extra);
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    gw_rc rc = gw_child_spawn(&s->child, s->cmd_path, s->cfg->argv, env, gw_child_want_pty(), &err);
+    gw_child_free_env(env);
+    free(run_dir_env);
+    if (rc) {
+        say("%s", err.msg);
+        if (s->child.pid > 0)
+            waitpid(s->child.pid, NULL, 0);
+        *status = rc == GW_E_NOTFOUND ? 127 : 126;
+        return false;
+    }
+    s->child_started = true;
+    s->meta.job_pid = s->child.pid;
+    gw_sampler_set_job(s->sampler, s->child.pid, getpid());
+    s->split_out.fn = s->split_err.fn = on_line;
+    s->split_out.ctx = s->split_err.ctx = s;
+    cJSON *ev = gw_event_new("job_start", 0);
+    cJSON_AddNumberToObject(ev, "pid", s->child.pid);
+    cJSON *cmd = cJSON_AddArrayToObject(ev, "command");
+    for (int i = 0; i < s->cfg->argc; i++)
+        cJSON_AddItemToArray(cmd, cJSON_CreateString(s->cfg->argv[i]));
+    cJSON_AddBoolToObject(ev, "pty", s->child.use_pty);
+    gw_events_emit(s->bus, ev);
+    return true;
+}
+
+static void reap(session *s)
+{
+    int st;
+    pid_t p;
+    /* As child subreaper we also collect the job's orphans. */
+    while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+        if (s->child_started && p == s->child.pid && !s->child_done) {
+            s->child_done = true;
+            s->child_status = st;
+            s->child_done_ms = gw_wall_ms();
+        }
+    }
+}
+
+/* Returns true when a stop was requested (record). */
+static bool handle_signals(session *s)
+{
+    struct signalfd_siginfo si;
+    bool stop = false;
+    while (read(s->sigfd, &si, sizeof si) == (ssize_t)sizeof si) {
+        int sig = (int)si.ssi_signo;
+        if (sig == SIGCHLD) {
+            reap(s);
+        } else if (sig == SIGWINCH) {
+            if (s->child_started)
+                gw_child_resize(&s->child);
+        } else if (s->cfg->is_run && s->child_started && !s->child_done) {
+            gw_child_signal(&s->child, sig);
+            s->signals_forwarded++;
+        } else {
+            stop = true;
+            s->meta.end_reason = "signal";
+        }
+    }
+    return stop;
+}
+
+/* Reads what is there on fd; false at end of file (or EIO from a pty whose slave closed). */
+static bool relay(session *s, int fd, bool to_stderr, gw_line_splitter *ls)
+{
+    char buf[65536];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return true;
+    if (n <= 0)
+        return false;
+    int64_t now = gw_wall_ms();
+    gw_output_write(&s->out, buf, (size_t)n, to_stderr, now);
+    gw_line_splitter_feed(ls, buf, (size_t)n, now);
+    return true;
+}
+
+static void report_errors(session *s)
+{
+    gw_error err = {0};
+    if (s->csv && gw_csv_sink_take_error(s->csv, &err))
+        say("%s", err.msg);
+    if (s->out_open && gw_output_take_error(&s->out, &err))
+        say("%s", err.msg);
+}
+
+/* Polls signals, the command's output and our stdin until the session should end. */
+static void main_loop(session *s)
+{
+    int out_fd = s->child.use_pty ? s->child.pty_master : s->child.out_fd;
+    int err_fd = s->child.use_pty ? -1 : s->child.err_fd;
+    int in_fd = (s->child_started && s->child.use_pty) ? STDIN_FILENO : -1;
+    if (!s->child_started)
+        out_fd = err_fd = -1;
+    int64_t end_ms = s->cfg->duration_ms > 0 ? gw_wall_ms() + s->cfg->duration_ms : 0;
+    for (;;) {
+        struct pollfd fds[4];
+        int n = 0;
+        fds[n++] = (struct pollfd){.fd = s->sigfd, .events = POLLIN};
+        int i_out = out_fd >= 0 ? n : -1;
+        if (out_fd >= 0)
+            fds[n++] = (struct pollfd){.fd = out_fd, .events = POLLIN};
+        int i_err = err_fd >= 0 ? n : -1;
+        if (err_fd >= 0)
+            fds[n++] = (struct pollfd){.fd = err_fd, .events = POLLIN};
+        int i_in = in_fd >= 0 && !s->child_done ? n : -1;
+        if (i_in >= 0)
+            fds[n++] = (struct pollfd){.fd = in_fd, .events = POLLIN};
+        int r = poll(fds, (nfds_t)n, 200);
+        if (r < 0 && errno != EINTR)
+            break;
+        if (r > 0 && (fds[0].revents & POLLIN) && handle_signals(s))
+            break;
+        if (i_out >= 0 && fds[i_out].revents && !relay(s, out_fd, false, &s->split_out))
+            out_fd = -1;
+        if (i_err >= 0 && fds[i_err].revents && !relay(s, err_fd, true, &s->split_err))
+            err_fd = -1;
+        if (i_in >= 0 && fds[i_in].revents) {
+            char buf[4096];
+            ssize_t k = read(in_fd, buf, sizeof buf);
+            if (k <= 0)
+                in_fd = -1;
+            else if (write(s->child.pty_master, buf, (size_t)k) < 0)
+                in_fd = -1;
+        }
+        report_errors(s);
+        if (s->cfg->is_run && !s->child_done)
+            reap(s); /* a SIGCHLD merged with another may leave a zombie */
+        if (s->child_done) {
+            /* Drain what the command left in the pipes; descendants that keep them open do
+             * not hold gpuwatch for more than two seconds. */
+            if ((out_fd < 0 && err_fd < 0) || gw_wall_ms() - s->child_done_ms > 2000)
+                break;
+        }
+        if (!s->cfg->is_run && end_ms && gw_wall_ms() >= end_ms) {
+            s->meta.end_reason = "duration";
+            break;
+        }
+    }
+    gw_line_splitter_finish(&s->split_out, gw_wall_ms());
+    gw_line_splitter_finish(&s->split_err, gw_wall_ms());
+}
+
+static int exit_status_of(const session *s)
+{
+    if (WIFEXITED(s->child_status))
+        return WEXITSTATUS(s->child_status);
+    if (WIFSIGNALED(s->child_status))
+        return 128 + WTERMSIG(s->child_status);
+    return s->fail_status;
+}
+
+static void finish(session *s, int status)
+{
+    gw_sampler_stop(s->sampler);
+    if (s->child_started) {
+        cJSON *ev = gw_event_new("job_exit", s->child_done_ms);
+        cJSON_AddNumberToObject(ev, "pid", s->child.pid);
+        if (WIFEXITED(s->child_status))
+            cJSON_AddNumberToObject(ev, "code", WEXITSTATUS(s->child_status));
+        else
+            cJSON_AddNullToObject(ev, "code");
+        if (WIFSIGNALED(s->child_status)) {
+            cJSON_AddNumberToObject(ev, "signal", WTERMSIG(s->child_status));
+            cJSON_AddStringToObject(ev, "signal_name", sigabbrev_np(WTERMSIG(s->child_status))
+                                                           ? sigabbrev_np(WTERMSIG(s->child_status))
+                                                           : "");
+        }
+        cJSON_AddNumberToObject(ev, "status", status);
+        gw_events_emit(s->bus, ev);
+        s->meta.exit_code = WIFEXITED(s->child_status) ? WEXITSTATUS(s->child_status) : -1;
+        s->meta.exit_signal = WIFSIGNALED(s->child_status) ? WTERMSIG(s->child_status) : 0;
+        if (!s->meta.end_reason)
+            s->meta.end_reason = "job_exit";
+    }
+    if (!s->meta.end_reason)
+        s->meta.end_reason = "signal";
+    gw_sampler_stats st;
+    gw_sampler_get_stats(s->sampler, &st);
+    s->meta.ticks = st.ticks;
+    s->meta.ticks_skipped = st.ticks_skipped;
+    s->meta.max_tick_read_ms = (double)st.max_read_ns / 1e6;
+    s->meta.end_wall_ms = gw_wall_ms();
+    gw_error err = {0};
+    if (gw_meta_write(s->dir, &s->meta, &err))
+        say("%s", err.msg);
+    gw_csv_sink_close(s->csv);
+    s->csv = NULL;
+    report_errors(s);
+    if (s->child_started)
+        gw_child_restore_tty(&s->child);
+    gw_run_summary_print(s->summary, stderr);
+    say("recording saved in %s", s->dir);
+}
+
+static void cleanup(session *s)
+{
+    if (s->child_started)
+        gw_child_close(&s->child);
+    if (s->out_open)
+        gw_output_close(&s->out);
+    gw_sampler_close(s->sampler);
+    gw_csv_sink_close(s->csv);
+    gw_eventlog_close(s->events);
+    gw_events_free(s->bus);
+    gw_run_summary_free(s->summary);
+    gw_nvml_close(s->nvml);
+    if (s->sigfd >= 0)
+        close(s->sigfd);
+    pthread_sigmask(SIG_SETMASK, &s->old_mask, NULL);
+    free(s->dir);
+    free(s->cmd_path);
+}
+
+int gw_session_main(const gw_session_config *cfg)
+{
+    session s;
+    memset(&s, 0, sizeof s);
+    s.cfg = cfg;
+    s.fail_status = cfg->is_run ? 125 : 1;
+    s.sigfd = -1;
+    gw_error err = {0};
+    if (cfg->is_run) {
+        gw_rc rc = gw_child_resolve(cfg->argv[0], &s.cmd_path, &err);
+        if (rc) {
+            say("%s", err.msg);
+            return rc == GW_E_NOTFOUND ? 127 : 126;
+        }
+    }
+    int status = s.fail_status;
+    if (block_signals(&s) < 0) {
+        say("cannot watch signals: %s", strerror(errno));
+        cleanup(&s);
+        return status;
+    }
+    if (!open_recording(&s)) {
+        cleanup(&s);
+        return status;
+    }
+    if (gw_sampler_start(s.sampler, &err)) {
+        say("%s", err.msg);
+        cleanup(&s);
+        return status;
+    }
+    announce(&s);
+    if (cfg->is_run && !start_child(&s, &status)) {
+        s.meta.end_reason = "exec_failed";
+        finish(&s, status);
+        cleanup(&s);
+        return status;
+    }
+    main_loop(&s);
+    status = cfg->is_run ? (s.child_done ? exit_status_of(&s) : s.fail_status) : 0;
+    finish(&s, status);
+    cleanup(&s);
+    return status;
+}

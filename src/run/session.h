@@ -1,0 +1,31 @@
+/*
+ * session: one recording from start to end — `gpuwatch run` (with a command) and `gpuwatch
+ * record` (without).
+ *
+ * Owns the order of things: resolve the command (before anything is created), load NVML, open the
+ * devices, create the run directory, start sampling, start the command, relay its output and
+ * forward signals until it exits (or, for record, until SIGINT/SIGTERM/SIGHUP or the duration),
+ * stop sampling, write meta.json, print the end-of-run table. Exit statuses follow
+ * docs/exit-codes.md. Must not: sample, format files or parse arguments itself; it wires the
+ * sampler, the sinks and the child.
+ */
+#ifndef GW_SESSION_H
+#define GW_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct gw_session_config {
+    bool is_run;            /* run: a command is wrapped; record: none */
+    int argc;               /* the command (run) */
+    char **argv;
+    const char *out_dir;    /* -o DIR, or NULL for runs/<UTC date-time>-<name> */
+    int64_t interval_ms;    /* -i */
+    int64_t duration_ms;    /* record --duration; 0 = until a signal */
+    bool no_report;         /* skip the analysis at the end */
+} gw_session_config;
+
+/* Runs the session; returns the process exit status. Prints its own one-line errors. */
+int gw_session_main(const gw_session_config *cfg);
+
+#endif

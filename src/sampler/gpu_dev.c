@@ -1,0 +1,434 @@
+#include "sampler/gpu_dev.h"
+
+#include "host/procfs.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Calls an optional NVML function; a missing symbol reads as FUNCTION_NOT_FOUND. */
+#define NV(n, fn, ...) ((n)->fn ? (n)->fn(__VA_ARGS__) : GWN_ERROR_FUNCTION_NOT_FOUND)
+
+bool gw_gpu_mark_lost(gw_gpu_dev *dev, const char *call)
+{
+    bool was = atomic_exchange(&dev->lost, true);
+    if (!was)
+        atomic_store(&dev->lost_call, call);
+    return !was;
+}
+
+/* Sorts a call's result: true on success; on failure caches "unsupported" for `bits` or counts
+ * an error, and marks the device lost on GPU_IS_LOST. */
+static bool ok(gw_gpu_dev *d, gwn_return r, uint64_t bits, uint64_t *unsupported, const char *call)
+{
+    if (r == GWN_SUCCESS)
+        return true;
+    if (r == GWN_ERROR_GPU_IS_LOST)
+        gw_gpu_mark_lost(d, call);
+    else if (gw_nvml_is_unsupported(r))
+        *unsupported |= bits;
+    else
+        atomic_fetch_add(&d->errors, 1);
+    return false;
+}
+
+/* Parses "535.54.03" into 535.54 (major + minor/100); 0 when unknown. */
+static double driver_version_number(const gw_nvml *n)
+{
+    char buf[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = "";
+    if (NV(n, SystemGetDriverVersion, buf, sizeof buf) != GWN_SUCCESS)
+        return 0;
+    unsigned major = 0, minor = 0;
+    if (sscanf(buf, "%u.%u", &major, &minor) != 2)
+        return 0;
+    return major + minor / 100.0;
+}
+
+static void read_info(const gw_nvml *n, gw_gpu_dev *d, unsigned index, size_t proc_stride)
+{
+    gw_device_info *in = &d->info;
+    in->index = index;
+    in->memory_total_mib = in->power_limit_w = in->slowdown_temp_c = in->max_sm_clock_mhz = NAN;
+    d->proc_stride = proc_stride;
+    unsigned idx = index;
+    if (NV(n, DeviceGetIndex, d->handle, &idx) == GWN_SUCCESS)
+        in->index = idx;
+    if (NV(n, DeviceGetName, d->handle, in->name, sizeof in->name) != GWN_SUCCESS)
+        in->name[0] = '\0';
+    if (NV(n, DeviceGetUUID, d->handle, in->uuid, sizeof in->uuid) != GWN_SUCCESS)
+        in->uuid[0] = '\0';
+    gwn_pci_info pci;
+    memset(&pci, 0, sizeof pci);
+    if (NV(n, DeviceGetPciInfo, d->handle, &pci) == GWN_SUCCESS) {
+        const char *bus = n->pci_info_abi == 1 ? pci.busIdLegacy : pci.busId;
+        snprintf(in->pci_bus_id, sizeof in->pci_bus_id, "%.*s", (int)sizeof pci.busId, bus);
+    }
+    gwn_memory_v2 m2 = {.version = GWN_MEMORY_V2_VERSION};
+    gwn_memory m1;
+    if (NV(n, DeviceGetMemoryInfo_v2, d->handle, &m2) == GWN_SUCCESS)
+        in->memory_total_mib = floor((double)m2.total / (1024.0 * 1024.0));
+    else if (NV(n, DeviceGetMemoryInfo, d->handle, &m1) == GWN_SUCCESS)
+        in->memory_total_mib = floor((double)m1.total / (1024.0 * 1024.0));
+    unsigned v = 0;
+    if (NV(n, DeviceGetPowerManagementLimit, d->handle, &v) == GWN_SUCCESS ||
+        NV(n, DeviceGetEnforcedPowerLimit, d->handle, &v) == GWN_SUCCESS)
+        in->power_limit_w = v / 1000.0;
+    if (NV(n, DeviceGetTemperatureThreshold, d->handle, GWN_TEMPERATURE_THRESHOLD_SLOWDOWN, &v) ==
+            GWN_SUCCESS &&
+        v > 0 && v < 300)
+        in->slowdown_temp_c = v;
+    if (NV(n, DeviceGetMaxClockInfo, d->handle, GWN_CLOCK_SM, &v) == GWN_SUCCESS && v > 0 &&
+        v < 100000)
+        in->max_sm_clock_mhz = v;
+    gwn_gpm_support gs = {.version = GWN_GPM_SUPPORT_VERSION};
+    in->gpm_supported = n->GpmSampleGet && n->GpmMetricsGet && n->GpmSampleAlloc &&
+                        NV(n, GpmQueryDeviceSupport, d->handle, &gs) == GWN_SUCCESS &&
+                        gs.isSupportedDevice;
+    if (in->gpm_supported && (n->GpmSampleAlloc(&d->gpm[0]) != GWN_SUCCESS ||
+                              n->GpmSampleAlloc(&d->gpm[1]) != GWN_SUCCESS))
+        in->gpm_supported = false;
+    unsigned cur = 0, pend = 0;
+    in->mig_enabled = NV(n, DeviceGetMigMode, d->handle, &cur, &pend) == GWN_SUCCESS && cur == 1;
+}
+
+gw_rc gw_gpu_devs_open(const gw_nvml *n, gw_gpu_dev **out, unsigned *count, gw_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    unsigned c = 0;
+    gwn_return r = n->DeviceGetCount(&c);
+    if (r != GWN_SUCCESS) {
+        gw_error_set(err, GW_E_NVML, "nvmlDeviceGetCount failed (%s): check `nvidia-smi`",
+                     gw_nvml_return_name(r));
+        return GW_E_NVML;
+    }
+    if (c > 1024)
+        return gw_error_set(err, GW_E_NVML, "nvmlDeviceGetCount returned %u devices: refusing", c);
+    /* Drivers 535.43-535.86 wrote 32-byte records from the _v3 process call (design/nvml.md). */
+    size_t stride = n->processes_abi == 1 ? sizeof(gwn_process_info_v1) : sizeof(gwn_process_info);
+    double drv = driver_version_number(n);
+    if (n->processes_abi == 3 && drv >= 535.43 && drv <= 535.86)
+        stride = 32;
+    gw_gpu_dev *devs = c ? xcalloc(c, sizeof *devs) : NULL;
+    for (unsigned i = 0; i < c; i++) {
+        gw_gpu_dev *d = &devs[i];
+        atomic_init(&d->lost, false);
+        atomic_init(&d->lost_reported, false);
+        atomic_init(&d->lost_call, NULL);
+        atomic_init(&d->errors, 0);
+        r = n->DeviceGetHandleByIndex(i, &d->handle);
+        if (r != GWN_SUCCESS) {
+            d->info.index = i;
+            d->info.memory_total_mib = d->info.power_limit_w = NAN;
+            d->info.slowdown_temp_c = d->info.max_sm_clock_mhz = NAN;
+            gw_gpu_mark_lost(d, "nvmlDeviceGetHandleByIndex");
+            continue;
+        }
+        read_info(n, d, i, stride);
+    }
+    *out = devs;
+    *count = c;
+    return GW_OK;
+}
+
+void gw_gpu_devs_close(const gw_nvml *n, gw_gpu_dev *devs, unsigned count)
+{
+    for (unsigned i = 0; i < count && n; i++)
+        for (int k = 0; k < 2; k++)
+            if (devs[i].gpm[k] && n->GpmSampleFree)
+                n->GpmSampleFree(devs[i].gpm[k]);
+    free(devs);
+}
+
+#define B(f) GW_FIELD_BIT(f)
+
+/* Reads one unsigned value with the common signature (device, unsigned*). */
+static void read_uint(gw_gpu_dev *d, gwn_return (*fn)(gwn_device, unsigned int *),
+                      const char *call, gw_gpu_field f, double max, gw_gpu_sample *out)
+{
+    unsigned v = 0;
+    gwn_return r = fn ? fn(d->handle, &v) : GWN_ERROR_FUNCTION_NOT_FOUND;
+    if (ok(d, r, B(f), &d->fast_unsupported, call) && v <= max)
+        gw_set(out, f, v);
+}
+
+static void read_clock(const gw_nvml *n, gw_gpu_dev *d, bool max, int type, gw_gpu_field f,
+                       gw_gpu_sample *out)
+{
+    unsigned v = 0;
+    gwn_return r = max ? NV(n, DeviceGetMaxClockInfo, d->handle, type, &v)
+                       : NV(n, DeviceGetClockInfo, d->handle, type, &v);
+    if (ok(d, r, B(f), &d->fast_unsupported,
+           max ? "nvmlDeviceGetMaxClockInfo" : "nvmlDeviceGetClockInfo") &&
+        v > 0 && v < 100000)
+        gw_set(out, f, v);
+}
+
+static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
+{
+    const uint64_t bits = B(GW_F_MEM_TOTAL_BYTES) | B(GW_F_MEM_USED_BYTES) |
+                          B(GW_F_MEM_FREE_BYTES) | B(GW_F_MEM_RESERVED_BYTES);
+    const double sane = 1e15; /* reject "blank" sentinels near 2^64 */
+    if (d->mem_abi != 1) {
+        gwn_memory_v2 m = {.version = GWN_MEMORY_V2_VERSION};
+        gwn_return r = NV(n, DeviceGetMemoryInfo_v2, d->handle, &m);
+        if (r == GWN_SUCCESS) {
+            d->mem_abi = 2;
+            if ((double)m.total < sane && m.used <= m.total) {
+                gw_set(out, GW_F_MEM_TOTAL_BYTES, (double)m.total);
+                gw_set(out, GW_F_MEM_USED_BYTES, (double)m.used);
+                gw_set(out, GW_F_MEM_FREE_BYTES, (double)m.free);
+                gw_set(out, GW_F_MEM_RESERVED_BYTES, (double)m.reserved);
+            }
+            return;
+        }
+        if (r == GWN_ERROR_GPU_IS_LOST) {
+            gw_gpu_mark_lost(d, "nvmlDeviceGetMemoryInfo_v2");
+            return;
+        }
+        if (!gw_nvml_is_unsupported(r) || d->mem_abi == 2) {
+            atomic_fetch_add(&d->errors, 1);
+            return;
+        }
+        d->mem_abi = 1; /* an older driver: use the plain call from now on */
+    }
+    gwn_memory m;
+    if (ok(d, NV(n, DeviceGetMemoryInfo, d->handle, &m), bits, &d->fast_unsupported,
+           "nvmlDeviceGetMemoryInfo") &&
+        (double)m.total < sane && m.used <= m.total) {
+        gw_set(out, GW_F_MEM_TOTAL_BYTES, (double)m.total);
+        gw_set(out, GW_F_MEM_USED_BYTES, (double)m.used);
+        gw_set(out, GW_F_MEM_FREE_BYTES, (double)m.free);
+    }
+}
+
+/* Reads the remaining fields whose calls need special arguments. */
+static void read_misc(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sample *out)
+{
+    if (want & B(GW_F_TEMP_GPU_C)) {
+        unsigned t = 0;
+        if (ok(d, NV(n, DeviceGetTemperature, d->handle, GWN_TEMPERATURE_GPU, &t),
+               B(GW_F_TEMP_GPU_C), &d->fast_unsupported, "nvmlDeviceGetTemperature") &&
+            t < 300)
+            gw_set(out, GW_F_TEMP_GPU_C, t);
+    }
+    if (want & B(GW_F_TEMP_MEM_C)) {
+        gwn_field_value fv = {.fieldId = GWN_FI_DEV_MEMORY_TEMP};
+        if (ok(d, NV(n, DeviceGetFieldValues, d->handle, 1, &fv), B(GW_F_TEMP_MEM_C),
+               &d->fast_unsupported, "nvmlDeviceGetFieldValues") &&
+            ok(d, fv.nvmlReturn, B(GW_F_TEMP_MEM_C), &d->fast_unsupported,
+               "nvmlDeviceGetFieldValues") &&
+            fv.value.uiVal > 0 && fv.value.uiVal < 300)
+            gw_set(out, GW_F_TEMP_MEM_C, fv.value.uiVal);
+    }
+    if (want & B(GW_F_CLOCKS_EVENT_REASONS)) {
+        unsigned long long mask = 0;
+        if (ok(d, NV(n, DeviceGetCurrentClocksEventReasons, d->handle, &mask),
+               B(GW_F_CLOCKS_EVENT_REASONS), &d->fast_unsupported,
+               "nvmlDeviceGetCurrentClocksEventReasons") &&
+            mask < (1ULL << 52))
+            gw_set(out, GW_F_CLOCKS_EVENT_REASONS, (double)mask);
+    }
+    if (want & B(GW_F_PSTATE)) {
+        int ps = GWN_PSTATE_UNKNOWN;
+        if (ok(d, NV(n, DeviceGetPerformanceState, d->handle, &ps), B(GW_F_PSTATE),
+               &d->fast_unsupported, "nvmlDeviceGetPerformanceState") &&
+            ps >= 0 && ps <= 15)
+            gw_set(out, GW_F_PSTATE, ps);
+    }
+    if (want & B(GW_F_ECC_UNCORRECTED)) {
+        unsigned long long e = 0;
+        if (ok(d,
+               NV(n, DeviceGetTotalEccErrors, d->handle, GWN_MEMORY_ERROR_TYPE_UNCORRECTED,
+                  GWN_VOLATILE_ECC, &e),
+               B(GW_F_ECC_UNCORRECTED), &d->fast_unsupported, "nvmlDeviceGetTotalEccErrors") &&
+            e < (1ULL << 52))
+            gw_set(out, GW_F_ECC_UNCORRECTED, (double)e);
+    }
+}
+
+void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sample *out)
+{
+    out->valid = 0;
+    out->lost = atomic_load(&d->lost);
+    if (out->lost)
+        return;
+    want &= ~(GW_FIELDS_SLOW | d->fast_unsupported);
+    if (want & (B(GW_F_UTIL_GPU_PCT) | B(GW_F_UTIL_MEM_PCT))) {
+        gwn_utilization u;
+        if (ok(d, NV(n, DeviceGetUtilizationRates, d->handle, &u),
+               B(GW_F_UTIL_GPU_PCT) | B(GW_F_UTIL_MEM_PCT), &d->fast_unsupported,
+               "nvmlDeviceGetUtilizationRates")) {
+            if (u.gpu <= 100)
+                gw_set(out, GW_F_UTIL_GPU_PCT, u.gpu);
+            if (u.memory <= 100)
+                gw_set(out, GW_F_UTIL_MEM_PCT, u.memory);
+        }
+    }
+    if (want & (B(GW_F_MEM_TOTAL_BYTES) | B(GW_F_MEM_USED_BYTES) | B(GW_F_MEM_FREE_BYTES) |
+                B(GW_F_MEM_RESERVED_BYTES)))
+        read_memory(n, d, out);
+    if (want & B(GW_F_POWER_DRAW_MW))
+        read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_MW,
+                  1e7, out);
+    if (want & B(GW_F_POWER_LIMIT_MW))
+        read_uint(d, n->DeviceGetPowerManagementLimit, "nvmlDeviceGetPowerManagementLimit",
+                  GW_F_POWER_LIMIT_MW, 1e7, out);
+    if (want & B(GW_F_POWER_ENFORCED_MW))
+        read_uint(d, n->DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit",
+                  GW_F_POWER_ENFORCED_MW, 1e7, out);
+    if (want & B(GW_F_CLOCK_SM_MHZ))
+        read_clock(n, d, false, GWN_CLOCK_SM, GW_F_CLOCK_SM_MHZ, out);
+    if (want & B(GW_F_CLOCK_MEM_MHZ))
+        read_clock(n, d, false, GWN_CLOCK_MEM, GW_F_CLOCK_MEM_MHZ, out);
+    if (want & B(GW_F_CLOCK_GR_MHZ))
+        read_clock(n, d, false, GWN_CLOCK_GRAPHICS, GW_F_CLOCK_GR_MHZ, out);
+    if (want & B(GW_F_CLOCK_MAX_SM_MHZ))
+        read_clock(n, d, true, GWN_CLOCK_SM, GW_F_CLOCK_MAX_SM_MHZ, out);
+    if (want & B(GW_F_CLOCK_MAX_MEM_MHZ))
+        read_clock(n, d, true, GWN_CLOCK_MEM, GW_F_CLOCK_MAX_MEM_MHZ, out);
+    if (want & B(GW_F_FAN_PCT))
+        read_uint(d, n->DeviceGetFanSpeed, "nvmlDeviceGetFanSpeed", GW_F_FAN_PCT, 200, out);
+    if (want & B(GW_F_PCIE_GEN))
+        read_uint(d, n->DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration",
+                  GW_F_PCIE_GEN, 32, out);
+    if (want & B(GW_F_PCIE_GEN_MAX))
+        read_uint(d, n->DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration",
+                  GW_F_PCIE_GEN_MAX, 32, out);
+    if (want & B(GW_F_PCIE_WIDTH))
+        read_uint(d, n->DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth",
+                  GW_F_PCIE_WIDTH, 64, out);
+    if (want & B(GW_F_PCIE_WIDTH_MAX))
+        read_uint(d, n->DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth",
+                  GW_F_PCIE_WIDTH_MAX, 64, out);
+    read_misc(n, d, want, out);
+    /* A call in this tick may have found the GPU lost: then nothing of this tick is trusted. */
+    if (atomic_load(&d->lost)) {
+        out->valid = 0;
+        out->lost = true;
+    }
+}
+
+void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, gw_gpu_sample *out)
+{
+    static const struct {
+        unsigned id;
+        gw_gpu_field f;
+    } want[] = {{GWN_GPM_METRIC_SM_UTIL, GW_F_GPM_SM_ACTIVE_PCT},
+                {GWN_GPM_METRIC_SM_OCCUPANCY, GW_F_GPM_SM_OCCUPANCY_PCT},
+                {GWN_GPM_METRIC_ANY_TENSOR_UTIL, GW_F_GPM_TENSOR_ACTIVE_PCT},
+                {GWN_GPM_METRIC_DRAM_BW_UTIL, GW_F_GPM_DRAM_ACTIVE_PCT}};
+    const size_t nwant = sizeof want / sizeof want[0];
+    if (!d->info.gpm_supported || atomic_load(&d->lost))
+        return;
+    gwn_gpm_sample cur = d->gpm[d->gpm_cur];
+    gwn_return r = n->GpmSampleGet(d->handle, cur);
+    if (r != GWN_SUCCESS) {
+        /* IN_USE (a profiler holds the counters) and friends: absent until it works again. */
+        if (r == GWN_ERROR_GPU_IS_LOST)
+            gw_gpu_mark_lost(d, "nvmlGpmSampleGet");
+        d->gpm_have_prev = false;
+        return;
+    }
+    if (d->gpm_have_prev) {
+        memset(mg, 0, offsetof(gwn_gpm_metrics_get, metrics) + nwant * sizeof mg->metrics[0]);
+        mg->version = GWN_GPM_METRICS_GET_VERSION;
+        mg->numMetrics = (unsigned)nwant;
+        mg->sample1 = d->gpm[d->gpm_cur ^ 1];
+        mg->sample2 = cur;
+        for (size_t i = 0; i < nwant; i++)
+            mg->metrics[i].metricId = want[i].id;
+        r = n->GpmMetricsGet(mg);
+        if (r == GWN_SUCCESS) {
+            for (size_t i = 0; i < nwant; i++) {
+                double v = mg->metrics[i].value;
+                if (mg->metrics[i].nvmlReturn == GWN_SUCCESS && isfinite(v) && v >= 0 &&
+                    v <= 100.5)
+                    gw_set(out, want[i].f, fmin(v, 100.0));
+            }
+        } else if (r == GWN_ERROR_GPU_IS_LOST) {
+            gw_gpu_mark_lost(d, "nvmlGpmMetricsGet");
+        }
+    }
+    d->gpm_cur ^= 1;
+    d->gpm_have_prev = true;
+}
+
+void gw_gpu_read_energy(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
+{
+    if (atomic_load(&d->lost) || (d->slow_unsupported & B(GW_F_ENERGY_MJ)))
+        return;
+    unsigned long long mj = 0;
+    if (ok(d, NV(n, DeviceGetTotalEnergyConsumption, d->handle, &mj), B(GW_F_ENERGY_MJ),
+           &d->slow_unsupported, "nvmlDeviceGetTotalEnergyConsumption") &&
+        mj < (1ULL << 52))
+        gw_set(out, GW_F_ENERGY_MJ, (double)mj);
+}
+
+typedef gwn_return (*proc_fn)(gwn_device, unsigned int *, void *);
+
+/* One process list with NVML's size protocol: ask, over-allocate, retry while it grows. */
+static void read_proc_list(gw_gpu_dev *d, proc_fn fn, uint64_t unsupported_bit, bool graphics,
+                           const char *proc_root, gw_gpu_process **procs, size_t *n, size_t *cap)
+{
+    if (!fn || (d->slow_unsupported & unsupported_bit))
+        return;
+    unsigned count = 0;
+    unsigned char *buf = NULL;
+    gwn_return r = fn(d->handle, &count, NULL);
+    for (int attempt = 0; r == GWN_ERROR_INSUFFICIENT_SIZE && attempt < 4; attempt++) {
+        count = count + 8 + count / 2;
+        if (count > 65536)
+            break;
+        free(buf);
+        buf = xcalloc(count, d->proc_stride);
+        r = fn(d->handle, &count, buf);
+    }
+    if (r != GWN_SUCCESS) {
+        if (r == GWN_ERROR_GPU_IS_LOST)
+            gw_gpu_mark_lost(d, "nvmlDeviceGetComputeRunningProcesses");
+        else if (gw_nvml_is_unsupported(r))
+            d->slow_unsupported |= unsupported_bit;
+        free(buf);
+        return;
+    }
+    for (unsigned i = 0; buf && i < count; i++) {
+        const unsigned char *rec = buf + (size_t)i * d->proc_stride;
+        unsigned pid;
+        unsigned long long used;
+        memcpy(&pid, rec + offsetof(gwn_process_info, pid), sizeof pid);
+        memcpy(&used, rec + offsetof(gwn_process_info, usedGpuMemory), sizeof used);
+        if (pid == 0 || pid == 0xFFFFFFFFu)
+            continue; /* Windows/WDDM placeholders */
+        gw_gpu_process *dup = NULL;
+        for (size_t k = 0; k < *n; k++)
+            if ((*procs)[k].pid == pid && (*procs)[k].gpu == d->info.index)
+                dup = &(*procs)[k];
+        if (dup) /* a process in both lists: keep one row */
+            continue;
+        *procs = xgrow(*procs, cap, *n + 1, sizeof **procs);
+        gw_gpu_process *p = &(*procs)[(*n)++];
+        memset(p, 0, sizeof *p);
+        p->gpu = d->info.index;
+        p->pid = pid;
+        p->graphics = graphics;
+        p->used_valid = used != GWN_VALUE_NOT_AVAILABLE && used < (1ULL << 52);
+        p->used_bytes = p->used_valid ? (double)used : NAN;
+        p->visible = gw_procfs_comm(proc_root, pid, p->name, sizeof p->name);
+    }
+    free(buf);
+}
+
+void gw_gpu_read_processes(const gw_nvml *n, gw_gpu_dev *d, const char *proc_root,
+                           gw_gpu_process **procs, size_t *np, size_t *cap)
+{
+    if (atomic_load(&d->lost))
+        return;
+    /* Bits outside the field range mark the two lists as unsupported. */
+    read_proc_list(d, n->DeviceGetComputeRunningProcesses, UINT64_C(1) << 62, false, proc_root,
+                   procs, np, cap);
+    read_proc_list(d, n->DeviceGetGraphicsRunningProcesses, UINT64_C(1) << 63, true, proc_root,
+                   procs, np, cap);
+}

@@ -1,0 +1,65 @@
+/*
+ * gpu_dev: one NVML device as the sampler sees it, and the reads made on it.
+ *
+ * Owns: the NVML handle, the static gw_device_info read once at open, the per-field "unsupported"
+ * cache (NOT_SUPPORTED and friends are asked once, then the value stays absent), the lost flag
+ * (GPU_IS_LOST from any call: every later read is skipped), the GPM sample pair, and error counts
+ * per field. Fast reads (gw_gpu_read_fast: microseconds, every tick) and slow reads
+ * (gw_gpu_read_gpm, gw_gpu_read_energy, gw_gpu_read_processes: up to milliseconds, on the slow
+ * thread) touch disjoint parts of the struct, so the two threads may use one device concurrently.
+ *
+ * Must not: print, write files or know about sinks.
+ */
+#ifndef GW_GPU_DEV_H
+#define GW_GPU_DEV_H
+
+#include "nvml/nvml_lib.h"
+#include "sampler/sample.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct gw_gpu_dev {
+    gwn_device handle;
+    gw_device_info info;
+    uint64_t fast_unsupported;  /* GW_FIELD_BIT()s: fast thread only */
+    uint64_t slow_unsupported;  /* slow thread only */
+    int mem_abi;                /* 0 untried, 2 GetMemoryInfo_v2 works, 1 plain GetMemoryInfo */
+    atomic_bool lost;           /* any call returned GPU_IS_LOST */
+    atomic_bool lost_reported;  /* the gpu_lost event was emitted */
+    _Atomic(const char *) lost_call; /* the NVML call that saw GPU_IS_LOST first */
+    atomic_uint_fast64_t errors;/* calls that failed with something other than "unsupported" */
+    /* GPM (slow thread) */
+    gwn_gpm_sample gpm[2];
+    int gpm_cur;
+    bool gpm_have_prev;
+    size_t proc_stride;         /* bytes per process record (16, 24 or 32) */
+} gw_gpu_dev;
+
+/* Opens every device NVML reports (DeviceGetCount, GetHandleByIndex) and reads its static facts.
+ * A device that fails to open is still listed, marked lost. *out (owned by the caller, freed with
+ * gw_gpu_devs_close) may be NULL with *count 0 when there are no GPUs. */
+gw_rc gw_gpu_devs_open(const gw_nvml *nvml, gw_gpu_dev **out, unsigned *count, gw_error *err);
+void gw_gpu_devs_close(const gw_nvml *nvml, gw_gpu_dev *devs, unsigned count);
+
+/* Reads the fast fields in `want` (minus GW_FIELDS_SLOW) into out, clearing out first. */
+void gw_gpu_read_fast(const gw_nvml *nvml, gw_gpu_dev *dev, uint64_t want, gw_gpu_sample *out);
+
+/* GpmSampleGet and, from the second call on, GpmMetricsGet over the window since the previous
+ * call: sets the GW_F_GPM_* fields of out. mg is a scratch buffer owned by the caller. */
+void gw_gpu_read_gpm(const gw_nvml *nvml, gw_gpu_dev *dev, gwn_gpm_metrics_get *mg,
+                     gw_gpu_sample *out);
+
+/* GetTotalEnergyConsumption into GW_F_ENERGY_MJ of out. */
+void gw_gpu_read_energy(const gw_nvml *nvml, gw_gpu_dev *dev, gw_gpu_sample *out);
+
+/* Appends the device's compute and graphics processes to *procs (a growable array of *cap
+ * entries, *n used). Names come from /proc (proc_root); in_job is left false for the caller. */
+void gw_gpu_read_processes(const gw_nvml *nvml, gw_gpu_dev *dev, const char *proc_root,
+                           gw_gpu_process **procs, size_t *n, size_t *cap);
+
+/* Marks the device lost (first caller records `call`). Returns true for the first caller. */
+bool gw_gpu_mark_lost(gw_gpu_dev *dev, const char *call);
+
+#endif

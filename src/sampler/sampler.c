@@ -1,0 +1,420 @@
+#include "sampler/sampler.h"
+
+#include "host/procfs.h"
+#include "sampler/gpu_dev.h"
+#include "util/gw_time.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { GW_MAX_SINKS = 16, GW_MAX_EXCLUDED_PIDS = 16 };
+#define NS_PER_MS INT64_C(1000000)
+
+struct gw_sampler {
+    gw_nvml *nvml;
+    gw_sampler_config cfg;
+    gw_events *bus;
+    gw_gpu_dev *devs;
+    unsigned ndev;
+    gw_device_info *infos;
+    gw_sink sinks[GW_MAX_SINKS];
+    int nsinks;
+    gw_procfs *procfs; /* tick thread only */
+
+    /* job changes, applied by the tick thread */
+    pthread_mutex_t job_lock;
+    bool job_dirty;
+    pid_t job_root, job_self;
+    pid_t excluded[GW_MAX_EXCLUDED_PIDS];
+    bool excluded_dirty;
+
+    /* values published by the slow thread */
+    pthread_mutex_t slow_lock;
+    gw_gpu_sample *slow_vals; /* [ndev], slow fields only */
+    gw_gpu_process *slow_procs;
+    size_t slow_nprocs, slow_procs_cap;
+    uint64_t slow_procs_seq;
+    int64_t slow_procs_wall_ms;
+
+    /* the tick thread's sample */
+    gw_sample sample;
+    size_t procs_cap;
+    uint64_t seen_procs_seq;
+
+    /* slow thread scratch */
+    gwn_gpm_metrics_get *mg;
+    gw_gpu_sample *scratch_vals;
+    gw_gpu_process *scratch_procs;
+    size_t scratch_nprocs, scratch_cap;
+
+    /* threads */
+    pthread_mutex_t run_lock;
+    pthread_cond_t run_cond;
+    bool stop;
+    bool running;
+    pthread_t tick_thr, slow_thr;
+    int64_t start_ns;
+
+    /* stats */
+    atomic_uint_fast64_t ticks, skipped;
+    atomic_int_fast64_t last_read_ns, max_read_ns;
+};
+
+gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bus,
+                      gw_sampler **out, gw_error *err)
+{
+    *out = NULL;
+    gw_sampler *s = xcalloc(1, sizeof *s);
+    s->nvml = nvml;
+    s->cfg = *cfg;
+    s->bus = bus;
+    gw_rc rc = gw_gpu_devs_open(nvml, &s->devs, &s->ndev, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    s->infos = xcalloc(s->ndev, sizeof *s->infos);
+    for (unsigned i = 0; i < s->ndev; i++)
+        s->infos[i] = s->devs[i].info;
+    s->slow_vals = xcalloc(s->ndev, sizeof *s->slow_vals);
+    s->scratch_vals = xcalloc(s->ndev, sizeof *s->scratch_vals);
+    s->sample.gpus = xcalloc(s->ndev, sizeof *s->sample.gpus);
+    s->sample.gpu_count = s->ndev;
+    s->mg = xcalloc(1, sizeof *s->mg);
+    if (cfg->host)
+        s->procfs = gw_procfs_new(cfg->proc_root);
+    pthread_mutex_init(&s->job_lock, NULL);
+    pthread_mutex_init(&s->slow_lock, NULL);
+    pthread_mutex_init(&s->run_lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->run_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    atomic_init(&s->ticks, 0);
+    atomic_init(&s->skipped, 0);
+    atomic_init(&s->last_read_ns, 0);
+    atomic_init(&s->max_read_ns, 0);
+    *out = s;
+    return GW_OK;
+}
+
+const gw_device_info *gw_sampler_devices(const gw_sampler *s, unsigned *count)
+{
+    *count = s->ndev;
+    return s->infos;
+}
+
+void gw_sampler_add_sink(gw_sampler *s, const gw_sink *sink)
+{
+    if (s->nsinks < GW_MAX_SINKS)
+        s->sinks[s->nsinks++] = *sink;
+}
+
+void gw_sampler_set_job(gw_sampler *s, pid_t root, pid_t self)
+{
+    pthread_mutex_lock(&s->job_lock);
+    s->job_root = root;
+    s->job_self = self;
+    s->job_dirty = true;
+    pthread_mutex_unlock(&s->job_lock);
+}
+
+void gw_sampler_exclude_pid(gw_sampler *s, pid_t pid, bool excluded)
+{
+    pthread_mutex_lock(&s->job_lock);
+    for (int i = 0; i < GW_MAX_EXCLUDED_PIDS; i++) {
+        if (excluded ? s->excluded[i] == 0 : s->excluded[i] == pid) {
+            s->excluded[i] = excluded ? pid : 0;
+            break;
+        }
+    }
+    s->excluded_dirty = true;
+    pthread_mutex_unlock(&s->job_lock);
+}
+
+/* Applies job changes queued by other threads to the procfs reader (tick thread). */
+static void apply_job(gw_sampler *s)
+{
+    if (!s->procfs)
+        return;
+    pthread_mutex_lock(&s->job_lock);
+    if (s->job_dirty)
+        gw_procfs_set_job(s->procfs, s->job_root, s->job_self);
+    if (s->excluded_dirty || s->job_dirty)
+        gw_procfs_set_excluded(s->procfs, s->excluded, GW_MAX_EXCLUDED_PIDS);
+    s->job_dirty = s->excluded_dirty = false;
+    pthread_mutex_unlock(&s->job_lock);
+}
+
+static const gw_gpu_field slow_fields[] = {GW_F_ENERGY_MJ, GW_F_GPM_SM_ACTIVE_PCT,
+                                           GW_F_GPM_SM_OCCUPANCY_PCT, GW_F_GPM_TENSOR_ACTIVE_PCT,
+                                           GW_F_GPM_DRAM_ACTIVE_PCT};
+
+static void emit_lost(gw_sampler *s, unsigned i, int64_t wall_ms)
+{
+    gw_gpu_dev *d = &s->devs[i];
+    if (atomic_exchange(&d->lost_reported, true))
+        return;
+    cJSON *ev = gw_event_new("gpu_lost", wall_ms);
+    cJSON_AddNumberToObject(ev, "gpu", d->info.index);
+    cJSON_AddStringToObject(ev, "uuid", d->info.uuid);
+    cJSON_AddStringToObject(ev, "pci_bus_id", d->info.pci_bus_id);
+    const char *call = atomic_load(&d->lost_call);
+    cJSON_AddStringToObject(ev, "call", call ? call : "");
+    cJSON_AddStringToObject(ev, "error", "GPU_IS_LOST");
+    gw_events_emit(s->bus, ev);
+}
+
+/* Copies the slow thread's latest values and process list into the sample. */
+static void merge_slow(gw_sampler *s, gw_sample *smp)
+{
+    uint64_t want = s->cfg.fields & GW_FIELDS_SLOW;
+    smp->procs_fresh = false;
+    pthread_mutex_lock(&s->slow_lock);
+    for (unsigned i = 0; i < s->ndev; i++) {
+        gw_gpu_sample *g = &smp->gpus[i];
+        if (g->lost)
+            continue;
+        for (size_t k = 0; k < sizeof slow_fields / sizeof slow_fields[0]; k++) {
+            gw_gpu_field f = slow_fields[k];
+            if ((want & GW_FIELD_BIT(f)) && gw_has(&s->slow_vals[i], f))
+                gw_set(g, f, s->slow_vals[i].v[f]);
+        }
+    }
+    if (s->slow_procs_seq != s->seen_procs_seq) {
+        s->sample.procs =
+            xgrow(s->sample.procs, &s->procs_cap, s->slow_nprocs, sizeof *s->sample.procs);
+        if (s->slow_nprocs)
+            memcpy(s->sample.procs, s->slow_procs, s->slow_nprocs * sizeof *s->slow_procs);
+        smp->proc_count = (unsigned)s->slow_nprocs;
+        smp->procs_wall_ms = s->slow_procs_wall_ms;
+        smp->procs_fresh = true;
+        s->seen_procs_seq = s->slow_procs_seq;
+    }
+    pthread_mutex_unlock(&s->slow_lock);
+}
+
+/* Reads one tick into s->sample (fast values, then the slow thread's latest). */
+static void read_tick(gw_sampler *s)
+{
+    gw_sample *smp = &s->sample;
+    int64_t t0 = gw_mono_ns();
+    smp->mono_ns = t0;
+    smp->wall_ms = gw_wall_ms();
+    apply_job(s);
+    for (unsigned i = 0; i < s->ndev; i++)
+        gw_gpu_read_fast(s->nvml, &s->devs[i], s->cfg.fields, &smp->gpus[i]);
+    merge_slow(s, smp);
+    if (s->procfs) {
+        gw_procfs_sample(s->procfs, t0, &smp->host);
+        for (unsigned k = 0; smp->procs_fresh && k < smp->proc_count; k++)
+            smp->procs[k].in_job = gw_procfs_in_job(s->procfs, smp->procs[k].pid);
+    } else {
+        smp->host = (gw_host_sample){NAN, NAN, NAN, NAN, NAN, NAN};
+    }
+    for (unsigned i = 0; i < s->ndev; i++)
+        if (smp->gpus[i].lost)
+            emit_lost(s, i, smp->wall_ms);
+    smp->read_ns = gw_mono_ns() - t0;
+    atomic_store(&s->last_read_ns, smp->read_ns);
+    if (smp->read_ns > atomic_load(&s->max_read_ns))
+        atomic_store(&s->max_read_ns, smp->read_ns);
+}
+
+/* Waits until the monotonic deadline or a stop request; false when stopping. */
+static bool wait_until(gw_sampler *s, int64_t deadline_ns)
+{
+    struct timespec ts = {.tv_sec = deadline_ns / 1000000000, .tv_nsec = deadline_ns % 1000000000};
+    pthread_mutex_lock(&s->run_lock);
+    while (!s->stop)
+        if (pthread_cond_timedwait(&s->run_cond, &s->run_lock, &ts) == ETIMEDOUT)
+            break;
+    bool go = !s->stop;
+    pthread_mutex_unlock(&s->run_lock);
+    return go;
+}
+
+/* Advances a schedule past `now`: returns the next deadline on the grid start + k * period,
+ * counting the grid points that were missed entirely in *missed. */
+static int64_t next_deadline(int64_t deadline, int64_t period, int64_t now, uint64_t *missed)
+{
+    deadline += period;
+    if (now > deadline) {
+        int64_t k = (now - deadline) / period;
+        deadline += k * period;
+        *missed += (uint64_t)k;
+    }
+    return deadline;
+}
+
+static void *tick_main(void *arg)
+{
+    gw_sampler *s = arg;
+    int64_t period = s->cfg.interval_ms * NS_PER_MS;
+    int64_t deadline = s->start_ns;
+    do {
+        read_tick(s);
+        s->sample.seq = atomic_fetch_add(&s->ticks, 1);
+        for (int i = 0; i < s->nsinks; i++)
+            if (s->sinks[i].on_sample)
+                s->sinks[i].on_sample(s->sinks[i].ctx, &s->sample);
+        uint64_t missed = 0;
+        deadline = next_deadline(deadline, period, gw_mono_ns(), &missed);
+        if (missed)
+            atomic_fetch_add(&s->skipped, missed);
+    } while (wait_until(s, deadline));
+    return NULL;
+}
+
+/* One pass of slow reads into the scratch buffers; processes and energy only when `full`. */
+static void slow_read(gw_sampler *s, bool full)
+{
+    bool energy = (s->cfg.fields & GW_FIELD_BIT(GW_F_ENERGY_MJ)) != 0;
+    bool gpm = (s->cfg.fields & (GW_FIELDS_SLOW & ~GW_FIELD_BIT(GW_F_ENERGY_MJ))) != 0;
+    s->scratch_nprocs = 0;
+    for (unsigned i = 0; i < s->ndev; i++) {
+        s->scratch_vals[i].valid = 0;
+        if (gpm)
+            gw_gpu_read_gpm(s->nvml, &s->devs[i], s->mg, &s->scratch_vals[i]);
+        if (full && energy)
+            gw_gpu_read_energy(s->nvml, &s->devs[i], &s->scratch_vals[i]);
+        if (full && s->cfg.processes)
+            gw_gpu_read_processes(s->nvml, &s->devs[i], s->cfg.proc_root, &s->scratch_procs,
+                                  &s->scratch_nprocs, &s->scratch_cap);
+    }
+}
+
+/* Publishes the scratch results: GPM values every pass, energy and processes after a full one. */
+static void slow_publish(gw_sampler *s, bool full)
+{
+    const uint64_t gpm_bits = GW_FIELDS_SLOW & ~GW_FIELD_BIT(GW_F_ENERGY_MJ);
+    const uint64_t mine = full ? GW_FIELDS_SLOW : gpm_bits;
+    pthread_mutex_lock(&s->slow_lock);
+    for (unsigned i = 0; i < s->ndev; i++) {
+        gw_gpu_sample *dst = &s->slow_vals[i];
+        const gw_gpu_sample *src = &s->scratch_vals[i];
+        dst->valid = (dst->valid & ~mine) | (src->valid & mine);
+        for (size_t k = 0; k < sizeof slow_fields / sizeof slow_fields[0]; k++)
+            if (src->valid & mine & GW_FIELD_BIT(slow_fields[k]))
+                dst->v[slow_fields[k]] = src->v[slow_fields[k]];
+    }
+    if (full && s->cfg.processes) {
+        s->slow_procs = xgrow(s->slow_procs, &s->slow_procs_cap, s->scratch_nprocs,
+                              sizeof *s->slow_procs);
+        if (s->scratch_nprocs)
+            memcpy(s->slow_procs, s->scratch_procs, s->scratch_nprocs * sizeof *s->slow_procs);
+        s->slow_nprocs = s->scratch_nprocs;
+        s->slow_procs_wall_ms = gw_wall_ms();
+        s->slow_procs_seq++;
+    }
+    pthread_mutex_unlock(&s->slow_lock);
+}
+
+static void *slow_main(void *arg)
+{
+    gw_sampler *s = arg;
+    int64_t gpm_period = (s->cfg.interval_ms < 100 ? 100 : s->cfg.interval_ms) * NS_PER_MS;
+    int64_t full_period = (s->cfg.interval_ms < 1000 ? 1000 : s->cfg.interval_ms) * NS_PER_MS;
+    int64_t deadline = s->start_ns, full_deadline = s->start_ns;
+    uint64_t ignored = 0;
+    do {
+        int64_t now = gw_mono_ns();
+        bool full = now >= full_deadline;
+        slow_read(s, full);
+        slow_publish(s, full);
+        if (full)
+            full_deadline = next_deadline(full_deadline, full_period, gw_mono_ns(), &ignored);
+        deadline = next_deadline(deadline, gpm_period, gw_mono_ns(), &ignored);
+    } while (wait_until(s, deadline));
+    return NULL;
+}
+
+gw_rc gw_sampler_start(gw_sampler *s, gw_error *err)
+{
+    for (int i = 0; i < s->nsinks; i++)
+        if (s->sinks[i].on_start)
+            s->sinks[i].on_start(s->sinks[i].ctx, s->infos, s->ndev);
+    s->start_ns = gw_mono_ns();
+    s->stop = false;
+    /* The slow thread first, so that a process list is usually ready for early ticks. */
+    if (pthread_create(&s->slow_thr, NULL, slow_main, s) != 0)
+        return gw_error_set(err, GW_E_SYSTEM, "cannot start the sampling thread: %s",
+                            strerror(errno));
+    if (pthread_create(&s->tick_thr, NULL, tick_main, s) != 0) {
+        pthread_mutex_lock(&s->run_lock);
+        s->stop = true;
+        pthread_cond_broadcast(&s->run_cond);
+        pthread_mutex_unlock(&s->run_lock);
+        pthread_join(s->slow_thr, NULL);
+        return gw_error_set(err, GW_E_SYSTEM, "cannot start the sampling thread: %s",
+                            strerror(errno));
+    }
+    s->running = true;
+    return GW_OK;
+}
+
+void gw_sampler_stop(gw_sampler *s)
+{
+    if (!s->running)
+        return;
+    pthread_mutex_lock(&s->run_lock);
+    s->stop = true;
+    pthread_cond_broadcast(&s->run_cond);
+    pthread_mutex_unlock(&s->run_lock);
+    pthread_join(s->tick_thr, NULL);
+    pthread_join(s->slow_thr, NULL);
+    s->running = false;
+    for (int i = 0; i < s->nsinks; i++)
+        if (s->sinks[i].on_stop)
+            s->sinks[i].on_stop(s->sinks[i].ctx);
+}
+
+const gw_sample *gw_sampler_read_now(gw_sampler *s)
+{
+    slow_read(s, true);
+    slow_publish(s, true);
+    read_tick(s);
+    s->sample.seq = atomic_fetch_add(&s->ticks, 1);
+    return &s->sample;
+}
+
+void gw_sampler_get_stats(gw_sampler *s, gw_sampler_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ticks = atomic_load(&s->ticks);
+    out->ticks_skipped = atomic_load(&s->skipped);
+    out->last_read_ns = atomic_load(&s->last_read_ns);
+    out->max_read_ns = atomic_load(&s->max_read_ns);
+    for (unsigned i = 0; i < s->ndev; i++) {
+        out->nvml_errors += atomic_load(&s->devs[i].errors);
+        out->lost_gpus += atomic_load(&s->devs[i].lost) ? 1 : 0;
+    }
+}
+
+void gw_sampler_close(gw_sampler *s)
+{
+    if (!s)
+        return;
+    gw_sampler_stop(s);
+    gw_gpu_devs_close(s->nvml, s->devs, s->ndev);
+    gw_procfs_free(s->procfs);
+    pthread_mutex_destroy(&s->job_lock);
+    pthread_mutex_destroy(&s->slow_lock);
+    pthread_mutex_destroy(&s->run_lock);
+    pthread_cond_destroy(&s->run_cond);
+    free(s->infos);
+    free(s->slow_vals);
+    free(s->scratch_vals);
+    free(s->slow_procs);
+    free(s->scratch_procs);
+    free(s->sample.gpus);
+    free(s->sample.procs);
+    free(s->mg);
+    free(s);
+}

@@ -1,0 +1,90 @@
+/*
+ * sampler: turns NVML and /proc into a stream of gw_sample ticks delivered to sinks.
+ *
+ * Owns: the devices (gpu_dev.h), the tick thread and the slow thread. The tick thread follows a
+ * monotonic schedule (tick k at start + k * interval, no drift; a tick that is late skips the
+ * ticks it missed rather than bunching them) and reads only fast values: NVML's microsecond calls
+ * and /proc. The slow thread reads GPM metrics (every max(interval, 100 ms)), energy and process
+ * lists (every max(interval, 1 s)) and publishes them under a mutex; the tick copies the latest
+ * published values, so no tick ever waits for a slow read. A device that returns GPU_IS_LOST gets
+ * one "gpu_lost" event and empty values from then on; the others continue.
+ *
+ * Sinks run in the tick thread, in the order added, and must not block for long (they write
+ * buffered files or copy the sample). Must not: print, or know what sinks do with samples.
+ */
+#ifndef GW_SAMPLER_H
+#define GW_SAMPLER_H
+
+#include "events/events.h"
+#include "nvml/nvml_lib.h"
+#include "sampler/sample.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef struct gw_sampler gw_sampler;
+
+typedef struct gw_sampler_config {
+    int64_t interval_ms;    /* tick period; 50 ms .. 24 h */
+    uint64_t fields;        /* GW_FIELD_BIT()s to read (GW_FIELDS_RECORD for run/record) */
+    bool processes;         /* read GPU process lists on the slow thread */
+    bool host;              /* read /proc for the host and the job */
+    const char *proc_root;  /* NULL = /proc */
+} gw_sampler_config;
+
+/* What a sink is called with. Every callback may be NULL. */
+typedef struct gw_sink {
+    void *ctx;
+    /* Once, before the first sample, from the thread that calls gw_sampler_start. */
+    void (*on_start)(void *ctx, const gw_device_info *devices, unsigned count);
+    /* Every tick, in the tick thread. */
+    void (*on_sample)(void *ctx, const gw_sample *sample);
+    /* Once, after the last sample, from the thread that calls gw_sampler_stop. */
+    void (*on_stop)(void *ctx);
+} gw_sink;
+
+/* Opens the devices through an initialised nvml (borrowed: it must outlive the sampler). Events
+ * (gpu_lost) go to bus (borrowed, may be NULL). */
+gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bus,
+                      gw_sampler **out, gw_error *err);
+
+/* The devices' static facts: count entries, owned by the sampler. */
+const gw_device_info *gw_sampler_devices(const gw_sampler *s, unsigned *count);
+
+/* Adds a sink (copied) before gw_sampler_start. At most 16. */
+void gw_sampler_add_sink(gw_sampler *s, const gw_sink *sink);
+
+/* Sets the job whose process tree the host side follows (0 = none). Thread-safe; takes effect at
+ * the next tick. `self` is gpuwatch's own pid when it is the job's child subreaper, else 0. */
+void gw_sampler_set_job(gw_sampler *s, pid_t root, pid_t self);
+/* A child of `self` that is not part of the job (an alert hook). Thread-safe. */
+void gw_sampler_exclude_pid(gw_sampler *s, pid_t pid, bool excluded);
+
+/* Starts the tick and slow threads; the first tick is read immediately. */
+gw_rc gw_sampler_start(gw_sampler *s, gw_error *err);
+
+/* Stops both threads (waits for a tick in progress), then calls every sink's on_stop. */
+void gw_sampler_stop(gw_sampler *s);
+
+/* Reads one sample synchronously in the calling thread, slow values included (GPM needs two reads
+ * >= 100 ms apart, so it is absent on the first call). For one-shot commands (query, live view);
+ * must not be mixed with gw_sampler_start. The sample is owned by the sampler and valid until the
+ * next call. */
+const gw_sample *gw_sampler_read_now(gw_sampler *s);
+
+/* Counters for self-monitoring. */
+typedef struct gw_sampler_stats {
+    uint64_t ticks;          /* ticks delivered */
+    uint64_t ticks_skipped;  /* scheduled ticks skipped because a tick ran late */
+    int64_t last_read_ns;    /* duration of the last tick's reads */
+    int64_t max_read_ns;
+    uint64_t nvml_errors;    /* failed NVML calls (not "unsupported"), all devices */
+    unsigned lost_gpus;
+} gw_sampler_stats;
+void gw_sampler_get_stats(gw_sampler *s, gw_sampler_stats *out);
+
+/* Stops if running and frees everything. NULL is accepted. */
+void gw_sampler_close(gw_sampler *s);
+
+#endif

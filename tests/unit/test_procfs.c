@@ -1,0 +1,176 @@
+/* Unit tests for src/host/procfs.c against a fake /proc tree in a temporary directory. */
+#include "test_helpers.h"
+
+#include "host/procfs.h"
+
+#include <math.h>
+
+/* Writes ROOT/PID/stat with the fields procfs reads: ppid, state, utime, stime, starttime, rss. */
+static void fake_proc(const char *root, int pid, int ppid, char state, unsigned long long utime,
+                      unsigned long long stime, unsigned long long start, long rss_pages,
+                      const char *children)
+{
+    char name[64], text[512];
+    snprintf(name, sizeof name, "%d/stat", pid);
+    snprintf(text, sizeof text,
+             "%d (py ) thon) %c %d %d %d 0 -1 4194304 100 0 0 0 %llu %llu 0 0 20 0 1 0 %llu "
+             "1000000 %ld 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n",
+             pid, state, ppid, pid, pid, utime, stime, start, rss_pages);
+    th_write(root, name, text);
+    snprintf(name, sizeof name, "%d/task/%d/children", pid, pid);
+    th_write(root, name, children ? children : "");
+    snprintf(name, sizeof name, "%d/comm", pid);
+    th_write(root, name, "python3\n");
+}
+
+static void fake_host(const char *root, unsigned long long busy, unsigned long long idle)
+{
+    char text[256];
+    snprintf(text, sizeof text, "cpu  %llu 0 0 %llu 0 0 0 0 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\n",
+             busy, idle);
+    th_write(root, "stat", text);
+    th_write(root, "meminfo",
+             "MemTotal:       16384000 kB\nMemFree:         1000 kB\nMemAvailable:    "
+             "12288000 kB\n");
+}
+
+static void test_stat_parse(void **state)
+{
+    (void)state;
+    gw_proc_stat st;
+    const char *line = "4242 (a) b (c)) S 1 4242 4242 0 -1 0 0 0 0 0 150 50 0 0 20 0 3 0 777 "
+                       "123 456 0\n";
+    assert_true(gw_proc_stat_parse(line, &st));
+    assert_int_equal(st.pid, 4242);
+    assert_int_equal(st.ppid, 1);
+    assert_int_equal(st.state, 'S');
+    assert_int_equal(st.utime, 150);
+    assert_int_equal(st.stime, 50);
+    assert_int_equal(st.starttime, 777);
+    assert_int_equal(st.rss_pages, 456);
+    assert_false(gw_proc_stat_parse("garbage", &st));
+    assert_false(gw_proc_stat_parse("12 (x) S 1", &st));
+}
+
+static void test_host_and_job(void **state)
+{
+    (void)state;
+    char *root = th_tmpdir();
+    long tck = sysconf(_SC_CLK_TCK);
+    long page = sysconf(_SC_PAGESIZE);
+    fake_host(root, 1000, 3000);
+    /* job 100 -> workers 101, 102 (via children); 103 is a child of 101 found by children too */
+    fake_proc(root, 100, 1, 'S', 100, 0, 5000, 1000, "101 102");
+    fake_proc(root, 101, 100, 'R', 10, 0, 5001, 500, "103");
+    fake_proc(root, 102, 100, 'S', 0, 0, 5002, 500, "");
+    fake_proc(root, 103, 101, 'S', 0, 0, 5003, 0, "");
+    fake_proc(root, 200, 1, 'S', 999, 0, 10, 99999, ""); /* not in the job */
+    gw_procfs *p = gw_procfs_new(root);
+    gw_procfs_set_job(p, 100, 0);
+    gw_host_sample h;
+    gw_procfs_sample(p, INT64_C(1000000000), &h);
+    assert_true(isnan(h.cpu_util_pct)); /* needs two reads */
+    assert_true(isnan(h.job_cpu_pct));
+    assert_float_equal(h.mem_total_mib, 16000.0, 1e-6);
+    assert_float_equal(h.mem_used_mib, 4000.0, 1e-6);
+    assert_float_equal(h.job_processes, 4, 0);
+    assert_float_equal(h.job_rss_mib, 2000.0 * page / 1048576.0, 1e-9);
+    assert_true(gw_procfs_in_job(p, 103));
+    assert_false(gw_procfs_in_job(p, 200));
+
+    /* One second later: host 50% busy; job used 2 cores' worth of ticks; 102 exited; 104 new. */
+    char gone[1100];
+    snprintf(gone, sizeof gone, "%s/102", root);
+    th_rmrf(gone);
+    fake_host(root, 1100, 3100);
+    fake_proc(root, 100, 1, 'S', 100 + tck, 0, 5000, 1000, "101 104");
+    fake_proc(root, 101, 100, 'R', 10 + tck / 2, 0, 5001, 500, "103");
+    fake_proc(root, 103, 101, 'Z', 0, 0, 5003, 0, ""); /* zombie: not counted */
+    fake_proc(root, 104, 100, 'R', tck / 2, 0, 5100, 100, "");
+    gw_procfs_sample(p, INT64_C(2000000000), &h);
+    assert_float_equal(h.cpu_util_pct, 50.0, 1e-9);
+    assert_float_equal(h.job_processes, 3, 0);
+    assert_float_equal(h.job_cpu_pct, 200.0, 1.0);
+    assert_false(gw_procfs_in_job(p, 102));
+    assert_true(gw_procfs_in_job(p, 104));
+    gw_procfs_free(p);
+    th_rmrf(root);
+    free(root);
+}
+
+static void test_reused_pid_and_full_scan(void **state)
+{
+    (void)state;
+    char *root = th_tmpdir();
+    fake_host(root, 0, 0);
+    /* 301 is a child of 300 created by another thread: not in the main thread's children file,
+     * found by the full scan. 400 is an orphan adopted by `self` (pid 50); 401 is excluded. */
+    fake_proc(root, 300, 50, 'S', 0, 0, 1, 10, "");
+    fake_proc(root, 301, 300, 'S', 0, 0, 2, 10, "");
+    fake_proc(root, 400, 50, 'S', 0, 0, 3, 10, "");
+    fake_proc(root, 401, 50, 'S', 0, 0, 4, 10, "");
+    gw_procfs *p = gw_procfs_new(root);
+    gw_procfs_set_job(p, 300, 50);
+    pid_t excl[] = {401};
+    gw_procfs_set_excluded(p, excl, 1);
+    gw_host_sample h;
+    gw_procfs_sample(p, INT64_C(5000000000), &h);
+    assert_true(gw_procfs_in_job(p, 301));
+    assert_true(gw_procfs_in_job(p, 400));
+    assert_false(gw_procfs_in_job(p, 401));
+    assert_float_equal(h.job_processes, 3, 0);
+    pid_t pids[8];
+    assert_int_equal(gw_procfs_job_pids(p, pids, 8), 3);
+    /* 301 dies and its pid is reused by an unrelated process with another start time: the
+     * stale member must not be kept. */
+    fake_proc(root, 301, 1, 'S', 0, 0, 99, 10, "");
+    gw_procfs_set_rescan_ms(p, 1000000);
+    gw_procfs_sample(p, INT64_C(5100000000), &h);
+    assert_false(gw_procfs_in_job(p, 301));
+    gw_procfs_free(p);
+    th_rmrf(root);
+    free(root);
+}
+
+static void test_comm(void **state)
+{
+    (void)state;
+    char *root = th_tmpdir();
+    th_write(root, "77/comm", "pt_main_thread\n");
+    char name[64];
+    assert_true(gw_procfs_comm(root, 77, name, sizeof name));
+    assert_string_equal(name, "pt_main_thread");
+    assert_false(gw_procfs_comm(root, 78, name, sizeof name));
+    assert_string_equal(name, "");
+    th_rmrf(root);
+    free(root);
+}
+
+static void test_no_job(void **state)
+{
+    (void)state;
+    char *root = th_tmpdir();
+    fake_host(root, 10, 10);
+    gw_procfs *p = gw_procfs_new(root);
+    gw_host_sample h;
+    gw_procfs_sample(p, 1, &h);
+    assert_true(isnan(h.job_cpu_pct));
+    assert_true(isnan(h.job_rss_mib));
+    assert_true(isnan(h.job_processes));
+    assert_false(isnan(h.mem_used_mib));
+    gw_procfs_free(p);
+    th_rmrf(root);
+    free(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_stat_parse),
+        cmocka_unit_test(test_host_and_job),
+        cmocka_unit_test(test_reused_pid_and_full_scan),
+        cmocka_unit_test(test_comm),
+        cmocka_unit_test(test_no_job),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,101 @@
+/* Unit tests for src/util: durations, RFC 3339 timestamps, buffers, errors. */
+#include "test_helpers.h"
+
+#include "cli/args.h"
+#include "util/gw_buf.h"
+#include "util/gw_error.h"
+#include "util/gw_time.h"
+
+#include <math.h>
+
+static void test_parse_duration(void **state)
+{
+    (void)state;
+    double ms = 0;
+    assert_true(gw_parse_duration_ms("0.5", &ms));
+    assert_float_equal(ms, 500.0, 1e-9);
+    assert_true(gw_parse_duration_ms("200ms", &ms));
+    assert_float_equal(ms, 200.0, 1e-9);
+    assert_true(gw_parse_duration_ms("2s", &ms));
+    assert_float_equal(ms, 2000.0, 1e-9);
+    assert_true(gw_parse_duration_ms("1.5m", &ms));
+    assert_float_equal(ms, 90000.0, 1e-9);
+    assert_true(gw_parse_duration_ms("1h", &ms));
+    assert_float_equal(ms, 3600000.0, 1e-9);
+    assert_false(gw_parse_duration_ms("", &ms));
+    assert_false(gw_parse_duration_ms("abc", &ms));
+    assert_false(gw_parse_duration_ms("1x", &ms));
+    assert_false(gw_parse_duration_ms("-1", &ms));
+    assert_false(gw_parse_duration_ms("nan", &ms));
+    assert_false(gw_parse_duration_ms("inf", &ms));
+}
+
+static void test_interval_bounds(void **state)
+{
+    (void)state;
+    int64_t ms = 0;
+    gw_error err = {0};
+    assert_int_equal(gw_args_interval("-i", "0.05", &ms, &err), GW_OK);
+    assert_int_equal(ms, 50);
+    assert_int_equal(gw_args_interval("-i", "86400", &ms, &err), GW_OK);
+    assert_int_equal(ms, 86400000);
+    assert_int_equal(gw_args_interval("-i", "0.049", &ms, &err), GW_E_USAGE);
+    assert_non_null(strstr(err.msg, "0.049"));
+    assert_int_equal(gw_args_interval("-i", "86401", &ms, &err), GW_E_USAGE);
+    assert_int_equal(gw_args_interval("-i", "fast", &ms, &err), GW_E_USAGE);
+    assert_int_equal(gw_args_duration("--duration", "0", &ms, &err), GW_E_USAGE);
+    assert_int_equal(gw_args_duration("--duration", "10m", &ms, &err), GW_OK);
+    assert_int_equal(ms, 600000);
+}
+
+static void test_rfc3339(void **state)
+{
+    (void)state;
+    char buf[GW_RFC3339_LEN];
+    /* 2026-11-30T03:22:23.578Z */
+    assert_string_equal(gw_rfc3339_ms(INT64_C(1796008943578), buf), "2026-11-30T03:22:23.578Z");
+    assert_string_equal(gw_rfc3339_ms(0 + 1, buf), "1970-01-01T00:00:00.001Z");
+    assert_string_equal(gw_rfc3339_ms(INT64_C(1000), buf), "1970-01-01T00:00:01.000Z");
+}
+
+static void test_buf(void **state)
+{
+    (void)state;
+    gw_buf b = {0};
+    gw_buf_puts(&b, "a");
+    for (int i = 0; i < 1000; i++)
+        gw_buf_printf(&b, ",%d", i);
+    assert_int_equal(b.len, strlen(b.data));
+    assert_memory_equal(b.data, "a,0,1,2", 7);
+    assert_non_null(strstr(b.data, ",999"));
+    char big[600];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    gw_buf_reset(&b);
+    gw_buf_printf(&b, "%s!", big);
+    assert_int_equal(b.len, 600);
+    assert_int_equal(b.data[599], '!');
+    gw_buf_free(&b);
+}
+
+static void test_error(void **state)
+{
+    (void)state;
+    gw_error err = {0};
+    assert_int_equal(gw_error_set(&err, GW_E_IO, "cannot write %s", "x.csv"), GW_E_IO);
+    assert_string_equal(err.msg, "cannot write x.csv");
+    assert_int_equal(gw_error_set(NULL, GW_E_FORMAT, "ignored"), GW_E_FORMAT);
+    gw_error_clear(&err);
+    assert_int_equal(err.rc, GW_OK);
+    assert_string_equal(gw_rc_str(GW_E_USAGE), "usage error");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_interval_bounds),
+        cmocka_unit_test(test_rfc3339),        cmocka_unit_test(test_buf),
+        cmocka_unit_test(test_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
