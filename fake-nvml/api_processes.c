@@ -1,0 +1,107 @@
+/* NVML entry points for the processes using a GPU; see fake_api.h.
+ *
+ * NVML's size protocol: *count holds the room in infos on entry and the number of processes on
+ * return; with too little room (including 0 and a NULL buffer) the call sets *count to the number
+ * needed and returns INSUFFICIENT_SIZE; with no processes it succeeds with *count 0. */
+#include "fake_api.h"
+
+#include "procscan.h"
+
+#include <unistd.h>
+
+/* Not on a MIG instance: NVML's "invalid instance id". */
+#define NO_INSTANCE 0xFFFFFFFFu
+
+/* Whether entry p is listed at scenario time t, and as which pid. A "child" entry is listed only
+ * once the caller has a child; a fixed pid is listed as written, 0 included (Windows drivers
+ * report 0, and gpuwatch must cope). */
+static bool listed(const fake_process *p, double t, bool graphics, pid_t child, unsigned int *pid)
+{
+    if (p->graphics != graphics || t < p->from_s || t >= p->to_s || (p->child && child == 0))
+        return false;
+    *pid = p->child ? (unsigned int)child : p->pid;
+    return true;
+}
+
+static gwn_return list_processes(fake_call_id id, gwn_device device, bool graphics, bool v1,
+                                 unsigned int *count, void *infos)
+{
+    fake_call c;
+    gwn_return r = fake_begin_device(&c, id, device, FG_PROCESSES);
+    if (r)
+        return r;
+    if (!count)
+        return fake_end(&c, GWN_ERROR_INVALID_ARGUMENT);
+    pid_t child = 0;
+    if (c.dev->has_child_process) {
+        fake_pause(&c);
+        child = fake_first_child(getpid());
+        r = fake_resume(&c);
+        if (r)
+            return r;
+    }
+    const fake_process *procs = c.dev->processes;
+    unsigned int pid, n = 0;
+    for (size_t i = 0; i < c.dev->nprocesses; i++)
+        n += listed(&procs[i], c.t, graphics, child, &pid);
+    if (n > 0 && (!infos || *count < n)) {
+        *count = n;
+        return fake_end(&c, GWN_ERROR_INSUFFICIENT_SIZE);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < c.dev->nprocesses; i++) {
+        if (!listed(&procs[i], c.t, graphics, child, &pid))
+            continue;
+        if (v1)
+            ((gwn_process_info_v1 *)infos)[k++] =
+                (gwn_process_info_v1){.pid = pid, .usedGpuMemory = procs[i].used};
+        else
+            ((gwn_process_info *)infos)[k++] = (gwn_process_info){.pid = pid,
+                                                                  .usedGpuMemory = procs[i].used,
+                                                                  .gpuInstanceId = NO_INSTANCE,
+                                                                  .computeInstanceId = NO_INSTANCE};
+    }
+    *count = n;
+    return fake_end(&c, GWN_SUCCESS);
+}
+
+gwn_return nvmlDeviceGetComputeRunningProcesses_v3(gwn_device device, unsigned int *count,
+                                                   void *infos)
+{
+    return list_processes(FC_nvmlDeviceGetComputeRunningProcesses_v3, device, false, false, count,
+                          infos);
+}
+
+gwn_return nvmlDeviceGetComputeRunningProcesses_v2(gwn_device device, unsigned int *count,
+                                                   void *infos)
+{
+    return list_processes(FC_nvmlDeviceGetComputeRunningProcesses_v2, device, false, false, count,
+                          infos);
+}
+
+gwn_return nvmlDeviceGetComputeRunningProcesses(gwn_device device, unsigned int *count, void *infos)
+{
+    return list_processes(FC_nvmlDeviceGetComputeRunningProcesses, device, false, true, count,
+                          infos);
+}
+
+gwn_return nvmlDeviceGetGraphicsRunningProcesses_v3(gwn_device device, unsigned int *count,
+                                                    void *infos)
+{
+    return list_processes(FC_nvmlDeviceGetGraphicsRunningProcesses_v3, device, true, false, count,
+                          infos);
+}
+
+gwn_return nvmlDeviceGetGraphicsRunningProcesses_v2(gwn_device device, unsigned int *count,
+                                                    void *infos)
+{
+    return list_processes(FC_nvmlDeviceGetGraphicsRunningProcesses_v2, device, true, false, count,
+                          infos);
+}
+
+gwn_return nvmlDeviceGetGraphicsRunningProcesses(gwn_device device, unsigned int *count,
+                                                 void *infos)
+{
+    return list_processes(FC_nvmlDeviceGetGraphicsRunningProcesses, device, true, true, count,
+                          infos);
+}
