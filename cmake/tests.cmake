@@ -16,7 +16,8 @@ foreach(src ${GW_UNIT_TESTS})
   target_link_libraries(${name} PRIVATE gwcore PkgConfig::CMOCKA)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   add_test(NAME unit.${name} COMMAND ${name})
-  set_tests_properties(unit.${name} PROPERTIES ENVIRONMENT "${GW_TEST_ENV}" TIMEOUT 120)
+  set_tests_properties(unit.${name} PROPERTIES TIMEOUT 300 ENVIRONMENT
+    "${GW_TEST_ENV};CMOCKA_MESSAGE_OUTPUT=xml;CMOCKA_XML_FILE=${CMAKE_BINARY_DIR}/test-results/unit.${name}.xml")
 endforeach()
 
 # Command-line tests (pytest, Debian's python3-pytest): one ctest entry per tests/cli/test_*.py.
@@ -24,7 +25,8 @@ find_program(GW_PYTEST NAMES pytest-3 pytest REQUIRED)
 file(GLOB GW_CLI_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/cli/test_*.py)
 foreach(src ${GW_CLI_TESTS})
   get_filename_component(name ${src} NAME_WE)
-  add_test(NAME cli.${name} COMMAND ${GW_PYTEST} -q -p no:cacheprovider ${src}
+  add_test(NAME cli.${name} COMMAND ${GW_PYTEST} -q -p no:cacheprovider
+           --junitxml=${CMAKE_BINARY_DIR}/test-results/cli.${name}.xml ${src}
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   set_tests_properties(cli.${name} PROPERTIES ENVIRONMENT "${GW_TEST_ENV}" TIMEOUT 600)
 endforeach()

@@ -33,8 +33,16 @@ char *gw_rundir_name_hint(int argc, char *const argv[])
 {
     const char *pick = argc > 0 ? base_name(argv[0]) : "run";
     if (argc > 0 && is_interpreter(pick)) {
-        /* The first argument that is not an option names the script or module. */
+        /* The first argument that is not an option names the script; `-m MODULE` names the
+         * module; `-c CODE` has no name, so the interpreter's is kept. */
         for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], "-c") == 0)
+                break;
+            if (strcmp(argv[i], "-m") == 0) {
+                if (i + 1 < argc)
+                    pick = argv[i + 1];
+                break;
+            }
             if (argv[i][0] == '-')
                 continue;
             pick = base_name(argv[i]);

@@ -185,8 +185,8 @@ static void announce(const session *s)
     const gw_device_info *d = gw_sampler_devices(s->sampler, &n);
     const char *sim = getenv("FAKE_NVML_SCENARIO");
     bool simulated = sim && strstr(s->nvml->path, "fake-nvml") != NULL;
-    say("recording %u GPU%s%s%s every %g s into %s%s%s", n, n == 1 ? "" : "s", n ? " (" : "",
-        n ? d[0].name : "", (double)s->cfg->interval_ms / 1000.0, s->dir,
+    say("recording %u GPU%s%s%s%s every %g s into %s%s%s", n, n == 1 ? "" : "s", n ? " (" : "",
+        n ? d[0].name : "", n ? ")" : "", (double)s->cfg->interval_ms / 1000.0, s->dir,
         simulated ? " — simulated GPU, fake NVML playing " : "", simulated ? sim : "");
 }
 

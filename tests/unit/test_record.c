@@ -162,6 +162,14 @@ static void test_name_hint(void **state)
     h = gw_rundir_name_hint(2, a3);
     assert_string_equal(h, "run_me");
     free(h);
+    char *a4[] = {"python3", "-c", "print(1)"};
+    h = gw_rundir_name_hint(3, a4);
+    assert_string_equal(h, "python3");
+    free(h);
+    char *a5[] = {"python", "-m", "torch.distributed.run", "train.py"};
+    h = gw_rundir_name_hint(4, a5);
+    assert_string_equal(h, "torch.distributed.run");
+    free(h);
 }
 
 static void test_eventlog_concurrent(void **state)

@@ -1,0 +1,100 @@
+"""Shared fixtures for gpuwatch's command-line tests (pytest, Debian's python3-pytest).
+
+Every test runs build/gpuwatch against the fake NVML library playing a JSON scenario
+(docs/fake-nvml.md); paths come from the environment ctest sets (cmake/tests.cmake)."""
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(os.environ.get("GPUWATCH_SOURCE", Path(__file__).resolve().parents[2]))
+BUILD = Path(os.environ.get("GPUWATCH_BUILD", SOURCE / "build"))
+GW = os.environ.get("GPUWATCH_BIN", str(BUILD / "gpuwatch"))
+FAKE = os.environ.get("GPUWATCH_FAKE_NVML", str(BUILD / "fake-nvml" / "libnvidia-ml.so.1"))
+SHARED = Path(os.environ.get("GPUWATCH_SHARED", SOURCE.parent / "shared"))
+SCENARIOS = SOURCE / "tests" / "scenarios"
+PYTHON = sys.executable
+
+
+def h200(**over):
+    """One H200 device entry in the scenario format, with a simple two-point timeline."""
+    dev = {
+        "name": "NVIDIA H200",
+        "uuid": "GPU-00000000-0000-0000-0000-000000000000",
+        "pci_bus_id": "00000000:00:06.0",
+        "memory_total_mib": 143771,
+        "power_limit_w": 700,
+        "slowdown_temp_c": 89,
+        "max_sm_clock_mhz": 1980,
+        "timeline": [
+            {"t": 0, "util_gpu": 0, "util_mem": 0, "mem_used_mib": 600, "temp_c": 38,
+             "power_w": 76, "sm_clock_mhz": 345, "clocks_event_reasons": 1, "pstate": 0,
+             "sm_active": 0, "sm_occupancy": 0, "tensor_active": 0, "dram_active": 0},
+            {"t": 10, "util_gpu": 100, "util_mem": 40, "mem_used_mib": 20600, "temp_c": 78,
+             "power_w": 676, "sm_clock_mhz": 1980, "clocks_event_reasons": 0, "pstate": 0,
+             "sm_active": 90, "sm_occupancy": 40, "tensor_active": 60, "dram_active": 30},
+        ],
+    }
+    dev.update(over)
+    return dev
+
+
+@pytest.fixture
+def scenario(tmp_path):
+    """Writes a scenario dict to a file and returns its path."""
+    def write(obj, name="scenario.json"):
+        p = tmp_path / name
+        p.write_text(json.dumps(obj))
+        return p
+    return write
+
+
+def gw_env(scenario_path=None, **extra):
+    env = dict(os.environ)
+    env["GPUWATCH_NVML_LIB"] = FAKE
+    env["NO_COLOR"] = "1"
+    if scenario_path is not None:
+        env["FAKE_NVML_SCENARIO"] = str(scenario_path)
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def gw(args, scenario_path=None, timeout=60, cwd=None, env=None, **kw):
+    """Runs gpuwatch to completion and returns the CompletedProcess (text mode)."""
+    return subprocess.run([GW] + [str(a) for a in args], env=env or gw_env(scenario_path),
+                          capture_output=True, text=True, timeout=timeout, cwd=cwd, **kw)
+
+
+def read_csv(path):
+    """Reads one of our CSV files: ', ' separated, header first. Returns (header, rows)."""
+    lines = Path(path).read_text().splitlines()
+    header = lines[0].split(", ")
+    rows = [dict(zip(header, line.split(", "))) for line in lines[1:]]
+    for line in lines[1:]:
+        assert len(line.split(", ")) == len(header), f"ragged row in {path}: {line!r}"
+    return header, rows
+
+
+def interp(timeline, key, t):
+    """The scenario's value of key at time t (linear between points, held outside)."""
+    pts = [(p["t"], p[key]) for p in timeline if key in p]
+    if t <= pts[0][0]:
+        return pts[0][1]
+    for (t0, v0), (t1, v1) in zip(pts, pts[1:]):
+        if t0 <= t <= t1:
+            return v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+    return pts[-1][1]
+
+
+def rfc3339_to_s(ts):
+    from datetime import datetime, timezone
+    return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp()
+
+
+def events(run_dir):
+    p = Path(run_dir) / "events.jsonl"
+    return [json.loads(line) for line in p.read_text().splitlines()] if p.exists() else []

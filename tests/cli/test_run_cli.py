@@ -1,0 +1,384 @@
+"""`gpuwatch run` and `gpuwatch record` end to end against the fake NVML library."""
+import json
+import os
+import pty
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import (FAKE, GW, PYTHON, events, gw, gw_env, h200, interp, read_csv,
+                      rfc3339_to_s)
+
+
+def test_values_follow_the_scenario(scenario, tmp_path):
+    dev = h200(processes=[{"pid": "child", "name": "python3", "used_mib": 1234, "from_s": 0}])
+    sc = scenario({"driver_version": "580.159.04", "devices": [dev]})
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.2", "--", PYTHON, "-c", "import time; time.sleep(3)"], sc)
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((out / "meta.json").read_text())
+    start = rfc3339_to_s(meta["start_time"])
+    header, rows = read_csv(out / "gpu.csv")
+    assert header[:16] == ["timestamp", "index", "utilization.gpu [%]", "utilization.memory [%]",
+                           "memory.used [MiB]", "memory.total [MiB]", "temperature.gpu",
+                           "power.draw [W]", "power.limit [W]", "clocks.current.sm [MHz]",
+                           "clocks_event_reasons.active", "pstate", "gpm.sm_active [%]",
+                           "gpm.sm_occupancy [%]", "gpm.tensor_active [%]", "gpm.dram_active [%]"]
+    assert 12 <= len(rows) <= 20, len(rows)
+    tl = dev["timeline"]
+    # The row's scenario time is (row - start) + d, d in [0, 0.15] s (nvmlInit comes shortly
+    # before meta.json's start time): allow the slope times that, plus integer rounding.
+    for row in rows:
+        t = rfc3339_to_s(row["timestamp"]) - start
+        for col, key, slope, tol in [("utilization.gpu [%]", "util_gpu", 10, 1.01),
+                                     ("memory.used [MiB]", "mem_used_mib", 2000, 1.01),
+                                     ("temperature.gpu", "temp_c", 4, 1.01),
+                                     ("power.draw [W]", "power_w", 60, 0.02),
+                                     ("clocks.current.sm [MHz]", "sm_clock_mhz", 163.5, 1.01)]:
+            lo = interp(tl, key, t) - tol
+            hi = interp(tl, key, t + 0.15) + tol
+            assert lo <= float(row[col]) <= hi, (col, t, row[col], lo, hi)
+        assert row["memory.total [MiB]"] == "143771"
+        assert row["power.limit [W]"] == "700.00"
+        assert row["pstate"] == "P0"
+        # a bit mask holds the earlier point's value: 1 until t=10
+        assert row["clocks_event_reasons.active"] == "0x0000000000000001"
+    # GPM values arrive from the slow thread after two samples; they are averages over windows,
+    # so they lie within the scenario's range over the run.
+    gpm = [float(r["gpm.sm_active [%]"]) for r in rows if r["gpm.sm_active [%]"] != ""]
+    assert len(gpm) >= len(rows) - 3
+    assert all(0 <= v <= interp(tl, "sm_active", 3.5) + 0.5 for v in gpm)
+    assert gpm[-1] > 10
+    # processes: the wrapped python is the "child" pid, in the job
+    _, procs = read_csv(out / "processes.csv")
+    assert procs, "no process rows"
+    assert {p["in_job"] for p in procs} == {"1"}
+    assert {p["used_memory [MiB]"] for p in procs} == {"1234"}
+    assert procs[0]["process_name"].startswith("python")
+    # host.csv: the job tree was followed
+    _, host = read_csv(out / "host.csv")
+    assert len(host) == len(rows)
+    assert all(h["job.processes"] == "1" for h in host[2:])
+    assert float(host[-1]["job.rss [MiB]"]) > 1
+    assert all(h["memory.used [MiB]"] != "" for h in host)
+
+
+def test_absent_fields_are_empty_cells(scenario, tmp_path):
+    sc = scenario({"devices": [h200(unsupported=["gpm", "power", "clocks_event_reasons"])]})
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", "--", "sleep", "0.8"], sc)
+    assert r.returncode == 0, r.stderr
+    _, rows = read_csv(out / "gpu.csv")
+    assert rows
+    for row in rows:
+        for col in ["power.draw [W]", "gpm.sm_active [%]", "gpm.sm_occupancy [%]",
+                    "gpm.tensor_active [%]", "gpm.dram_active [%]",
+                    "clocks_event_reasons.active"]:
+            assert row[col] == "", (col, row[col])
+        assert row["utilization.gpu [%]"] != ""
+        assert row["temperature.gpu"] != ""
+
+
+def test_processes_other_containers_and_unavailable_memory(scenario, tmp_path):
+    dev = h200(processes=[{"pid": 4194000, "name": "ghost", "used_mib": None},
+                          {"pid": "child", "name": "sh", "used_mib": 500}])
+    sc = scenario({"devices": [dev]})
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.2", "--", "sleep", "1.6"], sc)
+    assert r.returncode == 0, r.stderr
+    _, procs = read_csv(out / "processes.csv")
+    ghost = [p for p in procs if p["pid"] == "4194000"]
+    assert ghost and all(p["process_name"] == "" and p["in_job"] == "0" and
+                         p["used_memory [MiB]"] == "" for p in ghost)
+    mine = [p for p in procs if p["pid"] != "4194000"]
+    assert mine and all(p["in_job"] == "1" and p["used_memory [MiB]"] == "500" for p in mine)
+
+
+def test_job_cpu_of_a_busy_process_tree(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "run"
+    script = ("import multiprocessing as mp, time\n"
+              "def spin():\n  t=time.time()\n  while time.time()-t<2.5: pass\n"
+              "if __name__=='__main__':\n"
+              "  ps=[mp.Process(target=spin) for _ in range(2)]\n"
+              "  [p.start() for p in ps]; [p.join() for p in ps]\n")
+    r = gw(["run", "-o", out, "-i", "0.25", "--", PYTHON, "-c", script], sc)
+    assert r.returncode == 0, r.stderr
+    _, host = read_csv(out / "host.csv")
+    procs = [int(h["job.processes"]) for h in host if h["job.processes"]]
+    assert max(procs) >= 3  # parent + 2 workers
+    cpu = [float(h["job.cpu [%]"]) for h in host if h["job.cpu [%]"]]
+    # two spinning workers on a 2-core machine: well above one core at the peak
+    assert max(cpu) > 120, cpu
+
+
+@pytest.mark.parametrize("code", [0, 3, 42])
+def test_exit_status_passthrough(scenario, tmp_path, code):
+    sc = scenario({"devices": [h200()]})
+    r = gw(["run", "-o", tmp_path / "run", "--", "sh", "-c", f"exit {code}"], sc)
+    assert r.returncode == code
+    meta = json.loads((tmp_path / "run" / "meta.json").read_text())
+    assert meta["exit"]["code"] == code
+    assert meta["end_time"] is not None
+
+
+def test_job_killed_by_signal(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", "--", "sh", "-c", "sleep 0.5; kill -9 $$"], sc)
+    assert r.returncode == 128 + 9
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["exit"] == {"code": None, "signal": 9, "status": 137}
+    ev = [e for e in events(out) if e["type"] == "job_exit"]
+    assert len(ev) == 1 and ev[0]["signal"] == 9 and ev[0]["signal_name"] == "KILL"
+    _, rows = read_csv(out / "gpu.csv")
+    assert len(rows) >= 4
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_signals_are_forwarded(scenario, tmp_path, sig):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "run"
+    marker = tmp_path / "got"
+    script = ("import signal, sys, time\n"
+              f"def h(n, f):\n  open({str(marker)!r}, 'w').write(str(n)); sys.exit(7)\n"
+              "for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP): signal.signal(s, h)\n"
+              "print('ready', flush=True)\ntime.sleep(30)\n")
+    p = subprocess.Popen([GW, "run", "-o", str(out), "-i", "0.1", "--", PYTHON, "-c", script],
+                         env=gw_env(sc), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "ready"
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=20)
+    assert p.returncode == 7, err
+    assert marker.read_text() == str(int(sig))
+    assert json.loads((out / "meta.json").read_text())["exit"]["code"] == 7
+
+
+def test_sigkill_leaves_readable_csv(scenario, tmp_path):
+    sc = scenario({"devices": [h200(), h200(uuid="GPU-1", pci_bus_id="00000000:00:07.0")]})
+    out = tmp_path / "run"
+    p = subprocess.Popen([GW, "run", "-o", str(out), "-i", "0.05", "--", "sleep", "30"],
+                         env=gw_env(sc), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    time.sleep(3.0)
+    # the wrapped sleep is in its own process group: find it before killing gpuwatch
+    child = json.loads((out / "meta.json").read_text()).get("job_pid")
+    p.kill()
+    p.wait()
+    if child:
+        os.kill(int(child), signal.SIGKILL)
+    for name in ["gpu.csv", "host.csv"]:
+        text = (out / name).read_text()
+        assert text.endswith("\n"), f"{name} ends in a partial row"
+        header, rows = read_csv(out / name)  # asserts every row is whole
+    _, rows = read_csv(out / "gpu.csv")
+    # 3 s at 20 Hz on 2 GPUs = ~120 rows; at most the last second (~40 rows) may be missing
+    assert len(rows) >= 2 * 20 * 2, len(rows)
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["end_time"] is None  # readable, and honest that the recording did not end
+
+
+def test_gpu_lost_mid_run(scenario, tmp_path):
+    sc = scenario({"devices": [h200(), h200(uuid="GPU-1", pci_bus_id="00000000:00:07.0",
+                                            lost_after_s=1.0)]})
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", "--", "sleep", "2.5"], sc)
+    assert r.returncode == 0, r.stderr
+    assert "GPU 1 was lost" in r.stderr
+    lost = [e for e in events(out) if e["type"] == "gpu_lost"]
+    assert len(lost) == 1 and lost[0]["gpu"] == 1
+    lost_at = rfc3339_to_s(lost[0]["timestamp"])
+    _, rows = read_csv(out / "gpu.csv")
+    g0 = [r for r in rows if r["index"] == "0"]
+    g1 = [r for r in rows if r["index"] == "1"]
+    assert len(g0) == len(g1) >= 20
+    assert all(r["utilization.gpu [%]"] != "" for r in g0)  # GPU 0 kept recording
+    after = [r for r in g1 if rfc3339_to_s(r["timestamp"]) >= lost_at]
+    assert len(after) >= 10
+    for r in after:
+        assert all(v == "" for k, v in r.items() if k not in ("timestamp", "index")), r
+    before = [r for r in g1 if rfc3339_to_s(r["timestamp"]) < lost_at - 0.3]
+    assert before and all(r["utilization.gpu [%]"] != "" for r in before)
+
+
+def test_existing_dir_is_refused_before_the_command_starts(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "keep.txt").write_text("precious")
+    marker = tmp_path / "started"
+    r = gw(["run", "-o", out, "--", "touch", marker], sc)
+    assert r.returncode == 125
+    assert "already exists" in r.stderr and str(out) in r.stderr
+    assert not marker.exists()
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+
+
+def test_unwritable_dir(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    marker = tmp_path / "started"
+    r = gw(["run", "-o", "/proc/gpuwatch-cannot-be-here", "--", "touch", marker], sc)
+    assert r.returncode == 125
+    assert "cannot create" in r.stderr and "-o" in r.stderr
+    assert not marker.exists()
+
+
+def test_no_nvml_library(tmp_path):
+    env = gw_env(None, GPUWATCH_NVML_LIB="/nonexistent/libnvidia-ml.so.1")
+    r = gw(["run", "-o", tmp_path / "run", "--", "true"], env=env)
+    assert r.returncode == 125
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "GPUWATCH_NVML_LIB" in lines[0]
+    assert not (tmp_path / "run").exists()
+    r = gw(["record", "-o", tmp_path / "rec", "--duration", "1"], env=env)
+    assert r.returncode == 1
+
+
+@pytest.mark.parametrize("name,words", [("DRIVER_NOT_LOADED", "driver is not loaded"),
+                                        ("LIB_RM_VERSION_MISMATCH", "reboot"),
+                                        ("NO_PERMISSION", "/dev/nvidia")])
+def test_init_errors(scenario, tmp_path, name, words):
+    sc = scenario({"init_error": name, "devices": []})
+    r = gw(["run", "-o", tmp_path / "run", "--", "true"], sc)
+    assert r.returncode == 125
+    assert name in r.stderr and words in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = gw(["record", "-o", tmp_path / "rec", "--duration", "1"], sc)
+    assert r.returncode == 1 and name in r.stderr
+
+
+@pytest.mark.parametrize("args,words", [
+    (["run", "--bogus", "--", "true"], "unknown option"),
+    (["run", "-i", "0.01", "--", "true"], "bad interval"),
+    (["run", "-i", "soon", "--", "true"], "bad interval"),
+    (["run"], "no command given"),
+    (["record", "--duration", "x"], "bad duration"),
+    (["record", "extra"], "takes no command"),
+    (["frobnicate"], "unknown command"),
+])
+def test_usage_errors(scenario, args, words):
+    sc = scenario({"devices": [h200()]})
+    r = gw(args, sc)
+    assert r.returncode == 2
+    assert words in r.stderr
+
+
+def test_command_not_found(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    r = gw(["run", "--", "no-such-command-for-gpuwatch"], sc, cwd=tmp_path)
+    assert r.returncode == 127
+    assert "command not found: no-such-command-for-gpuwatch" in r.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_record_duration_and_schedule(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "rec"
+    r = gw(["record", "-o", out, "-i", "0.1", "--duration", "3"], sc)
+    assert r.returncode == 0, r.stderr
+    _, rows = read_csv(out / "gpu.csv")
+    ts = [rfc3339_to_s(r["timestamp"]) for r in rows]
+    assert 27 <= len(ts) <= 32, len(ts)
+    gaps = [b - a for a, b in zip(ts, ts[1:])]
+    assert max(gaps) < 0.2, max(gaps)
+    # no drift: tick k is at start + k * 100 ms
+    assert abs((ts[-1] - ts[0]) - 0.1 * (len(ts) - 1)) < 0.05
+    _, host = read_csv(out / "host.csv")
+    assert all(h["job.cpu [%]"] == "" and h["job.processes"] == "" for h in host)
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["mode"] == "record" and meta["exit"] is None and meta["end_reason"] == "duration"
+
+
+def test_record_stops_on_sigint(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "rec"
+    p = subprocess.Popen([GW, "record", "-o", str(out), "-i", "0.1"], env=gw_env(sc),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=10)
+    assert p.returncode == 0, err
+    _, rows = read_csv(out / "gpu.csv")
+    assert len(rows) >= 5
+    assert json.loads((out / "meta.json").read_text())["end_time"] is not None
+
+
+def test_long_interval_takes_one_tick(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "rec"
+    r = gw(["record", "-o", out, "-i", "1h", "--duration", "0.5"], sc)
+    assert r.returncode == 0, r.stderr
+    _, rows = read_csv(out / "gpu.csv")
+    assert len(rows) == 1
+
+
+def test_slow_reads_never_delay_ticks(scenario, tmp_path):
+    dev = h200(latency_ms={"processes": 400, "energy": 300},
+               processes=[{"pid": "child", "name": "sleep", "used_mib": 10}])
+    sc = scenario({"devices": [dev]})
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", "--", "sleep", "3"], sc)
+    assert r.returncode == 0, r.stderr
+    _, rows = read_csv(out / "gpu.csv")
+    ts = [rfc3339_to_s(r["timestamp"]) for r in rows]
+    gaps = [b - a for a, b in zip(ts, ts[1:])]
+    assert max(gaps) < 0.2, max(gaps)
+    _, procs = read_csv(out / "processes.csv")
+    assert procs  # the slow list still arrived
+
+
+def test_output_log_env_and_summary(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", "--", "sh", "-c",
+            "echo to-stdout; echo to-stderr >&2; echo \"dir=$GPUWATCH_RUN_DIR\"; sleep 0.5"], sc)
+    assert r.returncode == 0
+    assert "to-stdout" in r.stdout and "to-stderr" in r.stderr
+    log = (out / "output.log").read_text()
+    assert "to-stdout" in log and "to-stderr" in log
+    assert f"dir={out.resolve()}" in log
+    # the end-of-run table on stderr
+    assert "util mean" in r.stderr and "energy" in r.stderr
+    row = [l for l in r.stderr.splitlines() if l.startswith("  0 ")]
+    assert row and "143771" not in row[0] and "MiB" in row[0]
+    assert "job: peak RSS" in r.stderr
+    ev = [e["type"] for e in events(out)]
+    assert ev[0] == "job_start" and ev[-1] == "job_exit"
+
+
+def test_default_run_dir(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    r = gw(["run", "--", PYTHON, "-c", "pass"], sc, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    dirs = list((tmp_path / "runs").iterdir())
+    assert len(dirs) == 1 and dirs[0].name.endswith("-python3"), dirs
+    assert (dirs[0] / "gpu.csv").exists()
+
+
+def test_under_a_terminal_the_command_gets_a_pty(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "run"
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(GW, [GW, "run", "-o", str(out), "-i", "0.2", "--", PYTHON, "-c",
+                       "import sys,os; print('tty', sys.stdout.isatty(), os.isatty(0))"],
+                  gw_env(sc))
+    buf = b""
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        r, _, _ = select.select([fd], [], [], 0.5)
+        if r:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+    _, st = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(st) == 0, buf
+    assert b"tty True True" in buf
+    assert "tty True True" in (out / "output.log").read_text()
