@@ -167,14 +167,14 @@ bool gw_run_summary_gpu(const gw_run_summary *rs, unsigned i, gw_gpu_summary *o)
     return true;
 }
 
-/* Writes "%*.Nf" of v followed by unit, or "-" right-aligned to the same width. */
-static void num(FILE *to, int width, int decimals, double v, const char *unit)
+/* Formats v with `decimals` digits and a unit into buf, or "-" when absent. */
+static const char *fmt(char *buf, size_t len, int decimals, double v, const char *unit)
 {
-    if (isnan(v)) {
-        fprintf(to, "%*s%*s", width, "-", (int)strlen(unit), "");
-        return;
-    }
-    fprintf(to, "%*.*f%s", width, decimals, v, unit);
+    if (isnan(v) || isinf(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.*f%s", decimals, v, unit);
+    return buf;
 }
 
 void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
@@ -184,31 +184,31 @@ void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
     if (rs->n == 0)
         fprintf(to, "no NVIDIA GPU was found: only the CPU side was recorded\n");
     else
-        fprintf(to, "GPU  util mean   p95  SM active    mem peak (of total)  temp max  "
-                    "power mean    max (of limit)   energy\n");
+        fprintf(to, "%3s %9s %6s %9s %10s %6s %8s %10s %8s %7s %9s\n", "GPU", "util mean", "p95",
+                "SM active", "mem peak", "", "temp max", "power mean", "max", "% limit",
+                "energy");
     for (unsigned i = 0; i < rs->n; i++) {
         gw_gpu_summary g;
         gw_run_summary_gpu(rs, i, &g);
-        fprintf(to, "%3u ", rs->gpus[i].info.index);
-        num(to, 8, 0, g.util_mean_pct, " %");
-        num(to, 4, 0, g.util_p95_pct, " %");
-        num(to, 9, 1, g.sm_active_mean_pct, " %");
-        num(to, 9, 0, g.mem_peak_mib, " MiB");
-        num(to, 5, 0, g.mem_peak_mib / g.mem_total_mib * 100.0, " %");
-        num(to, 8, 0, g.temp_max_c, " C");
-        num(to, 10, 0, g.power_mean_w, " W");
-        num(to, 6, 0, g.power_max_w, " W");
-        num(to, 5, 0, g.power_max_w / g.power_limit_w * 100.0, " %");
-        num(to, 8, 2, g.energy_wh, " Wh");
-        fprintf(to, "%s\n", g.lost ? "  (lost)" : "");
+        char a[32], b[32], c[32], d[32], e[32], f[32], h[32], k[32], m[32], n[32];
+        fprintf(to, "%3u %9s %6s %9s %10s %6s %8s %10s %8s %7s %9s%s\n",
+                rs->gpus[i].info.index, fmt(a, sizeof a, 0, g.util_mean_pct, " %"),
+                fmt(b, sizeof b, 0, g.util_p95_pct, " %"),
+                fmt(c, sizeof c, 1, g.sm_active_mean_pct, " %"),
+                fmt(d, sizeof d, 0, g.mem_peak_mib, " MiB"),
+                fmt(e, sizeof e, 0, g.mem_peak_mib / g.mem_total_mib * 100.0, " %"),
+                fmt(f, sizeof f, 0, g.temp_max_c, " C"), fmt(h, sizeof h, 0, g.power_mean_w, " W"),
+                fmt(k, sizeof k, 0, g.power_max_w, " W"),
+                fmt(m, sizeof m, 0, g.power_max_w / g.power_limit_w * 100.0, " %"),
+                fmt(n, sizeof n, 2, g.energy_wh, " Wh"), g.lost ? "  (lost)" : "");
     }
     if (rs->job_rss.n || rs->job_cpu.n) {
-        fprintf(to, "job: peak RSS ");
-        num(to, 0, 0, acc_max(&rs->job_rss), " MiB");
-        fprintf(to, ", mean CPU ");
-        num(to, 0, 0, acc_mean(&rs->job_cpu), " %");
-        fprintf(to, " (100 %% = one core), up to ");
-        num(to, 0, 0, acc_max(&rs->job_procs), " processes\n");
+        char a[32], b[32];
+        double procs = acc_max(&rs->job_procs);
+        fprintf(to, "job: peak RSS %s, mean CPU %s (100 %% = one core), up to %.0f process%s\n",
+                fmt(a, sizeof a, 0, acc_max(&rs->job_rss), " MiB"),
+                fmt(b, sizeof b, 0, acc_mean(&rs->job_cpu), " %"), isnan(procs) ? 0 : procs,
+                procs == 1 ? "" : "es");
     }
 }
 
