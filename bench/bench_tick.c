@@ -2,12 +2,12 @@
  * bench_tick: the cost of one sampler tick per GPU against the raw NVML calls it makes.
  *
  * For each GPU it times, over N iterations: the four core calls made directly (utilization,
- * memory_v2, temperature, power), gpuwatch's fast read of the same four fields, the raw calls behind
- * a whole `run` tick's fast fields, gpuwatch's fast read of them, and the /proc part of a tick
- * (host + a job tree). Prints microseconds per read and the ratios. NVML comes from
+ * memory_v2, temperature, power), gpuwatch's fast read of the same four fields, the raw calls
+ * behind a whole `run` tick's fast fields, gpuwatch's fast read of them, and the /proc part of a
+ * tick (host + a job tree). Prints microseconds per read and the ratios. NVML comes from
  * $GPUWATCH_NVML_LIB (the fake on a CPU-only machine) or libnvidia-ml.so.1.
  *
- *   build/bench_tick [iterations]
+ *   build/bench_tick [iterations [spaced-calls]]
  */
 #include "host/procfs.h"
 #include "nvml/nvml_lib.h"
@@ -16,11 +16,201 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define B(f) GW_FIELD_BIT(f)
 
 static volatile unsigned sink;
+
+static int64_t cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Prints this process's resident memory (VmRSS, RssAnon, RssFile) after a stage. */
+static void rss(const char *stage)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256], out[256] = "";
+    while (f && fgets(line, sizeof line, f)) {
+        if (strncmp(line, "VmRSS:", 6) == 0 || strncmp(line, "RssAnon:", 8) == 0 ||
+            strncmp(line, "RssFile:", 8) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            strncat(out, line, sizeof out - strlen(out) - 2);
+            strncat(out, "  ", sizeof out - strlen(out) - 1);
+        }
+    }
+    if (f)
+        fclose(f);
+    printf("memory after %-22s %s\n", stage, out);
+}
+
+/* One NVML call, timed alone. */
+typedef struct one_call {
+    const char *name;
+    int which;
+} one_call;
+
+static gwn_gpm_sample gpm_a, gpm_b;
+static gwn_gpm_metrics_get gpm_mg;
+
+static void do_call(const gw_nvml *n, gwn_device h, int which)
+{
+    unsigned v = 0;
+    unsigned long long u = 0;
+    int ps = 0;
+    switch (which) {
+    case 0: {
+        gwn_utilization x;
+        n->DeviceGetUtilizationRates(h, &x);
+        v = x.gpu;
+        break;
+    }
+    case 1: {
+        gwn_memory_v2 m = {.version = GWN_MEMORY_V2_VERSION};
+        n->DeviceGetMemoryInfo_v2(h, &m);
+        v = (unsigned)m.used;
+        break;
+    }
+    case 2:
+        n->DeviceGetTemperature(h, GWN_TEMPERATURE_GPU, &v);
+        break;
+    case 3:
+        n->DeviceGetPowerUsage(h, &v);
+        break;
+    case 4:
+        n->DeviceGetPowerManagementLimit(h, &v);
+        break;
+    case 5:
+        n->DeviceGetEnforcedPowerLimit(h, &v);
+        break;
+    case 6:
+        n->DeviceGetClockInfo(h, GWN_CLOCK_SM, &v);
+        break;
+    case 7:
+        n->DeviceGetClockInfo(h, GWN_CLOCK_MEM, &v);
+        break;
+    case 8:
+        n->DeviceGetCurrentClocksEventReasons(h, &u);
+        break;
+    case 9:
+        n->DeviceGetPerformanceState(h, &ps);
+        break;
+    case 10:
+        if (n->DeviceGetTotalEnergyConsumption)
+            n->DeviceGetTotalEnergyConsumption(h, &u);
+        break;
+    case 11: {
+        unsigned c = 0;
+        if (n->DeviceGetComputeRunningProcesses)
+            n->DeviceGetComputeRunningProcesses(h, &c, NULL);
+        v = c;
+        break;
+    }
+    case 12:
+        if (n->GpmSampleGet && gpm_a)
+            n->GpmSampleGet(h, gpm_a);
+        break;
+    case 13:
+        if (n->GpmMetricsGet && gpm_a && gpm_b) {
+            memset(&gpm_mg, 0, 24 + 4 * sizeof gpm_mg.metrics[0]);
+            gpm_mg.version = GWN_GPM_METRICS_GET_VERSION;
+            gpm_mg.numMetrics = 4;
+            gpm_mg.sample1 = gpm_b;
+            gpm_mg.sample2 = gpm_a;
+            gpm_mg.metrics[0].metricId = 2;
+            gpm_mg.metrics[1].metricId = 3;
+            gpm_mg.metrics[2].metricId = 5;
+            gpm_mg.metrics[3].metricId = 10;
+            n->GpmMetricsGet(&gpm_mg);
+        }
+        break;
+    case 14: {
+        gwn_field_value fv = {.fieldId = GWN_FI_DEV_MEMORY_TEMP};
+        if (n->DeviceGetFieldValues)
+            n->DeviceGetFieldValues(h, 1, &fv);
+        break;
+    }
+    case 15:
+        n->DeviceGetMaxClockInfo(h, GWN_CLOCK_SM, &v);
+        break;
+    default:
+        break;
+    }
+    sink += v + (unsigned)u + (unsigned)ps;
+}
+
+/* Times each call alone: `spaced` calls 100 ms apart (as in a 10 Hz tick, where NVML's caches
+ * have expired) and, for comparison, back to back. Wall and thread-CPU microseconds per call. */
+static void per_call(const gw_nvml *n, gwn_device h, int iters, int spaced)
+{
+    static const one_call calls[] = {{"GetUtilizationRates", 0},
+                                     {"GetMemoryInfo_v2", 1},
+                                     {"GetTemperature", 2},
+                                     {"GetPowerUsage", 3},
+                                     {"GetPowerManagementLimit", 4},
+                                     {"GetEnforcedPowerLimit", 5},
+                                     {"GetClockInfo(SM)", 6},
+                                     {"GetClockInfo(MEM)", 7},
+                                     {"GetCurrentClocksEventReasons", 8},
+                                     {"GetPerformanceState", 9},
+                                     {"GetMaxClockInfo(SM)", 15},
+                                     {"GetTotalEnergyConsumption", 10},
+                                     {"GetComputeRunningProcesses", 11},
+                                     {"GpmSampleGet", 12},
+                                     {"GpmMetricsGet (4 metrics)", 13},
+                                     {"GetFieldValues(mem temp)", 14}};
+    if (n->GpmSampleAlloc) {
+        n->GpmSampleAlloc(&gpm_a);
+        n->GpmSampleAlloc(&gpm_b);
+        if (n->GpmSampleGet) {
+            n->GpmSampleGet(h, gpm_b);
+            usleep(200000);
+            n->GpmSampleGet(h, gpm_a);
+        }
+    }
+    printf("%-30s %13s %13s %13s %13s\n", "NVML call", "loop wall us", "loop CPU us", "spaced wall",
+           "spaced CPU");
+    for (size_t c = 0; c < sizeof calls / sizeof calls[0]; c++) {
+        int k = calls[c].which >= 10 && calls[c].which <= 13 ? iters / 100 + 1 : iters / 10 + 1;
+        int64_t w0 = gw_mono_ns(), c0 = cpu_ns();
+        for (int i = 0; i < k; i++)
+            do_call(n, h, calls[c].which);
+        int64_t w1 = gw_mono_ns(), c1 = cpu_ns();
+        int64_t sw = 0, sc = 0;
+        for (int i = 0; i < spaced; i++) {
+            usleep(100000);
+            int64_t a = gw_mono_ns(), b = cpu_ns();
+            do_call(n, h, calls[c].which);
+            sw += gw_mono_ns() - a;
+            sc += cpu_ns() - b;
+        }
+        printf("%-30s %13.2f %13.2f %13.2f %13.2f\n", calls[c].name, (w1 - w0) / 1e3 / k,
+               (c1 - c0) / 1e3 / k, spaced ? sw / 1e3 / spaced : 0.0,
+               spaced ? sc / 1e3 / spaced : 0.0);
+    }
+}
+
+/* A whole tick's fast reads every 100 ms, as the sampler does: wall and CPU per tick. */
+static void spaced_ticks(const gw_nvml *n, gw_gpu_dev *d, uint64_t fields, const char *what,
+                         int ticks)
+{
+    gw_gpu_sample s;
+    int64_t sw = 0, sc = 0;
+    for (int i = 0; i < ticks; i++) {
+        usleep(100000);
+        int64_t a = gw_mono_ns(), b = cpu_ns();
+        gw_gpu_read_fast(n, d, fields, &s);
+        sw += gw_mono_ns() - a;
+        sc += cpu_ns() - b;
+    }
+    printf("%-4u %-40s wall %8.2f us  CPU %8.2f us per tick (%d ticks 100 ms apart)\n",
+           d->info.index, what, sw / 1e3 / ticks, sc / 1e3 / ticks, ticks);
+}
 
 static void raw_core(const gw_nvml *n, gwn_device h)
 {
@@ -34,13 +224,14 @@ static void raw_core(const gw_nvml *n, gwn_device h)
     sink += u.gpu + t + p + (unsigned)m.used;
 }
 
+/* The raw calls behind a `run` tick's fast fields (see gpu_dev.c). */
 static void raw_record(const gw_nvml *n, gwn_device h)
 {
     raw_core(n, h);
     unsigned v = 0;
     unsigned long long mask = 0;
     int ps = 0;
-    n->DeviceGetPowerManagementLimit(h, &v);
+    n->DeviceGetEnforcedPowerLimit(h, &v);
     n->DeviceGetClockInfo(h, GWN_CLOCK_SM, &v);
     n->DeviceGetClockInfo(h, GWN_CLOCK_MEM, &v);
     n->DeviceGetCurrentClocksEventReasons(h, &mask);
@@ -51,18 +242,22 @@ static void raw_record(const gw_nvml *n, gwn_device h)
 int main(int argc, char **argv)
 {
     int iters = argc > 1 ? atoi(argv[1]) : 20000;
+    int spaced = argc > 2 ? atoi(argv[2]) : 0; /* calls 100 ms apart per NVML call */
     gw_nvml *n = NULL;
     gw_error err = {0};
+    rss("start");
     if (gw_nvml_open(NULL, &n, &err)) {
         fprintf(stderr, "bench_tick: %s\n", err.msg);
         return 1;
     }
     gw_gpu_dev *devs = NULL;
     unsigned count = 0;
+    rss("dlopen + nvmlInit");
     if (gw_gpu_devs_open(n, &devs, &count, &err)) {
         fprintf(stderr, "bench_tick: %s\n", err.msg);
         return 1;
     }
+    rss("opening the devices");
     if (!n->DeviceGetMemoryInfo_v2 || !n->DeviceGetCurrentClocksEventReasons) {
         fprintf(stderr, "bench_tick: this NVML lacks MemoryInfo_v2 or ClocksEventReasons\n");
         return 1;
@@ -96,6 +291,15 @@ int main(int argc, char **argv)
                    gw / raw);
         }
     }
+    rss("the fast reads");
+    for (unsigned i = 0; i < count; i++) {
+        per_call(n, devs[i].handle, iters, spaced);
+        if (spaced) {
+            spaced_ticks(n, &devs[i], core, "4 core fields", spaced);
+            spaced_ticks(n, &devs[i], GW_FIELDS_RECORD, "a run tick's fast fields", spaced);
+        }
+    }
+    rss("every call once");
     gw_procfs *p = gw_procfs_new(NULL);
     gw_procfs_set_job(p, getppid(), 0);
     gw_host_sample h;
@@ -104,8 +308,8 @@ int main(int argc, char **argv)
     for (int k = 0; k < piters; k++)
         gw_procfs_sample(p, gw_mono_ns(), &h);
     int64_t t1 = gw_mono_ns();
-    printf("%-4s %-28s %12s %12.2f %8s\n", "-", "/proc host + job tree", "", (t1 - t0) / 1e3 / piters,
-           "");
+    printf("%-4s %-28s %12s %12.2f %8s\n", "-", "/proc host + job tree", "",
+           (t1 - t0) / 1e3 / piters, "");
     gw_procfs_free(p);
     gw_gpu_devs_close(n, devs, count);
     gw_nvml_close(n);

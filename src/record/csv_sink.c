@@ -149,7 +149,7 @@ static void on_sample(void *ctx, const gw_sample *s)
             const gw_gpu_process *p = &s->procs[k];
             gw_buf_printf(b, "%s, %u, %u, ", pts, p->gpu, p->pid);
             safe_name(b, p->name);
-            cell(b, p->used_valid, "%.0f", floor(p->used_bytes / (1024.0 * 1024.0)));
+            cell(b, p->used_valid, "%.0f", ceil(p->used_bytes / (1024.0 * 1024.0)));
             gw_buf_printf(b, ", %d\n", p->in_job ? 1 : 0);
         }
         gw_csv_file_row(&cs->procs, b->data, b->len, now, next);

@@ -72,8 +72,9 @@ int gw_field_format_csv(gw_gpu_field f, double v, char *buf, size_t len)
     case -2:
         return snprintf(buf, len, "P%d", (int)v);
     case 0:
-        /* nvidia-smi truncates MiB (integer division); other integers are exact. */
-        return snprintf(buf, len, "%.0f", floor(v / fi->csv_scale));
+        /* nvidia-smi rounds bytes up to whole MiB (used 13290.81 MiB shows as 13291, measured on
+         * an H200); other integers are exact. */
+        return snprintf(buf, len, "%.0f", ceil(v / fi->csv_scale));
     default:
         return snprintf(buf, len, "%.*f", fi->csv_decimals, v / fi->csv_scale);
     }

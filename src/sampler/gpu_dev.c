@@ -273,9 +273,6 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
     if (want & B(GW_F_POWER_DRAW_MW))
         read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_MW,
                   1e7, out);
-    if (want & B(GW_F_POWER_LIMIT_MW))
-        read_uint(d, n->DeviceGetPowerManagementLimit, "nvmlDeviceGetPowerManagementLimit",
-                  GW_F_POWER_LIMIT_MW, 1e7, out);
     if (want & B(GW_F_POWER_ENFORCED_MW))
         read_uint(d, n->DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit",
                   GW_F_POWER_ENFORCED_MW, 1e7, out);
@@ -365,6 +362,20 @@ void gw_gpu_read_energy(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
            &d->slow_unsupported, "nvmlDeviceGetTotalEnergyConsumption") &&
         mj < (1ULL << 52))
         gw_set(out, GW_F_ENERGY_MJ, (double)mj);
+}
+
+void gw_gpu_read_power_limit(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
+{
+    if (atomic_load(&d->lost) || (d->slow_unsupported & B(GW_F_POWER_LIMIT_MW)))
+        return;
+    unsigned mw = 0;
+    gwn_return r = NV(n, DeviceGetPowerManagementLimit, d->handle, &mw);
+    if (gw_nvml_is_unsupported(r))
+        r = NV(n, DeviceGetEnforcedPowerLimit, d->handle, &mw);
+    if (ok(d, r, B(GW_F_POWER_LIMIT_MW), &d->slow_unsupported,
+           "nvmlDeviceGetPowerManagementLimit") &&
+        mw > 0 && mw < 10000000)
+        gw_set(out, GW_F_POWER_LIMIT_MW, mw);
 }
 
 typedef gwn_return (*proc_fn)(gwn_device, unsigned int *, void *);

@@ -54,6 +54,9 @@ void gw_gpu_read_gpm(const gw_nvml *nvml, gw_gpu_dev *dev, gwn_gpm_metrics_get *
 /* GetTotalEnergyConsumption into GW_F_ENERGY_MJ of out. */
 void gw_gpu_read_energy(const gw_nvml *nvml, gw_gpu_dev *dev, gw_gpu_sample *out);
 
+/* GetPowerManagementLimit (else GetEnforcedPowerLimit) into GW_F_POWER_LIMIT_MW of out. */
+void gw_gpu_read_power_limit(const gw_nvml *nvml, gw_gpu_dev *dev, gw_gpu_sample *out);
+
 /* Appends the device's compute and graphics processes to *procs (a growable array of *cap
  * entries, *n used). Names come from /proc (proc_root); in_job is left false for the caller. */
 void gw_gpu_read_processes(const gw_nvml *nvml, gw_gpu_dev *dev, const char *proc_root,

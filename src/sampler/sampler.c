@@ -152,9 +152,12 @@ static void apply_job(gw_sampler *s)
     pthread_mutex_unlock(&s->job_lock);
 }
 
-static const gw_gpu_field slow_fields[] = {GW_F_ENERGY_MJ, GW_F_GPM_SM_ACTIVE_PCT,
-                                           GW_F_GPM_SM_OCCUPANCY_PCT, GW_F_GPM_TENSOR_ACTIVE_PCT,
-                                           GW_F_GPM_DRAM_ACTIVE_PCT};
+static const gw_gpu_field slow_fields[] = {GW_F_ENERGY_MJ,           GW_F_POWER_LIMIT_MW,
+                                           GW_F_GPM_SM_ACTIVE_PCT,   GW_F_GPM_SM_OCCUPANCY_PCT,
+                                           GW_F_GPM_TENSOR_ACTIVE_PCT, GW_F_GPM_DRAM_ACTIVE_PCT};
+
+/* What a pass of the slow thread reads besides GPM. */
+enum { SLOW_GPM = 1, SLOW_FULL = 2, SLOW_ENERGY = 4 };
 
 static void emit_lost(gw_sampler *s, unsigned i, int64_t wall_ms)
 {
@@ -256,6 +259,7 @@ static int64_t next_deadline(int64_t deadline, int64_t period, int64_t now, uint
 static void *tick_main(void *arg)
 {
     gw_sampler *s = arg;
+    pthread_setname_np(pthread_self(), "gw-tick");
     int64_t period = s->cfg.interval_ms * NS_PER_MS;
     int64_t deadline = s->start_ns;
     do {
@@ -272,29 +276,34 @@ static void *tick_main(void *arg)
     return NULL;
 }
 
-/* One pass of slow reads into the scratch buffers; processes and energy only when `full`. */
-static void slow_read(gw_sampler *s, bool full)
+/* One pass of slow reads into the scratch buffers. SLOW_FULL adds processes and the power
+ * limit, SLOW_ENERGY the energy counter. */
+static void slow_read(gw_sampler *s, int what)
 {
-    bool energy = (s->cfg.fields & GW_FIELD_BIT(GW_F_ENERGY_MJ)) != 0;
-    bool gpm = (s->cfg.fields & (GW_FIELDS_SLOW & ~GW_FIELD_BIT(GW_F_ENERGY_MJ))) != 0;
+    uint64_t f = s->cfg.fields;
     s->scratch_nprocs = 0;
     for (unsigned i = 0; i < s->ndev; i++) {
         s->scratch_vals[i].valid = 0;
-        if (gpm)
+        if (f & GW_FIELDS_GPM)
             gw_gpu_read_gpm(s->nvml, &s->devs[i], s->mg, &s->scratch_vals[i]);
-        if (full && energy)
+        if ((what & SLOW_FULL) && (f & GW_FIELD_BIT(GW_F_POWER_LIMIT_MW)))
+            gw_gpu_read_power_limit(s->nvml, &s->devs[i], &s->scratch_vals[i]);
+        if ((what & SLOW_ENERGY) && (f & GW_FIELD_BIT(GW_F_ENERGY_MJ)))
             gw_gpu_read_energy(s->nvml, &s->devs[i], &s->scratch_vals[i]);
-        if (full && s->cfg.processes)
+        if ((what & SLOW_FULL) && s->cfg.processes)
             gw_gpu_read_processes(s->nvml, &s->devs[i], s->cfg.proc_root, &s->scratch_procs,
                                   &s->scratch_nprocs, &s->scratch_cap);
     }
 }
 
-/* Publishes the scratch results: GPM values every pass, energy and processes after a full one. */
-static void slow_publish(gw_sampler *s, bool full)
+/* Publishes what the last slow_read(what) read; values it did not read stay as they were. */
+static void slow_publish(gw_sampler *s, int what)
 {
-    const uint64_t gpm_bits = GW_FIELDS_SLOW & ~GW_FIELD_BIT(GW_F_ENERGY_MJ);
-    const uint64_t mine = full ? GW_FIELDS_SLOW : gpm_bits;
+    uint64_t mine = GW_FIELDS_GPM;
+    if (what & SLOW_FULL)
+        mine |= GW_FIELD_BIT(GW_F_POWER_LIMIT_MW);
+    if (what & SLOW_ENERGY)
+        mine |= GW_FIELD_BIT(GW_F_ENERGY_MJ);
     pthread_mutex_lock(&s->slow_lock);
     for (unsigned i = 0; i < s->ndev; i++) {
         gw_gpu_sample *dst = &s->slow_vals[i];
@@ -304,7 +313,7 @@ static void slow_publish(gw_sampler *s, bool full)
             if (src->valid & mine & GW_FIELD_BIT(slow_fields[k]))
                 dst->v[slow_fields[k]] = src->v[slow_fields[k]];
     }
-    if (full && s->cfg.processes) {
+    if ((what & SLOW_FULL) && s->cfg.processes) {
         s->slow_procs = xgrow(s->slow_procs, &s->slow_procs_cap, s->scratch_nprocs,
                               sizeof *s->slow_procs);
         if (s->scratch_nprocs)
@@ -316,22 +325,35 @@ static void slow_publish(gw_sampler *s, bool full)
     pthread_mutex_unlock(&s->slow_lock);
 }
 
+static int64_t at_least(int64_t interval_ms, int64_t floor_ms)
+{
+    return (interval_ms < floor_ms ? floor_ms : interval_ms) * NS_PER_MS;
+}
+
 static void *slow_main(void *arg)
 {
     gw_sampler *s = arg;
-    int64_t gpm_period = (s->cfg.interval_ms < 100 ? 100 : s->cfg.interval_ms) * NS_PER_MS;
-    int64_t full_period = (s->cfg.interval_ms < 1000 ? 1000 : s->cfg.interval_ms) * NS_PER_MS;
-    int64_t deadline = s->start_ns, full_deadline = s->start_ns;
+    pthread_setname_np(pthread_self(), "gw-slow");
+    int64_t gpm_period = at_least(s->cfg.interval_ms, 100);
+    int64_t full_period = at_least(s->cfg.interval_ms, 1000);
+    int64_t energy_period = at_least(s->cfg.interval_ms, 10000);
+    /* gw_sampler_start made the first pass of every kind. */
+    int64_t deadline = s->start_ns + gpm_period, full_deadline = s->start_ns + full_period;
+    int64_t energy_deadline = s->start_ns + energy_period;
     uint64_t ignored = 0;
-    do {
+    while (wait_until(s, deadline)) {
         int64_t now = gw_mono_ns();
-        bool full = now >= full_deadline;
-        slow_read(s, full);
-        slow_publish(s, full);
-        if (full)
-            full_deadline = next_deadline(full_deadline, full_period, gw_mono_ns(), &ignored);
-        deadline = next_deadline(deadline, gpm_period, gw_mono_ns(), &ignored);
-    } while (wait_until(s, deadline));
+        int what = SLOW_GPM | (now >= full_deadline ? SLOW_FULL : 0) |
+                   (now >= energy_deadline ? SLOW_ENERGY : 0);
+        slow_read(s, what);
+        slow_publish(s, what);
+        now = gw_mono_ns();
+        if (what & SLOW_FULL)
+            full_deadline = next_deadline(full_deadline, full_period, now, &ignored);
+        if (what & SLOW_ENERGY)
+            energy_deadline = next_deadline(energy_deadline, energy_period, now, &ignored);
+        deadline = next_deadline(deadline, gpm_period, now, &ignored);
+    }
     return NULL;
 }
 
@@ -340,6 +362,10 @@ gw_rc gw_sampler_start(gw_sampler *s, gw_error *err)
     for (int i = 0; i < s->nsinks; i++)
         if (s->sinks[i].on_start)
             s->sinks[i].on_start(s->sinks[i].ctx, s->infos, s->ndev);
+    /* One slow pass now, so that the first tick already has the power limit, the energy counter
+     * and the process list (and GPM has its first sample). */
+    slow_read(s, SLOW_GPM | SLOW_FULL | SLOW_ENERGY);
+    slow_publish(s, SLOW_GPM | SLOW_FULL | SLOW_ENERGY);
     s->start_ns = gw_mono_ns();
     s->stop = false;
     /* The slow thread first, so that a process list is usually ready for early ticks. */
@@ -377,8 +403,8 @@ void gw_sampler_stop(gw_sampler *s)
 
 const gw_sample *gw_sampler_read_now(gw_sampler *s)
 {
-    slow_read(s, true);
-    slow_publish(s, true);
+    slow_read(s, SLOW_GPM | SLOW_FULL | SLOW_ENERGY);
+    slow_publish(s, SLOW_GPM | SLOW_FULL | SLOW_ENERGY);
     read_tick(s);
     s->sample.seq = atomic_fetch_add(&s->ticks, 1);
     return &s->sample;

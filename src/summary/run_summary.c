@@ -39,6 +39,7 @@ typedef struct gpu_acc {
     acc sm, mem, temp, power, limit;
     double energy_first_mj, energy_last_mj;
     bool have_energy;
+    double integral_at_last_energy_j; /* power integral when the counter last changed */
     double power_integral_j;   /* trapezoid over ticks */
     double last_power_w;
     int64_t last_power_ns;
@@ -100,10 +101,15 @@ static void add_gpu(gpu_acc *a, const gw_gpu_sample *g, int64_t mono_ns)
         a->last_power_ns = mono_ns;
         a->have_last_power = true;
     }
+    /* The counter is read every 10 s or so: energy = its increase, plus the power integral
+     * since it last changed. */
     if (gw_has(g, GW_F_ENERGY_MJ)) {
+        double e = g->v[GW_F_ENERGY_MJ];
         if (!a->have_energy)
-            a->energy_first_mj = g->v[GW_F_ENERGY_MJ];
-        a->energy_last_mj = g->v[GW_F_ENERGY_MJ];
+            a->energy_first_mj = a->energy_last_mj = e;
+        if (!a->have_energy || e != a->energy_last_mj)
+            a->integral_at_last_energy_j = a->power_integral_j;
+        a->energy_last_mj = e;
         a->have_energy = true;
     }
 }
@@ -159,7 +165,9 @@ bool gw_run_summary_gpu(const gw_run_summary *rs, unsigned i, gw_gpu_summary *o)
     o->power_max_w = acc_max(&a->power);
     o->power_limit_w = a->limit.n ? acc_max(&a->limit) : a->info.power_limit_w;
     if (a->have_energy && a->energy_last_mj > a->energy_first_mj)
-        o->energy_wh = (a->energy_last_mj - a->energy_first_mj) / 3.6e6;
+        o->energy_wh = ((a->energy_last_mj - a->energy_first_mj) / 1000.0 + a->power_integral_j -
+                        a->integral_at_last_energy_j) /
+                       3600.0;
     else
         o->energy_wh = a->have_last_power ? a->power_integral_j / 3600.0 : NAN;
     o->samples = a->samples;

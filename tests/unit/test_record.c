@@ -34,8 +34,12 @@ static void test_field_format(void **state)
 {
     (void)state;
     char b[64];
-    gw_field_format_csv(GW_F_MEM_USED_BYTES, 20000.0 * 1048576 + 1048575, b, sizeof b);
-    assert_string_equal(b, "20000"); /* truncated like nvidia-smi */
+    gw_field_format_csv(GW_F_MEM_USED_BYTES, 20000.0 * 1048576, b, sizeof b);
+    assert_string_equal(b, "20000");
+    gw_field_format_csv(GW_F_MEM_USED_BYTES, 13936427008.0, b, sizeof b);
+    assert_string_equal(b, "13291"); /* 13290.81 MiB: rounded up, as nvidia-smi showed */
+    gw_field_format_csv(GW_F_MEM_USED_BYTES, 0, b, sizeof b);
+    assert_string_equal(b, "0");
     gw_field_format_csv(GW_F_POWER_DRAW_MW, 650123, b, sizeof b);
     assert_string_equal(b, "650.12");
     gw_field_format_csv(GW_F_CLOCKS_EVENT_REASONS, 1, b, sizeof b);
