@@ -18,6 +18,9 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
                              "(coefficient of variation) are regular"},
     [GW_TH_DIP_MIN_REGULAR] = {"dip_min_regular", 3,
                                "without epochs, at least this many dips to call them regular"},
+    [GW_TH_DIP_SHARE_WARN_PCT] = {"dip_share_warn_pct", 30,
+                                  "expected dips taking more than this share of the steady "
+                                  "state: expected_dips becomes a warning"},
     [GW_TH_UNDERFILL_SM_ACTIVE_PCT] = {"underfill_sm_active_pct", 25,
                                        "GPM SM activity (p50) below this while utilization.gpu "
                                        ">= busy: underfilled kernels"},

@@ -19,6 +19,7 @@ typedef enum gw_threshold_id {
     GW_TH_DIP_ALIGN_S,          /* a dip within this of an epoch boundary is at the boundary */
     GW_TH_DIP_PERIOD_CV,        /* dips without epochs: intervals' CV <= this is regular */
     GW_TH_DIP_MIN_REGULAR,      /* dips without epochs: at least this many to call them regular */
+    GW_TH_DIP_SHARE_WARN_PCT,   /* expected dips taking more of the steady state: a warning */
     GW_TH_UNDERFILL_SM_ACTIVE_PCT, /* GPM SM active p50 < this at high util: underfilled */
     GW_TH_UNDERFILL_POWER_RATIO,   /* without GPM: power p50 / limit < this at high util */
     GW_TH_UNDERFILL_MIN_SHARE,     /* % of work time at util >= busy needed to judge kernels */

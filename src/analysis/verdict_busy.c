@@ -216,16 +216,22 @@ void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g)
         }
     if (n == 0)
         return;
-    gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_EXPECTED_DIPS, GW_SEV_INFO, (int)g->slot,
-                                   g->dips[first].span.start_ms, g->dips[last].span.end_ms);
     double steady_s =
         (double)(g->phase[GW_PHASE_STEADY].span.end_ms - g->phase[GW_PHASE_STEADY].span.start_ms) /
         1000.0;
+    double share = steady_s > 0 ? 100 * total_s / steady_s : NAN;
+    bool long_dips = share > GW_TH(GW_TH_DIP_SHARE_WARN_PCT);
+    gw_verdict *v =
+        gw_verdict_add(&a->verdicts, GW_V_EXPECTED_DIPS, long_dips ? GW_SEV_WARNING : GW_SEV_INFO,
+                       (int)g->slot, g->dips[first].span.start_ms, g->dips[last].span.end_ms);
     double period, cv;
     gw_dips_regular(g->dips, g->ndips, &period, &cv);
     gw_verdict_num(v, "dips", (double)n);
     gw_verdict_num(v, "dip_mean_s", total_s / (double)n);
-    gw_verdict_num(v, "dip_share_pct", steady_s > 0 ? 100 * total_s / steady_s : NAN);
+    if (long_dips)
+        gw_verdict_check(v, "dip_share_pct", share, ">", GW_TH_DIP_SHARE_WARN_PCT);
+    else
+        gw_verdict_num(v, "dip_share_pct", share);
     gw_verdict_num(v, "period_s", period);
     gw_verdict_check(v, "busy_pct", g->busy_pct, ">=", GW_TH_BUSY_UTIL_PCT);
     const char *with = a->epoch_origin == GW_EPOCHS_NONE || a->epoch_origin == GW_EPOCHS_DIPS
@@ -233,12 +239,12 @@ void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g)
                            : "epoch boundaries";
     gw_verdict_text(v, "aligned_with", with);
     gw_verdict_say(v,
-                   "Not a bottleneck. If the dips are long, validate less often or on a subset, "
-                   "and save checkpoints asynchronously (e.g. torch.distributed.checkpoint."
-                   "async_save) so training resumes sooner.",
-                   "%zu dips of %.1f s on average at %s (validation/checkpoint); the GPU is busy "
-                   "%.1f%% in between",
-                   n, total_s / (double)n, with, g->busy_pct);
+                   "Not a bottleneck of training itself. If the dips are long, validate less "
+                   "often or on a subset, and save checkpoints asynchronously (e.g. "
+                   "torch.distributed.checkpoint.async_save) so training resumes sooner.",
+                   "%zu dips of %.1f s on average at %s (validation/checkpoint, %.0f%% of the "
+                   "steady state); the GPU is busy %.1f%% in between",
+                   n, total_s / (double)n, with, share, g->busy_pct);
 }
 
 /* Verdicts that mean "not simply saturated". */

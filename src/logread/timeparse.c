@@ -3,6 +3,9 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 int64_t gw_timeparse_days_from_civil(int64_t y, unsigned m, unsigned d)
@@ -57,7 +60,12 @@ static int64_t local_to_unix(int y, int mo, int d, int h, int mi, int sec)
 {
     static _Thread_local int cy = -1, cmo, cd, ch;
     static _Thread_local int64_t chour;
-    if (y != cy || mo != cmo || d != cd || h != ch) {
+    static _Thread_local char ctz[64];
+    const char *tz = getenv("TZ"); /* a changed TZ invalidates the cache */
+    if (!tz)
+        tz = "";
+    if (y != cy || mo != cmo || d != cd || h != ch || strncmp(tz, ctz, sizeof ctz) != 0) {
+        snprintf(ctz, sizeof ctz, "%s", tz);
         struct tm tm = {
             .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h, .tm_isdst = -1};
         chour = (int64_t)mktime(&tm);

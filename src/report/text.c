@@ -29,7 +29,7 @@ static const char *num(double x, char *buf, size_t size)
 {
     if (isnan(x))
         snprintf(buf, size, "%s", "");
-    else if (fabs(x) >= 100)
+    else if (fabs(x) >= 100 || (x == floor(x) && fabs(x) < 1e15))
         snprintf(buf, size, "%.0f", x);
     else if (fabs(x) >= 10)
         snprintf(buf, size, "%.1f", x);
@@ -167,9 +167,13 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
     }
     fprintf(out, "%s; %zu rows every %.2f s\n", g->worked ? "" : " (the GPU never worked)",
             gpu->tab.n, g->interval_s);
-    fprintf(out, "  energy: %s Wh (steady state %s Wh; from %s)\n",
-            num(g->whole.energy_wh, b[2], 32), num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], 32),
-            g->energy_from_counter ? "the energy counter" : "power.draw");
+    if (isnan(g->whole.energy_wh))
+        fprintf(out, "  energy: not recorded (no power.draw, no energy counter)\n");
+    else
+        fprintf(out, "  energy: %s Wh (steady state %s Wh; from %s)\n",
+                num(g->whole.energy_wh, b[2], 32),
+                num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], 32),
+                g->energy_from_counter ? "the energy counter" : "power.draw");
     fprintf(out, "  time (whole record):");
     for (int c = 0; c < GW_TIME_COUNT; c++)
         fprintf(out, " %s %.1f s%s", gw_time_check_name((gw_time_check)c), g->whole.time_s[c],
