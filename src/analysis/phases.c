@@ -82,8 +82,8 @@ size_t gw_dips_mark_epochs(gw_dip *dips, size_t n, const gw_epoch *epochs, size_
     for (size_t d = 0; d < n; d++) {
         for (size_t k = 0; k < nepochs && !dips[d].expected; k++) {
             /* The boundaries: every epoch's start but the first, and the last epoch's end. */
-            int64_t b[2] = {k > 0 ? epochs[k].start_ms : INT64_MIN,
-                            k + 1 == nepochs ? epochs[k].end_ms : INT64_MIN};
+            const int64_t b[2] = {k > 0 ? epochs[k].start_ms : INT64_MIN,
+                                  k + 1 == nepochs ? epochs[k].end_ms : INT64_MIN};
             for (int i = 0; i < 2; i++)
                 if (b[i] != INT64_MIN && b[i] >= dips[d].span.start_ms - tol &&
                     b[i] <= dips[d].span.end_ms + tol)

@@ -134,7 +134,8 @@ static int cmp_verdict(const void *a, const void *b)
 
 void gw_verdict_sort(gw_verdict_list *l)
 {
-    qsort(l->v, l->n, sizeof *l->v, cmp_verdict);
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof *l->v, cmp_verdict);
 }
 
 int gw_verdict_max_severity(const gw_verdict_list *l)

@@ -378,6 +378,7 @@ gw_rc gw_series_finish(gw_series *s, gw_error *err)
     s->gpm = NULL;
     s->ngpm = 0;
     /* qsort is not stable, but events at the same millisecond have no order to keep. */
-    qsort(s->events, s->nevents, sizeof *s->events, cmp_event);
+    if (s->nevents > 1)
+        qsort(s->events, s->nevents, sizeof *s->events, cmp_event);
     return GW_OK;
 }

@@ -135,7 +135,7 @@ static size_t parse_unix(const char *s, int64_t *out_ms)
 {
     size_t i = 0;
     int64_t v = 0;
-    while (isdigit((unsigned char)s[i]) && i < 14)
+    while (i < 14 && isdigit((unsigned char)s[i]))
         v = v * 10 + (s[i++] - '0');
     if (i < 9 || i > 13)
         return 0;

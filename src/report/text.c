@@ -72,11 +72,12 @@ static void evidence_line(FILE *out, const gw_verdict *v)
     fprintf(out, "          evidence:");
     for (size_t e = 0; e < v->nevidence; e++) {
         const gw_evidence *ev = &v->evidence[e];
-        char b[32];
-        if (ev->text)
+        if (ev->text) {
             fprintf(out, " %s=%s", ev->key, ev->text);
-        else
+        } else {
+            char b[32];
             fprintf(out, " %s=%s", ev->key, isnan(ev->value) ? "unknown" : num(ev->value, b, 32));
+        }
         if (ev->threshold >= 0)
             fprintf(out, " (%s %g)", ev->op, gw_thresholds[ev->threshold].value);
         fputc(e + 1 < v->nevidence ? ',' : '\n', out);
