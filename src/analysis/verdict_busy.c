@@ -16,11 +16,18 @@ static const char *const suggest_cpu =
     "One busy process does all CPU work with no DataLoader workers: move preprocessing into a "
     "DataLoader with num_workers > 0 (or onto the GPU, e.g. DALI), and remove synchronising calls "
     "such as .item() or .cpu() from the training step.";
+static const char *const suggest_idle_stretches =
+    "The GPU sits idle for long stretches between busy periods: look at what the job does then "
+    "(evaluation or data preparation on the CPU, waiting for other ranks, I/O); record it with "
+    "`gpuwatch run` to see its CPU side.";
 static const char *const suggest_unknown =
     "The GPU waits between short bursts of work, the pattern of an input pipeline that cannot "
     "keep up: record the job with `gpuwatch run` to see its CPU side; meanwhile try more "
     "DataLoader workers, pin_memory=True, persistent_workers=True, cv2.setNumThreads(0) and "
     "local storage instead of network storage.";
+
+/* A burst of work shorter than this is "short" (a batch or a few). */
+#define SHORT_BURST_S 10.0
 
 static bool judged(const gw_gpu_analysis *g)
 {
@@ -132,9 +139,12 @@ static void starved(gw_analysis *a, gw_gpu_analysis *g)
     const char *cause = starved_cause(g, v);
     gw_verdict_set_cause(v, cause);
     gw_verdict_text(v, "cause", cause);
+    /* Without CPU-side evidence the GPU's rhythm still tells something: many short bursts are
+     * the signature of a per-batch wait; long stretches are a different story. */
     const char *sugg = strcmp(cause, "input_pipeline") == 0 ? suggest_input
                        : strcmp(cause, "cpu_bound") == 0    ? suggest_cpu
-                                                            : suggest_unknown;
+                       : !(burst_s > SHORT_BURST_S)         ? suggest_unknown
+                                                            : suggest_idle_stretches;
     gw_verdict_say(v, sugg, "GPU busy %.1f%% of the steady state (%.0f s), idle %.0f%%; cause: %s",
                    g->busy_pct, g->work_s, idle_share > 100 ? 100 : idle_share, cause);
 }
