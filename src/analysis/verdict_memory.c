@@ -95,7 +95,7 @@ void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g)
                    "Look for tensors kept across steps: outputs or losses appended to a list "
                    "without .detach() or .item(), `total_loss += loss` keeping the graph, growing "
                    "caches; torch.cuda.memory._record_memory_history() shows who allocates.",
-                   "memory.used grows %.1f MiB/s (%.2f GiB/s, R2 %.3f) over %.0f s; out of "
+                   "memory.used grows %.4g MiB/s (%.2f GiB/s, R2 %.3f) over %.0f s; out of "
                    "memory %s",
                    fit.slope_per_s, fit.slope_per_s / 1024, fit.r2, window_s, oom);
 }

@@ -188,9 +188,12 @@ static void epochs_section(FILE *out, const gw_analysis *a)
         return;
     fprintf(out, "\nEpochs (from %s)\n  %-9s %-25s %10s", gw_epoch_origin_name(a->epoch_origin),
             "epoch", "start", "duration");
-    for (size_t i = 0; i < a->ngpus; i++)
-        fprintf(out, "  GPU%-2d util %% GPU%-2d Wh", a->series->gpus[i]->index,
-                a->series->gpus[i]->index);
+    for (size_t i = 0; i < a->ngpus; i++) {
+        char u[32], w[32];
+        snprintf(u, sizeof u, "GPU%d util%%", a->series->gpus[i]->index);
+        snprintf(w, sizeof w, "GPU%d Wh", a->series->gpus[i]->index);
+        fprintf(out, "  %11s %8s", u, w);
+    }
     fputc('\n', out);
     for (size_t k = 0; k < a->nepochs; k++) {
         const gw_epoch *e = &a->epochs[k];
