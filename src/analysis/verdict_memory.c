@@ -32,15 +32,12 @@ static double first_present(const double *v, gw_span s)
     return NAN;
 }
 
-void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g)
+/* The rows a leak is fitted on: from a tenth into the steady state (allocators fill their caches
+ * during warm-up) to the peak (a process that exits or frees drops everything at once, and that
+ * drop is not part of the growth). Returns false when there is too little to fit. */
+static bool leak_window(const gw_gpu_analysis *g, const double *mem, gw_span *out)
 {
-    const double *mem = gw_series_gpu_values(g->gpu, GW_F_MEM_USED_BYTES);
     gw_span st = g->phase[GW_PHASE_STEADY].span;
-    if (!mem || !g->worked)
-        return;
-    /* The first tenth of the steady state is warm-up: allocators fill their caches there. The
-     * window ends at the peak: a process that exits or frees frees everything at once, and that
-     * drop is not part of the growth. */
     int64_t from = st.start_ms + (st.end_ms - st.start_ms) / 10;
     gw_span w = gw_check_span_of_time(g, from, st.end_ms);
     size_t peak = w.end;
@@ -48,11 +45,19 @@ void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g)
         if (!isnan(mem[r]) && (peak == w.end || mem[r] >= mem[peak]))
             peak = r;
     if (peak == w.end)
+        return false;
+    *out = gw_span_make(g->gpu, g->dt_s, w.begin, peak + 1);
+    return out->end - out->begin >= 10 &&
+           (double)(out->end_ms - out->start_ms) / 1000.0 >= GW_TH(GW_TH_MIN_STEADY_S);
+}
+
+void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g)
+{
+    const double *mem = gw_series_gpu_values(g->gpu, GW_F_MEM_USED_BYTES);
+    gw_span w;
+    if (!mem || !g->worked || !leak_window(g, mem, &w))
         return;
-    w = gw_span_make(g->gpu, g->dt_s, w.begin, peak + 1);
     double window_s = (double)(w.end_ms - w.start_ms) / 1000.0;
-    if (w.end - w.begin < 10 || window_s < GW_TH(GW_TH_MIN_STEADY_S))
-        return;
     const int64_t *t = g->gpu->tab.t_ms;
     gw_fit fit, late;
     gw_stats_linfit(t + w.begin, mem + w.begin, w.end - w.begin, &fit);

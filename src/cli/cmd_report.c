@@ -51,6 +51,56 @@ static void usage(FILE *to)
         "1 runtime error or --fail-on hit, 2 usage error. Details: docs/report.md.\n");
 }
 
+/* Applies one option; returns 0, 2 after printing a usage error, or -1 after printing help. */
+static int apply_option(int c, const char *arg, const char *as_given, report_args *r)
+{
+    double ms;
+    switch (c) {
+    case 'j':
+        r->json = arg;
+        return 0;
+    case 'f':
+        r->fail_on = gw_severity_parse(arg);
+        if (r->fail_on == GW_SEV_WARNING || r->fail_on == GW_SEV_CRITICAL)
+            return 0;
+        fprintf(stderr, "gpuwatch: report: --fail-on takes warning or critical, not '%s'\n", arg);
+        return 2;
+    case 'l':
+        r->log = arg;
+        return 0;
+    case 'e':
+        r->epoch_regex = arg;
+        return 0;
+    case 'c':
+        r->read.columns = arg;
+        return 0;
+    case 'i':
+        if (gw_parse_duration_ms(arg, &ms) && ms > 0) {
+            r->read.interval_s = ms / 1000.0;
+            return 0;
+        }
+        fprintf(stderr,
+                "gpuwatch: report: --interval takes a duration such as 1, 0.5 or 200ms, "
+                "not '%s'\n",
+                arg);
+        return 2;
+    case 'H':
+        fprintf(stderr, "gpuwatch: report: --html is not available yet (HTML charts come in a "
+                        "later version); use --json\n");
+        return 2;
+    case 'h':
+        usage(stdout);
+        return -1;
+    case ':':
+        fprintf(stderr, "gpuwatch: report: %s needs a value\n", as_given);
+        return 2;
+    default:
+        fprintf(stderr, "gpuwatch: report: unknown option '%s': see gpuwatch report --help\n",
+                as_given);
+        return 2;
+    }
+}
+
 /* Returns 0 on success, 2 after printing a usage error, -1 after printing help. */
 static int parse_args(int argc, char **argv, report_args *r)
 {
@@ -71,55 +121,9 @@ static int parse_args(int argc, char **argv, report_args *r)
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        double ms;
-        switch (c) {
-        case 'j':
-            r->json = optarg;
-            break;
-        case 'f':
-            r->fail_on = gw_severity_parse(optarg);
-            if (r->fail_on != GW_SEV_WARNING && r->fail_on != GW_SEV_CRITICAL) {
-                fprintf(stderr,
-                        "gpuwatch: report: --fail-on takes warning or critical, not "
-                        "'%s'\n",
-                        optarg);
-                return 2;
-            }
-            break;
-        case 'l':
-            r->log = optarg;
-            break;
-        case 'e':
-            r->epoch_regex = optarg;
-            break;
-        case 'c':
-            r->read.columns = optarg;
-            break;
-        case 'i':
-            if (!gw_parse_duration_ms(optarg, &ms) || ms <= 0) {
-                fprintf(stderr,
-                        "gpuwatch: report: --interval takes a duration such as 1, "
-                        "0.5 or 200ms, not '%s'\n",
-                        optarg);
-                return 2;
-            }
-            r->read.interval_s = ms / 1000.0;
-            break;
-        case 'H':
-            fprintf(stderr, "gpuwatch: report: --html is not available yet (HTML charts come "
-                            "in a later version); use --json\n");
-            return 2;
-        case 'h':
-            usage(stdout);
-            return -1;
-        case ':':
-            fprintf(stderr, "gpuwatch: report: %s needs a value\n", argv[optind - 1]);
-            return 2;
-        default:
-            fprintf(stderr, "gpuwatch: report: unknown option '%s': see gpuwatch report --help\n",
-                    argv[optind - 1]);
-            return 2;
-        }
+        int st = apply_option(c, optarg, argv[optind - 1], r);
+        if (st)
+            return st;
     }
     r->inputs = argv + optind;
     r->ninputs = argc - optind;

@@ -261,66 +261,63 @@ static bool parse_value(const colmap *c, const char *cell, double *v)
     return true;
 }
 
-/* Reads one data row; returns false when the row cannot be read. */
-static bool read_row(reader *r, char **cells, size_t n)
+/* What one row says besides its values (those go to reader.vals). */
+typedef struct parsed_row {
+    row_id id;
+    int64_t t_ms;
+    bool lost;       /* a "[GPU is lost]" cell */
+    bool any_reason; /* a single-reason column had "Active" or "Not Active" */
+    unsigned reasons;
+} parsed_row;
+
+/* Parses cell i of a data row; returns false when the row cannot be read. */
+static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
 {
-    if (n != r->ncols)
-        return false;
-    row_id id = {.index = -1};
-    int64_t t_ms = 0;
-    bool lost = false, any_reason = false;
-    double reasons = 0;
-    for (size_t i = 0; i < n; i++) {
-        const colmap *c = &r->cols[i];
-        const char *cell = cells[i];
-        lost |= is_lost_cell(cell);
-        r->vals[i] = NAN;
-        switch (c->kind) {
-        case C_TIME:
-            if (gw_timeparse(cell, &t_ms) != strlen(cell) || !*cell)
-                return false;
-            break;
-        case C_INDEX: {
-            double v;
-            const char *unit;
-            if (!gw_cells_absent(cell)) {
-                if (!gw_cells_number(cell, &v, &unit) || *unit || v < 0 || v > 1e6)
-                    return false;
-                id.index = (long)v;
-            }
-            break;
-        }
-        case C_UUID:
-            id.uuid = gw_cells_absent(cell) ? NULL : cell;
-            break;
-        case C_PCI:
-            id.pci = gw_cells_absent(cell) ? NULL : cell;
-            break;
-        case C_NAME:
-            id.name = gw_cells_absent(cell) ? NULL : cell;
-            break;
-        case C_FIELD:
-        case C_EXTRA:
-            if (!parse_value(c, cell, &r->vals[i]))
-                return false;
-            break;
-        case C_REASON:
-            if (strcasecmp(cell, "Active") == 0) {
-                reasons += c->bit;
-                any_reason = true;
-            } else if (strcasecmp(cell, "Not Active") == 0) {
-                any_reason = true;
-            }
-            break;
-        case C_IGNORE:
-            break;
-        }
+    const colmap *c = &r->cols[i];
+    p->lost |= is_lost_cell(cell);
+    r->vals[i] = NAN;
+    double v;
+    const char *unit;
+    switch (c->kind) {
+    case C_TIME:
+        return *cell && gw_timeparse(cell, &p->t_ms) == strlen(cell);
+    case C_INDEX:
+        if (gw_cells_absent(cell))
+            return true;
+        if (!gw_cells_number(cell, &v, &unit) || *unit || v < 0 || v > 1e6)
+            return false;
+        p->id.index = (long)v;
+        return true;
+    case C_UUID:
+        p->id.uuid = gw_cells_absent(cell) ? NULL : cell;
+        return true;
+    case C_PCI:
+        p->id.pci = gw_cells_absent(cell) ? NULL : cell;
+        return true;
+    case C_NAME:
+        p->id.name = gw_cells_absent(cell) ? NULL : cell;
+        return true;
+    case C_FIELD:
+    case C_EXTRA:
+        return parse_value(c, cell, &r->vals[i]);
+    case C_REASON:
+        if (strcasecmp(cell, "Active") == 0)
+            p->reasons |= c->bit;
+        p->any_reason |= strcasecmp(cell, "Active") == 0 || strcasecmp(cell, "Not Active") == 0;
+        return true;
+    case C_IGNORE:
+        return true;
     }
-    gpu_slot *slot = find_gpu(r, &id);
+    return true;
+}
+
+/* Appends a parsed row to its GPU. */
+static void store_row(reader *r, const parsed_row *p, size_t n)
+{
+    gpu_slot *slot = find_gpu(r, &p->id);
     gw_series_gpu *g = slot->g;
-    fill_identity(g, &id);
-    if (!r->has_time)
-        t_ms = (int64_t)llround((double)g->tab.n * r->interval_ms);
+    fill_identity(g, &p->id);
+    int64_t t_ms = r->has_time ? p->t_ms : (int64_t)llround((double)g->tab.n * r->interval_ms);
     size_t row = gw_series_table_add_row(&g->tab, t_ms);
     for (size_t i = 0; i < n; i++) {
         const colmap *c = &r->cols[i];
@@ -329,17 +326,29 @@ static bool read_row(reader *r, char **cells, size_t n)
         else if (c->kind == C_EXTRA && !isnan(r->vals[i]))
             gw_series_table_writable(&g->tab, c->name, -1)[row] = r->vals[i];
     }
-    if (any_reason) {
+    if (p->any_reason) {
         double *mask = gw_series_gpu_writable(g, GW_F_CLOCKS_EVENT_REASONS);
-        if (isnan(mask[row]))
-            mask[row] = reasons;
+        if (isnan(mask[row])) /* a clocks_event_reasons.active column wins */
+            mask[row] = p->reasons;
     }
-    if (lost && !slot->lost) {
+    if (p->lost && !slot->lost) {
         slot->lost = true;
         gw_series_event *e = gw_series_add_event(r->s, r->input, t_ms, "gpu_lost",
                                                  "nvidia-smi reported the GPU as lost");
         e->gpu_index = g->index;
     }
+}
+
+/* Reads one data row; returns false when the row cannot be read (nothing is stored then). */
+static bool read_row(reader *r, char **cells, size_t n)
+{
+    if (n != r->ncols)
+        return false;
+    parsed_row p = {.id = {.index = -1}};
+    for (size_t i = 0; i < n; i++)
+        if (!parse_cell(r, i, cells[i], &p))
+            return false;
+    store_row(r, &p, n);
     return true;
 }
 
