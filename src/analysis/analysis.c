@@ -36,10 +36,17 @@ static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
     return v ? v[row] : NAN;
 }
 
+uint64_t gw_reason_bits(double mask)
+{
+    if (!(mask >= 0 && mask < 18446744073709551616.0) || mask != floor(mask))
+        return 0;
+    return (uint64_t)mask;
+}
+
 bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
 {
     double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
-    if (!isnan(mask) && ((uint64_t)mask & (REASON_SW_THERMAL | REASON_HW_THERMAL)))
+    if (gw_reason_bits(mask) & (REASON_SW_THERMAL | REASON_HW_THERMAL))
         return true;
     double temp = value_at(g, GW_F_TEMP_GPU_C, row);
     return !isnan(g->gpu->slowdown_temp_c) && !isnan(temp) && temp >= g->gpu->slowdown_temp_c;
@@ -49,7 +56,7 @@ bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
 {
     if (gw_series_gpu_values(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
         double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
-        return !isnan(mask) && ((uint64_t)mask & (REASON_SW_POWER_CAP | REASON_HW_POWER_BRAKE));
+        return (gw_reason_bits(mask) & (REASON_SW_POWER_CAP | REASON_HW_POWER_BRAKE)) != 0;
     }
     double draw = value_at(g, GW_F_POWER_DRAW_MW, row);
     double limit = value_at(g, GW_F_POWER_LIMIT_MW, row);

@@ -92,7 +92,7 @@ static double share_with_bit(const gw_gpu_analysis *g, unsigned bit, double tota
     gw_span st = g->phase[GW_PHASE_STEADY].span;
     double s = 0;
     for (size_t r = st.begin; m && r < st.end; r++)
-        if (!isnan(m[r]) && ((uint64_t)m[r] & bit))
+        if (gw_reason_bits(m[r]) & bit)
             s += g->dt_s[r];
     return m ? 100.0 * s / total : NAN;
 }

@@ -45,6 +45,13 @@ static void set_str(char **dst, const char *src)
     }
 }
 
+/* A JSON or CSV number as an integer id (index, pid, epoch), or fallback when it is absent or no
+ * id could be that large: casting an out-of-range double is undefined behaviour. */
+static long as_id(double v, long fallback)
+{
+    return v >= -1e9 && v <= 1e9 ? (long)v : fallback;
+}
+
 /* Applies meta.json's devices[] to the GPUs read from gpu.csv. */
 static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
 {
@@ -52,7 +59,7 @@ static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
     cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(meta, "devices"))
     {
         double index = json_num(dev, "index");
-        gw_series_gpu *g = isnan(index) ? NULL : gw_series_find_gpu(s, input, (int)index);
+        gw_series_gpu *g = as_id(index, -1) < 0 ? NULL : gw_series_find_gpu(s, input, (int)index);
         if (!g)
             continue;
         set_str(&g->name, json_str(dev, "name"));
@@ -95,11 +102,11 @@ static bool read_event(gw_series *s, size_t input, const char *line)
         text = json_str(o, *k);
     gw_series_event *e = gw_series_add_event(s, input, t_ms, type, text);
     double gpu = first_num(o, gpu_keys);
-    e->gpu_index = isnan(gpu) ? -1 : (int)gpu;
+    e->gpu_index = (int)as_id(gpu, -1);
     e->code = first_num(o, code_keys);
     double epoch = json_num(o, "epoch"), total = json_num(o, "total");
-    e->epoch = isnan(epoch) ? -1 : (long)epoch;
-    e->total = isnan(total) ? -1 : (long)total;
+    e->epoch = as_id(epoch, -1);
+    e->total = as_id(total, -1);
     cJSON_Delete(o);
     return true;
 }
@@ -160,12 +167,11 @@ static void read_procs(gw_series *s, size_t input, FILE *f)
         for (int k = P_INDEX; ok && k < P_COUNT; k++)
             if (k != P_NAME && at[k] >= 0 && !gw_cells_absent(cells[at[k]]))
                 ok = gw_cells_number(cells[at[k]], &v[k], &unit);
-        ok = ok && !isnan(v[P_INDEX]);
+        ok = ok && as_id(v[P_INDEX], -1) >= 0;
         if (ok)
-            gw_series_add_proc(s, input, t_ms, (int)v[P_INDEX],
-                               isnan(v[P_PID]) ? -1 : (long)v[P_PID],
+            gw_series_add_proc(s, input, t_ms, (int)v[P_INDEX], as_id(v[P_PID], -1),
                                at[P_NAME] >= 0 ? cells[at[P_NAME]] : "", v[P_USED],
-                               isnan(v[P_INJOB]) ? -1 : (int)v[P_INJOB]);
+                               (int)as_id(v[P_INJOB], -1));
         count_line(&s->inputs[input], ok, line_no);
     }
     free(line);

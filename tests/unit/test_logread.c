@@ -422,6 +422,47 @@ static void test_run_dir(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Found by fuzz/run.sh: a reasons mask beyond 64 bits, negative or fractional masks, and JSON
+ * ids no int can hold must read and analyse without undefined behaviour (UBSan build). */
+static void test_fuzz_regressions(void **state)
+{
+    (void)state;
+    gw_series *s = read_ok("timestamp, utilization.gpu [%], clocks_event_reasons.active\n"
+                           "1796008943, 100, 0x0000007777777777777777777777777777777777770001\n"
+                           "1796008944, 100, -5\n1796008945, 100, 2.5\n1796008946, 100, 0x40\n",
+                           NULL);
+    gw_analysis *a = gw_analyze(s);
+    assert_int_equal(a->gpus[0].whole.time_s[GW_TIME_THERMAL], 1); /* only the real 0x40 */
+    gw_analysis_free(a);
+    gw_series_free(s);
+
+    char dir[] = "/tmp/gwfuzzXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    write_file(dir, "gpu.csv", "timestamp, index, utilization.gpu [%]\n1796008943, 0, 50\n");
+    write_file(dir, "meta.json", "{\"devices\": [{\"index\": 1e300}]}");
+    write_file(dir, "events.jsonl",
+               "{\"timestamp\": \"2026-11-30T03:22:23Z\", \"type\": \"gpu_lost\", "
+               "\"gpu\": -1e300, \"epoch\": 1e40}\n");
+    write_file(dir, "processes.csv",
+               "timestamp, index, pid, in_job\n"
+               "2026-11-30T03:22:23Z, 1e200, 1e200, 1e200\n"
+               "2026-11-30T03:22:23Z, 0, 1e200, 1\n");
+    s = gw_series_new();
+    gw_error err;
+    assert_int_equal(gw_logread_input(s, dir, NULL, &err), GW_OK);
+    assert_int_equal(gw_series_finish(s, &err), GW_OK);
+    assert_int_equal(s->events[0].gpu_index, -1);
+    assert_int_equal(s->events[0].epoch, -1);
+    assert_int_equal(s->nprocs, 1); /* the row with index 1e200 is skipped */
+    assert_int_equal(s->procs[0].pid, -1);
+    a = gw_analyze(s);
+    gw_analysis_free(a);
+    gw_series_free(s);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     setenv("TZ", "UTC", 1);
@@ -441,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_gpm_merge),
         cmocka_unit_test(test_train_log),
         cmocka_unit_test(test_run_dir),
+        cmocka_unit_test(test_fuzz_regressions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
