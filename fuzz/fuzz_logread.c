@@ -39,7 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t in = gw_series_add_input(s, "fuzz.csv", NULL, GW_INPUT_GPU_CSV);
     FILE *f = fmemopen(text, size ? size : 1, "r");
     gw_error err;
-    gw_logread_opts o = {.columns = size % 2 ? "timestamp,index,utilization.gpu,memory.used" : NULL};
+    gw_logread_opts o = {.columns =
+                             size % 2 ? "timestamp,index,utilization.gpu,memory.used" : NULL};
     if (gw_logread_gpu_csv(s, f, in, "fuzz", &o, &err) == GW_OK)
         analyse_and_render(s);
     fclose(f);
