@@ -168,7 +168,8 @@ size_t gw_series_table_col(gw_series_table *t, const char *name, int field)
     return t->ncols++;
 }
 
-size_t gw_series_gpu_col(gw_series_gpu *g, gw_gpu_field f)
+/* Column of a known field, created when missing. */
+static size_t gpu_col(gw_series_gpu *g, gw_gpu_field f)
 {
     if (g->col_of[f] < 0)
         g->col_of[f] = (int)gw_series_table_col(&g->tab, gw_fields[f].csv_header, (int)f);
@@ -177,7 +178,7 @@ size_t gw_series_gpu_col(gw_series_gpu *g, gw_gpu_field f)
 
 double *gw_series_gpu_writable(gw_series_gpu *g, gw_gpu_field f)
 {
-    size_t c = gw_series_gpu_col(g, f);
+    size_t c = gpu_col(g, f);
     return g->tab.cols[c].v;
 }
 

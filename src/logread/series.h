@@ -140,8 +140,6 @@ size_t gw_series_table_col(gw_series_table *t, const char *name, int field);
 /* Returns the column named `name`, or -1. */
 long gw_series_table_find(const gw_series_table *t, const char *name);
 
-/* Column of a known field, created when missing. */
-size_t gw_series_gpu_col(gw_series_gpu *g, gw_gpu_field f);
 /* The values of a column, created when missing: the pointer is valid until the next row or column
  * is added (creating a column may move the column array, so take the pointer after creating). */
 double *gw_series_gpu_writable(gw_series_gpu *g, gw_gpu_field f);

@@ -81,4 +81,12 @@ static inline char *synth_temp_file(const char *text)
     return path;
 }
 
+/* Removes a temporary directory made by a test (rm -r). */
+static inline int synth_remove_dir(const char *dir)
+{
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -r '%s'", dir);
+    return system(cmd);
+}
+
 #endif

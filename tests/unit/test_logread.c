@@ -417,9 +417,7 @@ static void test_run_dir(void **state)
             counted = s->inputs[i].rows_skipped == 1 && s->inputs[i].first_bad_line == 3;
     assert_true(counted);
     gw_series_free(s);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(synth_remove_dir(dir), 0);
 }
 
 /* Found by fuzz/run.sh: a reasons mask beyond 64 bits, negative or fractional masks, and JSON
@@ -458,9 +456,7 @@ static void test_fuzz_regressions(void **state)
     a = gw_analyze(s);
     gw_analysis_free(a);
     gw_series_free(s);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(synth_remove_dir(dir), 0);
 }
 
 int main(void)

@@ -77,9 +77,7 @@ static void test_finish_run(void **state)
     cJSON_Delete(root);
     free(text);
     free(lines);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -r %s", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(synth_remove_dir(dir), 0);
 }
 
 static void test_finish_run_without_gpu_csv(void **state)
