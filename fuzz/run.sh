@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the log-reader fuzzer with clang's libFuzzer (+ASan/UBSan) and runs it for a bounded
+# time: fuzz/run.sh [SECONDS=60]. Seeds come from ../shared (traces, fixtures) and fuzz/corpus/;
+# a crash leaves crash-* in build-fuzz/ and a non-zero exit status.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+out=build-fuzz
+mkdir -p "$out/corpus"
+shared=${GPUWATCH_SHARED:-../shared}
+srcs=$(ls src/*/*.c | grep -v '^src/cli/main\.c$')
+clang -std=c11 -D_GNU_SOURCE -DGPUWATCH_VERSION='"fuzz"' -g -O1 -Isrc \
+    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+    $(pkg-config --cflags libcjson) fuzz/fuzz_logread.c $srcs \
+    $(pkg-config --libs libcjson) -ldl -lm -lpthread -lutil -o "$out/fuzz_logread"
+for f in "$shared"/traces/*.csv "$shared"/fixtures/public/*.csv; do
+    [ -f "$f" ] && head -c 4000 "$f" > "$out/corpus/$(basename "$f")"
+done
+[ -d fuzz/corpus ] && cp fuzz/corpus/* "$out/corpus/" 2>/dev/null || true
+cd "$out"
+./fuzz_logread -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 corpus

@@ -1,0 +1,350 @@
+/* The analysis of a series (see analysis.h): phases, statistics, energy, epochs, dips. */
+#include "analysis/analysis.h"
+#include "analysis/checks.h"
+#include "analysis/thresholds.h"
+
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* clocks_event_reasons bits (design/nvml.md). */
+#define REASON_SW_POWER_CAP   0x4u
+#define REASON_SW_THERMAL     0x20u
+#define REASON_HW_THERMAL     0x40u
+#define REASON_HW_POWER_BRAKE 0x80u
+
+static const char *const time_names[GW_TIME_COUNT] = {
+    "idle", "busy", "hot", "memory_high", "power_capped", "thermal_slowdown"};
+
+const char *gw_time_check_name(gw_time_check c)
+{
+    return c < GW_TIME_COUNT ? time_names[c] : "unknown";
+}
+
+static const char *const origin_names[] = {"none", "events", "log", "dips"};
+
+const char *gw_epoch_origin_name(gw_epoch_origin o)
+{
+    return (unsigned)o < 4 ? origin_names[o] : "unknown";
+}
+
+static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
+{
+    const double *v = gw_series_gpu_values(g->gpu, f);
+    return v ? v[row] : NAN;
+}
+
+uint64_t gw_reason_bits(double mask)
+{
+    if (!(mask >= 0 && mask < 18446744073709551616.0) || mask != floor(mask))
+        return 0;
+    return (uint64_t)mask;
+}
+
+bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
+{
+    double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
+    if (gw_reason_bits(mask) & (REASON_SW_THERMAL | REASON_HW_THERMAL))
+        return true;
+    double temp = value_at(g, GW_F_TEMP_GPU_C, row);
+    return !isnan(g->gpu->slowdown_temp_c) && !isnan(temp) && temp >= g->gpu->slowdown_temp_c;
+}
+
+bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
+{
+    if (gw_series_gpu_values(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
+        double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
+        return (gw_reason_bits(mask) & (REASON_SW_POWER_CAP | REASON_HW_POWER_BRAKE)) != 0;
+    }
+    double draw = value_at(g, GW_F_POWER_DRAW_MW, row);
+    double limit = value_at(g, GW_F_POWER_LIMIT_MW, row);
+    if (isnan(limit))
+        limit = g->gpu->power_limit_w;
+    return !isnan(draw) && limit > 0 && draw / limit >= GW_TH(GW_TH_POWER_NEAR_LIMIT_RATIO);
+}
+
+static bool row_memory_high(const gw_gpu_analysis *g, size_t row)
+{
+    double used = value_at(g, GW_F_MEM_USED_BYTES, row);
+    double total = value_at(g, GW_F_MEM_TOTAL_BYTES, row);
+    if (isnan(total))
+        total = g->gpu->memory_total_mib;
+    return !isnan(used) && total > 0 && used / total * 100.0 > GW_TH(GW_TH_MEM_CAPACITY_PCT);
+}
+
+static bool row_check(const gw_gpu_analysis *g, gw_time_check c, size_t row)
+{
+    double util = value_at(g, GW_F_UTIL_GPU_PCT, row);
+    switch (c) {
+    case GW_TIME_IDLE:
+        return !isnan(util) && util < GW_TH(GW_TH_IDLE_UTIL_PCT);
+    case GW_TIME_BUSY:
+        return !isnan(util) && util >= GW_TH(GW_TH_BUSY_UTIL_PCT);
+    case GW_TIME_HOT:
+        return value_at(g, GW_F_TEMP_GPU_C, row) > GW_TH(GW_TH_HOT_TEMP_C);
+    case GW_TIME_MEMORY_HIGH:
+        return row_memory_high(g, row);
+    case GW_TIME_POWER_CAPPED:
+        return gw_row_power_capped(g, row);
+    case GW_TIME_THERMAL:
+        return gw_row_thermal(g, row);
+    case GW_TIME_COUNT:
+        break;
+    }
+    return false;
+}
+
+double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool work_only)
+{
+    double sum = 0, w = 0;
+    for (size_t r = span.begin; v && r < span.end; r++) {
+        if (isnan(v[r]) || (work_only && g->in_expected_dip[r]))
+            continue;
+        sum += v[r] * g->dt_s[r];
+        w += g->dt_s[r];
+    }
+    return w > 0 ? sum / w : NAN;
+}
+
+/* Energy (Wh) over span: from the energy counter (mJ, positive steps) when it has two values,
+ * else power.draw integrated over the sample weights. */
+static double span_energy_wh(const gw_gpu_analysis *g, gw_span span, bool *from_counter)
+{
+    const double *e = gw_series_gpu_values(g->gpu, GW_F_ENERGY_MJ);
+    double prev = NAN, sum_mj = 0;
+    size_t seen = 0;
+    for (size_t r = span.begin; e && r < span.end; r++) {
+        if (isnan(e[r]))
+            continue;
+        if (!isnan(prev) && e[r] > prev)
+            sum_mj += e[r] - prev;
+        prev = e[r];
+        seen++;
+    }
+    if (seen >= 2) {
+        *from_counter = true;
+        return sum_mj / 3.6e6;
+    }
+    const double *p = gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW);
+    double ws = 0;
+    bool any = false;
+    for (size_t r = span.begin; p && r < span.end; r++)
+        if (!isnan(p[r])) {
+            ws += p[r] * g->dt_s[r];
+            any = true;
+        }
+    return any ? ws / 3600.0 : NAN;
+}
+
+static void phase_result(gw_gpu_analysis *g, gw_phase_result *out, gw_span span, double *scratch)
+{
+    const gw_series_table *t = &g->gpu->tab;
+    out->span = span;
+    out->stats = xcalloc(t->ncols, sizeof *out->stats);
+    for (size_t c = 0; c < t->ncols; c++)
+        gw_stats_summary(t->cols[c].v + span.begin, span.end - span.begin, scratch, &out->stats[c]);
+    out->energy_wh = span_energy_wh(g, span, &g->energy_from_counter);
+    for (int c = 0; c < GW_TIME_COUNT; c++) {
+        out->time_s[c] = 0;
+        for (size_t r = span.begin; r < span.end; r++)
+            if (row_check(g, (gw_time_check)c, r))
+                out->time_s[c] += g->dt_s[r];
+    }
+}
+
+static bool job_used_gpu(const gw_series *s, const gw_series_gpu *gpu)
+{
+    for (size_t i = 0; i < s->nprocs; i++) {
+        const gw_series_proc *p = &s->procs[i];
+        if (p->in_job == 1 && p->gpu_index == gpu->index &&
+            strcmp(s->inputs[p->input].source, gpu->source) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
+{
+    const gw_series_gpu *gpu = g->gpu;
+    size_t n = gpu->tab.n;
+    g->dt_s = xmalloc((n ? n : 1) * sizeof *g->dt_s);
+    gw_stats_sample_weights(gpu->tab.t_ms, n, g->dt_s);
+    g->interval_s = gw_stats_median_interval_ms(gpu->tab.t_ms, n) / 1000.0;
+    g->in_expected_dip = xcalloc(n ? n : 1, 1);
+    const double *util = gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT);
+    for (size_t r = 0; util && r < n && !g->worked; r++)
+        g->worked = util[r] >= GW_TH(GW_TH_WORK_UTIL_PCT);
+    gw_span ph[GW_PHASE_COUNT];
+    gw_phases_detect(util, gpu->tab.t_ms, g->dt_s, n, ph);
+    for (int p = 0; p < GW_PHASE_COUNT; p++)
+        g->phase[p].span = ph[p];
+    for (size_t h = 0; h < s->nhosts; h++)
+        if (strcmp(s->hosts[h]->source, gpu->source) == 0)
+            g->host = s->hosts[h];
+    g->participant = g->worked || job_used_gpu(s, gpu);
+    g->ndips = gw_dips_find(util, gpu->tab.t_ms, g->dt_s, n, ph[GW_PHASE_STEADY], &g->dips);
+}
+
+/* Epoch events of the log inputs when there are any (a --log overrides), else of run dirs. */
+static void epochs_from_events(gw_analysis *a)
+{
+    const gw_series *s = a->series;
+    for (int pass = 0; pass < 2 && a->nepochs == 0; pass++) {
+        gw_input_kind want = pass == 0 ? GW_INPUT_TRAIN_LOG : GW_INPUT_RUN_DIR;
+        int64_t *t = xmalloc((s->nevents + 1) * sizeof *t);
+        long *num = xmalloc((s->nevents + 1) * sizeof *num);
+        long *tot = xmalloc((s->nevents + 1) * sizeof *tot);
+        size_t n = 0;
+        int64_t end = a->end_ms;
+        for (size_t i = 0; i < s->nevents; i++) {
+            const gw_series_event *e = &s->events[i];
+            if (s->inputs[e->input].kind != want)
+                continue;
+            if (strcmp(e->type, "epoch") == 0 && e->epoch >= 0) {
+                t[n] = e->t_ms;
+                num[n] = e->epoch;
+                tot[n++] = e->total;
+            } else if (strcmp(e->type, "log_end") == 0 || strcmp(e->type, "job_exit") == 0) {
+                end = e->t_ms;
+            }
+        }
+        a->nepochs = gw_epochs_build(t, num, tot, n, end, &a->epochs);
+        if (a->nepochs)
+            a->epoch_origin = pass == 0 ? GW_EPOCHS_LOG : GW_EPOCHS_EVENTS;
+        free(t);
+        free(num);
+        free(tot);
+    }
+}
+
+/* Keeps the expected marks only when the GPU is busy outside them; fills work_s and busy_pct. */
+static void settle_dips(gw_gpu_analysis *g)
+{
+    const double *util = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
+    gw_span st = g->phase[GW_PHASE_STEADY].span;
+    for (int pass = 0; pass < 2; pass++) {
+        memset(g->in_expected_dip, 0, g->gpu->tab.n);
+        for (size_t d = 0; d < g->ndips; d++)
+            for (size_t r = g->dips[d].span.begin; g->dips[d].expected && r < g->dips[d].span.end;
+                 r++)
+                g->in_expected_dip[r] = 1;
+        g->busy_pct = g->worked || g->participant ? gw_gpu_mean(g, util, st, true) : NAN;
+        if (pass == 1 || !(g->busy_pct < GW_TH(GW_TH_BUSY_UTIL_PCT)))
+            break;
+        for (size_t d = 0; d < g->ndips; d++) /* not GPU-bound: no dip is "expected" */
+            g->dips[d].expected = false;
+    }
+    g->work_s = 0;
+    for (size_t r = st.begin; r < st.end; r++)
+        if (!g->in_expected_dip[r])
+            g->work_s += g->dt_s[r];
+}
+
+static void epochs_from_dips(gw_analysis *a, const gw_gpu_analysis *g)
+{
+    a->epochs = xcalloc(g->ndips + 1, sizeof *a->epochs);
+    int64_t start = g->phase[GW_PHASE_STEADY].span.start_ms;
+    for (size_t d = 0; d <= g->ndips; d++) {
+        int64_t end = d < g->ndips ? g->dips[d].span.end_ms : g->phase[GW_PHASE_STEADY].span.end_ms;
+        a->epochs[d] =
+            (gw_epoch){.number = (long)d + 1, .total = -1, .start_ms = start, .end_ms = end};
+        start = end;
+    }
+    a->nepochs = g->ndips + 1;
+    a->epoch_origin = GW_EPOCHS_DIPS;
+}
+
+static void classify_dips(gw_analysis *a)
+{
+    for (size_t i = 0; i < a->ngpus; i++) {
+        gw_gpu_analysis *g = &a->gpus[i];
+        double period, cv;
+        if (a->nepochs)
+            gw_dips_mark_epochs(g->dips, g->ndips, a->epochs, a->nepochs);
+        else if (gw_dips_regular(g->dips, g->ndips, &period, &cv))
+            for (size_t d = 0; d < g->ndips; d++)
+                g->dips[d].expected = true;
+        settle_dips(g);
+    }
+    for (size_t i = 0; i < a->ngpus && a->nepochs == 0; i++)
+        if (a->gpus[i].ndips > 0 && a->gpus[i].dips[0].expected)
+            epochs_from_dips(a, &a->gpus[i]);
+}
+
+static void epoch_values(gw_analysis *a)
+{
+    a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
+    a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
+    for (size_t k = 0; k < a->nepochs; k++)
+        for (size_t i = 0; i < a->ngpus; i++) {
+            gw_gpu_analysis *g = &a->gpus[i];
+            gw_span sp = gw_check_span_of_time(g, a->epochs[k].start_ms, a->epochs[k].end_ms);
+            bool counter;
+            a->epoch_util_pct[k * a->ngpus + i] =
+                gw_gpu_mean(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), sp, false);
+            a->epoch_energy_wh[k * a->ngpus + i] =
+                sp.end > sp.begin ? span_energy_wh(g, sp, &counter) : NAN;
+        }
+}
+
+gw_analysis *gw_analyze(const gw_series *s)
+{
+    gw_analysis *a = xcalloc(1, sizeof *a);
+    a->series = s;
+    a->ngpus = s->ngpus;
+    a->gpus = xcalloc(s->ngpus + 1, sizeof *a->gpus);
+    size_t max_rows = 0;
+    for (size_t i = 0; i < s->ngpus; i++) {
+        const gw_series_table *t = &s->gpus[i]->tab;
+        if (t->n == 0)
+            continue;
+        if (a->start_ms == 0 || t->t_ms[0] < a->start_ms)
+            a->start_ms = t->t_ms[0];
+        if (t->t_ms[t->n - 1] > a->end_ms)
+            a->end_ms = t->t_ms[t->n - 1];
+        if (t->n > max_rows)
+            max_rows = t->n;
+    }
+    for (size_t i = 0; i < s->ngpus; i++) {
+        a->gpus[i].gpu = s->gpus[i];
+        a->gpus[i].slot = i;
+        gpu_basics(s, &a->gpus[i]);
+    }
+    epochs_from_events(a);
+    classify_dips(a);
+    double *scratch = xmalloc((max_rows ? max_rows : 1) * sizeof *scratch);
+    for (size_t i = 0; i < a->ngpus; i++) {
+        gw_gpu_analysis *g = &a->gpus[i];
+        phase_result(g, &g->whole, gw_span_make(g->gpu, g->dt_s, 0, g->gpu->tab.n), scratch);
+        for (int p = 0; p < GW_PHASE_COUNT; p++)
+            phase_result(g, &g->phase[p], g->phase[p].span, scratch);
+    }
+    free(scratch);
+    epoch_values(a);
+    gw_checks_run(a);
+    gw_verdict_sort(&a->verdicts);
+    return a;
+}
+
+void gw_analysis_free(gw_analysis *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->ngpus; i++) {
+        gw_gpu_analysis *g = &a->gpus[i];
+        free(g->dt_s);
+        free(g->dips);
+        free(g->in_expected_dip);
+        free(g->whole.stats);
+        for (int p = 0; p < GW_PHASE_COUNT; p++)
+            free(g->phase[p].stats);
+    }
+    free(a->gpus);
+    free(a->epochs);
+    free(a->epoch_util_pct);
+    free(a->epoch_energy_wh);
+    gw_verdict_list_free(&a->verdicts);
+    free(a);
+}

@@ -1,0 +1,140 @@
+/*
+ * analysis: everything the report says about a series, computed once, as data.
+ *
+ * Owns: per GPU the phases (start-up before the GPU first works, steady state, tail after it last
+ * works), statistics of every column per phase and for the whole record, energy (Wh), time spent
+ * above/below thresholds, dips inside the steady state and which of them are expected
+ * (validation/checkpoint at epoch boundaries, or regular); the job's epochs (from epoch events of
+ * a run directory, from a --log file, or detected from regular dips) with per-GPU utilisation and
+ * energy; and the verdicts (verdict.h).
+ * The analysis is a pure function of the series: no I/O, no printing. It keeps pointers into the
+ * series, which must outlive it.
+ */
+#ifndef GW_ANALYSIS_H
+#define GW_ANALYSIS_H
+
+#include "analysis/epochs.h"
+#include "analysis/stats.h"
+#include "analysis/verdict.h"
+#include "logread/series.h"
+
+#include <stdbool.h>
+
+typedef enum gw_phase { GW_PHASE_STARTUP, GW_PHASE_STEADY, GW_PHASE_TAIL, GW_PHASE_COUNT } gw_phase;
+
+/* "startup", "steady", "tail". */
+const char *gw_phase_name(gw_phase p);
+
+/* Rows [begin, end) of one GPU's table; start_ms is the first row's time, end_ms the time of the
+ * row after the span (or the last row plus its weight). begin == end: the span is empty. */
+typedef struct gw_span {
+    size_t begin, end;
+    int64_t start_ms, end_ms;
+} gw_span;
+
+/* An idle run inside the steady state. */
+typedef struct gw_dip {
+    gw_span span;
+    bool expected; /* at an epoch boundary (or regular) in a GPU-bound run */
+} gw_dip;
+
+/* Time (s) a GPU spent in each of these conditions. */
+typedef enum gw_time_check {
+    GW_TIME_IDLE,         /* utilization.gpu < idle_util_pct */
+    GW_TIME_BUSY,         /* utilization.gpu >= busy_util_pct */
+    GW_TIME_HOT,          /* temperature.gpu > hot_temp_c */
+    GW_TIME_MEMORY_HIGH,  /* memory.used / total > memory_capacity_pct */
+    GW_TIME_POWER_CAPPED, /* SW power cap or HW power brake (or power near the limit) */
+    GW_TIME_THERMAL,      /* SW/HW thermal slowdown, or temperature >= slowdown threshold */
+    GW_TIME_COUNT
+} gw_time_check;
+
+/* "idle", "busy", "hot", "memory_high", "power_capped", "thermal_slowdown". */
+const char *gw_time_check_name(gw_time_check c);
+
+typedef struct gw_phase_result {
+    gw_span span;
+    gw_stats *stats;  /* [gpu->tab.ncols], in the order of the table's columns */
+    double energy_wh; /* NAN when neither an energy counter nor power.draw is present */
+    double time_s[GW_TIME_COUNT];
+} gw_phase_result;
+
+typedef struct gw_gpu_analysis {
+    const gw_series_gpu *gpu;
+    size_t slot;                /* index in series->gpus */
+    const gw_series_host *host; /* host.csv of the same node, NULL when none */
+    double *dt_s;               /* [n] weight of each row in seconds (stats.h) */
+    double interval_s;          /* median sampling interval */
+    bool worked;                /* utilization.gpu reached work_util_pct at least once */
+    bool participant;           /* compared with its peers (worked, or a job process used it) */
+    bool energy_from_counter;
+    gw_phase_result whole;
+    gw_phase_result phase[GW_PHASE_COUNT];
+    size_t ndips;
+    gw_dip *dips;
+    unsigned char *in_expected_dip; /* [n] 1 for rows inside an expected dip */
+    double work_s;                  /* steady-state time outside expected dips */
+    double busy_pct; /* time-weighted mean utilization.gpu over that time, NAN without util */
+} gw_gpu_analysis;
+
+typedef enum gw_epoch_origin {
+    GW_EPOCHS_NONE,
+    GW_EPOCHS_EVENTS, /* "epoch" events of a run directory */
+    GW_EPOCHS_LOG,    /* a --log file */
+    GW_EPOCHS_DIPS,   /* detected from regular dips of one GPU */
+} gw_epoch_origin;
+
+/* "none", "events", "log", "dips". */
+const char *gw_epoch_origin_name(gw_epoch_origin o);
+
+typedef struct gw_analysis {
+    const gw_series *series;
+    int64_t start_ms, end_ms; /* first and last row of any GPU */
+    size_t ngpus;
+    gw_gpu_analysis *gpus; /* [ngpus], same order as series->gpus */
+    gw_epoch_origin epoch_origin;
+    size_t nepochs;
+    gw_epoch *epochs;
+    double *epoch_util_pct;   /* [nepochs * ngpus]: mean utilization.gpu, NAN when unknown */
+    double *epoch_energy_wh;  /* [nepochs * ngpus] */
+    gw_verdict_list verdicts; /* sorted: critical first */
+} gw_analysis;
+
+/* Analyses a finished series (gw_series_finish done). Never fails; the result is freed with
+ * gw_analysis_free. */
+gw_analysis *gw_analyze(const gw_series *s);
+void gw_analysis_free(gw_analysis *a);
+
+/* ---- helpers shared by the checkers, exposed for tests ---- */
+
+/* Start-up / steady / tail from utilization.gpu (util may be NULL: all steady). */
+void gw_phases_detect(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
+                      gw_span out[GW_PHASE_COUNT]);
+
+/* Idle runs (util < idle_util_pct) of at least dip_min_s inside steady; *out newly allocated. */
+size_t gw_dips_find(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
+                    gw_span steady, gw_dip **out);
+
+/* Marks dips at an epoch boundary as expected; returns how many. */
+size_t gw_dips_mark_epochs(gw_dip *dips, size_t n, const gw_epoch *epochs, size_t nepochs);
+
+/* True when at least dip_min_regular dips start at regular intervals (CV <= dip_period_cv);
+ * stores the mean period and the CV. */
+bool gw_dips_regular(const gw_dip *dips, size_t n, double *period_s, double *cv);
+
+/* The span of rows [begin, end) with times; end_ms as described for gw_span. */
+gw_span gw_span_make(const gw_series_gpu *g, const double *dt_s, size_t begin, size_t end);
+
+/* Time-weighted mean of v over the rows of span; with work_only, rows inside expected dips are
+ * left out. NAN when no row has a value. */
+double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool work_only);
+
+/* The clocks_event_reasons mask of a cell as bits; 0 for values no mask can have (absent,
+ * negative, fractional or beyond 64 bits), so that garbage never sets a reason. */
+uint64_t gw_reason_bits(double mask);
+
+/* Per-row conditions behind the time checks. */
+bool gw_row_thermal(const gw_gpu_analysis *g, size_t row);
+bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row);
+
+#endif

@@ -1,0 +1,44 @@
+/*
+ * checks: the verdict checkers (internal to analysis/). Each looks at one GPU (or the whole job)
+ * of a finished analysis and appends verdicts with evidence to a->verdicts.
+ *
+ * Adding a verdict id (job_stalled, oom_crash are reserved in verdict.h) means writing one more
+ * checker and listing it in checks.c. Must not: print, allocate outside the verdict list, or
+ * change the analysis other than its verdict list.
+ */
+#ifndef GW_CHECKS_H
+#define GW_CHECKS_H
+
+#include "analysis/analysis.h"
+
+/* Runs every checker in order; gpu_saturated comes last because it needs the others' results. */
+void gw_checks_run(gw_analysis *a);
+
+/* verdict_busy.c */
+void gw_check_starved_underfilled(gw_analysis *a, gw_gpu_analysis *g);
+void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g);
+void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g);
+void gw_check_imbalance(gw_analysis *a);
+/* verdict_memory.c */
+void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g);
+void gw_check_memory_capacity(gw_analysis *a, gw_gpu_analysis *g);
+void gw_check_idle_holding(gw_analysis *a, gw_gpu_analysis *g);
+/* verdict_clocks.c */
+void gw_check_thermal(gw_analysis *a, gw_gpu_analysis *g);
+void gw_check_power(gw_analysis *a, gw_gpu_analysis *g);
+void gw_check_gpu_lost(gw_analysis *a);
+
+/* Shared helpers. */
+/* Rows of the steady state outside expected dips: the time a GPU is expected to work. */
+static inline bool gw_work_row(const gw_gpu_analysis *g, size_t r)
+{
+    gw_span st = g->phase[GW_PHASE_STEADY].span;
+    return r >= st.begin && r < st.end && !g->in_expected_dip[r];
+}
+/* p50 of values[r] over rows where keep(g, r) holds; NAN when fewer than 3 values. */
+double gw_check_p50(const gw_gpu_analysis *g, const double *values,
+                    bool (*keep)(const gw_gpu_analysis *, size_t));
+/* Rows of g whose time lies in [start_ms, end_ms). */
+gw_span gw_check_span_of_time(const gw_gpu_analysis *g, int64_t start_ms, int64_t end_ms);
+
+#endif

@@ -1,0 +1,116 @@
+/* Phases (start-up, steady state, tail) and dips (see analysis.h). */
+#include "analysis/analysis.h"
+#include "analysis/thresholds.h"
+
+#include "util/xalloc.h"
+
+#include <math.h>
+
+static const char *const phase_names[GW_PHASE_COUNT] = {"startup", "steady", "tail"};
+
+const char *gw_phase_name(gw_phase p)
+{
+    return p < GW_PHASE_COUNT ? phase_names[p] : "unknown";
+}
+
+static gw_span rows(const int64_t *t, const double *dt_s, size_t n, size_t begin, size_t end)
+{
+    gw_span s = {.begin = begin, .end = end};
+    if (n == 0)
+        return s;
+    int64_t after_last = t[n - 1] + (int64_t)llround(dt_s[n - 1] * 1000.0);
+    s.start_ms = begin < n ? t[begin] : after_last;
+    s.end_ms = end < n ? t[end] : after_last;
+    return s;
+}
+
+gw_span gw_span_make(const gw_series_gpu *g, const double *dt_s, size_t begin, size_t end)
+{
+    return rows(g->tab.t_ms, dt_s, g->tab.n, begin, end);
+}
+
+void gw_phases_detect(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
+                      gw_span out[GW_PHASE_COUNT])
+{
+    size_t first = n, last = n;
+    for (size_t i = 0; util && i < n; i++)
+        if (util[i] >= GW_TH(GW_TH_WORK_UTIL_PCT)) {
+            if (first == n)
+                first = i;
+            last = i;
+        }
+    size_t b = 0, e = n; /* without a working sample (or without util) everything is steady */
+    if (first < n) {
+        b = first;
+        e = last + 1;
+    }
+    out[GW_PHASE_STARTUP] = rows(t_ms, dt_s, n, 0, b);
+    out[GW_PHASE_STEADY] = rows(t_ms, dt_s, n, b, e);
+    out[GW_PHASE_TAIL] = rows(t_ms, dt_s, n, e, n);
+}
+
+size_t gw_dips_find(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
+                    gw_span steady, gw_dip **out)
+{
+    gw_dip *d = NULL;
+    size_t count = 0, cap = 0;
+    double min_ms = GW_TH(GW_TH_DIP_MIN_S) * 1000.0;
+    size_t i = steady.begin;
+    while (util && i < steady.end) {
+        if (isnan(util[i]) || util[i] >= GW_TH(GW_TH_IDLE_UTIL_PCT)) {
+            i++;
+            continue;
+        }
+        size_t j = i;
+        while (j < steady.end && !isnan(util[j]) && util[j] < GW_TH(GW_TH_IDLE_UTIL_PCT))
+            j++;
+        gw_span s = rows(t_ms, dt_s, n, i, j);
+        if ((double)(s.end_ms - s.start_ms) >= min_ms) {
+            d = xgrow(d, &cap, count + 1, sizeof *d);
+            d[count++] = (gw_dip){.span = s, .expected = false};
+        }
+        i = j;
+    }
+    *out = d;
+    return count;
+}
+
+size_t gw_dips_mark_epochs(gw_dip *dips, size_t n, const gw_epoch *epochs, size_t nepochs)
+{
+    int64_t tol = (int64_t)(GW_TH(GW_TH_DIP_ALIGN_S) * 1000.0);
+    size_t marked = 0;
+    for (size_t d = 0; d < n; d++) {
+        for (size_t k = 0; k < nepochs && !dips[d].expected; k++) {
+            /* The boundaries: every epoch's start but the first, and the last epoch's end. */
+            const int64_t b[2] = {k > 0 ? epochs[k].start_ms : INT64_MIN,
+                                  k + 1 == nepochs ? epochs[k].end_ms : INT64_MIN};
+            for (int i = 0; i < 2; i++)
+                if (b[i] != INT64_MIN && b[i] >= dips[d].span.start_ms - tol &&
+                    b[i] <= dips[d].span.end_ms + tol)
+                    dips[d].expected = true;
+        }
+        marked += dips[d].expected;
+    }
+    return marked;
+}
+
+bool gw_dips_regular(const gw_dip *dips, size_t n, double *period_s, double *cv)
+{
+    *period_s = NAN;
+    *cv = NAN;
+    if (n < 2)
+        return false;
+    double sum = 0, sq = 0;
+    size_t m = n - 1;
+    for (size_t i = 1; i < n; i++) {
+        double gap = (double)(dips[i].span.start_ms - dips[i - 1].span.start_ms) / 1000.0;
+        sum += gap;
+        sq += gap * gap;
+    }
+    double mean = sum / (double)m;
+    double var = sq / (double)m - mean * mean;
+    *period_s = mean;
+    *cv = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : NAN;
+    return (double)n >= GW_TH(GW_TH_DIP_MIN_REGULAR) && mean > 0 &&
+           *cv <= GW_TH(GW_TH_DIP_PERIOD_CV);
+}

@@ -1,0 +1,177 @@
+/* Descriptive statistics (see stats.h). */
+#include "analysis/stats.h"
+
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static void swap(double *a, double *b)
+{
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Moves the k-th smallest of a[lo..hi] to a[k], smaller ones before, larger ones after. Hoare
+ * partitioning around a median of three splits runs of equal values evenly, which matters for
+ * telemetry full of repeated 100s and 0s. */
+static void select_kth(double *a, size_t lo, size_t hi, size_t k)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < a[lo])
+            swap(&a[mid], &a[lo]);
+        if (a[hi] < a[lo])
+            swap(&a[hi], &a[lo]);
+        if (a[hi] < a[mid])
+            swap(&a[hi], &a[mid]);
+        double pivot = a[mid];
+        size_t i = lo, j = hi;
+        for (;;) {
+            while (a[i] < pivot)
+                i++;
+            while (pivot < a[j])
+                j--;
+            if (i >= j)
+                break;
+            swap(&a[i], &a[j]);
+            i++;
+            j--;
+        }
+        /* a[lo..j] <= pivot <= a[j+1..hi] */
+        if (k <= j)
+            hi = j;
+        else
+            lo = j + 1;
+    }
+}
+
+static double min_of(const double *a, size_t n)
+{
+    double m = a[0];
+    for (size_t i = 1; i < n; i++)
+        if (a[i] < m)
+            m = a[i];
+    return m;
+}
+
+/* Quantile within a[lo..hi] where everything before lo is <= and after hi is >= (as left by an
+ * earlier selection); k is the global rank of the lower neighbour. */
+static double quantile_in(double *a, size_t n, size_t lo, size_t hi, double q)
+{
+    double h = (double)(n - 1) * q;
+    size_t k = (size_t)floor(h);
+    if (k < lo)
+        lo = 0;
+    if (k > hi)
+        hi = n - 1;
+    select_kth(a, lo, hi, k);
+    double frac = h - (double)k;
+    if (frac == 0 || k + 1 >= n)
+        return a[k];
+    double next = min_of(a + k + 1, n - k - 1);
+    return a[k] + frac * (next - a[k]);
+}
+
+double gw_stats_quantile(double *a, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    return quantile_in(a, n, 0, n - 1, q);
+}
+
+double gw_stats_mean(const double *v, size_t n)
+{
+    double sum = 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i])) {
+            sum += v[i];
+            m++;
+        }
+    return m ? sum / (double)m : NAN;
+}
+
+void gw_stats_summary(const double *v, size_t count, double *scratch, gw_stats *out)
+{
+    double *a = scratch ? scratch : xmalloc((count ? count : 1) * sizeof *a);
+    size_t n = 0;
+    double sum = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!isnan(v[i])) {
+            a[n++] = v[i];
+            sum += v[i];
+        }
+    *out =
+        (gw_stats){.n = n, .mean = NAN, .min = NAN, .p5 = NAN, .p50 = NAN, .p95 = NAN, .max = NAN};
+    if (n > 0) {
+        out->mean = sum / (double)n;
+        /* The median first: p5 then only needs the lower part and p95 the upper part. */
+        size_t k50 = (size_t)floor((double)(n - 1) * 0.5);
+        out->p50 = quantile_in(a, n, 0, n - 1, 0.5);
+        out->p5 = quantile_in(a, n, 0, k50, 0.05);
+        out->p95 = quantile_in(a, n, k50, n - 1, 0.95);
+        out->min = out->max = a[0];
+        for (size_t i = 0; i < n; i++) {
+            if (a[i] < out->min)
+                out->min = a[i];
+            if (a[i] > out->max)
+                out->max = a[i];
+        }
+    }
+    if (!scratch)
+        free(a);
+}
+
+void gw_stats_linfit(const int64_t *t_ms, const double *v, size_t n, gw_fit *out)
+{
+    *out = (gw_fit){.slope_per_s = NAN, .intercept = NAN, .r2 = NAN};
+    size_t m = 0;
+    double t0 = NAN, st = 0, sv = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i])) {
+            if (isnan(t0))
+                t0 = (double)t_ms[i];
+            st += ((double)t_ms[i] - t0) / 1000.0;
+            sv += v[i];
+            m++;
+        }
+    out->n = m;
+    if (m < 3)
+        return;
+    double mt = st / (double)m, mv = sv / (double)m, stt = 0, stv = 0, svv = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i])) {
+            double dt = ((double)t_ms[i] - t0) / 1000.0 - mt, dv = v[i] - mv;
+            stt += dt * dt;
+            stv += dt * dv;
+            svv += dv * dv;
+        }
+    if (stt == 0)
+        return;
+    out->slope_per_s = stv / stt;
+    out->intercept = mv - out->slope_per_s * (mt + t0 / 1000.0);
+    out->r2 = svv == 0 ? 0 : (stv * stv) / (stt * svv);
+}
+
+double gw_stats_median_interval_ms(const int64_t *t_ms, size_t n)
+{
+    double *gaps = xmalloc((n ? n : 1) * sizeof *gaps);
+    size_t m = 0;
+    for (size_t i = 1; i < n; i++)
+        if (t_ms[i] > t_ms[i - 1])
+            gaps[m++] = (double)(t_ms[i] - t_ms[i - 1]);
+    double med = m ? gw_stats_quantile(gaps, m, 0.5) : 1000.0;
+    free(gaps);
+    return med;
+}
+
+void gw_stats_sample_weights(const int64_t *t_ms, size_t n, double *dt_s)
+{
+    double med_s = gw_stats_median_interval_ms(t_ms, n) / 1000.0;
+    for (size_t i = 0; i < n; i++) {
+        double gap = i + 1 < n ? (double)(t_ms[i + 1] - t_ms[i]) / 1000.0 : med_s;
+        dt_s[i] = gap < 0 ? 0 : gap > 5 * med_s ? 5 * med_s : gap;
+    }
+}

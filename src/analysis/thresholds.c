@@ -1,0 +1,77 @@
+/* The threshold table (see thresholds.h and docs/report.md for where each value comes from). */
+#include "analysis/thresholds.h"
+
+const gw_threshold gw_thresholds[GW_TH_COUNT] = {
+    [GW_TH_WORK_UTIL_PCT] = {"work_util_pct", 5, "utilization.gpu >= this: the GPU works"},
+    [GW_TH_IDLE_UTIL_PCT] = {"idle_util_pct", 10, "utilization.gpu < this: an idle sample"},
+    [GW_TH_BUSY_UTIL_PCT] = {"busy_util_pct", 80,
+                             "mean utilization.gpu of the work time >= this: busy, < this: "
+                             "starved"},
+    [GW_TH_STARVED_CRITICAL_PCT] = {"starved_critical_util_pct", 50,
+                                    "mean utilization.gpu < this: starvation is critical"},
+    [GW_TH_MIN_STEADY_S] = {"min_steady_s", 10, "shorter steady states are not judged"},
+    [GW_TH_DIP_MIN_S] = {"dip_min_s", 2, "idle runs at least this long in steady state are dips"},
+    [GW_TH_DIP_ALIGN_S] = {"dip_align_s", 3,
+                           "a dip within this many seconds of an epoch boundary belongs to it"},
+    [GW_TH_DIP_PERIOD_CV] = {"dip_period_cv", 0.25,
+                             "without epochs, dips whose intervals vary by at most this "
+                             "(coefficient of variation) are regular"},
+    [GW_TH_DIP_MIN_REGULAR] = {"dip_min_regular", 3,
+                               "without epochs, at least this many dips to call them regular"},
+    [GW_TH_DIP_SHARE_WARN_PCT] = {"dip_share_warn_pct", 30,
+                                  "expected dips taking more than this share of the steady "
+                                  "state: expected_dips becomes a warning"},
+    [GW_TH_UNDERFILL_SM_ACTIVE_PCT] = {"underfill_sm_active_pct", 25,
+                                       "GPM SM activity (p50) below this while utilization.gpu "
+                                       ">= busy: underfilled kernels"},
+    [GW_TH_UNDERFILL_POWER_RATIO] = {"underfill_power_ratio", 0.30,
+                                     "without GPM: power.draw p50 / power.limit below this while "
+                                     "utilization.gpu >= busy: underfilled kernels"},
+    [GW_TH_UNDERFILL_MIN_SHARE] = {"underfill_min_busy_share_pct", 50,
+                                   "share of the work time at utilization.gpu >= busy needed to "
+                                   "judge kernel size"},
+    [GW_TH_LEAK_MIN_R2] = {"leak_min_r2", 0.9, "memory.used grows linearly: fit R^2 above this"},
+    [GW_TH_LEAK_MIN_GROWTH_MIB] = {"leak_min_growth_mib", 1024,
+                                   "memory.used grows by more than this over the window"},
+    [GW_TH_LEAK_LATE_RATIO] = {"leak_late_ratio", 0.5,
+                               "slope of the second half / slope of the window above this: "
+                               "still growing at the end"},
+    [GW_TH_LEAK_OOM_CRITICAL_S] = {"leak_oom_critical_s", 3600,
+                                   "projected time to out-of-memory below this: critical"},
+    [GW_TH_MEM_CAPACITY_PCT] = {"memory_capacity_pct", 92,
+                                "peak memory.used / memory.total above this: near capacity"},
+    [GW_TH_MEM_CAPACITY_CRIT_PCT] = {"memory_capacity_critical_pct", 98,
+                                     "peak memory.used / memory.total above this: critical"},
+    [GW_TH_THERMAL_SHARE_PCT] = {"thermal_share_pct", 5,
+                                 "share of steady time with thermal slowdown above this: "
+                                 "throttling"},
+    [GW_TH_THERMAL_CRIT_SHARE_PCT] = {"thermal_critical_share_pct", 50,
+                                      "share of steady time with thermal slowdown above this: "
+                                      "critical"},
+    [GW_TH_HOT_TEMP_C] = {"hot_temp_c", 83, "temperature.gpu above this is hot"},
+    [GW_TH_HOT_MIN_S] = {"hot_min_s", 180, "hot for longer than this without throttling: info"},
+    [GW_TH_POWER_CAP_SHARE_PCT] = {"power_cap_share_pct", 20,
+                                   "share of steady time at the software power cap above this"},
+    [GW_TH_POWER_BRAKE_SHARE_PCT] = {"power_brake_share_pct", 1,
+                                     "share of steady time with the hardware power brake above "
+                                     "this"},
+    [GW_TH_POWER_NEAR_LIMIT_RATIO] = {"power_near_limit_ratio", 0.97,
+                                      "without clocks_event_reasons: power.draw / power.limit at "
+                                      "or above this counts as capped"},
+    [GW_TH_IDLE_HOLD_MIB] = {"idle_hold_mib", 1024,
+                             "an idle stretch holding at least this much memory"},
+    [GW_TH_IDLE_HOLD_S] = {"idle_hold_s", 60,
+                           "idle stretch holding memory longer than this: idle_holding_memory"},
+    [GW_TH_IMBALANCE_GAP_PCT] = {"imbalance_gap_pct", 15,
+                                 "a GPU's mean utilization.gpu more than this many points below "
+                                 "the median of all GPUs"},
+    [GW_TH_IMBALANCE_WINDOWS_PCT] = {"imbalance_windows_pct", 70,
+                                     "... and below the median in more than this share of 10 "
+                                     "equal windows: consistently"},
+    [GW_TH_WORKER_BUSY_PCT] = {"worker_busy_pct", 60,
+                               "job CPU per DataLoader worker above this: workers are busy"},
+    [GW_TH_MAIN_BUSY_PCT] = {"main_busy_pct", 80,
+                             "job CPU above this with no worker: the main process is busy"},
+    [GW_TH_HOST_CPU_BUSY_PCT] = {"host_cpu_busy_pct", 90,
+                                 "host CPU above this: the CPUs are saturated"},
+};

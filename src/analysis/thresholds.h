@@ -1,0 +1,60 @@
+/*
+ * thresholds: every number the analysis compares against, in one table, so that code, docs
+ * (docs/report.md) and summary.json ("thresholds") show the same values.
+ *
+ * A verdict fires only when its value passes the threshold strictly: a value equal to the
+ * threshold does not fire (except where the table says ">=").
+ * Must not: hold state; the table is constant.
+ */
+#ifndef GW_THRESHOLDS_H
+#define GW_THRESHOLDS_H
+
+typedef enum gw_threshold_id {
+    GW_TH_WORK_UTIL_PCT,        /* util >= this: the GPU works (ends start-up, starts tail) */
+    GW_TH_IDLE_UTIL_PCT,        /* util < this: an idle sample */
+    GW_TH_BUSY_UTIL_PCT,        /* mean util of the work time >= this: busy; < this: starved */
+    GW_TH_STARVED_CRITICAL_PCT, /* mean util < this: starved is critical */
+    GW_TH_MIN_STEADY_S,         /* steady state shorter than this: too short to judge */
+    GW_TH_DIP_MIN_S,            /* an idle run at least this long inside steady state: a dip */
+    GW_TH_DIP_ALIGN_S,          /* a dip within this of an epoch boundary is at the boundary */
+    GW_TH_DIP_PERIOD_CV,        /* dips without epochs: intervals' CV <= this is regular */
+    GW_TH_DIP_MIN_REGULAR,      /* dips without epochs: at least this many to call them regular */
+    GW_TH_DIP_SHARE_WARN_PCT,   /* expected dips taking more of the steady state: a warning */
+    GW_TH_UNDERFILL_SM_ACTIVE_PCT, /* GPM SM active p50 < this at high util: underfilled */
+    GW_TH_UNDERFILL_POWER_RATIO,   /* without GPM: power p50 / limit < this at high util */
+    GW_TH_UNDERFILL_MIN_SHARE,     /* % of work time at util >= busy needed to judge kernels */
+    GW_TH_LEAK_MIN_R2,             /* linear fit of memory.used: R^2 > this */
+    GW_TH_LEAK_MIN_GROWTH_MIB,     /* growth over the fitted window > this */
+    GW_TH_LEAK_LATE_RATIO,        /* slope of the second half / whole slope > this: still growing */
+    GW_TH_LEAK_OOM_CRITICAL_S,    /* projected time to out-of-memory < this: critical */
+    GW_TH_MEM_CAPACITY_PCT,       /* peak memory.used / total > this: near capacity */
+    GW_TH_MEM_CAPACITY_CRIT_PCT,  /* > this: critical */
+    GW_TH_THERMAL_SHARE_PCT,      /* share of steady time thermally slowed > this: throttling */
+    GW_TH_THERMAL_CRIT_SHARE_PCT, /* > this: critical */
+    GW_TH_HOT_TEMP_C,             /* without throttling: temperature > this ... */
+    GW_TH_HOT_MIN_S,              /* ... for longer than this: info "running hot" */
+    GW_TH_POWER_CAP_SHARE_PCT,    /* share of steady time at the SW power cap > this: info */
+    GW_TH_POWER_BRAKE_SHARE_PCT,  /* share of steady time with HW power brake > this: warning */
+    GW_TH_POWER_NEAR_LIMIT_RATIO, /* without the reasons column: power / limit >= this is capped */
+    GW_TH_IDLE_HOLD_MIB,          /* idle stretch holding at least this much memory ... */
+    GW_TH_IDLE_HOLD_S,            /* ... for longer than this: idle_holding_memory */
+    GW_TH_IMBALANCE_GAP_PCT,      /* util mean this many points below the median of all GPUs */
+    GW_TH_IMBALANCE_WINDOWS_PCT,  /* ... and below in more than this share of 10 windows */
+    GW_TH_WORKER_BUSY_PCT,        /* job CPU per DataLoader worker > this: workers busy */
+    GW_TH_MAIN_BUSY_PCT,          /* job CPU > this with no workers: the main process is busy */
+    GW_TH_HOST_CPU_BUSY_PCT,      /* host CPU > this: CPUs saturated */
+    GW_TH_COUNT
+} gw_threshold_id;
+
+typedef struct gw_threshold {
+    const char *key; /* stable name used in summary.json and docs: "busy_util_pct" */
+    double value;
+    const char *meaning; /* one line for docs and --help */
+} gw_threshold;
+
+extern const gw_threshold gw_thresholds[GW_TH_COUNT];
+
+/* The value of threshold id. */
+#define GW_TH(id) (gw_thresholds[(id)].value)
+
+#endif

@@ -1,0 +1,380 @@
+/* Busy-ness verdicts: gpu_starved, underfilled_kernels, expected_dips, multi_gpu_imbalance and
+ * gpu_saturated (see checks.h and docs/report.md for the rules). */
+#include "analysis/checks.h"
+
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const suggest_input =
+    "The input pipeline cannot keep up: raise DataLoader num_workers, set pin_memory=True and "
+    "persistent_workers=True, call cv2.setNumThreads(0) in the workers, and read the data from "
+    "local storage instead of network storage.";
+static const char *const suggest_cpu =
+    "One busy process does all CPU work with no DataLoader workers: move preprocessing into a "
+    "DataLoader with num_workers > 0 (or onto the GPU, e.g. DALI), and remove synchronising calls "
+    "such as .item() or .cpu() from the training step.";
+static const char *const suggest_idle_stretches =
+    "The GPU sits idle for long stretches between busy periods: look at what the job does then "
+    "(evaluation or data preparation on the CPU, waiting for other ranks, I/O); record it with "
+    "`gpuwatch run` to see its CPU side.";
+static const char *const suggest_unknown =
+    "The GPU waits between short bursts of work, the pattern of an input pipeline that cannot "
+    "keep up: record the job with `gpuwatch run` to see its CPU side; meanwhile try more "
+    "DataLoader workers, pin_memory=True, persistent_workers=True, cv2.setNumThreads(0) and "
+    "local storage instead of network storage.";
+
+/* A burst of work shorter than this is "short" (a batch or a few). */
+#define SHORT_BURST_S 10.0
+
+static bool judged(const gw_gpu_analysis *g)
+{
+    return g->participant && gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT) &&
+           !isnan(g->busy_pct) && g->work_s >= GW_TH(GW_TH_MIN_STEADY_S);
+}
+
+/* Bursts of work inside the work rows: count, mean length, longest idle run. */
+static void bursts(const gw_gpu_analysis *g, size_t *count, double *mean_s, double *idle_max_s)
+{
+    const double *u = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
+    gw_span st = g->phase[GW_PHASE_STEADY].span;
+    double busy_s = 0, idle_s = 0;
+    bool in_burst = false;
+    *count = 0;
+    *idle_max_s = 0;
+    for (size_t r = st.begin; r < st.end; r++) {
+        if (!gw_work_row(g, r) || isnan(u[r]))
+            continue;
+        bool idle = u[r] < GW_TH(GW_TH_IDLE_UTIL_PCT);
+        if (!idle) {
+            *count += !in_burst;
+            busy_s += g->dt_s[r];
+            idle_s = 0;
+        } else {
+            idle_s += g->dt_s[r];
+            if (idle_s > *idle_max_s)
+                *idle_max_s = idle_s;
+        }
+        in_burst = !idle;
+    }
+    *mean_s = *count ? busy_s / (double)*count : NAN;
+}
+
+/* Host-side evidence over the steady state, and the cause it supports. */
+static const char *starved_cause(const gw_gpu_analysis *g, gw_verdict *v)
+{
+    const gw_series_host *h = g->host;
+    if (!h)
+        return "unknown";
+    const gw_series_table *t = &h->tab;
+    gw_span st = g->phase[GW_PHASE_STEADY].span;
+    long c_job = gw_series_table_find(t, "job.cpu [%]");
+    long c_procs = gw_series_table_find(t, "job.processes");
+    long c_host = gw_series_table_find(t, "cpu.util [%]");
+    double *buf = xmalloc((t->n ? t->n : 1) * sizeof *buf);
+    double sums[3] = {0, 0, 0};
+    size_t counts[3] = {0, 0, 0}, np = 0;
+    const long cols[3] = {c_job, c_procs, c_host};
+    for (size_t r = 0; r < t->n; r++) {
+        if (t->t_ms[r] < st.start_ms || t->t_ms[r] >= st.end_ms)
+            continue;
+        for (int k = 0; k < 3; k++)
+            if (cols[k] >= 0 && !isnan(t->cols[cols[k]].v[r])) {
+                sums[k] += t->cols[cols[k]].v[r];
+                counts[k]++;
+                if (k == 1)
+                    buf[np++] = t->cols[cols[k]].v[r];
+            }
+    }
+    double job_cpu = counts[0] ? sums[0] / (double)counts[0] : NAN;
+    double procs = np ? round(gw_stats_quantile(buf, np, 0.5)) : NAN;
+    double host_cpu = counts[2] ? sums[2] / (double)counts[2] : NAN;
+    free(buf);
+    double workers = isnan(procs) ? NAN : procs - 1;
+    double per_worker = workers >= 1 ? job_cpu / workers : NAN;
+    gw_verdict_num(v, "job_processes_p50", procs);
+    gw_verdict_num(v, "dataloader_workers", workers);
+    if (per_worker > GW_TH(GW_TH_WORKER_BUSY_PCT)) {
+        gw_verdict_check(v, "job_cpu_per_worker_pct", per_worker, ">", GW_TH_WORKER_BUSY_PCT);
+        gw_verdict_num(v, "host_cpu_mean_pct", host_cpu);
+        return "input_pipeline";
+    }
+    if (workers >= 1 && host_cpu > GW_TH(GW_TH_HOST_CPU_BUSY_PCT)) {
+        gw_verdict_num(v, "job_cpu_per_worker_pct", per_worker);
+        gw_verdict_check(v, "host_cpu_mean_pct", host_cpu, ">", GW_TH_HOST_CPU_BUSY_PCT);
+        return "input_pipeline";
+    }
+    if (workers == 0 && job_cpu > GW_TH(GW_TH_MAIN_BUSY_PCT)) {
+        gw_verdict_check(v, "job_cpu_mean_pct", job_cpu, ">", GW_TH_MAIN_BUSY_PCT);
+        gw_verdict_num(v, "host_cpu_mean_pct", host_cpu);
+        return "cpu_bound";
+    }
+    gw_verdict_num(v, "job_cpu_mean_pct", job_cpu);
+    gw_verdict_num(v, "host_cpu_mean_pct", host_cpu);
+    return "unknown";
+}
+
+static void starved(gw_analysis *a, gw_gpu_analysis *g)
+{
+    gw_span st = g->phase[GW_PHASE_STEADY].span;
+    gw_severity sev =
+        g->busy_pct < GW_TH(GW_TH_STARVED_CRITICAL_PCT) ? GW_SEV_CRITICAL : GW_SEV_WARNING;
+    gw_verdict *v =
+        gw_verdict_add(&a->verdicts, GW_V_GPU_STARVED, sev, (int)g->slot, st.start_ms, st.end_ms);
+    size_t nb;
+    double burst_s, idle_max_s;
+    bursts(g, &nb, &burst_s, &idle_max_s);
+    double idle_share =
+        100.0 * g->phase[GW_PHASE_STEADY].time_s[GW_TIME_IDLE] / (g->work_s > 0 ? g->work_s : 1);
+    gw_verdict_check(v, "busy_pct", g->busy_pct, "<", GW_TH_BUSY_UTIL_PCT);
+    if (sev == GW_SEV_CRITICAL)
+        gw_verdict_check(v, "busy_pct_critical", g->busy_pct, "<", GW_TH_STARVED_CRITICAL_PCT);
+    gw_verdict_num(v, "idle_share_pct", idle_share > 100 ? 100 : idle_share);
+    gw_verdict_num(v, "work_s", g->work_s);
+    gw_verdict_num(v, "bursts", (double)nb);
+    gw_verdict_num(v, "burst_mean_s", burst_s);
+    gw_verdict_num(v, "idle_run_max_s", idle_max_s);
+    const char *cause = starved_cause(g, v);
+    gw_verdict_set_cause(v, cause);
+    gw_verdict_text(v, "cause", cause);
+    /* Without CPU-side evidence the GPU's rhythm still tells something: many short bursts are
+     * the signature of a per-batch wait; long stretches are a different story. */
+    const char *sugg = strcmp(cause, "input_pipeline") == 0 ? suggest_input
+                       : strcmp(cause, "cpu_bound") == 0    ? suggest_cpu
+                       : !(burst_s > SHORT_BURST_S)         ? suggest_unknown
+                                                            : suggest_idle_stretches;
+    gw_verdict_say(v, sugg, "GPU busy %.1f%% of the steady state (%.0f s), idle %.0f%%; cause: %s",
+                   g->busy_pct, g->work_s, idle_share > 100 ? 100 : idle_share, cause);
+}
+
+static bool busy_work_row(const gw_gpu_analysis *g, size_t r)
+{
+    const double *u = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
+    return gw_work_row(g, r) && u[r] >= GW_TH(GW_TH_BUSY_UTIL_PCT);
+}
+
+static void underfilled(gw_analysis *a, gw_gpu_analysis *g)
+{
+    gw_span st = g->phase[GW_PHASE_STEADY].span;
+    double busy_s = 0;
+    for (size_t r = st.begin; r < st.end; r++)
+        if (busy_work_row(g, r))
+            busy_s += g->dt_s[r];
+    double share = 100.0 * busy_s / g->work_s;
+    if (!(share > GW_TH(GW_TH_UNDERFILL_MIN_SHARE)))
+        return;
+    double sm =
+        gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_ACTIVE_PCT), busy_work_row);
+    double power = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW), busy_work_row);
+    double limit = g->gpu->power_limit_w, ratio = power / limit;
+    bool by_gpm = !isnan(sm);
+    if (by_gpm ? !(sm < GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT))
+               : !(ratio < GW_TH(GW_TH_UNDERFILL_POWER_RATIO)))
+        return;
+    gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_UNDERFILLED_KERNELS, GW_SEV_WARNING,
+                                   (int)g->slot, st.start_ms, st.end_ms);
+    gw_verdict_check(v, "busy_share_pct", share, ">", GW_TH_UNDERFILL_MIN_SHARE);
+    gw_verdict_num(v, "util_p50_pct",
+                   gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), busy_work_row));
+    if (by_gpm) {
+        gw_verdict_check(v, "sm_active_p50_pct", sm, "<", GW_TH_UNDERFILL_SM_ACTIVE_PCT);
+        gw_verdict_num(v, "sm_occupancy_p50_pct",
+                       gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_OCCUPANCY_PCT),
+                                    busy_work_row));
+    } else {
+        gw_verdict_check(v, "power_ratio", ratio, "<", GW_TH_UNDERFILL_POWER_RATIO);
+    }
+    gw_verdict_num(v, "power_p50_w", power);
+    gw_verdict_num(v, "power_limit_w", limit);
+    const char *sugg =
+        "GPU-Util counts time with any kernel running, not how much of the GPU works: the kernels "
+        "are too small to fill it. Raise the batch size, fuse small operations (torch.compile, "
+        "CUDA graphs), and avoid per-sample Python loops that launch tiny kernels.";
+    if (by_gpm)
+        gw_verdict_say(v, sugg,
+                       "GPU-Util reads busy but only %.1f%% of the SMs work (GPM SM "
+                       "activity p50 < %g%%)",
+                       sm, GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT));
+    else
+        gw_verdict_say(v, sugg,
+                       "GPU-Util reads busy but the GPU draws %.0f W of %.0f W (%.0f%% < %.0f%%)",
+                       power, limit, 100 * ratio, 100 * GW_TH(GW_TH_UNDERFILL_POWER_RATIO));
+}
+
+void gw_check_starved_underfilled(gw_analysis *a, gw_gpu_analysis *g)
+{
+    if (!judged(g))
+        return;
+    if (g->busy_pct < GW_TH(GW_TH_BUSY_UTIL_PCT))
+        starved(a, g);
+    else
+        underfilled(a, g);
+}
+
+void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g)
+{
+    size_t n = 0, first = 0, last = 0;
+    double total_s = 0;
+    for (size_t d = 0; d < g->ndips; d++)
+        if (g->dips[d].expected) {
+            if (n++ == 0)
+                first = d;
+            last = d;
+            total_s += (double)(g->dips[d].span.end_ms - g->dips[d].span.start_ms) / 1000.0;
+        }
+    if (n == 0)
+        return;
+    double steady_s =
+        (double)(g->phase[GW_PHASE_STEADY].span.end_ms - g->phase[GW_PHASE_STEADY].span.start_ms) /
+        1000.0;
+    double share = steady_s > 0 ? 100 * total_s / steady_s : NAN;
+    bool long_dips = share > GW_TH(GW_TH_DIP_SHARE_WARN_PCT);
+    gw_verdict *v =
+        gw_verdict_add(&a->verdicts, GW_V_EXPECTED_DIPS, long_dips ? GW_SEV_WARNING : GW_SEV_INFO,
+                       (int)g->slot, g->dips[first].span.start_ms, g->dips[last].span.end_ms);
+    double period, cv;
+    gw_dips_regular(g->dips, g->ndips, &period, &cv);
+    gw_verdict_num(v, "dips", (double)n);
+    gw_verdict_num(v, "dip_mean_s", total_s / (double)n);
+    if (long_dips)
+        gw_verdict_check(v, "dip_share_pct", share, ">", GW_TH_DIP_SHARE_WARN_PCT);
+    else
+        gw_verdict_num(v, "dip_share_pct", share);
+    gw_verdict_num(v, "period_s", period);
+    gw_verdict_check(v, "busy_pct", g->busy_pct, ">=", GW_TH_BUSY_UTIL_PCT);
+    const char *with = a->epoch_origin == GW_EPOCHS_NONE || a->epoch_origin == GW_EPOCHS_DIPS
+                           ? "regular period"
+                           : "epoch boundaries";
+    gw_verdict_text(v, "aligned_with", with);
+    gw_verdict_say(v,
+                   "Not a bottleneck of training itself. If the dips are long, validate less "
+                   "often or on a subset, and save checkpoints asynchronously (e.g. "
+                   "torch.distributed.checkpoint.async_save) so training resumes sooner.",
+                   "%zu dips of %.1f s on average at %s (validation/checkpoint, %.0f%% of the "
+                   "steady state); the GPU is busy %.1f%% in between",
+                   n, total_s / (double)n, with, share, g->busy_pct);
+}
+
+/* Verdicts that mean "not simply saturated". */
+static bool has_problem(const gw_analysis *a, int slot)
+{
+    for (size_t i = 0; i < a->verdicts.n; i++) {
+        const gw_verdict *v = &a->verdicts.v[i];
+        if (v->gpu == slot && v->severity >= GW_SEV_WARNING)
+            return true;
+    }
+    return false;
+}
+
+void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g)
+{
+    if (!judged(g) || !(g->busy_pct >= GW_TH(GW_TH_BUSY_UTIL_PCT)) || has_problem(a, (int)g->slot))
+        return;
+    gw_span st = g->phase[GW_PHASE_STEADY].span;
+    gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_GPU_SATURATED, GW_SEV_INFO, (int)g->slot,
+                                   st.start_ms, st.end_ms);
+    double sm = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_ACTIVE_PCT), gw_work_row);
+    double power = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW), gw_work_row);
+    gw_verdict_check(v, "busy_pct", g->busy_pct, ">=", GW_TH_BUSY_UTIL_PCT);
+    gw_verdict_num(v, "work_s", g->work_s);
+    gw_verdict_num(v, "sm_active_p50_pct", sm);
+    gw_verdict_num(v, "power_p50_w", power);
+    gw_verdict_num(v, "power_limit_w", g->gpu->power_limit_w);
+    gw_verdict_say(v,
+                   "The GPU is the bottleneck, as it should be. To go faster: bf16/fp16 autocast, "
+                   "torch.compile, a larger batch if memory allows, or more GPUs.",
+                   "GPU busy %.1f%% of the steady state (%.0f s)%s", g->busy_pct, g->work_s,
+                   isnan(sm) ? "" : "; SM activity confirms it");
+}
+
+/* Mean utilisation of each participant over [start, end). */
+static void window_means(const gw_analysis *a, int64_t start, int64_t end, double *out)
+{
+    for (size_t i = 0; i < a->ngpus; i++) {
+        const gw_gpu_analysis *g = &a->gpus[i];
+        out[i] = NAN;
+        if (g->participant)
+            out[i] = gw_gpu_mean(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT),
+                                 gw_check_span_of_time(g, start, end), false);
+    }
+}
+
+/* Median of the present values of v other than v[skip]; NAN when none. */
+static double peers_median(const double *v, size_t n, size_t skip)
+{
+    double *buf = xmalloc((n ? n : 1) * sizeof *buf);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i != skip && !isnan(v[i]))
+            buf[m++] = v[i];
+    double med = m ? gw_stats_quantile(buf, m, 0.5) : NAN;
+    free(buf);
+    return med;
+}
+
+static void imbalance_one(gw_analysis *a, size_t i, const double *mean, int64_t ws, int64_t we,
+                          size_t compared)
+{
+    enum { WINDOWS = 10 };
+    double peers = peers_median(mean, a->ngpus, i);
+    double gap = peers - mean[i];
+    if (!(gap > GW_TH(GW_TH_IMBALANCE_GAP_PCT)))
+        return;
+    double *wm = xmalloc(a->ngpus * sizeof *wm);
+    size_t below = 0, judged_windows = 0;
+    for (int w = 0; w < WINDOWS; w++) {
+        int64_t s = ws + (we - ws) * w / WINDOWS, e = ws + (we - ws) * (w + 1) / WINDOWS;
+        window_means(a, s, e, wm);
+        double pm = peers_median(wm, a->ngpus, i);
+        if (isnan(wm[i]) || isnan(pm))
+            continue;
+        judged_windows++;
+        below += wm[i] < pm - GW_TH(GW_TH_IMBALANCE_GAP_PCT) / 2;
+    }
+    free(wm);
+    double share = judged_windows ? 100.0 * (double)below / (double)judged_windows : 0;
+    if (!(share > GW_TH(GW_TH_IMBALANCE_WINDOWS_PCT)))
+        return;
+    gw_verdict *v =
+        gw_verdict_add(&a->verdicts, GW_V_MULTI_GPU_IMBALANCE, GW_SEV_WARNING, (int)i, ws, we);
+    gw_verdict_num(v, "util_mean_pct", mean[i]);
+    gw_verdict_num(v, "peers_median_pct", peers);
+    gw_verdict_check(v, "gap_pct", gap, ">", GW_TH_IMBALANCE_GAP_PCT);
+    gw_verdict_check(v, "windows_below_pct", share, ">", GW_TH_IMBALANCE_WINDOWS_PCT);
+    gw_verdict_num(v, "gpus_compared", (double)compared);
+    gw_verdict_say(v,
+                   "Look at what differs for this GPU or node: uneven data shards "
+                   "(DistributedSampler, drop_last), a slower or throttled GPU, CPU contention or "
+                   "a slower data path on its node, or rank-specific work (logging, evaluation, "
+                   "checkpointing) inside the step.",
+                   "busy %.1f%% while its peers are at %.1f%% (%.1f points less, in %.0f%% of "
+                   "the run)",
+                   mean[i], peers, gap, share);
+}
+
+void gw_check_imbalance(gw_analysis *a)
+{
+    int64_t ws = INT64_MIN, we = INT64_MAX;
+    size_t compared = 0;
+    for (size_t i = 0; i < a->ngpus; i++) {
+        const gw_gpu_analysis *g = &a->gpus[i];
+        if (!g->participant || !gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT))
+            continue;
+        compared++;
+        if (!g->worked)
+            continue;
+        gw_span st = g->phase[GW_PHASE_STEADY].span;
+        ws = st.start_ms > ws ? st.start_ms : ws;
+        we = st.end_ms < we ? st.end_ms : we;
+    }
+    if (compared < 2 || ws == INT64_MIN || (double)(we - ws) < GW_TH(GW_TH_MIN_STEADY_S) * 1000)
+        return;
+    double *mean = xmalloc(a->ngpus * sizeof *mean);
+    window_means(a, ws, we, mean);
+    for (size_t i = 0; i < a->ngpus; i++)
+        if (!isnan(mean[i]))
+            imbalance_one(a, i, mean, ws, we, compared);
+    free(mean);
+}

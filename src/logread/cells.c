@@ -1,0 +1,201 @@
+/* Cell-level CSV grammar (see cells.h). */
+#include "logread/cells.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_trim(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static char *trim(char *s, char *end)
+{
+    while (s < end && is_trim(*s))
+        s++;
+    while (end > s && is_trim(end[-1]))
+        end--;
+    *end = '\0';
+    return s;
+}
+
+size_t gw_cells_split(char *line, char **cells, size_t max)
+{
+    size_t n = 0;
+    char *p = line;
+    for (;;) {
+        char *comma = strchr(p, ',');
+        char *end = comma ? comma : p + strlen(p);
+        char *cell = trim(p, end);
+        if (n < max)
+            cells[n] = cell;
+        n++;
+        if (!comma)
+            return n;
+        p = comma + 1;
+    }
+}
+
+bool gw_cells_absent(const char *c)
+{
+    if (c[0] == '\0' || strcmp(c, "-") == 0 || strcasecmp(c, "N/A") == 0)
+        return true;
+    size_t n = strlen(c);
+    return c[0] == '[' && c[n - 1] == ']';
+}
+
+static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Decimal without exponent and with at most 15 significant digits: both the digits and the power
+ * of ten are exact doubles, so one division is correctly rounded (Clinger's fast path). Falls
+ * back to strtod for everything else. Returns the end of the number, or NULL. */
+static const char *parse_decimal(const char *s, double *out)
+{
+    const char *p = s;
+    bool neg = false;
+    if (*p == '-' || *p == '+')
+        neg = *p++ == '-';
+    uint64_t mant = 0;
+    int ndig = 0, frac = 0;
+    bool any = false;
+    while (isdigit((unsigned char)*p)) {
+        mant = mant * 10 + (uint64_t)(*p++ - '0');
+        ndig += mant != 0;
+        any = true;
+    }
+    if (*p == '.') {
+        p++;
+        while (isdigit((unsigned char)*p)) {
+            mant = mant * 10 + (uint64_t)(*p++ - '0');
+            ndig += mant != 0;
+            frac++;
+            any = true;
+        }
+    }
+    if (!any)
+        return NULL;
+    if (ndig <= 15 && frac <= 22 && *p != 'e' && *p != 'E') {
+        double v = (double)mant / pow10_exact[frac];
+        *out = neg ? -v : v;
+        return p;
+    }
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || !isfinite(v))
+        return NULL;
+    *out = v;
+    return end;
+}
+
+bool gw_cells_number(const char *cell, double *value, const char **unit)
+{
+    const char *c = cell;
+    if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X') && isxdigit((unsigned char)c[2])) {
+        char *end = NULL;
+        unsigned long long v = strtoull(c + 2, &end, 16);
+        if (*end != '\0')
+            return false;
+        *value = (double)v;
+        *unit = end;
+        return true;
+    }
+    if (c[0] == 'P' && isdigit((unsigned char)c[1])) {
+        char *end = NULL;
+        long v = strtol(c + 1, &end, 10);
+        if (*end != '\0' || v > 15)
+            return false;
+        *value = (double)v;
+        *unit = end;
+        return true;
+    }
+    const char *end = parse_decimal(c, value);
+    if (!end)
+        return false;
+    while (*end == ' ')
+        end++;
+    /* A unit is letters or '%' only: "12abc3" and "1.2.3" are not numbers. */
+    for (const char *u = end; *u; u++)
+        if (!isalpha((unsigned char)*u) && *u != '%')
+            return false;
+    *unit = end;
+    return true;
+}
+
+void gw_cells_header(char *cell, const char **key, const char **unit)
+{
+    *key = cell;
+    *unit = "";
+    char *open = strchr(cell, '[');
+    if (!open)
+        return;
+    char *close = strchr(open, ']');
+    if (close)
+        *close = '\0';
+    *unit = open + 1;
+    char *k = open;
+    while (k > cell && k[-1] == ' ')
+        k--;
+    *k = '\0';
+}
+
+typedef struct unit_def {
+    const char *name;
+    int dim;
+    double factor;
+} unit_def;
+
+static const unit_def units[] = {
+    {"B", 1, 1.0},        {"KiB", 1, 1024.0}, {"MiB", 1, 1048576.0}, {"GiB", 1, 1073741824.0},
+    {"mW", 2, 0.001},     {"W", 2, 1.0},      {"kW", 2, 1000.0},     {"kHz", 3, 0.001},
+    {"MHz", 3, 1.0},      {"GHz", 3, 1000.0}, {"mJ", 4, 1.0},        {"J", 4, 1000.0},
+    {"kJ", 4, 1000000.0}, {"ms", 5, 0.001},   {"s", 5, 1.0},         {"us", 5, 1e-6},
+    {"%", 6, 1.0},
+};
+
+static const unit_def *find_unit(const char *name)
+{
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
+        if (strcmp(units[i].name, name) == 0)
+            return &units[i];
+    return NULL;
+}
+
+double gw_cells_unit_factor(const char *from, const char *to)
+{
+    if (!from || !to || !*from || !*to || strcmp(from, to) == 0)
+        return 1.0;
+    const unit_def *f = find_unit(from), *t = find_unit(to);
+    if (!f || !t || f->dim != t->dim)
+        return 1.0;
+    return f->factor / t->factor;
+}
+
+static bool is_key(const char *c)
+{
+    if (!islower((unsigned char)c[0]))
+        return false;
+    const char *p = c;
+    while (islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '.' || *p == '_')
+        p++;
+    if (*p == '\0')
+        return true;
+    if (p[0] != ' ' || p[1] != '[')
+        return false;
+    const char *close = strchr(p, ']');
+    return close && close[1] == '\0';
+}
+
+bool gw_cells_is_header(char **cells, size_t n)
+{
+    if (n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!is_key(cells[i]))
+            return false;
+    return true;
+}

@@ -1,0 +1,235 @@
+/* Run directory reader: meta.json, gpu.csv, host.csv, processes.csv, events.jsonl (logread.h). */
+#include "logread/cells.h"
+#include "logread/logread.h"
+#include "logread/timeparse.h"
+
+#include "util/xalloc.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { META_MAX_BYTES = 4 << 20, PROC_CELLS = 16 };
+
+static char *slurp(const char *path, size_t limit)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = xmalloc(limit + 1);
+    size_t n = fread(buf, 1, limit, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static double json_num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *json_str(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void set_str(char **dst, const char *src)
+{
+    if (src && *src) {
+        free(*dst);
+        *dst = xstrdup(src);
+    }
+}
+
+/* A JSON or CSV number as an integer id (index, pid, epoch), or fallback when it is absent or no
+ * id could be that large: casting an out-of-range double is undefined behaviour. */
+static long as_id(double v, long fallback)
+{
+    return v >= -1e9 && v <= 1e9 ? (long)v : fallback;
+}
+
+/* Applies meta.json's devices[] to the GPUs read from gpu.csv. */
+static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
+{
+    const cJSON *dev;
+    cJSON_ArrayForEach(dev, cJSON_GetObjectItemCaseSensitive(meta, "devices"))
+    {
+        double index = json_num(dev, "index");
+        gw_series_gpu *g = as_id(index, -1) < 0 ? NULL : gw_series_find_gpu(s, input, (int)index);
+        if (!g)
+            continue;
+        set_str(&g->name, json_str(dev, "name"));
+        set_str(&g->uuid, json_str(dev, "uuid"));
+        set_str(&g->pci_bus_id, json_str(dev, "pci_bus_id"));
+        if (!isnan(json_num(dev, "memory_total_mib")))
+            g->memory_total_mib = json_num(dev, "memory_total_mib");
+        if (!isnan(json_num(dev, "power_limit_w")))
+            g->power_limit_w = json_num(dev, "power_limit_w");
+        if (!isnan(json_num(dev, "slowdown_temp_c")))
+            g->slowdown_temp_c = json_num(dev, "slowdown_temp_c");
+    }
+}
+
+/* The first number among keys, NAN when none. */
+static double first_num(const cJSON *o, const char *const *keys)
+{
+    for (; *keys; keys++) {
+        double v = json_num(o, *keys);
+        if (!isnan(v))
+            return v;
+    }
+    return NAN;
+}
+
+static bool read_event(gw_series *s, size_t input, const char *line)
+{
+    static const char *const gpu_keys[] = {"gpu", "index", NULL};
+    static const char *const code_keys[] = {"exit_status", "status", "code", "xid", NULL};
+    static const char *const text_keys[] = {"line", "message", "text", NULL};
+    cJSON *o = cJSON_Parse(line);
+    const char *ts = json_str(o, "timestamp"), *type = json_str(o, "type");
+    int64_t t_ms;
+    if (!ts || !type || gw_timeparse(ts, &t_ms) != strlen(ts)) {
+        cJSON_Delete(o);
+        return false;
+    }
+    const char *text = NULL;
+    for (const char *const *k = text_keys; *k && !text; k++)
+        text = json_str(o, *k);
+    gw_series_event *e = gw_series_add_event(s, input, t_ms, type, text);
+    double gpu = first_num(o, gpu_keys);
+    e->gpu_index = (int)as_id(gpu, -1);
+    e->code = first_num(o, code_keys);
+    double epoch = json_num(o, "epoch"), total = json_num(o, "total");
+    e->epoch = as_id(epoch, -1);
+    e->total = as_id(total, -1);
+    cJSON_Delete(o);
+    return true;
+}
+
+static void count_line(gw_series_input *in, bool ok, long line_no)
+{
+    if (ok)
+        in->rows++;
+    else if (in->rows_skipped++ == 0)
+        in->first_bad_line = line_no;
+}
+
+static void read_events(gw_series *s, size_t input, FILE *f)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    long line_no = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        line_no++;
+        if (line[strspn(line, " \t\r\n")] == '\0')
+            continue;
+        count_line(&s->inputs[input], read_event(s, input, line), line_no);
+    }
+    free(line);
+}
+
+/* processes.csv: timestamp, index, pid, process_name, used_memory [MiB], in_job (any order). */
+static void read_procs(gw_series *s, size_t input, FILE *f)
+{
+    enum { P_TIME, P_INDEX, P_PID, P_NAME, P_USED, P_INJOB, P_COUNT };
+    static const char *const keys[P_COUNT] = {"timestamp",    "index",       "pid",
+                                              "process_name", "used_memory", "in_job"};
+    int at[P_COUNT] = {-1, -1, -1, -1, -1, -1};
+    char *line = NULL, *cells[PROC_CELLS];
+    size_t cap = 0, ncols = 0;
+    long line_no = 0;
+    while (getline(&line, &cap, f) >= 0) {
+        line_no++;
+        size_t n = gw_cells_split(line, cells, PROC_CELLS);
+        if (n == 1 && !*cells[0])
+            continue;
+        if (n <= PROC_CELLS && gw_cells_is_header(cells, n)) {
+            for (size_t i = 0; i < n; i++) {
+                const char *key, *unit;
+                gw_cells_header(cells[i], &key, &unit);
+                for (int k = 0; k < P_COUNT; k++)
+                    if (strcmp(key, keys[k]) == 0)
+                        at[k] = (int)i;
+            }
+            ncols = n;
+            continue;
+        }
+        int64_t t_ms;
+        double v[P_COUNT] = {NAN, NAN, NAN, NAN, NAN, NAN};
+        const char *unit;
+        bool ok = n == ncols && at[P_TIME] >= 0 && at[P_INDEX] >= 0 &&
+                  gw_timeparse(cells[at[P_TIME]], &t_ms) == strlen(cells[at[P_TIME]]);
+        for (int k = P_INDEX; ok && k < P_COUNT; k++)
+            if (k != P_NAME && at[k] >= 0 && !gw_cells_absent(cells[at[k]]))
+                ok = gw_cells_number(cells[at[k]], &v[k], &unit);
+        ok = ok && as_id(v[P_INDEX], -1) >= 0;
+        if (ok)
+            gw_series_add_proc(s, input, t_ms, (int)v[P_INDEX], as_id(v[P_PID], -1),
+                               at[P_NAME] >= 0 ? cells[at[P_NAME]] : "", v[P_USED],
+                               (int)as_id(v[P_INJOB], -1));
+        count_line(&s->inputs[input], ok, line_no);
+    }
+    free(line);
+}
+
+/* Opens DIR/NAME and registers it as an input; NULL (and no input) when it does not exist. */
+static FILE *open_part(gw_series *s, const char *dir, const char *name, const char *source,
+                       size_t *input)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    if (f)
+        *input = gw_series_add_input(s, path, source, GW_INPUT_RUN_DIR);
+    free(path);
+    return f;
+}
+
+gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
+{
+    char *meta_path = xasprintf("%s/meta.json", dir);
+    char *meta_text = slurp(meta_path, META_MAX_BYTES);
+    free(meta_path);
+    cJSON *meta = meta_text ? cJSON_Parse(meta_text) : NULL;
+    free(meta_text);
+    char *source = xstrdup(json_str(meta, "host") ? json_str(meta, "host") : dir);
+    size_t len = strlen(source);
+    while (len > 1 && source[len - 1] == '/')
+        source[--len] = '\0';
+    gw_rc rc = GW_OK;
+    size_t input;
+    FILE *f = open_part(s, dir, "gpu.csv", source, &input);
+    if (!f) {
+        rc = gw_error_set(err, GW_E_IO, "%s/gpu.csv: %s (is %s a gpuwatch run directory?)", dir,
+                          strerror(errno), dir);
+        goto out;
+    }
+    rc = gw_logread_gpu_csv(s, f, input, source, NULL, err);
+    fclose(f);
+    if (rc)
+        goto out;
+    if (meta)
+        apply_meta_devices(s, input, meta);
+    if ((f = open_part(s, dir, "host.csv", source, &input))) {
+        gw_series_host *h = gw_series_add_host(s, input, source);
+        gw_error ignored; /* a host.csv without rows only means no CPU-side evidence */
+        gw_logread_table_csv(s, f, input, &h->tab, NULL, &ignored);
+        fclose(f);
+    }
+    if ((f = open_part(s, dir, "processes.csv", source, &input))) {
+        read_procs(s, input, f);
+        fclose(f);
+    }
+    if ((f = open_part(s, dir, "events.jsonl", source, &input))) {
+        read_events(s, input, f);
+        fclose(f);
+    }
+out:
+    cJSON_Delete(meta);
+    free(source);
+    return rc;
+}

@@ -1,0 +1,385 @@
+/* The in-memory series model (see series.h). */
+#include "logread/series.h"
+
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+gw_series *gw_series_new(void)
+{
+    return xcalloc(1, sizeof(gw_series));
+}
+
+static void table_free(gw_series_table *t)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        free(t->cols[c].name);
+        free(t->cols[c].v);
+    }
+    free(t->cols);
+    free(t->t_ms);
+}
+
+static void host_free(gw_series_host *h)
+{
+    if (!h)
+        return;
+    table_free(&h->tab);
+    free(h->source);
+    free(h);
+}
+
+void gw_series_free(gw_series *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->ninputs; i++) {
+        free(s->inputs[i].path);
+        free(s->inputs[i].source);
+        free(s->inputs[i].note);
+    }
+    free(s->inputs);
+    for (size_t i = 0; i < s->ngpus; i++) {
+        gw_series_gpu *g = s->gpus[i];
+        table_free(&g->tab);
+        free(g->source);
+        free(g->key);
+        free(g->uuid);
+        free(g->name);
+        free(g->pci_bus_id);
+        free(g);
+    }
+    free(s->gpus);
+    for (size_t i = 0; i < s->nhosts; i++)
+        host_free(s->hosts[i]);
+    free(s->hosts);
+    for (size_t i = 0; i < s->ngpm; i++)
+        host_free(s->gpm[i]);
+    free(s->gpm);
+    for (size_t i = 0; i < s->nprocs; i++)
+        free(s->procs[i].name);
+    free(s->procs);
+    for (size_t i = 0; i < s->nevents; i++) {
+        free(s->events[i].type);
+        free(s->events[i].text);
+    }
+    free(s->events);
+    free(s);
+}
+
+size_t gw_series_add_input(gw_series *s, const char *path, const char *source, gw_input_kind kind)
+{
+    s->inputs = xrealloc(s->inputs, (s->ninputs + 1) * sizeof *s->inputs);
+    gw_series_input *in = &s->inputs[s->ninputs];
+    memset(in, 0, sizeof *in);
+    in->path = xstrdup(path);
+    in->source = xstrdup(source ? source : path);
+    in->kind = kind;
+    in->note = xstrdup("");
+    return s->ninputs++;
+}
+
+gw_series_gpu *gw_series_add_gpu(gw_series *s, size_t input, const char *source, const char *key)
+{
+    gw_series_gpu *g = xcalloc(1, sizeof *g);
+    g->input = input;
+    g->source = xstrdup(source);
+    g->key = xstrdup(key ? key : "");
+    g->index = -1;
+    g->uuid = xstrdup("");
+    g->name = xstrdup("");
+    g->pci_bus_id = xstrdup("");
+    g->memory_total_mib = NAN;
+    g->power_limit_w = NAN;
+    g->slowdown_temp_c = NAN;
+    for (int f = 0; f < GW_F_COUNT; f++)
+        g->col_of[f] = -1;
+    s->gpus = xrealloc(s->gpus, (s->ngpus + 1) * sizeof *s->gpus);
+    s->gpus[s->ngpus++] = g;
+    return g;
+}
+
+gw_series_gpu *gw_series_find_gpu(const gw_series *s, size_t input, int index)
+{
+    for (size_t i = 0; i < s->ngpus; i++)
+        if (s->gpus[i]->input == input && s->gpus[i]->index == index)
+            return s->gpus[i];
+    return NULL;
+}
+
+static gw_series_host *new_host(size_t input, const char *source)
+{
+    gw_series_host *h = xcalloc(1, sizeof *h);
+    h->input = input;
+    h->source = xstrdup(source);
+    return h;
+}
+
+gw_series_host *gw_series_add_host(gw_series *s, size_t input, const char *source)
+{
+    s->hosts = xrealloc(s->hosts, (s->nhosts + 1) * sizeof *s->hosts);
+    return s->hosts[s->nhosts++] = new_host(input, source);
+}
+
+gw_series_host *gw_series_add_gpm(gw_series *s, size_t input, const char *source)
+{
+    s->gpm = xrealloc(s->gpm, (s->ngpm + 1) * sizeof *s->gpm);
+    return s->gpm[s->ngpm++] = new_host(input, source);
+}
+
+size_t gw_series_table_add_row(gw_series_table *t, int64_t t_ms)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        t->t_ms = xrealloc(t->t_ms, cap * sizeof *t->t_ms);
+        for (size_t c = 0; c < t->ncols; c++)
+            t->cols[c].v = xrealloc(t->cols[c].v, cap * sizeof(double));
+        t->cap = cap;
+    }
+    size_t row = t->n++;
+    t->t_ms[row] = t_ms;
+    for (size_t c = 0; c < t->ncols; c++)
+        t->cols[c].v[row] = NAN;
+    return row;
+}
+
+long gw_series_table_find(const gw_series_table *t, const char *name)
+{
+    for (size_t c = 0; c < t->ncols; c++)
+        if (strcmp(t->cols[c].name, name) == 0)
+            return (long)c;
+    return -1;
+}
+
+size_t gw_series_table_col(gw_series_table *t, const char *name, int field)
+{
+    long found = gw_series_table_find(t, name);
+    if (found >= 0)
+        return (size_t)found;
+    t->cols = xrealloc(t->cols, (t->ncols + 1) * sizeof *t->cols);
+    gw_series_col *c = &t->cols[t->ncols];
+    c->name = xstrdup(name);
+    c->field = field;
+    c->v = xmalloc((t->cap ? t->cap : 1) * sizeof(double));
+    for (size_t r = 0; r < t->n; r++)
+        c->v[r] = NAN;
+    return t->ncols++;
+}
+
+/* Column of a known field, created when missing. */
+static size_t gpu_col(gw_series_gpu *g, gw_gpu_field f)
+{
+    if (g->col_of[f] < 0)
+        g->col_of[f] = (int)gw_series_table_col(&g->tab, gw_fields[f].csv_header, (int)f);
+    return (size_t)g->col_of[f];
+}
+
+double *gw_series_gpu_writable(gw_series_gpu *g, gw_gpu_field f)
+{
+    size_t c = gpu_col(g, f);
+    return g->tab.cols[c].v;
+}
+
+double *gw_series_table_writable(gw_series_table *t, const char *name, int field)
+{
+    size_t c = gw_series_table_col(t, name, field);
+    return t->cols[c].v;
+}
+
+const double *gw_series_gpu_values(const gw_series_gpu *g, gw_gpu_field f)
+{
+    return g->col_of[f] < 0 ? NULL : g->tab.cols[g->col_of[f]].v;
+}
+
+gw_series_event *gw_series_add_event(gw_series *s, size_t input, int64_t t_ms, const char *type,
+                                     const char *text)
+{
+    s->events = xgrow(s->events, &s->events_cap, s->nevents + 1, sizeof *s->events);
+    gw_series_event *e = &s->events[s->nevents++];
+    e->input = input;
+    e->t_ms = t_ms;
+    e->type = xstrdup(type);
+    e->text = xstrdup(text ? text : "");
+    e->gpu_index = -1;
+    e->epoch = -1;
+    e->total = -1;
+    e->code = NAN;
+    return e;
+}
+
+gw_series_proc *gw_series_add_proc(gw_series *s, size_t input, int64_t t_ms, int gpu_index,
+                                   long pid, const char *name, double used_mib, int in_job)
+{
+    s->procs = xgrow(s->procs, &s->procs_cap, s->nprocs + 1, sizeof *s->procs);
+    gw_series_proc *p = &s->procs[s->nprocs++];
+    p->input = input;
+    p->t_ms = t_ms;
+    p->gpu_index = gpu_index;
+    p->pid = pid;
+    p->name = xstrdup(name ? name : "");
+    p->used_mib = used_mib;
+    p->in_job = in_job;
+    return p;
+}
+
+char *gw_series_gpu_label(const gw_series *s, const gw_series_gpu *g)
+{
+    bool several = false;
+    for (size_t i = 0; i < s->ngpus; i++)
+        if (strcmp(s->gpus[i]->source, g->source) != 0)
+            several = true;
+    if (several)
+        return xasprintf("%s GPU %d", g->source, g->index);
+    return xasprintf("GPU %d", g->index);
+}
+
+/* ---- finishing ---- */
+
+static const int64_t *sort_key; /* qsort has no context argument in C11 */
+
+static int cmp_row(const void *a, const void *b)
+{
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    if (sort_key[i] != sort_key[j])
+        return sort_key[i] < sort_key[j] ? -1 : 1;
+    return i < j ? -1 : i > j; /* stable */
+}
+
+static void table_sort(gw_series_table *t)
+{
+    bool sorted = true;
+    for (size_t r = 1; r < t->n && sorted; r++)
+        sorted = t->t_ms[r - 1] <= t->t_ms[r];
+    if (sorted)
+        return;
+    size_t *perm = xmalloc(t->n * sizeof *perm);
+    for (size_t r = 0; r < t->n; r++)
+        perm[r] = r;
+    sort_key = t->t_ms;
+    qsort(perm, t->n, sizeof *perm, cmp_row);
+    int64_t *tt = xmalloc(t->cap * sizeof *tt);
+    for (size_t r = 0; r < t->n; r++)
+        tt[r] = t->t_ms[perm[r]];
+    free(t->t_ms);
+    t->t_ms = tt;
+    for (size_t c = 0; c < t->ncols; c++) {
+        double *v = xmalloc(t->cap * sizeof *v);
+        for (size_t r = 0; r < t->n; r++)
+            v[r] = t->cols[c].v[perm[r]];
+        free(t->cols[c].v);
+        t->cols[c].v = v;
+    }
+    free(perm);
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+    const gw_series_event *x = a, *y = b;
+    if (x->t_ms != y->t_ms)
+        return x->t_ms < y->t_ms ? -1 : 1;
+    return 0;
+}
+
+/* The largest present value of a column, NAN when none. */
+static double column_max(const gw_series_gpu *g, gw_gpu_field f)
+{
+    const double *v = gw_series_gpu_values(g, f);
+    double m = NAN;
+    for (size_t r = 0; v && r < g->tab.n; r++)
+        if (!isnan(v[r]) && (isnan(m) || v[r] > m))
+            m = v[r];
+    return m;
+}
+
+static void merge_gpm(gw_series_gpu *g, const gw_series_table *gp)
+{
+    double tol_ms = 1000;
+    if (gp->n > 1) {
+        double mean_dt = (double)(gp->t_ms[gp->n - 1] - gp->t_ms[0]) / (double)(gp->n - 1);
+        if (2 * mean_dt > tol_ms)
+            tol_ms = 2 * mean_dt;
+    }
+    size_t j = 0;
+    for (size_t r = 0; r < g->tab.n; r++) {
+        int64_t t = g->tab.t_ms[r];
+        while (j + 1 < gp->n && gp->t_ms[j + 1] <= t)
+            j++;
+        size_t best = j;
+        if (j + 1 < gp->n && llabs(gp->t_ms[j + 1] - t) < llabs(gp->t_ms[j] - t))
+            best = j + 1;
+        if ((double)llabs(gp->t_ms[best] - t) > tol_ms)
+            continue;
+        for (size_t c = 0; c < gp->ncols; c++) {
+            const gw_series_col *src = &gp->cols[c];
+            if (src->field < 0)
+                continue;
+            double *dst = gw_series_gpu_writable(g, (gw_gpu_field)src->field);
+            if (isnan(dst[r]))
+                dst[r] = src->v[best];
+        }
+    }
+}
+
+static gw_rc finish_gpm(gw_series *s, const gw_series_host *h, gw_error *err)
+{
+    const gw_series_table *gp = &h->tab;
+    const char *path = s->inputs[h->input].path;
+    if (gp->n == 0)
+        return GW_OK;
+    gw_series_gpu *target = NULL;
+    size_t matches = 0;
+    for (size_t i = 0; i < s->ngpus; i++) {
+        const gw_series_table *t = &s->gpus[i]->tab;
+        if (t->n == 0 || t->t_ms[0] > gp->t_ms[gp->n - 1] || t->t_ms[t->n - 1] < gp->t_ms[0])
+            continue;
+        target = s->gpus[i];
+        matches++;
+    }
+    if (matches == 0)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: its GPM rows overlap no GPU's recording in time (nvidia-smi's "
+                            "local timestamps are read in the zone TZ; set TZ to the recording "
+                            "machine's zone)",
+                            path);
+    if (matches > 1)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: its GPM rows overlap %zu GPUs and name none: give it together "
+                            "with the log of one GPU only",
+                            path, matches);
+    merge_gpm(target, gp);
+    char *note = xasprintf("GPM columns merged into %s", target->source);
+    free(s->inputs[h->input].note);
+    s->inputs[h->input].note = note;
+    return GW_OK;
+}
+
+gw_rc gw_series_finish(gw_series *s, gw_error *err)
+{
+    for (size_t i = 0; i < s->ngpus; i++) {
+        gw_series_gpu *g = s->gpus[i];
+        table_sort(&g->tab);
+        if (isnan(g->memory_total_mib))
+            g->memory_total_mib = column_max(g, GW_F_MEM_TOTAL_BYTES);
+        if (isnan(g->power_limit_w))
+            g->power_limit_w = column_max(g, GW_F_POWER_LIMIT_MW);
+    }
+    for (size_t i = 0; i < s->nhosts; i++)
+        table_sort(&s->hosts[i]->tab);
+    for (size_t i = 0; i < s->ngpm; i++) {
+        table_sort(&s->gpm[i]->tab);
+        gw_rc rc = finish_gpm(s, s->gpm[i], err);
+        if (rc)
+            return rc;
+        host_free(s->gpm[i]);
+        s->gpm[i] = NULL;
+    }
+    free(s->gpm);
+    s->gpm = NULL;
+    s->ngpm = 0;
+    /* qsort is not stable, but events at the same millisecond have no order to keep. */
+    if (s->nevents > 1)
+        qsort(s->events, s->nevents, sizeof *s->events, cmp_event);
+    return GW_OK;
+}

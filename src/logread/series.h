@@ -1,0 +1,166 @@
+/*
+ * series: the in-memory model of one job's recordings. The readers in logread/ fill it; the
+ * analysis (analysis/), the text and JSON report (report/) and the charts read it.
+ *
+ * Owns:
+ * - per GPU: identity (node/source label, index, uuid, name, PCI bus id, memory total, power limit,
+ *   slowdown temperature; NAN or "" when unknown) and a table: a time axis in unix milliseconds
+ *   and one column of doubles per metric, NAN = absent. Known GPU metrics are the fields of
+ *   sampler/sample.h (gw_fields[]): a column of field f is named gw_fields[f].csv_header and holds
+ *   values in that header's unit (MiB, W, %, MHz, mJ; the clocks_event_reasons mask as a number;
+ *   pstate as 0..15). Other measured columns keep their CSV header as name.
+ * - per node: the host table of host.csv (cpu.util [%], memory.used [MiB], job.cpu [%],
+ *   job.rss [MiB], job.processes).
+ * - GPU processes (processes.csv) and discrete events (events.jsonl, epoch lines of a training
+ *   log, gpu_lost markers found in nvidia-smi output).
+ * - the inputs that were read, with their row counts and skipped rows.
+ * Every string and array is owned by the series; gw_series_free releases all of it.
+ * Must not: read files (the readers do), interpret values (analysis/ does), print.
+ */
+#ifndef GW_SERIES_H
+#define GW_SERIES_H
+
+#include "sampler/sample.h"
+#include "util/gw_error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One column of a table. */
+typedef struct gw_series_col {
+    char *name; /* CSV header with unit: "utilization.gpu [%]", "job.cpu [%]" */
+    int field;  /* the gw_gpu_field this column holds, or -1 */
+    double *v;  /* [table n]; NAN = absent */
+} gw_series_col;
+
+/* Rows sharing one time axis. After gw_series_finish, t_ms is non-decreasing. */
+typedef struct gw_series_table {
+    size_t n;      /* rows */
+    size_t cap;    /* allocated rows of t_ms and of every column */
+    int64_t *t_ms; /* [n] unix milliseconds */
+    size_t ncols;
+    gw_series_col *cols;
+} gw_series_table;
+
+typedef struct gw_series_gpu {
+    size_t input; /* index into gw_series.inputs of the input the GPU came from */
+    char *source; /* node/source label: run directory host or path, or the CSV path */
+    int index;    /* NVML/nvidia-smi index; order of first appearance when the input has none */
+    char *key;    /* the identity the reader grouped rows by (uuid, bus id or index), "" if one */
+    char *uuid;   /* "" when unknown */
+    char *name;   /* "" when unknown */
+    char *pci_bus_id;        /* "" when unknown */
+    double memory_total_mib; /* NAN when unknown */
+    double power_limit_w;    /* NAN when unknown */
+    double slowdown_temp_c;  /* NAN when unknown */
+    int col_of[GW_F_COUNT];  /* column of each known field in tab.cols, -1 when absent */
+    gw_series_table tab;
+} gw_series_gpu;
+
+typedef struct gw_series_host {
+    size_t input;
+    char *source;
+    gw_series_table tab;
+} gw_series_host;
+
+typedef struct gw_series_proc {
+    size_t input;
+    int64_t t_ms;
+    int gpu_index; /* NVML index of the GPU */
+    long pid;
+    char *name;      /* "" when unknown */
+    double used_mib; /* NAN when unknown */
+    int in_job;      /* 1 in the wrapped command's tree, 0 not, -1 unknown */
+} gw_series_proc;
+
+typedef struct gw_series_event {
+    size_t input;
+    int64_t t_ms;
+    char *type;    /* "epoch", "job_start", "job_exit", "gpu_lost", "alert", "log_end", ... */
+    int gpu_index; /* -1 when the event is not about one GPU */
+    long epoch;    /* "epoch" events: the epoch number; else -1 */
+    long total;    /* "epoch" events: the number of epochs when known; else -1 */
+    double code;   /* job_exit: exit status; xid: the Xid; else NAN */
+    char *text;    /* the matched line or message, "" when none */
+} gw_series_event;
+
+typedef enum gw_input_kind {
+    GW_INPUT_RUN_DIR,   /* a gpuwatch run directory */
+    GW_INPUT_GPU_CSV,   /* our gpu.csv or nvidia-smi --query-gpu CSV */
+    GW_INPUT_GPM_CSV,   /* unix_time, sm_util_pct, ...: GPM columns for another input's GPU */
+    GW_INPUT_TRAIN_LOG, /* a training log whose lines start with a time */
+} gw_input_kind;
+
+typedef struct gw_series_input {
+    char *path;
+    char *source; /* node/source label of what it holds (run host or path) */
+    gw_input_kind kind;
+    size_t rows;         /* rows (or lines) read */
+    size_t rows_skipped; /* rows that could not be read */
+    long first_bad_line; /* 1-based line number of the first skipped row, 0 when none */
+    bool untimed;        /* the CSV had no timestamp column: rows were spaced by an interval */
+    char *note;          /* what the reader wants the user to know, "" when nothing */
+} gw_series_input;
+
+typedef struct gw_series {
+    size_t ninputs;
+    gw_series_input *inputs;
+    size_t ngpus;
+    gw_series_gpu **gpus;
+    size_t nhosts;
+    gw_series_host **hosts;
+    size_t nprocs, procs_cap;
+    gw_series_proc *procs;
+    size_t nevents, events_cap;
+    gw_series_event *events;
+    /* GPM tables waiting for gw_series_finish to merge them into a GPU (input index in input). */
+    size_t ngpm;
+    gw_series_host **gpm;
+} gw_series;
+
+gw_series *gw_series_new(void);
+void gw_series_free(gw_series *s);
+
+/* Registers an input; returns its index. path and source are copied (source NULL: path). */
+size_t gw_series_add_input(gw_series *s, const char *path, const char *source, gw_input_kind kind);
+
+/* Adds a GPU (index -1 until known, identity "" / NAN); source and key are copied. */
+gw_series_gpu *gw_series_add_gpu(gw_series *s, size_t input, const char *source, const char *key);
+/* Finds the GPU of input `input` with that NVML index, or NULL. */
+gw_series_gpu *gw_series_find_gpu(const gw_series *s, size_t input, int index);
+/* Adds a host table (host.csv) or a GPM table waiting to be merged. */
+gw_series_host *gw_series_add_host(gw_series *s, size_t input, const char *source);
+gw_series_host *gw_series_add_gpm(gw_series *s, size_t input, const char *source);
+
+/* Appends a row at t_ms with every column absent; returns its row number. */
+size_t gw_series_table_add_row(gw_series_table *t, int64_t t_ms);
+/* Returns the column named `name`, creating it (all absent so far) when missing. */
+size_t gw_series_table_col(gw_series_table *t, const char *name, int field);
+/* Returns the column named `name`, or -1. */
+long gw_series_table_find(const gw_series_table *t, const char *name);
+
+/* The values of a column, created when missing: the pointer is valid until the next row or column
+ * is added (creating a column may move the column array, so take the pointer after creating). */
+double *gw_series_gpu_writable(gw_series_gpu *g, gw_gpu_field f);
+double *gw_series_table_writable(gw_series_table *t, const char *name, int field);
+/* Values of field f ([tab.n]), or NULL when the GPU has no such column. */
+const double *gw_series_gpu_values(const gw_series_gpu *g, gw_gpu_field f);
+
+/* Appends an event / a process row; strings are copied (NULL means ""). */
+gw_series_event *gw_series_add_event(gw_series *s, size_t input, int64_t t_ms, const char *type,
+                                     const char *text);
+gw_series_proc *gw_series_add_proc(gw_series *s, size_t input, int64_t t_ms, int gpu_index,
+                                   long pid, const char *name, double used_mib, int in_job);
+
+/* Human label of a GPU: "GPU 0", or "SOURCE GPU 0" when the series has several sources. The
+ * returned string is newly allocated. */
+char *gw_series_gpu_label(const gw_series *s, const gw_series_gpu *g);
+
+/* Completes the model after every input was read: sorts tables and events by time, fills GPU
+ * identity from columns (memory.total, power.limit) where no meta data gave it, and merges each
+ * GPM table into the GPU whose time span it overlaps (by nearest time, within 1 s or two GPM
+ * intervals). Fails (GW_E_FORMAT, naming the file) when a GPM table overlaps no GPU or several. */
+gw_rc gw_series_finish(gw_series *s, gw_error *err);
+
+#endif

@@ -1,0 +1,26 @@
+/*
+ * timeparse: reading the timestamps found in logs into unix milliseconds.
+ *
+ * Owns: the three timestamp families of spec.md "Reading logs" — RFC 3339 / ISO 8601
+ * ("2026-11-30T03:22:23.578Z", "+02:00", a space instead of "T", "," before the fraction; no zone
+ * means local time), nvidia-smi's local "2026/11/30 03:22:23.578", and unix time (9-11 digits:
+ * seconds with an optional fraction; 12-13 digits: milliseconds).
+ * Local times are converted with the process's time zone (TZ), as nvidia-smi wrote them.
+ * Must not: allocate or print.
+ */
+#ifndef GW_TIMEPARSE_H
+#define GW_TIMEPARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Parses a timestamp at the start of s. On success stores unix milliseconds in *out_ms and returns
+ * the number of bytes consumed (> 0); returns 0 when s does not start with a timestamp (then
+ * *out_ms is untouched). A unix time must be followed by the end of s, whitespace or a
+ * non-digit that is not '.' so that "12 steps" is not a time. */
+size_t gw_timeparse(const char *s, int64_t *out_ms);
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (month 1-12). */
+int64_t gw_timeparse_days_from_civil(int64_t y, unsigned m, unsigned d);
+
+#endif

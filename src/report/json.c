@@ -1,0 +1,284 @@
+/* summary.json (schema: docs/summary-json.md). */
+#include "report/report.h"
+
+#include "util/gw_time.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SCHEMA_VERSION = 1 };
+
+/* Numbers are rounded so the file reads well; NAN becomes null (absent, never 0). */
+static cJSON *jnum(double x)
+{
+    if (!isfinite(x))
+        return cJSON_CreateNull();
+    double scale = fabs(x) >= 1 ? 1e3 : 1e6;
+    return cJSON_CreateNumber(round(x * scale) / scale);
+}
+
+static void add_num(cJSON *o, const char *key, double x)
+{
+    cJSON_AddItemToObject(o, key, jnum(x));
+}
+
+static void add_time(cJSON *o, const char *key, int64_t ms)
+{
+    char buf[GW_RFC3339_LEN];
+    cJSON_AddStringToObject(o, key, gw_rfc3339_ms(ms, buf));
+}
+
+static void add_span(cJSON *o, int64_t start_ms, int64_t end_ms)
+{
+    add_time(o, "start", start_ms);
+    add_time(o, "end", end_ms);
+    add_num(o, "duration_s", (double)(end_ms - start_ms) / 1000.0);
+}
+
+static void add_gpu_ref(cJSON *o, const gw_analysis *a, int slot)
+{
+    if (slot < 0) {
+        cJSON_AddNullToObject(o, "gpu");
+        cJSON_AddNullToObject(o, "source");
+        return;
+    }
+    const gw_series_gpu *g = a->series->gpus[slot];
+    cJSON_AddNumberToObject(o, "gpu", g->index);
+    cJSON_AddStringToObject(o, "source", g->source);
+}
+
+static cJSON *stats_json(const gw_gpu_analysis *g, const gw_phase_result *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    const gw_series_table *t = &g->gpu->tab;
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (t->cols[c].field == GW_F_CLOCKS_EVENT_REASONS || p->stats[c].n == 0)
+            continue;
+        const gw_stats *s = &p->stats[c];
+        cJSON *e = cJSON_AddObjectToObject(o, t->cols[c].name);
+        add_num(e, "mean", s->mean);
+        add_num(e, "p5", s->p5);
+        add_num(e, "p50", s->p50);
+        add_num(e, "p95", s->p95);
+        add_num(e, "max", s->max);
+        add_num(e, "min", s->min);
+        cJSON_AddNumberToObject(e, "n", (double)s->n);
+    }
+    return o;
+}
+
+static cJSON *times_json(const gw_phase_result *p)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int c = 0; c < GW_TIME_COUNT; c++)
+        add_num(o, gw_time_check_name((gw_time_check)c), p->time_s[c]);
+    return o;
+}
+
+static const char *kind_name(gw_input_kind k)
+{
+    switch (k) {
+    case GW_INPUT_RUN_DIR:
+        return "run_dir";
+    case GW_INPUT_GPU_CSV:
+        return "gpu_csv";
+    case GW_INPUT_GPM_CSV:
+        return "gpm_csv";
+    case GW_INPUT_TRAIN_LOG:
+        return "train_log";
+    }
+    return "unknown";
+}
+
+static cJSON *inputs_json(const gw_series *s)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < s->ninputs; i++) {
+        const gw_series_input *in = &s->inputs[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "path", in->path);
+        cJSON_AddStringToObject(o, "kind", kind_name(in->kind));
+        cJSON_AddStringToObject(o, "source", in->source);
+        cJSON_AddNumberToObject(o, "rows", (double)in->rows);
+        cJSON_AddNumberToObject(o, "rows_skipped", (double)in->rows_skipped);
+        if (in->first_bad_line)
+            cJSON_AddNumberToObject(o, "first_bad_line", (double)in->first_bad_line);
+        else
+            cJSON_AddNullToObject(o, "first_bad_line");
+        cJSON_AddBoolToObject(o, "untimed", in->untimed);
+        cJSON_AddStringToObject(o, "note", in->note);
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+static void add_str_or_null(cJSON *o, const char *key, const char *s)
+{
+    if (s && *s)
+        cJSON_AddStringToObject(o, key, s);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *gpu_json(const gw_analysis *a, const gw_gpu_analysis *g)
+{
+    const gw_series_gpu *gpu = g->gpu;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "index", gpu->index);
+    cJSON_AddStringToObject(o, "source", gpu->source);
+    add_str_or_null(o, "name", gpu->name);
+    add_str_or_null(o, "uuid", gpu->uuid);
+    add_str_or_null(o, "pci_bus_id", gpu->pci_bus_id);
+    add_num(o, "memory_total_mib", gpu->memory_total_mib);
+    add_num(o, "power_limit_w", gpu->power_limit_w);
+    add_num(o, "slowdown_temp_c", gpu->slowdown_temp_c);
+    cJSON_AddNumberToObject(o, "rows", (double)gpu->tab.n);
+    add_num(o, "interval_s", g->interval_s);
+    add_span(o, g->whole.span.start_ms, g->whole.span.end_ms);
+    cJSON_AddBoolToObject(o, "worked", g->worked);
+    cJSON_AddBoolToObject(o, "participant", g->participant);
+    add_num(o, "busy_pct", g->busy_pct);
+    add_num(o, "work_s", g->work_s);
+    add_num(o, "energy_wh", g->whole.energy_wh);
+    cJSON_AddStringToObject(o, "energy_source",
+                            g->energy_from_counter ? "energy_counter" : "power.draw");
+    cJSON_AddItemToObject(o, "time_s", times_json(&g->whole));
+    cJSON_AddItemToObject(o, "stats", stats_json(g, &g->whole));
+    (void)a;
+    return o;
+}
+
+static cJSON *phases_json(const gw_analysis *a)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < a->ngpus; i++)
+        for (int p = 0; p < GW_PHASE_COUNT; p++) {
+            const gw_gpu_analysis *g = &a->gpus[i];
+            const gw_phase_result *r = &g->phase[p];
+            cJSON *o = cJSON_CreateObject();
+            add_gpu_ref(o, a, (int)i);
+            cJSON_AddStringToObject(o, "phase", gw_phase_name((gw_phase)p));
+            add_span(o, r->span.start_ms, r->span.end_ms);
+            cJSON_AddNumberToObject(o, "rows", (double)(r->span.end - r->span.begin));
+            add_num(o, "energy_wh", r->energy_wh);
+            cJSON_AddItemToObject(o, "time_s", times_json(r));
+            cJSON_AddItemToObject(o, "stats", stats_json(g, r));
+            cJSON_AddItemToArray(arr, o);
+        }
+    return arr;
+}
+
+static cJSON *dips_json(const gw_analysis *a)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t i = 0; i < a->ngpus; i++)
+        for (size_t d = 0; d < a->gpus[i].ndips; d++) {
+            const gw_dip *dip = &a->gpus[i].dips[d];
+            cJSON *o = cJSON_CreateObject();
+            add_gpu_ref(o, a, (int)i);
+            add_span(o, dip->span.start_ms, dip->span.end_ms);
+            cJSON_AddBoolToObject(o, "expected", dip->expected);
+            cJSON_AddItemToArray(arr, o);
+        }
+    return arr;
+}
+
+static cJSON *epochs_json(const gw_analysis *a)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; k < a->nepochs; k++) {
+        const gw_epoch *e = &a->epochs[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "epoch", (double)e->number);
+        if (e->total >= 0)
+            cJSON_AddNumberToObject(o, "total", (double)e->total);
+        else
+            cJSON_AddNullToObject(o, "total");
+        add_span(o, e->start_ms, e->end_ms);
+        cJSON *gpus = cJSON_AddArrayToObject(o, "gpus");
+        for (size_t i = 0; i < a->ngpus; i++) {
+            cJSON *g = cJSON_CreateObject();
+            add_gpu_ref(g, a, (int)i);
+            add_num(g, "util_mean_pct", a->epoch_util_pct[k * a->ngpus + i]);
+            add_num(g, "energy_wh", a->epoch_energy_wh[k * a->ngpus + i]);
+            cJSON_AddItemToArray(gpus, g);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
+static cJSON *verdict_json(const gw_analysis *a, const gw_verdict *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "id", gw_verdict_name(v->id));
+    add_gpu_ref(o, a, v->gpu);
+    cJSON_AddStringToObject(o, "severity", gw_severity_name(v->severity));
+    add_span(o, v->start_ms, v->end_ms);
+    if (v->cause)
+        cJSON_AddStringToObject(o, "cause", v->cause);
+    cJSON_AddStringToObject(o, "message", v->message);
+    cJSON *ev = cJSON_AddObjectToObject(o, "evidence");
+    cJSON *th = cJSON_AddObjectToObject(o, "thresholds");
+    for (size_t e = 0; e < v->nevidence; e++) {
+        const gw_evidence *x = &v->evidence[e];
+        if (x->text)
+            cJSON_AddStringToObject(ev, x->key, x->text);
+        else
+            add_num(ev, x->key, x->value);
+        if (x->threshold < 0)
+            continue;
+        cJSON *t = cJSON_AddObjectToObject(th, x->key);
+        cJSON_AddStringToObject(t, "op", x->op);
+        add_num(t, "value", gw_thresholds[x->threshold].value);
+        cJSON_AddStringToObject(t, "name", gw_thresholds[x->threshold].key);
+    }
+    cJSON_AddStringToObject(o, "suggestion", v->suggestion);
+    return o;
+}
+
+cJSON *gw_report_json(const gw_analysis *a)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "schema_version", SCHEMA_VERSION);
+    cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
+    add_span(root, a->start_ms, a->end_ms);
+    cJSON_AddItemToObject(root, "inputs", inputs_json(a->series));
+    cJSON *gpus = cJSON_AddArrayToObject(root, "gpus");
+    for (size_t i = 0; i < a->ngpus; i++)
+        cJSON_AddItemToArray(gpus, gpu_json(a, &a->gpus[i]));
+    cJSON_AddItemToObject(root, "phases", phases_json(a));
+    cJSON_AddItemToObject(root, "dips", dips_json(a));
+    cJSON_AddStringToObject(root, "epoch_source", gw_epoch_origin_name(a->epoch_origin));
+    cJSON_AddItemToObject(root, "epochs", epochs_json(a));
+    cJSON *verdicts = cJSON_AddArrayToObject(root, "verdicts");
+    for (size_t i = 0; i < a->verdicts.n; i++)
+        cJSON_AddItemToArray(verdicts, verdict_json(a, &a->verdicts.v[i]));
+    cJSON *th = cJSON_AddObjectToObject(root, "thresholds");
+    for (int i = 0; i < GW_TH_COUNT; i++)
+        add_num(th, gw_thresholds[i].key, gw_thresholds[i].value);
+    return root;
+}
+
+gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err)
+{
+    cJSON *root = gw_report_json(a);
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    bool to_stdout = strcmp(path, "-") == 0;
+    FILE *f = to_stdout ? stdout : fopen(path, "w");
+    gw_rc rc = GW_OK;
+    if (!f) {
+        rc = gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
+    } else {
+        bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
+        ok = (to_stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
+        if (!ok)
+            rc = gw_error_set(err, GW_E_IO, "%s: write failed: %s", path, strerror(errno));
+    }
+    free(text);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/*
+ * report: renders an analysis (analysis/analysis.h) for people and programs.
+ *
+ * Owns: the text report (verdicts first, then a table per GPU, then epochs), the one-line verdict
+ * form printed by `gpuwatch run` at the end of a job, summary.json (schema in
+ * docs/summary-json.md), and gw_report_finish_run, which does read + analyse + write for a
+ * finished run directory.
+ * Must not: compute anything the analysis did not (only formatting and unit conversion), or read
+ * inputs other than through logread/ (finish_run only wires).
+ */
+#ifndef GW_REPORT_H
+#define GW_REPORT_H
+
+#include "analysis/analysis.h"
+#include "util/gw_error.h"
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+typedef struct gw_report_opts {
+    bool color; /* ANSI colour for severities (the caller checks NO_COLOR and isatty) */
+} gw_report_opts;
+
+/* Writes the text report. o may be NULL (no colour). */
+void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o);
+
+/* Writes one line per verdict, severity first:
+ * "warning   memory_leak  GPU 0  memory.used grows ...". Nothing when there is no verdict. */
+void gw_report_verdict_lines(FILE *out, const gw_analysis *a, const gw_report_opts *o);
+
+/* Builds summary.json (docs/summary-json.md); the caller frees it with cJSON_Delete. */
+cJSON *gw_report_json(const gw_analysis *a);
+
+/* Writes summary.json to path, or to stdout when path is "-". Errors: GW_E_IO naming the path. */
+gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err);
+
+/* For `gpuwatch run`: reads the finished run directory run_dir, analyses it, writes
+ * run_dir/summary.json and prints the verdict lines to out (NULL: print nothing). Errors: those
+ * of the reader (GW_E_IO, GW_E_FORMAT) and of writing summary.json (GW_E_IO). */
+gw_rc gw_report_finish_run(const char *run_dir, FILE *out, gw_error *err);
+
+#endif

@@ -1,0 +1,221 @@
+/* The text report and the one-line verdict form (see report.h). */
+#include "report/report.h"
+
+#include "util/gw_time.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Columns of the per-GPU table, in this order when present (others follow in table order). */
+static const gw_gpu_field table_order[] = {
+    GW_F_UTIL_GPU_PCT,          GW_F_UTIL_MEM_PCT,
+    GW_F_GPM_SM_ACTIVE_PCT,     GW_F_GPM_SM_OCCUPANCY_PCT,
+    GW_F_GPM_TENSOR_ACTIVE_PCT, GW_F_GPM_DRAM_ACTIVE_PCT,
+    GW_F_MEM_USED_BYTES,        GW_F_TEMP_GPU_C,
+    GW_F_POWER_DRAW_MW,         GW_F_CLOCK_SM_MHZ,
+};
+
+/* Fields whose statistics mean nothing (a bit mask) or never change (limits, totals). */
+static bool skip_in_table(int field)
+{
+    return field == GW_F_CLOCKS_EVENT_REASONS || field == GW_F_MEM_TOTAL_BYTES ||
+           field == GW_F_PSTATE || field == GW_F_POWER_LIMIT_MW || field == GW_F_ENERGY_MJ;
+}
+
+/* A number with as many decimals as its size deserves; "" when absent. */
+static const char *num(double x, char *buf, size_t size)
+{
+    if (isnan(x))
+        snprintf(buf, size, "%s", "");
+    else if (fabs(x) >= 100 || (x == floor(x) && fabs(x) < 1e15))
+        snprintf(buf, size, "%.0f", x);
+    else if (fabs(x) >= 10)
+        snprintf(buf, size, "%.1f", x);
+    else if (fabs(x) >= 1 || x == 0)
+        snprintf(buf, size, "%.2f", x);
+    else
+        snprintf(buf, size, "%.3f", x);
+    return buf;
+}
+
+static const char *sev_color(gw_severity s)
+{
+    return s == GW_SEV_CRITICAL ? "\033[1;31m" : s == GW_SEV_WARNING ? "\033[33m" : "\033[36m";
+}
+
+static char *gpu_label(const gw_analysis *a, int slot)
+{
+    if (slot < 0)
+        return xstrdup("job");
+    return gw_series_gpu_label(a->series, a->series->gpus[slot]);
+}
+
+static void verdict_head(FILE *out, const gw_analysis *a, const gw_verdict *v, bool color)
+{
+    char *label = gpu_label(a, v->gpu);
+    fprintf(out, "%s%-8s%s  %-20s %s  %s\n", color ? sev_color(v->severity) : "",
+            gw_severity_name(v->severity), color ? "\033[0m" : "", gw_verdict_name(v->id), label,
+            v->message);
+    free(label);
+}
+
+void gw_report_verdict_lines(FILE *out, const gw_analysis *a, const gw_report_opts *o)
+{
+    for (size_t i = 0; i < a->verdicts.n; i++)
+        verdict_head(out, a, &a->verdicts.v[i], o && o->color);
+}
+
+static void evidence_line(FILE *out, const gw_verdict *v)
+{
+    fprintf(out, "          evidence:");
+    for (size_t e = 0; e < v->nevidence; e++) {
+        const gw_evidence *ev = &v->evidence[e];
+        if (ev->text) {
+            fprintf(out, " %s=%s", ev->key, ev->text);
+        } else {
+            char b[32];
+            fprintf(out, " %s=%s", ev->key, isnan(ev->value) ? "unknown" : num(ev->value, b, 32));
+        }
+        if (ev->threshold >= 0)
+            fprintf(out, " (%s %g)", ev->op, gw_thresholds[ev->threshold].value);
+        fputc(e + 1 < v->nevidence ? ',' : '\n', out);
+    }
+}
+
+static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
+{
+    fprintf(out, "\nVerdicts\n");
+    if (a->verdicts.n == 0)
+        fprintf(out, "  none: not enough steady-state data to judge\n");
+    for (size_t i = 0; i < a->verdicts.n; i++) {
+        const gw_verdict *v = &a->verdicts.v[i];
+        char s[GW_RFC3339_LEN];
+        verdict_head(out, a, v, color);
+        fprintf(out, "          span: %s +%.1f s\n", gw_rfc3339_ms(v->start_ms, s),
+                (double)(v->end_ms - v->start_ms) / 1000.0);
+        if (v->nevidence)
+            evidence_line(out, v);
+        fprintf(out, "          suggestion: %s\n", v->suggestion);
+    }
+}
+
+static void inputs_section(FILE *out, const gw_analysis *a)
+{
+    const gw_series *s = a->series;
+    char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN];
+    fprintf(out, "gpuwatch report: %zu GPU%s, %s to %s (%.1f s)\n", s->ngpus,
+            s->ngpus == 1 ? "" : "s", gw_rfc3339_ms(a->start_ms, t0), gw_rfc3339_ms(a->end_ms, t1),
+            (double)(a->end_ms - a->start_ms) / 1000.0);
+    for (size_t i = 0; i < s->ninputs; i++) {
+        const gw_series_input *in = &s->inputs[i];
+        fprintf(out, "  input %s: %zu %s", in->path, in->rows,
+                in->kind == GW_INPUT_TRAIN_LOG ? "timed lines" : "rows");
+        if (in->rows_skipped)
+            fprintf(out, ", %zu unreadable skipped (first at line %ld)", in->rows_skipped,
+                    in->first_bad_line);
+        if (in->untimed)
+            fprintf(out, ", no timestamp column: rows placed at a fixed interval");
+        if (*in->note)
+            fprintf(out, "; %s", in->note);
+        fputc('\n', out);
+    }
+}
+
+static void stats_table(FILE *out, const gw_gpu_analysis *g, const gw_phase_result *p)
+{
+    const gw_series_table *t = &g->gpu->tab;
+    bool shown[256] = {false};
+    fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n",
+            p == &g->phase[GW_PHASE_STEADY] ? "steady state" : "whole record", "mean", "p5", "p50",
+            "p95", "max");
+    for (size_t pass = 0; pass < 2; pass++)
+        for (size_t k = 0; k < (pass == 0 ? sizeof table_order / sizeof table_order[0] : t->ncols);
+             k++) {
+            long c = pass == 0 ? g->gpu->col_of[table_order[k]] : (long)k;
+            if (c < 0 || c >= 256 || shown[c] || skip_in_table(t->cols[c].field) ||
+                p->stats[c].n == 0)
+                continue;
+            shown[c] = true;
+            const gw_stats *st = &p->stats[c];
+            char b[5][32];
+            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", t->cols[c].name, num(st->mean, b[0], 32),
+                    num(st->p5, b[1], 32), num(st->p50, b[2], 32), num(st->p95, b[3], 32),
+                    num(st->max, b[4], 32));
+        }
+}
+
+static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g)
+{
+    const gw_series_gpu *gpu = g->gpu;
+    char *label = gw_series_gpu_label(a->series, gpu);
+    char b[4][32];
+    fprintf(out, "\n%s: %s", label, *gpu->name ? gpu->name : "(name not recorded)");
+    if (*gpu->pci_bus_id)
+        fprintf(out, ", %s", gpu->pci_bus_id);
+    if (!isnan(gpu->memory_total_mib))
+        fprintf(out, ", %s MiB", num(gpu->memory_total_mib, b[0], 32));
+    if (!isnan(gpu->power_limit_w))
+        fprintf(out, ", %s W limit", num(gpu->power_limit_w, b[1], 32));
+    fprintf(out, "  [%s]\n", gpu->source);
+    free(label);
+    fprintf(out, "  phases: ");
+    for (int p = 0; p < GW_PHASE_COUNT; p++) {
+        const gw_span *s = &g->phase[p].span;
+        fprintf(out, "%s %.1f s%s", gw_phase_name((gw_phase)p),
+                (double)(s->end_ms - s->start_ms) / 1000.0, p + 1 < GW_PHASE_COUNT ? ", " : "");
+    }
+    fprintf(out, "%s; %zu rows every %.2f s\n", g->worked ? "" : " (the GPU never worked)",
+            gpu->tab.n, g->interval_s);
+    if (isnan(g->whole.energy_wh))
+        fprintf(out, "  energy: not recorded (no power.draw, no energy counter)\n");
+    else
+        fprintf(out, "  energy: %s Wh (steady state %s Wh; from %s)\n",
+                num(g->whole.energy_wh, b[2], 32),
+                num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], 32),
+                g->energy_from_counter ? "the energy counter" : "power.draw");
+    fprintf(out, "  time (whole record):");
+    for (int c = 0; c < GW_TIME_COUNT; c++)
+        fprintf(out, " %s %.1f s%s", gw_time_check_name((gw_time_check)c), g->whole.time_s[c],
+                c + 1 < GW_TIME_COUNT ? "," : "\n");
+    stats_table(out, g, g->worked ? &g->phase[GW_PHASE_STEADY] : &g->whole);
+}
+
+static void epochs_section(FILE *out, const gw_analysis *a)
+{
+    if (a->nepochs == 0)
+        return;
+    fprintf(out, "\nEpochs (from %s)\n  %-9s %-25s %10s", gw_epoch_origin_name(a->epoch_origin),
+            "epoch", "start", "duration");
+    for (size_t i = 0; i < a->ngpus; i++) {
+        char u[32], w[32];
+        snprintf(u, sizeof u, "GPU%d util%%", a->series->gpus[i]->index);
+        snprintf(w, sizeof w, "GPU%d Wh", a->series->gpus[i]->index);
+        fprintf(out, "  %11s %8s", u, w);
+    }
+    fputc('\n', out);
+    for (size_t k = 0; k < a->nepochs; k++) {
+        const gw_epoch *e = &a->epochs[k];
+        char id[32], ts[GW_RFC3339_LEN], b[2][32];
+        if (e->total >= 0)
+            snprintf(id, sizeof id, "%ld/%ld", e->number, e->total);
+        else
+            snprintf(id, sizeof id, "%ld", e->number);
+        fprintf(out, "  %-9s %-25s %8.1f s", id, gw_rfc3339_ms(e->start_ms, ts),
+                (double)(e->end_ms - e->start_ms) / 1000.0);
+        for (size_t i = 0; i < a->ngpus; i++)
+            fprintf(out, "  %11s %8s", num(a->epoch_util_pct[k * a->ngpus + i], b[0], 32),
+                    num(a->epoch_energy_wh[k * a->ngpus + i], b[1], 32));
+        fputc('\n', out);
+    }
+}
+
+void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
+{
+    inputs_section(out, a);
+    verdicts_section(out, a, o && o->color);
+    for (size_t i = 0; i < a->ngpus; i++)
+        gpu_section(out, a, &a->gpus[i]);
+    epochs_section(out, a);
+}

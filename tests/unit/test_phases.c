@@ -1,0 +1,141 @@
+/* Phase detection, dips, epoch alignment and regular dips on synthetic series. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "synth.h"
+
+/* 20 s start-up at 0 %, 100 s at 100 %, 10 s tail at 0 %. */
+static void test_phases(void **state)
+{
+    (void)state;
+    gw_series *s = synth_new(1, 130);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, 130, 0);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 20, 120, 100);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 19, 20, 4); /* below work_util_pct: still start-up */
+    synth_set(s, 0, GW_F_POWER_DRAW_MW, 0, 130, 360);
+    gw_analysis *a = synth_analyze(s);
+    const gw_gpu_analysis *g = &a->gpus[0];
+    assert_true(g->worked);
+    assert_int_equal(g->phase[GW_PHASE_STARTUP].span.begin, 0);
+    assert_int_equal(g->phase[GW_PHASE_STARTUP].span.end, 20);
+    assert_int_equal(g->phase[GW_PHASE_STEADY].span.begin, 20);
+    assert_int_equal(g->phase[GW_PHASE_STEADY].span.end, 120);
+    assert_int_equal(g->phase[GW_PHASE_TAIL].span.end, 130);
+    assert_int_equal(g->phase[GW_PHASE_STEADY].span.start_ms, SYNTH_T0_MS + 20000);
+    assert_int_equal(g->phase[GW_PHASE_STEADY].span.end_ms, SYNTH_T0_MS + 120000);
+    /* 360 W for 130 s = 13 Wh; 100 s of steady state = 10 Wh */
+    assert_float_equal(g->whole.energy_wh, 13, 1e-9);
+    assert_float_equal(g->phase[GW_PHASE_STEADY].energy_wh, 10, 1e-9);
+    assert_float_equal(g->whole.time_s[GW_TIME_BUSY], 100, 1e-9);
+    assert_float_equal(g->whole.time_s[GW_TIME_IDLE], 30, 1e-9);
+    /* per-phase statistics */
+    long c = g->gpu->col_of[GW_F_UTIL_GPU_PCT];
+    assert_float_equal(g->phase[GW_PHASE_STEADY].stats[c].mean, 100, 0);
+    assert_float_equal(g->phase[GW_PHASE_STARTUP].stats[c].max, 4, 0);
+    assert_int_equal(g->ndips, 0);
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
+static void test_energy_counter_preferred(void **state)
+{
+    (void)state;
+    gw_series *s = synth_new(1, 11);
+    synth_set(s, 0, GW_F_POWER_DRAW_MW, 0, 11, 100);
+    double *e = gw_series_gpu_writable(s->gpus[0], GW_F_ENERGY_MJ);
+    for (size_t r = 0; r < 11; r++)
+        e[r] = 5e9 + (double)r * 360000.0; /* 360 J per second = 0.1 Wh per second */
+    gw_analysis *a = synth_analyze(s);
+    assert_true(a->gpus[0].energy_from_counter);
+    assert_float_equal(a->gpus[0].whole.energy_wh, 1.0, 1e-9);
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
+static void test_never_worked(void **state)
+{
+    (void)state;
+    gw_series *s = synth_new(1, 50);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, 50, 0);
+    gw_analysis *a = synth_analyze(s);
+    assert_false(a->gpus[0].worked);
+    assert_int_equal(a->gpus[0].phase[GW_PHASE_STEADY].span.end, 50);
+    assert_int_equal(a->verdicts.n, 0);
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
+/* 5 cycles of 17 s at 100 % then 3 s at 0 %, after 10 s of start-up. */
+static gw_series *cycles(size_t dip_s, size_t period_s)
+{
+    size_t n = 10 + 5 * period_s + 5;
+    gw_series *s = synth_new(1, n);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, n, 0);
+    for (size_t k = 0; k < 5; k++)
+        synth_set(s, 0, GW_F_UTIL_GPU_PCT, 10 + k * period_s, 10 + (k + 1) * period_s - dip_s, 100);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 10 + 5 * period_s, n, 100);
+    return s;
+}
+
+static void test_dips_regular_without_epochs(void **state)
+{
+    (void)state;
+    gw_series *s = cycles(3, 20);
+    gw_analysis *a = synth_analyze(s);
+    const gw_gpu_analysis *g = &a->gpus[0];
+    assert_int_equal(g->ndips, 5);
+    double period, cv;
+    assert_true(gw_dips_regular(g->dips, g->ndips, &period, &cv));
+    assert_float_equal(period, 20, 1e-9);
+    for (size_t d = 0; d < g->ndips; d++)
+        assert_true(g->dips[d].expected);
+    assert_float_equal(g->busy_pct, 100, 1e-9); /* the dips are left out */
+    assert_int_equal(a->epoch_origin, GW_EPOCHS_DIPS);
+    assert_int_equal(a->nepochs, 6);
+    assert_int_equal(a->epochs[1].start_ms - a->epochs[0].start_ms, 20000); /* dip included */
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
+static void test_dip_shorter_than_min_is_no_dip(void **state)
+{
+    (void)state;
+    gw_series *s = cycles(1, 20); /* 1 s < dip_min_s */
+    gw_analysis *a = synth_analyze(s);
+    assert_int_equal(a->gpus[0].ndips, 0);
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
+static void test_mark_epochs(void **state)
+{
+    (void)state;
+    gw_dip d[3] = {{.span = {.start_ms = 10000, .end_ms = 14000}},
+                   {.span = {.start_ms = 30000, .end_ms = 33000}},
+                   {.span = {.start_ms = 50000, .end_ms = 52000}}};
+    gw_epoch e[3] = {{.number = 1, .start_ms = 0, .end_ms = 14500},
+                     {.number = 2, .start_ms = 14500, .end_ms = 40000},
+                     {.number = 3, .start_ms = 40000, .end_ms = 60000}};
+    /* boundaries 14.5 s, 40 s and the end 60 s; align tolerance 3 s */
+    assert_int_equal(gw_dips_mark_epochs(d, 3, e, 3), 1);
+    assert_true(d[0].expected);
+    assert_false(d[1].expected);
+    assert_false(d[2].expected);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_phases),
+        cmocka_unit_test(test_energy_counter_preferred),
+        cmocka_unit_test(test_never_worked),
+        cmocka_unit_test(test_dips_regular_without_epochs),
+        cmocka_unit_test(test_dip_shorter_than_min_is_no_dip),
+        cmocka_unit_test(test_mark_epochs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
