@@ -1,4 +1,5 @@
 /* `gpuwatch run` and `gpuwatch record`: argument parsing; the work is in run/session.c. */
+#include "analysis/epochs.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "run/session.h"
@@ -8,16 +9,20 @@
 #include <string.h>
 
 static const char run_usage[] =
-    "usage: gpuwatch run [-o DIR] [-i SEC] [--no-report] [--] CMD [ARGS...]\n"
+    "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--no-report] [--] CMD [ARGS...]\n"
     "\n"
     "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
     "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.\n"
     "\n"
     "  -o, --output DIR    where to record (must not exist; default runs/<UTC time>-<name>)\n"
     "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5; 200ms, 2s, 1m work)\n"
+    "      --epoch-regex RE  how epoch lines look in CMD's output (POSIX ERE, case-insensitive;\n"
+    "                    the first number group is the epoch; default understands \"Epoch 3/100\",\n"
+    "                    \"epoch 3:\", \"[Epoch 3]\", \"epoch=3\")\n"
     "      --no-report     skip the analysis when the command ends\n"
     "  -h, --help          this text\n"
     "\n"
+    "When CMD ends: a table per GPU, the report's verdicts, and summary.json in DIR.\n"
     "Exit status: CMD's own (128+N when a signal N killed it), 2 usage error, 125 gpuwatch\n"
     "could not start, 126 CMD cannot be executed, 127 CMD not found.\n"
     "Example: gpuwatch run -i 0.2 -- python3 train.py --epochs 10\n";
@@ -36,7 +41,7 @@ static const char record_usage[] =
     "\n"
     "Exit status: 0 recorded, 1 gpuwatch could not record, 2 usage error.\n";
 
-enum { OPT_NO_REPORT = 1000 };
+enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX };
 
 static int usage_error(const char *cmd, const char *msg, const char *usage)
 {
@@ -52,6 +57,7 @@ static int parse_and_run(int argc, char **argv, bool is_run)
                                          {"interval", required_argument, NULL, 'i'},
                                          {"duration", required_argument, NULL, 'd'},
                                          {"no-report", no_argument, NULL, OPT_NO_REPORT},
+                                         {"epoch-regex", required_argument, NULL, OPT_EPOCH_REGEX},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     gw_session_config cfg = {.is_run = is_run, .interval_ms = GW_INTERVAL_DEFAULT_MS};
@@ -78,6 +84,14 @@ static int parse_and_run(int argc, char **argv, bool is_run)
         case OPT_NO_REPORT:
             cfg.no_report = true;
             break;
+        case OPT_EPOCH_REGEX: {
+            gw_epoch_matcher *m = NULL;
+            if (gw_epoch_matcher_new(optarg, &m, &err))
+                return usage_error(name, err.msg, "");
+            gw_epoch_matcher_free(m);
+            cfg.epoch_regex = optarg;
+            break;
+        }
         case 'h':
             fputs(usage, stdout);
             return 0;

@@ -1,11 +1,13 @@
 #include "run/session.h"
 
+#include "analysis/epochs.h"
 #include "events/events.h"
 #include "nvml/nvml_lib.h"
 #include "record/csv_sink.h"
 #include "record/eventlog.h"
 #include "record/meta.h"
 #include "record/rundir.h"
+#include "report/report.h"
 #include "run/child.h"
 #include "run/output.h"
 #include "sampler/sampler.h"
@@ -50,6 +52,8 @@ typedef struct session {
     int child_status;         /* waitpid status */
     int64_t child_done_ms;
     gw_line_splitter split_out, split_err;
+    gw_epoch_matcher *epochs;  /* epoch lines in the command's output become "epoch" events */
+    long last_epoch;
     gw_meta meta;
     char driver[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
     char nvml_version[GWN_SYSTEM_NVML_VERSION_BUFFER_SIZE];
@@ -190,12 +194,24 @@ static void announce(const session *s)
         simulated ? " — simulated GPU, fake NVML playing " : "", simulated ? sim : "");
 }
 
+/* Each line the command prints: an epoch line whose number differs from the last one becomes an
+ * "epoch" event (progress bars redraw the same epoch line many times). */
 static void on_line(void *ctx, const char *line, int64_t wall_ms)
 {
-    /* Watchers of the command's output (epochs, stalls) hook in here. */
-    (void)ctx;
-    (void)line;
-    (void)wall_ms;
+    session *s = ctx;
+    long epoch = 0, total = -1;
+    if (!s->epochs || !gw_epoch_matcher_match(s->epochs, line, &epoch, &total) ||
+        epoch == s->last_epoch)
+        return;
+    s->last_epoch = epoch;
+    cJSON *ev = gw_event_new("epoch", wall_ms);
+    cJSON_AddNumberToObject(ev, "epoch", (double)epoch);
+    if (total >= 0)
+        cJSON_AddNumberToObject(ev, "total", (double)total);
+    char cut[201];
+    snprintf(cut, sizeof cut, "%s", line);
+    cJSON_AddStringToObject(ev, "line", cut);
+    gw_events_emit(s->bus, ev);
 }
 
 static bool start_child(session *s, int *status)
@@ -221,6 +237,11 @@ static bool start_child(session *s, int *status)
     s->child_started = true;
     s->meta.job_pid = s->child.pid;
     gw_sampler_set_job(s->sampler, s->child.pid, getpid());
+    s->last_epoch = -1;
+    if (gw_epoch_matcher_new(s->cfg->epoch_regex, &s->epochs, &err)) {
+        say("%s", err.msg); /* checked by the CLI already; keep recording without epochs */
+        s->epochs = NULL;
+    }
     s->split_out.fn = s->split_err.fn = on_line;
     s->split_out.ctx = s->split_err.ctx = s;
     cJSON *ev = gw_event_new("job_start", 0);
@@ -400,6 +421,8 @@ static void finish(session *s, int status)
     if (s->child_started)
         gw_child_restore_tty(&s->child);
     gw_run_summary_print(s->summary, stderr);
+    if (!s->cfg->no_report && gw_report_finish_run(s->dir, stderr, &err))
+        say("no analysis: %s", err.msg);
     say("recording saved in %s", s->dir);
 }
 
@@ -414,6 +437,7 @@ static void cleanup(session *s)
     gw_eventlog_close(s->events);
     gw_events_free(s->bus);
     gw_run_summary_free(s->summary);
+    gw_epoch_matcher_free(s->epochs);
     gw_nvml_close(s->nvml);
     if (s->sigfd >= 0)
         close(s->sigfd);
