@@ -92,9 +92,13 @@ static inline void write_scenario(char *path, const char *json)
     rewrite_scenario(path, json);
 }
 
-/* The libraries a test opened and has not closed yet: a failing assertion jumps out of the test,
- * and fake_teardown must still shut them down, or the next test would find NVML initialised. */
-static fake_lib *fake_open_libs[4];
+/* The libraries a test opened and has not closed yet, by value: a failing assertion jumps out of
+ * the test (its fake_lib goes with its stack frame), and fake_teardown must still shut them down,
+ * or the next test would find NVML initialised. */
+static struct {
+    gw_nvml *n;
+    char path[64];
+} fake_open_libs[4];
 
 /* Loads the library with scenario json, time pinned at `offset` when scale is "0" (NULL: the
  * variable is unset), and calls nvmlInit. The library stays loaded whatever nvmlInit returns. */
@@ -114,8 +118,9 @@ static inline void fake_open_at(fake_lib *f, const char *json, const char *scale
     f->t_after_s = mono_s();
     f->n->initialised = f->init == GWN_SUCCESS; /* gw_nvml_close then calls nvmlShutdown */
     for (size_t i = 0; i < sizeof fake_open_libs / sizeof fake_open_libs[0]; i++) {
-        if (!fake_open_libs[i]) {
-            fake_open_libs[i] = f;
+        if (!fake_open_libs[i].n) {
+            fake_open_libs[i].n = f->n;
+            memcpy(fake_open_libs[i].path, f->path, sizeof f->path);
             return;
         }
     }
@@ -129,17 +134,22 @@ static inline void fake_open(fake_lib *f, const char *json)
 }
 
 /* nvmlShutdown (when init succeeded), dlclose, and removes the scenario. */
-static inline void fake_close(fake_lib *f)
+static inline void fake_close_lib(gw_nvml *n, const char *path)
 {
     for (size_t i = 0; i < sizeof fake_open_libs / sizeof fake_open_libs[0]; i++) {
-        if (fake_open_libs[i] == f)
-            fake_open_libs[i] = NULL;
+        if (fake_open_libs[i].n == n)
+            fake_open_libs[i].n = NULL;
     }
-    gw_nvml_close(f->n);
-    f->n = NULL;
-    remove(f->path);
+    gw_nvml_close(n);
+    remove(path);
     unsetenv("FAKE_NVML_TIME_SCALE");
     unsetenv("FAKE_NVML_TIME_OFFSET");
+}
+
+static inline void fake_close(fake_lib *f)
+{
+    fake_close_lib(f->n, f->path);
+    f->n = NULL;
 }
 
 /* cmocka teardown of every test: closes what a failed test left open. */
@@ -147,8 +157,8 @@ static inline int fake_teardown(void **state)
 {
     (void)state;
     for (size_t i = 0; i < sizeof fake_open_libs / sizeof fake_open_libs[0]; i++) {
-        if (fake_open_libs[i])
-            fake_close(fake_open_libs[i]);
+        if (fake_open_libs[i].n)
+            fake_close_lib(fake_open_libs[i].n, fake_open_libs[i].path);
     }
     return 0;
 }
