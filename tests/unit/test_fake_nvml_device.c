@@ -44,21 +44,26 @@ static void test_identity_pci_and_handles(void **state)
     assert_int_equal(pci.bus, 0);
     assert_int_equal(pci.device, 6);
     assert_int_equal(pci.pciDeviceId, 0x233510DE);
+    assert_int_equal(pci.pciSubSystemId, 0x18BF10DE);
     assert_int_equal(n->DeviceGetPciInfo(h1, &pci), GWN_SUCCESS);
     assert_string_equal(pci.busId, "00000001:8A:1F.0");
     assert_int_equal(pci.bus, 0x8a);
     assert_int_equal(pci.device, 0x1f);
-    /* The unversioned call writes the old 52-byte struct and nothing past it. */
+    /* The unversioned call writes the old struct's fields up to pciDeviceId (32 bytes), as driver
+     * 580 does, and nothing past them. */
     gwn_return (*pci_v1)(gwn_device, gwn_pci_info *) =
         (gwn_return(*)(gwn_device, gwn_pci_info *))fake_sym(&f, "nvmlDeviceGetPciInfo");
     unsigned char raw[sizeof(gwn_pci_info)];
     memset(raw, 0xCD, sizeof raw);
     assert_int_equal(pci_v1(h0, (gwn_pci_info *)(void *)raw), GWN_SUCCESS);
     assert_string_equal((const char *)raw, "0000:00:06.0");
-    for (size_t i = 0; i < sizeof raw; i++) {
-        unsigned char want = i < 52 ? raw[i] : 0xCD;
-        if (raw[i] != want || (i >= 36 && i < 52 && raw[i] != 0))
-            fail_msg("byte %zu of the old nvmlPciInfo_t is 0x%02x", i, raw[i]);
+    gwn_pci_info old;
+    memcpy(&old, raw, sizeof old);
+    assert_int_equal(old.device, 6);
+    assert_int_equal(old.pciDeviceId, 0x233510DE);
+    for (size_t i = offsetof(gwn_pci_info, pciSubSystemId); i < sizeof raw; i++) {
+        if (raw[i] != 0xCD)
+            fail_msg("byte %zu past the old nvmlPciInfo_t's pciDeviceId was written", i);
     }
     /* Handles that NVML never gave out are rejected, not dereferenced. */
     unsigned int temp;
@@ -99,7 +104,8 @@ static void test_clocks_limits_and_thresholds(void **state)
         &f,
         "{'devices': [{'power_limit_w': 650.5, 'slowdown_temp_c': 87, 'max_sm_clock_mhz': 1755,"
         "  'timeline': [{'t': 0, 'sm_clock_mhz': 1500}]},"
-        " {'shutdown_temp_c': 97, 'max_mem_clock_mhz': 2619,"
+        " {'shutdown_temp_c': 97, 'gpu_max_temp_c': 85, 'mem_max_temp_c': 105,"
+        "  'max_mem_clock_mhz': 2619,"
         "  'timeline': [{'t': 0, 'sm_clock_mhz': 1000, 'gr_clock_mhz': 990, 'mem_clock_mhz': "
         "1593}]}]}",
         "0", "0");
@@ -115,12 +121,23 @@ static void test_clocks_limits_and_thresholds(void **state)
     assert_int_equal(v, 87);
     assert_int_equal(n->DeviceGetTemperatureThreshold(h0, GWN_TEMPERATURE_THRESHOLD_SHUTDOWN, &v),
                      GWN_SUCCESS);
-    assert_int_equal(v, 92); /* slowdown + 5 */
+    assert_int_equal(v, 93); /* slowdown + 6, as on the H200 (89 / 95) */
+    assert_int_equal(n->DeviceGetTemperatureThreshold(h0, GWN_TEMPERATURE_THRESHOLD_GPU_MAX, &v),
+                     GWN_SUCCESS);
+    assert_int_equal(v, 87);
+    assert_int_equal(n->DeviceGetTemperatureThreshold(h0, GWN_TEMPERATURE_THRESHOLD_MEM_MAX, &v),
+                     GWN_SUCCESS);
+    assert_int_equal(v, 95);
     assert_int_equal(n->DeviceGetTemperatureThreshold(h1, GWN_TEMPERATURE_THRESHOLD_SHUTDOWN, &v),
                      GWN_SUCCESS);
     assert_int_equal(v, 97);
+    assert_int_equal(n->DeviceGetTemperatureThreshold(h1, GWN_TEMPERATURE_THRESHOLD_GPU_MAX, &v),
+                     GWN_SUCCESS);
+    assert_int_equal(v, 85);
     assert_int_equal(n->DeviceGetTemperatureThreshold(h1, GWN_TEMPERATURE_THRESHOLD_MEM_MAX, &v),
-                     GWN_ERROR_NOT_SUPPORTED);
+                     GWN_SUCCESS);
+    assert_int_equal(v, 105);
+    assert_int_equal(n->DeviceGetTemperatureThreshold(h1, 7, &v), GWN_ERROR_NOT_SUPPORTED);
     assert_int_equal(n->DeviceGetTemperature(h0, 1, &v), GWN_ERROR_INVALID_ARGUMENT);
     assert_int_equal(n->DeviceGetClockInfo(h0, GWN_CLOCK_GRAPHICS, &v), GWN_SUCCESS);
     assert_int_equal(v, 1500); /* follows the SM clock */
@@ -151,7 +168,7 @@ static void test_ecc_pages_rows_fan_and_pcie(void **state)
                  "{'devices': [{'pcie_link_gen': 4, 'pcie_link_gen_max': 5, 'pcie_link_width': 8,"
                  "  'pcie_link_width_max': 16, 'retired_pages_pending': true,"
                  "  'remapped_rows_pending': true, 'timeline': [{'t': 0, 'fan_pct': 41.6}]},"
-                 " {'unsupported': ['retired_pages', 'remapped_rows']}]}",
+                 " {'unsupported': ['remapped_rows']}]}",
                  "0", "0");
     const gw_nvml *n = f.n;
     gwn_device h0 = gpu_handle(&f, 0), h1 = gpu_handle(&f, 1);
@@ -178,6 +195,7 @@ static void test_ecc_pages_rows_fan_and_pcie(void **state)
     int retired = 0;
     assert_int_equal(n->DeviceGetRetiredPagesPendingStatus(h0, &retired), GWN_SUCCESS);
     assert_int_equal(retired, GWN_FEATURE_ENABLED);
+    /* Without the key: NOT_SUPPORTED, as on Hopper, which remaps rows instead. */
     assert_int_equal(n->DeviceGetRetiredPagesPendingStatus(h1, &retired), GWN_ERROR_NOT_SUPPORTED);
     assert_int_equal(n->DeviceGetRemappedRows(h0, &v, &unc, &pending, &failure), GWN_SUCCESS);
     assert_int_equal(pending, 1);
@@ -205,7 +223,7 @@ static void test_versions_and_error_strings(void **state)
     assert_string_equal(n->ErrorString(GWN_ERROR_GPU_IS_LOST), "GPU is lost");
     assert_string_equal(n->ErrorString(GWN_ERROR_NOT_SUPPORTED), "Not Supported");
     assert_string_equal(n->ErrorString(GWN_ERROR_LIB_RM_VERSION_MISMATCH),
-                        "RM has detected an NVML/RM version mismatch.");
+                        "Driver/library version mismatch");
     assert_string_equal(n->ErrorString(12345), "Unknown Error");
     for (gwn_return r = GWN_SUCCESS; r <= GWN_ERROR_INVALID_STATE; r++)
         assert_true(strlen(n->ErrorString(r)) > 0);

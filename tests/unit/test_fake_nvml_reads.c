@@ -367,7 +367,7 @@ static void test_mig_instances_have_their_own_handles(void **state)
     assert_ptr_not_equal(mig, h0);
     gwn_device none = NULL;
     assert_int_equal(n->DeviceGetMigDeviceHandleByIndex(h0, 2, &none), GWN_ERROR_NOT_FOUND);
-    assert_int_equal(n->DeviceGetMigDeviceHandleByIndex(h0, 7, &none), GWN_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(n->DeviceGetMigDeviceHandleByIndex(h0, 7, &none), GWN_ERROR_NOT_FOUND);
     char buf[96];
     assert_int_equal(n->DeviceGetUUID(mig, buf, sizeof buf), GWN_SUCCESS);
     assert_string_equal(buf, "MIG-aaaa");
@@ -397,7 +397,7 @@ static void test_mig_instances_have_their_own_handles(void **state)
     assert_int_equal(cur, 0);
     assert_int_equal(n->DeviceGetMaxMigDeviceCount(h1, &max), GWN_SUCCESS);
     assert_int_equal(max, 0);
-    assert_int_equal(n->DeviceGetMigDeviceHandleByIndex(h1, 0, &none), GWN_ERROR_INVALID_ARGUMENT);
+    assert_int_equal(n->DeviceGetMigDeviceHandleByIndex(h1, 0, &none), GWN_ERROR_NOT_FOUND);
     assert_int_equal(n->DeviceGetUtilizationRates(h1, &util), GWN_SUCCESS);
     assert_int_equal(util.gpu, 50);
     fake_close(&f);
