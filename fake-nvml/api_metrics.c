@@ -153,6 +153,10 @@ gwn_return nvmlDeviceGetTemperatureThreshold(gwn_device device, int type, unsign
         *temp = to_uint(c.dev->slowdown_temp_c);
     else if (type == GWN_TEMPERATURE_THRESHOLD_SHUTDOWN)
         *temp = to_uint(c.dev->shutdown_temp_c);
+    else if (type == GWN_TEMPERATURE_THRESHOLD_GPU_MAX)
+        *temp = to_uint(c.dev->gpu_max_temp_c);
+    else if (type == GWN_TEMPERATURE_THRESHOLD_MEM_MAX)
+        *temp = to_uint(c.dev->mem_max_temp_c);
     else
         r = GWN_ERROR_NOT_SUPPORTED;
     return fake_end(&c, r);
@@ -331,6 +335,8 @@ gwn_return nvmlDeviceGetRetiredPagesPendingStatus(gwn_device device, int *pendin
         return r;
     if (!pending)
         return fake_end(&c, GWN_ERROR_INVALID_ARGUMENT);
+    if (c.dev->retired_pages_pending < 0) /* Hopper retires no pages: it remaps rows */
+        return fake_end(&c, GWN_ERROR_NOT_SUPPORTED);
     *pending = c.dev->retired_pages_pending ? GWN_FEATURE_ENABLED : GWN_FEATURE_DISABLED;
     return fake_end(&c, GWN_SUCCESS);
 }

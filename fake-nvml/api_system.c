@@ -5,9 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* An H200 SXM: PCI device 0x2335 of vendor 0x10DE, as NVML packs them (device << 16 | vendor). */
+/* The H200 we measured: PCI device 0x2335 of vendor 0x10DE, packed as NVML does
+ * (device << 16 | vendor), and its subsystem id. */
 #define PCI_DEVICE_ID    0x233510DEu
-#define PCI_SUBSYSTEM_ID 0x18BE10DEu
+#define PCI_SUBSYSTEM_ID 0x18BF10DEu
 
 gwn_return nvmlInit_v2(void)
 {
@@ -27,7 +28,7 @@ gwn_return nvmlShutdown(void)
     return fake_state_shutdown();
 }
 
-/* NVML-style wording (the common codes as libnvidia-ml words them), so that messages built from
+/* libnvidia-ml's own wording (read from driver 580.159.04 on an H200), so that messages built from
  * nvmlErrorString read as they would on a GPU. Unknown codes get NVML's "Unknown Error". */
 const char *nvmlErrorString(gwn_return result)
 {
@@ -66,11 +67,11 @@ const char *nvmlErrorString(gwn_return result)
     case GWN_ERROR_GPU_IS_LOST:
         return "GPU is lost";
     case GWN_ERROR_RESET_REQUIRED:
-        return "GPU requires restart";
+        return "GPU requires reset";
     case GWN_ERROR_OPERATING_SYSTEM:
-        return "The operating system has blocked the request.";
+        return "GPU access blocked by the operating system";
     case GWN_ERROR_LIB_RM_VERSION_MISMATCH:
-        return "RM has detected an NVML/RM version mismatch.";
+        return "Driver/library version mismatch";
     case GWN_ERROR_IN_USE:
         return "In use by another client";
     case GWN_ERROR_MEMORY:
@@ -78,22 +79,21 @@ const char *nvmlErrorString(gwn_return result)
     case GWN_ERROR_NO_DATA:
         return "No data";
     case GWN_ERROR_VGPU_ECC_NOT_SUPPORTED:
-        return "The requested vgpu operation is not available on target device, because ECC is "
-               "enabled";
+        return "vGPU ECC not supported";
     case GWN_ERROR_INSUFFICIENT_RESOURCES:
-        return "Ran out of critical resources, other than memory";
+        return "Insufficient Resources";
     case GWN_ERROR_FREQ_NOT_SUPPORTED:
-        return "Frequency not supported";
+        return "Invalid Frequency";
     case GWN_ERROR_ARGUMENT_VERSION_MISMATCH:
         return "Argument version mismatch";
     case GWN_ERROR_DEPRECATED:
-        return "Deprecated";
+        return "Requested functionality has been deprecated";
     case GWN_ERROR_NOT_READY:
-        return "Not ready";
+        return "System is not in ready state";
     case GWN_ERROR_GPU_NOT_FOUND:
-        return "GPU not found";
+        return "No supported GPUs were found";
     case GWN_ERROR_INVALID_STATE:
-        return "Invalid state";
+        return "Resource not in correct state to perform requested operation";
     default:
         return "Unknown Error";
     }
@@ -222,9 +222,10 @@ gwn_return nvmlDeviceGetIndex(gwn_device device, unsigned int *index)
     return fake_end(&c, GWN_SUCCESS);
 }
 
-/* nvmlPciInfo_t before _v2 had the same fields up to pciSubSystemId, then 4 reserved unsigned ints
- * where busId now starts: 52 bytes, all that the unversioned call may write. */
-#define PCI_INFO_V1_SIZE (offsetof(gwn_pci_info, busId) + 4 * sizeof(unsigned int))
+/* nvmlPciInfo_t before _v2 had the same fields up to pciSubSystemId, then reserved bytes where
+ * busId now starts. The unversioned call of driver 580 writes only up to pciDeviceId (measured on
+ * an H200): callers must not rely on more. */
+#define PCI_INFO_V1_SIZE offsetof(gwn_pci_info, pciSubSystemId)
 
 static gwn_return pci_info(fake_call_id id, gwn_device device, gwn_pci_info *pci, bool v1)
 {
@@ -295,11 +296,11 @@ gwn_return nvmlDeviceGetMigDeviceHandleByIndex(gwn_device device, unsigned int i
     gwn_return r = fake_begin_device(&c, FC_nvmlDeviceGetMigDeviceHandleByIndex, device, FG_MIG);
     if (r)
         return r;
-    unsigned int max = c.dev->mig_enabled ? c.dev->mig_max_count : 0;
-    if (!mig_device || index >= max)
+    if (!mig_device)
         return fake_end(&c, GWN_ERROR_INVALID_ARGUMENT);
-    /* Slots up to the maximum exist but hold no instance: callers must skip them. */
-    if (index >= c.dev->nmig)
+    /* A slot without an instance, or MIG off: NOT_FOUND (what the H200 answers with MIG off, for
+     * index 0 as for 7). Callers must skip such slots. */
+    if (!c.dev->mig_enabled || index >= c.dev->nmig)
         return fake_end(&c, GWN_ERROR_NOT_FOUND);
     *mig_device = fake_handle(c.index, (int)index);
     return fake_end(&c, GWN_SUCCESS);

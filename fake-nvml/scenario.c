@@ -14,14 +14,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Defaults: one NVIDIA H200 on driver 580.159.04, as measured for shared/design/nvml.md. */
+/* Defaults: one NVIDIA H200 on driver 580.159.04, as read from the real one (shared/design/nvml.md
+ * and docs/fake-nvml.md). */
 #define DEF_DRIVER_VERSION            "580.159.04"
 #define DEF_CUDA_DRIVER_VERSION       13000
 #define DEF_NAME                      "NVIDIA H200"
 #define DEF_MEMORY_TOTAL_MIB          143771.0
 #define DEF_POWER_LIMIT_W             700.0
 #define DEF_SLOWDOWN_TEMP_C           89.0
-#define DEF_SHUTDOWN_ABOVE_SLOWDOWN_C 5.0
+#define DEF_SHUTDOWN_ABOVE_SLOWDOWN_C 6.0 /* 95 on the H200 */
+#define DEF_GPU_MAX_TEMP_C            87.0
+#define DEF_MEM_MAX_TEMP_C            95.0
 #define DEF_MAX_SM_CLOCK_MHZ          1980.0
 #define DEF_MAX_MEM_CLOCK_MHZ         3201.0
 #define DEF_PCIE_GEN                  5.0
@@ -145,6 +148,9 @@ static void set_defaults(fake_device *d, size_t index)
     d->memory_total_mib = DEF_MEMORY_TOTAL_MIB;
     d->power_limit_w = DEF_POWER_LIMIT_W;
     d->slowdown_temp_c = DEF_SLOWDOWN_TEMP_C;
+    d->gpu_max_temp_c = DEF_GPU_MAX_TEMP_C;
+    d->mem_max_temp_c = DEF_MEM_MAX_TEMP_C;
+    d->retired_pages_pending = -1;
     d->max_sm_clock_mhz = DEF_MAX_SM_CLOCK_MHZ;
     d->max_mem_clock_mhz = DEF_MAX_MEM_CLOCK_MHZ;
     d->pcie_gen = d->pcie_gen_max = (unsigned int)DEF_PCIE_GEN;
@@ -176,6 +182,18 @@ static bool read_uint_key(const fj_reader *r, const cJSON *obj, const char *path
     return true;
 }
 
+/* Reads an optional boolean into -1 (not given), 0 or 1. */
+static bool read_tristate(const fj_reader *r, const cJSON *obj, const char *path, const char *key,
+                          int *dst)
+{
+    bool v = false;
+    if (!fj_bool(r, obj, path, key, &v))
+        return false;
+    if (fj_item(obj, key))
+        *dst = v;
+    return true;
+}
+
 /* Name, identity and the static properties of one device. */
 static bool read_static(const fj_reader *r, const cJSON *obj, const char *path, fake_device *d)
 {
@@ -191,6 +209,8 @@ static bool read_static(const fj_reader *r, const cJSON *obj, const char *path, 
                   NULL) &&
         fj_number(r, obj, path, "slowdown_temp_c", 0, 1000, false, &d->slowdown_temp_c, NULL) &&
         fj_number(r, obj, path, "shutdown_temp_c", 0, 1000, false, &shutdown, NULL) &&
+        fj_number(r, obj, path, "gpu_max_temp_c", 0, 1000, false, &d->gpu_max_temp_c, NULL) &&
+        fj_number(r, obj, path, "mem_max_temp_c", 0, 1000, false, &d->mem_max_temp_c, NULL) &&
         fj_number(r, obj, path, "max_sm_clock_mhz", 0, 100000, false, &d->max_sm_clock_mhz, NULL) &&
         fj_number(r, obj, path, "max_mem_clock_mhz", 0, 100000, false, &d->max_mem_clock_mhz,
                   NULL) &&
@@ -198,7 +218,7 @@ static bool read_static(const fj_reader *r, const cJSON *obj, const char *path, 
         read_uint_key(r, obj, path, "pcie_link_gen_max", 16, &d->pcie_gen_max) &&
         read_uint_key(r, obj, path, "pcie_link_width", 64, &d->pcie_width) &&
         read_uint_key(r, obj, path, "pcie_link_width_max", 64, &d->pcie_width_max) &&
-        fj_bool(r, obj, path, "retired_pages_pending", &d->retired_pages_pending) &&
+        read_tristate(r, obj, path, "retired_pages_pending", &d->retired_pages_pending) &&
         fj_bool(r, obj, path, "remapped_rows_pending", &d->remapped_rows_pending) &&
         fj_number(r, obj, path, "lost_after_s", 0, 1e9, false, &d->lost_after_s, NULL);
     d->shutdown_temp_c =
@@ -217,6 +237,8 @@ static bool read_device(const fj_reader *r, const cJSON *obj, const char *path, 
                                        "power_limit_w",
                                        "slowdown_temp_c",
                                        "shutdown_temp_c",
+                                       "gpu_max_temp_c",
+                                       "mem_max_temp_c",
                                        "max_sm_clock_mhz",
                                        "max_mem_clock_mhz",
                                        "pcie_link_gen",

@@ -114,10 +114,12 @@ typedef struct fake_device {
     unsigned int pci_domain, pci_bus, pci_device;
     double memory_total_mib, memory_reserved_mib;
     double power_limit_w;
-    double slowdown_temp_c, shutdown_temp_c;
+    double slowdown_temp_c, shutdown_temp_c, gpu_max_temp_c, mem_max_temp_c;
     double max_sm_clock_mhz, max_mem_clock_mhz;
     unsigned int pcie_gen, pcie_gen_max, pcie_width, pcie_width_max;
-    bool retired_pages_pending, remapped_rows_pending;
+    int retired_pages_pending; /* -1: not given, so GetRetiredPagesPendingStatus is
+                                  NOT_SUPPORTED (as on Hopper); else 0 or 1 */
+    bool remapped_rows_pending;
     double lost_after_s;         /* +inf when never lost */
     unsigned int unsupported;    /* bit (1u << fake_group) per unsupported group */
     double latency_ms[FG_COUNT]; /* sleep of each group's calls, "all" already applied */

@@ -57,9 +57,14 @@ static double now_t(void)
 
 int64_t fake_mono_ns_at(double t)
 {
-    double ns = (t - st.offset) / st.scale * 1e9;
-    if (st.scale == 0 || !(ns < 9e18 - (double)st.t0_ns))
+    if (st.scale == 0) /* time is frozen: t never comes */
         return INT64_MAX;
+    double ns = (t - st.offset) / st.scale * 1e9;
+    /* Clamped before the conversion, which would overflow under a tiny scale. */
+    if (ns >= 9e18 - (double)st.t0_ns)
+        return INT64_MAX;
+    if (ns <= -(double)st.t0_ns)
+        return 0;
     return st.t0_ns + (int64_t)ns;
 }
 
