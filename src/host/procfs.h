@@ -49,6 +49,11 @@ size_t gw_procfs_job_pids(const gw_procfs *p, pid_t *out, size_t cap);
  * Thread-safe (no state). */
 bool gw_procfs_comm(const char *proc_root, unsigned pid, char *buf, size_t len);
 
+/* /PROC_ROOT/PID/cmdline into buf with its arguments joined by spaces, cut at len - 1 bytes.
+ * Returns false when the pid has no /proc entry or no command line (kernel threads, zombies).
+ * Thread-safe (no state). */
+bool gw_procfs_cmdline(const char *proc_root, unsigned pid, char *buf, size_t len);
+
 /* Fields of /proc/PID/stat that gpuwatch uses. */
 typedef struct gw_proc_stat {
     pid_t pid;

@@ -61,6 +61,8 @@ const gw_field_info gw_fields[GW_F_COUNT] = {
                                     "nvmlGpmMetricsGet(ANY_TENSOR_UTIL)"},
     [GW_F_GPM_DRAM_ACTIVE_PCT] = {"gpm_dram_active", "gpm.dram_active [%]", 1, 2,
                                   "nvmlGpmMetricsGet(DRAM_BW_UTIL)"},
+    [GW_F_GPM_GR_ACTIVE_PCT] = {"gpm_gr_active", "gpm.graphics_active [%]", 1, 2,
+                                "nvmlGpmMetricsGet(GRAPHICS_UTIL)"},
 };
 
 int gw_field_format_csv(gw_gpu_field f, double v, char *buf, size_t len)

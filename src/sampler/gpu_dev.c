@@ -19,6 +19,24 @@ bool gw_gpu_mark_lost(gw_gpu_dev *dev, const char *call)
     return !was;
 }
 
+void gw_gpu_count_error(gw_gpu_dev *dev, const char *call)
+{
+    atomic_fetch_add(&dev->errors, 1);
+    gw_call_errors *t = dev->call_errors;
+    if (!t)
+        return;
+    pthread_mutex_lock(&t->lock);
+    unsigned i = 0;
+    while (i < t->n && strcmp(t->call[i], call) != 0)
+        i++;
+    if (i == GW_CALL_ERRORS_MAX)
+        t->call[--i] = "other";
+    else if (i == t->n)
+        t->call[t->n++] = call;
+    t->count[i]++;
+    pthread_mutex_unlock(&t->lock);
+}
+
 /* Sorts a call's result: true on success; on failure caches "unsupported" for `bits` or counts
  * an error, and marks the device lost on GPU_IS_LOST. */
 static bool ok(gw_gpu_dev *d, gwn_return r, uint64_t bits, uint64_t *unsupported, const char *call)
@@ -30,7 +48,7 @@ static bool ok(gw_gpu_dev *d, gwn_return r, uint64_t bits, uint64_t *unsupported
     else if (gw_nvml_is_unsupported(r))
         *unsupported |= bits;
     else
-        atomic_fetch_add(&d->errors, 1);
+        gw_gpu_count_error(d, call);
     return false;
 }
 
@@ -189,7 +207,7 @@ static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
             return;
         }
         if (!gw_nvml_is_unsupported(r) || d->mem_abi == 2) {
-            atomic_fetch_add(&d->errors, 1);
+            gw_gpu_count_error(d, "nvmlDeviceGetMemoryInfo_v2");
             return;
         }
         d->mem_abi = 1; /* an older driver: use the plain call from now on */
@@ -316,7 +334,8 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, g
     } want[] = {{GWN_GPM_METRIC_SM_UTIL, GW_F_GPM_SM_ACTIVE_PCT},
                 {GWN_GPM_METRIC_SM_OCCUPANCY, GW_F_GPM_SM_OCCUPANCY_PCT},
                 {GWN_GPM_METRIC_ANY_TENSOR_UTIL, GW_F_GPM_TENSOR_ACTIVE_PCT},
-                {GWN_GPM_METRIC_DRAM_BW_UTIL, GW_F_GPM_DRAM_ACTIVE_PCT}};
+                {GWN_GPM_METRIC_DRAM_BW_UTIL, GW_F_GPM_DRAM_ACTIVE_PCT},
+                {GWN_GPM_METRIC_GRAPHICS_UTIL, GW_F_GPM_GR_ACTIVE_PCT}};
     const size_t nwant = sizeof want / sizeof want[0];
     if (!d->info.gpm_supported || atomic_load(&d->lost))
         return;
@@ -326,6 +345,8 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, g
         /* IN_USE (a profiler holds the counters) and friends: absent until it works again. */
         if (r == GWN_ERROR_GPU_IS_LOST)
             gw_gpu_mark_lost(d, "nvmlGpmSampleGet");
+        else if (!gw_nvml_is_unsupported(r))
+            gw_gpu_count_error(d, "nvmlGpmSampleGet");
         d->gpm_have_prev = false;
         return;
     }
@@ -347,6 +368,8 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, g
             }
         } else if (r == GWN_ERROR_GPU_IS_LOST) {
             gw_gpu_mark_lost(d, "nvmlGpmMetricsGet");
+        } else {
+            gw_gpu_count_error(d, "nvmlGpmMetricsGet");
         }
     }
     d->gpm_cur ^= 1;
@@ -398,10 +421,14 @@ static void read_proc_list(gw_gpu_dev *d, proc_fn fn, uint64_t unsupported_bit, 
         r = fn(d->handle, &count, buf);
     }
     if (r != GWN_SUCCESS) {
+        const char *call = graphics ? "nvmlDeviceGetGraphicsRunningProcesses"
+                                    : "nvmlDeviceGetComputeRunningProcesses";
         if (r == GWN_ERROR_GPU_IS_LOST)
-            gw_gpu_mark_lost(d, "nvmlDeviceGetComputeRunningProcesses");
+            gw_gpu_mark_lost(d, call);
         else if (gw_nvml_is_unsupported(r))
             d->slow_unsupported |= unsupported_bit;
+        else
+            gw_gpu_count_error(d, call);
         free(buf);
         return;
     }

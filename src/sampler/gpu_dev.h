@@ -16,9 +16,23 @@
 #include "nvml/nvml_lib.h"
 #include "sampler/sample.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+/* Failed NVML calls by name (anything but success, "unsupported" and GPU_IS_LOST), shared by the
+ * devices of one sampler and both of its threads. Failures are rare, so a mutex is cheap here.
+ * Names are the static strings the reads pass; once GW_CALL_ERRORS_MAX names are taken, further
+ * calls are counted in the last slot, renamed "other". */
+enum { GW_CALL_ERRORS_MAX = 48 };
+typedef struct gw_call_errors {
+    pthread_mutex_t lock;
+    unsigned n;
+    const char *call[GW_CALL_ERRORS_MAX];
+    uint64_t count[GW_CALL_ERRORS_MAX];
+} gw_call_errors;
 
 typedef struct gw_gpu_dev {
     gwn_device handle;
@@ -30,6 +44,7 @@ typedef struct gw_gpu_dev {
     atomic_bool lost_reported;  /* the gpu_lost event was emitted */
     _Atomic(const char *) lost_call; /* the NVML call that saw GPU_IS_LOST first */
     atomic_uint_fast64_t errors;/* calls that failed with something other than "unsupported" */
+    gw_call_errors *call_errors; /* the same failures by call (borrowed, may be NULL) */
     /* GPM (slow thread) */
     gwn_gpm_sample gpm[2];
     int gpm_cur;
@@ -61,6 +76,9 @@ void gw_gpu_read_power_limit(const gw_nvml *nvml, gw_gpu_dev *dev, gw_gpu_sample
  * entries, *n used). Names come from /proc (proc_root); in_job is left false for the caller. */
 void gw_gpu_read_processes(const gw_nvml *nvml, gw_gpu_dev *dev, const char *proc_root,
                            gw_gpu_process **procs, size_t *n, size_t *cap);
+
+/* Counts one failed call on the device and, when it has one, in its call_errors table. */
+void gw_gpu_count_error(gw_gpu_dev *dev, const char *call);
 
 /* Marks the device lost (first caller records `call`). Returns true for the first caller. */
 bool gw_gpu_mark_lost(gw_gpu_dev *dev, const char *call);

@@ -47,6 +47,7 @@ typedef enum gw_gpu_field {
     GW_F_GPM_SM_OCCUPANCY_PCT,/* GPM metric 3 */
     GW_F_GPM_TENSOR_ACTIVE_PCT,/* GPM metric 5 (any tensor pipe) */
     GW_F_GPM_DRAM_ACTIVE_PCT, /* GPM metric 10 (DRAM bandwidth) */
+    GW_F_GPM_GR_ACTIVE_PCT,   /* GPM metric 1 (graphics engine activity; DCGM's GR_ENGINE_ACTIVE) */
     GW_F_COUNT
 } gw_gpu_field;
 
@@ -62,12 +63,14 @@ typedef enum gw_gpu_field {
      GW_FIELD_BIT(GW_F_CLOCK_MEM_MHZ) | GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) |                  \
      GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELD_BIT(GW_F_ENERGY_MJ) |                                    \
      GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
-     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT))
+     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
+     GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT))
 
 /* GPM metrics: read on the slow thread every max(interval, 100 ms) (GpmSampleGet ~45 us). */
 #define GW_FIELDS_GPM                                                                              \
     (GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |               \
-     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT))
+     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
+     GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT))
 
 /* Fields that come from the slow reader thread (never read inside the fast tick), because their
  * calls cost far more than a tick should (measured on an H200, CPU time per call):

@@ -21,6 +21,7 @@ struct gw_sampler {
     gw_events *bus;
     gw_gpu_dev *devs;
     unsigned ndev;
+    gw_call_errors call_errors; /* failed NVML calls by name, all devices */
     gw_device_info *infos;
     gw_sink sinks[GW_MAX_SINKS];
     int nsinks;
@@ -79,8 +80,11 @@ gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bu
         return rc;
     }
     s->infos = xcalloc(s->ndev, sizeof *s->infos);
-    for (unsigned i = 0; i < s->ndev; i++)
+    pthread_mutex_init(&s->call_errors.lock, NULL);
+    for (unsigned i = 0; i < s->ndev; i++) {
         s->infos[i] = s->devs[i].info;
+        s->devs[i].call_errors = &s->call_errors;
+    }
     s->slow_vals = xcalloc(s->ndev, sizeof *s->slow_vals);
     s->scratch_vals = xcalloc(s->ndev, sizeof *s->scratch_vals);
     s->sample.gpus = xcalloc(s->ndev, sizeof *s->sample.gpus);
@@ -154,7 +158,8 @@ static void apply_job(gw_sampler *s)
 
 static const gw_gpu_field slow_fields[] = {GW_F_ENERGY_MJ,           GW_F_POWER_LIMIT_MW,
                                            GW_F_GPM_SM_ACTIVE_PCT,   GW_F_GPM_SM_OCCUPANCY_PCT,
-                                           GW_F_GPM_TENSOR_ACTIVE_PCT, GW_F_GPM_DRAM_ACTIVE_PCT};
+                                           GW_F_GPM_TENSOR_ACTIVE_PCT, GW_F_GPM_DRAM_ACTIVE_PCT,
+                                           GW_F_GPM_GR_ACTIVE_PCT};
 
 /* What a pass of the slow thread reads besides GPM. */
 enum { SLOW_GPM = 1, SLOW_FULL = 2, SLOW_ENERGY = 4 };
@@ -423,6 +428,16 @@ void gw_sampler_get_stats(gw_sampler *s, gw_sampler_stats *out)
     }
 }
 
+unsigned gw_sampler_call_errors(gw_sampler *s, gw_nvml_call_error *out, unsigned max)
+{
+    pthread_mutex_lock(&s->call_errors.lock);
+    unsigned n = s->call_errors.n < max ? s->call_errors.n : max;
+    for (unsigned i = 0; i < n; i++)
+        out[i] = (gw_nvml_call_error){s->call_errors.call[i], s->call_errors.count[i]};
+    pthread_mutex_unlock(&s->call_errors.lock);
+    return n;
+}
+
 void gw_sampler_close(gw_sampler *s)
 {
     if (!s)
@@ -433,6 +448,7 @@ void gw_sampler_close(gw_sampler *s)
     pthread_mutex_destroy(&s->job_lock);
     pthread_mutex_destroy(&s->slow_lock);
     pthread_mutex_destroy(&s->run_lock);
+    pthread_mutex_destroy(&s->call_errors.lock);
     pthread_cond_destroy(&s->run_cond);
     free(s->infos);
     free(s->slow_vals);

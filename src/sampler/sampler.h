@@ -85,6 +85,16 @@ typedef struct gw_sampler_stats {
 } gw_sampler_stats;
 void gw_sampler_get_stats(gw_sampler *s, gw_sampler_stats *out);
 
+/* One NVML call that failed and how often (for gpuwatch_nvml_errors_total{call}). */
+typedef struct gw_nvml_call_error {
+    const char *call;        /* "nvmlDeviceGetPowerUsage", ...: static, never freed */
+    uint64_t count;          /* failures since the sampler opened, all devices */
+} gw_nvml_call_error;
+/* Copies up to max per-call failure counts (results other than success, "unsupported" and
+ * GPU_IS_LOST), in the order the calls first failed. Thread-safe; never calls NVML. Returns the
+ * number copied. */
+unsigned gw_sampler_call_errors(gw_sampler *s, gw_nvml_call_error *out, unsigned max);
+
 /* Stops if running and frees everything. NULL is accepted. */
 void gw_sampler_close(gw_sampler *s);
 
