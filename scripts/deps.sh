@@ -7,6 +7,9 @@ PACKAGES=(
   gcc make cmake pkg-config          # the C11 toolchain and build
   libcjson-dev                       # JSON: scenarios, meta.json, events.jsonl, summary.json
   libcmocka-dev                      # unit tests
+  libmicrohttpd-dev                  # HTTP server of `gpuwatch serve` and `run --listen`
+  prometheus                         # serve's tests: a real Prometheus scrapes it; promtool
+  wrk                                # bench/serve_bench.py: scrape latency and throughput
   python3 python3-pytest             # command-line tests
 )
 

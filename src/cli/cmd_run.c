@@ -2,6 +2,7 @@
 #include "analysis/epochs.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "http/http_server.h"
 #include "run/session.h"
 
 #include <getopt.h>
@@ -9,7 +10,8 @@
 #include <string.h>
 
 static const char run_usage[] =
-    "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--no-report] [--] CMD [ARGS...]\n"
+    "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--no-report] [--listen ADDR]\n"
+    "                    [--] CMD [ARGS...]\n"
     "\n"
     "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
     "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.\n"
@@ -20,6 +22,8 @@ static const char run_usage[] =
     "                    the first number group is the epoch; default understands \"Epoch 3/100\",\n"
     "                    \"epoch 3:\", \"[Epoch 3]\", \"epoch=3\")\n"
     "      --no-report     skip the analysis when the command ends\n"
+    "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT while CMD runs, as\n"
+    "                    `gpuwatch serve` does (127.0.0.1:9400: this host only; :9400: all)\n"
     "  -h, --help          this text\n"
     "\n"
     "When CMD ends: a table per GPU, the report's verdicts, and summary.json in DIR.\n"
@@ -28,7 +32,7 @@ static const char run_usage[] =
     "Example: gpuwatch run -i 0.2 -- python3 train.py --epochs 10\n";
 
 static const char record_usage[] =
-    "usage: gpuwatch record [-o DIR] [-i SEC] [--duration SEC] [--no-report]\n"
+    "usage: gpuwatch record [-o DIR] [-i SEC] [--duration SEC] [--no-report] [--listen ADDR]\n"
     "\n"
     "Records every GPU (and the host's CPU and memory) until SIGINT/SIGTERM (Ctrl-C) or the\n"
     "duration: the same files as `gpuwatch run`, without a command.\n"
@@ -37,11 +41,12 @@ static const char record_usage[] =
     "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5)\n"
     "  -d, --duration SEC  stop after this long (default: until a signal)\n"
     "      --no-report     skip the analysis at the end\n"
+    "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT (as `gpuwatch serve`)\n"
     "  -h, --help          this text\n"
     "\n"
     "Exit status: 0 recorded, 1 gpuwatch could not record, 2 usage error.\n";
 
-enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX };
+enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_LISTEN };
 
 static int usage_error(const char *cmd, const char *msg, const char *usage)
 {
@@ -58,6 +63,7 @@ static int parse_and_run(int argc, char **argv, bool is_run)
                                          {"duration", required_argument, NULL, 'd'},
                                          {"no-report", no_argument, NULL, OPT_NO_REPORT},
                                          {"epoch-regex", required_argument, NULL, OPT_EPOCH_REGEX},
+                                         {"listen", required_argument, NULL, OPT_LISTEN},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     gw_session_config cfg = {.is_run = is_run, .interval_ms = GW_INTERVAL_DEFAULT_MS};
@@ -90,6 +96,14 @@ static int parse_and_run(int argc, char **argv, bool is_run)
                 return usage_error(name, err.msg, "");
             gw_epoch_matcher_free(m);
             cfg.epoch_regex = optarg;
+            break;
+        }
+        case OPT_LISTEN: {
+            struct sockaddr_storage ss;
+            socklen_t len = 0;
+            if (gw_http_parse_listen(optarg, &ss, &len, &err))
+                return usage_error(name, err.msg, "");
+            cfg.listen = optarg;
             break;
         }
         case 'h':

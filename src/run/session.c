@@ -11,6 +11,7 @@
 #include "run/child.h"
 #include "run/output.h"
 #include "sampler/sampler.h"
+#include "serve/exporter.h"
 #include "summary/run_summary.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
@@ -58,6 +59,7 @@ typedef struct session {
     char driver[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
     char nvml_version[GWN_SYSTEM_NVML_VERSION_BUFFER_SIZE];
     int signals_forwarded;
+    gw_exporter *exporter; /* --listen (issue 7) */
 } session;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -142,6 +144,16 @@ static bool open_recording(session *s)
     if (gw_sampler_open(s->nvml, &sc, s->bus, &s->sampler, &err)) {
         say("%s", err.msg);
         return false;
+    }
+    /* --listen (issue 7): the same /metrics as `gpuwatch serve`, bound before anything is made */
+    if (cfg->listen) {
+        gw_exporter_config ec = {.listen = cfg->listen, .interval_ms = cfg->interval_ms};
+        if (gw_exporter_open(&ec, &s->exporter, &err) ||
+            gw_exporter_start(s->exporter, s->sampler, s->bus, s->driver, &err)) {
+            say("%s", err.msg);
+            return false;
+        }
+        say("serving metrics on http://%s/metrics", gw_exporter_address(s->exporter));
     }
     char *hint = cfg->is_run ? gw_rundir_name_hint(cfg->argc, cfg->argv) : xstrdup("record");
     gw_rc rc = gw_rundir_create(cfg->out_dir, hint, gw_wall_ms(), &s->dir, &err);
@@ -432,6 +444,10 @@ static void cleanup(session *s)
         gw_child_close(&s->child);
     if (s->out_open)
         gw_output_close(&s->out);
+    if (s->exporter) { /* --listen (issue 7): it reads the sampler's counters, so it goes first */
+        gw_sampler_stop(s->sampler);
+        gw_exporter_close(s->exporter);
+    }
     gw_sampler_close(s->sampler);
     gw_csv_sink_close(s->csv);
     gw_eventlog_close(s->events);

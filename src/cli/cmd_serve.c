@@ -1,0 +1,200 @@
+/* `gpuwatch serve`: argument parsing and the daemon's life; the pages are in serve/exporter.c. */
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "events/events.h"
+#include "nvml/nvml_lib.h"
+#include "prom/prom_text.h"
+#include "sampler/sampler.h"
+#include "serve/exporter.h"
+
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char serve_usage[] =
+    "usage: gpuwatch serve [--listen ADDR] [-i SEC] [--per-process [--cmdline]]\n"
+    "\n"
+    "Serves every GPU's values to Prometheus on http://ADDR/metrics, with dcgm-exporter's metric\n"
+    "names and labels (Grafana dashboard 12239 works unchanged), until SIGTERM or Ctrl-C.\n"
+    "Sampling runs on its own schedule; a scrape reads the latest sample and never calls NVML.\n"
+    "\n"
+    "  -l, --listen ADDR   HOST:PORT to serve on (default 127.0.0.1:9400, this host only;\n"
+    "                      :9400 for every interface, [::1]:9400 for IPv6, port 0 picks one)\n"
+    "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 1; 500ms, 2s, 1m work)\n"
+    "      --per-process   also GPU memory per process name (gpuwatch_process_memory_used_bytes)\n"
+    "      --cmdline       label those series with the command line too (may expose arguments)\n"
+    "      --max-connections N  connections served at once; more are refused (default 64)\n"
+    "      --client-timeout SEC  close connections idle this long (default 10)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "Pages: /metrics (Prometheus text, or OpenMetrics when asked), /healthz (200 while samples\n"
+    "are fresh, else 503), / (links). Exit status: 0 stopped by a signal, 1 could not serve\n"
+    "(address in use, NVML), 2 usage error.\n"
+    "Example: gpuwatch serve --listen :9400 -i 1\n";
+
+enum { OPT_PER_PROCESS = 1000, OPT_CMDLINE, OPT_MAX_CONN, OPT_TIMEOUT };
+
+static int usage_error(const char *msg, bool show_usage)
+{
+    fprintf(stderr, "gpuwatch serve: %s\n%s", msg, show_usage ? serve_usage : "");
+    return 2;
+}
+
+/* Parses a positive whole number no larger than max; false when s is not one. */
+static bool parse_count(const char *s, unsigned max, unsigned *out)
+{
+    char *end = NULL;
+    unsigned long v = strtoul(s, &end, 10);
+    if (!*s || *end || v == 0 || v > max || s[0] == '-')
+        return false;
+    *out = (unsigned)v;
+    return true;
+}
+
+/* Returns -1 when parsing succeeded, else the exit status. */
+static int parse(int argc, char **argv, gw_exporter_config *cfg)
+{
+    static const struct option opts[] = {{"listen", required_argument, NULL, 'l'},
+                                         {"interval", required_argument, NULL, 'i'},
+                                         {"per-process", no_argument, NULL, OPT_PER_PROCESS},
+                                         {"cmdline", no_argument, NULL, OPT_CMDLINE},
+                                         {"max-connections", required_argument, NULL, OPT_MAX_CONN},
+                                         {"client-timeout", required_argument, NULL, OPT_TIMEOUT},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    gw_error err = {0};
+    int64_t ms = 0;
+    optind = 1;
+    opterr = 0;
+    for (int c; (c = getopt_long(argc, argv, "l:i:h", opts, NULL)) != -1;) {
+        switch (c) {
+        case 'l':
+            cfg->listen = optarg;
+            break;
+        case 'i':
+            if (gw_args_interval("-i", optarg, &cfg->interval_ms, &err))
+                return usage_error(err.msg, false);
+            break;
+        case OPT_PER_PROCESS:
+            cfg->per_process = true;
+            break;
+        case OPT_CMDLINE:
+            cfg->cmdline = true;
+            break;
+        case OPT_MAX_CONN:
+            if (!parse_count(optarg, 100000, &cfg->max_connections))
+                return usage_error("--max-connections wants a whole number from 1 to 100000",
+                                   false);
+            break;
+        case OPT_TIMEOUT:
+            if (gw_args_duration("--client-timeout", optarg, &ms, &err) || ms < 1000 ||
+                ms > 3600000)
+                return usage_error("--client-timeout wants 1 s to 1 h, such as 10 or 30s", false);
+            cfg->client_timeout_s = (unsigned)(ms / 1000);
+            break;
+        case 'h':
+            fputs(serve_usage, stdout);
+            return 0;
+        default: {
+            char msg[128];
+            snprintf(msg, sizeof msg, "unknown option '%s' or missing value", argv[optind - 1]);
+            return usage_error(msg, true);
+        }
+        }
+    }
+    if (optind < argc)
+        return usage_error("serve takes no command: use `gpuwatch run --listen ADDR -- CMD`", true);
+    if (cfg->cmdline && !cfg->per_process)
+        return usage_error("--cmdline labels the --per-process series: add --per-process", false);
+    return -1;
+}
+
+static void say_lost(void *ctx, const cJSON *ev)
+{
+    (void)ctx;
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
+    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(ev, "gpu");
+    if (cJSON_IsString(type) && strcmp(type->valuestring, "gpu_lost") == 0 && cJSON_IsNumber(gpu))
+        fprintf(stderr,
+                "gpuwatch: GPU %d was lost (GPU_IS_LOST): its series are gone, "
+                "gpuwatch_gpu_lost is 1; check `dmesg` for Xid 79\n",
+                gpu->valueint);
+}
+
+static void announce(gw_exporter *e, gw_nvml *nvml, gw_sampler *s, int64_t interval_ms)
+{
+    unsigned n = 0;
+    const gw_device_info *d = gw_sampler_devices(s, &n);
+    const char *sim = getenv("FAKE_NVML_SCENARIO");
+    bool simulated = sim && strstr(nvml->path, "fake-nvml") != NULL;
+    fprintf(stderr,
+            "gpuwatch: serving %u GPU%s%s%s%s on http://%s/metrics, sampling every %g s%s%s\n", n,
+            n == 1 ? "" : "s", n ? " (" : "", n ? d[0].name : "", n ? ")" : "",
+            gw_exporter_address(e), (double)interval_ms / 1000.0,
+            simulated ? " — simulated GPU, fake NVML playing " : "", simulated ? sim : "");
+}
+
+/* Loads NVML and serves until SIGINT/SIGTERM/SIGHUP. Returns the exit status. */
+static int serve(gw_exporter *e, const gw_exporter_config *cfg, const sigset_t *stop)
+{
+    gw_error err = {0};
+    gw_nvml *nvml = NULL;
+    gw_sampler *s = NULL;
+    gw_events *bus = gw_events_new();
+    int status = 1;
+    char driver[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = "";
+    if (gw_nvml_open(NULL, &nvml, &err))
+        goto out;
+    if (nvml->SystemGetDriverVersion &&
+        nvml->SystemGetDriverVersion(driver, sizeof driver) != GWN_SUCCESS)
+        driver[0] = '\0';
+    gw_sampler_config sc = {
+        .interval_ms = cfg->interval_ms, .fields = GW_PROM_FIELDS, .processes = cfg->per_process};
+    if (gw_sampler_open(nvml, &sc, bus, &s, &err))
+        goto out;
+    gw_events_listen(bus, say_lost, NULL);
+    /* The NVML event watcher (XID) starts here once it exists; then set cfg.xid_watched. */
+    if (gw_exporter_start(e, s, bus, driver, &err) || gw_sampler_start(s, &err))
+        goto out;
+    announce(e, nvml, s, cfg->interval_ms);
+    int sig = 0;
+    sigwait(stop, &sig);
+    fprintf(stderr, "gpuwatch: stopping (%s)\n", sigabbrev_np(sig) ? sigabbrev_np(sig) : "signal");
+    status = 0;
+out:
+    if (status)
+        fprintf(stderr, "gpuwatch: %s\n", err.msg);
+    if (s)
+        gw_sampler_stop(s);
+    gw_exporter_close(e);
+    gw_sampler_close(s);
+    gw_events_free(bus);
+    gw_nvml_close(nvml);
+    return status;
+}
+
+int gw_cmd_serve(int argc, char **argv)
+{
+    gw_exporter_config cfg = {.interval_ms = 1000};
+    int rc = parse(argc, argv, &cfg);
+    if (rc >= 0)
+        return rc;
+    /* Blocked before any thread starts, so that only sigwait sees them. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    gw_error err = {0};
+    gw_exporter *e = NULL;
+    if (gw_exporter_open(&cfg, &e, &err)) {
+        fprintf(stderr, "gpuwatch%s: %s\n", err.rc == GW_E_USAGE ? " serve" : "", err.msg);
+        return err.rc == GW_E_USAGE ? 2 : 1;
+    }
+    return serve(e, &cfg, &stop);
+}

@@ -1,0 +1,385 @@
+#include "prom/prom_text.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MIB (1024.0 * 1024.0)
+
+/* ---- negotiation ---- */
+
+/* The q of one media range ("type/subtype; a=b; q=0.5"), 1 when absent. */
+static double range_q(const char *range, size_t len)
+{
+    for (size_t i = 0; i + 2 < len; i++) {
+        if (range[i] != ';')
+            continue;
+        size_t k = i + 1;
+        while (k < len && (range[k] == ' ' || range[k] == '\t'))
+            k++;
+        if (k + 1 < len && (range[k] == 'q' || range[k] == 'Q') && range[k + 1] == '=')
+            return strtod(range + k + 2, NULL);
+    }
+    return 1.0;
+}
+
+static bool range_is(const char *range, size_t len, const char *type)
+{
+    while (len && (*range == ' ' || *range == '\t'))
+        range++, len--;
+    size_t n = strlen(type);
+    return len >= n && strncasecmp(range, type, n) == 0 &&
+           (len == n || range[n] == ';' || range[n] == ' ' || range[n] == '\t');
+}
+
+gw_prom_format gw_prom_negotiate(const char *accept)
+{
+    double q_om = 0, q_text = 0;
+    for (const char *p = accept; p && *p;) {
+        size_t len = strcspn(p, ",");
+        if (range_is(p, len, "application/openmetrics-text"))
+            q_om = fmax(q_om, range_q(p, len));
+        else if (range_is(p, len, "text/plain"))
+            q_text = fmax(q_text, range_q(p, len));
+        p += len + (p[len] == ',');
+    }
+    return q_om > 0 && q_om >= q_text ? GW_PROM_OPENMETRICS : GW_PROM_TEXT;
+}
+
+const char *gw_prom_content_type(gw_prom_format f)
+{
+    return f == GW_PROM_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+                                    : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+/* ---- values and labels ---- */
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 when the bytes there are not one. */
+static size_t utf8_len(const unsigned char *s)
+{
+    if (s[0] < 0x80)
+        return 1;
+    if (s[0] >= 0xC2 && s[0] <= 0xDF)
+        return (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+        bool ok = (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 &&
+                  !(s[0] == 0xE0 && s[1] < 0xA0) && /* overlong */
+                  !(s[0] == 0xED && s[1] >= 0xA0);  /* surrogates */
+        return ok ? 3 : 0;
+    }
+    if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+        bool ok = (s[1] & 0xC0) == 0x80 && (s[2] & 0xC0) == 0x80 && (s[3] & 0xC0) == 0x80 &&
+                  !(s[0] == 0xF0 && s[1] < 0x90) && !(s[0] == 0xF4 && s[1] >= 0x90);
+        return ok ? 4 : 0;
+    }
+    return 0;
+}
+
+void gw_prom_escape_label(gw_buf *b, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        size_t run = 0; /* bytes that need nothing */
+        while (p[run] && p[run] < 0x80 && p[run] != '\\' && p[run] != '"' && p[run] != '\n')
+            run++;
+        gw_buf_append(b, (const char *)p, run);
+        p += run;
+        if (!*p)
+            break;
+        if (*p == '\\' || *p == '"' || *p == '\n') {
+            gw_buf_append(b, *p == '\\' ? "\\\\" : *p == '"' ? "\\\"" : "\\n", 2);
+            p++;
+            continue;
+        }
+        size_t n = utf8_len(p); /* the NUL terminator fails any continuation test */
+        gw_buf_append(b, n ? (const char *)p : "?", n ? n : 1);
+        p += n ? n : 1;
+    }
+}
+
+/* Escapes a HELP text: backslash and newline, and in OpenMetrics also the double quote. */
+static void escape_help(gw_buf *b, const char *s, gw_prom_format f)
+{
+    for (; *s; s++) {
+        if (*s == '\\')
+            gw_buf_append(b, "\\\\", 2);
+        else if (*s == '\n')
+            gw_buf_append(b, "\\n", 2);
+        else if (*s == '"' && f == GW_PROM_OPENMETRICS)
+            gw_buf_append(b, "\\\"", 2);
+        else
+            gw_buf_append(b, s, 1);
+    }
+}
+
+void gw_prom_append_value(gw_buf *b, double v)
+{
+    char tmp[40];
+    int n;
+    if (isnan(v)) {
+        gw_buf_append(b, "NaN", 3);
+        return;
+    }
+    if (isinf(v)) {
+        gw_buf_puts(b, v > 0 ? "+Inf" : "-Inf");
+        return;
+    }
+    if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+        /* Integers are most values (MHz, MiB, mJ, counts): no printf needed. */
+        long long i = (long long)v;
+        unsigned long long u = i < 0 ? (unsigned long long)(-i) : (unsigned long long)i;
+        char *e = tmp + sizeof tmp;
+        char *p = e;
+        do {
+            *--p = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (i < 0)
+            *--p = '-';
+        gw_buf_append(b, p, (size_t)(e - p));
+        return;
+    }
+    n = snprintf(tmp, sizeof tmp, "%.15g", v);
+    if (strtod(tmp, NULL) != v)
+        n = snprintf(tmp, sizeof tmp, "%.17g", v);
+    gw_buf_append(b, tmp, (size_t)n);
+}
+
+void gw_prom_device_labels(gw_buf *b, const gw_device_info *d, const char *hostname,
+                           const char *driver)
+{
+    gw_buf_printf(b, "gpu=\"%u\",UUID=\"", d->index);
+    gw_prom_escape_label(b, d->uuid);
+    gw_buf_puts(b, "\",pci_bus_id=\"");
+    gw_prom_escape_label(b, d->pci_bus_id);
+    gw_buf_printf(b, "\",device=\"nvidia%u\",modelName=\"", d->index);
+    gw_prom_escape_label(b, d->name);
+    gw_buf_puts(b, "\",Hostname=\"");
+    gw_prom_escape_label(b, hostname ? hostname : "");
+    gw_buf_puts(b, "\"");
+    if (driver && *driver) {
+        gw_buf_puts(b, ",DCGM_FI_DRIVER_VERSION=\"");
+        gw_prom_escape_label(b, driver);
+        gw_buf_puts(b, "\"");
+    }
+}
+
+/* ---- families ---- */
+
+/* Writes HELP and TYPE for the family whose samples are named `sample`. OpenMetrics names a
+ * counter family without the _total its samples carry; a counter whose samples lack it
+ * (dcgm-exporter's energy) is `unknown` there, so that the series keeps its name. */
+static void head(gw_buf *b, gw_prom_format f, const char *sample, const char *type,
+                 const char *help)
+{
+    size_t n = strlen(sample);
+    if (f == GW_PROM_OPENMETRICS && strcmp(type, "counter") == 0) {
+        if (n > 6 && strcmp(sample + n - 6, "_total") == 0)
+            n -= 6;
+        else
+            type = "unknown";
+    }
+    gw_buf_puts(b, "# HELP ");
+    gw_buf_append(b, sample, n);
+    gw_buf_append(b, " ", 1);
+    escape_help(b, help, f);
+    gw_buf_puts(b, "\n# TYPE ");
+    gw_buf_append(b, sample, n);
+    gw_buf_append(b, " ", 1);
+    gw_buf_puts(b, type);
+    gw_buf_append(b, "\n", 1);
+}
+
+/* One sample line: name{labels} value. labels may be NULL or "". */
+static void sample(gw_buf *b, const char *name, const char *labels, double v)
+{
+    gw_buf_puts(b, name);
+    if (labels && *labels) {
+        gw_buf_append(b, "{", 1);
+        gw_buf_puts(b, labels);
+        gw_buf_append(b, "}", 1);
+    }
+    gw_buf_append(b, " ", 1);
+    gw_prom_append_value(b, v);
+    gw_buf_append(b, "\n", 1);
+}
+
+typedef struct dcgm_family {
+    const char *name;
+    const char *type;
+    const char *help; /* dcgm-exporter's own text */
+    gw_gpu_field field;
+    double scale; /* shown value = stored value / scale */
+    int rounding; /* 1: up (nvidia-smi's MiB), -1: down, 0: none */
+} dcgm_family;
+
+/* dcgm-exporter's default counters (etc/default-counters.csv, dcp-metrics-included.csv), in its
+ * order; DCGM_FI_DEV_XID_ERRORS follows the utilization pair. */
+static const dcgm_family dcgm_before_xid[] = {
+    {"DCGM_FI_DEV_SM_CLOCK", "gauge", "SM clock frequency (in MHz).", GW_F_CLOCK_SM_MHZ, 1, 0},
+    {"DCGM_FI_DEV_MEM_CLOCK", "gauge", "Memory clock frequency (in MHz).", GW_F_CLOCK_MEM_MHZ, 1,
+     0},
+    {"DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C).", GW_F_TEMP_GPU_C, 1, 0},
+    {"DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W).", GW_F_POWER_DRAW_MW, 1000, 0},
+    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter",
+     "Total energy consumption since boot (in mJ).", GW_F_ENERGY_MJ, 1, 0},
+    {"DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %).", GW_F_UTIL_GPU_PCT, 1, 0},
+    {"DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Memory utilization (in %).", GW_F_UTIL_MEM_PCT, 1, 0},
+};
+static const dcgm_family dcgm_after_xid[] = {
+    {"DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB).", GW_F_MEM_FREE_BYTES, MIB,
+     -1},
+    {"DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).", GW_F_MEM_USED_BYTES, MIB,
+     1},
+    {"DCGM_FI_DEV_POWER_MGMT_LIMIT", "gauge", "Power management limit (in W).", GW_F_POWER_LIMIT_MW,
+     1000, 0},
+    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge", "Ratio of time the graphics engine is active.",
+     GW_F_GPM_GR_ACTIVE_PCT, 100, 0},
+    {"DCGM_FI_PROF_SM_ACTIVE", "gauge", "The ratio of cycles an SM has at least 1 warp assigned.",
+     GW_F_GPM_SM_ACTIVE_PCT, 100, 0},
+    {"DCGM_FI_PROF_SM_OCCUPANCY", "gauge", "The ratio of number of warps resident on an SM.",
+     GW_F_GPM_SM_OCCUPANCY_PCT, 100, 0},
+    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gauge",
+     "Ratio of cycles the tensor (HMMA) pipe is active.", GW_F_GPM_TENSOR_ACTIVE_PCT, 100, 0},
+    {"DCGM_FI_PROF_DRAM_ACTIVE", "gauge",
+     "Ratio of cycles the device memory interface is active sending or receiving data.",
+     GW_F_GPM_DRAM_ACTIVE_PCT, 100, 0},
+};
+
+static void render_dcgm(gw_buf *b, gw_prom_format f, const gw_prom_snapshot *s,
+                        const char *const *labels, const dcgm_family *fam, size_t nfam)
+{
+    for (size_t k = 0; k < nfam; k++) {
+        bool headed = false;
+        for (unsigned i = 0; s->have_sample && i < s->ndev; i++) {
+            const gw_gpu_sample *g = &s->gpus[i];
+            if (g->lost || !gw_has(g, fam[k].field))
+                continue;
+            if (!headed)
+                head(b, f, fam[k].name, fam[k].type, fam[k].help);
+            headed = true;
+            double v = g->v[fam[k].field] / fam[k].scale;
+            if (fam[k].rounding)
+                v = fam[k].rounding > 0 ? ceil(v) : floor(v);
+            sample(b, fam[k].name, labels[i], v);
+        }
+    }
+}
+
+static void render_xid(gw_buf *b, gw_prom_format f, const gw_prom_snapshot *s,
+                       const char *const *labels, bool counter, bool xid_watched)
+{
+    const char *name = counter ? "gpuwatch_xid_events_total" : "DCGM_FI_DEV_XID_ERRORS";
+    bool headed = false;
+    for (unsigned i = 0; i < s->ndev; i++) {
+        if (counter ? !xid_watched && s->xid_count[i] == 0 : s->last_xid[i] < 0)
+            continue;
+        if (!headed)
+            head(b, f, name, counter ? "counter" : "gauge",
+                 counter ? "XID error events NVML reported for this GPU."
+                         : "Value of the last XID error encountered.");
+        headed = true;
+        sample(b, name, labels[i], counter ? (double)s->xid_count[i] : s->last_xid[i]);
+    }
+}
+
+static void render_processes(gw_buf *b, gw_prom_format f, const gw_prom_snapshot *s,
+                             const char *const *labels)
+{
+    static const char name[] = "gpuwatch_process_memory_used_bytes";
+    if (!s->nprocs)
+        return;
+    head(b, f, name, "gauge",
+         "GPU memory used by the processes of this name (and command line) on this GPU, summed.");
+    gw_buf lab = {0};
+    for (size_t k = 0; k < s->nprocs; k++) {
+        const gw_prom_proc *p = &s->procs[k];
+        if (p->dev >= s->ndev)
+            continue;
+        gw_buf_reset(&lab);
+        gw_buf_puts(&lab, labels[p->dev]);
+        gw_buf_puts(&lab, ",process=\"");
+        gw_prom_escape_label(&lab, p->name);
+        gw_buf_puts(&lab, "\"");
+        if (p->cmdline[0]) {
+            gw_buf_puts(&lab, ",cmdline=\"");
+            gw_prom_escape_label(&lab, p->cmdline);
+            gw_buf_puts(&lab, "\"");
+        }
+        sample(b, name, lab.data, p->used_bytes);
+    }
+    gw_buf_free(&lab);
+}
+
+void gw_prom_render_gpus(gw_buf *b, gw_prom_format f, const gw_prom_snapshot *s,
+                         const char *const *labels, bool xid_watched)
+{
+    render_dcgm(b, f, s, labels, dcgm_before_xid, sizeof dcgm_before_xid / sizeof *dcgm_before_xid);
+    render_xid(b, f, s, labels, false, xid_watched);
+    render_dcgm(b, f, s, labels, dcgm_after_xid, sizeof dcgm_after_xid / sizeof *dcgm_after_xid);
+    if (s->have_sample && s->ndev) {
+        head(b, f, "gpuwatch_gpu_lost", "gauge",
+             "1 when the GPU answered GPU_IS_LOST (it fell off the bus; its DCGM series are absent "
+             "from then on), else 0.");
+        for (unsigned i = 0; i < s->ndev; i++)
+            sample(b, "gpuwatch_gpu_lost", labels[i], s->gpus[i].lost ? 1 : 0);
+    }
+    render_xid(b, f, s, labels, true, xid_watched);
+    render_processes(b, f, s, labels);
+}
+
+/* A family with one unlabelled sample; nothing when v is NAN (absent). */
+static void single(gw_buf *b, gw_prom_format f, const char *name, const char *type,
+                   const char *help, double v)
+{
+    if (isnan(v))
+        return;
+    head(b, f, name, type, help);
+    sample(b, name, NULL, v);
+}
+
+void gw_prom_render_self(gw_buf *b, gw_prom_format f, const gw_prom_self *s)
+{
+    head(b, f, "gpuwatch_build_info", "gauge", "gpuwatch's version, as a label; the value is 1.");
+    sample(b, "gpuwatch_build_info", "version=\"" GPUWATCH_VERSION "\"", 1);
+    single(b, f, "gpuwatch_sample_interval_seconds", "gauge", "Sampling interval (-i).",
+           s->interval_s);
+    single(b, f, "gpuwatch_sample_age_seconds", "gauge",
+           "Seconds since the sample shown here was read; it grows when sampling stalls.",
+           s->sample_age_s);
+    single(b, f, "gpuwatch_samples_total", "counter", "Samples read since gpuwatch started.",
+           (double)s->samples);
+    single(b, f, "gpuwatch_samples_skipped_total", "counter",
+           "Scheduled samples skipped because the one before ran late.",
+           (double)s->samples_skipped);
+    single(b, f, "gpuwatch_sample_read_duration_seconds", "gauge",
+           "Time the last sample's NVML reads took.", s->sample_read_s);
+    if (s->nerrors)
+        head(b, f, "gpuwatch_nvml_errors_total", "counter",
+             "NVML calls that failed, by call (unsupported values and lost GPUs not counted).");
+    gw_buf lab = {0};
+    for (unsigned i = 0; i < s->nerrors; i++) {
+        gw_buf_reset(&lab);
+        gw_buf_puts(&lab, "call=\"");
+        gw_prom_escape_label(&lab, s->errors[i].call);
+        gw_buf_puts(&lab, "\"");
+        sample(b, "gpuwatch_nvml_errors_total", lab.data, (double)s->errors[i].count);
+    }
+    gw_buf_free(&lab);
+    single(b, f, "gpuwatch_scrapes_total", "counter", "Requests for /metrics, this one included.",
+           (double)s->scrapes);
+    single(b, f, "gpuwatch_scrape_duration_seconds", "gauge",
+           "Time the previous /metrics request took to build its answer.", s->scrape_duration_s);
+    single(b, f, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+           s->rss_bytes);
+    single(b, f, "process_cpu_seconds_total", "counter",
+           "Total user and system CPU time spent in seconds.", s->cpu_s);
+}
+
+void gw_prom_render_end(gw_buf *b, gw_prom_format f)
+{
+    if (f == GW_PROM_OPENMETRICS)
+        gw_buf_puts(b, "# EOF\n");
+}

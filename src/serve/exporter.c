@@ -1,0 +1,237 @@
+#include "serve/exporter.h"
+
+#include "http/http_server.h"
+#include "prom/prom_store.h"
+#include "prom/prom_text.h"
+#include "util/gw_time.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+enum { MAX_CALL_ERRORS = 64 };
+
+/* The rendered GPU part of one format, valid for one store generation. */
+typedef struct render_cache {
+    uint64_t generation;
+    gw_buf text;
+} render_cache;
+
+struct gw_exporter {
+    gw_exporter_config cfg;
+    char *listen, *proc_root, *driver;
+    char hostname[256];
+    gw_http_server *http;
+    gw_prom_store *store;
+    gw_sampler *sampler;
+    /* scrape state, under lock (the server has one thread; the lock keeps that an assumption) */
+    pthread_mutex_t lock;
+    gw_prom_snapshot snap;
+    char **labels; /* [nlabels]: each device's label set */
+    unsigned nlabels;
+    render_cache cache[2]; /* by gw_prom_format */
+    uint64_t scrapes;
+    double last_scrape_s; /* NAN before the first */
+    gw_nvml_call_error errors[MAX_CALL_ERRORS];
+};
+
+gw_rc gw_exporter_open(const gw_exporter_config *cfg, gw_exporter **out, gw_error *err)
+{
+    *out = NULL;
+    const char *listen = cfg->listen ? cfg->listen : GW_EXPORTER_DEFAULT_LISTEN;
+    gw_http_config hc = {.listen = listen,
+                         .max_connections = cfg->max_connections,
+                         .timeout_s = cfg->client_timeout_s,
+                         .max_request_bytes = 16384};
+    gw_http_server *http = NULL;
+    gw_rc rc = gw_http_listen(&hc, &http, err);
+    if (rc)
+        return rc;
+    gw_exporter *e = xcalloc(1, sizeof *e);
+    e->cfg = *cfg;
+    e->listen = xstrdup(listen);
+    e->cfg.listen = e->listen;
+    e->proc_root = cfg->proc_root ? xstrdup(cfg->proc_root) : NULL;
+    e->cfg.proc_root = e->proc_root;
+    e->http = http;
+    if (gethostname(e->hostname, sizeof e->hostname - 1) != 0)
+        e->hostname[0] = '\0';
+    e->store = gw_prom_store_new(cfg->per_process, cfg->cmdline, e->proc_root);
+    pthread_mutex_init(&e->lock, NULL);
+    e->last_scrape_s = NAN;
+    *out = e;
+    return GW_OK;
+}
+
+const char *gw_exporter_address(const gw_exporter *e)
+{
+    return gw_http_address(e->http);
+}
+
+static void free_labels(gw_exporter *e)
+{
+    for (unsigned i = 0; i < e->nlabels; i++)
+        free(e->labels[i]);
+    free(e->labels);
+    e->labels = NULL;
+    e->nlabels = 0;
+}
+
+/* Brings e->snap up to date; rebuilds the label sets when the devices changed. Under lock. */
+static void refresh(gw_exporter *e)
+{
+    if (!gw_prom_store_snapshot(e->store, &e->snap) || e->nlabels == e->snap.ndev)
+        return;
+    free_labels(e);
+    e->labels = xcalloc(e->snap.ndev ? e->snap.ndev : 1, sizeof *e->labels);
+    e->nlabels = e->snap.ndev;
+    for (unsigned i = 0; i < e->snap.ndev; i++) {
+        gw_buf b = {0};
+        gw_prom_device_labels(&b, &e->snap.devs[i], e->hostname, e->driver);
+        e->labels[i] = b.data ? b.data : xstrdup("");
+    }
+}
+
+/* Resident memory and CPU time of this process; NAN when unknown. */
+static void self_usage(double *rss_bytes, double *cpu_s)
+{
+    *rss_bytes = *cpu_s = NAN;
+    FILE *f = fopen("/proc/self/statm", "re");
+    if (f) {
+        unsigned long size = 0, resident = 0;
+        if (fscanf(f, "%lu %lu", &size, &resident) == 2)
+            *rss_bytes = (double)resident * (double)sysconf(_SC_PAGESIZE);
+        fclose(f);
+    }
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        *cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+static void page_metrics(gw_exporter *e, const gw_http_request *req, gw_http_response *resp)
+{
+    int64_t t0 = gw_mono_ns();
+    gw_prom_format f = gw_prom_negotiate(req->accept);
+    pthread_mutex_lock(&e->lock);
+    refresh(e);
+    render_cache *c = &e->cache[f];
+    if (c->generation != e->snap.generation) {
+        gw_buf_reset(&c->text);
+        gw_prom_render_gpus(&c->text, f, &e->snap, (const char *const *)e->labels,
+                            e->cfg.xid_watched);
+        c->generation = e->snap.generation;
+    }
+    gw_sampler_stats st = {0};
+    gw_prom_self self = {.interval_s = (double)e->cfg.interval_ms / 1000.0,
+                         .sample_age_s = NAN,
+                         .sample_read_s = NAN,
+                         .scrapes = ++e->scrapes,
+                         .scrape_duration_s = e->last_scrape_s,
+                         .errors = e->errors};
+    if (e->sampler) {
+        gw_sampler_get_stats(e->sampler, &st);
+        self.samples = st.ticks;
+        self.samples_skipped = st.ticks_skipped;
+        self.nerrors = gw_sampler_call_errors(e->sampler, e->errors, MAX_CALL_ERRORS);
+    }
+    if (e->snap.have_sample) {
+        self.sample_age_s = (double)(t0 - e->snap.mono_ns) / 1e9;
+        self.sample_read_s = (double)st.last_read_ns / 1e9;
+    }
+    self_usage(&self.rss_bytes, &self.cpu_s);
+    gw_buf_append(&resp->body, c->text.data ? c->text.data : "", c->text.len);
+    gw_prom_render_self(&resp->body, f, &self);
+    gw_prom_render_end(&resp->body, f);
+    e->last_scrape_s = (double)(gw_mono_ns() - t0) / 1e9;
+    pthread_mutex_unlock(&e->lock);
+    resp->content_type = gw_prom_content_type(f);
+}
+
+static void page_health(gw_exporter *e, gw_http_response *resp)
+{
+    pthread_mutex_lock(&e->lock);
+    refresh(e);
+    bool have = e->snap.have_sample;
+    double age_s = have ? (double)(gw_mono_ns() - e->snap.mono_ns) / 1e9 : 0;
+    pthread_mutex_unlock(&e->lock);
+    double interval_s = (double)e->cfg.interval_ms / 1000.0;
+    if (!have) {
+        resp->status = 503;
+        gw_buf_puts(&resp->body, "starting: no sample yet\n");
+    } else if (age_s > 3 * interval_s + 5) {
+        resp->status = 503;
+        gw_buf_printf(&resp->body,
+                      "stale: the last sample is %.1f s old (sampling every %g s): NVML may be "
+                      "hung; see gpuwatch_nvml_errors_total and the service's log\n",
+                      age_s, interval_s);
+    } else {
+        gw_buf_printf(&resp->body, "ok: the last sample is %.1f s old\n", age_s);
+    }
+}
+
+static void page_index(gw_exporter *e, gw_http_response *resp)
+{
+    pthread_mutex_lock(&e->lock);
+    refresh(e);
+    unsigned n = e->snap.ndev;
+    pthread_mutex_unlock(&e->lock);
+    resp->content_type = "text/html; charset=utf-8";
+    gw_buf_printf(&resp->body,
+                  "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>gpuwatch</title>"
+                  "</head>\n<body><h1>gpuwatch %s</h1>\n<p>Prometheus exporter for %u NVIDIA "
+                  "GPU%s, with dcgm-exporter's metric names.</p>\n<ul><li><a "
+                  "href=\"/metrics\">/metrics</a></li>\n<li><a href=\"/healthz\">/healthz</a>"
+                  "</li></ul></body></html>\n",
+                  GPUWATCH_VERSION, n, n == 1 ? "" : "s");
+}
+
+static void handle(void *ctx, const gw_http_request *req, gw_http_response *resp)
+{
+    gw_exporter *e = ctx;
+    if (strcmp(req->path, "/metrics") == 0) {
+        page_metrics(e, req, resp);
+    } else if (strcmp(req->path, "/healthz") == 0) {
+        page_health(e, resp);
+    } else if (strcmp(req->path, "/") == 0) {
+        page_index(e, resp);
+    } else {
+        resp->status = 404;
+        gw_buf_puts(&resp->body, "not found: gpuwatch serves /metrics, /healthz and /\n");
+    }
+}
+
+gw_rc gw_exporter_start(gw_exporter *e, gw_sampler *sampler, gw_events *bus,
+                        const char *driver_version, gw_error *err)
+{
+    e->sampler = sampler;
+    free(e->driver);
+    e->driver = xstrdup(driver_version ? driver_version : "");
+    gw_sink sink = gw_prom_store_as_sink(e->store);
+    gw_sampler_add_sink(sampler, &sink);
+    if (bus)
+        gw_events_listen(bus, gw_prom_store_on_event, e->store);
+    return gw_http_start(e->http, handle, e, err);
+}
+
+void gw_exporter_close(gw_exporter *e)
+{
+    if (!e)
+        return;
+    gw_http_close(e->http);
+    gw_prom_store_free(e->store);
+    gw_prom_snapshot_free(&e->snap);
+    free_labels(e);
+    for (int i = 0; i < 2; i++)
+        gw_buf_free(&e->cache[i].text);
+    pthread_mutex_destroy(&e->lock);
+    free(e->listen);
+    free(e->proc_root);
+    free(e->driver);
+    free(e);
+}
