@@ -3,6 +3,7 @@
 #include "host/procfs.h"
 #include "util/xalloc.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ gw_prom_store *gw_prom_store_new(bool per_process, bool cmdline, const char *pro
     st->cmdline = per_process && cmdline;
     st->proc_root = proc_root ? xstrdup(proc_root) : NULL;
     st->cur.generation = 1;
+    st->cur.job_rss_mib = NAN;
     return st;
 }
 
@@ -75,6 +77,7 @@ static void on_start(void *ctx, const gw_device_info *devices, unsigned count)
     c->xid_count = xcalloc(count ? count : 1, sizeof *c->xid_count);
     for (unsigned i = 0; i < count; i++)
         c->last_xid[i] = -1;
+    c->job_rss_mib = NAN;
     c->generation = generation + 1;
     pthread_mutex_unlock(&st->lock);
 }
@@ -121,6 +124,7 @@ static void on_sample(void *ctx, const gw_sample *smp)
     c->seq = smp->seq;
     c->mono_ns = smp->mono_ns;
     c->wall_ms = smp->wall_ms;
+    c->job_rss_mib = smp->host.job_rss_mib;
     if (procs) {
         c->procs = xgrow(c->procs, &c->procs_cap, st->scratch_n, sizeof *c->procs);
         if (st->scratch_n)
@@ -193,6 +197,7 @@ bool gw_prom_store_snapshot(gw_prom_store *st, gw_prom_snapshot *snap)
     snap->seq = c->seq;
     snap->mono_ns = c->mono_ns;
     snap->wall_ms = c->wall_ms;
+    snap->job_rss_mib = c->job_rss_mib;
     snap->generation = c->generation;
     pthread_mutex_unlock(&st->lock);
     return true;

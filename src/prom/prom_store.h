@@ -2,8 +2,9 @@
  * prom_store: the latest sample, kept for the Prometheus exporter.
  *
  * Owns: a copy of the devices' static facts (from the sink's on_start), of the last tick's GPU
- * values (on_sample), of the per-process GPU memory of the last slow read (summed by GPU and
- * process name, and by command line when asked), and the XID state per GPU fed by "xid" events
+ * values and job RSS (on_sample), of the per-process GPU memory of the last slow read (summed by
+ * GPU and process name, and by command line when asked), and the XID state per GPU fed by "xid"
+ * events
  * ({"type": "xid", "gpu": N, "xid": 79}) from the events bus. Writers (the sampler's tick thread,
  * the bus) and readers (HTTP scrapes) meet under one mutex; a reader copies a snapshot and renders
  * it outside the lock, so a scrape never waits for NVML and the tick never waits for a scrape.
@@ -41,6 +42,7 @@ typedef struct gw_prom_snapshot {
     uint64_t seq;         /* the tick's sequence number */
     int64_t mono_ns;      /* CLOCK_MONOTONIC when the tick was read */
     int64_t wall_ms;
+    double job_rss_mib;  /* the wrapped job's RSS (`run`), NAN when absent */
     gw_gpu_sample *gpus; /* [ndev]: the last tick's values */
     int *last_xid;       /* [ndev]: the last XID number, -1 before the first one */
     uint64_t *xid_count; /* [ndev]: XID events seen */

@@ -328,6 +328,11 @@ void gw_prom_render_gpus(gw_buf *b, gw_prom_format f, const gw_prom_snapshot *s,
     }
     render_xid(b, f, s, labels, true, xid_watched);
     render_processes(b, f, s, labels);
+    if (s->have_sample && !isnan(s->job_rss_mib)) {
+        head(b, f, "gpuwatch_job_resident_memory_bytes", "gauge",
+             "Resident memory of the command `gpuwatch run` wraps, summed over its processes.");
+        sample(b, "gpuwatch_job_resident_memory_bytes", NULL, s->job_rss_mib * MIB);
+    }
 }
 
 /* A family with one unlabelled sample; nothing when v is NAN (absent). */

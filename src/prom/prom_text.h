@@ -63,10 +63,11 @@ void gw_prom_append_value(gw_buf *b, double v);
 void gw_prom_device_labels(gw_buf *b, const gw_device_info *d, const char *hostname,
                            const char *driver);
 
-/* Appends every per-GPU family of snap: the DCGM_* series, DCGM_FI_DEV_XID_ERRORS (the last XID
- * number, from the first XID on), gpuwatch_gpu_lost, gpuwatch_xid_events_total (for every GPU when
- * xid_watched, else only for GPUs that had one) and gpuwatch_process_memory_used_bytes (when snap
- * holds processes). labels[i] is gw_prom_device_labels of snap->devs[i]. */
+/* Appends every family of snap: the DCGM_* series, DCGM_FI_DEV_XID_ERRORS (the last XID number,
+ * from the first XID on), gpuwatch_gpu_lost, gpuwatch_xid_events_total (for every GPU when
+ * xid_watched, else only for GPUs that had one), gpuwatch_process_memory_used_bytes (when snap
+ * holds processes) and gpuwatch_job_resident_memory_bytes (`run`). labels[i] is
+ * gw_prom_device_labels of snap->devs[i]. */
 void gw_prom_render_gpus(gw_buf *b, gw_prom_format f, const gw_prom_snapshot *snap,
                          const char *const *labels, bool xid_watched);
 

@@ -154,7 +154,8 @@ static void teardown(fixture *fx)
 
 static void tick(fixture *fx, uint64_t seq, gw_gpu_process *procs, unsigned nprocs)
 {
-    gw_sample s = {.seq = seq,
+    gw_sample s = {.host = {.job_rss_mib = NAN},
+                   .seq = seq,
                    .mono_ns = 1000 + (int64_t)seq,
                    .gpu_count = 2,
                    .gpus = fx->gpus,
@@ -210,6 +211,12 @@ static void test_render_values(void **state)
     assert_null(strstr(t, "XID"));
     assert_null(strstr(t, "xid"));
     assert_null(strstr(t, "gpuwatch_process"));
+    assert_null(strstr(t, "gpuwatch_job")); /* serve has no job */
+    free(t);
+    gw_sample job = {.seq = 1, .gpu_count = 2, .gpus = fx.gpus, .host = {.job_rss_mib = 1.5}};
+    fx.sink.on_sample(fx.sink.ctx, &job);
+    t = render(&fx, GW_PROM_TEXT, false);
+    assert_non_null(strstr(t, "\ngpuwatch_job_resident_memory_bytes 1572864\n"));
     free(t);
     teardown(&fx);
 }
