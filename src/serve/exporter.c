@@ -6,6 +6,7 @@
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -101,12 +102,16 @@ static void refresh(gw_exporter *e)
 static void self_usage(double *rss_bytes, double *cpu_s)
 {
     *rss_bytes = *cpu_s = NAN;
-    FILE *f = fopen("/proc/self/statm", "re");
-    if (f) {
-        unsigned long size = 0, resident = 0;
-        if (fscanf(f, "%lu %lu", &size, &resident) == 2)
+    char buf[128];
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+    if (fd >= 0)
+        close(fd);
+    unsigned long size = 0, resident = 0;
+    if (n > 0) {
+        buf[n] = '\0';
+        if (sscanf(buf, "%lu %lu", &size, &resident) == 2)
             *rss_bytes = (double)resident * (double)sysconf(_SC_PAGESIZE);
-        fclose(f);
     }
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
@@ -145,6 +150,10 @@ static void page_metrics(gw_exporter *e, const gw_http_request *req, gw_http_res
         self.sample_read_s = (double)st.last_read_ns / 1e9;
     }
     self_usage(&self.rss_bytes, &self.cpu_s);
+    /* One allocation for the whole answer: the cached part plus room for our own series. */
+    resp->body.cap = c->text.len + 4096 + 128 * (size_t)self.nerrors;
+    resp->body.data = xmalloc(resp->body.cap);
+    resp->body.data[0] = '\0';
     gw_buf_append(&resp->body, c->text.data ? c->text.data : "", c->text.len);
     gw_prom_render_self(&resp->body, f, &self);
     gw_prom_render_end(&resp->body, f);
