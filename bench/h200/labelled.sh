@@ -16,8 +16,13 @@ rec() { # label, then gpuwatch run options, --, command
   echo "exit $?" >> "$R/$label.err.txt"
 }
 T=examples/train_torchvision.py
+# nvidia-smi records the same fields during the first run (bench/h200/compare_nvsmi.py).
+FIELDS=timestamp,index,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,power.limit,clocks.sm,clocks_event_reasons.active,pstate
+nvidia-smi --query-gpu=$FIELDS --format=csv -lms 200 -f "$R/compute_bound.nvsmi.csv" &
+NP=$!
 rec compute_bound -- python3 $T --model resnet50 --epochs 2 --steps 150 --batch 256 \
   --data-on-gpu --channels-last
+kill $NP
 rec epochs_with_validation -- python3 $T --model resnet50 --epochs 3 --steps 80 --batch 256 \
   --data-on-gpu --channels-last --workers 4 --val-steps 10
 rec input_bound_half -- python3 $T --model resnet18 --epochs 2 --steps 120 --batch 256 \
