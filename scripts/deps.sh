@@ -11,6 +11,7 @@ PACKAGES=(
   prometheus                         # serve's tests: a real Prometheus scrapes it; promtool
   wrk                                # bench/serve_bench.py: scrape latency and throughput
   python3 python3-pytest             # command-line tests
+  clang libclang-rt-14-dev           # the log reader's libFuzzer harness (fuzz/run.sh)
 )
 
 missing=()
