@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   gcc make cmake pkg-config          # the C11 toolchain and build
   libcjson-dev                       # JSON: scenarios, meta.json, events.jsonl, summary.json
+  libinih-dev                        # gpuwatch.ini: alert rules, the alert hook, check thresholds
   libcmocka-dev                      # unit tests
   python3 python3-pytest             # command-line tests
 )

@@ -2,6 +2,7 @@
 
 #include "host/procfs.h"
 #include "sampler/gpu_dev.h"
+#include "sampler/nvml_events.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -59,6 +60,7 @@ struct gw_sampler {
     bool running;
     pthread_t tick_thr, slow_thr;
     int64_t start_ns;
+    gw_nvml_events *events; /* the NVML event watcher, when cfg.nvml_events */
 
     /* stats */
     atomic_uint_fast64_t ticks, skipped;
@@ -357,6 +359,23 @@ static void *slow_main(void *arg)
     return NULL;
 }
 
+/* Watches XID and double-bit ECC events on the GPUs that are not lost. */
+static void start_event_watcher(gw_sampler *s)
+{
+    gwn_device *handles = xcalloc(s->ndev ? s->ndev : 1, sizeof *handles);
+    unsigned *indices = xcalloc(s->ndev ? s->ndev : 1, sizeof *indices);
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->ndev; i++) {
+        if (atomic_load(&s->devs[i].lost))
+            continue;
+        handles[n] = s->devs[i].handle;
+        indices[n++] = s->devs[i].info.index;
+    }
+    s->events = gw_nvml_events_start(s->nvml, handles, indices, n, s->bus);
+    free(handles);
+    free(indices);
+}
+
 gw_rc gw_sampler_start(gw_sampler *s, gw_error *err)
 {
     for (int i = 0; i < s->nsinks; i++)
@@ -382,6 +401,8 @@ gw_rc gw_sampler_start(gw_sampler *s, gw_error *err)
                             strerror(errno));
     }
     s->running = true;
+    if (s->cfg.nvml_events)
+        start_event_watcher(s);
     return GW_OK;
 }
 
@@ -389,6 +410,8 @@ void gw_sampler_stop(gw_sampler *s)
 {
     if (!s->running)
         return;
+    gw_nvml_events_stop(s->events);
+    s->events = NULL;
     pthread_mutex_lock(&s->run_lock);
     s->stop = true;
     pthread_cond_broadcast(&s->run_cond);

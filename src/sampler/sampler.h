@@ -32,6 +32,7 @@ typedef struct gw_sampler_config {
     bool processes;         /* read GPU process lists on the slow thread */
     bool host;              /* read /proc for the host and the job */
     const char *proc_root;  /* NULL = /proc */
+    bool nvml_events;       /* watch XID and double-bit ECC events (nvml_events.h) while started */
 } gw_sampler_config;
 
 /* What a sink is called with. Every callback may be NULL. */
