@@ -9,6 +9,7 @@ PACKAGES=(
   libinih-dev                        # gpuwatch.ini: alert rules, the alert hook, check thresholds
   libcmocka-dev                      # unit tests
   python3 python3-pytest             # command-line tests
+  clang libclang-rt-14-dev           # the log reader's libFuzzer harness (fuzz/run.sh)
 )
 
 missing=()
