@@ -180,10 +180,11 @@ static void resolve_message(const gw_alerts *a, const inst *in, double v, int64_
 {
     const gw_alert_rule *r = in->rule;
     const gw_alert_metric_info *m = &gw_alert_metrics[r->metric];
-    char who[24], span[32], quiet[32];
+    char who[24], span[32];
     subject(a, in, who, sizeof who);
     fmt_span(active_ns, span, sizeof span);
     if (m->event) {
+        char quiet[32];
         fmt_span(r->clear_duration_ms * 1000000, quiet, sizeof quiet);
         snprintf(buf, len, "%s%s: none for %s (%u in %s)", who, m->label, quiet, in->events, span);
         return;

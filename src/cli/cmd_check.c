@@ -30,17 +30,22 @@ static const char check_usage[] =
 
 enum { EXIT_UNKNOWN = 3 };
 
+static void print_json(const gw_health_report *r)
+{
+    cJSON *o = gw_health_json(r);
+    char *text = cJSON_Print(o);
+    puts(text);
+    free(text);
+    cJSON_Delete(o);
+}
+
 /* Prints an "unknown" result (NVML could not be used) in the chosen format. */
 static int unknown(const char *msg, bool json)
 {
     if (json) {
         gw_health_report r = {.state = GW_HEALTH_UNKNOWN};
         snprintf(r.error, sizeof r.error, "%s", msg);
-        cJSON *o = gw_health_json(&r);
-        char *text = cJSON_Print(o);
-        puts(text);
-        free(text);
-        cJSON_Delete(o);
+        print_json(&r);
     }
     fprintf(stderr, "gpuwatch check: %s\n", msg);
     if (!json)
@@ -60,11 +65,7 @@ static int run_check(const gw_health_thresholds *th, bool json)
     gw_health_probe(nvml, &r);
     gw_health_evaluate(&r, th);
     if (json) {
-        cJSON *o = gw_health_json(&r);
-        char *text = cJSON_Print(o);
-        puts(text);
-        free(text);
-        cJSON_Delete(o);
+        print_json(&r);
     } else {
         gw_health_print(&r, stdout, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
     }

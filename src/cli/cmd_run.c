@@ -64,7 +64,8 @@ static int usage_error(const char *cmd, const char *msg, const char *usage)
 }
 
 /* Reads gpuwatch.ini and the flags that change it; a bad file is a usage error (2). */
-static int run_with_config(gw_session_config *cfg, const gw_config_args *ca, const char *name)
+static int run_with_config(const gw_session_config *cfg, const gw_config_args *ca,
+                           const char *name)
 {
     gw_config conf;
     gw_config_init(&conf);
@@ -73,8 +74,9 @@ static int run_with_config(gw_session_config *cfg, const gw_config_args *ca, con
     if (gw_config_args_load(ca, &conf, &err)) {
         fprintf(stderr, "gpuwatch %s: %s\n", name, err.msg);
     } else {
-        cfg->alerts = &conf.alerts;
-        status = gw_session_main(cfg);
+        gw_session_config with_alerts = *cfg;
+        with_alerts.alerts = &conf.alerts;
+        status = gw_session_main(&with_alerts);
     }
     gw_config_free(&conf);
     return status;

@@ -27,7 +27,6 @@ typedef struct ini_ctx {
     const char *path;
     FILE *f;
     int line;       /* lines read so far */
-    bool line_done; /* the last chunk ended its line */
     int err_line;   /* first error: its line (0: none) and message */
     gw_error err;
 } ini_ctx;

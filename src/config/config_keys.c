@@ -116,7 +116,7 @@ static bool parse_duration(const char *v, int64_t *out)
 /* Parses value into the field at base + k->offset. */
 static bool set_value(const key_def *k, void *base, const char *value)
 {
-    char *p = (char *)base + k->offset;
+    void *p = (char *)base + k->offset;
     int e;
     switch (k->type) {
     case K_BOOL:

@@ -41,7 +41,7 @@ void gw_events_listen(gw_events *bus, gw_event_fn fn, void *ctx)
     pthread_mutex_unlock(&bus->lock);
 }
 
-void gw_events_unlisten(gw_events *bus, gw_event_fn fn, void *ctx)
+void gw_events_unlisten(gw_events *bus, gw_event_fn fn, const void *ctx)
 {
     pthread_mutex_lock(&bus->lock);
     for (int i = 0; i < bus->n; i++) {

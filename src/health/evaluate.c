@@ -260,8 +260,9 @@ static void check_latency(gw_health_gpu *g, const gw_health_thresholds *th)
     const gw_health_facts *f = &g->facts;
     gw_health_state st = grade(f->latency_ms, th->latency_warning_ms, th->latency_critical_ms);
     item(g, "nvml_latency", "NVML response", st, f->latency_ms,
-         "%.3g ms for %u groups of calls (slowest: %s, %.3g ms)%s", f->latency_ms, f->calls,
-         f->slowest ? f->slowest : "none", f->slowest_ms,
+         "%.*f ms for %u groups of calls (slowest: %s, %.*f ms)%s", f->latency_ms < 10 ? 2 : 0,
+         f->latency_ms, f->calls, f->slowest ? f->slowest : "none", f->slowest_ms < 10 ? 2 : 0,
+         f->slowest_ms,
          st == GW_HEALTH_OK ? ""
                             : ": the driver answers slowly: is nvidia-persistenced running? "
                               "(nvidia-smi -pm 1)");

@@ -44,8 +44,11 @@ void gw_health_print(const gw_health_report *r, FILE *to, bool color)
     for (unsigned i = 0; i < r->ngpus; i++) {
         const gw_health_gpu *g = &r->gpus[i];
         const gw_device_info *in = &g->facts.info;
-        fprintf(to, "\nGPU %u  %s  %s  %s  ", in->index, in->name[0] ? in->name : "(no name)",
-                in->pci_bus_id, in->uuid);
+        fprintf(to, "\nGPU %u  ", in->index);
+        const char *parts[] = {in->name, in->pci_bus_id, in->uuid};
+        for (int k = 0; k < 3; k++)
+            if (parts[k][0])
+                fprintf(to, "%s  ", parts[k]);
         put_state(to, g->state, color, 0);
         fputc('\n', to);
         for (int k = 0; k < g->nitems; k++) {

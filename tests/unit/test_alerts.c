@@ -336,7 +336,7 @@ static void test_slow_sample(void **state)
     harness *h = new_harness(1);
     only(h, "slow_sample");
     start(h, 1);
-    int64_t ms[] = {20, 500, 600, 400, 260, 250, 30};
+    const int64_t ms[] = {20, 500, 600, 400, 260, 250, 30};
     for (int i = 0; i < 7; i++) {
         h->s.read_ns = ms[i] * 1000000;
         tick(h, i);

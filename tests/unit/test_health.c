@@ -64,7 +64,7 @@ static void test_healthy_gpu_is_ok_everywhere(void **state)
     assert_string_equal(g.items[1].reason, "35 C (warning above 45 C, critical above 55 C)");
     assert_string_equal(g.items[2].reason, "0 of 143771 MiB used, no processes");
     assert_string_equal(g.items[7].reason,
-                        "3.25 ms for 3 groups of calls (slowest: process list, 2 ms)");
+                        "3.25 ms for 3 groups of calls (slowest: process list, 2.00 ms)");
 }
 
 static void test_idle_temperature_boundaries(void **state)
