@@ -21,8 +21,9 @@ void gw_trend_push(gw_trend *w, int64_t t_ns, double v)
         w->head = (w->head + 1) % GW_TREND_POINTS;
         w->n--;
     }
-    /* Thin the points: the newest one moves forward until it is step_ns past the one before. */
-    if (w->n >= 2 && t_ns - w->t_ns[idx(w, w->n - 2)] < w->step_ns) {
+    /* Thin the points: the newest one keeps moving forward until it lies step_ns past the one
+     * before it; only then does a new point start, so kept points are at least step_ns apart. */
+    if (w->n >= 2 && w->t_ns[idx(w, w->n - 1)] - w->t_ns[idx(w, w->n - 2)] < w->step_ns) {
         w->t_ns[idx(w, w->n - 1)] = t_ns;
         w->v[idx(w, w->n - 1)] = v;
         return;

@@ -26,8 +26,8 @@ typedef struct ini_ctx {
     gw_config *cfg;
     const char *path;
     FILE *f;
-    int line;       /* lines read so far */
-    int err_line;   /* first error: its line (0: none) and message */
+    int line;     /* lines read so far */
+    int err_line; /* first error: its line (0: none) and message */
     gw_error err;
 } ini_ctx;
 

@@ -495,6 +495,12 @@ static void test_trend_window(void **state)
     assert_true(gw_trend_fit(&w, &slope, &r2));
     assert_true(fabs(slope - 5.0) < 1e-6); /* 0.5 per 0.1 s */
     assert_true(r2 > 0.999);
+    /* a 10-minute window fed every second still spans 10 minutes in at most 256 points */
+    gw_trend_reset(&w, 600 * S_NS);
+    for (int t = 0; t <= 1200; t++)
+        gw_trend_push(&w, t * S_NS, t);
+    assert_true(w.n <= GW_TREND_POINTS);
+    assert_true(gw_trend_rise(&w) >= 597 && gw_trend_rise(&w) <= 600);
     gw_trend_reset(&w, 60 * S_NS);
     for (int t = 0; t < 20; t++)
         gw_trend_push(&w, t * S_NS, 42);
