@@ -448,6 +448,11 @@ static void on_sample(void *ctx, const gw_sample *s)
 static void on_start(void *ctx, const gw_device_info *devices, unsigned count)
 {
     gw_alerts *a = ctx;
+    for (int i = 0; i < a->ninsts; i++) /* a sampler started again: start over */
+        free(a->insts[i].trend);
+    free(a->insts);
+    free(a->gpu_index);
+    a->ninsts = 0;
     a->ngpus = count;
     a->gpu_index = xcalloc(count ? count : 1, sizeof *a->gpu_index);
     for (unsigned i = 0; i < count; i++)
