@@ -19,7 +19,8 @@
     "      --on-alert-timeout SEC  kill the hook after this long (default 10)\n"
 
 static const char run_usage[] =
-    "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--no-report] [--] CMD [ARGS...]\n"
+    "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--no-report] [ALERT OPTIONS]\n"
+    "                    [--] CMD [ARGS...]\n"
     "\n"
     "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
     "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.\n"
@@ -40,7 +41,7 @@ static const char run_usage[] =
     "Example: gpuwatch run -i 0.2 -- python3 train.py --epochs 10\n";
 
 static const char record_usage[] =
-    "usage: gpuwatch record [-o DIR] [-i SEC] [--duration SEC] [--no-report]\n"
+    "usage: gpuwatch record [-o DIR] [-i SEC] [--duration SEC] [--no-report] [ALERT OPTIONS]\n"
     "\n"
     "Records every GPU (and the host's CPU and memory) until SIGINT/SIGTERM (Ctrl-C) or the\n"
     "duration: the same files as `gpuwatch run`, without a command.\n"
