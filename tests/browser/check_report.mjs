@@ -55,6 +55,8 @@ try {
           gaps: c.u.data[k + 1].filter((v) => v === null).length,
           min: Math.min(...c.u.data[k + 1].filter((v) => v != null)),
           max: Math.max(...c.u.data[k + 1].filter((v) => v != null)),
+          atMin: c.u.data[k + 1].filter(
+            (v) => v != null && v === Math.min(...c.u.data[k + 1].filter((w) => w != null))).length,
         })),
       })),
       legend: [...document.querySelectorAll(".u-legend .u-label")].length,

@@ -88,6 +88,9 @@ static void test_binned_keeps_min_max_in_order(void **state)
         if (p.idx[k] == 134) { /* column 67: the dip (row 6789) comes after the max (6705) */
             assert_true(p.v[k] == 56);
             assert_true(p.v[k + 1] == -5);
+        } else if (p.idx[k] == 86) { /* column 43: the min (row 4305) before the spike (4321) */
+            assert_true(p.v[k] == 50);
+            assert_true(p.v[k + 1] == 700);
         }
     gw_placed_free(&p);
     gw_chart_grid_free(&g);
