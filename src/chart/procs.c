@@ -158,7 +158,8 @@ size_t gw_chart_proc_traces(const gw_analysis *a, size_t max_procs, gw_trace_lis
         if (!isnan(p->used_mib) && (isnan(k->peak_mib) || p->used_mib > k->peak_mib))
             k->peak_mib = p->used_mib;
     }
-    qsort(keys, nkeys, sizeof *keys, cmp_peak_desc);
+    if (keys)
+        qsort(keys, nkeys, sizeof *keys, cmp_peak_desc);
     size_t shown = max_procs && nkeys > max_procs ? max_procs : nkeys;
     for (size_t i = 0; i < shown; i++) {
         const input_times *it = &per_input[keys[i].input];

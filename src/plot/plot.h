@@ -6,7 +6,8 @@
  * axes with units, a legend per panel, reference lines (memory total, slowdown temperature, power
  * limit) and epoch boundaries; long recordings are decimated to the panel's pixel columns (min
  * and max per column, chart/chart.h) so spikes stay visible. Also nice axis ticks.
- * Must not: read inputs or analyse (it draws what chart/ and the analysis give it).
+ * Must not: read inputs or analyse (it draws what chart/ and the analysis give it). After drawing
+ * it releases cairo's and fontconfig's font caches (a plot is drawn once per process).
  */
 #ifndef GW_PLOT_H
 #define GW_PLOT_H
