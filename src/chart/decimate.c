@@ -13,6 +13,29 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+size_t gw_chart_sort_unique(int64_t *t, size_t n)
+{
+    qsort(t, n, sizeof *t, cmp_i64);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || t[u - 1] != t[i])
+            t[u++] = t[i];
+    return u;
+}
+
+size_t gw_chart_lower_bound(const int64_t *t, size_t n, int64_t want)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid] < want)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Every distinct time of the data traces, sorted; NULL (count 0) when there are more than
  * `limit`. */
 static int64_t *union_times(const gw_trace *tr, size_t ntr, size_t limit, size_t *count)
@@ -31,11 +54,7 @@ static int64_t *union_times(const gw_trace *tr, size_t ntr, size_t limit, size_t
             memcpy(t + k, tr[i].t_ms, tr[i].n * sizeof *t);
             k += tr[i].n;
         }
-    qsort(t, k, sizeof *t, cmp_i64);
-    size_t u = 0;
-    for (size_t i = 0; i < k; i++)
-        if (u == 0 || t[u - 1] != t[i])
-            t[u++] = t[i];
+    size_t u = gw_chart_sort_unique(t, k);
     if (u > limit) {
         free(t);
         return *count = 0, NULL;
@@ -95,25 +114,11 @@ static void placed_push(gw_placed *p, size_t *cap, size_t idx, double v)
     p->v[p->n++] = v;
 }
 
-/* The first grid index whose time is >= t (grid->n when none). */
-static size_t lower_bound(const gw_chart_grid *g, int64_t t)
-{
-    size_t lo = 0, hi = g->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->t_ms[mid] < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static void place_raw(const gw_chart_grid *g, const gw_trace *tr, gw_placed *out, size_t *cap)
 {
     size_t last = (size_t)-1;
     for (size_t i = 0; i < tr->n; i++) {
-        size_t k = lower_bound(g, tr->t_ms[i]);
+        size_t k = gw_chart_lower_bound(g->t_ms, g->n, tr->t_ms[i]);
         if (k >= g->n)
             k = g->n - 1;
         double v = tr->v[i] * tr->scale;

@@ -18,30 +18,11 @@ typedef struct proc_key {
     double *v; /* [ntimes] */
 } proc_key;
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int cmp_peak_desc(const void *a, const void *b)
 {
     const proc_key *x = a, *y = b;
     double px = isnan(x->peak_mib) ? -1 : x->peak_mib, py = isnan(y->peak_mib) ? -1 : y->peak_mib;
     return px > py ? -1 : px < py;
-}
-
-static size_t time_index(const int64_t *t, size_t n, int64_t want)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t[mid] < want)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 static proc_key *find_or_add(proc_key **keys, size_t *n, size_t *cap, const gw_series_proc *p,
@@ -71,12 +52,7 @@ static int64_t *proc_times(const gw_series *s, long input, size_t *count)
     for (size_t i = 0; i < s->nprocs; i++)
         if (input < 0 || s->procs[i].input == (size_t)input)
             t[k++] = s->procs[i].t_ms;
-    qsort(t, k, sizeof *t, cmp_i64);
-    size_t u = 0;
-    for (size_t i = 0; i < k; i++)
-        if (u == 0 || t[u - 1] != t[i])
-            t[u++] = t[i];
-    *count = u;
+    *count = gw_chart_sort_unique(t, k);
     return t;
 }
 
@@ -131,7 +107,7 @@ static void add_others(const gw_series *s, proc_key *keys, size_t from, size_t n
     for (size_t i = from; i < nkeys; i++) {
         const input_times *it = &per_input[keys[i].input];
         for (size_t t = 0; t < it->n; t++) {
-            size_t k = time_index(all, n, it->t[t]);
+            size_t k = gw_chart_lower_bound(all, n, it->t[t]);
             if (!isnan(keys[i].v[t]))
                 sum[k] = (isnan(sum[k]) ? 0 : sum[k]) + keys[i].v[t];
         }
@@ -154,7 +130,7 @@ size_t gw_chart_proc_traces(const gw_analysis *a, size_t max_procs, gw_trace_lis
         const gw_series_proc *p = &s->procs[i];
         const input_times *it = &per_input[p->input];
         proc_key *k = find_or_add(&keys, &nkeys, &cap, p, it->n);
-        k->v[time_index(it->t, it->n, p->t_ms)] = p->used_mib;
+        k->v[gw_chart_lower_bound(it->t, it->n, p->t_ms)] = p->used_mib;
         if (!isnan(p->used_mib) && (isnan(k->peak_mib) || p->used_mib > k->peak_mib))
             k->peak_mib = p->used_mib;
     }

@@ -80,10 +80,11 @@ def test_default_png_of_the_h200_recording(tmp_path):
     assert (w, h) == (1200, 800)  # two panels of 400
     white = count(rows, (255, 255, 255), 0, h, 0, w, tol=0)
     assert white > 0.6 * w * h  # a white background
-    # temperature (red) + memory (blue, dashed and flat); util (red) + power (blue, dashed)
+    # temperature (red) + memory (blue, dashed and flat); util (red) + power (blue, dashed); the
+    # rows checked lie below the reference lines (slowdown, total, limit: same colours, dotted)
     for top, blue in ((0, 100), (400, 400)):
-        assert count(rows, RED, top + 90, top + 350) > 400, top
-        assert count(rows, BLUE, top + 90, top + 350) > blue, top
+        assert count(rows, RED, top + 150, top + 350) > 400, top
+        assert count(rows, BLUE, top + 150, top + 350) > blue, top
     # text was drawn: dark pixels in the title row
     assert count(rows, (26, 26, 26), 5, 28, 78, 500, tol=60) > 200
 

@@ -150,8 +150,9 @@
       axes.push({scale: ax.unit, side: k === 0 ? 3 : 1, label: ax.label, grid: {show: k === 0},
                  size: 60});
     });
-    if (chart.axes.length === 1)  /* an empty right axis, so every chart's plot has one width */
-      axes.push({scale: chart.axes[0].unit, side: 1, size: 60, grid: {show: false},
+    /* an empty right axis as wide as a labelled one, so every chart's plot has one width */
+    if (chart.axes.length === 1)
+      axes.push({scale: chart.axes[0].unit, side: 1, size: 90, grid: {show: false},
                  ticks: {show: false}, values: function () { return []; }});
     chart.series.forEach(function (s, k) {
       aligned.push(expand(s, x.length));
