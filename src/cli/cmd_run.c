@@ -34,7 +34,7 @@ static const char run_usage[] =
     ALERT_USAGE
     "  -h, --help          this text\n"
     "\n"
-    "When CMD ends: a table per GPU, the report's verdicts, and summary.json in DIR.\n"
+    "When CMD ends: a table per GPU, the report's verdicts, summary.json and report.html in DIR.\n"
     "Exit status: CMD's own (128+N when a signal N killed it), 2 usage error or bad\n"
     "configuration file, 125 gpuwatch could not start, 126 CMD cannot be executed, 127 CMD\n"
     "not found.\n"

@@ -11,6 +11,7 @@
 int gw_cmd_run(int argc, char **argv);
 int gw_cmd_record(int argc, char **argv);
 int gw_cmd_report(int argc, char **argv);
+int gw_cmd_plot(int argc, char **argv);
 int gw_cmd_check(int argc, char **argv);
 
 #endif
