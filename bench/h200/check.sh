@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real-GPU proof for `gpuwatch check` and alert rules (issue 6), run on an NVIDIA machine from
-# the repository root with build/ built (and libinih.so.1, libcjson.so.1 in .device/lib when the
-# machine lacks them). About a minute and a half:
+# the repository root with build/ built and bench/h200/collect-libs.sh run (gpuwatch now also needs
+# libinih.so.1, copied by it with the others). About a minute and a half:
 #   1. `gpuwatch check` (table and --json, with exit statuses) on the idle GPU, and its wall time
 #      against `nvidia-smi --query-gpu` and `nvidia-smi -q` (5 runs each);
 #   2. a real PyTorch job under `gpuwatch run` with the memory warning lowered to 1 % and a rule of
@@ -14,7 +14,7 @@ set -u
 OUTDIR=${1:?usage: check.sh OUTDIR}
 R=$OUTDIR/check
 mkdir -p "$R"
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/h200/env.sh
 export GPUWATCH_SYSTEM_CONFIG=/nonexistent XDG_CONFIG_HOME=/nonexistent  # only our files
 GW=build/gpuwatch
 {
@@ -30,7 +30,7 @@ echo "exit $?" > "$R/check_idle.json.exit"
 {
   for tool in "$GW check" "nvidia-smi --query-gpu=temperature.gpu,memory.used,clocks_event_reasons.active,pcie.link.gen.current,pcie.link.width.current,ecc.errors.uncorrected.volatile.total --format=csv" "nvidia-smi -q"; do
     start=$(date +%s%N)
-    for i in 1 2 3 4 5; do $tool > /dev/null 2>&1; done
+    for _ in 1 2 3 4 5; do $tool > /dev/null 2>&1; done
     end=$(date +%s%N)
     echo "$(( (end - start) / 5000000 )) ms per run: $tool"
   done
