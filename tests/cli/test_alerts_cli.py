@@ -229,6 +229,18 @@ with open({str(log)!r}, 'a') as f:
     assert env["GPUWATCH_TIMESTAMP"] == fired["timestamp"]
 
 
+def test_hook_without_arguments(scenario, tmp_path):
+    log = tmp_path / "hook.log"
+    hook = tmp_path / "notify"
+    hook.write_text(f"#!/bin/sh\necho \"$# $GPUWATCH_STATE $GPUWATCH_ALERT\" >> {log}\n")
+    hook.chmod(0o755)
+    gpu = dev([{"t": 0, "temp_c": 70}, {"t": 0.5, "temp_c": 85}, {"t": 1.0, "temp_c": 60}])
+    r, out = run(scenario({"devices": [gpu]}), tmp_path, None, args=[f"--on-alert={hook}"],
+                 cmd=("sleep", "2"))
+    assert r.returncode == 0, r.stderr
+    assert log.read_text().splitlines() == ["0 firing temp_warning", "0 resolved temp_warning"]
+
+
 def test_hanging_hook_is_killed_and_sampling_goes_on(scenario, tmp_path):
     pids = tmp_path / "pids"
     hook = hook_script(tmp_path, f"""
