@@ -38,12 +38,14 @@ struct gw_sampler {
     gw_gpu_sample *slow_vals; /* [ndev], slow fields only */
     gw_gpu_process *slow_procs;
     size_t slow_nprocs, slow_procs_cap;
+    gw_mig_device *slow_migs;
+    size_t slow_nmigs, slow_migs_cap;
     uint64_t slow_procs_seq;
     int64_t slow_procs_wall_ms;
 
     /* the tick thread's sample */
     gw_sample sample;
-    size_t procs_cap;
+    size_t procs_cap, migs_cap;
     uint64_t seen_procs_seq;
 
     /* slow thread scratch */
@@ -51,6 +53,8 @@ struct gw_sampler {
     gw_gpu_sample *scratch_vals;
     gw_gpu_process *scratch_procs;
     size_t scratch_nprocs, scratch_cap;
+    gw_mig_device *scratch_migs;
+    size_t scratch_nmigs, scratch_migs_cap;
 
     /* threads */
     pthread_mutex_t run_lock;
@@ -73,7 +77,7 @@ gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bu
     s->nvml = nvml;
     s->cfg = *cfg;
     s->bus = bus;
-    gw_rc rc = gw_gpu_devs_open(nvml, &s->devs, &s->ndev, err);
+    gw_rc rc = gw_gpu_devs_open_some(nvml, cfg->info_skip, &s->devs, &s->ndev, err);
     if (rc) {
         free(s);
         return rc;
@@ -196,6 +200,11 @@ static void merge_slow(gw_sampler *s, gw_sample *smp)
         if (s->slow_nprocs)
             memcpy(s->sample.procs, s->slow_procs, s->slow_nprocs * sizeof *s->slow_procs);
         smp->proc_count = (unsigned)s->slow_nprocs;
+        s->sample.migs =
+            xgrow(s->sample.migs, &s->migs_cap, s->slow_nmigs, sizeof *s->sample.migs);
+        if (s->slow_nmigs)
+            memcpy(s->sample.migs, s->slow_migs, s->slow_nmigs * sizeof *s->slow_migs);
+        smp->mig_count = (unsigned)s->slow_nmigs;
         smp->procs_wall_ms = s->slow_procs_wall_ms;
         smp->procs_fresh = true;
         s->seen_procs_seq = s->slow_procs_seq;
@@ -281,7 +290,7 @@ static void *tick_main(void *arg)
 static void slow_read(gw_sampler *s, int what)
 {
     uint64_t f = s->cfg.fields;
-    s->scratch_nprocs = 0;
+    s->scratch_nprocs = s->scratch_nmigs = 0;
     for (unsigned i = 0; i < s->ndev; i++) {
         s->scratch_vals[i].valid = 0;
         if (f & GW_FIELDS_GPM)
@@ -293,6 +302,9 @@ static void slow_read(gw_sampler *s, int what)
         if ((what & SLOW_FULL) && s->cfg.processes)
             gw_gpu_read_processes(s->nvml, &s->devs[i], s->cfg.proc_root, &s->scratch_procs,
                                   &s->scratch_nprocs, &s->scratch_cap);
+        if ((what & SLOW_FULL) && s->cfg.migs)
+            gw_gpu_read_migs(s->nvml, &s->devs[i], &s->scratch_migs, &s->scratch_nmigs,
+                             &s->scratch_migs_cap);
     }
 }
 
@@ -313,12 +325,17 @@ static void slow_publish(gw_sampler *s, int what)
             if (src->valid & mine & GW_FIELD_BIT(slow_fields[k]))
                 dst->v[slow_fields[k]] = src->v[slow_fields[k]];
     }
-    if ((what & SLOW_FULL) && s->cfg.processes) {
+    if ((what & SLOW_FULL) && (s->cfg.processes || s->cfg.migs)) {
         s->slow_procs = xgrow(s->slow_procs, &s->slow_procs_cap, s->scratch_nprocs,
                               sizeof *s->slow_procs);
         if (s->scratch_nprocs)
             memcpy(s->slow_procs, s->scratch_procs, s->scratch_nprocs * sizeof *s->slow_procs);
         s->slow_nprocs = s->scratch_nprocs;
+        s->slow_migs =
+            xgrow(s->slow_migs, &s->slow_migs_cap, s->scratch_nmigs, sizeof *s->slow_migs);
+        if (s->scratch_nmigs)
+            memcpy(s->slow_migs, s->scratch_migs, s->scratch_nmigs * sizeof *s->slow_migs);
+        s->slow_nmigs = s->scratch_nmigs;
         s->slow_procs_wall_ms = gw_wall_ms();
         s->slow_procs_seq++;
     }
@@ -439,6 +456,9 @@ void gw_sampler_close(gw_sampler *s)
     free(s->scratch_vals);
     free(s->slow_procs);
     free(s->scratch_procs);
+    free(s->slow_migs);
+    free(s->scratch_migs);
+    free(s->sample.migs);
     free(s->sample.gpus);
     free(s->sample.procs);
     free(s->mg);

@@ -32,6 +32,8 @@ typedef struct gw_sampler_config {
     bool processes;         /* read GPU process lists on the slow thread */
     bool host;              /* read /proc for the host and the job */
     const char *proc_root;  /* NULL = /proc */
+    bool migs;              /* list MIG devices with the process lists (slow thread) */
+    uint32_t info_skip;     /* GW_INFO_* static facts not to read at open (0: read all) */
 } gw_sampler_config;
 
 /* What a sink is called with. Every callback may be NULL. */
@@ -70,8 +72,8 @@ void gw_sampler_stop(gw_sampler *s);
 
 /* Reads one sample synchronously in the calling thread, slow values included (GPM needs two reads
  * >= 100 ms apart, so it is absent on the first call). For one-shot commands (query, live view);
- * must not be mixed with gw_sampler_start. The sample is owned by the sampler and valid until the
- * next call. */
+ * must not be called while the sampler is started (a call before gw_sampler_start is fine: it
+ * primes GPM). The sample is owned by the sampler and valid until the next call. */
 const gw_sample *gw_sampler_read_now(gw_sampler *s);
 
 /* Counters for self-monitoring. */
