@@ -133,18 +133,20 @@ static int utc_offset_s(int64_t wall_ms)
     return localtime_r(&t, &tm) ? (int)tm.tm_gmtoff : 0;
 }
 
-/* Cuts buf after `max` lines, noting how many were left out. */
+/* Keeps buf within `max` lines: when it has more, the first max - 1 and a note saying how many
+ * were left out. */
 static void clip_lines(gw_buf *b, int max)
 {
+    int total = 0;
+    for (size_t i = 0; i < b->len; i++)
+        total += b->data[i] == '\n';
+    if (total <= max || max < 2)
+        return;
     int lines = 0;
     for (size_t i = 0; i < b->len; i++) {
-        if (b->data[i] != '\n' || ++lines < max)
+        if (b->data[i] != '\n' || ++lines < max - 1)
             continue;
-        int more = 0;
-        for (size_t k = i + 1; k < b->len; k++)
-            more += b->data[k] == '\n';
-        if (more == 0)
-            return;
+        int more = total - lines;
         b->len = i + 1;
         b->data[b->len] = '\0';
         gw_buf_printf(b, "... %d more line%s: enlarge the terminal\x1b[K\n", more,
