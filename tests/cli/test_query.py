@@ -42,12 +42,13 @@ UUID = "GPU-3f2a9c1e-7b44-4d0a-9e61-0c5d2b8a1f00"
 
 
 def full_device(**over):
-    """An H200 with a constant value for every field (constant, so GPM averages are exact)."""
+    """An H200 with a constant value for every field (constant, so GPM averages are exact).
+    Used memory is not a whole number of MiB: nvidia-smi rounds it up."""
     dev = {"name": "NVIDIA H200", "uuid": UUID, "pci_bus_id": "00000000:07:00.0",
            "memory_total_mib": 143771, "memory_reserved_mib": 615, "power_limit_w": 700,
            "max_sm_clock_mhz": 1980, "max_mem_clock_mhz": 3201, "pcie_link_gen": 4,
            "pcie_link_gen_max": 5, "pcie_link_width": 8, "pcie_link_width_max": 16,
-           "timeline": [{"t": 0, "util_gpu": 98, "util_mem": 40, "mem_used_mib": 20000,
+           "timeline": [{"t": 0, "util_gpu": 98, "util_mem": 40, "mem_used_mib": 19999.2,
                          "temp_c": 70, "mem_temp_c": 65, "power_w": 650.004, "sm_clock_mhz": 1755,
                          "gr_clock_mhz": 1740, "mem_clock_mhz": 3201,
                          "clocks_event_reasons": 0xC5, "pstate": 2, "fan_pct": 30,
@@ -63,7 +64,7 @@ EXPECTED = [("580.159.04",), ("1",), ("NVIDIA H200",), (UUID,), ("00000000:07:00
             ("0x00000000000000C5",), ("Active",), ("Not Active",), ("Active",), ("Not Active",),
             ("Active",), ("Active",), ("Not Active",), ("Not Active",),
             ("143771 MiB", "143771"), ("615 MiB", "615"), ("20000 MiB", "20000"),
-            ("123156 MiB", "123156"), ("98 %", "98"), ("40 %", "40"), ("2",), ("70",), ("65",),
+            ("123157 MiB", "123157"), ("98 %", "98"), ("40 %", "40"), ("2",), ("70",), ("65",),
             ("650.00 W", "650.00"), ("700.00 W", "700.00"), ("700.00 W", "700.00"),
             ("1740 MHz", "1740"), ("1755 MHz", "1755"), ("3201 MHz", "3201"),
             ("1980 MHz", "1980"), ("3201 MHz", "3201"), ("91.60 %", "91.60"),
