@@ -41,9 +41,11 @@ for k in 1 2 3; do same_moment "idle$k"; sleep 1; done
 "$GW" query --query-gpu="index,$GPM" --format=csv > "$R/idle.gpm.txt" 2>&1
 "$GW" > "$R/live_idle.txt" 2>&1
 "$GW" --json > "$R/live_idle.json" 2>&1
-# Unknown field: nvidia-smi's message and exit status next to gpuwatch's.
+# Unknown field, unknown GPU: nvidia-smi's messages and exit statuses next to gpuwatch's.
 { nvidia-smi --query-gpu=index,clocks.smm --format=csv; echo "nvidia-smi exit $?"
-  "$GW" query --query-gpu=index,clocks.smm --format=csv; echo "gpuwatch exit $?"; } \
+  "$GW" query --query-gpu=index,clocks.smm --format=csv; echo "gpuwatch exit $?"
+  nvidia-smi --query-gpu=index --format=csv -i 99; echo "nvidia-smi exit $?"
+  "$GW" query --query-gpu=index --format=csv -i 99; echo "gpuwatch exit $?"; } \
   > "$R/unknown_field.txt" 2>&1
 
 # A small torch load: bf16 matmuls on one GPU for 30 s.
