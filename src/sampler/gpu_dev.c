@@ -93,10 +93,9 @@ static void read_info(const gw_nvml *n, gw_gpu_dev *d, unsigned index, size_t pr
         d->static_have |= GW_FIELD_BIT(GW_F_CLOCK_MAX_SM_MHZ);
     }
     gwn_gpm_support gs = {.version = GWN_GPM_SUPPORT_VERSION};
-    in->gpm_supported = !(skip & GW_INFO_GPM) && n->GpmSampleGet && n->GpmMetricsGet &&
-                        n->GpmSampleAlloc &&
-                        NV(n, GpmQueryDeviceSupport, d->handle, &gs) == GWN_SUCCESS &&
-                        gs.isSupportedDevice;
+    in->gpm_supported =
+        !(skip & GW_INFO_GPM) && n->GpmSampleGet && n->GpmMetricsGet && n->GpmSampleAlloc &&
+        NV(n, GpmQueryDeviceSupport, d->handle, &gs) == GWN_SUCCESS && gs.isSupportedDevice;
     if (in->gpm_supported && (n->GpmSampleAlloc(&d->gpm[0]) != GWN_SUCCESS ||
                               n->GpmSampleAlloc(&d->gpm[1]) != GWN_SUCCESS))
         in->gpm_supported = false;
@@ -496,7 +495,7 @@ static void read_mig(const gw_nvml *n, gwn_device h, gw_mig_device *m)
     m->memory_valid = !isnan(m->mem_total_bytes) && m->mem_total_bytes < 1e15;
 }
 
-void gw_gpu_read_migs(const gw_nvml *n, gw_gpu_dev *d, gw_mig_device **migs, size_t *np,
+void gw_gpu_read_migs(const gw_nvml *n, gw_gpu_dev *d, gw_mig_device **migs, size_t *used,
                       size_t *cap)
 {
     if (!d->info.mig_enabled || atomic_load(&d->lost))
@@ -510,8 +509,8 @@ void gw_gpu_read_migs(const gw_nvml *n, gw_gpu_dev *d, gw_mig_device **migs, siz
         }
         if (r != GWN_SUCCESS) /* NOT_FOUND: no instance in this slot */
             continue;
-        *migs = xgrow(*migs, cap, *np + 1, sizeof **migs);
-        gw_mig_device *m = &(*migs)[(*np)++];
+        *migs = xgrow(*migs, cap, *used + 1, sizeof **migs);
+        gw_mig_device *m = &(*migs)[(*used)++];
         memset(m, 0, sizeof *m);
         m->gpu = d->info.index;
         m->slot = slot;

@@ -77,10 +77,10 @@ void gw_gpu_read_processes(const gw_nvml *nvml, gw_gpu_dev *dev, const char *pro
                            gw_gpu_process **procs, size_t *n, size_t *cap);
 
 /* Appends the device's MIG devices (slots 0 .. GetMaxMigDeviceCount-1 that have a handle) to
- * *migs (a growable array of *cap entries, *n used). Nothing when MIG is off or was not read at
+ * *migs (a growable array of *cap entries, *used in use). Nothing when MIG is off or was not read at
  * open (GW_INFO_MIG skipped). Instances are enumerated on every call: they can be created and
  * destroyed while the GPU runs. Slow thread. */
-void gw_gpu_read_migs(const gw_nvml *nvml, gw_gpu_dev *dev, gw_mig_device **migs, size_t *n,
+void gw_gpu_read_migs(const gw_nvml *nvml, gw_gpu_dev *dev, gw_mig_device **migs, size_t *used,
                       size_t *cap);
 
 /* Marks the device lost (first caller records `call`). Returns true for the first caller. */

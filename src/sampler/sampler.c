@@ -200,8 +200,7 @@ static void merge_slow(gw_sampler *s, gw_sample *smp)
         if (s->slow_nprocs)
             memcpy(s->sample.procs, s->slow_procs, s->slow_nprocs * sizeof *s->slow_procs);
         smp->proc_count = (unsigned)s->slow_nprocs;
-        s->sample.migs =
-            xgrow(s->sample.migs, &s->migs_cap, s->slow_nmigs, sizeof *s->sample.migs);
+        s->sample.migs = xgrow(s->sample.migs, &s->migs_cap, s->slow_nmigs, sizeof *s->sample.migs);
         if (s->slow_nmigs)
             memcpy(s->sample.migs, s->slow_migs, s->slow_nmigs * sizeof *s->slow_migs);
         smp->mig_count = (unsigned)s->slow_nmigs;

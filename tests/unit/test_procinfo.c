@@ -25,8 +25,8 @@ static void fake_status(const char *root, unsigned pid, unsigned uid)
 {
     char name[64], text[256];
     snprintf(name, sizeof name, "%u/status", pid);
-    snprintf(text, sizeof text, "Name:\tpython3\nState:\tS (sleeping)\nUid:\t%u\t%u\t%u\t%u\n",
-             uid, uid + 1, uid, uid);
+    snprintf(text, sizeof text, "Name:\tpython3\nState:\tS (sleeping)\nUid:\t%u\t%u\t%u\t%u\n", uid,
+             uid + 1, uid, uid);
     th_write(root, name, text);
 }
 
@@ -56,13 +56,18 @@ static void test_cmdline(void **state)
 {
     (void)state;
     char *root = th_tmpdir();
-    write_bytes(root, "200/cmdline", LIT("python3\0train.py\0--lr\0" "0.1\0"));
+    write_bytes(root, "200/cmdline",
+                LIT("python3\0train.py\0--lr\0"
+                    "0.1\0"));
     write_bytes(root, "201/cmdline", "", 0);
     char buf[64];
     size_t n = 99;
     assert_true(gw_procinfo_cmdline(root, 200, buf, sizeof buf, &n));
     assert_int_equal(n, 25); /* without the last NUL */
-    assert_memory_equal(buf, "python3\0train.py\0--lr\0" "0.1", 25);
+    assert_memory_equal(buf,
+                        "python3\0train.py\0--lr\0"
+                        "0.1",
+                        25);
     assert_true(gw_procinfo_cmdline(root, 200, buf, 10, &n)); /* cut to the buffer */
     assert_int_equal(n, 10);
     assert_true(gw_procinfo_cmdline(root, 201, buf, sizeof buf, &n)); /* kernel thread, zombie */

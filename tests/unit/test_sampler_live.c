@@ -17,8 +17,7 @@ static const char MIG_SCENARIO[] =
 
 static gw_sampler *open_sampler(fake_lib *f, uint64_t fields, bool migs, uint32_t skip)
 {
-    gw_sampler_config cfg = {
-        .interval_ms = 100, .fields = fields, .migs = migs, .info_skip = skip};
+    gw_sampler_config cfg = {.interval_ms = 100, .fields = fields, .migs = migs, .info_skip = skip};
     gw_sampler *s = NULL;
     gw_error err = {0};
     if (gw_sampler_open(f->n, &cfg, NULL, &s, &err))
@@ -98,8 +97,8 @@ static void test_static_values_are_read_once(void **state)
     uint64_t fields = GW_FIELD_BIT(GW_F_CLOCK_MAX_SM_MHZ) | GW_FIELD_BIT(GW_F_CLOCK_MAX_MEM_MHZ) |
                       GW_FIELD_BIT(GW_F_PCIE_GEN_MAX) | GW_FIELD_BIT(GW_F_PCIE_WIDTH_MAX) |
                       GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ);
-    uint32_t lean = GW_INFO_MEMORY | GW_INFO_POWER_LIMIT | GW_INFO_THRESHOLDS |
-                    GW_INFO_MAX_CLOCK | GW_INFO_GPM | GW_INFO_MIG;
+    uint32_t lean = GW_INFO_MEMORY | GW_INFO_POWER_LIMIT | GW_INFO_THRESHOLDS | GW_INFO_MAX_CLOCK |
+                    GW_INFO_GPM | GW_INFO_MIG;
     gw_sampler *s = open_sampler(&f, fields, false, lean);
     for (int i = 0; i < 5; i++) {
         const gw_gpu_sample *g = &gw_sampler_read_now(s)->gpus[0];

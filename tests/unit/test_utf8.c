@@ -27,7 +27,10 @@ static void test_sanitize_replaces_invalid_bytes(void **state)
     const char *rep = "\xEF\xBF\xBD";
     char want[64];
     /* a lone 0xFF, a stray continuation byte, an overlong '/', a surrogate, a cut sequence */
-    char *s = sanitize("a\xFF" "b\x80" "c", 5);
+    char *s = sanitize("a\xFF"
+                       "b\x80"
+                       "c",
+                       5);
     snprintf(want, sizeof want, "a%sb%sc", rep, rep);
     assert_string_equal(s, want);
     free(s);
@@ -54,7 +57,8 @@ static void test_sanitize_neutralises_controls(void **state)
     (void)state;
     /* argv separators become spaces; an escape sequence cannot reach the terminal */
     char *s = sanitize(LIT("ls\0-l\0\x1b[2Jx\tq\nz\x7f\xC2\x85."));
-    assert_string_equal(s, "ls -l ?[2Jx q z?" "?.");
+    assert_string_equal(s, "ls -l ?[2Jx q z?"
+                           "?.");
     free(s);
 }
 
@@ -63,9 +67,9 @@ static void test_width(void **state)
     (void)state;
     assert_int_equal(gw_utf8_width("abc"), 3);
     assert_int_equal(gw_utf8_width("caf\xC3\xA9"), 4);
-    assert_int_equal(gw_utf8_width("\xE6\xBC\xA2\xE5\xAD\x97"), 4);   /* two CJK: 2 each */
-    assert_int_equal(gw_utf8_width("e\xCC\x81"), 1);                  /* e + combining acute */
-    assert_int_equal(gw_utf8_width("\xF0\x9F\x94\xA5"), 2);           /* emoji */
+    assert_int_equal(gw_utf8_width("\xE6\xBC\xA2\xE5\xAD\x97"), 4); /* two CJK: 2 each */
+    assert_int_equal(gw_utf8_width("e\xCC\x81"), 1);                /* e + combining acute */
+    assert_int_equal(gw_utf8_width("\xF0\x9F\x94\xA5"), 2);         /* emoji */
     assert_int_equal(gw_utf8_width(""), 0);
 }
 

@@ -85,19 +85,23 @@ static void test_text_two_gpus_with_processes(void **state)
     gw_gpu_sample gpus[2] = {busy(52, 100, 91.6, 13390.2, 603.4), busy(36, 0, 0, 0, 80)};
     gw_gpu_process procs[3] = {proc(0, 4242, 12870, true), proc(0, 77, 512, false),
                                proc(1, 123456, NAN, true)};
-    gw_view_proc details[3] = {{.uid_valid = true, .uid = 1000, .user = "alice",
-                                .command = "python3 train.py --epochs 10"},
-                               {0},
-                               {.uid_valid = true, .uid = 4000001, .user = "4000001",
-                                .command = "python3 -m eval"}};
+    gw_view_proc details[3] = {
+        {.uid_valid = true,
+         .uid = 1000,
+         .user = "alice",
+         .command = "python3 train.py --epochs 10"},
+        {0},
+        {.uid_valid = true, .uid = 4000001, .user = "4000001", .command = "python3 -m eval"}};
     gw_sample s = {.gpu_count = 2, .gpus = gpus, .proc_count = 3, .procs = procs};
     gw_view v = view_of(devs, 2, &s, details);
     char *t = render(&v, false, 0);
     assert_string_equal(t, "node7  2026-11-30 05:22:10  driver 580.159.04\n"
-                           "[0] NVIDIA H200 | 52\xC2\xB0" "C | 100 %  SM 92 % | 13391 / 143771 MiB | 603 / 700 W\n"
+                           "[0] NVIDIA H200 | 52\xC2\xB0"
+                           "C | 100 %  SM 92 % | 13391 / 143771 MiB | 603 / 700 W\n"
                            "    alice      4242  python3 train.py --epochs 10  12870 MiB\n"
                            "    -            77  (another container)             512 MiB\n"
-                           "[1] NVIDIA H200 | 36\xC2\xB0" "C |   0 %  SM  0 % |     0 / 143771 MiB |  80 / 700 W\n"
+                           "[1] NVIDIA H200 | 36\xC2\xB0"
+                           "C |   0 %  SM  0 % |     0 / 143771 MiB |  80 / 700 W\n"
                            "    4000001  123456  python3 -m eval                     n/a\n");
     assert_null(strchr(t, '\x1b'));
     free(t);
@@ -118,17 +122,20 @@ static void test_colour_thresholds(void **state)
     assert_non_null(l1);
     assert_non_null(l2);
     char *line0 = strndup(l0, (size_t)(l1 - l0)), *line1 = strndup(l1, (size_t)(l2 - l1));
-    assert_non_null(strstr(line0, "\x1b[31m85\xC2\xB0" "C\x1b[0m"));  /* within 5 C of 89 */
+    assert_non_null(strstr(line0, "\x1b[31m85\xC2\xB0"
+                                  "C\x1b[0m")); /* within 5 C of 89 */
     assert_non_null(strstr(line0, "\x1b[32m97 %\x1b[0m"));
     assert_non_null(strstr(line0, "\x1b[32m85 %\x1b[0m"));
     assert_non_null(strstr(line0, "\x1b[31m140000\x1b[0m")); /* 97 % of memory */
     assert_non_null(strstr(line0, "\x1b[33m690\x1b[0m"));    /* 98.6 % of the limit */
-    assert_non_null(strstr(line1, "\x1b[33m75\xC2\xB0" "C\x1b[0m"));  /* within 15 C */
+    assert_non_null(strstr(line1, "\x1b[33m75\xC2\xB0"
+                                  "C\x1b[0m")); /* within 15 C */
     assert_non_null(strstr(line1, "\x1b[33m50 %\x1b[0m"));
     assert_non_null(strstr(line1, "\x1b[33m122300\x1b[0m")); /* 85 % */
-    assert_non_null(strstr(line1, " 500 / 700 W"));           /* no colour below 98 % */
+    assert_non_null(strstr(line1, " 500 / 700 W"));          /* no colour below 98 % */
     /* unknown slowdown threshold: no temperature colour; idle utilisation: no colour */
-    assert_non_null(strstr(l2, "| 95\xC2\xB0" "C |"));
+    assert_non_null(strstr(l2, "| 95\xC2\xB0"
+                               "C |"));
     assert_non_null(strstr(l2, "| 10 %  SM"));
     free(line0);
     free(line1);
@@ -149,7 +156,8 @@ static void test_absent_values_lost_gpu_and_no_gpm(void **state)
     gw_view v = view_of(devs, 2, &s, NULL);
     char *t = render(&v, false, 0);
     /* no GPU has GPM: no SM column; absent values read n/a, never 0 */
-    assert_string_equal(body(t), "[0] NVIDIA A100-SXM4-80GB | 40\xC2\xB0" "C | n/a | n/a / n/a MiB | "
+    assert_string_equal(body(t), "[0] NVIDIA A100-SXM4-80GB | 40\xC2\xB0"
+                                 "C | n/a | n/a / n/a MiB | "
                                  "n/a / n/a W\n"
                                  "[1] NVIDIA A100-SXM4-80GB | lost: the GPU fell off the bus (look "
                                  "for Xid 79 in dmesg)\n");
@@ -163,23 +171,36 @@ static void test_mig_devices_under_their_parent(void **state)
     devs[0].mig_enabled = true;
     gw_gpu_sample gpus[2] = {busy(44, NAN, NAN, 20600, 310), busy(40, 3, NAN, 1, 90)};
     gpus[0].valid &= ~GW_FIELD_BIT(GW_F_UTIL_GPU_PCT); /* NOT_SUPPORTED under MIG */
-    gw_mig_device migs[2] = {{.gpu = 0, .slot = 0, .name = "NVIDIA H200 MIG 3g.71gb",
-                              .uuid = "MIG-a", .memory_valid = true,
-                              .mem_used_bytes = 20480 * MIB, .mem_total_bytes = 71424 * MIB},
-                             {.gpu = 0, .slot = 3, .name = "NVIDIA H200 MIG 1g.18gb",
-                              .uuid = "MIG-b", .memory_valid = false,
-                              .mem_used_bytes = NAN, .mem_total_bytes = NAN}};
+    gw_mig_device migs[2] = {{.gpu = 0,
+                              .slot = 0,
+                              .name = "NVIDIA H200 MIG 3g.71gb",
+                              .uuid = "MIG-a",
+                              .memory_valid = true,
+                              .mem_used_bytes = 20480 * MIB,
+                              .mem_total_bytes = 71424 * MIB},
+                             {.gpu = 0,
+                              .slot = 3,
+                              .name = "NVIDIA H200 MIG 1g.18gb",
+                              .uuid = "MIG-b",
+                              .memory_valid = false,
+                              .mem_used_bytes = NAN,
+                              .mem_total_bytes = NAN}};
     gw_gpu_process procs[1] = {proc(0, 99, 20000, false)};
-    gw_sample s = {.gpu_count = 2, .gpus = gpus, .mig_count = 2, .migs = migs, .proc_count = 1,
+    gw_sample s = {.gpu_count = 2,
+                   .gpus = gpus,
+                   .mig_count = 2,
+                   .migs = migs,
+                   .proc_count = 1,
                    .procs = procs};
     gw_view v = view_of(devs, 2, &s, NULL);
     char *t = render(&v, false, 0);
-    assert_string_equal(body(t),
-                        "[0] NVIDIA H200 | 44\xC2\xB0" "C | n/a | 20600 / 143771 MiB | 310 / 700 W\n"
-                        "    MIG 0  NVIDIA H200 MIG 3g.71gb  20480 / 71424 MiB\n"
-                        "    MIG 3  NVIDIA H200 MIG 1g.18gb  n/a MiB\n"
-                        "    -        99  (another container)  20000 MiB\n"
-                        "[1] NVIDIA H200 | 40\xC2\xB0" "C | 3 % |     1 / 143771 MiB |  90 / 700 W\n");
+    assert_string_equal(body(t), "[0] NVIDIA H200 | 44\xC2\xB0"
+                                 "C | n/a | 20600 / 143771 MiB | 310 / 700 W\n"
+                                 "    MIG 0  NVIDIA H200 MIG 3g.71gb  20480 / 71424 MiB\n"
+                                 "    MIG 3  NVIDIA H200 MIG 1g.18gb  n/a MiB\n"
+                                 "    -        99  (another container)  20000 MiB\n"
+                                 "[1] NVIDIA H200 | 40\xC2\xB0"
+                                 "C | 3 % |     1 / 143771 MiB |  90 / 700 W\n");
     free(t);
 }
 
@@ -202,7 +223,8 @@ static char *plain(const char *s)
 static void test_long_and_invalid_commands_fit_the_width(void **state)
 {
     (void)state;
-    gw_device_info devs[1] = {dev(0, "NVIDIA H200 with a really long marketing name here", 89, true)};
+    gw_device_info devs[1] = {
+        dev(0, "NVIDIA H200 with a really long marketing name here", 89, true)};
     gw_gpu_sample gpus[1] = {busy(50, 99, 90, 100000, 650)};
     gw_gpu_process procs[2] = {proc(0, 1, 1000, true), proc(0, 2, 1000, true)};
     char long_cmd[5000];
@@ -238,7 +260,8 @@ static void test_long_and_invalid_commands_fit_the_width(void **state)
     char *t = render(&v, false, 100);
     assert_non_null(strstr(t, "python3 xxxx"));
     assert_non_null(strstr(t, "xxx...  1000 MiB\n"));
-    assert_non_null(strstr(t, "\xEF\xBF\xBD...   1000 MiB\n")); /* a wide character that does not fit leaves a space */
+    assert_non_null(strstr(
+        t, "\xEF\xBF\xBD...   1000 MiB\n")); /* a wide character that does not fit leaves a space */
     free(t);
     gw_buf_free(&wide);
 }
@@ -251,13 +274,20 @@ static void test_json_document(void **state)
     gw_gpu_sample gpus[2] = {busy(52, 100, 91.6049, 13390.2, 603.456), {.lost = true}};
     gw_gpu_process procs[2] = {proc(0, 4242, 12870, true), proc(0, 77, NAN, false)};
     procs[1].graphics = true;
-    gw_view_proc details[2] = {{.uid_valid = true, .uid = 1000, .user = "alice",
-                                .command = "python3 train.py"},
-                               {0}};
-    gw_mig_device migs[1] = {{.gpu = 1, .slot = 2, .name = "MIG 1g", .uuid = "MIG-x",
-                              .memory_valid = true, .mem_used_bytes = 1.5 * MIB,
+    gw_view_proc details[2] = {
+        {.uid_valid = true, .uid = 1000, .user = "alice", .command = "python3 train.py"}, {0}};
+    gw_mig_device migs[1] = {{.gpu = 1,
+                              .slot = 2,
+                              .name = "MIG 1g",
+                              .uuid = "MIG-x",
+                              .memory_valid = true,
+                              .mem_used_bytes = 1.5 * MIB,
                               .mem_total_bytes = 16384 * MIB}};
-    gw_sample s = {.gpu_count = 2, .gpus = gpus, .proc_count = 2, .procs = procs, .mig_count = 1,
+    gw_sample s = {.gpu_count = 2,
+                   .gpus = gpus,
+                   .proc_count = 2,
+                   .procs = procs,
+                   .mig_count = 1,
                    .migs = migs};
     gw_view v = view_of(devs, 2, &s, details);
     gw_buf b = {0};
