@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """CPU time and peak memory of GPU logging at 10 Hz: gpuwatch record against nvidia-smi
---query-gpu -lms 100 and a pynvml loop, each for the same duration, one after the other.
+--query-gpu -lms 100 and a pynvml loop, over the same duration. By default the three run at the
+same time (each process's CPU time is its own; on a machine with spare cores they do not slow each
+other), --sequential runs them one after the other.
 
     python3 bench/compare_cpu.py [--duration 60] [--interval 0.1] [--gpuwatch build/gpuwatch]
 
-Prints a table (user+system CPU seconds, % of one core, peak RSS) and the ratios. Tools that are
-not installed are skipped. Measured with os.wait4's rusage of each process (children included
-for the Python loop, which runs in one process)."""
+Prints a table (user+system CPU seconds from os.wait4's rusage, % of one core, peak RSS from
+/proc/PID/status VmHWM) and the ratios. Tools that are not installed are skipped."""
 import argparse
 import os
 import shutil
@@ -32,25 +33,33 @@ def vm_hwm_mib(pid):
     return 0.0
 
 
-def measure(cmd, duration, stop_signal=None, env=None):
+def measure_all(jobs, duration):
+    """Runs every (name, cmd, stop_signal) at once for `duration`; returns {name: (cpu, %, rss)}."""
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    hwm = 0.0
+    procs = [(name, cmd, sig, subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                               stderr=subprocess.PIPE))
+             for name, cmd, sig in jobs]
+    hwm = {name: 0.0 for name, _, _, _ in procs}
     while time.monotonic() - t0 < duration - 0.3:
         time.sleep(0.2)
-        hwm = max(hwm, vm_hwm_mib(p.pid))
-    if stop_signal:
-        time.sleep(max(0.0, duration - (time.monotonic() - t0)))
-        hwm = max(hwm, vm_hwm_mib(p.pid))
-        p.send_signal(stop_signal)
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.monotonic() - t0
-    err = p.stderr.read().decode(errors="replace")
-    if os.waitstatus_to_exitcode(status) not in (0, -stop_signal if stop_signal else 0):
-        print(f"  {cmd[0]} exited {os.waitstatus_to_exitcode(status)}: {err.strip()[:300]}",
-              file=sys.stderr)
-    cpu = ru.ru_utime + ru.ru_stime
-    return cpu, 100.0 * cpu / wall, hwm
+        for name, _, _, p in procs:
+            hwm[name] = max(hwm[name], vm_hwm_mib(p.pid))
+    time.sleep(max(0.0, duration - (time.monotonic() - t0)))
+    out = {}
+    for name, cmd, sig, p in procs:
+        hwm[name] = max(hwm[name], vm_hwm_mib(p.pid))
+        if sig:
+            p.send_signal(sig)
+    for name, cmd, sig, p in procs:
+        _, status, ru = os.wait4(p.pid, 0)
+        wall = time.monotonic() - t0
+        err = p.stderr.read().decode(errors="replace")
+        if os.waitstatus_to_exitcode(status) not in (0, -sig if sig else 0):
+            print(f"  {cmd[0]} exited {os.waitstatus_to_exitcode(status)}: {err.strip()[:300]}",
+                  file=sys.stderr)
+        cpu = ru.ru_utime + ru.ru_stime
+        out[name] = (cpu, 100.0 * cpu / min(wall, duration + 1), hwm[name])
+    return out
 
 
 def main():
@@ -58,25 +67,31 @@ def main():
     ap.add_argument("--duration", type=float, default=60)
     ap.add_argument("--interval", type=float, default=0.1)
     ap.add_argument("--gpuwatch", default="build/gpuwatch")
+    ap.add_argument("--sequential", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="gw-bench-")
-    rows = []
-    rows.append(("gpuwatch record", measure(
-        [a.gpuwatch, "record", "-o", f"{tmp}/gw", "-i", str(a.interval), "--duration",
-         str(a.duration), "--no-report"], a.duration)))
+    jobs = [("gpuwatch record", [a.gpuwatch, "record", "-o", f"{tmp}/gw", "-i", str(a.interval),
+                                 "--duration", str(a.duration), "--no-report"], None)]
     if shutil.which("nvidia-smi"):
         ms = str(int(a.interval * 1000))
-        rows.append(("nvidia-smi -lms " + ms, measure(
-            ["nvidia-smi", "--query-gpu=" + FIELDS, "--format=csv", "-lms", ms,
-             "-f", f"{tmp}/nvsmi.csv"], a.duration, signal.SIGTERM)))
+        jobs.append(("nvidia-smi -lms " + ms,
+                     ["nvidia-smi", "--query-gpu=" + FIELDS, "--format=csv", "-lms", ms,
+                      "-f", f"{tmp}/nvsmi.csv"], signal.SIGTERM))
     try:
         import pynvml  # noqa: F401
         here = os.path.dirname(os.path.abspath(__file__))
-        rows.append(("python pynvml loop", measure(
-            [sys.executable, os.path.join(here, "pynvml_loop.py"), str(a.interval),
-             str(a.duration), f"{tmp}/py.csv"], a.duration)))
+        jobs.append(("python pynvml loop",
+                     [sys.executable, os.path.join(here, "pynvml_loop.py"), str(a.interval),
+                      str(a.duration), f"{tmp}/py.csv"], None))
     except ImportError:
         print("(pynvml not installed: skipping the Python loop)", file=sys.stderr)
+    if a.sequential:
+        results = {}
+        for job in jobs:
+            results.update(measure_all([job], a.duration))
+    else:
+        results = measure_all(jobs, a.duration)
+    rows = [(name, results[name]) for name, _, _ in jobs]
     base = rows[0][1]
     print(f"{'tool':<24} {'CPU s':>8} {'% core':>8} {'peak RSS MiB':>13} {'CPU vs gpuwatch':>16}")
     for name, (cpu, pct, rss) in rows:

@@ -5,7 +5,10 @@ images that come through a DataLoader, as a YOLO or ResNet training script would
     gpuwatch run -- python3 examples/train_torchvision.py --model resnet50 --epochs 3
 
 Knobs reproduce the situations gpuwatch diagnoses:
+  --data-on-gpu     batches made on the GPU, no DataLoader (the GPU-bound case)
   --cpu-work N      extra CPU work per image in the workers (an input-pipeline bottleneck)
+  --target-gpu-busy F  choose --cpu-work so that the GPU is busy about F of the time (0-1),
+                    after timing a few GPU steps and the CPU work here
   --workers N       DataLoader worker processes (0 = load in the main process)
   --val-steps N     a validation pass after each epoch (expected dips in GPU use)
   --leak-mib N      keep N MiB more GPU memory every step (a memory leak)
@@ -40,6 +43,51 @@ class SyntheticImages(Dataset):
         return img, i % self.classes
 
 
+def gpu_batches(args, dev):
+    """args.steps batches made directly on the GPU: no input pipeline at all."""
+    x = torch.rand(args.batch, 3, args.image_size, args.image_size, device=dev)
+    y = torch.randint(0, 1000, (args.batch,), device=dev)
+    for _ in range(args.steps):
+        yield x, y
+
+
+def calibrate(args, model, opt, loss_fn, dev, amp_dtype):
+    """The --cpu-work that makes the input pipeline deliver a batch every (GPU step time / F)."""
+    x = torch.rand(args.batch, 3, args.image_size, args.image_size, device=dev)
+    y = torch.randint(0, 1000, (args.batch,), device=dev)
+    times = []
+    for i in range(8):
+        t0 = time.time()
+        with torch.autocast(dev.type, dtype=amp_dtype or torch.float32,
+                            enabled=amp_dtype is not None):
+            loss = loss_fn(model(x), y)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if dev.type == "cuda":
+            torch.cuda.synchronize()
+        if i >= 3:
+            times.append(time.time() - t0)
+    step = sorted(times)[len(times) // 2]
+    ds0, ds1 = (SyntheticImages(64, args.image_size, 1000, w) for w in (0, 8))
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as in a DataLoader worker
+    t0 = time.time()
+    for i in range(32):
+        ds0[i]
+    base = (time.time() - t0) / 32
+    t0 = time.time()
+    for i in range(32):
+        ds1[i]
+    per_unit = max(1e-6, ((time.time() - t0) / 32 - base) / 8)
+    torch.set_num_threads(threads)
+    want = step / args.target_gpu_busy * max(1, args.workers) / args.batch
+    work = max(0, round((want - base) / per_unit))
+    print(f"calibration: GPU step {step * 1000:.1f} ms, image {base * 1000:.2f} ms + "
+          f"{per_unit * 1000:.3f} ms per unit of CPU work: --cpu-work {work}", flush=True)
+    return work
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="resnet50")
@@ -53,6 +101,8 @@ def main():
     ap.add_argument("--leak-mib", type=int, default=0)
     ap.add_argument("--amp", choices=["bf16", "fp16", "off"], default="bf16")
     ap.add_argument("--channels-last", action="store_true")
+    ap.add_argument("--data-on-gpu", action="store_true")
+    ap.add_argument("--target-gpu-busy", type=float, default=0)
     args = ap.parse_args()
 
     dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -63,6 +113,8 @@ def main():
     loss_fn = nn.CrossEntropyLoss()
     amp_dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(args.amp)
     scaler = torch.amp.GradScaler(enabled=(args.amp == "fp16" and dev.type == "cuda"))
+    if args.target_gpu_busy > 0:
+        args.cpu_work = calibrate(args, model, opt, loss_fn, dev, amp_dtype)
     ds = SyntheticImages(args.steps * args.batch, args.image_size, 1000, args.cpu_work)
     dl = DataLoader(ds, batch_size=args.batch, shuffle=True, num_workers=args.workers,
                     pin_memory=dev.type == "cuda", persistent_workers=args.workers > 0,
@@ -74,7 +126,8 @@ def main():
         print(f"Epoch {epoch}/{args.epochs}", flush=True)
         model.train()
         t0, seen = time.time(), 0
-        for step, (x, y) in enumerate(dl, 1):
+        batches = gpu_batches(args, dev) if args.data_on_gpu else dl
+        for step, (x, y) in enumerate(batches, 1):
             x = x.to(dev, non_blocking=True)
             y = y.to(dev, non_blocking=True)
             if args.channels_last:

@@ -8,7 +8,8 @@ seconds=${1:-60}
 out=build-fuzz
 mkdir -p "$out/corpus"
 shared=${GPUWATCH_SHARED:-../shared}
-srcs=$(ls src/*/*.c | grep -v '^src/cli/main\.c$')
+# Only what the log reader, the analysis and the text/JSON report need.
+srcs="$(ls src/util/*.c src/logread/*.c src/analysis/*.c src/report/*.c) src/sampler/fields.c"
 clang -std=c11 -D_GNU_SOURCE -DGPUWATCH_VERSION='"fuzz"' -g -O1 -Isrc \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     $(pkg-config --cflags libcjson) fuzz/fuzz_logread.c $srcs \

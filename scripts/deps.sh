@@ -8,6 +8,7 @@ PACKAGES=(
   libcjson-dev                       # JSON: scenarios, meta.json, events.jsonl, summary.json
   libcmocka-dev                      # unit tests
   python3 python3-pytest             # command-line tests
+  clang libclang-rt-14-dev           # the log reader's libFuzzer harness (fuzz/run.sh)
 )
 
 missing=()

@@ -15,5 +15,18 @@ for b in build build-asan; do
   (cd "$b" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
      ctest --output-on-failure -j2 --timeout 900 2>&1 | tee test-results/ctest.log) || status=1
 done
-/usr/bin/python3 scripts/test-summary.py build/test-results build-asan/test-results || status=1
+# The log reader's fuzzer, for a bounded time; a crash is a failed test (and leaves crash-* files).
+mkdir -p build-fuzz
+fuzz_result=passed
+echo "== fuzz/run.sh ${GPUWATCH_FUZZ_SECONDS:-60}"
+fuzz/run.sh "${GPUWATCH_FUZZ_SECONDS:-60}" > build-fuzz/fuzz.log 2>&1 || { fuzz_result=failed; status=1; tail -30 build-fuzz/fuzz.log; }
+grep -E "^Done|stat::number_of_executed_units" build-fuzz/fuzz.log | tail -1
+/usr/bin/python3 - "$fuzz_result" <<'PY'
+import sys
+ok = sys.argv[1] == "passed"
+body = "" if ok else "<failure message='the fuzzer found a crash: see build-fuzz/'/>"
+open("build-fuzz/fuzz.xml", "w").write(
+    f"<testsuite><testcase classname='fuzz' name='fuzz_logread'>{body}</testcase></testsuite>")
+PY
+/usr/bin/python3 scripts/test-summary.py build/test-results build-asan/test-results build-fuzz || status=1
 exit $status

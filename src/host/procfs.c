@@ -331,13 +331,13 @@ static void sample_host(gw_procfs *p, gw_host_sample *h)
     }
     snprintf(path, sizeof path, "%s/meminfo", p->root);
     if (read_small(path, buf, sizeof buf) > 0) {
+        /* Two keys of ~50 lines: compare prefixes instead of sscanf on every line. */
         double total_kb = NAN, avail_kb = NAN;
         for (char *line = buf; line && *line;) {
-            unsigned long long kb;
-            if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
-                total_kb = (double)kb;
-            else if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
-                avail_kb = (double)kb;
+            if (strncmp(line, "MemTotal:", 9) == 0)
+                total_kb = strtod(line + 9, NULL);
+            else if (strncmp(line, "MemAvailable:", 13) == 0)
+                avail_kb = strtod(line + 13, NULL);
             line = strchr(line, '\n');
             if (line)
                 line++;

@@ -16,10 +16,10 @@
 
 static void add_time(cJSON *o, const char *key, int64_t wall_ms)
 {
-    char ts[GW_RFC3339_LEN];
-    if (wall_ms)
+    if (wall_ms) {
+        char ts[GW_RFC3339_LEN];
         cJSON_AddStringToObject(o, key, gw_rfc3339_ms(wall_ms, ts));
-    else
+    } else
         cJSON_AddNullToObject(o, key);
 }
 

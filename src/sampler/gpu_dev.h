@@ -72,9 +72,9 @@ void gw_gpu_read_energy(const gw_nvml *nvml, gw_gpu_dev *dev, gw_gpu_sample *out
 void gw_gpu_read_power_limit(const gw_nvml *nvml, gw_gpu_dev *dev, gw_gpu_sample *out);
 
 /* Appends the device's compute and graphics processes to *procs (a growable array of *cap
- * entries, *n used). Names come from /proc (proc_root); in_job is left false for the caller. */
+ * entries, *np used). Names come from /proc (proc_root); in_job is left false for the caller. */
 void gw_gpu_read_processes(const gw_nvml *nvml, gw_gpu_dev *dev, const char *proc_root,
-                           gw_gpu_process **procs, size_t *n, size_t *cap);
+                           gw_gpu_process **procs, size_t *np, size_t *cap);
 
 /* Appends the device's MIG devices (slots 0 .. GetMaxMigDeviceCount-1 that have a handle) to
  * *migs (a growable array of *cap entries, *used in use). Nothing when MIG is off or was not read at

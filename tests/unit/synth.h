@@ -19,7 +19,7 @@ static inline gw_series *synth_new(size_t ngpu, size_t n)
     gw_series *s = gw_series_new();
     size_t in = gw_series_add_input(s, "synth.csv", "node1", GW_INPUT_GPU_CSV);
     for (size_t i = 0; i < ngpu; i++) {
-        char key[8];
+        char key[24];
         snprintf(key, sizeof key, "%zu", i);
         gw_series_gpu *g = gw_series_add_gpu(s, in, "node1", key);
         g->index = (int)i;
