@@ -2,6 +2,7 @@
 #include "query/query.h"
 
 #include "nvml/nvml_abi.h"
+#include "util/gw_strdist.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -127,41 +128,15 @@ const gw_qfield *gw_qfield_find(const char *name)
     return NULL;
 }
 
-/* Edit distance between a and b, capped at 10 (names are short). */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 10;
-    size_t row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb] < 10 ? row[lb] : 10;
-}
-
 /* The valid name closest to `name`, when it is within 3 edits. */
 static const char *closest(const char *name)
 {
     const char *best = NULL;
-    size_t best_d = 4;
+    int best_d = 4;
     for (size_t i = 0; i < gw_qfield_count; i++) {
         const char *names[2] = {gw_qfields[i].name, gw_qfields[i].alias};
         for (int k = 0; k < 2; k++) {
-            size_t d = names[k] ? distance(name, names[k]) : 10;
+            int d = names[k] ? gw_edit_distance(name, names[k], 4) : 4;
             if (d < best_d) {
                 best_d = d;
                 best = names[k];
