@@ -21,8 +21,11 @@ static void usage(FILE *to)
 {
     fprintf(to, "usage: gpuwatch [-i SEC] [--json] [--color auto|always|never] [--count N]\n"
                 "       gpuwatch COMMAND [ARGS...]\n\n"
-                "With no command: every GPU on one line, its MIG devices and processes below\n"
-                "(-i SEC refreshes in place until Ctrl-C; gpuwatch -i 1 --help for the options).\n"
+                "With no command: every GPU on one line, its MIG devices and processes below.\n"
+                "  -i SEC     refresh in place every SEC seconds until Ctrl-C\n"
+                "  --json     one JSON document instead (docs/live-view.md)\n"
+                "  --color    auto (on a terminal, unless NO_COLOR is set), always or never\n"
+                "  --count N  with -i: stop after N refreshes\n"
                 "\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(to, "  %-8s %s\n", commands[i].name, commands[i].summary);
