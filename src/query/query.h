@@ -7,7 +7,8 @@
  * "Active" / "Not Active", "[N/A]"), GPU selection by index, UUID or PCI bus id (-i), and the run
  * of a query: once, or every -l / -lms on the sampler's tick thread with static values cached.
  *
- * Must not: call NVML itself (values come from gw_sample and gw_device_info) or parse the command
+ * Must not: read device values from NVML itself (they come from the sampler's gw_sample and
+ * gw_device_info; only loading NVML and the driver version are done here) or parse the command
  * line (src/cli/cmd_query.c does).
  */
 #ifndef GW_QUERY_H
