@@ -24,9 +24,6 @@
      GW_FIELD_BIT(GW_F_POWER_LIMIT_MW) | GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) |                         \
      GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) | GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELDS_GPM)
 
-/* GPM needs two samples at least 100 ms apart (design/nvml.md). */
-#define GPM_PRIME_NS INT64_C(150000000)
-
 #define ALT_SCREEN_ON  "\x1b[?1049h\x1b[?25l"
 #define ALT_SCREEN_OFF "\x1b[?25h\x1b[?1049l"
 
@@ -112,27 +109,6 @@ static bool open_live(live *l)
     return true;
 }
 
-/* Reads a sample; with prime, GPM gets its first window (150 ms) before the sample returns. */
-static const gw_sample *read_sample(live *l, bool prime)
-{
-    const gw_sample *s = gw_sampler_read_now(l->sampler);
-    bool gpm = false;
-    for (unsigned i = 0; i < l->ndev; i++)
-        gpm = gpm || l->devs[i].gpm_supported;
-    if (prime && gpm) {
-        gw_sleep_until_mono_ns(gw_mono_ns() + GPM_PRIME_NS);
-        s = gw_sampler_read_now(l->sampler);
-    }
-    return s;
-}
-
-static int utc_offset_s(int64_t wall_ms)
-{
-    time_t t = (time_t)(wall_ms / 1000);
-    struct tm tm;
-    return localtime_r(&t, &tm) ? (int)tm.tm_gmtoff : 0;
-}
-
 /* Keeps buf within `max` lines: when it has more, the first max - 1 and a note saying how many
  * were left out. */
 static void clip_lines(gw_buf *b, int max)
@@ -163,7 +139,7 @@ static void render(live *l, bool fullscreen)
                  .driver_version = l->driver,
                  .version = GPUWATCH_VERSION,
                  .wall_ms = s->wall_ms,
-                 .utc_offset_s = utc_offset_s(s->wall_ms),
+                 .utc_offset_s = gw_utc_offset_s(s->wall_ms),
                  .devices = l->devs,
                  .device_count = l->ndev,
                  .sample = s,
@@ -253,7 +229,7 @@ static int refresh_loop(live *l)
     bool ok = true;
     int err = 0;
     for (int64_t frame = 0;; frame++) {
-        l->last = read_sample(l, frame == 0);
+        l->last = frame == 0 ? gw_sampler_read_first(l->sampler) : gw_sampler_read_now(l->sampler);
         deadline = frame == 0 ? gw_mono_ns() + period : deadline + period;
         if (deadline < gw_mono_ns()) /* late (a slow terminal): no catching up */
             deadline = gw_mono_ns() + period;
@@ -278,7 +254,7 @@ static int refresh_loop(live *l)
 
 static int one_shot(live *l)
 {
-    l->last = read_sample(l, true);
+    l->last = gw_sampler_read_first(l->sampler);
     if (show(l, false) || errno == EPIPE)
         return 0;
     fprintf(stderr, "gpuwatch: cannot write the view: %s\n", strerror(errno));

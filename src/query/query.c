@@ -16,9 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* GPM needs two samples at least 100 ms apart (design/nvml.md). */
-#define GPM_PRIME_NS INT64_C(150000000)
-
 typedef struct qrun {
     const gw_query_config *cfg;
     gw_nvml *nvml;
@@ -33,13 +30,6 @@ typedef struct qrun {
     atomic_int write_errno; /* set by the tick thread when writing fails */
 } qrun;
 
-static int utc_offset_s(int64_t wall_ms)
-{
-    time_t t = (time_t)(wall_ms / 1000);
-    struct tm tm;
-    return localtime_r(&t, &tm) ? (int)tm.tm_gmtoff : 0;
-}
-
 /* Formats and writes the rows of one sample (header first when asked). False on a write error. */
 static bool emit(qrun *q, const gw_sample *s, bool header)
 {
@@ -48,7 +38,7 @@ static bool emit(qrun *q, const gw_sample *s, bool header)
     if (header)
         gw_qheader(c->fields, c->field_count, &q->buf);
     gw_qrow_ctx ctx = {.wall_ms = s->wall_ms,
-                       .utc_offset_s = utc_offset_s(s->wall_ms),
+                       .utc_offset_s = gw_utc_offset_s(s->wall_ms),
                        .driver = q->driver,
                        .gpu_count = q->ndev,
                        .nounits = c->nounits};
@@ -119,20 +109,6 @@ static int open_run(qrun *q)
     return 0;
 }
 
-/* Reads a first sample; when GPM is asked for, waits one GPM window and reads again. */
-static const gw_sample *prime(qrun *q)
-{
-    const gw_sample *s = gw_sampler_read_now(q->sampler);
-    bool gpm = false;
-    for (unsigned i = 0; i < q->ndev; i++)
-        gpm = gpm || q->devs[i].gpm_supported;
-    if (gpm && wants_gpm(q)) {
-        gw_sleep_until_mono_ns(gw_mono_ns() + GPM_PRIME_NS);
-        s = gw_sampler_read_now(q->sampler);
-    }
-    return s;
-}
-
 static int write_error(const char *path, int err)
 {
     if (err == EPIPE)
@@ -153,7 +129,7 @@ static int loop(qrun *q)
     /* blocked before the sampler's threads start, so only sigwait below sees them */
     pthread_sigmask(SIG_BLOCK, &set, &old);
     if (wants_gpm(q))
-        prime(q); /* the first row then has GPM values too */
+        gw_sampler_read_first(q->sampler); /* the first row then has GPM values too */
     int rc = 0;
     gw_error err = {0};
     gw_buf_reset(&q->buf);
@@ -198,7 +174,7 @@ int gw_query_main(const gw_query_config *cfg)
         goto done;
     if (cfg->interval_ms > 0)
         rc = loop(&q);
-    else if (!emit(&q, prime(&q), !cfg->noheader))
+    else if (!emit(&q, gw_sampler_read_first(q.sampler), !cfg->noheader))
         rc = write_error(cfg->out_path, errno);
 done:
     gw_sampler_close(q.sampler);

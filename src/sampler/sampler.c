@@ -426,6 +426,18 @@ const gw_sample *gw_sampler_read_now(gw_sampler *s)
     return &s->sample;
 }
 
+const gw_sample *gw_sampler_read_first(gw_sampler *s)
+{
+    const gw_sample *smp = gw_sampler_read_now(s);
+    bool gpm = false;
+    for (unsigned i = 0; i < s->ndev; i++)
+        gpm = gpm || s->devs[i].info.gpm_supported;
+    if (!gpm || !(s->cfg.fields & GW_FIELDS_GPM))
+        return smp;
+    gw_sleep_until_mono_ns(gw_mono_ns() + GW_GPM_FIRST_WINDOW_MS * NS_PER_MS);
+    return gw_sampler_read_now(s);
+}
+
 void gw_sampler_get_stats(gw_sampler *s, gw_sampler_stats *out)
 {
     memset(out, 0, sizeof *out);
