@@ -22,7 +22,7 @@ static const char run_usage[] =
     "      --no-report     skip the analysis when the command ends\n"
     "  -h, --help          this text\n"
     "\n"
-    "When CMD ends: a table per GPU, the report's verdicts, and summary.json in DIR.\n"
+    "When CMD ends: a table per GPU, the report's verdicts, summary.json and report.html in DIR.\n"
     "Exit status: CMD's own (128+N when a signal N killed it), 2 usage error, 125 gpuwatch\n"
     "could not start, 126 CMD cannot be executed, 127 CMD not found.\n"
     "Example: gpuwatch run -i 0.2 -- python3 train.py --epochs 10\n";
