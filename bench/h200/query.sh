@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The real-GPU proof for the live view and `gpuwatch query` (issue 3), run on an NVIDIA machine
-# from the repository root with build/ built (libcjson from .device/lib, no other .so needed):
+# from the repository root with build/ built (bench/h200/env.sh: libcjson from .device/lib; the
+# live view and query need no other .so):
 #
 #   1. the same --query-gpu field list through nvidia-smi and gpuwatch at the same moment, three
 #      times idle and three times under a small torch load (NAME.nvsmi.csv / NAME.gw.csv, and
@@ -16,7 +17,7 @@ OUTDIR=${1:?usage: query.sh OUTDIR [DURATION]}
 DURATION=${2:-60}
 R=$OUTDIR/query
 mkdir -p "$R"
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/h200/env.sh   # only the libraries the GPU machine lacks (not its libstdc++ for torch)
 export NO_COLOR=1
 GW=build/gpuwatch
 FIELDS=$(python3 bench/query_fields.py nvsmi)
