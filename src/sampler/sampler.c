@@ -39,12 +39,14 @@ struct gw_sampler {
     gw_gpu_sample *slow_vals; /* [ndev], slow fields only */
     gw_gpu_process *slow_procs;
     size_t slow_nprocs, slow_procs_cap;
+    gw_mig_device *slow_migs;
+    size_t slow_nmigs, slow_migs_cap;
     uint64_t slow_procs_seq;
     int64_t slow_procs_wall_ms;
 
     /* the tick thread's sample */
     gw_sample sample;
-    size_t procs_cap;
+    size_t procs_cap, migs_cap;
     uint64_t seen_procs_seq;
 
     /* slow thread scratch */
@@ -52,6 +54,8 @@ struct gw_sampler {
     gw_gpu_sample *scratch_vals;
     gw_gpu_process *scratch_procs;
     size_t scratch_nprocs, scratch_cap;
+    gw_mig_device *scratch_migs;
+    size_t scratch_nmigs, scratch_migs_cap;
 
     /* threads */
     pthread_mutex_t run_lock;
@@ -75,7 +79,7 @@ gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bu
     s->nvml = nvml;
     s->cfg = *cfg;
     s->bus = bus;
-    gw_rc rc = gw_gpu_devs_open(nvml, &s->devs, &s->ndev, err);
+    gw_rc rc = gw_gpu_devs_open_some(nvml, cfg->info_skip, &s->devs, &s->ndev, err);
     if (rc) {
         free(s);
         return rc;
@@ -198,6 +202,10 @@ static void merge_slow(gw_sampler *s, gw_sample *smp)
         if (s->slow_nprocs)
             memcpy(s->sample.procs, s->slow_procs, s->slow_nprocs * sizeof *s->slow_procs);
         smp->proc_count = (unsigned)s->slow_nprocs;
+        s->sample.migs = xgrow(s->sample.migs, &s->migs_cap, s->slow_nmigs, sizeof *s->sample.migs);
+        if (s->slow_nmigs)
+            memcpy(s->sample.migs, s->slow_migs, s->slow_nmigs * sizeof *s->slow_migs);
+        smp->mig_count = (unsigned)s->slow_nmigs;
         smp->procs_wall_ms = s->slow_procs_wall_ms;
         smp->procs_fresh = true;
         s->seen_procs_seq = s->slow_procs_seq;
@@ -283,7 +291,7 @@ static void *tick_main(void *arg)
 static void slow_read(gw_sampler *s, int what)
 {
     uint64_t f = s->cfg.fields;
-    s->scratch_nprocs = 0;
+    s->scratch_nprocs = s->scratch_nmigs = 0;
     for (unsigned i = 0; i < s->ndev; i++) {
         s->scratch_vals[i].valid = 0;
         if (f & GW_FIELDS_GPM)
@@ -295,6 +303,9 @@ static void slow_read(gw_sampler *s, int what)
         if ((what & SLOW_FULL) && s->cfg.processes)
             gw_gpu_read_processes(s->nvml, &s->devs[i], s->cfg.proc_root, &s->scratch_procs,
                                   &s->scratch_nprocs, &s->scratch_cap);
+        if ((what & SLOW_FULL) && s->cfg.migs)
+            gw_gpu_read_migs(s->nvml, &s->devs[i], &s->scratch_migs, &s->scratch_nmigs,
+                             &s->scratch_migs_cap);
     }
 }
 
@@ -315,12 +326,17 @@ static void slow_publish(gw_sampler *s, int what)
             if (src->valid & mine & GW_FIELD_BIT(slow_fields[k]))
                 dst->v[slow_fields[k]] = src->v[slow_fields[k]];
     }
-    if ((what & SLOW_FULL) && s->cfg.processes) {
+    if ((what & SLOW_FULL) && (s->cfg.processes || s->cfg.migs)) {
         s->slow_procs = xgrow(s->slow_procs, &s->slow_procs_cap, s->scratch_nprocs,
                               sizeof *s->slow_procs);
         if (s->scratch_nprocs)
             memcpy(s->slow_procs, s->scratch_procs, s->scratch_nprocs * sizeof *s->slow_procs);
         s->slow_nprocs = s->scratch_nprocs;
+        s->slow_migs =
+            xgrow(s->slow_migs, &s->slow_migs_cap, s->scratch_nmigs, sizeof *s->slow_migs);
+        if (s->scratch_nmigs)
+            memcpy(s->slow_migs, s->scratch_migs, s->scratch_nmigs * sizeof *s->slow_migs);
+        s->slow_nmigs = s->scratch_nmigs;
         s->slow_procs_wall_ms = gw_wall_ms();
         s->slow_procs_seq++;
     }
@@ -433,6 +449,18 @@ const gw_sample *gw_sampler_read_now(gw_sampler *s)
     return &s->sample;
 }
 
+const gw_sample *gw_sampler_read_first(gw_sampler *s)
+{
+    const gw_sample *smp = gw_sampler_read_now(s);
+    bool gpm = false;
+    for (unsigned i = 0; i < s->ndev; i++)
+        gpm = gpm || s->devs[i].info.gpm_supported;
+    if (!gpm || !(s->cfg.fields & GW_FIELDS_GPM))
+        return smp;
+    gw_sleep_until_mono_ns(gw_mono_ns() + GW_GPM_FIRST_WINDOW_MS * NS_PER_MS);
+    return gw_sampler_read_now(s);
+}
+
 void gw_sampler_get_stats(gw_sampler *s, gw_sampler_stats *out)
 {
     memset(out, 0, sizeof *out);
@@ -462,6 +490,9 @@ void gw_sampler_close(gw_sampler *s)
     free(s->scratch_vals);
     free(s->slow_procs);
     free(s->scratch_procs);
+    free(s->slow_migs);
+    free(s->scratch_migs);
+    free(s->sample.migs);
     free(s->sample.gpus);
     free(s->sample.procs);
     free(s->mg);
