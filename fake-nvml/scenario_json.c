@@ -1,6 +1,8 @@
 /* Strict JSON readers with key paths; see scenario_json.h. */
 #include "scenario_json.h"
 
+#include "util/gw_strdist.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,32 +49,6 @@ const char *fj_type_name(const cJSON *v)
     return "an invalid value";
 }
 
-/* Levenshtein distance capped at 3: enough to suggest "temp_c" for "tmep_c". */
-static int edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63)
-        return 3;
-    int row[64];
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb] < 3 ? row[lb] : 3;
-}
-
 static bool unknown_key(const fj_reader *r, const char *path, const char *key,
                         const char *const allowed[])
 {
@@ -81,7 +57,7 @@ static bool unknown_key(const fj_reader *r, const char *path, const char *key,
     const char *nearest = NULL;
     int best = 3;
     for (size_t i = 0; allowed[i]; i++) {
-        int d = edit_distance(key, allowed[i]);
+        int d = gw_edit_distance(key, allowed[i], 3); /* enough for "temp_c" vs "tmep_c" */
         if (d < best) {
             best = d;
             nearest = allowed[i];

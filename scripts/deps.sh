@@ -1,23 +1,37 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages gpuwatch builds and tests with, when any is missing.
 # Idempotent; needs root (or sudo). Each package and why it is here: README.md "Dependencies".
+# With --test it also installs what only the tests need: Chromium (~300 MB with its libraries)
+# for the HTML report's browser tests and clang's libFuzzer; scripts/test.sh passes it,
+# scripts/setup.sh does not.
 set -euo pipefail
 
 PACKAGES=(
   gcc make cmake pkg-config          # the C11 toolchain and build
   libcjson-dev                       # JSON: scenarios, meta.json, events.jsonl, summary.json
+  libinih-dev                        # gpuwatch.ini: alert rules, the alert hook, check thresholds
   libcmocka-dev                      # unit tests
   libmicrohttpd-dev                  # HTTP server of `gpuwatch serve` and `run --listen`
   prometheus                         # serve's tests: a real Prometheus scrapes it; promtool
   wrk                                # bench/serve_bench.py: scrape latency and throughput
   python3 python3-pytest             # command-line tests
-  clang libclang-rt-14-dev           # the log reader's libFuzzer harness (fuzz/run.sh)
+  libcairo2-dev                      # `gpuwatch plot`: PNG and SVG charts
+  fonts-dejavu-core                  # the font of the plots' text
 )
+if [ "${1:-}" = "--test" ]; then
+  PACKAGES+=(chromium)               # headless browser for the HTML report's tests
+  PACKAGES+=(clang libclang-rt-14-dev) # the log reader's libFuzzer harness (fuzz/run.sh)
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm installs uPlot (package-lock.json) once at build time, and playwright-core for the tests.
+# Node.js may come from elsewhere (NodeSource bundles npm), so look for the commands.
+if ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
 fi

@@ -4,7 +4,7 @@
 set -u
 R=${1:?usage: costs.sh OUTDIR}/costs
 mkdir -p "$R"
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/h200/env.sh
 build/bench_tick 20000 > "$R/bench_tick.txt" 2>&1
 build/gpuwatch record -o "$R/rec" -i 0.1 --duration 20 --no-report 2> "$R/rec.txt" &
 GP=$!

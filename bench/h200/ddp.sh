@@ -4,7 +4,7 @@
 set -u
 R=${1:?usage: ddp.sh OUTDIR}/ddp
 mkdir -p "$R"
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/h200/env.sh
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 nvidia-smi -L > "$R/gpus.txt"
 build/gpuwatch run -o "$R/ddp_slow_rank" -i 0.2 -- python3 examples/ddp_imbalance.py \

@@ -7,7 +7,7 @@
 set -u
 R=${1:?usage: labelled.sh OUTDIR}/labelled
 mkdir -p "$R"
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/h200/env.sh
 GW=build/gpuwatch
 rec() { # label, then gpuwatch run options, --, command
   local label=$1; shift

@@ -9,7 +9,7 @@ set -u
 OUTDIR=${1:?usage: proof_run.sh OUTDIR}
 R=$OUTDIR/proof
 mkdir -p "$R"
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/h200/env.sh
 FIELDS=timestamp,index,utilization.gpu,utilization.memory,memory.used,memory.total,temperature.gpu,power.draw,power.limit,clocks.sm,clocks_event_reasons.active,pstate
 {
   date -u; uname -a; nvidia-smi; nvidia-smi -q | head -40; ldd --version | head -1

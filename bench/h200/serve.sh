@@ -4,18 +4,19 @@
 # RSS of each, with NVML's own RSS measured apart (bench/nvml_rss.c) so that gpuwatch's share is
 # known; then the same figures for gpuwatch with 1, 8 and 64 fake GPUs on this machine. The load
 # generator is bench/scrape_load.c (wrk is not installed on the GPU machine), the same on both
-# sides. About a minute and a half. Run from the repository root with build/ built here:
+# sides. About a minute and a half. Run from the repository root with build/ built here (its
+# fake-nvml/ included) and bench/h200/collect-libs.sh run:
 #
 #   bench/h200/serve.sh OUTDIR            -> OUTDIR/serve/ and OUTDIR/serve.tar.gz
 #
-# Shared libraries gpuwatch needs beyond glibc, carried in .device/lib: libmicrohttpd.so.12,
-# libgnutls.so.30, libp11-kit.so.0, libidn2.so.0, libunistring.so.2, libtasn1.so.6,
-# libnettle.so.8, libhogweed.so.6, libgmp.so.10, libffi.so.8, libcjson.so.1.
+# Shared libraries the exporter adds beyond the others' (collect-libs.sh copies them):
+# libmicrohttpd.so.12 and what it pulls in, libgnutls.so.30, libp11-kit.so.0, libidn2.so.0,
+# libunistring.so.2, libtasn1.so.6, libnettle.so.8, libhogweed.so.6, libgmp.so.10, libffi.so.8.
 set -u
 OUTDIR=${1:?usage: serve.sh OUTDIR}
 R=$OUTDIR/serve
 mkdir -p "$R"
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/h200/env.sh
 SECONDS_EACH=5
 GW_PORT=19400
 PY_PORT=19401

@@ -2,10 +2,8 @@
 #include "cli/commands.h"
 
 #include "analysis/analysis.h"
-#include "analysis/epochs.h"
-#include "logread/logread.h"
+#include "cli/inputs.h"
 #include "report/report.h"
-#include "util/gw_time.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -15,21 +13,18 @@
 
 typedef struct report_args {
     const char *json;
-    const char *log;
-    const char *epoch_regex;
+    const char *html;
     int fail_on; /* gw_severity, or -1 */
-    gw_logread_opts read;
-    char **inputs;
-    int ninputs;
+    gw_cli_inputs in;
 } report_args;
 
 static void usage(FILE *to)
 {
     fprintf(
         to,
-        "usage: gpuwatch report INPUT... [--json FILE|-] [--fail-on warning|critical]\n"
-        "                       [--log FILE] [--epoch-regex RE] [--columns LIST] "
-        "[--interval SECONDS]\n"
+        "usage: gpuwatch report INPUT... [--json FILE|-] [--html FILE|-]\n"
+        "                       [--fail-on warning|critical] [--log FILE] [--epoch-regex RE]\n"
+        "                       [--columns LIST] [--interval SECONDS]\n"
         "\n"
         "Reads recordings and says whether the GPU was really busy and, if not, why.\n"
         "INPUT: a gpuwatch run directory, a gpu.csv, nvidia-smi --query-gpu CSV (any\n"
@@ -37,6 +32,8 @@ static void usage(FILE *to)
         "GPU of another input. Several inputs (the nodes of one job) make one report.\n"
         "\n"
         "  --json FILE|-      write summary.json to FILE; '-' prints it instead of the text\n"
+        "  --html FILE|-      write the HTML report with charts (one self-contained file);\n"
+        "                     '-' prints it instead of the text\n"
         "  --fail-on LEVEL    exit 1 when a verdict of LEVEL (warning|critical) or above exists\n"
         "  --log FILE         training log whose lines start with a unix or RFC 3339 time;\n"
         "                     its epoch lines give the epochs\n"
@@ -45,7 +42,6 @@ static void usage(FILE *to)
         "                     all-digit group is the epoch, the next one the total\n"
         "  --columns LIST     the --query-gpu list of CSV written with noheader\n"
         "  --interval SECONDS row spacing for CSV without a timestamp column (default 1)\n"
-        "  --html FILE        not available yet (HTML charts come later)\n"
         "\n"
         "nvidia-smi's local timestamps are read in the zone TZ. Exit status: 0 success,\n"
         "1 runtime error or --fail-on hit, 2 usage error. Details: docs/report.md.\n");
@@ -54,39 +50,21 @@ static void usage(FILE *to)
 /* Applies one option; returns 0, 2 after printing a usage error, or -1 after printing help. */
 static int apply_option(int c, const char *arg, const char *as_given, report_args *r)
 {
-    double ms;
+    int st = gw_cli_input_option("report", c, arg, &r->in);
+    if (st != 1)
+        return st;
     switch (c) {
     case 'j':
         r->json = arg;
+        return 0;
+    case 'H':
+        r->html = arg;
         return 0;
     case 'f':
         r->fail_on = gw_severity_parse(arg);
         if (r->fail_on == GW_SEV_WARNING || r->fail_on == GW_SEV_CRITICAL)
             return 0;
         fprintf(stderr, "gpuwatch: report: --fail-on takes warning or critical, not '%s'\n", arg);
-        return 2;
-    case 'l':
-        r->log = arg;
-        return 0;
-    case 'e':
-        r->epoch_regex = arg;
-        return 0;
-    case 'c':
-        r->read.columns = arg;
-        return 0;
-    case 'i':
-        if (gw_parse_duration_ms(arg, &ms) && ms > 0) {
-            r->read.interval_s = ms / 1000.0;
-            return 0;
-        }
-        fprintf(stderr,
-                "gpuwatch: report: --interval takes a duration such as 1, 0.5 or 200ms, "
-                "not '%s'\n",
-                arg);
-        return 2;
-    case 'H':
-        fprintf(stderr, "gpuwatch: report: --html is not available yet (HTML charts come in a "
-                        "later version); use --json\n");
         return 2;
     case 'h':
         usage(stdout);
@@ -105,15 +83,9 @@ static int apply_option(int c, const char *arg, const char *as_given, report_arg
 static int parse_args(int argc, char **argv, report_args *r)
 {
     static const struct option opts[] = {
-        {"json", required_argument, NULL, 'j'},
-        {"fail-on", required_argument, NULL, 'f'},
-        {"log", required_argument, NULL, 'l'},
-        {"epoch-regex", required_argument, NULL, 'e'},
-        {"columns", required_argument, NULL, 'c'},
-        {"interval", required_argument, NULL, 'i'},
-        {"html", required_argument, NULL, 'H'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"json", required_argument, NULL, 'j'}, {"fail-on", required_argument, NULL, 'f'},
+        {"html", required_argument, NULL, 'H'}, GW_CLI_INPUT_OPTIONS,
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     memset(r, 0, sizeof *r);
     r->fail_on = -1;
@@ -125,40 +97,19 @@ static int parse_args(int argc, char **argv, report_args *r)
         if (st)
             return st;
     }
-    r->inputs = argv + optind;
-    r->ninputs = argc - optind;
-    if (r->ninputs == 0) {
+    r->in.paths = argv + optind;
+    r->in.npaths = argc - optind;
+    if (r->json && r->html && strcmp(r->json, "-") == 0 && strcmp(r->html, "-") == 0) {
+        fprintf(stderr, "gpuwatch: report: --json - and --html - both want stdout: give one of "
+                        "them a file\n");
+        return 2;
+    }
+    if (r->in.npaths == 0) {
         fprintf(stderr, "gpuwatch: report: no input: give a run directory or a CSV log\n");
         usage(stderr);
         return 2;
     }
     return 0;
-}
-
-static void warn_skipped(const gw_series *s)
-{
-    for (size_t i = 0; i < s->ninputs; i++) {
-        const gw_series_input *in = &s->inputs[i];
-        if (in->rows_skipped)
-            fprintf(stderr,
-                    "gpuwatch: report: %s: skipped %zu unreadable row%s (the first at line %ld)\n",
-                    in->path, in->rows_skipped, in->rows_skipped == 1 ? "" : "s",
-                    in->first_bad_line);
-    }
-}
-
-static gw_rc read_all(const report_args *r, gw_series *s, gw_error *err)
-{
-    gw_epoch_matcher *m = NULL;
-    gw_rc rc = gw_epoch_matcher_new(r->epoch_regex, &m, err);
-    for (int i = 0; !rc && i < r->ninputs; i++)
-        rc = gw_logread_input(s, r->inputs[i], &r->read, err);
-    if (!rc && r->log)
-        rc = gw_logread_train_log(s, r->log, m, err);
-    if (!rc)
-        rc = gw_series_finish(s, err);
-    gw_epoch_matcher_free(m);
-    return rc;
 }
 
 int gw_cmd_report(int argc, char **argv)
@@ -169,22 +120,26 @@ int gw_cmd_report(int argc, char **argv)
         return st < 0 ? 0 : st;
     gw_error err = {0};
     gw_series *s = gw_series_new();
-    gw_rc rc = read_all(&r, s, &err);
+    gw_rc rc = gw_cli_read_inputs(&r.in, s, &err);
     int status = 0;
     if (rc) {
         fprintf(stderr, "gpuwatch: report: %s\n", err.msg);
         gw_series_free(s);
         return rc == GW_E_USAGE ? 2 : 1;
     }
-    warn_skipped(s);
+    gw_cli_warn_skipped("report", s);
     gw_analysis *a = gw_analyze(s);
-    bool json_stdout = r.json && strcmp(r.json, "-") == 0;
-    if (!json_stdout) {
+    bool to_stdout = (r.json && strcmp(r.json, "-") == 0) || (r.html && strcmp(r.html, "-") == 0);
+    if (!to_stdout) {
         gw_report_opts o = {.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR")};
         gw_report_text(stdout, a, &o);
         fflush(stdout);
     }
     if (r.json && gw_report_write_json(a, r.json, &err)) {
+        fprintf(stderr, "gpuwatch: report: %s\n", err.msg);
+        status = 1;
+    }
+    if (r.html && gw_report_write_html(a, r.html, NULL, &err)) {
         fprintf(stderr, "gpuwatch: report: %s\n", err.msg);
         status = 1;
     }

@@ -2,6 +2,7 @@
 #include "analysis/epochs.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/config_args.h"
 #include "http/http_server.h"
 #include "run/session.h"
 
@@ -9,8 +10,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#define ALERT_USAGE                                                                                \
+    "      --config FILE   alert rules and hook from FILE, after /etc/gpuwatch/gpuwatch.ini\n"     \
+    "                    and ~/.config/gpuwatch/gpuwatch.ini (docs/alerts.md)\n"                   \
+    "      --set RULE.KEY=VALUE  change one setting (--set memory_warning.threshold=50)\n"         \
+    "      --no-alerts     no alert rules\n"                                                       \
+    "      --on-alert CMD [ARGS...] ';'  run CMD (no shell) when an alert fires or resolves,\n"    \
+    "                    with GPUWATCH_ALERT, _SEVERITY, _GPU, _VALUE, _THRESHOLD, _STATE set\n"   \
+    "      --on-alert-timeout SEC  kill the hook after this long (default 10)\n"
+
 static const char run_usage[] =
     "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--no-report] [--listen ADDR]\n"
+    "                    [ALERT OPTIONS]\n"
     "                    [--] CMD [ARGS...]\n"
     "\n"
     "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
@@ -24,15 +35,18 @@ static const char run_usage[] =
     "      --no-report     skip the analysis when the command ends\n"
     "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT while CMD runs, as\n"
     "                    `gpuwatch serve` does (127.0.0.1:9400: this host only; :9400: all)\n"
+    ALERT_USAGE
     "  -h, --help          this text\n"
     "\n"
-    "When CMD ends: a table per GPU, the report's verdicts, and summary.json in DIR.\n"
-    "Exit status: CMD's own (128+N when a signal N killed it), 2 usage error, 125 gpuwatch\n"
-    "could not start, 126 CMD cannot be executed, 127 CMD not found.\n"
+    "When CMD ends: a table per GPU, the report's verdicts, summary.json and report.html in DIR.\n"
+    "Exit status: CMD's own (128+N when a signal N killed it), 2 usage error or bad\n"
+    "configuration file, 125 gpuwatch could not start, 126 CMD cannot be executed, 127 CMD\n"
+    "not found.\n"
     "Example: gpuwatch run -i 0.2 -- python3 train.py --epochs 10\n";
 
 static const char record_usage[] =
     "usage: gpuwatch record [-o DIR] [-i SEC] [--duration SEC] [--no-report] [--listen ADDR]\n"
+    "                       [ALERT OPTIONS]\n"
     "\n"
     "Records every GPU (and the host's CPU and memory) until SIGINT/SIGTERM (Ctrl-C) or the\n"
     "duration: the same files as `gpuwatch run`, without a command.\n"
@@ -42,9 +56,11 @@ static const char record_usage[] =
     "  -d, --duration SEC  stop after this long (default: until a signal)\n"
     "      --no-report     skip the analysis at the end\n"
     "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT (as `gpuwatch serve`)\n"
+    ALERT_USAGE
     "  -h, --help          this text\n"
     "\n"
-    "Exit status: 0 recorded, 1 gpuwatch could not record, 2 usage error.\n";
+    "Exit status: 0 recorded, 1 gpuwatch could not record, 2 usage error or bad\n"
+    "configuration file.\n";
 
 enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_LISTEN };
 
@@ -52,6 +68,25 @@ static int usage_error(const char *cmd, const char *msg, const char *usage)
 {
     fprintf(stderr, "gpuwatch %s: %s\n%s", cmd, msg, usage);
     return 2;
+}
+
+/* Reads gpuwatch.ini and the flags that change it; a bad file is a usage error (2). */
+static int run_with_config(const gw_session_config *cfg, const gw_config_args *ca,
+                           const char *name)
+{
+    gw_config conf;
+    gw_config_init(&conf);
+    gw_error err = {0};
+    int status = 2;
+    if (gw_config_args_load(ca, &conf, &err)) {
+        fprintf(stderr, "gpuwatch %s: %s\n", name, err.msg);
+    } else {
+        gw_session_config with_alerts = *cfg;
+        with_alerts.alerts = &conf.alerts;
+        status = gw_session_main(&with_alerts);
+    }
+    gw_config_free(&conf);
+    return status;
 }
 
 static int parse_and_run(int argc, char **argv, bool is_run)
@@ -65,14 +100,22 @@ static int parse_and_run(int argc, char **argv, bool is_run)
                                          {"epoch-regex", required_argument, NULL, OPT_EPOCH_REGEX},
                                          {"listen", required_argument, NULL, OPT_LISTEN},
                                          {"help", no_argument, NULL, 'h'},
+                                         GW_CONFIG_LONG_OPTIONS,
+                                         GW_ALERT_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
     gw_session_config cfg = {.is_run = is_run, .interval_ms = GW_INTERVAL_DEFAULT_MS};
+    gw_config_args ca = {0};
     gw_error err = {0};
     optind = 1;
     opterr = 0;
     int c;
     /* '+': stop at the first non-option, so CMD's own flags are left alone. */
     while ((c = getopt_long(argc, argv, is_run ? "+o:i:h" : "+o:i:d:h", opts, NULL)) != -1) {
+        int taken = gw_config_args_take(&ca, c, argc, argv, &err);
+        if (taken < 0)
+            return usage_error(name, err.msg, "");
+        if (taken)
+            continue;
         switch (c) {
         case 'o':
             cfg.out_dir = optarg;
@@ -130,7 +173,7 @@ static int parse_and_run(int argc, char **argv, bool is_run)
         return usage_error(name, "record takes no command: use `gpuwatch run -- CMD` to wrap one",
                            usage);
     }
-    return gw_session_main(&cfg);
+    return run_with_config(&cfg, &ca, name);
 }
 
 int gw_cmd_run(int argc, char **argv)

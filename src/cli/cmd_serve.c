@@ -151,12 +151,13 @@ static int serve(gw_exporter *e, const gw_exporter_config *cfg, const sigset_t *
     if (nvml->SystemGetDriverVersion &&
         nvml->SystemGetDriverVersion(driver, sizeof driver) != GWN_SUCCESS)
         driver[0] = '\0';
-    gw_sampler_config sc = {
-        .interval_ms = cfg->interval_ms, .fields = GW_PROM_FIELDS, .processes = cfg->per_process};
+    gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
+                            .fields = GW_PROM_FIELDS,
+                            .processes = cfg->per_process,
+                            .nvml_events = true};
     if (gw_sampler_open(nvml, &sc, bus, &s, &err))
         goto out;
     gw_events_listen(bus, say_lost, NULL);
-    /* The NVML event watcher (XID) starts here once it exists; then set cfg.xid_watched. */
     if (gw_exporter_start(e, s, bus, driver, &err) || gw_sampler_start(s, &err))
         goto out;
     announce(e, nvml, s, cfg->interval_ms);

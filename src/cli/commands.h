@@ -12,5 +12,10 @@ int gw_cmd_run(int argc, char **argv);
 int gw_cmd_record(int argc, char **argv);
 int gw_cmd_report(int argc, char **argv);
 int gw_cmd_serve(int argc, char **argv);
+int gw_cmd_plot(int argc, char **argv);
+int gw_cmd_check(int argc, char **argv);
+/* argv[0] is "gpuwatch" here: the live view runs when no command is given. */
+int gw_cmd_live(int argc, char **argv);
+int gw_cmd_query(int argc, char **argv);
 
 #endif

@@ -41,6 +41,22 @@ void gw_events_listen(gw_events *bus, gw_event_fn fn, void *ctx)
     pthread_mutex_unlock(&bus->lock);
 }
 
+void gw_events_unlisten(gw_events *bus, gw_event_fn fn, const void *ctx)
+{
+    pthread_mutex_lock(&bus->lock);
+    for (int i = 0; i < bus->n; i++) {
+        if (bus->fn[i] == fn && bus->ctx[i] == ctx) {
+            for (int k = i + 1; k < bus->n; k++) {
+                bus->fn[k - 1] = bus->fn[k];
+                bus->ctx[k - 1] = bus->ctx[k];
+            }
+            bus->n--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&bus->lock);
+}
+
 cJSON *gw_event_new(const char *type, int64_t wall_ms)
 {
     char ts[GW_RFC3339_LEN];

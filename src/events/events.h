@@ -23,6 +23,9 @@ gw_events *gw_events_new(void);
 /* Frees the bus; listeners' contexts are not freed. NULL is accepted. */
 void gw_events_free(gw_events *bus);
 void gw_events_listen(gw_events *bus, gw_event_fn fn, void *ctx);
+/* Removes the listener added with the same fn and ctx (nothing when there is none). After it
+ * returns, fn is not running and will not be called again with ctx. */
+void gw_events_unlisten(gw_events *bus, gw_event_fn fn, const void *ctx);
 
 /* Creates an event object with "timestamp" (from wall_ms, or now when wall_ms is 0) and "type".
  * The caller adds members and passes it to gw_events_emit. */

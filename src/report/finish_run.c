@@ -17,6 +17,11 @@ gw_rc gw_report_finish_run(const char *run_dir, FILE *out, gw_error *err)
         char *path = xasprintf("%s/summary.json", run_dir);
         rc = gw_report_write_json(a, path, err);
         free(path);
+        if (!rc) {
+            path = xasprintf("%s/report.html", run_dir);
+            rc = gw_report_write_html(a, path, NULL, err);
+            free(path);
+        }
         if (!rc && out)
             gw_report_verdict_lines(out, a, NULL);
         gw_analysis_free(a);

@@ -3,8 +3,9 @@
  *
  * Owns: the text report (verdicts first, then a table per GPU, then epochs), the one-line verdict
  * form printed by `gpuwatch run` at the end of a job, summary.json (schema in
- * docs/summary-json.md), and gw_report_finish_run, which does read + analyse + write for a
- * finished run directory.
+ * docs/summary-json.md), the self-contained HTML report with its charts (docs/charts.md; uPlot
+ * and the page's script are embedded at build time, see assets.h), and gw_report_finish_run,
+ * which does read + analyse + write for a finished run directory.
  * Must not: compute anything the analysis did not (only formatting and unit conversion), or read
  * inputs other than through logread/ (finish_run only wires).
  */
@@ -16,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 typedef struct gw_report_opts {
@@ -35,9 +37,33 @@ cJSON *gw_report_json(const gw_analysis *a);
 /* Writes summary.json to path, or to stdout when path is "-". Errors: GW_E_IO naming the path. */
 gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err);
 
+/* Pixel columns of the HTML charts' time axis: a longer recording keeps the minimum and maximum
+ * of each column (two points), so spikes stay visible at any length. */
+#define GW_HTML_COLUMNS 1600
+/* Processes shown one by one in the per-process memory chart; the rest are summed. */
+#define GW_HTML_MAX_PROCS 16
+
+typedef struct gw_html_opts {
+    size_t columns;   /* 0: GW_HTML_COLUMNS */
+    size_t max_procs; /* 0: every process on its own */
+} gw_html_opts;
+
+/* Writes the HTML report: inputs, verdicts, per-GPU summary and epochs as tables, then the charts
+ * (GPU-Util with SM/tensor activity, memory, temperature, power, SM clock with throttle bands,
+ * job CPU/RSS, per-process memory) with epochs and verdict spans on each. Everything taken from
+ * the inputs is HTML-escaped; nothing is fetched when the page is viewed. o may be NULL
+ * (defaults). */
+void gw_report_html(FILE *out, const gw_analysis *a, const gw_html_opts *o);
+
+/* Writes the HTML report to path, or to stdout when path is "-". Errors: GW_E_IO naming the
+ * path. */
+gw_rc gw_report_write_html(const gw_analysis *a, const char *path, const gw_html_opts *o,
+                           gw_error *err);
+
 /* For `gpuwatch run`: reads the finished run directory run_dir, analyses it, writes
- * run_dir/summary.json and prints the verdict lines to out (NULL: print nothing). Errors: those
- * of the reader (GW_E_IO, GW_E_FORMAT) and of writing summary.json (GW_E_IO). */
+ * run_dir/summary.json and run_dir/report.html and prints the verdict lines to out (NULL: print
+ * nothing). Errors: those of the reader (GW_E_IO, GW_E_FORMAT) and of writing summary.json or
+ * report.html (GW_E_IO). */
 gw_rc gw_report_finish_run(const char *run_dir, FILE *out, gw_error *err);
 
 #endif

@@ -1,5 +1,6 @@
 #include "run/session.h"
 
+#include "alerts/alerts.h"
 #include "analysis/epochs.h"
 #include "events/events.h"
 #include "nvml/nvml_lib.h"
@@ -45,6 +46,7 @@ typedef struct session {
     gw_csv_sink *csv;
     gw_eventlog *events;
     gw_run_summary *summary;
+    gw_alerts *alerts;        /* alert rules on every tick (alerts.h) */
     gw_output out;
     bool out_open;
     gw_child child;
@@ -140,7 +142,8 @@ static bool open_recording(session *s)
     gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
                             .fields = GW_FIELDS_RECORD,
                             .processes = true,
-                            .host = true};
+                            .host = true,
+                            .nvml_events = true};
     if (gw_sampler_open(s->nvml, &sc, s->bus, &s->sampler, &err)) {
         say("%s", err.msg);
         return false;
@@ -180,6 +183,13 @@ static bool open_recording(session *s)
     gw_sampler_add_sink(s->sampler, &sink);
     sink = gw_run_summary_as_sink(s->summary);
     gw_sampler_add_sink(s->sampler, &sink);
+    /* alerts: rules judged on every tick; hooks run by their own thread */
+    if (cfg->alerts) {
+        s->alerts = gw_alerts_new(cfg->alerts, s->bus);
+        gw_alerts_attach(s->alerts, s->sampler, s->dir);
+        sink = gw_alerts_as_sink(s->alerts);
+        gw_sampler_add_sink(s->sampler, &sink);
+    }
 
     s->meta.mode = cfg->is_run ? "run" : "record";
     s->meta.argc = cfg->is_run ? cfg->argc : 0;
@@ -450,6 +460,7 @@ static void cleanup(session *s)
     }
     gw_sampler_close(s->sampler);
     gw_csv_sink_close(s->csv);
+    gw_alerts_free(s->alerts); /* before the bus it listens on */
     gw_eventlog_close(s->events);
     gw_events_free(s->bus);
     gw_run_summary_free(s->summary);

@@ -12,6 +12,8 @@
 #ifndef GW_SESSION_H
 #define GW_SESSION_H
 
+#include "alerts/rules.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -25,6 +27,7 @@ typedef struct gw_session_config {
     bool no_report;         /* skip the analysis at the end */
     const char *epoch_regex;/* --epoch-regex, NULL for the default (analysis/epochs.h) */
     const char *listen;     /* --listen HOST:PORT: serve /metrics while recording; NULL = no */
+    const gw_alerts_config *alerts; /* validated alert rules and hook (config.h); NULL: none */
 } gw_session_config;
 
 /* Runs the session; returns the process exit status. Prints its own one-line errors. */

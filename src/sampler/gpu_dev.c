@@ -64,7 +64,9 @@ static double driver_version_number(const gw_nvml *n)
     return major + minor / 100.0;
 }
 
-static void read_info(const gw_nvml *n, gw_gpu_dev *d, unsigned index, size_t proc_stride)
+/* Reads the static facts of one device, except those in `skip` (GW_INFO_* bits). */
+static void read_info(const gw_nvml *n, gw_gpu_dev *d, unsigned index, size_t proc_stride,
+                      uint32_t skip)
 {
     gw_device_info *in = &d->info;
     in->index = index;
@@ -85,33 +87,50 @@ static void read_info(const gw_nvml *n, gw_gpu_dev *d, unsigned index, size_t pr
     }
     gwn_memory_v2 m2 = {.version = GWN_MEMORY_V2_VERSION};
     gwn_memory m1;
-    if (NV(n, DeviceGetMemoryInfo_v2, d->handle, &m2) == GWN_SUCCESS)
-        in->memory_total_mib = floor((double)m2.total / (1024.0 * 1024.0));
-    else if (NV(n, DeviceGetMemoryInfo, d->handle, &m1) == GWN_SUCCESS)
-        in->memory_total_mib = floor((double)m1.total / (1024.0 * 1024.0));
+    if (!(skip & GW_INFO_MEMORY)) {
+        if (NV(n, DeviceGetMemoryInfo_v2, d->handle, &m2) == GWN_SUCCESS)
+            in->memory_total_mib = floor((double)m2.total / (1024.0 * 1024.0));
+        else if (NV(n, DeviceGetMemoryInfo, d->handle, &m1) == GWN_SUCCESS)
+            in->memory_total_mib = floor((double)m1.total / (1024.0 * 1024.0));
+    }
     unsigned v = 0;
-    if (NV(n, DeviceGetPowerManagementLimit, d->handle, &v) == GWN_SUCCESS ||
-        NV(n, DeviceGetEnforcedPowerLimit, d->handle, &v) == GWN_SUCCESS)
+    if (!(skip & GW_INFO_POWER_LIMIT) &&
+        (NV(n, DeviceGetPowerManagementLimit, d->handle, &v) == GWN_SUCCESS ||
+         NV(n, DeviceGetEnforcedPowerLimit, d->handle, &v) == GWN_SUCCESS))
         in->power_limit_w = v / 1000.0;
-    if (NV(n, DeviceGetTemperatureThreshold, d->handle, GWN_TEMPERATURE_THRESHOLD_SLOWDOWN, &v) ==
+    if (!(skip & GW_INFO_THRESHOLDS) &&
+        NV(n, DeviceGetTemperatureThreshold, d->handle, GWN_TEMPERATURE_THRESHOLD_SLOWDOWN, &v) ==
             GWN_SUCCESS &&
         v > 0 && v < 300)
         in->slowdown_temp_c = v;
-    if (NV(n, DeviceGetMaxClockInfo, d->handle, GWN_CLOCK_SM, &v) == GWN_SUCCESS && v > 0 &&
-        v < 100000)
+    if (!(skip & GW_INFO_MAX_CLOCK) &&
+        NV(n, DeviceGetMaxClockInfo, d->handle, GWN_CLOCK_SM, &v) == GWN_SUCCESS && v > 0 &&
+        v < 100000) {
         in->max_sm_clock_mhz = v;
+        d->static_v[GW_F_CLOCK_MAX_SM_MHZ] = v; /* serve clocks.max.sm from here */
+        d->static_have |= GW_FIELD_BIT(GW_F_CLOCK_MAX_SM_MHZ);
+    }
     gwn_gpm_support gs = {.version = GWN_GPM_SUPPORT_VERSION};
-    in->gpm_supported = n->GpmSampleGet && n->GpmMetricsGet && n->GpmSampleAlloc &&
-                        NV(n, GpmQueryDeviceSupport, d->handle, &gs) == GWN_SUCCESS &&
-                        gs.isSupportedDevice;
+    in->gpm_supported =
+        !(skip & GW_INFO_GPM) && n->GpmSampleGet && n->GpmMetricsGet && n->GpmSampleAlloc &&
+        NV(n, GpmQueryDeviceSupport, d->handle, &gs) == GWN_SUCCESS && gs.isSupportedDevice;
     if (in->gpm_supported && (n->GpmSampleAlloc(&d->gpm[0]) != GWN_SUCCESS ||
                               n->GpmSampleAlloc(&d->gpm[1]) != GWN_SUCCESS))
         in->gpm_supported = false;
-    unsigned cur = 0, pend = 0;
-    in->mig_enabled = NV(n, DeviceGetMigMode, d->handle, &cur, &pend) == GWN_SUCCESS && cur == 1;
+    unsigned cur = 0, pend = 0, max = 0;
+    in->mig_enabled = !(skip & GW_INFO_MIG) &&
+                      NV(n, DeviceGetMigMode, d->handle, &cur, &pend) == GWN_SUCCESS && cur == 1;
+    if (in->mig_enabled && NV(n, DeviceGetMaxMigDeviceCount, d->handle, &max) == GWN_SUCCESS)
+        d->mig_max = max < 64 ? max : 64;
 }
 
 gw_rc gw_gpu_devs_open(const gw_nvml *n, gw_gpu_dev **out, unsigned *count, gw_error *err)
+{
+    return gw_gpu_devs_open_some(n, 0, out, count, err);
+}
+
+gw_rc gw_gpu_devs_open_some(const gw_nvml *n, uint32_t skip, gw_gpu_dev **out, unsigned *count,
+                            gw_error *err)
 {
     *out = NULL;
     *count = 0;
@@ -144,7 +163,7 @@ gw_rc gw_gpu_devs_open(const gw_nvml *n, gw_gpu_dev **out, unsigned *count, gw_e
             gw_gpu_mark_lost(d, "nvmlDeviceGetHandleByIndex");
             continue;
         }
-        read_info(n, d, i, stride);
+        read_info(n, d, i, stride, skip);
     }
     *out = devs;
     *count = c;
@@ -274,6 +293,12 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
     if (out->lost)
         return;
     want &= ~(GW_FIELDS_SLOW | d->fast_unsupported);
+    /* Values that cannot change come from the cache after their first read. */
+    uint64_t cached = want & d->static_have;
+    for (int f = 0; cached && f < GW_F_COUNT; f++)
+        if (cached & B(f))
+            gw_set(out, (gw_gpu_field)f, d->static_v[f]);
+    want &= ~cached;
     if (want & (B(GW_F_UTIL_GPU_PCT) | B(GW_F_UTIL_MEM_PCT))) {
         gwn_utilization u;
         if (ok(d, NV(n, DeviceGetUtilizationRates, d->handle, &u),
@@ -323,7 +348,13 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
     if (atomic_load(&d->lost)) {
         out->valid = 0;
         out->lost = true;
+        return;
     }
+    uint64_t fresh = out->valid & want & GW_FIELDS_STATIC;
+    for (int f = 0; fresh && f < GW_F_COUNT; f++)
+        if (fresh & B(f))
+            d->static_v[f] = out->v[f];
+    d->static_have |= fresh;
 }
 
 void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, gw_gpu_sample *out)
@@ -469,4 +500,47 @@ void gw_gpu_read_processes(const gw_nvml *n, gw_gpu_dev *d, const char *proc_roo
                    procs, np, cap);
     read_proc_list(d, n->DeviceGetGraphicsRunningProcesses, UINT64_C(1) << 63, true, proc_root,
                    procs, np, cap);
+}
+
+/* Reads one MIG handle's name, UUID and memory into m. */
+static void read_mig(const gw_nvml *n, gwn_device h, gw_mig_device *m)
+{
+    if (NV(n, DeviceGetName, h, m->name, sizeof m->name) != GWN_SUCCESS)
+        m->name[0] = '\0';
+    if (NV(n, DeviceGetUUID, h, m->uuid, sizeof m->uuid) != GWN_SUCCESS)
+        m->uuid[0] = '\0';
+    m->mem_used_bytes = m->mem_total_bytes = NAN;
+    gwn_memory_v2 m2 = {.version = GWN_MEMORY_V2_VERSION};
+    gwn_memory m1;
+    if (NV(n, DeviceGetMemoryInfo_v2, h, &m2) == GWN_SUCCESS && m2.used <= m2.total) {
+        m->mem_used_bytes = (double)m2.used;
+        m->mem_total_bytes = (double)m2.total;
+    } else if (NV(n, DeviceGetMemoryInfo, h, &m1) == GWN_SUCCESS && m1.used <= m1.total) {
+        m->mem_used_bytes = (double)m1.used;
+        m->mem_total_bytes = (double)m1.total;
+    }
+    m->memory_valid = !isnan(m->mem_total_bytes) && m->mem_total_bytes < 1e15;
+}
+
+void gw_gpu_read_migs(const gw_nvml *n, gw_gpu_dev *d, gw_mig_device **migs, size_t *used,
+                      size_t *cap)
+{
+    if (!d->info.mig_enabled || atomic_load(&d->lost))
+        return;
+    for (unsigned slot = 0; slot < d->mig_max; slot++) {
+        gwn_device h = NULL;
+        gwn_return r = NV(n, DeviceGetMigDeviceHandleByIndex, d->handle, slot, &h);
+        if (r == GWN_ERROR_GPU_IS_LOST) {
+            gw_gpu_mark_lost(d, "nvmlDeviceGetMigDeviceHandleByIndex");
+            return;
+        }
+        if (r != GWN_SUCCESS) /* NOT_FOUND: no instance in this slot */
+            continue;
+        *migs = xgrow(*migs, cap, *used + 1, sizeof **migs);
+        gw_mig_device *m = &(*migs)[(*used)++];
+        memset(m, 0, sizeof *m);
+        m->gpu = d->info.index;
+        m->slot = slot;
+        read_mig(n, h, m);
+    }
 }

@@ -50,12 +50,26 @@ typedef struct gw_gpu_dev {
     int gpm_cur;
     bool gpm_have_prev;
     size_t proc_stride;         /* bytes per process record (16, 24 or 32) */
+    /* Values that cannot change while the driver runs (GW_FIELDS_STATIC): the first successful
+     * read is kept and served from here (fast thread only). */
+    uint64_t static_have;
+    double static_v[GW_F_COUNT];
+    unsigned mig_max;           /* GetMaxMigDeviceCount when MIG is on, else 0 */
 } gw_gpu_dev;
+
+/* Fields read once and then served from the cache: maximum clocks (GetMaxClockInfo costs 1.4 ms
+ * per call on an H200) and the maximum PCIe link. */
+#define GW_FIELDS_STATIC                                                                           \
+    (GW_FIELD_BIT(GW_F_CLOCK_MAX_SM_MHZ) | GW_FIELD_BIT(GW_F_CLOCK_MAX_MEM_MHZ) |                  \
+     GW_FIELD_BIT(GW_F_PCIE_GEN_MAX) | GW_FIELD_BIT(GW_F_PCIE_WIDTH_MAX))
 
 /* Opens every device NVML reports (DeviceGetCount, GetHandleByIndex) and reads its static facts.
  * A device that fails to open is still listed, marked lost. *out (owned by the caller, freed with
  * gw_gpu_devs_close) may be NULL with *count 0 when there are no GPUs. */
 gw_rc gw_gpu_devs_open(const gw_nvml *nvml, gw_gpu_dev **out, unsigned *count, gw_error *err);
+/* The same, leaving the static facts in `skip` (GW_INFO_* bits, sample.h) unread. */
+gw_rc gw_gpu_devs_open_some(const gw_nvml *nvml, uint32_t skip, gw_gpu_dev **out, unsigned *count,
+                            gw_error *err);
 void gw_gpu_devs_close(const gw_nvml *nvml, gw_gpu_dev *devs, unsigned count);
 
 /* Reads the fast fields in `want` (minus GW_FIELDS_SLOW) into out, clearing out first. */
@@ -79,6 +93,13 @@ void gw_gpu_read_processes(const gw_nvml *nvml, gw_gpu_dev *dev, const char *pro
 
 /* Counts one failed call on the device and, when it has one, in its call_errors table. */
 void gw_gpu_count_error(gw_gpu_dev *dev, const char *call);
+
+/* Appends the device's MIG devices (slots 0 .. GetMaxMigDeviceCount-1 that have a handle) to
+ * *migs (a growable array of *cap entries, *used in use). Nothing when MIG is off or was not read at
+ * open (GW_INFO_MIG skipped). Instances are enumerated on every call: they can be created and
+ * destroyed while the GPU runs. Slow thread. */
+void gw_gpu_read_migs(const gw_nvml *nvml, gw_gpu_dev *dev, gw_mig_device **migs, size_t *used,
+                      size_t *cap);
 
 /* Marks the device lost (first caller records `call`). Returns true for the first caller. */
 bool gw_gpu_mark_lost(gw_gpu_dev *dev, const char *call);

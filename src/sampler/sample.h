@@ -127,6 +127,31 @@ typedef struct gw_device_info {
     bool mig_enabled;          /* GetMigMode current == 1 */
 } gw_device_info;
 
+/* Static facts that gw_sampler_config.info_skip may leave unread at open, for commands that must
+ * start fast (`gpuwatch query`: GetMaxClockInfo alone costs 1.4 ms per GPU on an H200). A skipped
+ * fact stays absent (NAN / false); GW_INFO_GPM also leaves the GPM fields absent, GW_INFO_MIG the
+ * MIG devices. index, name, uuid and pci_bus_id are always read. */
+enum {
+    GW_INFO_MEMORY = 1 << 0,      /* memory_total_mib */
+    GW_INFO_POWER_LIMIT = 1 << 1, /* power_limit_w (163 us) */
+    GW_INFO_THRESHOLDS = 1 << 2,  /* slowdown_temp_c */
+    GW_INFO_MAX_CLOCK = 1 << 3,   /* max_sm_clock_mhz (1.4 ms) */
+    GW_INFO_GPM = 1 << 4,         /* gpm_supported (and the GPM sample buffers) */
+    GW_INFO_MIG = 1 << 5,         /* mig_enabled */
+};
+
+/* A MIG device (GPU instance) of a GPU in MIG mode: GetMigDeviceHandleByIndex over
+ * GetMaxMigDeviceCount, then GetName, GetUUID and GetMemoryInfo(_v2) on its handle. */
+typedef struct gw_mig_device {
+    unsigned gpu;              /* the parent's NVML index */
+    unsigned slot;             /* the index given to GetMigDeviceHandleByIndex */
+    char name[96];             /* "NVIDIA H200 MIG 3g.71gb", "" when absent */
+    char uuid[96];             /* "MIG-...", "" when absent */
+    bool memory_valid;         /* false: the memory call failed (values are NAN) */
+    double mem_used_bytes;
+    double mem_total_bytes;
+} gw_mig_device;
+
 /* A process that holds memory on a GPU (Get{Compute,Graphics}RunningProcesses). */
 typedef struct gw_gpu_process {
     unsigned gpu;              /* NVML index */
@@ -162,6 +187,8 @@ typedef struct gw_sample {
     int64_t procs_wall_ms;     /* when that slow read happened */
     unsigned proc_count;
     gw_gpu_process *procs;     /* [proc_count] */
+    unsigned mig_count;        /* MIG devices of the same slow read (gw_sampler_config.migs) */
+    gw_mig_device *migs;       /* [mig_count], grouped by parent GPU in index order */
 } gw_sample;
 
 #endif

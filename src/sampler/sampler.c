@@ -2,6 +2,7 @@
 
 #include "host/procfs.h"
 #include "sampler/gpu_dev.h"
+#include "sampler/nvml_events.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -39,12 +40,14 @@ struct gw_sampler {
     gw_gpu_sample *slow_vals; /* [ndev], slow fields only */
     gw_gpu_process *slow_procs;
     size_t slow_nprocs, slow_procs_cap;
+    gw_mig_device *slow_migs;
+    size_t slow_nmigs, slow_migs_cap;
     uint64_t slow_procs_seq;
     int64_t slow_procs_wall_ms;
 
     /* the tick thread's sample */
     gw_sample sample;
-    size_t procs_cap;
+    size_t procs_cap, migs_cap;
     uint64_t seen_procs_seq;
 
     /* slow thread scratch */
@@ -52,6 +55,8 @@ struct gw_sampler {
     gw_gpu_sample *scratch_vals;
     gw_gpu_process *scratch_procs;
     size_t scratch_nprocs, scratch_cap;
+    gw_mig_device *scratch_migs;
+    size_t scratch_nmigs, scratch_migs_cap;
 
     /* threads */
     pthread_mutex_t run_lock;
@@ -60,6 +65,8 @@ struct gw_sampler {
     bool running;
     pthread_t tick_thr, slow_thr;
     int64_t start_ns;
+    gw_nvml_events *events; /* the NVML event watcher, when cfg.nvml_events */
+    atomic_uint event_gpus; /* GPUs it listens on, for other threads (gw_sampler_event_gpus) */
 
     /* stats */
     atomic_uint_fast64_t ticks, skipped;
@@ -74,7 +81,7 @@ gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bu
     s->nvml = nvml;
     s->cfg = *cfg;
     s->bus = bus;
-    gw_rc rc = gw_gpu_devs_open(nvml, &s->devs, &s->ndev, err);
+    gw_rc rc = gw_gpu_devs_open_some(nvml, cfg->info_skip, &s->devs, &s->ndev, err);
     if (rc) {
         free(s);
         return rc;
@@ -104,6 +111,7 @@ gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bu
     atomic_init(&s->skipped, 0);
     atomic_init(&s->last_read_ns, 0);
     atomic_init(&s->max_read_ns, 0);
+    atomic_init(&s->event_gpus, 0);
     *out = s;
     return GW_OK;
 }
@@ -201,6 +209,10 @@ static void merge_slow(gw_sampler *s, gw_sample *smp)
         if (s->slow_nprocs)
             memcpy(s->sample.procs, s->slow_procs, s->slow_nprocs * sizeof *s->slow_procs);
         smp->proc_count = (unsigned)s->slow_nprocs;
+        s->sample.migs = xgrow(s->sample.migs, &s->migs_cap, s->slow_nmigs, sizeof *s->sample.migs);
+        if (s->slow_nmigs)
+            memcpy(s->sample.migs, s->slow_migs, s->slow_nmigs * sizeof *s->slow_migs);
+        smp->mig_count = (unsigned)s->slow_nmigs;
         smp->procs_wall_ms = s->slow_procs_wall_ms;
         smp->procs_fresh = true;
         s->seen_procs_seq = s->slow_procs_seq;
@@ -286,7 +298,7 @@ static void *tick_main(void *arg)
 static void slow_read(gw_sampler *s, int what)
 {
     uint64_t f = s->cfg.fields;
-    s->scratch_nprocs = 0;
+    s->scratch_nprocs = s->scratch_nmigs = 0;
     for (unsigned i = 0; i < s->ndev; i++) {
         s->scratch_vals[i].valid = 0;
         if (f & GW_FIELDS_GPM)
@@ -298,6 +310,9 @@ static void slow_read(gw_sampler *s, int what)
         if ((what & SLOW_FULL) && s->cfg.processes)
             gw_gpu_read_processes(s->nvml, &s->devs[i], s->cfg.proc_root, &s->scratch_procs,
                                   &s->scratch_nprocs, &s->scratch_cap);
+        if ((what & SLOW_FULL) && s->cfg.migs)
+            gw_gpu_read_migs(s->nvml, &s->devs[i], &s->scratch_migs, &s->scratch_nmigs,
+                             &s->scratch_migs_cap);
     }
 }
 
@@ -318,12 +333,17 @@ static void slow_publish(gw_sampler *s, int what)
             if (src->valid & mine & GW_FIELD_BIT(slow_fields[k]))
                 dst->v[slow_fields[k]] = src->v[slow_fields[k]];
     }
-    if ((what & SLOW_FULL) && s->cfg.processes) {
+    if ((what & SLOW_FULL) && (s->cfg.processes || s->cfg.migs)) {
         s->slow_procs = xgrow(s->slow_procs, &s->slow_procs_cap, s->scratch_nprocs,
                               sizeof *s->slow_procs);
         if (s->scratch_nprocs)
             memcpy(s->slow_procs, s->scratch_procs, s->scratch_nprocs * sizeof *s->slow_procs);
         s->slow_nprocs = s->scratch_nprocs;
+        s->slow_migs =
+            xgrow(s->slow_migs, &s->slow_migs_cap, s->scratch_nmigs, sizeof *s->slow_migs);
+        if (s->scratch_nmigs)
+            memcpy(s->slow_migs, s->scratch_migs, s->scratch_nmigs * sizeof *s->slow_migs);
+        s->slow_nmigs = s->scratch_nmigs;
         s->slow_procs_wall_ms = gw_wall_ms();
         s->slow_procs_seq++;
     }
@@ -362,6 +382,24 @@ static void *slow_main(void *arg)
     return NULL;
 }
 
+/* Watches XID and double-bit ECC events on the GPUs that are not lost. */
+static void start_event_watcher(gw_sampler *s)
+{
+    gwn_device *handles = xcalloc(s->ndev ? s->ndev : 1, sizeof *handles);
+    unsigned *indices = xcalloc(s->ndev ? s->ndev : 1, sizeof *indices);
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->ndev; i++) {
+        if (atomic_load(&s->devs[i].lost))
+            continue;
+        handles[n] = s->devs[i].handle;
+        indices[n++] = s->devs[i].info.index;
+    }
+    s->events = gw_nvml_events_start(s->nvml, handles, indices, n, s->bus);
+    atomic_store(&s->event_gpus, s->events ? gw_nvml_events_gpus(s->events) : 0);
+    free(handles);
+    free(indices);
+}
+
 gw_rc gw_sampler_start(gw_sampler *s, gw_error *err)
 {
     for (int i = 0; i < s->nsinks; i++)
@@ -387,6 +425,8 @@ gw_rc gw_sampler_start(gw_sampler *s, gw_error *err)
                             strerror(errno));
     }
     s->running = true;
+    if (s->cfg.nvml_events)
+        start_event_watcher(s);
     return GW_OK;
 }
 
@@ -394,6 +434,9 @@ void gw_sampler_stop(gw_sampler *s)
 {
     if (!s->running)
         return;
+    gw_nvml_events_stop(s->events);
+    s->events = NULL;
+    atomic_store(&s->event_gpus, 0);
     pthread_mutex_lock(&s->run_lock);
     s->stop = true;
     pthread_cond_broadcast(&s->run_cond);
@@ -415,6 +458,18 @@ const gw_sample *gw_sampler_read_now(gw_sampler *s)
     return &s->sample;
 }
 
+const gw_sample *gw_sampler_read_first(gw_sampler *s)
+{
+    const gw_sample *smp = gw_sampler_read_now(s);
+    bool gpm = false;
+    for (unsigned i = 0; i < s->ndev; i++)
+        gpm = gpm || s->devs[i].info.gpm_supported;
+    if (!gpm || !(s->cfg.fields & GW_FIELDS_GPM))
+        return smp;
+    gw_sleep_until_mono_ns(gw_mono_ns() + GW_GPM_FIRST_WINDOW_MS * NS_PER_MS);
+    return gw_sampler_read_now(s);
+}
+
 void gw_sampler_get_stats(gw_sampler *s, gw_sampler_stats *out)
 {
     memset(out, 0, sizeof *out);
@@ -426,6 +481,11 @@ void gw_sampler_get_stats(gw_sampler *s, gw_sampler_stats *out)
         out->nvml_errors += atomic_load(&s->devs[i].errors);
         out->lost_gpus += atomic_load(&s->devs[i].lost) ? 1 : 0;
     }
+}
+
+unsigned gw_sampler_event_gpus(gw_sampler *s)
+{
+    return atomic_load(&s->event_gpus);
 }
 
 unsigned gw_sampler_call_errors(gw_sampler *s, gw_nvml_call_error *out, unsigned max)
@@ -455,6 +515,9 @@ void gw_sampler_close(gw_sampler *s)
     free(s->scratch_vals);
     free(s->slow_procs);
     free(s->scratch_procs);
+    free(s->slow_migs);
+    free(s->scratch_migs);
+    free(s->sample.migs);
     free(s->sample.gpus);
     free(s->sample.procs);
     free(s->mg);

@@ -32,6 +32,9 @@ typedef struct gw_sampler_config {
     bool processes;         /* read GPU process lists on the slow thread */
     bool host;              /* read /proc for the host and the job */
     const char *proc_root;  /* NULL = /proc */
+    bool nvml_events;       /* watch XID and double-bit ECC events (nvml_events.h) while started */
+    bool migs;              /* list MIG devices with the process lists (slow thread) */
+    uint32_t info_skip;     /* GW_INFO_* static facts not to read at open (0: read all) */
 } gw_sampler_config;
 
 /* What a sink is called with. Every callback may be NULL. */
@@ -70,9 +73,15 @@ void gw_sampler_stop(gw_sampler *s);
 
 /* Reads one sample synchronously in the calling thread, slow values included (GPM needs two reads
  * >= 100 ms apart, so it is absent on the first call). For one-shot commands (query, live view);
- * must not be mixed with gw_sampler_start. The sample is owned by the sampler and valid until the
- * next call. */
+ * must not be called while the sampler is started (a call before gw_sampler_start is fine: it
+ * primes GPM). The sample is owned by the sampler and valid until the next call. */
 const gw_sample *gw_sampler_read_now(gw_sampler *s);
+
+/* gw_sampler_read_now for a first sample that should already have GPM values: when GPM fields
+ * are configured and a device supports GPM, reads, waits GW_GPM_FIRST_WINDOW_MS (GPM needs two
+ * samples at least 100 ms apart) and reads again; else reads once. Same ownership and rules. */
+enum { GW_GPM_FIRST_WINDOW_MS = 150 };
+const gw_sample *gw_sampler_read_first(gw_sampler *s);
 
 /* Counters for self-monitoring. */
 typedef struct gw_sampler_stats {
@@ -84,6 +93,10 @@ typedef struct gw_sampler_stats {
     unsigned lost_gpus;
 } gw_sampler_stats;
 void gw_sampler_get_stats(gw_sampler *s, gw_sampler_stats *out);
+
+/* GPUs the NVML event watcher listens on for XID and ECC events (0: no watcher, not started yet,
+ * or stopped). Thread-safe. */
+unsigned gw_sampler_event_gpus(gw_sampler *s);
 
 /* One NVML call that failed and how often (for gpuwatch_nvml_errors_total{call}). */
 typedef struct gw_nvml_call_error {

@@ -20,6 +20,7 @@ enum { MAX_CALL_ERRORS = 64 };
 /* The rendered GPU part of one format, valid for one store generation. */
 typedef struct render_cache {
     uint64_t generation;
+    bool xid_watched;
     gw_buf text;
 } render_cache;
 
@@ -126,11 +127,12 @@ static void page_metrics(gw_exporter *e, const gw_http_request *req, gw_http_res
     pthread_mutex_lock(&e->lock);
     refresh(e);
     render_cache *c = &e->cache[f];
-    if (c->generation != e->snap.generation) {
+    bool xid_watched = e->sampler && gw_sampler_event_gpus(e->sampler) > 0;
+    if (c->generation != e->snap.generation || c->xid_watched != xid_watched) {
         gw_buf_reset(&c->text);
-        gw_prom_render_gpus(&c->text, f, &e->snap, (const char *const *)e->labels,
-                            e->cfg.xid_watched);
+        gw_prom_render_gpus(&c->text, f, &e->snap, (const char *const *)e->labels, xid_watched);
         c->generation = e->snap.generation;
+        c->xid_watched = xid_watched;
     }
     gw_sampler_stats st = {0};
     gw_prom_self self = {.interval_s = (double)e->cfg.interval_ms / 1000.0,

@@ -6,8 +6,10 @@
  * server (http/http_server.h) and its pages: /metrics (prom/prom_text.h, text or OpenMetrics as the
  * Accept header asks), /healthz (200 while samples are fresh, 503 when none arrived yet or the
  * last is older than 3 intervals + 5 s), / (a small HTML page linking both), 404 for anything else.
- * A scrape renders the latest stored sample — the GPU part is rendered once per new sample and
- * format and reused until the next one — plus gpuwatch's own counters; it never calls NVML.
+ * XID counts are shown for every GPU (0 included) while the sampler's NVML event watcher runs, else
+ * only for GPUs that had one. A scrape renders the latest stored sample — the GPU part is rendered
+ * once per new sample and format and reused until the next one — plus gpuwatch's own counters; it
+ * never calls NVML.
  *
  * Must not: sample, call NVML or print; the caller owns the sampler, the bus and the messages.
  */
@@ -32,7 +34,6 @@ typedef struct gw_exporter_config {
     bool per_process;          /* gpuwatch_process_memory_used_bytes (the sampler must read
                                   processes) */
     bool cmdline;              /* label those with the command line too */
-    bool xid_watched;          /* an XID watcher feeds the bus: show 0 counts, not absent ones */
     int64_t interval_ms;       /* the sampler's interval (staleness, a gauge) */
     const char *proc_root;     /* NULL = /proc (command lines) */
 } gw_exporter_config;

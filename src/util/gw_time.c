@@ -36,6 +36,13 @@ char *gw_rfc3339_ms(int64_t wall_ms, char *buf)
     return buf;
 }
 
+int gw_utc_offset_s(int64_t wall_ms)
+{
+    time_t t = (time_t)(wall_ms / 1000);
+    struct tm tm;
+    return localtime_r(&t, &tm) ? (int)tm.tm_gmtoff : 0;
+}
+
 bool gw_parse_duration_ms(const char *s, double *out_ms)
 {
     if (!s || !*s)

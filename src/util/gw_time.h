@@ -23,6 +23,10 @@ enum { GW_RFC3339_LEN = 32 };
  * buf must hold GW_RFC3339_LEN bytes. Returns buf. */
 char *gw_rfc3339_ms(int64_t wall_ms, char *buf);
 
+/* Seconds east of UTC of the local time zone at unix time wall_ms (tm_gmtoff), 0 when unknown:
+ * local time = UTC + this. */
+int gw_utc_offset_s(int64_t wall_ms);
+
 /* Parses an interval such as "0.5", "500ms", "2s", "1.5m", "1h" into milliseconds (a bare number
  * is seconds). Returns false on syntax errors; range checks are the caller's. */
 bool gw_parse_duration_ms(const char *s, double *out_ms);

@@ -57,6 +57,9 @@ def gw_env(scenario_path=None, **extra):
     env = dict(os.environ)
     env["GPUWATCH_NVML_LIB"] = FAKE
     env["NO_COLOR"] = "1"
+    # hermetic: no gpuwatch.ini of this machine or user (docs/alerts.md)
+    env["GPUWATCH_SYSTEM_CONFIG"] = "/nonexistent/gpuwatch.ini"
+    env["XDG_CONFIG_HOME"] = "/nonexistent"
     if scenario_path is not None:
         env["FAKE_NVML_SCENARIO"] = str(scenario_path)
     env.update({k: str(v) for k, v in extra.items()})

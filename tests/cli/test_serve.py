@@ -115,6 +115,27 @@ def test_nvml_errors_by_call(scenario):
         assert "# TYPE gpuwatch_nvml_errors_total counter" in text
 
 
+def test_xid_events(scenario):
+    """XID events from the NVML event watcher: the last number per GPU, and a count."""
+    devs = [const_h200(0), const_h200(1, events=[{"t": 0.2, "type": "xid", "data": 13},
+                                                 {"t": 0.4, "type": "xid", "data": 79}])]
+    with Server(scenario({"devices": devs}), ["-i", "0.2"]) as srv:
+        p = parse(srv.wait_for(lambda p, t: value(p, "gpuwatch_xid_events_total", gpu=1) == 2,
+                               what="two XID events"))
+        assert value(p, "DCGM_FI_DEV_XID_ERRORS", gpu=1) == 79
+        assert value(p, "DCGM_FI_DEV_XID_ERRORS", gpu=0) is None  # none yet: absent
+        assert value(p, "gpuwatch_xid_events_total", gpu=0) == 0  # watched: a real 0
+        assert "# TYPE DCGM_FI_DEV_XID_ERRORS gauge" in srv.metrics()
+
+
+def test_xid_unwatched(scenario):
+    """No GPU supports events: the count is unknown, so absent, not 0."""
+    devs = [const_h200(0, unsupported=["events"]), const_h200(1, unsupported=["events"])]
+    with Server(scenario({"devices": devs}), ["-i", "0.2"]) as srv:
+        p = parse(srv.wait_for(lambda p, t: "gpuwatch_gpu_lost" in p))
+        assert "gpuwatch_xid_events_total" not in p and "DCGM_FI_DEV_XID_ERRORS" not in p
+
+
 def test_lost_gpu(scenario):
     # 30 s into the scenario: GPU 1 was lost at 20 s, GPU 0 keeps training.
     with Server(SCENARIOS / "two_gpus_one_lost.json", ["-i", "0.2"],
@@ -131,8 +152,11 @@ def test_lost_gpu(scenario):
 
 
 def test_scrapes_never_call_nvml(scenario, tmp_path):
-    """Two servers sampling once an hour, one scraped 300 times: the same NVML calls."""
-    path = scenario({"devices": [const_h200(0), const_h200(1)]})
+    """Two servers sampling once an hour, one scraped 300 times: the same NVML calls. (The GPUs
+    support no events, so that the event watcher, which waits on NVML in 100 ms slices, is not
+    running: every NVML call left is made by the sampler's schedule.)"""
+    devs = [const_h200(i, unsupported=["events"]) for i in range(2)]
+    path = scenario({"devices": devs})
     counts = []
     for scrapes in (0, 300):
         stats = tmp_path / f"stats{scrapes}.json"
@@ -151,6 +175,7 @@ def test_scrapes_never_call_nvml(scenario, tmp_path):
             assert srv.stop() == 0
         counts.append(json.loads(stats.read_text())["calls"])
     assert counts[0]["nvmlDeviceGetTemperature"] >= 2  # the counts are real
+    assert counts[0]["nvmlEventSetWait_v2"] == 0
     assert counts[0] == counts[1]
 
 

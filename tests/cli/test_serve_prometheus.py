@@ -94,11 +94,13 @@ class Prometheus:
 
 
 def test_prometheus_scrapes_two_nodes(scenario, tmp_path):
-    # Node A: two cool GPUs, GPU 1 holding 87 % of its memory. Node B: one GPU at 90 C.
+    # Node A: two cool GPUs, GPU 1 holding 87 % of its memory. Node B: one GPU at 90 C, which
+    # reports XID 79 three seconds in.
     cool = scenario({"driver_version": "580.159.04",
                      "devices": [const_h200(0, temp=45), const_h200(1, temp=52, used_mib=125000)]},
                     "cool.json")
-    hot_dev = const_h200(0, temp=90, uuid="GPU-0b0b0000-0000-0000-0000-000000000000")
+    hot_dev = const_h200(0, temp=90, uuid="GPU-0b0b0000-0000-0000-0000-000000000000",
+                         events=[{"t": 3, "type": "xid", "data": 79}])
     hot = scenario({"driver_version": "580.159.04", "devices": [hot_dev]}, "hot.json")
     with Server(cool, ["-i", "0.5"]) as a, Server(hot, ["-i", "0.5"]) as b:
         prom = Prometheus(tmp_path, [a.addr, b.addr])
@@ -143,14 +145,18 @@ def alerts(prom):
 
 
 def check_alerts(prom, a, b):
-    firing = prom.wait("the temperature warning for the hot node",
+    firing = prom.wait("the temperature, memory and XID alerts",
                        lambda: ("GPUTemperatureHigh", b, "0", "firing") in (r := alerts(prom))
-                       and ("GPUMemoryHigh", a, "1", "firing") in r and r)
+                       and ("GPUMemoryHigh", a, "1", "firing") in r
+                       and ("GPUXidError", b, "0", "firing") in r and r)
     # The critical rule holds for 3 minutes first: pending, not firing.
     assert ("GPUTemperatureCritical", b, "0", "pending") in firing
     # Node A is cool; its memory is high but not rising: no critical memory alert; no lost GPU.
     assert not [x for x in firing if x[0].startswith("GPUTemperature") and x[1] == a]
-    assert not [x for x in firing if x[0] in ("GPUMemoryCritical", "GPULost", "GPUXidError",
-                                              "GpuwatchDown", "GpuwatchStale")]
+    assert not [x for x in firing if x[0] in ("GPUMemoryCritical", "GPULost", "GpuwatchDown",
+                                              "GpuwatchStale")]
+    assert [x for x in firing if x[0] == "GPUXidError"] == [("GPUXidError", b, "0", "firing")]
+    xid = {(m["instance"], m["gpu"]): v for m, v in prom.query("DCGM_FI_DEV_XID_ERRORS")}
+    assert xid == {(b, "0"): 79}
     groups = prom.api("rules")["groups"]
     assert all(r["health"] == "ok" for g in groups for r in g["rules"]), groups

@@ -1,0 +1,124 @@
+/* gpuwatch check: parses arguments and wires config -> nvml -> health; see docs/check.md. */
+#include "cli/commands.h"
+
+#include "cli/config_args.h"
+#include "config/config.h"
+#include "health/health.h"
+#include "nvml/nvml_lib.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static const char check_usage[] =
+    "usage: gpuwatch check [--json] [--config FILE] [--set check.KEY=VALUE]\n"
+    "\n"
+    "The checklist to run before training, per GPU: reachable, idle temperature (warning\n"
+    "above 45 C, critical above 55 C), memory already held by other processes (and by whom),\n"
+    "throttle reasons, uncorrectable ECC errors, pending retired pages or remapped rows, the\n"
+    "PCIe link against its maximum, and how long NVML takes to answer (warning above 100 ms,\n"
+    "critical above 500 ms); with the driver and NVML versions.\n"
+    "\n"
+    "  --json              print the result as JSON instead of the table\n"
+    "  --config FILE       read thresholds from FILE ([check] section; docs/alerts.md)\n"
+    "  --set check.KEY=V   change one threshold (e.g. --set check.idle_temp_warning=50)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "Exit status (Nagios): 0 ok, 1 warning, 2 critical, 3 unknown (NVML cannot be used, no\n"
+    "GPU, a bad option or configuration file).\n";
+
+enum { EXIT_UNKNOWN = 3 };
+
+static void print_json(const gw_health_report *r)
+{
+    cJSON *o = gw_health_json(r);
+    char *text = cJSON_Print(o);
+    puts(text);
+    free(text);
+    cJSON_Delete(o);
+}
+
+/* Prints an "unknown" result (NVML could not be used) in the chosen format. */
+static int unknown(const char *msg, bool json)
+{
+    if (json) {
+        gw_health_report r = {.state = GW_HEALTH_UNKNOWN};
+        snprintf(r.error, sizeof r.error, "%s", msg);
+        print_json(&r);
+    }
+    fprintf(stderr, "gpuwatch check: %s\n", msg);
+    if (!json)
+        printf("status: unknown (exit 3)\n");
+    return EXIT_UNKNOWN;
+}
+
+static int run_check(const gw_health_thresholds *th, bool json)
+{
+    gw_nvml *nvml = NULL;
+    gw_error err = {0};
+    if (gw_nvml_open(NULL, &nvml, &err)) {
+        gw_nvml_close(nvml);
+        return unknown(err.msg, json);
+    }
+    gw_health_report r;
+    gw_health_probe(nvml, &r);
+    gw_health_evaluate(&r, th);
+    if (json) {
+        print_json(&r);
+    } else {
+        gw_health_print(&r, stdout, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+    }
+    int status = gw_health_exit_code(r.state);
+    gw_health_report_free(&r);
+    gw_nvml_close(nvml);
+    return status;
+}
+
+int gw_cmd_check(int argc, char **argv)
+{
+    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         GW_CONFIG_LONG_OPTIONS,
+                                         {NULL, 0, NULL, 0}};
+    gw_config_args ca = {0};
+    bool json = false;
+    gw_error err = {0};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+        int taken = gw_config_args_take(&ca, c, argc, argv, &err);
+        if (taken < 0) {
+            fprintf(stderr, "gpuwatch check: %s\n", err.msg);
+            return EXIT_UNKNOWN;
+        }
+        if (taken)
+            continue;
+        if (c == 'j') {
+            json = true;
+        } else if (c == 'h') {
+            fputs(check_usage, stdout);
+            return 0;
+        } else {
+            fprintf(stderr, "gpuwatch check: unknown option '%s' or missing value\n%s",
+                    argv[optind - 1], check_usage);
+            return EXIT_UNKNOWN;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "gpuwatch check: unexpected argument '%s'\n%s", argv[optind], check_usage);
+        return EXIT_UNKNOWN;
+    }
+    gw_config conf;
+    gw_config_init(&conf);
+    int status;
+    if (gw_config_args_load(&ca, &conf, &err)) {
+        fprintf(stderr, "gpuwatch check: %s\n", err.msg);
+        status = EXIT_UNKNOWN;
+    } else {
+        status = run_check(&conf.check, json);
+    }
+    gw_config_free(&conf);
+    return status;
+}

@@ -1,0 +1,92 @@
+/* `gpuwatch` with no command (or only options): argument parsing; the work is in live/live.c. */
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "live/live.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char live_usage[] =
+    "usage: gpuwatch [-i SEC] [--json] [--color auto|always|never] [--count N]\n"
+    "\n"
+    "Shows every GPU on one line (temperature, GPU-Util, SM activity where the GPU has GPM,\n"
+    "memory used / total, power draw / limit) with its MIG devices and processes below it.\n"
+    "\n"
+    "  -i, --interval SEC  refresh every SEC seconds in place until Ctrl-C (0.05 s to 24 h)\n"
+    "      --json          one JSON document instead (one per line with -i; docs/live-view.md)\n"
+    "      --color WHEN    auto (default: on a terminal unless NO_COLOR is set), always, never\n"
+    "      --count N       with -i: stop after N refreshes\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "Other commands: gpuwatch --help. Exit status: 0, 1 no GPU or NVML unusable, 2 usage error.\n";
+
+enum { OPT_JSON = 1000, OPT_COLOR, OPT_COUNT };
+
+static int usage_error(const char *msg)
+{
+    fprintf(stderr, "gpuwatch: %s\n%s", msg, live_usage);
+    return 2;
+}
+
+static bool parse_color(const char *s, gw_color_mode *out)
+{
+    static const struct {
+        const char *name;
+        gw_color_mode mode;
+    } modes[] = {{"auto", GW_COLOR_AUTO}, {"always", GW_COLOR_ALWAYS}, {"never", GW_COLOR_NEVER}};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        if (strcmp(s, modes[i].name) == 0) {
+            *out = modes[i].mode;
+            return true;
+        }
+    }
+    return false;
+}
+
+int gw_cmd_live(int argc, char **argv)
+{
+    static const struct option opts[] = {{"interval", required_argument, NULL, 'i'},
+                                         {"json", no_argument, NULL, OPT_JSON},
+                                         {"color", required_argument, NULL, OPT_COLOR},
+                                         {"count", required_argument, NULL, OPT_COUNT},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    gw_live_config cfg = {.color = GW_COLOR_AUTO};
+    gw_error err = {0};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+        char *end = NULL;
+        switch (c) {
+        case 'i':
+            if (gw_args_interval("-i", optarg, &cfg.interval_ms, &err))
+                return usage_error(err.msg);
+            break;
+        case OPT_JSON:
+            cfg.json = true;
+            break;
+        case OPT_COLOR:
+            if (!parse_color(optarg, &cfg.color))
+                return usage_error("--color takes auto, always or never");
+            break;
+        case OPT_COUNT:
+            cfg.count = strtoll(optarg, &end, 10);
+            if (!end || *end || cfg.count < 1)
+                return usage_error("--count takes a number of refreshes, 1 or more");
+            break;
+        case 'h':
+            fputs(live_usage, stdout);
+            return 0;
+        default:
+            return usage_error("unknown option or missing value (a command? see gpuwatch --help)");
+        }
+    }
+    if (optind < argc)
+        return usage_error("options only here: commands come first (gpuwatch query ...)");
+    if (cfg.count && !cfg.interval_ms)
+        return usage_error("--count needs -i SEC");
+    return gw_live_main(&cfg);
+}

@@ -1,0 +1,231 @@
+/* The tables of the HTML report: inputs, verdicts, per-GPU summary, epochs (see html_priv.h). */
+#include "report/html_priv.h"
+
+#include "util/gw_time.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gw_html_escape(FILE *out, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        case '\'':
+            fputs("&#39;", out);
+            break;
+        default:
+            fputc(*s, out);
+        }
+    }
+}
+
+/* A number cell: "" when absent, else as many decimals as its size deserves, then unit. */
+static void num_cell(FILE *out, double x, const char *unit)
+{
+    fputs("<td class=\"num\">", out);
+    if (!isnan(x)) {
+        int dec = fabs(x) >= 100 || x == floor(x) ? 0 : fabs(x) >= 10 ? 1 : 2;
+        fprintf(out, "%.*f%s%s", dec, x, *unit ? " " : "", unit);
+    }
+    fputs("</td>", out);
+}
+
+static void text_cell(FILE *out, const char *s)
+{
+    fputs("<td>", out);
+    gw_html_escape(out, s);
+    fputs("</td>", out);
+}
+
+static void label_cell(FILE *out, const gw_analysis *a, int slot)
+{
+    char *label = slot < 0 ? xstrdup("job") : gw_series_gpu_label(a->series, a->series->gpus[slot]);
+    text_cell(out, label);
+    free(label);
+}
+
+static void header_section(FILE *out, const gw_analysis *a)
+{
+    const gw_series *s = a->series;
+    char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN];
+    fprintf(out, "<h1>gpuwatch report</h1>\n<p class=\"meta\">%zu GPU%s, %s to %s (%.1f s)</p>\n",
+            s->ngpus, s->ngpus == 1 ? "" : "s", gw_rfc3339_ms(a->start_ms, t0),
+            gw_rfc3339_ms(a->end_ms, t1), (double)(a->end_ms - a->start_ms) / 1000.0);
+    fputs("<ul class=\"meta\">\n", out);
+    for (size_t i = 0; i < s->ninputs; i++) {
+        const gw_series_input *in = &s->inputs[i];
+        fputs("<li>", out);
+        gw_html_escape(out, in->path);
+        fprintf(out, ": %zu %s", in->rows, in->kind == GW_INPUT_TRAIN_LOG ? "timed lines" : "rows");
+        if (in->rows_skipped)
+            fprintf(out, ", %zu unreadable skipped (first at line %ld)", in->rows_skipped,
+                    in->first_bad_line);
+        if (*in->note) {
+            fputs("; ", out);
+            gw_html_escape(out, in->note);
+        }
+        fputs("</li>\n", out);
+    }
+    fputs("</ul>\n", out);
+}
+
+static void evidence_text(FILE *out, const gw_verdict *v)
+{
+    for (size_t e = 0; e < v->nevidence; e++) {
+        const gw_evidence *ev = &v->evidence[e];
+        fputs(e ? ", " : "", out);
+        gw_html_escape(out, ev->key);
+        fputc('=', out);
+        if (ev->text)
+            gw_html_escape(out, ev->text);
+        else if (isnan(ev->value))
+            fputs("unknown", out);
+        else
+            fprintf(out, "%.4g", ev->value);
+        if (ev->threshold >= 0) {
+            fputs(" (", out);
+            gw_html_escape(out, ev->op);
+            fprintf(out, " %g)", gw_thresholds[ev->threshold].value);
+        }
+    }
+}
+
+static void verdicts_section(FILE *out, const gw_analysis *a)
+{
+    fputs("<h2 id=\"verdicts\">Verdicts</h2>\n", out);
+    if (a->verdicts.n == 0) {
+        fputs("<p>None: not enough steady-state data to judge.</p>\n", out);
+        return;
+    }
+    fputs("<table class=\"verdicts\">\n<tr><th>severity</th><th>verdict</th><th>GPU</th>"
+          "<th>what</th><th>span (UTC)</th></tr>\n",
+          out);
+    for (size_t i = 0; i < a->verdicts.n; i++) {
+        const gw_verdict *v = &a->verdicts.v[i];
+        const char *sev = gw_severity_name(v->severity);
+        char ts[GW_RFC3339_LEN];
+        fprintf(out, "<tr><td class=\"sev sev-%s\">%s</td><td>%s</td>", sev, sev,
+                gw_verdict_name(v->id));
+        label_cell(out, a, v->gpu);
+        fputs("<td>", out);
+        gw_html_escape(out, v->message);
+        fputs("<div class=\"detail\">evidence: ", out);
+        evidence_text(out, v);
+        fputs("</div><div class=\"detail\">suggestion: ", out);
+        gw_html_escape(out, v->suggestion);
+        fprintf(out, "</div></td><td>%s +%.1f s</td></tr>\n", gw_rfc3339_ms(v->start_ms, ts),
+                (double)(v->end_ms - v->start_ms) / 1000.0);
+    }
+    fputs("</table>\n", out);
+}
+
+/* A whole-record statistic of a field, NAN when the GPU has no such column. */
+static double stat_of(const gw_gpu_analysis *g, gw_gpu_field f, int which)
+{
+    int c = g->gpu->col_of[f];
+    if (c < 0)
+        return NAN;
+    const gw_stats *s = &g->whole.stats[c];
+    return which == 0 ? s->mean : which == 1 ? s->p95 : s->max;
+}
+
+static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, size_t slot)
+{
+    const gw_series_gpu *gpu = g->gpu;
+    double power_max = stat_of(g, GW_F_POWER_DRAW_MW, 2);
+    fputs("<tr>", out);
+    label_cell(out, a, (int)slot);
+    text_cell(out, *gpu->name ? gpu->name : "(not recorded)");
+    num_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 0), "%");
+    num_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 1), "%");
+    num_cell(out, g->busy_pct, "%");
+    num_cell(out, stat_of(g, GW_F_GPM_SM_ACTIVE_PCT, 0), "%");
+    num_cell(out, stat_of(g, GW_F_GPM_TENSOR_ACTIVE_PCT, 0), "%");
+    num_cell(out, stat_of(g, GW_F_MEM_USED_BYTES, 2), "MiB");
+    num_cell(out, gpu->memory_total_mib, "MiB");
+    num_cell(out, stat_of(g, GW_F_TEMP_GPU_C, 2), "°C");
+    num_cell(out, gpu->slowdown_temp_c, "°C");
+    num_cell(out, stat_of(g, GW_F_POWER_DRAW_MW, 0), "W");
+    num_cell(out, power_max, "W");
+    num_cell(out, 100.0 * power_max / gpu->power_limit_w, "%");
+    num_cell(out, g->whole.energy_wh, "Wh");
+    fprintf(
+        out, "<td class=\"num\">%.1f / %.1f / %.1f s</td></tr>\n",
+        (double)(g->phase[GW_PHASE_STARTUP].span.end_ms -
+                 g->phase[GW_PHASE_STARTUP].span.start_ms) /
+            1000.0,
+        (double)(g->phase[GW_PHASE_STEADY].span.end_ms - g->phase[GW_PHASE_STEADY].span.start_ms) /
+            1000.0,
+        (double)(g->phase[GW_PHASE_TAIL].span.end_ms - g->phase[GW_PHASE_TAIL].span.start_ms) /
+            1000.0);
+}
+
+static void summary_section(FILE *out, const gw_analysis *a)
+{
+    fputs("<h2 id=\"summary\">Summary (whole record)</h2>\n<table class=\"summary\">\n<tr>"
+          "<th>GPU</th><th>name</th><th>util mean</th><th>util p95</th><th>busy (work time)</th>"
+          "<th>SM active</th><th>tensor active</th><th>memory peak</th><th>memory total</th>"
+          "<th>temp max</th><th>slowdown at</th><th>power mean</th><th>power max</th>"
+          "<th>max % limit</th><th>energy</th><th>start-up / steady / tail</th></tr>\n",
+          out);
+    for (size_t i = 0; i < a->ngpus; i++)
+        gpu_row(out, a, &a->gpus[i], i);
+    fputs("</table>\n", out);
+}
+
+static void epochs_section(FILE *out, const gw_analysis *a)
+{
+    if (a->nepochs == 0)
+        return;
+    fprintf(out,
+            "<h2 id=\"epochs\">Epochs (from %s)</h2>\n<table class=\"epochs\">\n<tr>"
+            "<th>epoch</th><th>start (UTC)</th><th>duration</th>",
+            gw_epoch_origin_name(a->epoch_origin));
+    for (size_t i = 0; i < a->ngpus; i++) {
+        char *label = gw_series_gpu_label(a->series, a->series->gpus[i]);
+        fputs("<th>", out);
+        gw_html_escape(out, label);
+        fputs(" util</th><th>", out);
+        gw_html_escape(out, label);
+        fputs(" energy</th>", out);
+        free(label);
+    }
+    fputs("</tr>\n", out);
+    for (size_t k = 0; k < a->nepochs; k++) {
+        const gw_epoch *e = &a->epochs[k];
+        char ts[GW_RFC3339_LEN];
+        fprintf(out, "<tr><td>%ld", e->number);
+        if (e->total >= 0)
+            fprintf(out, "/%ld", e->total);
+        fprintf(out, "</td><td>%s</td>", gw_rfc3339_ms(e->start_ms, ts));
+        num_cell(out, (double)(e->end_ms - e->start_ms) / 1000.0, "s");
+        for (size_t i = 0; i < a->ngpus; i++) {
+            num_cell(out, a->epoch_util_pct[k * a->ngpus + i], "%");
+            num_cell(out, a->epoch_energy_wh[k * a->ngpus + i], "Wh");
+        }
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
+void gw_html_tables(FILE *out, const gw_analysis *a)
+{
+    header_section(out, a);
+    verdicts_section(out, a);
+    summary_section(out, a);
+    epochs_section(out, a);
+}
