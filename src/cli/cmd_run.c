@@ -33,8 +33,8 @@ static const char run_usage[] =
     "                    the first number group is the epoch; default understands \"Epoch 3/100\",\n"
     "                    \"epoch 3:\", \"[Epoch 3]\", \"epoch=3\")\n"
     "      --no-report     skip the analysis when the command ends\n"
-    "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT while CMD runs, as\n"
-    "                    `gpuwatch serve` does (127.0.0.1:9400: this host only; :9400: all)\n"
+    "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT while CMD runs,\n"
+    "                    as `gpuwatch serve` does (127.0.0.1:9400: this host; :9400: all)\n"
     ALERT_USAGE
     "  -h, --help          this text\n"
     "\n"
@@ -55,7 +55,7 @@ static const char record_usage[] =
     "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5)\n"
     "  -d, --duration SEC  stop after this long (default: until a signal)\n"
     "      --no-report     skip the analysis at the end\n"
-    "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT (as `gpuwatch serve`)\n"
+    "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT (as gpuwatch serve)\n"
     ALERT_USAGE
     "  -h, --help          this text\n"
     "\n"
