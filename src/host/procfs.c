@@ -105,6 +105,11 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
     return n;
 }
 
+ssize_t gw_procfs_read_small(const char *path, char *buf, size_t len)
+{
+    return read_small(path, buf, len);
+}
+
 bool gw_proc_stat_parse(const char *line, gw_proc_stat *out)
 {
     /* "pid (comm) state ppid ..." where comm may contain ") ": the last ')' ends it. */
@@ -143,25 +148,6 @@ static bool read_stat(const gw_procfs *p, pid_t pid, gw_proc_stat *st)
     if (read_small(path, buf, sizeof buf) <= 0)
         return false;
     return gw_proc_stat_parse(buf, st);
-}
-
-bool gw_procfs_cmdline(const char *proc_root, unsigned pid, char *buf, size_t len)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s/%u/cmdline", proc_root ? proc_root : "/proc", pid);
-    ssize_t n = len ? read_small(path, buf, len) : -1;
-    if (n <= 0) {
-        if (len)
-            buf[0] = '\0';
-        return false;
-    }
-    while (n > 0 && buf[n - 1] == '\0')
-        n--; /* the terminating NUL of the last argument */
-    for (ssize_t i = 0; i < n; i++)
-        if (buf[i] == '\0' || buf[i] == '\n')
-            buf[i] = ' ';
-    buf[n] = '\0';
-    return true;
 }
 
 bool gw_procfs_comm(const char *proc_root, unsigned pid, char *buf, size_t len)

@@ -1,6 +1,6 @@
 #include "prom/prom_store.h"
 
-#include "host/procfs.h"
+#include "host/procinfo.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -82,6 +82,18 @@ static void on_start(void *ctx, const gw_device_info *devices, unsigned count)
     pthread_mutex_unlock(&st->lock);
 }
 
+/* The command line of pid with its arguments joined by spaces, cut to fit; "" when unreadable. */
+static void read_cmdline(const char *proc_root, unsigned pid, char *buf, size_t len)
+{
+    size_t n = 0;
+    if (!gw_procinfo_cmdline(proc_root, pid, buf, len - 1, &n))
+        n = 0;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\0' || buf[i] == '\n')
+            buf[i] = ' ';
+    buf[n] = '\0';
+}
+
 /* Sums this slow read's processes by (GPU, name, command line) into st->scratch. The device list
  * is only written by on_start, which runs before the tick thread starts. */
 static void sum_processes(gw_prom_store *st, const gw_sample *smp)
@@ -95,7 +107,7 @@ static void sum_processes(gw_prom_store *st, const gw_sample *smp)
         gw_prom_proc key = {.dev = (unsigned)dev};
         snprintf(key.name, sizeof key.name, "%s", p->visible && p->name[0] ? p->name : "unknown");
         if (st->cmdline)
-            gw_procfs_cmdline(st->proc_root, p->pid, key.cmdline, sizeof key.cmdline);
+            read_cmdline(st->proc_root, p->pid, key.cmdline, sizeof key.cmdline);
         size_t i = 0;
         while (i < st->scratch_n &&
                (st->scratch[i].dev != key.dev || strcmp(st->scratch[i].name, key.name) != 0 ||

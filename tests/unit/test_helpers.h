@@ -58,6 +58,18 @@ static inline char *th_read(const char *path)
     return s;
 }
 
+/* Writes n bytes (NULs included) to dir/name, creating intermediate directories. */
+static inline void th_write_bytes(const char *dir, const char *name, const char *bytes, size_t n)
+{
+    th_write(dir, name, ""); /* creates the directories */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, n, f), n);
+    fclose(f);
+}
+
 static inline void th_rmrf(const char *dir)
 {
     char cmd[2048];

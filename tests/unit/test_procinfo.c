@@ -10,16 +10,7 @@
 /* A literal with its length (NULs included). */
 #define LIT(s) s, sizeof(s) - 1
 
-static void write_bytes(const char *dir, const char *name, const char *bytes, size_t n)
-{
-    th_write(dir, name, ""); /* creates the directories */
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(bytes, 1, n, f), n);
-    fclose(f);
-}
+#define write_bytes th_write_bytes
 
 static void fake_status(const char *root, unsigned pid, unsigned uid)
 {

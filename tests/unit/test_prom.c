@@ -298,17 +298,6 @@ static void test_xid(void **state)
     teardown(&fx);
 }
 
-/* Writes n bytes (NULs included) to dir/name; dir/name's directory must exist. */
-static void write_bytes(const char *dir, const char *name, const char *bytes, size_t n)
-{
-    char path[1024];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(bytes, 1, n, f), n);
-    fclose(f);
-}
-
 static void test_processes(void **state)
 {
     (void)state;
@@ -317,8 +306,8 @@ static void test_processes(void **state)
     char *root = th_tmpdir();
     th_write(root, "100/comm", "python3\n");
     th_write(root, "101/comm", "python3\n");
-    write_bytes(root, "100/cmdline", args, sizeof args - 1);
-    write_bytes(root, "101/cmdline", args, sizeof args - 1);
+    th_write_bytes(root, "100/cmdline", args, sizeof args - 1);
+    th_write_bytes(root, "101/cmdline", args, sizeof args - 1);
     fixture fx;
     setup(&fx, true, true, root);
     gw_gpu_process procs[] = {
@@ -357,9 +346,7 @@ static void test_processes(void **state)
     assert_null(strstr(t, "gpuwatch_process_memory_used_bytes"));
     free(t);
     teardown(&fx);
-    char cmdrm[256];
-    snprintf(cmdrm, sizeof cmdrm, "rm -rf '%s'", root);
-    assert_int_equal(system(cmdrm), 0);
+    th_rmrf(root);
     free(root);
 }
 
