@@ -24,6 +24,7 @@ typedef struct gw_session_config {
     int64_t duration_ms;    /* record --duration; 0 = until a signal */
     bool no_report;         /* skip the analysis at the end */
     const char *epoch_regex;/* --epoch-regex, NULL for the default (analysis/epochs.h) */
+    int64_t stall_timeout_ms; /* run --stall-timeout: quiet time before job_stalled; 0 = off */
 } gw_session_config;
 
 /* Runs the session; returns the process exit status. Prints its own one-line errors. */
