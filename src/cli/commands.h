@@ -11,5 +11,6 @@
 int gw_cmd_run(int argc, char **argv);
 int gw_cmd_record(int argc, char **argv);
 int gw_cmd_report(int argc, char **argv);
+int gw_cmd_mark(int argc, char **argv);
 
 #endif

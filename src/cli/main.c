@@ -14,6 +14,7 @@ static const gw_command commands[] = {
     {"run", gw_cmd_run, "run a command and record every GPU and its CPU side"},
     {"record", gw_cmd_record, "record every GPU without a command"},
     {"report", gw_cmd_report, "say whether the GPU was busy and, if not, why, from recordings"},
+    {"mark", gw_cmd_mark, "record a marker (epoch, step, ...) in the run that wraps this job"},
 };
 
 static void usage(FILE *to)
