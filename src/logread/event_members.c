@@ -1,7 +1,7 @@
 /* Event members for the job verdicts and markers, and the end of output.log (event_members.h). */
 #include "logread/event_members.h"
 
-#include "run/output.h"
+#include "util/line_split.h"
 #include "util/gw_buf.h"
 #include "util/xalloc.h"
 
