@@ -1,8 +1,8 @@
 """Markers for gpuwatch: line up what a training script knows with what the GPU did.
 
 Inside ``gpuwatch run`` (which exports GPUWATCH_RUN_DIR to the job), every call appends one
-event line to the run's events.jsonl; the report uses epoch / step / validation marks for its
-epochs and dips and lists every mark. Outside a run, calls do nothing (one notice on stderr per
+event line to the run's events.jsonl; the report takes its epochs from "epoch" marks, expects
+GPU dips at "validation" marks, and lists every mark. Outside a run, calls do nothing (one notice on stderr per
 process) and return False. No dependencies; torch is imported only by mark_memory().
 
     import gpuwatch

@@ -55,6 +55,16 @@ static const gw_series_event *resolution_of(const gw_series *s, size_t i)
     return NULL;
 }
 
+/* A verdict about a whole job names its node when recordings of several nodes are read. */
+static void add_node(gw_verdict *v, const gw_series *s, const char *source)
+{
+    for (size_t i = 0; i < s->ninputs; i++)
+        if (strcmp(s->inputs[i].source, source) != 0) {
+            gw_verdict_text(v, "node", source);
+            return;
+        }
+}
+
 static const char *signal_name(const gw_series_event *exit, char *buf, size_t len)
 {
     const char *abbrev = *exit->detail ? exit->detail : sigabbrev_np(exit->signal);
@@ -92,6 +102,7 @@ static void stall_verdict(gw_analysis *a, size_t i)
     bool killed = !res && exit && exit->signal > 0;
     gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_JOB_STALLED,
                                    killed ? GW_SEV_CRITICAL : GW_SEV_WARNING, -1, start, end);
+    add_node(v, s, source_of(s, e));
     gw_verdict_num(v, "stalled_s", (double)(end - start) / 1000.0);
     gw_verdict_num(v, "quiet_s_at_alert", e->value);
     gw_verdict_num(v, "stall_timeout_s", e->threshold);
@@ -314,6 +325,7 @@ static gw_verdict *failed(gw_analysis *a, const exit_facts *f, gw_severity sev, 
 {
     gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_JOB_FAILED, sev, slot, f->from_ms, f->to_ms);
     gw_verdict_set_cause(v, cause);
+    add_node(v, a->series, f->source);
     exit_evidence(v, f);
     if (*f->text.last_error)
         gw_verdict_text(v, "last_error", f->text.last_error);

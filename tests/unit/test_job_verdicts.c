@@ -249,6 +249,15 @@ static void test_failed_causes(void **state)
     const gw_verdict *v = only_job_verdict(a);
     assert_string_equal(v->message, "the job exited with status 2: ValueError: bad shape");
     assert_string_equal(evidence_text(v, "last_error"), "ValueError: bad shape");
+    assert_null(evidence_text(v, "node")); /* one node: nothing to tell apart */
+    gw_analysis_free(a);
+    gw_series_free(s);
+    /* With a second node's recording, the job-level verdict names its node. */
+    s = run_dir(2, 0, "", "loading\nValueError: bad shape\n");
+    gw_series_add_input(s, "node2/gpu.csv", "node2", GW_INPUT_RUN_DIR);
+    a = synth_analyze(s);
+    v = only_job_verdict(a);
+    assert_string_equal(evidence_text(v, "node"), "node1");
     gw_analysis_free(a);
     gw_series_free(s);
 }
