@@ -35,7 +35,7 @@ def gpuwatch_callback(every_n_steps=50):
             if trainer.global_step % every_n_steps == 0:
                 loss = outputs.get("loss") if isinstance(outputs, dict) else outputs
                 gpuwatch.mark("step", n=trainer.global_step,
-                              loss=loss.item() if hasattr(loss, "item") else None)
+                              loss=loss.item() if hasattr(loss, "item") else loss)
                 gpuwatch.mark_memory()
 
         def on_validation_epoch_start(self, trainer, pl_module):

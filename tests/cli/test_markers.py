@@ -194,3 +194,42 @@ def test_unwritable_events_file_is_an_error(tmp_path):
 def test_mark_usage(args, words):
     r = subprocess.run([GW, "mark"] + args, capture_output=True, text=True)
     assert r.returncode == 2 and words in r.stderr
+
+
+LIGHTNING_DRIVER = '''
+import sys, types
+sys.path.insert(0, sys.argv[1])
+from markers_lightning import gpuwatch_callback
+cb = gpuwatch_callback(every_n_steps=2)
+t = types.SimpleNamespace(current_epoch=0, max_epochs=2, global_step=0, sanity_checking=True)
+cb.on_validation_epoch_start(t, None)          # Lightning's sanity check: not marked
+t.sanity_checking = False
+for epoch in range(2):
+    t.current_epoch = epoch
+    cb.on_train_epoch_start(t, None)
+    for _ in range(3):
+        t.global_step += 1
+        cb.on_train_batch_end(t, None, {"loss": 0.5}, None, 0)
+    cb.on_validation_epoch_start(t, None)
+    cb.on_validation_epoch_end(t, None)
+cb.on_fit_end(t, None)
+'''
+
+
+def test_lightning_callback(tmp_path):
+    """examples/markers_lightning.py against a stand-in lightning package (a Callback base)."""
+    (tmp_path / "lightning" / "pytorch").mkdir(parents=True)
+    (tmp_path / "lightning" / "__init__.py").write_text("")
+    (tmp_path / "lightning" / "pytorch" / "__init__.py").write_text("class Callback:\n  pass\n")
+    (tmp_path / "events.jsonl").write_text("")
+    r = subprocess.run([PYTHON, "-c", LIGHTNING_DRIVER, str(SOURCE / "examples")],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=f"{PYDIR}{os.pathsep}{tmp_path}",
+                                GPUWATCH_RUN_DIR=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    got = [(e["text"], e["fields"]) for e in marks(tmp_path)]
+    assert got == [("epoch", {"n": 1, "total": 2}), ("step", {"n": 2, "loss": 0.5}),
+                   ("validation", {"epoch": 1}), ("validation_end", {"epoch": 1}),
+                   ("epoch", {"n": 2, "total": 2}), ("step", {"n": 4, "loss": 0.5}),
+                   ("step", {"n": 6, "loss": 0.5}), ("validation", {"epoch": 2}),
+                   ("validation_end", {"epoch": 2})]
