@@ -1,6 +1,7 @@
 /* The analysis of a series (see analysis.h): phases, statistics, energy, epochs, dips. */
 #include "analysis/analysis.h"
 #include "analysis/checks.h"
+#include "analysis/marks.h"
 #include "analysis/thresholds.h"
 
 #include "util/xalloc.h"
@@ -23,11 +24,11 @@ const char *gw_time_check_name(gw_time_check c)
     return c < GW_TIME_COUNT ? time_names[c] : "unknown";
 }
 
-static const char *const origin_names[] = {"none", "events", "log", "dips"};
+static const char *const origin_names[] = {"none", "events", "log", "dips", "marks"};
 
 const char *gw_epoch_origin_name(gw_epoch_origin o)
 {
-    return (unsigned)o < 4 ? origin_names[o] : "unknown";
+    return (unsigned)o < 5 ? origin_names[o] : "unknown";
 }
 
 static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
@@ -187,11 +188,13 @@ static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
     g->ndips = gw_dips_find(util, gpu->tab.t_ms, g->dt_s, n, ph[GW_PHASE_STEADY], &g->dips);
 }
 
-/* Epoch events of the log inputs when there are any (a --log overrides), else of run dirs. */
+/* Epoch events of the log inputs when there are any (a --log overrides), else epoch marks of
+ * run dirs, else their epoch events (from the command's output). */
 static void epochs_from_events(gw_analysis *a)
 {
+    static const gw_epoch_origin origin[3] = {GW_EPOCHS_LOG, GW_EPOCHS_MARKS, GW_EPOCHS_EVENTS};
     const gw_series *s = a->series;
-    for (int pass = 0; pass < 2 && a->nepochs == 0; pass++) {
+    for (int pass = 0; pass < 3 && a->nepochs == 0; pass++) {
         gw_input_kind want = pass == 0 ? GW_INPUT_TRAIN_LOG : GW_INPUT_RUN_DIR;
         int64_t *t = xmalloc((s->nevents + 1) * sizeof *t);
         long *num = xmalloc((s->nevents + 1) * sizeof *num);
@@ -202,7 +205,11 @@ static void epochs_from_events(gw_analysis *a)
             const gw_series_event *e = &s->events[i];
             if (s->inputs[e->input].kind != want)
                 continue;
-            if (strcmp(e->type, "epoch") == 0 && e->epoch >= 0) {
+            if (pass == 1 && gw_mark_is(e, "epoch")) {
+                t[n] = e->t_ms;
+                gw_mark_epoch(e, (long)n + 1, &num[n], &tot[n]);
+                n++;
+            } else if (pass != 1 && strcmp(e->type, "epoch") == 0 && e->epoch >= 0) {
                 t[n] = e->t_ms;
                 num[n] = e->epoch;
                 tot[n++] = e->total;
@@ -212,7 +219,7 @@ static void epochs_from_events(gw_analysis *a)
         }
         a->nepochs = gw_epochs_build(t, num, tot, n, end, &a->epochs);
         if (a->nepochs)
-            a->epoch_origin = pass == 0 ? GW_EPOCHS_LOG : GW_EPOCHS_EVENTS;
+            a->epoch_origin = origin[pass];
         free(t);
         free(num);
         free(tot);
@@ -266,6 +273,7 @@ static void classify_dips(gw_analysis *a)
         else if (gw_dips_regular(g->dips, g->ndips, &period, &cv))
             for (size_t d = 0; d < g->ndips; d++)
                 g->dips[d].expected = true;
+        gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
         settle_dips(g);
     }
     for (size_t i = 0; i < a->ngpus && a->nepochs == 0; i++)

@@ -4,6 +4,7 @@
 #include "cli/commands.h"
 #include "cli/config_args.h"
 #include "run/session.h"
+#include "stall/stall.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -19,8 +20,8 @@
     "      --on-alert-timeout SEC  kill the hook after this long (default 10)\n"
 
 static const char run_usage[] =
-    "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--no-report] [ALERT OPTIONS]\n"
-    "                    [--] CMD [ARGS...]\n"
+    "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--stall-timeout SEC]\n"
+    "                    [--no-report] [ALERT OPTIONS] [--] CMD [ARGS...]\n"
     "\n"
     "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
     "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.\n"
@@ -30,6 +31,8 @@ static const char run_usage[] =
     "      --epoch-regex RE  how epoch lines look in CMD's output (POSIX ERE, case-insensitive;\n"
     "                    the first number group is the epoch; default understands \"Epoch 3/100\",\n"
     "                    \"epoch 3:\", \"[Epoch 3]\", \"epoch=3\")\n"
+    "      --stall-timeout SEC  alert job_stalled when CMD prints nothing, its GPUs are idle and\n"
+    "                    its processes use almost no CPU for this long (default 300; 0 = off)\n"
     "      --no-report     skip the analysis when the command ends\n"
     ALERT_USAGE
     "  -h, --help          this text\n"
@@ -56,7 +59,7 @@ static const char record_usage[] =
     "Exit status: 0 recorded, 1 gpuwatch could not record, 2 usage error or bad\n"
     "configuration file.\n";
 
-enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX };
+enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_STALL_TIMEOUT };
 
 static int usage_error(const char *cmd, const char *msg, const char *usage)
 {
@@ -92,11 +95,15 @@ static int parse_and_run(int argc, char **argv, bool is_run)
                                          {"duration", required_argument, NULL, 'd'},
                                          {"no-report", no_argument, NULL, OPT_NO_REPORT},
                                          {"epoch-regex", required_argument, NULL, OPT_EPOCH_REGEX},
+                                         {"stall-timeout", required_argument, NULL,
+                                          OPT_STALL_TIMEOUT},
                                          {"help", no_argument, NULL, 'h'},
                                          GW_CONFIG_LONG_OPTIONS,
                                          GW_ALERT_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
-    gw_session_config cfg = {.is_run = is_run, .interval_ms = GW_INTERVAL_DEFAULT_MS};
+    gw_session_config cfg = {.is_run = is_run,
+                             .interval_ms = GW_INTERVAL_DEFAULT_MS,
+                             .stall_timeout_ms = GW_STALL_TIMEOUT_DEFAULT_MS};
     gw_config_args ca = {0};
     gw_error err = {0};
     optind = 1;
@@ -134,6 +141,12 @@ static int parse_and_run(int argc, char **argv, bool is_run)
             cfg.epoch_regex = optarg;
             break;
         }
+        case OPT_STALL_TIMEOUT:
+            if (!is_run)
+                return usage_error(name, "--stall-timeout is for `gpuwatch run`", usage);
+            if (gw_args_timeout("--stall-timeout", optarg, &cfg.stall_timeout_ms, &err))
+                return usage_error(name, err.msg, "");
+            break;
         case 'h':
             fputs(usage, stdout);
             return 0;

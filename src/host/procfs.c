@@ -105,6 +105,11 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
     return n;
 }
 
+ssize_t gw_procfs_read_small(const char *path, char *buf, size_t len)
+{
+    return read_small(path, buf, len);
+}
+
 bool gw_proc_stat_parse(const char *line, gw_proc_stat *out)
 {
     /* "pid (comm) state ppid ..." where comm may contain ") ": the last ')' ends it. */

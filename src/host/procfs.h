@@ -49,6 +49,10 @@ size_t gw_procfs_job_pids(const gw_procfs *p, pid_t *out, size_t cap);
  * Thread-safe (no state). */
 bool gw_procfs_comm(const char *proc_root, unsigned pid, char *buf, size_t len);
 
+/* Reads a small file (a /proc entry) into buf, NUL-terminated, at most len - 1 bytes. Returns the
+ * bytes read, or -1 when it cannot be opened or read. Thread-safe (no state). */
+ssize_t gw_procfs_read_small(const char *path, char *buf, size_t len);
+
 /* Fields of /proc/PID/stat that gpuwatch uses. */
 typedef struct gw_proc_stat {
     pid_t pid;
