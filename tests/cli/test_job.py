@@ -129,6 +129,29 @@ def test_silent_job_stalls_once_and_resolves_once(scenario, tmp_path):
     assert " sleep S " in v["evidence"]["processes"]
 
 
+def test_stall_runs_the_alert_hook(scenario, tmp_path):
+    """job_stalled goes through the same --on-alert hook as the alert rules."""
+    log = tmp_path / "hook.log"
+    hook = tmp_path / "hook.py"
+    hook.write_text("import os, sys\n"
+                    f"with open({str(log)!r}, 'a') as f:\n"
+                    "    f.write(repr({k: v for k, v in os.environ.items()"
+                    " if k.startswith('GPUWATCH_')}) + '\\n')\n")
+    sc = scenario({"devices": [flat(0)]})
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", "--stall-timeout", "1", "--on-alert", PYTHON,
+            str(hook), ";", "--", "sh", "-c", "sleep 3; echo back; sleep 0.5"], sc)
+    assert r.returncode == 0, r.stderr
+    calls = [eval(line) for line in log.read_text().splitlines()]
+    stall = [c for c in calls if c["GPUWATCH_ALERT"] == "job_stalled"]
+    assert [c["GPUWATCH_STATE"] for c in stall] == ["firing", "resolved"], calls
+    assert stall[0]["GPUWATCH_SEVERITY"] == "warning"
+    assert stall[0]["GPUWATCH_GPU"] == ""
+    assert stall[0]["GPUWATCH_THRESHOLD"] == "1"
+    assert float(stall[0]["GPUWATCH_VALUE"]) >= 1
+    assert "no output" in stall[0]["GPUWATCH_MESSAGE"]
+
+
 def test_job_stalled_until_it_ends(scenario, tmp_path):
     sc = scenario({"devices": [flat(0)]})
     out = tmp_path / "run"
