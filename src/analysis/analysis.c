@@ -7,6 +7,7 @@
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,32 +112,49 @@ double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool
 
 /* Energy (Wh) over span: from the energy counter (mJ, positive steps) when it has two values,
  * else power.draw integrated over the sample weights. */
+/* Power integrated over rows [from, to) in Wh; *any tells whether a power value was there. */
+static double power_wh(const gw_gpu_analysis *g, size_t from, size_t to, bool *any)
+{
+    const double *p = gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW);
+    double ws = 0;
+    for (size_t r = from; p && r < to; r++)
+        if (!isnan(p[r])) {
+            ws += p[r] * g->dt_s[r];
+            *any = true;
+        }
+    return ws / 3600.0;
+}
+
+/* Energy over a span. The NVML energy counter is exact but read only every ~10 s (it costs 4 ms),
+ * so its increase between the first and the last new reading inside the span is used, and power
+ * is integrated over the parts of the span before the first and after the last reading. A span
+ * with fewer than two readings (an epoch shorter than the counter's period, nvidia-smi logs) is
+ * integrated from power alone. */
 static double span_energy_wh(const gw_gpu_analysis *g, gw_span span, bool *from_counter)
 {
     const double *e = gw_series_gpu_values(g->gpu, GW_F_ENERGY_MJ);
-    double prev = NAN, sum_mj = 0;
-    size_t seen = 0;
+    size_t first = SIZE_MAX, last = SIZE_MAX;
+    double prev = (e && span.begin > 0) ? e[span.begin - 1] : NAN;
     for (size_t r = span.begin; e && r < span.end; r++) {
         if (isnan(e[r]))
             continue;
-        if (!isnan(prev) && e[r] > prev)
-            sum_mj += e[r] - prev;
-        prev = e[r];
-        seen++;
-    }
-    if (seen >= 2) {
-        *from_counter = true;
-        return sum_mj / 3.6e6;
-    }
-    const double *p = gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW);
-    double ws = 0;
-    bool any = false;
-    for (size_t r = span.begin; p && r < span.end; r++)
-        if (!isnan(p[r])) {
-            ws += p[r] * g->dt_s[r];
-            any = true;
+        if (isnan(prev) || e[r] != prev) { /* a new reading of the counter */
+            if (first == SIZE_MAX)
+                first = r;
+            last = r;
         }
-    return any ? ws / 3600.0 : NAN;
+        prev = e[r];
+    }
+    bool any = false;
+    if (first != SIZE_MAX && last != first && e[last] > e[first]) {
+        *from_counter = true;
+        /* rows after the last reading add their power; the reading rows' own intervals are
+         * the counter's */
+        return (e[last] - e[first]) / 3.6e6 + power_wh(g, span.begin, first, &any) +
+               power_wh(g, last + 1, span.end, &any);
+    }
+    double wh = power_wh(g, span.begin, span.end, &any);
+    return any ? wh : NAN;
 }
 
 static void phase_result(gw_gpu_analysis *g, gw_phase_result *out, gw_span span, double *scratch)
