@@ -8,7 +8,7 @@
 set -u
 R=${1:?usage: markers.sh OUTDIR}/markers
 mkdir -p "$R"
-export LD_LIBRARY_PATH="$PWD/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. bench/h200/env.sh
 python3 -c 'import torch; print("torch", torch.__version__, torch.cuda.is_available())' \
   > "$R/env.txt" 2>&1
 build/gpuwatch run -o "$R/plain" -i 0.2 -- python3 examples/markers_plain.py --epochs 3 \
