@@ -1,7 +1,9 @@
 /* libFuzzer harness for the log reader: arbitrary bytes as nvidia-smi / gpu.csv CSV, as a
- * host.csv-style table, as a timestamp and as an epoch line, then the whole analysis and both
- * renderers on whatever was read. Build and run with fuzz/run.sh. */
+ * host.csv-style table, as a timestamp, as an epoch line and as the end of a job's output (crash
+ * reading), then the whole analysis and both renderers on whatever was read. Build and run with
+ * fuzz/run.sh. */
 #include "analysis/analysis.h"
+#include "analysis/crash.h"
 #include "logread/logread.h"
 #include "logread/timeparse.h"
 #include "report/report.h"
@@ -58,6 +60,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gw_timeparse(text, &ms);
     long e, t;
     gw_epoch_matcher_match(matcher, text, &e, &t);
+    gw_crash_text crash; /* the end of output.log is the job's own text */
+    gw_crash_scan(text, &crash);
     free(text);
     return 0;
 }

@@ -71,6 +71,9 @@ python3 bench/h200/compare_query.py "$R" > "$R/compare.txt" 2>&1
 python3 bench/query_oneshot.py --runs 20 > "$R/oneshot.txt" 2>&1
 python3 bench/query_oneshot.py --runs 20 --fields "$(python3 bench/query_fields.py log)" \
   > "$R/oneshot_log_fields.txt" 2>&1
-python3 bench/query_cpu.py --duration "$DURATION" --out "$R/cpu_outputs" > "$R/cpu.txt" 2>&1
+# QUERY_CPU=0 leaves the CPU comparison to the caller (bench/h200/all.sh runs it concurrently).
+if [ "${QUERY_CPU:-1}" != 0 ]; then
+  python3 bench/query_cpu.py --duration "$DURATION" --out "$R/cpu_outputs" > "$R/cpu.txt" 2>&1
+fi
 tar -C "$OUTDIR" -czf "$OUTDIR/query.tar.gz" query
 cat "$R/compare.txt" "$R/oneshot.txt" "$R/oneshot_log_fields.txt" "$R/cpu.txt"

@@ -3,6 +3,7 @@
 
 #include "alerts/hook.h"
 #include "alerts/trend.h"
+#include "util/gw_time.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -54,11 +55,58 @@ struct gw_alerts {
     unsigned fired, resolved, active;
 };
 
+static void fmt_num(double v, char *buf, size_t len);
+
+static bool own_rule(const gw_alerts *a, const char *id)
+{
+    for (int i = 0; i < a->ninsts; i++)
+        if (strcmp(a->insts[i].rule->id, id) == 0)
+            return true;
+    return false;
+}
+
+static void copy_member(const cJSON *ev, const char *key, char *out, size_t len)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(ev, key);
+    if (cJSON_IsString(m))
+        snprintf(out, len, "%s", m->valuestring);
+    else if (cJSON_IsNumber(m))
+        fmt_num(m->valuedouble, out, len);
+}
+
+/* Alerts that other modules put on the bus (the stall detector's job_stalled) run the hook like
+ * the engine's own rules do; the engine's own alerts come back here too and are skipped. */
+static void hook_external(gw_alerts *a, const cJSON *ev, bool firing)
+{
+    const cJSON *rule = cJSON_GetObjectItemCaseSensitive(ev, "rule");
+    if (!a->hooks || !cJSON_IsString(rule) || own_rule(a, rule->valuestring))
+        return;
+    gw_hook_alert h;
+    memset(&h, 0, sizeof h);
+    snprintf(h.rule, sizeof h.rule, "%s", rule->valuestring);
+    snprintf(h.state, sizeof h.state, "%s", firing ? "firing" : "resolved");
+    copy_member(ev, "severity", h.severity, sizeof h.severity);
+    copy_member(ev, "gpu", h.gpu, sizeof h.gpu);
+    copy_member(ev, "value", h.value, sizeof h.value);
+    copy_member(ev, "threshold", h.threshold, sizeof h.threshold);
+    copy_member(ev, "metric", h.metric, sizeof h.metric);
+    if (!h.metric[0])
+        snprintf(h.metric, sizeof h.metric, "%s", rule->valuestring);
+    copy_member(ev, "message", h.message, sizeof h.message);
+    h.wall_ms = gw_wall_ms();
+    gw_hook_runner_enqueue(a->hooks, &h);
+}
+
 static void on_bus_event(void *ctx, const cJSON *ev)
 {
     gw_alerts *a = ctx;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
     const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(ev, "gpu");
+    if (cJSON_IsString(type) && (strcmp(type->valuestring, "alert") == 0 ||
+                                 strcmp(type->valuestring, "alert_resolved") == 0)) {
+        hook_external(a, ev, strcmp(type->valuestring, "alert") == 0);
+        return;
+    }
     if (!cJSON_IsString(type) || !cJSON_IsNumber(gpu) || gpu->valuedouble < 0)
         return;
     queued_event q = {.gpu = (unsigned)gpu->valuedouble, .value = 1};

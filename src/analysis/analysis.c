@@ -1,11 +1,13 @@
 /* The analysis of a series (see analysis.h): phases, statistics, energy, epochs, dips. */
 #include "analysis/analysis.h"
 #include "analysis/checks.h"
+#include "analysis/marks.h"
 #include "analysis/thresholds.h"
 
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,11 +25,11 @@ const char *gw_time_check_name(gw_time_check c)
     return c < GW_TIME_COUNT ? time_names[c] : "unknown";
 }
 
-static const char *const origin_names[] = {"none", "events", "log", "dips"};
+static const char *const origin_names[] = {"none", "events", "log", "dips", "marks"};
 
 const char *gw_epoch_origin_name(gw_epoch_origin o)
 {
-    return (unsigned)o < 4 ? origin_names[o] : "unknown";
+    return (unsigned)o < 5 ? origin_names[o] : "unknown";
 }
 
 static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
@@ -110,32 +112,49 @@ double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool
 
 /* Energy (Wh) over span: from the energy counter (mJ, positive steps) when it has two values,
  * else power.draw integrated over the sample weights. */
+/* Power integrated over rows [from, to) in Wh; *any tells whether a power value was there. */
+static double power_wh(const gw_gpu_analysis *g, size_t from, size_t to, bool *any)
+{
+    const double *p = gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW);
+    double ws = 0;
+    for (size_t r = from; p && r < to; r++)
+        if (!isnan(p[r])) {
+            ws += p[r] * g->dt_s[r];
+            *any = true;
+        }
+    return ws / 3600.0;
+}
+
+/* Energy over a span. The NVML energy counter is exact but read only every ~10 s (it costs 4 ms),
+ * so its increase between the first and the last new reading inside the span is used, and power
+ * is integrated over the parts of the span before the first and after the last reading. A span
+ * with fewer than two readings (an epoch shorter than the counter's period, nvidia-smi logs) is
+ * integrated from power alone. */
 static double span_energy_wh(const gw_gpu_analysis *g, gw_span span, bool *from_counter)
 {
     const double *e = gw_series_gpu_values(g->gpu, GW_F_ENERGY_MJ);
-    double prev = NAN, sum_mj = 0;
-    size_t seen = 0;
+    size_t first = SIZE_MAX, last = SIZE_MAX;
+    double prev = (e && span.begin > 0) ? e[span.begin - 1] : NAN;
     for (size_t r = span.begin; e && r < span.end; r++) {
         if (isnan(e[r]))
             continue;
-        if (!isnan(prev) && e[r] > prev)
-            sum_mj += e[r] - prev;
-        prev = e[r];
-        seen++;
-    }
-    if (seen >= 2) {
-        *from_counter = true;
-        return sum_mj / 3.6e6;
-    }
-    const double *p = gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW);
-    double ws = 0;
-    bool any = false;
-    for (size_t r = span.begin; p && r < span.end; r++)
-        if (!isnan(p[r])) {
-            ws += p[r] * g->dt_s[r];
-            any = true;
+        if (isnan(prev) || e[r] != prev) { /* a new reading of the counter */
+            if (first == SIZE_MAX)
+                first = r;
+            last = r;
         }
-    return any ? ws / 3600.0 : NAN;
+        prev = e[r];
+    }
+    bool any = false;
+    if (first != SIZE_MAX && last != first && e[last] > e[first]) {
+        *from_counter = true;
+        /* rows after the last reading add their power; the reading rows' own intervals are
+         * the counter's */
+        return (e[last] - e[first]) / 3.6e6 + power_wh(g, span.begin, first, &any) +
+               power_wh(g, last + 1, span.end, &any);
+    }
+    double wh = power_wh(g, span.begin, span.end, &any);
+    return any ? wh : NAN;
 }
 
 static void phase_result(gw_gpu_analysis *g, gw_phase_result *out, gw_span span, double *scratch)
@@ -187,11 +206,13 @@ static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
     g->ndips = gw_dips_find(util, gpu->tab.t_ms, g->dt_s, n, ph[GW_PHASE_STEADY], &g->dips);
 }
 
-/* Epoch events of the log inputs when there are any (a --log overrides), else of run dirs. */
+/* Epoch events of the log inputs when there are any (a --log overrides), else epoch marks of
+ * run dirs, else their epoch events (from the command's output). */
 static void epochs_from_events(gw_analysis *a)
 {
+    static const gw_epoch_origin origin[3] = {GW_EPOCHS_LOG, GW_EPOCHS_MARKS, GW_EPOCHS_EVENTS};
     const gw_series *s = a->series;
-    for (int pass = 0; pass < 2 && a->nepochs == 0; pass++) {
+    for (int pass = 0; pass < 3 && a->nepochs == 0; pass++) {
         gw_input_kind want = pass == 0 ? GW_INPUT_TRAIN_LOG : GW_INPUT_RUN_DIR;
         int64_t *t = xmalloc((s->nevents + 1) * sizeof *t);
         long *num = xmalloc((s->nevents + 1) * sizeof *num);
@@ -202,7 +223,11 @@ static void epochs_from_events(gw_analysis *a)
             const gw_series_event *e = &s->events[i];
             if (s->inputs[e->input].kind != want)
                 continue;
-            if (strcmp(e->type, "epoch") == 0 && e->epoch >= 0) {
+            if (pass == 1 && gw_mark_is(e, "epoch")) {
+                t[n] = e->t_ms;
+                gw_mark_epoch(e, (long)n + 1, &num[n], &tot[n]);
+                n++;
+            } else if (pass != 1 && strcmp(e->type, "epoch") == 0 && e->epoch >= 0) {
                 t[n] = e->t_ms;
                 num[n] = e->epoch;
                 tot[n++] = e->total;
@@ -212,7 +237,7 @@ static void epochs_from_events(gw_analysis *a)
         }
         a->nepochs = gw_epochs_build(t, num, tot, n, end, &a->epochs);
         if (a->nepochs)
-            a->epoch_origin = pass == 0 ? GW_EPOCHS_LOG : GW_EPOCHS_EVENTS;
+            a->epoch_origin = origin[pass];
         free(t);
         free(num);
         free(tot);
@@ -266,6 +291,7 @@ static void classify_dips(gw_analysis *a)
         else if (gw_dips_regular(g->dips, g->ndips, &period, &cv))
             for (size_t d = 0; d < g->ndips; d++)
                 g->dips[d].expected = true;
+        gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
         settle_dips(g);
     }
     for (size_t i = 0; i < a->ngpus && a->nepochs == 0; i++)

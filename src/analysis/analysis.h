@@ -4,9 +4,9 @@
  * Owns: per GPU the phases (start-up before the GPU first works, steady state, tail after it last
  * works), statistics of every column per phase and for the whole record, energy (Wh), time spent
  * above/below thresholds, dips inside the steady state and which of them are expected
- * (validation/checkpoint at epoch boundaries, or regular); the job's epochs (from epoch events of
- * a run directory, from a --log file, or detected from regular dips) with per-GPU utilisation and
- * energy; and the verdicts (verdict.h).
+ * (validation/checkpoint at epoch boundaries or validation marks, or regular); the job's epochs
+ * (from a --log file, epoch marks or epoch events of a run directory, or detected from regular
+ * dips) with per-GPU utilisation and energy; and the verdicts (verdict.h).
  * The analysis is a pure function of the series: no I/O, no printing. It keeps pointers into the
  * series, which must outlive it.
  */
@@ -82,9 +82,10 @@ typedef enum gw_epoch_origin {
     GW_EPOCHS_EVENTS, /* "epoch" events of a run directory */
     GW_EPOCHS_LOG,    /* a --log file */
     GW_EPOCHS_DIPS,   /* detected from regular dips of one GPU */
+    GW_EPOCHS_MARKS,  /* "epoch" marks of a run directory (gpuwatch mark, python/gpuwatch.py) */
 } gw_epoch_origin;
 
-/* "none", "events", "log", "dips". */
+/* "none", "events", "log", "dips", "marks". */
 const char *gw_epoch_origin_name(gw_epoch_origin o);
 
 typedef struct gw_analysis {

@@ -17,6 +17,8 @@ static const gpu_checker per_gpu[] = {
 void gw_checks_run(gw_analysis *a)
 {
     gw_check_gpu_lost(a);
+    gw_check_job_stalled(a);
+    gw_check_job_exit(a);
     for (size_t c = 0; c < sizeof per_gpu / sizeof per_gpu[0]; c++)
         for (size_t i = 0; i < a->ngpus; i++)
             per_gpu[c](a, &a->gpus[i]);

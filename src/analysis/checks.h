@@ -2,9 +2,8 @@
  * checks: the verdict checkers (internal to analysis/). Each looks at one GPU (or the whole job)
  * of a finished analysis and appends verdicts with evidence to a->verdicts.
  *
- * Adding a verdict id (job_stalled, oom_crash are reserved in verdict.h) means writing one more
- * checker and listing it in checks.c. Must not: print, allocate outside the verdict list, or
- * change the analysis other than its verdict list.
+ * Adding a verdict id means writing one more checker and listing it in checks.c. Must not: print,
+ * allocate outside the verdict list, or change the analysis other than its verdict list.
  */
 #ifndef GW_CHECKS_H
 #define GW_CHECKS_H
@@ -27,6 +26,9 @@ void gw_check_idle_holding(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_thermal(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_power(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_gpu_lost(gw_analysis *a);
+/* verdict_job.c */
+void gw_check_job_stalled(gw_analysis *a);
+void gw_check_job_exit(gw_analysis *a);
 
 /* Shared helpers. */
 /* Rows of the steady state outside expected dips: the time a GPU is expected to work. */

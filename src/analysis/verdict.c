@@ -23,6 +23,7 @@ static const char *const names[GW_V_COUNT] = {
     [GW_V_EXPECTED_DIPS] = "expected_dips",
     [GW_V_JOB_STALLED] = "job_stalled",
     [GW_V_OOM_CRASH] = "oom_crash",
+    [GW_V_JOB_FAILED] = "job_failed",
 };
 
 const char *gw_verdict_name(gw_verdict_id id)

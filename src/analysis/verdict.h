@@ -4,8 +4,7 @@
  * Owns: the verdict ids of spec.md (summary.json "verdicts"[].id), severities, and the verdict
  * list: each verdict has a GPU, a severity, a time span, numeric evidence (with the threshold each
  * checked number was compared against), a one-line message and one suggestion a practitioner can
- * act on. Ids without a checker yet (job_stalled, oom_crash) are reserved here so that a later
- * checker only has to be added to the table in verdicts.c.
+ * act on.
  * Must not: decide anything (the checkers in verdict_*.c do) or print.
  */
 #ifndef GW_VERDICT_H
@@ -28,8 +27,9 @@ typedef enum gw_verdict_id {
     GW_V_MULTI_GPU_IMBALANCE,
     GW_V_GPU_LOST,
     GW_V_EXPECTED_DIPS,
-    GW_V_JOB_STALLED, /* reserved: no checker yet */
-    GW_V_OOM_CRASH,   /* reserved: no checker yet */
+    GW_V_JOB_STALLED, /* verdict_job.c: from job_stalled alerts of `run` */
+    GW_V_OOM_CRASH,   /* verdict_job.c: the job died out of GPU memory */
+    GW_V_JOB_FAILED,  /* verdict_job.c: the job exited non-zero for another cause (or none known) */
     GW_V_COUNT
 } gw_verdict_id;
 
@@ -50,7 +50,9 @@ typedef struct gw_verdict {
     int gpu;          /* index into series->gpus, or -1 for the whole job */
     int64_t start_ms; /* the span the verdict covers (unix ms) */
     int64_t end_ms;
-    char *cause;      /* gpu_starved: "input_pipeline" | "cpu_bound" | "unknown"; else NULL */
+    char *cause;      /* gpu_starved: "input_pipeline" | "cpu_bound" | "unknown"; job_failed:
+                         "xid" | "gpu_lost" | "nccl_timeout" | "signal" | "interrupted" |
+                         "exit_status"; else NULL */
     char *message;    /* one line with the key numbers */
     char *suggestion; /* one actionable suggestion */
     size_t nevidence, evidence_cap;

@@ -27,3 +27,15 @@ gw_rc gw_args_duration(const char *flag, const char *s, int64_t *out_ms, gw_erro
     *out_ms = (int64_t)llround(ms);
     return GW_OK;
 }
+
+gw_rc gw_args_timeout(const char *flag, const char *s, int64_t *out_ms, gw_error *err)
+{
+    double ms = 0;
+    if (!gw_parse_duration_ms(s, &ms) || (ms != 0 && ms < 1) || ms > 366 * 86400e3)
+        return gw_error_set(err, GW_E_USAGE,
+                            "bad timeout '%s' for %s: give seconds, or 0 to turn it off (e.g. "
+                            "%s 300, %s 10m, %s 0)",
+                            s, flag, flag, flag, flag);
+    *out_ms = (int64_t)llround(ms);
+    return GW_OK;
+}

@@ -20,4 +20,7 @@ gw_rc gw_args_interval(const char *flag, const char *s, int64_t *out_ms, gw_erro
 /* Parses a duration of at least 1 ms with the same syntax. */
 gw_rc gw_args_duration(const char *flag, const char *s, int64_t *out_ms, gw_error *err);
 
+/* Parses a timeout with the same syntax, where 0 means "off": 0, or 1 ms to a year. */
+gw_rc gw_args_timeout(const char *flag, const char *s, int64_t *out_ms, gw_error *err);
+
 #endif

@@ -5,6 +5,7 @@
 #include "cli/config_args.h"
 #include "http/http_server.h"
 #include "run/session.h"
+#include "stall/stall.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -20,9 +21,8 @@
     "      --on-alert-timeout SEC  kill the hook after this long (default 10)\n"
 
 static const char run_usage[] =
-    "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--no-report] [--listen ADDR]\n"
-    "                    [ALERT OPTIONS]\n"
-    "                    [--] CMD [ARGS...]\n"
+    "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--stall-timeout SEC]\n"
+    "                    [--no-report] [--listen ADDR] [ALERT OPTIONS] [--] CMD [ARGS...]\n"
     "\n"
     "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
     "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.\n"
@@ -32,6 +32,8 @@ static const char run_usage[] =
     "      --epoch-regex RE  how epoch lines look in CMD's output (POSIX ERE, case-insensitive;\n"
     "                    the first number group is the epoch; default understands \"Epoch 3/100\",\n"
     "                    \"epoch 3:\", \"[Epoch 3]\", \"epoch=3\")\n"
+    "      --stall-timeout SEC  alert job_stalled when CMD prints nothing, its GPUs are idle and\n"
+    "                    its processes use almost no CPU for this long (default 300; 0 = off)\n"
     "      --no-report     skip the analysis when the command ends\n"
     "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT while CMD runs,\n"
     "                    as `gpuwatch serve` does (127.0.0.1:9400: this host; :9400: all)\n"
@@ -62,7 +64,7 @@ static const char record_usage[] =
     "Exit status: 0 recorded, 1 gpuwatch could not record, 2 usage error or bad\n"
     "configuration file.\n";
 
-enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_LISTEN };
+enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_STALL_TIMEOUT, OPT_LISTEN };
 
 static int usage_error(const char *cmd, const char *msg, const char *usage)
 {
@@ -99,11 +101,15 @@ static int parse_and_run(int argc, char **argv, bool is_run)
                                          {"no-report", no_argument, NULL, OPT_NO_REPORT},
                                          {"epoch-regex", required_argument, NULL, OPT_EPOCH_REGEX},
                                          {"listen", required_argument, NULL, OPT_LISTEN},
+                                         {"stall-timeout", required_argument, NULL,
+                                          OPT_STALL_TIMEOUT},
                                          {"help", no_argument, NULL, 'h'},
                                          GW_CONFIG_LONG_OPTIONS,
                                          GW_ALERT_LONG_OPTIONS,
                                          {NULL, 0, NULL, 0}};
-    gw_session_config cfg = {.is_run = is_run, .interval_ms = GW_INTERVAL_DEFAULT_MS};
+    gw_session_config cfg = {.is_run = is_run,
+                             .interval_ms = GW_INTERVAL_DEFAULT_MS,
+                             .stall_timeout_ms = GW_STALL_TIMEOUT_DEFAULT_MS};
     gw_config_args ca = {0};
     gw_error err = {0};
     optind = 1;
@@ -149,6 +155,12 @@ static int parse_and_run(int argc, char **argv, bool is_run)
             cfg.listen = optarg;
             break;
         }
+        case OPT_STALL_TIMEOUT:
+            if (!is_run)
+                return usage_error(name, "--stall-timeout is for `gpuwatch run`", usage);
+            if (gw_args_timeout("--stall-timeout", optarg, &cfg.stall_timeout_ms, &err))
+                return usage_error(name, err.msg, "");
+            break;
         case 'h':
             fputs(usage, stdout);
             return 0;

@@ -17,5 +17,6 @@ int gw_cmd_check(int argc, char **argv);
 /* argv[0] is "gpuwatch" here: the live view runs when no command is given. */
 int gw_cmd_live(int argc, char **argv);
 int gw_cmd_query(int argc, char **argv);
+int gw_cmd_mark(int argc, char **argv);
 
 #endif

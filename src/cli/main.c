@@ -17,6 +17,7 @@ static const gw_command commands[] = {
     {"plot", gw_cmd_plot, "draw a recording as a PNG or SVG chart"},
     {"check", gw_cmd_check, "check every GPU before training (Nagios exit codes)"},
     {"query", gw_cmd_query, "nvidia-smi --query-gpu compatible CSV (gpuwatch query --help)"},
+    {"mark", gw_cmd_mark, "record a marker (epoch, step, ...) in the run that wraps this job"},
     {"serve", gw_cmd_serve, "serve every GPU's values to Prometheus (dcgm-exporter's names)"},
 };
 

@@ -1,5 +1,6 @@
 /* Run directory reader: meta.json, gpu.csv, host.csv, processes.csv, events.jsonl (logread.h). */
 #include "logread/cells.h"
+#include "logread/event_members.h"
 #include "logread/logread.h"
 #include "logread/timeparse.h"
 
@@ -107,6 +108,7 @@ static bool read_event(gw_series *s, size_t input, const char *line)
     double epoch = json_num(o, "epoch"), total = json_num(o, "total");
     e->epoch = as_id(epoch, -1);
     e->total = as_id(total, -1);
+    gw_logread_event_members(e, o);
     cJSON_Delete(o);
     return true;
 }
@@ -208,6 +210,7 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
                           strerror(errno), dir);
         goto out;
     }
+    size_t gpu_input = input;
     rc = gw_logread_gpu_csv(s, f, input, source, NULL, err);
     fclose(f);
     if (rc)
@@ -228,6 +231,7 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
         read_events(s, input, f);
         fclose(f);
     }
+    gw_logread_output_tail(s, dir, gpu_input, source);
 out:
     cJSON_Delete(meta);
     free(source);

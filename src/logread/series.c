@@ -62,10 +62,23 @@ void gw_series_free(gw_series *s)
         free(s->procs[i].name);
     free(s->procs);
     for (size_t i = 0; i < s->nevents; i++) {
-        free(s->events[i].type);
-        free(s->events[i].text);
+        gw_series_event *e = &s->events[i];
+        free(e->type);
+        free(e->text);
+        free(e->rule);
+        free(e->detail);
+        for (size_t f = 0; f < e->nfields; f++) {
+            free(e->fields[f].key);
+            free(e->fields[f].text);
+        }
+        free(e->fields);
     }
     free(s->events);
+    for (size_t i = 0; i < s->ntails; i++) {
+        free(s->tails[i].source);
+        free(s->tails[i].text);
+    }
+    free(s->tails);
     free(s);
 }
 
@@ -206,7 +219,44 @@ gw_series_event *gw_series_add_event(gw_series *s, size_t input, int64_t t_ms, c
     e->epoch = -1;
     e->total = -1;
     e->code = NAN;
+    e->rule = xstrdup("");
+    e->value = e->threshold = NAN;
+    e->signal = 0;
+    e->detail = xstrdup("");
+    e->nfields = 0;
+    e->fields = NULL;
     return e;
+}
+
+void gw_series_event_add_field(gw_series_event *e, const char *key, double num, const char *text)
+{
+    e->fields = xrealloc(e->fields, (e->nfields + 1) * sizeof *e->fields);
+    gw_series_field *f = &e->fields[e->nfields++];
+    f->key = xstrdup(key);
+    f->num = text ? NAN : num;
+    f->text = text ? xstrdup(text) : NULL;
+}
+
+void gw_series_event_set(char **member, const char *value)
+{
+    free(*member);
+    *member = xstrdup(value ? value : "");
+}
+
+double gw_series_event_field_num(const gw_series_event *e, const char *key)
+{
+    for (size_t f = 0; f < e->nfields; f++)
+        if (strcmp(e->fields[f].key, key) == 0)
+            return e->fields[f].num;
+    return NAN;
+}
+
+void gw_series_add_tail(gw_series *s, size_t input, const char *source, const char *text,
+                        size_t lines)
+{
+    s->tails = xrealloc(s->tails, (s->ntails + 1) * sizeof *s->tails);
+    s->tails[s->ntails++] = (gw_series_tail){
+        .input = input, .source = xstrdup(source), .text = xstrdup(text), .lines = lines};
 }
 
 gw_series_proc *gw_series_add_proc(gw_series *s, size_t input, int64_t t_ms, int gpu_index,

@@ -11,8 +11,9 @@
  *   pstate as 0..15). Other measured columns keep their CSV header as name.
  * - per node: the host table of host.csv (cpu.util [%], memory.used [MiB], job.cpu [%],
  *   job.rss [MiB], job.processes).
- * - GPU processes (processes.csv) and discrete events (events.jsonl, epoch lines of a training
- *   log, gpu_lost markers found in nvidia-smi output).
+ * - GPU processes (processes.csv) and discrete events (events.jsonl — with the members of marks,
+ *   alerts and job_exit — epoch lines of a training log, gpu_lost markers found in nvidia-smi
+ *   output), and the end of each run's output.log.
  * - the inputs that were read, with their row counts and skipped rows.
  * Every string and array is owned by the series; gw_series_free releases all of it.
  * Must not: read files (the readers do), interpret values (analysis/ does), print.
@@ -74,6 +75,14 @@ typedef struct gw_series_proc {
     int in_job;      /* 1 in the wrapped command's tree, 0 not, -1 unknown */
 } gw_series_proc;
 
+/* One field of a mark event ("fields": {"n": 3, "phase": "warmup"}). */
+typedef struct gw_series_field {
+    char *key;
+    double num; /* the value when it is a number; NAN otherwise */
+    char *text; /* the value as text when it is not a number ("true", "false", JSON for null,
+                   arrays and objects), else NULL */
+} gw_series_field;
+
 typedef struct gw_series_event {
     size_t input;
     int64_t t_ms;
@@ -82,8 +91,26 @@ typedef struct gw_series_event {
     long epoch;    /* "epoch" events: the epoch number; else -1 */
     long total;    /* "epoch" events: the number of epochs when known; else -1 */
     double code;   /* job_exit: exit status; xid: the Xid; else NAN */
-    char *text;    /* the matched line or message, "" when none */
+    char *text;    /* the matched line or message; mark: its text; "" when none */
+    char *rule;       /* alert, alert_resolved: the rule ("job_stalled"); "" otherwise */
+    double value;     /* alert, alert_resolved: the rule's value (job_stalled: seconds without
+                         activity); NAN otherwise */
+    double threshold; /* alert, alert_resolved: the rule's threshold; NAN otherwise */
+    int signal;       /* job_exit: the signal that ended the job, 0 when none */
+    char *detail;     /* job_exit: the signal's name ("KILL"); alert job_stalled: what the
+                         job's processes were doing, "PID NAME STATE SYSCALL in WCHAN; ...";
+                         alert_resolved: its reason ("output"); else "" */
+    size_t nfields;   /* mark: its fields, in the order written */
+    gw_series_field *fields;
 } gw_series_event;
+
+/* The last lines of a run's output.log, read for the crash verdicts. */
+typedef struct gw_series_tail {
+    size_t input; /* the run directory's gpu.csv input */
+    char *source;
+    char *text;   /* whole lines joined with '\n', escape sequences removed */
+    size_t lines;
+} gw_series_tail;
 
 typedef enum gw_input_kind {
     GW_INPUT_RUN_DIR,   /* a gpuwatch run directory */
@@ -114,6 +141,8 @@ typedef struct gw_series {
     gw_series_proc *procs;
     size_t nevents, events_cap;
     gw_series_event *events;
+    size_t ntails;
+    gw_series_tail *tails;
     /* GPM tables waiting for gw_series_finish to merge them into a GPU (input index in input). */
     size_t ngpm;
     gw_series_host **gpm;
@@ -152,6 +181,16 @@ gw_series_event *gw_series_add_event(gw_series *s, size_t input, int64_t t_ms, c
                                      const char *text);
 gw_series_proc *gw_series_add_proc(gw_series *s, size_t input, int64_t t_ms, int gpu_index,
                                    long pid, const char *name, double used_mib, int in_job);
+
+/* Adds a field to a mark event; key and text are copied (text NULL: the value is num). */
+void gw_series_event_add_field(gw_series_event *e, const char *key, double num, const char *text);
+/* Sets an event's rule / detail (copied; NULL means ""). */
+void gw_series_event_set(char **member, const char *value);
+/* The value of a mark's field as a number (NAN when absent or text). */
+double gw_series_event_field_num(const gw_series_event *e, const char *key);
+/* Keeps the end of a run's output.log; source and text are copied. */
+void gw_series_add_tail(gw_series *s, size_t input, const char *source, const char *text,
+                        size_t lines);
 
 /* Human label of a GPU: "GPU 0", or "SOURCE GPU 0" when the series has several sources. The
  * returned string is newly allocated. */

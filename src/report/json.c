@@ -254,6 +254,7 @@ cJSON *gw_report_json(const gw_analysis *a)
     cJSON_AddItemToObject(root, "dips", dips_json(a));
     cJSON_AddStringToObject(root, "epoch_source", gw_epoch_origin_name(a->epoch_origin));
     cJSON_AddItemToObject(root, "epochs", epochs_json(a));
+    gw_report_marks_json(root, a);
     cJSON *verdicts = cJSON_AddArrayToObject(root, "verdicts");
     for (size_t i = 0; i < a->verdicts.n; i++)
         cJSON_AddItemToArray(verdicts, verdict_json(a, &a->verdicts.v[i]));

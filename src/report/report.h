@@ -1,8 +1,8 @@
 /*
  * report: renders an analysis (analysis/analysis.h) for people and programs.
  *
- * Owns: the text report (verdicts first, then a table per GPU, then epochs), the one-line verdict
- * form printed by `gpuwatch run` at the end of a job, summary.json (schema in
+ * Owns: the text report (verdicts first, then a table per GPU, then epochs and marks), the one-line
+ * verdict form printed by `gpuwatch run` at the end of a job, summary.json (schema in
  * docs/summary-json.md), the self-contained HTML report with its charts (docs/charts.md; uPlot
  * and the page's script are embedded at build time, see assets.h), and gw_report_finish_run,
  * which does read + analyse + write for a finished run directory.
@@ -30,6 +30,12 @@ void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o);
 /* Writes one line per verdict, severity first:
  * "warning   memory_leak  GPU 0  memory.used grows ...". Nothing when there is no verdict. */
 void gw_report_verdict_lines(FILE *out, const gw_analysis *a, const gw_report_opts *o);
+
+/* The job's markers (mark events of run directories): the "Marks" section of the text report
+ * (every mark, except that a text marked more than 10 times gets one summary line), and the
+ * "marks" (at most 1000) and "marks_total" members of summary.json. */
+void gw_report_marks_text(FILE *out, const gw_analysis *a);
+void gw_report_marks_json(cJSON *root, const gw_analysis *a);
 
 /* Builds summary.json (docs/summary-json.md); the caller frees it with cJSON_Delete. */
 cJSON *gw_report_json(const gw_analysis *a);

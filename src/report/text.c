@@ -218,4 +218,5 @@ void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
     for (size_t i = 0; i < a->ngpus; i++)
         gpu_section(out, a, &a->gpus[i]);
     epochs_section(out, a);
+    gw_report_marks_text(out, a);
 }

@@ -3,36 +3,18 @@
  *
  * Owns: output.log (every byte as the command printed it, escape sequences and carriage returns
  * included), the copy to gpuwatch's own stdout/stderr (dropped, without failing the run, once that
- * copy fails: a closed pipe or a lost terminal), and line splitting for watchers: a line ends at
- * '\n' or '\r' (progress bars redraw with '\r'), has ANSI escape sequences removed, and is cut at
- * GW_OUTPUT_LINE_MAX bytes. Must not: interpret lines (watchers do).
+ * copy fails: a closed pipe or a lost terminal). Watchers split the bytes into lines with
+ * util/line_split.h. Must not: interpret lines (watchers do).
  */
 #ifndef GW_OUTPUT_H
 #define GW_OUTPUT_H
 
 #include "util/gw_error.h"
+#include "util/line_split.h" /* line splitting for watchers (moved there for the report's use) */
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-enum { GW_OUTPUT_LINE_MAX = 4096 };
-
-/* Called with each complete line (NUL-terminated, no line end, no escape sequences). */
-typedef void (*gw_line_fn)(void *ctx, const char *line, int64_t wall_ms);
-
-typedef struct gw_line_splitter {
-    char line[GW_OUTPUT_LINE_MAX + 1];
-    size_t len;
-    int esc;         /* 0 none, 1 after ESC, 2 inside CSI, 3 inside OSC */
-    gw_line_fn fn;
-    void *ctx;
-} gw_line_splitter;
-
-/* Feeds bytes; calls fn for every line completed. */
-void gw_line_splitter_feed(gw_line_splitter *ls, const char *data, size_t n, int64_t wall_ms);
-/* Delivers a last line without line end, if any. */
-void gw_line_splitter_finish(gw_line_splitter *ls, int64_t wall_ms);
 
 typedef struct gw_output {
     int log_fd;           /* output.log, -1 when it could not be written */

@@ -13,6 +13,7 @@
 #include "run/output.h"
 #include "sampler/sampler.h"
 #include "serve/exporter.h"
+#include "stall/stall.h"
 #include "summary/run_summary.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
@@ -62,6 +63,7 @@ typedef struct session {
     char nvml_version[GWN_SYSTEM_NVML_VERSION_BUFFER_SIZE];
     int signals_forwarded;
     gw_exporter *exporter; /* --listen (issue 7) */
+    gw_stall *stall; /* job_stalled detection (stall.h); NULL when off */
 } session;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -190,6 +192,12 @@ static bool open_recording(session *s)
         sink = gw_alerts_as_sink(s->alerts);
         gw_sampler_add_sink(s->sampler, &sink);
     }
+    if (cfg->is_run && cfg->stall_timeout_ms > 0) { /* --stall-timeout */
+        gw_stall_config sc_stall = gw_stall_config_default(cfg->stall_timeout_ms);
+        s->stall = gw_stall_new(&sc_stall, s->bus);
+        sink = gw_stall_as_sink(s->stall);
+        gw_sampler_add_sink(s->sampler, &sink);
+    }
 
     s->meta.mode = cfg->is_run ? "run" : "record";
     s->meta.argc = cfg->is_run ? cfg->argc : 0;
@@ -259,6 +267,7 @@ static bool start_child(session *s, int *status)
     s->child_started = true;
     s->meta.job_pid = s->child.pid;
     gw_sampler_set_job(s->sampler, s->child.pid, getpid());
+    gw_stall_set_job(s->stall, s->child.pid, getpid(), gw_mono_ns());
     s->last_epoch = -1;
     if (gw_epoch_matcher_new(s->cfg->epoch_regex, &s->epochs, &err)) {
         say("%s", err.msg); /* checked by the CLI already; keep recording without epochs */
@@ -324,6 +333,7 @@ static bool relay(session *s, int fd, bool to_stderr, gw_line_splitter *ls)
         return false;
     int64_t now = gw_wall_ms();
     gw_output_write(&s->out, buf, (size_t)n, to_stderr, now);
+    gw_stall_note_output(s->stall, gw_mono_ns(), now);
     gw_line_splitter_feed(ls, buf, (size_t)n, now);
     return true;
 }
@@ -459,6 +469,7 @@ static void cleanup(session *s)
         gw_exporter_close(s->exporter);
     }
     gw_sampler_close(s->sampler);
+    gw_stall_free(s->stall);
     gw_csv_sink_close(s->csv);
     gw_alerts_free(s->alerts); /* before the bus it listens on */
     gw_eventlog_close(s->events);

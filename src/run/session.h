@@ -28,6 +28,7 @@ typedef struct gw_session_config {
     const char *epoch_regex;/* --epoch-regex, NULL for the default (analysis/epochs.h) */
     const char *listen;     /* --listen HOST:PORT: serve /metrics while recording; NULL = no */
     const gw_alerts_config *alerts; /* validated alert rules and hook (config.h); NULL: none */
+    int64_t stall_timeout_ms; /* run --stall-timeout: quiet time before job_stalled; 0 = off */
 } gw_session_config;
 
 /* Runs the session; returns the process exit status. Prints its own one-line errors. */

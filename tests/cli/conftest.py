@@ -101,3 +101,29 @@ def rfc3339_to_s(ts):
 def events(run_dir):
     p = Path(run_dir) / "events.jsonl"
     return [json.loads(line) for line in p.read_text().splitlines()] if p.exists() else []
+
+
+def run_in_pty(argv, env, timeout=20):
+    """Runs argv with a pseudo-terminal as stdin, stdout and stderr; returns (exit status, the
+    bytes it wrote)."""
+    import os
+    import pty
+    import select
+    import time
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execve(argv[0], argv, env)
+    buf = b""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+    _, st = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(st), buf

@@ -1,8 +1,6 @@
 """`gpuwatch run` and `gpuwatch record` end to end against the fake NVML library."""
 import json
 import os
-import pty
-import select
 import signal
 import subprocess
 import time
@@ -11,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (FAKE, GW, PYTHON, events, gw, gw_env, h200, interp, read_csv,
-                      rfc3339_to_s)
+                      rfc3339_to_s, run_in_pty)
 
 
 def test_values_follow_the_scenario(scenario, tmp_path):
@@ -371,24 +369,9 @@ def test_default_run_dir(scenario, tmp_path):
 def test_under_a_terminal_the_command_gets_a_pty(scenario, tmp_path):
     sc = scenario({"devices": [h200()]})
     out = tmp_path / "run"
-    pid, fd = pty.fork()
-    if pid == 0:
-        os.execve(GW, [GW, "run", "-o", str(out), "-i", "0.2", "--", PYTHON, "-c",
-                       "import sys,os; print('tty', sys.stdout.isatty(), os.isatty(0))"],
-                  gw_env(sc))
-    buf = b""
-    deadline = time.time() + 20
-    while time.time() < deadline:
-        r, _, _ = select.select([fd], [], [], 0.5)
-        if r:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            buf += chunk
-    _, st = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(st) == 0, buf
+    code, buf = run_in_pty([GW, "run", "-o", str(out), "-i", "0.2", "--", PYTHON, "-c",
+                            "import sys,os; print('tty', sys.stdout.isatty(), os.isatty(0))"],
+                           gw_env(sc))
+    assert code == 0, buf
     assert b"tty True True" in buf
     assert "tty True True" in (out / "output.log").read_text()

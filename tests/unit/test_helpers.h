@@ -8,10 +8,20 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* assert_float_equal passes when a value is NaN (every comparison with NaN is false): this one
+ * fails on NaN first. */
+#define assert_num(x, want, eps)                                                                   \
+    do {                                                                                           \
+        double assert_num_v_ = (x);                                                                \
+        assert_false(isnan(assert_num_v_));                                                        \
+        assert_float_equal(assert_num_v_, (want), (eps));                                          \
+    } while (0)
 
 /* Creates a fresh temporary directory; the caller frees the string (and may rm -rf it). */
 static inline char *th_tmpdir(void)

@@ -56,6 +56,25 @@ static void test_energy_counter_preferred(void **state)
     gw_series_free(s);
 }
 
+/* The counter is read every ~10 s: an epoch between two readings is integrated from power, and
+ * the parts of a span outside its first and last reading are added from power. */
+static void test_energy_counter_read_rarely(void **state)
+{
+    (void)state;
+    gw_series *s = synth_new(1, 30);
+    synth_set(s, 0, GW_F_POWER_DRAW_MW, 0, 30, 360); /* W (the CSV unit): 0.1 Wh per second */
+    double *e = gw_series_gpu_writable(s->gpus[0], GW_F_ENERGY_MJ);
+    for (size_t r = 0; r < 30; r++) /* readings at rows 0, 10, 20, held in between */
+        e[r] = 5e9 + (double)(r / 10 * 10) * 360000.0;
+    gw_analysis *a = synth_analyze(s);
+    const gw_gpu_analysis *g = &a->gpus[0];
+    assert_true(g->energy_from_counter);
+    /* counter from row 0 to row 20 (20 s = 2 Wh) plus power over rows 21..29 (9 s = 0.9 Wh) */
+    assert_float_equal(g->whole.energy_wh, 2.9, 1e-9);
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
 static void test_never_worked(void **state)
 {
     (void)state;
@@ -132,6 +151,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_phases),
         cmocka_unit_test(test_energy_counter_preferred),
+        cmocka_unit_test(test_energy_counter_read_rarely),
         cmocka_unit_test(test_never_worked),
         cmocka_unit_test(test_dips_regular_without_epochs),
         cmocka_unit_test(test_dip_shorter_than_min_is_no_dip),

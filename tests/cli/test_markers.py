@@ -1,0 +1,235 @@
+"""Markers: `gpuwatch mark` and python/gpuwatch.py, inside `gpuwatch run` (fake NVML) and
+outside it; many writers at once never tear a line; the report's epochs, marks and summary.json."""
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import GW, PYTHON, SOURCE, events, gw, gw_env, h200, run_in_pty
+
+PYDIR = str(SOURCE / "python")
+
+
+def marks(run_dir):
+    return [e for e in events(run_dir) if e["type"] == "mark"]
+
+
+def run_env(sc, **extra):
+    env = gw_env(sc, **extra)
+    env["PYTHONPATH"] = PYDIR
+    env["PATH"] = str(Path(GW).parent) + os.pathsep + env["PATH"]  # `gpuwatch mark` in scripts
+    return env
+
+
+def test_shell_marks_in_a_run(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "run"
+    script = ("gpuwatch mark start --field lr=0.01 --field model=resnet50 --field amp=true\n"
+              "for e in 1 2 3; do gpuwatch mark epoch -f n=$e -f total=3; sleep 0.3; done\n"
+              "echo pid=$$\n")
+    r = gw(["run", "-o", out, "-i", "0.1", "--", "sh", "-c", script], env=run_env(sc))
+    assert r.returncode == 0, r.stderr
+    m = marks(out)
+    assert [x["text"] for x in m] == ["start", "epoch", "epoch", "epoch"]
+    assert m[0]["fields"] == {"lr": 0.01, "model": "resnet50", "amp": True}
+    assert [x["fields"] for x in m[1:]] == [{"n": n, "total": 3} for n in (1, 2, 3)]
+    shell_pid = int((out / "output.log").read_text().split("pid=")[1])
+    assert {x["pid"] for x in m} == {shell_pid}  # the process that ran `gpuwatch mark`
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["epoch_source"] == "marks"
+    assert [(e["epoch"], e["total"]) for e in summary["epochs"]] == [(1, 3), (2, 3), (3, 3)]
+    assert summary["marks_total"] == 4
+    assert summary["marks"][0]["fields"] == {"lr": 0.01, "model": "resnet50", "amp": "true"}
+    rep = gw(["report", out])
+    assert "Epochs (from marks)" in rep.stdout
+    assert "start                lr=0.01 model=resnet50 amp=true" in rep.stdout
+    assert rep.stdout.count("epoch                n=") == 3
+
+
+FAKE_TORCH = '''
+class _Cuda:
+    def is_available(self): return True
+    def current_device(self): return 0
+    def memory_allocated(self, d): return 3 * 2**30
+    def memory_reserved(self, d): return 4 * 2**30 + 2**19
+    def max_memory_allocated(self, d): return 5 * 2**30
+cuda = _Cuda()
+'''
+
+
+def test_python_module_in_a_run(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    fake = tmp_path / "fake_torch"
+    fake.mkdir()
+    (fake / "torch.py").write_text(FAKE_TORCH)
+    out = tmp_path / "run"
+    script = ("import math, os, gpuwatch\n"
+              "assert gpuwatch.enabled()\n"
+              "assert gpuwatch.mark('epoch', n=1, total=2, lr=1e-3, name='warm up', ok=False, "
+              "none=None, bad=math.nan, text='a field named text')\n"
+              "assert gpuwatch.mark_memory(step=10)\n"
+              "print('pid', os.getpid())\n")
+    env = run_env(sc)
+    env["PYTHONPATH"] = PYDIR + os.pathsep + str(fake)
+    r = gw(["run", "-o", out, "-i", "0.1", "--", PYTHON, "-c", script], env=env)
+    assert r.returncode == 0, r.stderr
+    m = marks(out)
+    pid = int((out / "output.log").read_text().split()[1])
+    assert m[0]["text"] == "epoch" and m[0]["pid"] == pid
+    assert m[0]["fields"] == {"n": 1, "total": 2, "lr": 0.001, "name": "warm up", "ok": False,
+                              "none": None, "bad": None, "text": "a field named text"}
+    assert m[1]["text"] == "memory"
+    assert m[1]["fields"] == {"allocated_mib": 3072.0, "reserved_mib": 4096.5,
+                              "max_allocated_mib": 5120.0, "device": 0, "step": 10}
+    # the timestamp is RFC 3339 with milliseconds, like gpuwatch's own
+    assert len(m[0]["timestamp"]) == 24 and m[0]["timestamp"].endswith("Z")
+
+
+def test_mark_memory_without_torch_is_a_no_op(tmp_path):
+    (tmp_path / "events.jsonl").write_text("")
+    code = ("import sys; sys.modules['torch'] = None\n"  # import torch raises ImportError
+            "import gpuwatch\nprint(gpuwatch.mark_memory())\n")
+    r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=PYDIR, GPUWATCH_RUN_DIR=str(tmp_path)))
+    assert r.stdout.strip() == "False" and r.stderr == ""
+    assert (tmp_path / "events.jsonl").read_text() == ""
+
+
+WRITER = '''
+import sys, threading, gpuwatch
+proc = int(sys.argv[1])
+def work(thread):
+    for i in range(50):
+        big = "x" * (9000 if i % 2 else 100)   # odd marks are longer than a pipe buffer (4 KiB)
+        assert gpuwatch.mark("step", proc=proc, thread=thread, i=i, pad=big)
+ts = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+for t in ts: t.start()
+for t in ts: t.join()
+'''
+
+
+def test_concurrent_writers_never_tear_a_line(scenario, tmp_path):
+    sc = scenario({"devices": [h200()]})
+    (tmp_path / "writer.py").write_text(WRITER)
+    out = tmp_path / "run"
+    script = (f"for p in 0 1 2 3 4 5; do {PYTHON} {tmp_path}/writer.py $p & done\n"
+              "for i in $(seq 30); do gpuwatch mark shell -f i=$i -f pad=$(printf 'y%.0s' "
+              "$(seq 5000)) & done\n"
+              "wait\n")
+    r = gw(["run", "-o", out, "-i", "0.1", "--", "bash", "-c", script], env=run_env(sc),
+           timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = (out / "events.jsonl").read_text().split("\n")
+    assert lines[-1] == ""
+    parsed = [json.loads(line) for line in lines[:-1]]  # every line is whole JSON
+    steps = [e for e in parsed if e["type"] == "mark" and e["text"] == "step"]
+    assert len(steps) == 6 * 4 * 50
+    assert {(e["fields"]["proc"], e["fields"]["thread"], e["fields"]["i"]) for e in steps} == {
+        (p, t, i) for p in range(6) for t in range(4) for i in range(50)}
+    assert all(len(e["fields"]["pad"]) == (9000 if e["fields"]["i"] % 2 else 100) for e in steps)
+    shell = [e for e in parsed if e["type"] == "mark" and e["text"] == "shell"]
+    assert sorted(e["fields"]["i"] for e in shell) == list(range(1, 31))
+    assert all(e["fields"]["pad"] == "y" * 5000 for e in shell)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["marks_total"] == 6 * 4 * 50 + 30 and len(summary["marks"]) == 1000
+
+
+def test_outside_a_run(tmp_path):
+    env = dict(os.environ, PYTHONPATH=PYDIR)
+    env.pop("GPUWATCH_RUN_DIR", None)
+    r = subprocess.run([GW, "mark", "epoch", "--field", "n=1"], capture_output=True, text=True,
+                       env=env)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")  # quiet when not at a terminal
+    # a stale GPUWATCH_RUN_DIR (a directory without events.jsonl) is no run: nothing is created
+    stale = tmp_path / "stale"
+    stale.mkdir()
+    r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True,
+                       env=dict(env, GPUWATCH_RUN_DIR=str(stale)))
+    assert r.returncode == 0 and list(stale.iterdir()) == []
+    code = ("import gpuwatch\n"
+            "print(gpuwatch.enabled(), gpuwatch.mark('a'), gpuwatch.mark('b', n=2))\n")
+    r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env)
+    assert r.stdout.strip() == "False False False"
+    assert r.stderr.count("gpuwatch: not inside `gpuwatch run`") == 1  # once per process
+
+
+def test_outside_a_run_at_a_terminal_says_so(tmp_path):
+    env = dict(os.environ)
+    env.pop("GPUWATCH_RUN_DIR", None)
+    code, buf = run_in_pty([GW, "mark", "epoch"], env)
+    assert code == 0
+    assert b"gpuwatch mark: not inside `gpuwatch run`" in buf
+
+
+def test_unwritable_events_file_is_an_error(tmp_path):
+    (tmp_path / "events.jsonl").mkdir()  # exists, but no line can be appended to it
+    r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True,
+                       env=dict(os.environ, GPUWATCH_RUN_DIR=str(tmp_path)))
+    assert r.returncode == 1 and "events.jsonl" in r.stderr
+    code = "import gpuwatch\nprint(gpuwatch.mark('a'), gpuwatch.mark('b'))\n"
+    r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=PYDIR, GPUWATCH_RUN_DIR=str(tmp_path)))
+    assert r.returncode == 0 and r.stdout.strip() == "False False"  # training goes on
+    assert r.stderr.count("gpuwatch: cannot") == 1  # once per process
+    # a full disk
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "events.jsonl").symlink_to("/dev/full")
+    r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=PYDIR, GPUWATCH_RUN_DIR=str(full)))
+    assert r.stdout.strip() == "False False" and "No space left on device" in r.stderr
+    r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True,
+                       env=dict(os.environ, GPUWATCH_RUN_DIR=str(full)))
+    assert r.returncode == 1 and "No space left on device" in r.stderr
+
+
+@pytest.mark.parametrize("args,words", [
+    ([], "no TEXT given"),
+    (["a", "b"], "more than one TEXT"),
+    (["a", "--field", "nokey"], "bad field 'nokey'"),
+    (["a", "--bogus"], "unknown option"),
+])
+def test_mark_usage(args, words):
+    r = subprocess.run([GW, "mark"] + args, capture_output=True, text=True)
+    assert r.returncode == 2 and words in r.stderr
+
+
+LIGHTNING_DRIVER = '''
+import sys, types
+sys.path.insert(0, sys.argv[1])
+from markers_lightning import gpuwatch_callback
+cb = gpuwatch_callback(every_n_steps=2)
+t = types.SimpleNamespace(current_epoch=0, max_epochs=2, global_step=0, sanity_checking=True)
+cb.on_validation_epoch_start(t, None)          # Lightning's sanity check: not marked
+t.sanity_checking = False
+for epoch in range(2):
+    t.current_epoch = epoch
+    cb.on_train_epoch_start(t, None)
+    for _ in range(3):
+        t.global_step += 1
+        cb.on_train_batch_end(t, None, {"loss": 0.5}, None, 0)
+    cb.on_validation_epoch_start(t, None)
+    cb.on_validation_epoch_end(t, None)
+cb.on_fit_end(t, None)
+'''
+
+
+def test_lightning_callback(tmp_path):
+    """examples/markers_lightning.py against a stand-in lightning package (a Callback base)."""
+    (tmp_path / "lightning" / "pytorch").mkdir(parents=True)
+    (tmp_path / "lightning" / "__init__.py").write_text("")
+    (tmp_path / "lightning" / "pytorch" / "__init__.py").write_text("class Callback:\n  pass\n")
+    (tmp_path / "events.jsonl").write_text("")
+    r = subprocess.run([PYTHON, "-c", LIGHTNING_DRIVER, str(SOURCE / "examples")],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=f"{PYDIR}{os.pathsep}{tmp_path}",
+                                GPUWATCH_RUN_DIR=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    got = [(e["text"], e["fields"]) for e in marks(tmp_path)]
+    assert got == [("epoch", {"n": 1, "total": 2}), ("step", {"n": 2, "loss": 0.5}),
+                   ("validation", {"epoch": 1}), ("validation_end", {"epoch": 1}),
+                   ("epoch", {"n": 2, "total": 2}), ("step", {"n": 4, "loss": 0.5}),
+                   ("step", {"n": 6, "loss": 0.5}), ("validation", {"epoch": 2}),
+                   ("validation_end", {"epoch": 2})]
