@@ -45,7 +45,11 @@ class Server:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         if wait:
-            self.wait_ready()
+            try:
+                self.wait_ready()
+            except BaseException:
+                self.__exit__(None, None, None)  # no `with` block runs when __init__ fails
+                raise
 
     def _read(self):
         for line in self.proc.stderr:
