@@ -18,7 +18,7 @@
 
 typedef struct gw_nvml_events gw_nvml_events;
 
-enum { GW_NVML_EVENTS_WAIT_MS = 100 };
+enum { GW_NVML_EVENTS_WAIT_MS = 500 };
 
 /* Registers the wanted events on each of the n handles (indices[i] is handle i's NVML index) and
  * starts the thread. Returns NULL, with nothing started, when the library lacks the event API or
