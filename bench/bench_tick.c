@@ -135,6 +135,12 @@ static void do_call(const gw_nvml *n, gwn_device h, int which)
             n->DeviceGetFieldValues(h, 1, &fv);
         break;
     }
+    case 16: {
+        gwn_memory m;
+        n->DeviceGetMemoryInfo(h, &m);
+        v = (unsigned)m.used;
+        break;
+    }
     case 15:
         n->DeviceGetMaxClockInfo(h, GWN_CLOCK_SM, &v);
         break;
@@ -150,6 +156,7 @@ static void per_call(const gw_nvml *n, gwn_device h, int iters, int spaced)
 {
     static const one_call calls[] = {{"GetUtilizationRates", 0},
                                      {"GetMemoryInfo_v2", 1},
+                                     {"GetMemoryInfo (v1)", 16},
                                      {"GetTemperature", 2},
                                      {"GetPowerUsage", 3},
                                      {"GetPowerManagementLimit", 4},

@@ -74,8 +74,8 @@ typedef enum gw_gpu_field {
 
 /* Fields that come from the slow reader thread (never read inside the fast tick), because their
  * calls cost far more than a tick should (measured on an H200, CPU time per call):
- * GetPowerManagementLimit 163 us (every max(interval, 1 s)), GetTotalEnergyConsumption 4 ms
- * (every max(interval, 10 s)), GPM as above. Calls 100 ms apart cost more than back to back: NVML
+ * GetPowerManagementLimit 530 us and GetTotalEnergyConsumption 4.5 ms (both every max(interval,
+ * 10 s)), GPM as above. Calls 100 ms apart cost more than back to back: NVML
  * caches values for a short while (bench/bench_tick with spaced calls). */
 #define GW_FIELDS_SLOW                                                                             \
     (GW_FIELD_BIT(GW_F_ENERGY_MJ) | GW_FIELD_BIT(GW_F_POWER_LIMIT_MW) | GW_FIELDS_GPM)

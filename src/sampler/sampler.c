@@ -65,6 +65,7 @@ struct gw_sampler {
     bool running;
     pthread_t tick_thr, slow_thr;
     int64_t start_ns;
+    int64_t last_rare_ns; /* gw_sampler_read_now: when SLOW_RARE values were last read */
     gw_nvml_events *events; /* the NVML event watcher, when cfg.nvml_events */
     atomic_uint event_gpus; /* GPUs it listens on, for other threads (gw_sampler_event_gpus) */
 
@@ -170,7 +171,11 @@ static const gw_gpu_field slow_fields[] = {GW_F_ENERGY_MJ,           GW_F_POWER_
                                            GW_F_GPM_GR_ACTIVE_PCT};
 
 /* What a pass of the slow thread reads besides GPM. */
-enum { SLOW_GPM = 1, SLOW_FULL = 2, SLOW_ENERGY = 4 };
+enum { SLOW_GPM = 1, SLOW_FULL = 2, SLOW_RARE = 4 };
+
+/* SLOW_RARE values (the energy counter: 4.5 ms of CPU per call on an H200; the power limit:
+ * 530 us) change slowly or are integrated anyway: read every max(interval, 10 s). */
+#define RARE_PERIOD_MS 10000
 
 static void emit_lost(gw_sampler *s, unsigned i, int64_t wall_ms)
 {
@@ -293,8 +298,8 @@ static void *tick_main(void *arg)
     return NULL;
 }
 
-/* One pass of slow reads into the scratch buffers. SLOW_FULL adds processes and the power
- * limit, SLOW_ENERGY the energy counter. */
+/* One pass of slow reads into the scratch buffers. SLOW_FULL adds processes and MIG devices,
+ * SLOW_RARE the power limit and the energy counter. */
 static void slow_read(gw_sampler *s, int what)
 {
     uint64_t f = s->cfg.fields;
@@ -303,9 +308,9 @@ static void slow_read(gw_sampler *s, int what)
         s->scratch_vals[i].valid = 0;
         if (f & GW_FIELDS_GPM)
             gw_gpu_read_gpm(s->nvml, &s->devs[i], s->mg, &s->scratch_vals[i]);
-        if ((what & SLOW_FULL) && (f & GW_FIELD_BIT(GW_F_POWER_LIMIT_MW)))
+        if ((what & SLOW_RARE) && (f & GW_FIELD_BIT(GW_F_POWER_LIMIT_MW)))
             gw_gpu_read_power_limit(s->nvml, &s->devs[i], &s->scratch_vals[i]);
-        if ((what & SLOW_ENERGY) && (f & GW_FIELD_BIT(GW_F_ENERGY_MJ)))
+        if ((what & SLOW_RARE) && (f & GW_FIELD_BIT(GW_F_ENERGY_MJ)))
             gw_gpu_read_energy(s->nvml, &s->devs[i], &s->scratch_vals[i]);
         if ((what & SLOW_FULL) && s->cfg.processes)
             gw_gpu_read_processes(s->nvml, &s->devs[i], s->cfg.proc_root, &s->scratch_procs,
@@ -320,10 +325,8 @@ static void slow_read(gw_sampler *s, int what)
 static void slow_publish(gw_sampler *s, int what)
 {
     uint64_t mine = GW_FIELDS_GPM;
-    if (what & SLOW_FULL)
-        mine |= GW_FIELD_BIT(GW_F_POWER_LIMIT_MW);
-    if (what & SLOW_ENERGY)
-        mine |= GW_FIELD_BIT(GW_F_ENERGY_MJ);
+    if (what & SLOW_RARE)
+        mine |= GW_FIELD_BIT(GW_F_POWER_LIMIT_MW) | GW_FIELD_BIT(GW_F_ENERGY_MJ);
     pthread_mutex_lock(&s->slow_lock);
     for (unsigned i = 0; i < s->ndev; i++) {
         gw_gpu_sample *dst = &s->slow_vals[i];
@@ -363,7 +366,7 @@ static void *slow_main(void *arg)
      * cached then): a 1 s window, DCGM's usual profiling period, keeps it to 0.02 % of a core. */
     int64_t gpm_period = at_least(s->cfg.interval_ms, 1000);
     int64_t full_period = at_least(s->cfg.interval_ms, 1000);
-    int64_t energy_period = at_least(s->cfg.interval_ms, 10000);
+    int64_t energy_period = at_least(s->cfg.interval_ms, RARE_PERIOD_MS);
     /* gw_sampler_start made the first pass of every kind. */
     int64_t deadline = s->start_ns + gpm_period, full_deadline = s->start_ns + full_period;
     int64_t energy_deadline = s->start_ns + energy_period;
@@ -371,13 +374,13 @@ static void *slow_main(void *arg)
     while (wait_until(s, deadline)) {
         int64_t now = gw_mono_ns();
         int what = SLOW_GPM | (now >= full_deadline ? SLOW_FULL : 0) |
-                   (now >= energy_deadline ? SLOW_ENERGY : 0);
+                   (now >= energy_deadline ? SLOW_RARE : 0);
         slow_read(s, what);
         slow_publish(s, what);
         now = gw_mono_ns();
         if (what & SLOW_FULL)
             full_deadline = next_deadline(full_deadline, full_period, now, &ignored);
-        if (what & SLOW_ENERGY)
+        if (what & SLOW_RARE)
             energy_deadline = next_deadline(energy_deadline, energy_period, now, &ignored);
         deadline = next_deadline(deadline, gpm_period, now, &ignored);
     }
@@ -409,8 +412,8 @@ gw_rc gw_sampler_start(gw_sampler *s, gw_error *err)
             s->sinks[i].on_start(s->sinks[i].ctx, s->infos, s->ndev);
     /* One slow pass now, so that the first tick already has the power limit, the energy counter
      * and the process list (and GPM has its first sample). */
-    slow_read(s, SLOW_GPM | SLOW_FULL | SLOW_ENERGY);
-    slow_publish(s, SLOW_GPM | SLOW_FULL | SLOW_ENERGY);
+    slow_read(s, SLOW_GPM | SLOW_FULL | SLOW_RARE);
+    slow_publish(s, SLOW_GPM | SLOW_FULL | SLOW_RARE);
     s->start_ns = gw_mono_ns();
     s->stop = false;
     /* The slow thread first, so that a process list is usually ready for early ticks. */
@@ -455,8 +458,15 @@ void gw_sampler_stop(gw_sampler *s)
 
 const gw_sample *gw_sampler_read_now(gw_sampler *s)
 {
-    slow_read(s, SLOW_GPM | SLOW_FULL | SLOW_ENERGY);
-    slow_publish(s, SLOW_GPM | SLOW_FULL | SLOW_ENERGY);
+    /* Repeated one-shot reads (the live view, query -l) take the rare values every 10 s too. */
+    int64_t now = gw_mono_ns();
+    int what = SLOW_GPM | SLOW_FULL;
+    if (s->last_rare_ns == 0 || now - s->last_rare_ns >= RARE_PERIOD_MS * NS_PER_MS) {
+        what |= SLOW_RARE;
+        s->last_rare_ns = now;
+    }
+    slow_read(s, what);
+    slow_publish(s, what);
     read_tick(s);
     s->sample.seq = atomic_fetch_add(&s->ticks, 1);
     return &s->sample;

@@ -4,8 +4,8 @@
  * Owns: the devices (gpu_dev.h), the tick thread and the slow thread. The tick thread follows a
  * monotonic schedule (tick k at start + k * interval, no drift; a tick that is late skips the
  * ticks it missed rather than bunching them) and reads only fast values: NVML's microsecond calls
- * and /proc. The slow thread reads GPM metrics (every max(interval, 1 s)), process lists and the
- * power limit (every max(interval, 1 s)) and the energy counter (every max(interval, 10 s)), and
+ * and /proc. The slow thread reads GPM metrics and process lists (every max(interval, 1 s)), the
+ * power limit and the energy counter (every max(interval, 10 s)), and
  * publishes them under a mutex; the tick copies the latest
  * published values, so no tick ever waits for a slow read. A device that returns GPU_IS_LOST gets
  * one "gpu_lost" event and empty values from then on; the others continue.
