@@ -267,6 +267,34 @@ static void settle_dips(gw_gpu_analysis *g)
             g->work_s += g->dt_s[r];
 }
 
+/* With epochs from the job itself (events, marks, a log), training starts with the first epoch:
+ * whatever the GPU did before (model set-up, a warm-up kernel, cuDNN's autotuning) is start-up,
+ * even when a brief blip of work came earlier. The dips of the shortened steady state are found
+ * again. */
+static void startup_until_first_epoch(gw_analysis *a)
+{
+    if (a->nepochs == 0 || a->epoch_origin == GW_EPOCHS_DIPS)
+        return;
+    int64_t first = a->epochs[0].start_ms;
+    for (size_t i = 0; i < a->ngpus; i++) {
+        gw_gpu_analysis *g = &a->gpus[i];
+        const int64_t *t = g->gpu->tab.t_ms;
+        gw_span *startup = &g->phase[GW_PHASE_STARTUP].span;
+        gw_span *steady = &g->phase[GW_PHASE_STEADY].span;
+        size_t b = steady->begin;
+        while (b < steady->end && t[b] < first)
+            b++;
+        if (b == steady->begin || b >= steady->end)
+            continue;
+        *startup = gw_span_make(g->gpu, g->dt_s, 0, b);
+        *steady = gw_span_make(g->gpu, g->dt_s, b, steady->end);
+        free(g->dips);
+        g->dips = NULL;
+        g->ndips = gw_dips_find(gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), t, g->dt_s,
+                                g->gpu->tab.n, *steady, &g->dips);
+    }
+}
+
 static void epochs_from_dips(gw_analysis *a, const gw_gpu_analysis *g)
 {
     a->epochs = xcalloc(g->ndips + 1, sizeof *a->epochs);
@@ -339,6 +367,7 @@ gw_analysis *gw_analyze(const gw_series *s)
         gpu_basics(s, &a->gpus[i]);
     }
     epochs_from_events(a);
+    startup_until_first_epoch(a);
     classify_dips(a);
     double *scratch = xmalloc((max_rows ? max_rows : 1) * sizeof *scratch);
     for (size_t i = 0; i < a->ngpus; i++) {

@@ -49,21 +49,37 @@ void gw_phases_detect(const double *util, const int64_t *t_ms, const double *dt_
     out[GW_PHASE_TAIL] = rows(t_ms, dt_s, n, e, n);
 }
 
+static bool idle_at(const double *util, size_t i)
+{
+    return !isnan(util[i]) && util[i] < GW_TH(GW_TH_IDLE_UTIL_PCT);
+}
+
 size_t gw_dips_find(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
                     gw_span steady, gw_dip **out)
 {
     gw_dip *d = NULL;
     size_t count = 0, cap = 0;
     double min_ms = GW_TH(GW_TH_DIP_MIN_S) * 1000.0;
+    double burst_ms = GW_TH(GW_TH_DIP_BURST_S) * 1000.0;
     size_t i = steady.begin;
     while (util && i < steady.end) {
-        if (isnan(util[i]) || util[i] >= GW_TH(GW_TH_IDLE_UTIL_PCT)) {
+        if (!idle_at(util, i)) {
             i++;
             continue;
         }
+        /* An idle run, extended over busy bursts shorter than dip_burst_s that are followed by
+         * more idle time (a validation pass runs a few forward steps between idle stretches). */
         size_t j = i;
-        while (j < steady.end && !isnan(util[j]) && util[j] < GW_TH(GW_TH_IDLE_UTIL_PCT))
-            j++;
+        for (;;) {
+            while (j < steady.end && idle_at(util, j))
+                j++;
+            size_t k = j;
+            while (k < steady.end && !idle_at(util, k))
+                k++;
+            if (k >= steady.end || k == j || (double)(t_ms[k] - t_ms[j]) >= burst_ms)
+                break;
+            j = k;
+        }
         gw_span s = rows(t_ms, dt_s, n, i, j);
         if ((double)(s.end_ms - s.start_ms) >= min_ms) {
             d = xgrow(d, &cap, count + 1, sizeof *d);

@@ -13,6 +13,9 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
     [GW_TH_DIP_MIN_S] = {"dip_min_s", 2, "idle runs at least this long in steady state are dips"},
     [GW_TH_DIP_ALIGN_S] = {"dip_align_s", 3,
                            "a dip within this many seconds of an epoch boundary belongs to it"},
+    [GW_TH_DIP_BURST_S] = {"dip_burst_s", 1,
+                           "busy bursts shorter than this between idle runs (a validation "
+                           "pass's forward steps) do not split them: one dip"},
     [GW_TH_DIP_PERIOD_CV] = {"dip_period_cv", 0.25,
                              "without epochs, dips whose intervals vary by at most this "
                              "(coefficient of variation) are regular"},

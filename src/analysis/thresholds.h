@@ -17,6 +17,7 @@ typedef enum gw_threshold_id {
     GW_TH_MIN_STEADY_S,         /* steady state shorter than this: too short to judge */
     GW_TH_DIP_MIN_S,            /* an idle run at least this long inside steady state: a dip */
     GW_TH_DIP_ALIGN_S,          /* a dip within this of an epoch boundary is at the boundary */
+    GW_TH_DIP_BURST_S,          /* busy bursts shorter than this do not split an idle run */
     GW_TH_DIP_PERIOD_CV,        /* dips without epochs: intervals' CV <= this is regular */
     GW_TH_DIP_MIN_REGULAR,      /* dips without epochs: at least this many to call them regular */
     GW_TH_DIP_SHARE_WARN_PCT,   /* expected dips taking more of the steady state: a warning */
