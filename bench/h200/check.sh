@@ -61,10 +61,10 @@ with open(sys.argv[1], "a") as f:
 EOF
 "$GW" run -o "$R/train" -i 0.2 --config "$R/alerts.ini" \
   --on-alert python3 "$R/hook.py" "$R/hook_calls.jsonl" ';' -- \
-  python3 examples/train_torchvision.py --model resnet18 --epochs 1 --steps 60 --batch 128 \
+  python3 examples/train_torchvision.py --model resnet18 --epochs 1 --steps 300 --batch 128 \
   > "$R/train.stdout.txt" 2> "$R/train.stderr.txt" &
 RUN=$!
-sleep 15  # the job is training by now: check sees who holds the GPU
+sleep 12  # the job is training by now (it runs for about 30 s): check sees who holds the GPU
 "$GW" check --json > "$R/check_during.json" 2> "$R/check_during.stderr.txt"
 echo "exit $?" > "$R/check_during.json.exit"
 wait $RUN

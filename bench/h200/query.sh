@@ -30,13 +30,16 @@ nvidia-smi --help-query-gpu > "$R/nvsmi_help_query_gpu.txt" 2>&1
 "$GW" query --help-query-gpu > "$R/gw_help_query_gpu.txt" 2>&1
 
 # Both tools started together; each writes its own file.
+# (waits for these two only: a bare `wait` would also wait for the torch load below)
 same_moment() {
   nvidia-smi --query-gpu="$FIELDS" --format=csv > "$R/$1.nvsmi.csv" 2> "$R/$1.nvsmi.err" &
+  local a=$!
   "$GW" query --query-gpu="$FIELDS" --format=csv > "$R/$1.gw.csv" 2> "$R/$1.gw.err" &
-  wait
+  wait $a $!
   nvidia-smi --query-gpu="$FIELDS" --format=csv,nounits > "$R/$1-nounits.nvsmi.csv" 2>&1 &
+  a=$!
   "$GW" query --query-gpu="$FIELDS" --format=csv,nounits > "$R/$1-nounits.gw.csv" 2>&1 &
-  wait
+  wait $a $!
 }
 for k in 1 2 3; do same_moment "idle$k"; sleep 1; done
 "$GW" query --query-gpu="index,$GPM" --format=csv > "$R/idle.gpm.txt" 2>&1
