@@ -32,16 +32,27 @@ gw_span gw_span_make(const gw_series_gpu *g, const double *dt_s, size_t begin, s
 void gw_phases_detect(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
                       gw_span out[GW_PHASE_COUNT])
 {
-    size_t first = n, last = n;
-    for (size_t i = 0; util && i < n; i++)
-        if (util[i] >= GW_TH(GW_TH_WORK_UTIL_PCT)) {
-            if (first == n)
-                first = i;
-            last = i;
+    const double work = GW_TH(GW_TH_WORK_UTIL_PCT);
+    size_t first = n, last = n, sustained = n;
+    for (size_t i = 0; util && i < n; i++) {
+        if (!(util[i] >= work))
+            continue;
+        if (first == n)
+            first = i;
+        last = i;
+        /* Start-up ends where the GPU starts working for real: the first stretch of work lasting
+         * dip_min_s. Blips before it (moving the model, a warm-up kernel) belong to start-up. */
+        if (sustained == n) {
+            size_t j = i;
+            while (j < n && util[j] >= work)
+                j++;
+            if (j > i && (double)(t_ms[j - 1] - t_ms[i]) >= GW_TH(GW_TH_DIP_MIN_S) * 1000.0)
+                sustained = i;
         }
+    }
     size_t b = 0, e = n; /* without a working sample (or without util) everything is steady */
     if (first < n) {
-        b = first;
+        b = sustained < n ? sustained : first;
         e = last + 1;
     }
     out[GW_PHASE_STARTUP] = rows(t_ms, dt_s, n, 0, b);

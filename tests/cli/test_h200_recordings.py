@@ -30,9 +30,10 @@ LABELLED = {
     "idle_holding_memory": ({("idle_holding_memory", "warning")}, {"memory_leak"}),
     "oom_crash": ({("oom_crash", "critical")}, {"job_stalled"}),
     "stuck_dataloader": ({("job_stalled", "critical"), ("job_failed", "info")}, {"oom_crash"}),
-    # Validation through a DataLoader took a third of this run (4-7 s epochs, 2-3 s validation
-    # passes with forward steps at 20-80 % util): the report warns that the GPU waits.
-    "epochs_with_validation": ({("gpu_starved", "warning")}, {"oom_crash", "memory_leak"}),
+    # Validation passes (2-3 s, with forward steps at 20-80 % util that must not split the dip)
+    # between 4 s epochs, after 12 s of start-up with a brief blip of GPU work in it.
+    "epochs_with_validation": ({("gpu_saturated", "info"), ("expected_dips", "info")},
+                               {"gpu_starved", "oom_crash", "memory_leak"}),
 }
 
 
