@@ -30,15 +30,15 @@ static const char run_usage[] =
     "  -o, --output DIR    where to record (must not exist; default runs/<UTC time>-<name>)\n"
     "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5; 200ms, 2s, 1m work)\n"
     "      --epoch-regex RE  how epoch lines look in CMD's output (POSIX ERE, case-insensitive;\n"
-    "                    the first number group is the epoch; default understands \"Epoch 3/100\",\n"
+    "                    the first number group is the epoch; default understands \"Epoch "
+    "3/100\",\n"
     "                    \"epoch 3:\", \"[Epoch 3]\", \"epoch=3\")\n"
     "      --stall-timeout SEC  alert job_stalled when CMD prints nothing, its GPUs are idle and\n"
     "                    its processes use almost no CPU for this long (default 300; 0 = off)\n"
     "      --no-report     skip the analysis when the command ends\n"
     "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT while CMD runs,\n"
-    "                    as `gpuwatch serve` does (127.0.0.1:9400: this host; :9400: all)\n"
-    ALERT_USAGE
-    "  -h, --help          this text\n"
+    "                    as `gpuwatch serve` does (127.0.0.1:9400: this host; :9400: "
+    "all)\n" ALERT_USAGE "  -h, --help          this text\n"
     "\n"
     "When CMD ends: a table per GPU, the report's verdicts, summary.json and report.html in DIR.\n"
     "Exit status: CMD's own (128+N when a signal N killed it), 2 usage error or bad\n"
@@ -57,9 +57,8 @@ static const char record_usage[] =
     "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5)\n"
     "  -d, --duration SEC  stop after this long (default: until a signal)\n"
     "      --no-report     skip the analysis at the end\n"
-    "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT (as gpuwatch serve)\n"
-    ALERT_USAGE
-    "  -h, --help          this text\n"
+    "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT (as gpuwatch "
+    "serve)\n" ALERT_USAGE "  -h, --help          this text\n"
     "\n"
     "Exit status: 0 recorded, 1 gpuwatch could not record, 2 usage error or bad\n"
     "configuration file.\n";
@@ -73,8 +72,7 @@ static int usage_error(const char *cmd, const char *msg, const char *usage)
 }
 
 /* Reads gpuwatch.ini and the flags that change it; a bad file is a usage error (2). */
-static int run_with_config(const gw_session_config *cfg, const gw_config_args *ca,
-                           const char *name)
+static int run_with_config(const gw_session_config *cfg, const gw_config_args *ca, const char *name)
 {
     gw_config conf;
     gw_config_init(&conf);
@@ -95,18 +93,18 @@ static int parse_and_run(int argc, char **argv, bool is_run)
 {
     const char *usage = is_run ? run_usage : record_usage;
     const char *name = is_run ? "run" : "record";
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"interval", required_argument, NULL, 'i'},
-                                         {"duration", required_argument, NULL, 'd'},
-                                         {"no-report", no_argument, NULL, OPT_NO_REPORT},
-                                         {"epoch-regex", required_argument, NULL, OPT_EPOCH_REGEX},
-                                         {"listen", required_argument, NULL, OPT_LISTEN},
-                                         {"stall-timeout", required_argument, NULL,
-                                          OPT_STALL_TIMEOUT},
-                                         {"help", no_argument, NULL, 'h'},
-                                         GW_CONFIG_LONG_OPTIONS,
-                                         GW_ALERT_LONG_OPTIONS,
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"interval", required_argument, NULL, 'i'},
+        {"duration", required_argument, NULL, 'd'},
+        {"no-report", no_argument, NULL, OPT_NO_REPORT},
+        {"epoch-regex", required_argument, NULL, OPT_EPOCH_REGEX},
+        {"listen", required_argument, NULL, OPT_LISTEN},
+        {"stall-timeout", required_argument, NULL, OPT_STALL_TIMEOUT},
+        {"help", no_argument, NULL, 'h'},
+        GW_CONFIG_LONG_OPTIONS,
+        GW_ALERT_LONG_OPTIONS,
+        {NULL, 0, NULL, 0}};
     gw_session_config cfg = {.is_run = is_run,
                              .interval_ms = GW_INTERVAL_DEFAULT_MS,
                              .stall_timeout_ms = GW_STALL_TIMEOUT_DEFAULT_MS};
@@ -169,8 +167,7 @@ static int parse_and_run(int argc, char **argv, bool is_run)
             if (optopt)
                 snprintf(msg, sizeof msg, "unknown option '-%c' or missing value", optopt);
             else
-                snprintf(msg, sizeof msg, "unknown option '%s' or missing value",
-                         argv[optind - 1]);
+                snprintf(msg, sizeof msg, "unknown option '%s' or missing value", argv[optind - 1]);
             return usage_error(name, msg, usage);
         }
         }

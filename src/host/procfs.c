@@ -21,7 +21,7 @@ typedef struct member {
     unsigned long long starttime; /* tells a reused pid from the process we saw before */
     unsigned long long cpu_ticks; /* utime + stime */
     long rss_pages;
-    bool seen;                    /* found in this sample */
+    bool seen; /* found in this sample */
 } member;
 
 struct gw_procfs {

@@ -4,12 +4,12 @@
  * Owns: the host's CPU utilisation and memory (/proc/stat, /proc/meminfo), and the wrapped job's
  * process tree — every descendant of the job's root pid (DataLoader workers included), found
  * through /proc/PID/task/PID/children on each tick and a full scan of /proc/[pid]/stat every
- * `rescan_ms` (children of other threads, processes re-parented to us as child subreaper) — with its
- * CPU % and resident memory. CPU % needs two reads, so the first tick has no CPU values.
+ * `rescan_ms` (children of other threads, processes re-parented to us as child subreaper) — with
+ * its CPU % and resident memory. CPU % needs two reads, so the first tick has no CPU values.
  *
- * A pid that vanishes between listing and reading is skipped; a pid with no /proc entry (another PID
- * namespace) is reported as not visible. Must not: call NVML, print, or allocate per tick beyond
- * amortised growth of its tables. Not thread-safe: one owner thread (the sampler's).
+ * A pid that vanishes between listing and reading is skipped; a pid with no /proc entry (another
+ * PID namespace) is reported as not visible. Must not: call NVML, print, or allocate per tick
+ * beyond amortised growth of its tables. Not thread-safe: one owner thread (the sampler's).
  */
 #ifndef GW_PROCFS_H
 #define GW_PROCFS_H
@@ -57,8 +57,8 @@ ssize_t gw_procfs_read_small(const char *path, char *buf, size_t len);
 typedef struct gw_proc_stat {
     pid_t pid;
     pid_t ppid;
-    char state;                /* R, S, D, Z, T, ... */
-    unsigned long long utime;  /* clock ticks */
+    char state;               /* R, S, D, Z, T, ... */
+    unsigned long long utime; /* clock ticks */
     unsigned long long stime;
     unsigned long long starttime;
     long rss_pages;

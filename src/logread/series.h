@@ -86,12 +86,12 @@ typedef struct gw_series_field {
 typedef struct gw_series_event {
     size_t input;
     int64_t t_ms;
-    char *type;    /* "epoch", "job_start", "job_exit", "gpu_lost", "alert", "log_end", ... */
-    int gpu_index; /* -1 when the event is not about one GPU */
-    long epoch;    /* "epoch" events: the epoch number; else -1 */
-    long total;    /* "epoch" events: the number of epochs when known; else -1 */
-    double code;   /* job_exit: exit status; xid: the Xid; else NAN */
-    char *text;    /* the matched line or message; mark: its text; "" when none */
+    char *type;       /* "epoch", "job_start", "job_exit", "gpu_lost", "alert", "log_end", ... */
+    int gpu_index;    /* -1 when the event is not about one GPU */
+    long epoch;       /* "epoch" events: the epoch number; else -1 */
+    long total;       /* "epoch" events: the number of epochs when known; else -1 */
+    double code;      /* job_exit: exit status; xid: the Xid; else NAN */
+    char *text;       /* the matched line or message; mark: its text; "" when none */
     char *rule;       /* alert, alert_resolved: the rule ("job_stalled"); "" otherwise */
     double value;     /* alert, alert_resolved: the rule's value (job_stalled: seconds without
                          activity); NAN otherwise */
@@ -108,7 +108,7 @@ typedef struct gw_series_event {
 typedef struct gw_series_tail {
     size_t input; /* the run directory's gpu.csv input */
     char *source;
-    char *text;   /* whole lines joined with '\n', escape sequences removed */
+    char *text; /* whole lines joined with '\n', escape sequences removed */
     size_t lines;
 } gw_series_tail;
 

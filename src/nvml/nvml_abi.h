@@ -57,8 +57,8 @@ typedef struct gwn_gpm_sample_st *gwn_gpm_sample;
 
 /* Buffer sizes NVML documents for its string getters. */
 enum {
-    GWN_DEVICE_NAME_BUFFER_SIZE = 96,            /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
-    GWN_DEVICE_UUID_BUFFER_SIZE = 96,            /* NVML_DEVICE_UUID_V2_BUFFER_SIZE */
+    GWN_DEVICE_NAME_BUFFER_SIZE = 96, /* NVML_DEVICE_NAME_V2_BUFFER_SIZE */
+    GWN_DEVICE_UUID_BUFFER_SIZE = 96, /* NVML_DEVICE_UUID_V2_BUFFER_SIZE */
     GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE = 80,
     GWN_SYSTEM_NVML_VERSION_BUFFER_SIZE = 80,
     GWN_DEVICE_PCI_BUS_ID_BUFFER_SIZE = 32,
@@ -174,9 +174,9 @@ typedef union gwn_value {
 typedef struct gwn_field_value {
     unsigned int fieldId;
     unsigned int scopeId;
-    long long timestamp;   /* microseconds since the epoch */
+    long long timestamp; /* microseconds since the epoch */
     long long latencyUsec;
-    int valueType;         /* GWN_VALUE_TYPE_* */
+    int valueType; /* GWN_VALUE_TYPE_* */
     gwn_return nvmlReturn;
     gwn_value value;
 } gwn_field_value;

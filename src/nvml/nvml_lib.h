@@ -19,11 +19,11 @@
 #include <stdbool.h>
 
 typedef struct gw_nvml {
-    void *dl;           /* dlopen handle */
-    char *path;         /* the path or soname that was opened (owned) */
-    bool initialised;   /* nvmlInit succeeded; gw_nvml_close calls nvmlShutdown */
-    int pci_info_abi;   /* 3, 2 or 1: which GetPciInfo variant `DeviceGetPciInfo` points at */
-    int processes_abi;  /* 3, 2 or 1: which Get*RunningProcesses variant is bound (record stride) */
+    void *dl;          /* dlopen handle */
+    char *path;        /* the path or soname that was opened (owned) */
+    bool initialised;  /* nvmlInit succeeded; gw_nvml_close calls nvmlShutdown */
+    int pci_info_abi;  /* 3, 2 or 1: which GetPciInfo variant `DeviceGetPciInfo` points at */
+    int processes_abi; /* 3, 2 or 1: which Get*RunningProcesses variant is bound (record stride) */
 
     /* Required: a library without these is refused. */
     gwn_return (*Init)(void);
@@ -60,8 +60,8 @@ typedef struct gw_nvml {
     gwn_return (*DeviceGetMaxPcieLinkWidth)(gwn_device, unsigned int *);
     gwn_return (*DeviceGetTotalEccErrors)(gwn_device, int, int, unsigned long long *);
     gwn_return (*DeviceGetRetiredPagesPendingStatus)(gwn_device, int *);
-    gwn_return (*DeviceGetRemappedRows)(gwn_device, unsigned int *, unsigned int *,
-                                        unsigned int *, unsigned int *);
+    gwn_return (*DeviceGetRemappedRows)(gwn_device, unsigned int *, unsigned int *, unsigned int *,
+                                        unsigned int *);
     gwn_return (*DeviceGetTotalEnergyConsumption)(gwn_device, unsigned long long *);
     gwn_return (*DeviceGetFieldValues)(gwn_device, int, gwn_field_value *);
     /* Records of processes_abi's stride: gwn_process_info (v2/v3) or gwn_process_info_v1. */
@@ -99,8 +99,8 @@ const char *gw_nvml_return_name(gwn_return r);
 /* One line telling the user what an nvmlInit failure means and what to do about it. */
 void gw_nvml_init_message(gwn_return r, const char *lib, gw_error *err);
 
-/* One line for a call that failed on a device: "GPU 1: nvmlDeviceGetPowerUsage: GPU_IS_LOST (the GPU
- * fell off the bus; check dmesg for Xid 79 and reset the GPU or reboot)". */
+/* One line for a call that failed on a device: "GPU 1: nvmlDeviceGetPowerUsage: GPU_IS_LOST (the
+ * GPU fell off the bus; check dmesg for Xid 79 and reset the GPU or reboot)". */
 void gw_nvml_call_message(unsigned gpu, const char *call, gwn_return r, gw_error *err);
 
 /* True when an error means "this value does not exist here" rather than a failure: NOT_SUPPORTED,

@@ -20,11 +20,11 @@
 typedef struct gw_csv_file {
     int fd;
     char *path;
-    gw_buf pending;          /* complete rows not yet written */
-    int64_t oldest_ns;       /* monotonic time of the oldest pending row */
-    int64_t max_delay_ns;    /* flush when a row would wait longer (default 1 s) */
-    int err_no;              /* 0, or the errno of the first failed write */
-    size_t size;             /* bytes of whole rows on disk */
+    gw_buf pending;       /* complete rows not yet written */
+    int64_t oldest_ns;    /* monotonic time of the oldest pending row */
+    int64_t max_delay_ns; /* flush when a row would wait longer (default 1 s) */
+    int err_no;           /* 0, or the errno of the first failed write */
+    size_t size;          /* bytes of whole rows on disk */
 } gw_csv_file;
 
 /* Creates path (O_EXCL: never overwrites) and writes the header line. */

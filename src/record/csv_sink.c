@@ -14,12 +14,23 @@
 
 /* gpu.csv columns after timestamp and index: the spec's order, then gpuwatch's extras. */
 static const gw_gpu_field gpu_columns[] = {
-    GW_F_UTIL_GPU_PCT,          GW_F_UTIL_MEM_PCT,         GW_F_MEM_USED_BYTES,
-    GW_F_MEM_TOTAL_BYTES,       GW_F_TEMP_GPU_C,           GW_F_POWER_DRAW_MW,
-    GW_F_POWER_LIMIT_MW,        GW_F_CLOCK_SM_MHZ,         GW_F_CLOCKS_EVENT_REASONS,
-    GW_F_PSTATE,                GW_F_GPM_SM_ACTIVE_PCT,    GW_F_GPM_SM_OCCUPANCY_PCT,
-    GW_F_GPM_TENSOR_ACTIVE_PCT, GW_F_GPM_DRAM_ACTIVE_PCT,  GW_F_MEM_RESERVED_BYTES,
-    GW_F_CLOCK_MEM_MHZ,         GW_F_ENERGY_MJ,
+    GW_F_UTIL_GPU_PCT,
+    GW_F_UTIL_MEM_PCT,
+    GW_F_MEM_USED_BYTES,
+    GW_F_MEM_TOTAL_BYTES,
+    GW_F_TEMP_GPU_C,
+    GW_F_POWER_DRAW_MW,
+    GW_F_POWER_LIMIT_MW,
+    GW_F_CLOCK_SM_MHZ,
+    GW_F_CLOCKS_EVENT_REASONS,
+    GW_F_PSTATE,
+    GW_F_GPM_SM_ACTIVE_PCT,
+    GW_F_GPM_SM_OCCUPANCY_PCT,
+    GW_F_GPM_TENSOR_ACTIVE_PCT,
+    GW_F_GPM_DRAM_ACTIVE_PCT,
+    GW_F_MEM_RESERVED_BYTES,
+    GW_F_CLOCK_MEM_MHZ,
+    GW_F_ENERGY_MJ,
 };
 enum { N_GPU_COLUMNS = sizeof gpu_columns / sizeof gpu_columns[0] };
 

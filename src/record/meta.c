@@ -90,8 +90,7 @@ static cJSON *meta_json(const gw_meta *m)
             cJSON_AddNumberToObject(ex, "signal", m->exit_signal);
         else
             cJSON_AddNullToObject(ex, "signal");
-        cJSON_AddNumberToObject(ex, "status",
-                                m->exit_signal ? 128 + m->exit_signal : m->exit_code);
+        cJSON_AddNumberToObject(ex, "status", m->exit_signal ? 128 + m->exit_signal : m->exit_code);
     } else {
         cJSON_AddNullToObject(o, "exit");
     }

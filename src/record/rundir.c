@@ -20,9 +20,9 @@ static const char *base_name(const char *path)
 
 static bool is_interpreter(const char *name)
 {
-    static const char *const names[] = {"python", "python3", "python2", "bash", "sh",
-                                        "torchrun", "accelerate", "deepspeed", "uv", "node",
-                                        "perl", "env", "nohup", "srun", "mpirun"};
+    static const char *const names[] = {"python",   "python3",    "python2",   "bash", "sh",
+                                        "torchrun", "accelerate", "deepspeed", "uv",   "node",
+                                        "perl",     "env",        "nohup",     "srun", "mpirun"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return true;
@@ -83,8 +83,8 @@ static int make_parents(const char *path)
 static gw_rc made(const char *path, char **out_path, gw_error *err)
 {
     if (access(path, W_OK) != 0)
-        return gw_error_set(err, GW_E_IO, "cannot write into %s: %s: choose another -o DIR",
-                            path, strerror(errno));
+        return gw_error_set(err, GW_E_IO, "cannot write into %s: %s: choose another -o DIR", path,
+                            strerror(errno));
     *out_path = xstrdup(path);
     return GW_OK;
 }
@@ -98,8 +98,10 @@ gw_rc gw_rundir_create(const char *requested, const char *name, int64_t now_ms, 
             return gw_error_set(err, GW_E_USAGE, "-o needs a directory name");
         int e = make_parents(requested);
         if (e)
-            return gw_error_set(err, GW_E_IO, "cannot create the parents of %s: %s: choose "
-                                "another -o DIR", requested, strerror(e));
+            return gw_error_set(err, GW_E_IO,
+                                "cannot create the parents of %s: %s: choose "
+                                "another -o DIR",
+                                requested, strerror(e));
         if (mkdir(requested, 0755) != 0) {
             if (errno == EEXIST)
                 return gw_error_set(err, GW_E_EXISTS,

@@ -22,10 +22,10 @@
 typedef struct gw_child {
     pid_t pid;
     bool use_pty;
-    int pty_master;   /* pty mode: the command's terminal (read output, write input) */
-    int out_fd;       /* pipe mode: the command's stdout; -1 in pty mode */
-    int err_fd;       /* pipe mode: the command's stderr; -1 in pty mode */
-    bool tty_raw;     /* gpuwatch's stdin terminal was put in raw mode */
+    int pty_master; /* pty mode: the command's terminal (read output, write input) */
+    int out_fd;     /* pipe mode: the command's stdout; -1 in pty mode */
+    int err_fd;     /* pipe mode: the command's stderr; -1 in pty mode */
+    bool tty_raw;   /* gpuwatch's stdin terminal was put in raw mode */
     struct termios saved_tty;
 } gw_child;
 

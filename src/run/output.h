@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 typedef struct gw_output {
-    int log_fd;           /* output.log, -1 when it could not be written */
-    int log_errno;        /* first write error of output.log, 0 if none */
+    int log_fd;    /* output.log, -1 when it could not be written */
+    int log_errno; /* first write error of output.log, 0 if none */
     bool log_reported;
     int echo_out, echo_err; /* gpuwatch's stdout / stderr, -1 once writing there failed */
     int64_t last_output_ms; /* wall time of the last byte received, 0 before any */

@@ -36,7 +36,7 @@
 /* Everything a session holds, so that cleanup is one function. */
 typedef struct session {
     const gw_session_config *cfg;
-    int fail_status;          /* 125 for run, 1 for record */
+    int fail_status; /* 125 for run, 1 for record */
     char *cmd_path;
     int sigfd;
     sigset_t old_mask;
@@ -47,23 +47,23 @@ typedef struct session {
     gw_csv_sink *csv;
     gw_eventlog *events;
     gw_run_summary *summary;
-    gw_alerts *alerts;        /* alert rules on every tick (alerts.h) */
+    gw_alerts *alerts; /* alert rules on every tick (alerts.h) */
     gw_output out;
     bool out_open;
     gw_child child;
     bool child_started;
     bool child_done;
-    int child_status;         /* waitpid status */
+    int child_status; /* waitpid status */
     int64_t child_done_ms;
     gw_line_splitter split_out, split_err;
-    gw_epoch_matcher *epochs;  /* epoch lines in the command's output become "epoch" events */
+    gw_epoch_matcher *epochs; /* epoch lines in the command's output become "epoch" events */
     long last_epoch;
     gw_meta meta;
     char driver[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
     char nvml_version[GWN_SYSTEM_NVML_VERSION_BUFFER_SIZE];
     int signals_forwarded;
     gw_exporter *exporter; /* --listen (issue 7) */
-    gw_stall *stall; /* job_stalled detection (stall.h); NULL when off */
+    gw_stall *stall;       /* job_stalled detection (stall.h); NULL when off */
 } session;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -425,9 +425,10 @@ static void finish(session *s, int status)
             cJSON_AddNullToObject(ev, "code");
         if (WIFSIGNALED(s->child_status)) {
             cJSON_AddNumberToObject(ev, "signal", WTERMSIG(s->child_status));
-            cJSON_AddStringToObject(ev, "signal_name", sigabbrev_np(WTERMSIG(s->child_status))
-                                                           ? sigabbrev_np(WTERMSIG(s->child_status))
-                                                           : "");
+            cJSON_AddStringToObject(ev, "signal_name",
+                                    sigabbrev_np(WTERMSIG(s->child_status))
+                                        ? sigabbrev_np(WTERMSIG(s->child_status))
+                                        : "");
         }
         cJSON_AddNumberToObject(ev, "status", status);
         gw_events_emit(s->bus, ev);

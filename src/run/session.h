@@ -18,15 +18,15 @@
 #include <stdint.h>
 
 typedef struct gw_session_config {
-    bool is_run;            /* run: a command is wrapped; record: none */
-    int argc;               /* the command (run) */
+    bool is_run; /* run: a command is wrapped; record: none */
+    int argc;    /* the command (run) */
     char **argv;
-    const char *out_dir;    /* -o DIR, or NULL for runs/<UTC date-time>-<name> */
-    int64_t interval_ms;    /* -i */
-    int64_t duration_ms;    /* record --duration; 0 = until a signal */
-    bool no_report;         /* skip the analysis at the end */
-    const char *epoch_regex;/* --epoch-regex, NULL for the default (analysis/epochs.h) */
-    const char *listen;     /* --listen HOST:PORT: serve /metrics while recording; NULL = no */
+    const char *out_dir;     /* -o DIR, or NULL for runs/<UTC date-time>-<name> */
+    int64_t interval_ms;     /* -i */
+    int64_t duration_ms;     /* record --duration; 0 = until a signal */
+    bool no_report;          /* skip the analysis at the end */
+    const char *epoch_regex; /* --epoch-regex, NULL for the default (analysis/epochs.h) */
+    const char *listen;      /* --listen HOST:PORT: serve /metrics while recording; NULL = no */
     const gw_alerts_config *alerts; /* validated alert rules and hook (config.h); NULL: none */
     int64_t stall_timeout_ms; /* run --stall-timeout: quiet time before job_stalled; 0 = off */
 } gw_session_config;

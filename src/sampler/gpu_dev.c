@@ -182,8 +182,8 @@ void gw_gpu_devs_close(const gw_nvml *n, gw_gpu_dev *devs, unsigned count)
 #define B(f) GW_FIELD_BIT(f)
 
 /* Reads one unsigned value with the common signature (device, unsigned*). */
-static void read_uint(gw_gpu_dev *d, gwn_return (*fn)(gwn_device, unsigned int *),
-                      const char *call, gw_gpu_field f, double max, gw_gpu_sample *out)
+static void read_uint(gw_gpu_dev *d, gwn_return (*fn)(gwn_device, unsigned int *), const char *call,
+                      gw_gpu_field f, double max, gw_gpu_sample *out)
 {
     unsigned v = 0;
     gwn_return r = fn ? fn(d->handle, &v) : GWN_ERROR_FUNCTION_NOT_FOUND;
@@ -314,8 +314,8 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
                 B(GW_F_MEM_RESERVED_BYTES)))
         read_memory(n, d, out);
     if (want & B(GW_F_POWER_DRAW_MW))
-        read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_MW,
-                  1e7, out);
+        read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_MW, 1e7,
+                  out);
     if (want & B(GW_F_POWER_ENFORCED_MW))
         read_uint(d, n->DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit",
                   GW_F_POWER_ENFORCED_MW, 1e7, out);
@@ -393,8 +393,7 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, g
         if (r == GWN_SUCCESS) {
             for (size_t i = 0; i < nwant; i++) {
                 double v = mg->metrics[i].value;
-                if (mg->metrics[i].nvmlReturn == GWN_SUCCESS && isfinite(v) && v >= 0 &&
-                    v <= 100.5)
+                if (mg->metrics[i].nvmlReturn == GWN_SUCCESS && isfinite(v) && v >= 0 && v <= 100.5)
                     gw_set(out, want[i].f, fmin(v, 100.0));
             }
         } else if (r == GWN_ERROR_GPU_IS_LOST) {

@@ -37,24 +37,24 @@ typedef struct gw_call_errors {
 typedef struct gw_gpu_dev {
     gwn_device handle;
     gw_device_info info;
-    uint64_t fast_unsupported;  /* GW_FIELD_BIT()s: fast thread only */
-    uint64_t slow_unsupported;  /* slow thread only */
-    int mem_abi;                /* 0 untried, 2 GetMemoryInfo_v2 works, 1 plain GetMemoryInfo */
-    atomic_bool lost;           /* any call returned GPU_IS_LOST */
-    atomic_bool lost_reported;  /* the gpu_lost event was emitted */
+    uint64_t fast_unsupported; /* GW_FIELD_BIT()s: fast thread only */
+    uint64_t slow_unsupported; /* slow thread only */
+    int mem_abi;               /* 0 untried, 2 GetMemoryInfo_v2 works, 1 plain GetMemoryInfo */
+    atomic_bool lost;          /* any call returned GPU_IS_LOST */
+    atomic_bool lost_reported; /* the gpu_lost event was emitted */
     _Atomic(const char *) lost_call; /* the NVML call that saw GPU_IS_LOST first */
-    atomic_uint_fast64_t errors;/* calls that failed with something other than "unsupported" */
-    gw_call_errors *call_errors; /* the same failures by call (borrowed, may be NULL) */
+    atomic_uint_fast64_t errors;     /* calls that failed with something other than "unsupported" */
+    gw_call_errors *call_errors;     /* the same failures by call (borrowed, may be NULL) */
     /* GPM (slow thread) */
     gwn_gpm_sample gpm[2];
     int gpm_cur;
     bool gpm_have_prev;
-    size_t proc_stride;         /* bytes per process record (16, 24 or 32) */
+    size_t proc_stride; /* bytes per process record (16, 24 or 32) */
     /* Values that cannot change while the driver runs (GW_FIELDS_STATIC): the first successful
      * read is kept and served from here (fast thread only). */
     uint64_t static_have;
     double static_v[GW_F_COUNT];
-    unsigned mig_max;           /* GetMaxMigDeviceCount when MIG is on, else 0 */
+    unsigned mig_max; /* GetMaxMigDeviceCount when MIG is on, else 0 */
 } gw_gpu_dev;
 
 /* Fields read once and then served from the cache: maximum clocks (GetMaxClockInfo costs 1.4 ms
@@ -95,8 +95,8 @@ void gw_gpu_read_processes(const gw_nvml *nvml, gw_gpu_dev *dev, const char *pro
 void gw_gpu_count_error(gw_gpu_dev *dev, const char *call);
 
 /* Appends the device's MIG devices (slots 0 .. GetMaxMigDeviceCount-1 that have a handle) to
- * *migs (a growable array of *cap entries, *used in use). Nothing when MIG is off or was not read at
- * open (GW_INFO_MIG skipped). Instances are enumerated on every call: they can be created and
+ * *migs (a growable array of *cap entries, *used in use). Nothing when MIG is off or was not read
+ * at open (GW_INFO_MIG skipped). Instances are enumerated on every call: they can be created and
  * destroyed while the GPU runs. Slow thread. */
 void gw_gpu_read_migs(const gw_nvml *nvml, gw_gpu_dev *dev, gw_mig_device **migs, size_t *used,
                       size_t *cap);

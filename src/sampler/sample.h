@@ -18,36 +18,36 @@
 
 /* GPU fields. Values are stored as double in the unit the name gives; integers are exact. */
 typedef enum gw_gpu_field {
-    GW_F_UTIL_GPU_PCT,        /* GetUtilizationRates.gpu: % of the period with >=1 kernel */
-    GW_F_UTIL_MEM_PCT,        /* GetUtilizationRates.memory: % of time memory was read/written */
-    GW_F_MEM_TOTAL_BYTES,     /* GetMemoryInfo_v2 (else GetMemoryInfo).total */
-    GW_F_MEM_USED_BYTES,      /* GetMemoryInfo_v2.used (matches nvidia-smi), else v1 .used */
-    GW_F_MEM_FREE_BYTES,      /* .free */
-    GW_F_MEM_RESERVED_BYTES,  /* GetMemoryInfo_v2.reserved (driver/firmware); absent with v1 */
-    GW_F_TEMP_GPU_C,          /* GetTemperature(GPU) */
-    GW_F_TEMP_MEM_C,          /* GetFieldValues(NVML_FI_DEV_MEMORY_TEMP) */
-    GW_F_POWER_DRAW_MW,       /* GetPowerUsage: 1 s average on Ampere+ */
-    GW_F_POWER_LIMIT_MW,      /* GetPowerManagementLimit (nvidia-smi power.limit) */
-    GW_F_POWER_ENFORCED_MW,   /* GetEnforcedPowerLimit */
-    GW_F_CLOCK_SM_MHZ,        /* GetClockInfo(SM) */
-    GW_F_CLOCK_MEM_MHZ,       /* GetClockInfo(MEM) */
-    GW_F_CLOCK_GR_MHZ,        /* GetClockInfo(GRAPHICS) */
-    GW_F_CLOCK_MAX_SM_MHZ,    /* GetMaxClockInfo(SM) */
-    GW_F_CLOCK_MAX_MEM_MHZ,   /* GetMaxClockInfo(MEM) */
-    GW_F_CLOCKS_EVENT_REASONS,/* GetCurrentClocksEventReasons bit mask (GWN_CLOCKS_EVENT_*) */
-    GW_F_PSTATE,              /* GetPerformanceState: 0..15 */
-    GW_F_FAN_PCT,             /* GetFanSpeed */
-    GW_F_PCIE_GEN,            /* GetCurrPcieLinkGeneration */
-    GW_F_PCIE_GEN_MAX,        /* GetMaxPcieLinkGeneration */
-    GW_F_PCIE_WIDTH,          /* GetCurrPcieLinkWidth (lanes) */
-    GW_F_PCIE_WIDTH_MAX,      /* GetMaxPcieLinkWidth */
-    GW_F_ECC_UNCORRECTED,     /* GetTotalEccErrors(UNCORRECTED, VOLATILE) */
-    GW_F_ENERGY_MJ,           /* GetTotalEnergyConsumption: mJ since driver load (slow read) */
-    GW_F_GPM_SM_ACTIVE_PCT,   /* GPM metric 2 (SM util) over the last slow window (slow read) */
-    GW_F_GPM_SM_OCCUPANCY_PCT,/* GPM metric 3 */
-    GW_F_GPM_TENSOR_ACTIVE_PCT,/* GPM metric 5 (any tensor pipe) */
-    GW_F_GPM_DRAM_ACTIVE_PCT, /* GPM metric 10 (DRAM bandwidth) */
-    GW_F_GPM_GR_ACTIVE_PCT,   /* GPM metric 1 (graphics engine activity; DCGM's GR_ENGINE_ACTIVE) */
+    GW_F_UTIL_GPU_PCT,          /* GetUtilizationRates.gpu: % of the period with >=1 kernel */
+    GW_F_UTIL_MEM_PCT,          /* GetUtilizationRates.memory: % of time memory was read/written */
+    GW_F_MEM_TOTAL_BYTES,       /* GetMemoryInfo_v2 (else GetMemoryInfo).total */
+    GW_F_MEM_USED_BYTES,        /* GetMemoryInfo_v2.used (matches nvidia-smi), else v1 .used */
+    GW_F_MEM_FREE_BYTES,        /* .free */
+    GW_F_MEM_RESERVED_BYTES,    /* GetMemoryInfo_v2.reserved (driver/firmware); absent with v1 */
+    GW_F_TEMP_GPU_C,            /* GetTemperature(GPU) */
+    GW_F_TEMP_MEM_C,            /* GetFieldValues(NVML_FI_DEV_MEMORY_TEMP) */
+    GW_F_POWER_DRAW_MW,         /* GetPowerUsage: 1 s average on Ampere+ */
+    GW_F_POWER_LIMIT_MW,        /* GetPowerManagementLimit (nvidia-smi power.limit) */
+    GW_F_POWER_ENFORCED_MW,     /* GetEnforcedPowerLimit */
+    GW_F_CLOCK_SM_MHZ,          /* GetClockInfo(SM) */
+    GW_F_CLOCK_MEM_MHZ,         /* GetClockInfo(MEM) */
+    GW_F_CLOCK_GR_MHZ,          /* GetClockInfo(GRAPHICS) */
+    GW_F_CLOCK_MAX_SM_MHZ,      /* GetMaxClockInfo(SM) */
+    GW_F_CLOCK_MAX_MEM_MHZ,     /* GetMaxClockInfo(MEM) */
+    GW_F_CLOCKS_EVENT_REASONS,  /* GetCurrentClocksEventReasons bit mask (GWN_CLOCKS_EVENT_*) */
+    GW_F_PSTATE,                /* GetPerformanceState: 0..15 */
+    GW_F_FAN_PCT,               /* GetFanSpeed */
+    GW_F_PCIE_GEN,              /* GetCurrPcieLinkGeneration */
+    GW_F_PCIE_GEN_MAX,          /* GetMaxPcieLinkGeneration */
+    GW_F_PCIE_WIDTH,            /* GetCurrPcieLinkWidth (lanes) */
+    GW_F_PCIE_WIDTH_MAX,        /* GetMaxPcieLinkWidth */
+    GW_F_ECC_UNCORRECTED,       /* GetTotalEccErrors(UNCORRECTED, VOLATILE) */
+    GW_F_ENERGY_MJ,             /* GetTotalEnergyConsumption: mJ since driver load (slow read) */
+    GW_F_GPM_SM_ACTIVE_PCT,     /* GPM metric 2 (SM util) over the last slow window (slow read) */
+    GW_F_GPM_SM_OCCUPANCY_PCT,  /* GPM metric 3 */
+    GW_F_GPM_TENSOR_ACTIVE_PCT, /* GPM metric 5 (any tensor pipe) */
+    GW_F_GPM_DRAM_ACTIVE_PCT,   /* GPM metric 10 (DRAM bandwidth) */
+    GW_F_GPM_GR_ACTIVE_PCT, /* GPM metric 1 (graphics engine activity; DCGM's GR_ENGINE_ACTIVE) */
     GW_F_COUNT
 } gw_gpu_field;
 
@@ -68,7 +68,7 @@ typedef enum gw_gpu_field {
 
 /* GPM metrics: read on the slow thread every max(interval, 1 s) (GpmSampleGet: 240 us of CPU). */
 #define GW_FIELDS_GPM                                                                              \
-    (GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |               \
+    (GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
      GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
      GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT))
 
@@ -82,11 +82,11 @@ typedef enum gw_gpu_field {
 
 /* Description of one field, for table-driven sinks. */
 typedef struct gw_field_info {
-    const char *key;        /* stable short key: "util_gpu", "mem_used", ... */
-    const char *csv_header; /* nvidia-smi style header: "utilization.gpu [%]" (NULL: not in CSV) */
-    double csv_scale;       /* divide the stored value by this for the CSV unit (bytes -> MiB) */
-    int csv_decimals;       /* digits after the point in CSV; -1 = hex mask, -2 = pstate "P<n>" */
-    const char *nvml_source;/* NVML call the value comes from, for docs and error messages */
+    const char *key;         /* stable short key: "util_gpu", "mem_used", ... */
+    const char *csv_header;  /* nvidia-smi style header: "utilization.gpu [%]" (NULL: not in CSV) */
+    double csv_scale;        /* divide the stored value by this for the CSV unit (bytes -> MiB) */
+    int csv_decimals;        /* digits after the point in CSV; -1 = hex mask, -2 = pstate "P<n>" */
+    const char *nvml_source; /* NVML call the value comes from, for docs and error messages */
 } gw_field_info;
 
 /* The field table, indexed by gw_gpu_field. */
@@ -98,9 +98,9 @@ int gw_field_format_csv(gw_gpu_field f, double v, char *buf, size_t len);
 
 /* One GPU's values at one tick. */
 typedef struct gw_gpu_sample {
-    uint64_t valid;        /* GW_FIELD_BIT(f) set when v[f] holds a value */
+    uint64_t valid; /* GW_FIELD_BIT(f) set when v[f] holds a value */
     double v[GW_F_COUNT];
-    bool lost;             /* the GPU returned GPU_IS_LOST: every value is absent from now on */
+    bool lost; /* the GPU returned GPU_IS_LOST: every value is absent from now on */
 } gw_gpu_sample;
 
 static inline bool gw_has(const gw_gpu_sample *g, gw_gpu_field f)
@@ -116,16 +116,16 @@ static inline void gw_set(gw_gpu_sample *g, gw_gpu_field f, double value)
 
 /* Static facts about one GPU, read once when the sampler starts. Strings are owned by the info. */
 typedef struct gw_device_info {
-    unsigned index;            /* NVML index (not CUDA's order) */
-    char name[96];             /* GetName, "" when absent */
-    char uuid[96];             /* GetUUID ("GPU-..."), "" when absent */
-    char pci_bus_id[32];       /* GetPciInfo busId, "00000000:00:06.0" */
-    double memory_total_mib;   /* NAN when absent */
-    double power_limit_w;      /* GetPowerManagementLimit at start, NAN when absent */
-    double slowdown_temp_c;    /* GetTemperatureThreshold(SLOWDOWN), NAN when absent */
-    double max_sm_clock_mhz;   /* GetMaxClockInfo(SM), NAN when absent */
-    bool gpm_supported;        /* GpmQueryDeviceSupport said yes */
-    bool mig_enabled;          /* GetMigMode current == 1 */
+    unsigned index;          /* NVML index (not CUDA's order) */
+    char name[96];           /* GetName, "" when absent */
+    char uuid[96];           /* GetUUID ("GPU-..."), "" when absent */
+    char pci_bus_id[32];     /* GetPciInfo busId, "00000000:00:06.0" */
+    double memory_total_mib; /* NAN when absent */
+    double power_limit_w;    /* GetPowerManagementLimit at start, NAN when absent */
+    double slowdown_temp_c;  /* GetTemperatureThreshold(SLOWDOWN), NAN when absent */
+    double max_sm_clock_mhz; /* GetMaxClockInfo(SM), NAN when absent */
+    bool gpm_supported;      /* GpmQueryDeviceSupport said yes */
+    bool mig_enabled;        /* GetMigMode current == 1 */
 } gw_device_info;
 
 /* Static facts that gw_sampler_config.info_skip may leave unread at open, for commands that must
@@ -144,52 +144,52 @@ enum {
 /* A MIG device (GPU instance) of a GPU in MIG mode: GetMigDeviceHandleByIndex over
  * GetMaxMigDeviceCount, then GetName, GetUUID and GetMemoryInfo(_v2) on its handle. */
 typedef struct gw_mig_device {
-    unsigned gpu;              /* the parent's NVML index */
-    unsigned slot;             /* the index given to GetMigDeviceHandleByIndex */
-    char name[96];             /* "NVIDIA H200 MIG 3g.71gb", "" when absent */
-    char uuid[96];             /* "MIG-...", "" when absent */
-    bool memory_valid;         /* false: the memory call failed (values are NAN) */
+    unsigned gpu;      /* the parent's NVML index */
+    unsigned slot;     /* the index given to GetMigDeviceHandleByIndex */
+    char name[96];     /* "NVIDIA H200 MIG 3g.71gb", "" when absent */
+    char uuid[96];     /* "MIG-...", "" when absent */
+    bool memory_valid; /* false: the memory call failed (values are NAN) */
     double mem_used_bytes;
     double mem_total_bytes;
 } gw_mig_device;
 
 /* A process that holds memory on a GPU (Get{Compute,Graphics}RunningProcesses). */
 typedef struct gw_gpu_process {
-    unsigned gpu;              /* NVML index */
-    unsigned pid;              /* host pid as NVML reports it */
-    bool used_valid;           /* false when NVML reports "not available" (WSL) */
+    unsigned gpu;    /* NVML index */
+    unsigned pid;    /* host pid as NVML reports it */
+    bool used_valid; /* false when NVML reports "not available" (WSL) */
     double used_bytes;
-    bool visible;              /* the pid exists in our /proc (false: another container, or gone) */
-    bool in_job;               /* the pid belongs to the wrapped command's process tree */
-    bool graphics;             /* from the graphics list rather than the compute list */
-    char name[64];             /* /proc/PID/comm, "" when not visible */
+    bool visible;  /* the pid exists in our /proc (false: another container, or gone) */
+    bool in_job;   /* the pid belongs to the wrapped command's process tree */
+    bool graphics; /* from the graphics list rather than the compute list */
+    char name[64]; /* /proc/PID/comm, "" when not visible */
 } gw_gpu_process;
 
 /* Host and job CPU side for one tick (/proc). NAN = absent (e.g. job fields in `record`). */
 typedef struct gw_host_sample {
-    double cpu_util_pct;       /* all CPUs, 0-100, from /proc/stat deltas */
-    double mem_used_mib;       /* MemTotal - MemAvailable */
+    double cpu_util_pct; /* all CPUs, 0-100, from /proc/stat deltas */
+    double mem_used_mib; /* MemTotal - MemAvailable */
     double mem_total_mib;
-    double job_cpu_pct;        /* job tree's CPU time per wall time, 100 = one core */
-    double job_rss_mib;        /* sum of RSS over the job tree (shared pages counted per process) */
-    double job_processes;      /* processes in the job tree */
+    double job_cpu_pct;   /* job tree's CPU time per wall time, 100 = one core */
+    double job_rss_mib;   /* sum of RSS over the job tree (shared pages counted per process) */
+    double job_processes; /* processes in the job tree */
 } gw_host_sample;
 
 /* One tick. Owned by the sampler and valid only during the sink callback. */
 typedef struct gw_sample {
-    uint64_t seq;              /* 0, 1, 2, ... per tick */
-    int64_t wall_ms;           /* CLOCK_REALTIME when the tick was read (ms since the epoch) */
-    int64_t mono_ns;           /* CLOCK_MONOTONIC when the tick was read */
-    int64_t read_ns;           /* how long reading this tick took */
+    uint64_t seq;    /* 0, 1, 2, ... per tick */
+    int64_t wall_ms; /* CLOCK_REALTIME when the tick was read (ms since the epoch) */
+    int64_t mono_ns; /* CLOCK_MONOTONIC when the tick was read */
+    int64_t read_ns; /* how long reading this tick took */
     unsigned gpu_count;
-    gw_gpu_sample *gpus;       /* [gpu_count], indexed like the sampler's devices */
+    gw_gpu_sample *gpus; /* [gpu_count], indexed like the sampler's devices */
     gw_host_sample host;
-    bool procs_fresh;          /* procs holds a new slow read (write processes.csv rows) */
-    int64_t procs_wall_ms;     /* when that slow read happened */
+    bool procs_fresh;      /* procs holds a new slow read (write processes.csv rows) */
+    int64_t procs_wall_ms; /* when that slow read happened */
     unsigned proc_count;
-    gw_gpu_process *procs;     /* [proc_count] */
-    unsigned mig_count;        /* MIG devices of the same slow read (gw_sampler_config.migs) */
-    gw_mig_device *migs;       /* [mig_count], grouped by parent GPU in index order */
+    gw_gpu_process *procs; /* [proc_count] */
+    unsigned mig_count;    /* MIG devices of the same slow read (gw_sampler_config.migs) */
+    gw_mig_device *migs;   /* [mig_count], grouped by parent GPU in index order */
 } gw_sample;
 
 #endif

@@ -65,7 +65,7 @@ struct gw_sampler {
     bool running;
     pthread_t tick_thr, slow_thr;
     int64_t start_ns;
-    int64_t last_rare_ns; /* gw_sampler_read_now: when SLOW_RARE values were last read */
+    int64_t last_rare_ns;   /* gw_sampler_read_now: when SLOW_RARE values were last read */
     gw_nvml_events *events; /* the NVML event watcher, when cfg.nvml_events */
     atomic_uint event_gpus; /* GPUs it listens on, for other threads (gw_sampler_event_gpus) */
 
@@ -74,8 +74,8 @@ struct gw_sampler {
     atomic_int_fast64_t last_read_ns, max_read_ns;
 };
 
-gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bus,
-                      gw_sampler **out, gw_error *err)
+gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bus, gw_sampler **out,
+                      gw_error *err)
 {
     *out = NULL;
     gw_sampler *s = xcalloc(1, sizeof *s);
@@ -165,9 +165,12 @@ static void apply_job(gw_sampler *s)
     pthread_mutex_unlock(&s->job_lock);
 }
 
-static const gw_gpu_field slow_fields[] = {GW_F_ENERGY_MJ,           GW_F_POWER_LIMIT_MW,
-                                           GW_F_GPM_SM_ACTIVE_PCT,   GW_F_GPM_SM_OCCUPANCY_PCT,
-                                           GW_F_GPM_TENSOR_ACTIVE_PCT, GW_F_GPM_DRAM_ACTIVE_PCT,
+static const gw_gpu_field slow_fields[] = {GW_F_ENERGY_MJ,
+                                           GW_F_POWER_LIMIT_MW,
+                                           GW_F_GPM_SM_ACTIVE_PCT,
+                                           GW_F_GPM_SM_OCCUPANCY_PCT,
+                                           GW_F_GPM_TENSOR_ACTIVE_PCT,
+                                           GW_F_GPM_DRAM_ACTIVE_PCT,
                                            GW_F_GPM_GR_ACTIVE_PCT};
 
 /* What a pass of the slow thread reads besides GPM. */
@@ -337,8 +340,8 @@ static void slow_publish(gw_sampler *s, int what)
                 dst->v[slow_fields[k]] = src->v[slow_fields[k]];
     }
     if ((what & SLOW_FULL) && (s->cfg.processes || s->cfg.migs)) {
-        s->slow_procs = xgrow(s->slow_procs, &s->slow_procs_cap, s->scratch_nprocs,
-                              sizeof *s->slow_procs);
+        s->slow_procs =
+            xgrow(s->slow_procs, &s->slow_procs_cap, s->scratch_nprocs, sizeof *s->slow_procs);
         if (s->scratch_nprocs)
             memcpy(s->slow_procs, s->scratch_procs, s->scratch_nprocs * sizeof *s->slow_procs);
         s->slow_nprocs = s->scratch_nprocs;

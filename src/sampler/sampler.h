@@ -27,14 +27,14 @@
 typedef struct gw_sampler gw_sampler;
 
 typedef struct gw_sampler_config {
-    int64_t interval_ms;    /* tick period; 50 ms .. 24 h */
-    uint64_t fields;        /* GW_FIELD_BIT()s to read (GW_FIELDS_RECORD for run/record) */
-    bool processes;         /* read GPU process lists on the slow thread */
-    bool host;              /* read /proc for the host and the job */
-    const char *proc_root;  /* NULL = /proc */
-    bool nvml_events;       /* watch XID and double-bit ECC events (nvml_events.h) while started */
-    bool migs;              /* list MIG devices with the process lists (slow thread) */
-    uint32_t info_skip;     /* GW_INFO_* static facts not to read at open (0: read all) */
+    int64_t interval_ms;   /* tick period; 50 ms .. 24 h */
+    uint64_t fields;       /* GW_FIELD_BIT()s to read (GW_FIELDS_RECORD for run/record) */
+    bool processes;        /* read GPU process lists on the slow thread */
+    bool host;             /* read /proc for the host and the job */
+    const char *proc_root; /* NULL = /proc */
+    bool nvml_events;      /* watch XID and double-bit ECC events (nvml_events.h) while started */
+    bool migs;             /* list MIG devices with the process lists (slow thread) */
+    uint32_t info_skip;    /* GW_INFO_* static facts not to read at open (0: read all) */
 } gw_sampler_config;
 
 /* What a sink is called with. Every callback may be NULL. */
@@ -50,8 +50,8 @@ typedef struct gw_sink {
 
 /* Opens the devices through an initialised nvml (borrowed: it must outlive the sampler). Events
  * (gpu_lost) go to bus (borrowed, may be NULL). */
-gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bus,
-                      gw_sampler **out, gw_error *err);
+gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bus, gw_sampler **out,
+                      gw_error *err);
 
 /* The devices' static facts: count entries, owned by the sampler. */
 const gw_device_info *gw_sampler_devices(const gw_sampler *s, unsigned *count);
@@ -85,11 +85,11 @@ const gw_sample *gw_sampler_read_first(gw_sampler *s);
 
 /* Counters for self-monitoring. */
 typedef struct gw_sampler_stats {
-    uint64_t ticks;          /* ticks delivered */
-    uint64_t ticks_skipped;  /* scheduled ticks skipped because a tick ran late */
-    int64_t last_read_ns;    /* duration of the last tick's reads */
+    uint64_t ticks;         /* ticks delivered */
+    uint64_t ticks_skipped; /* scheduled ticks skipped because a tick ran late */
+    int64_t last_read_ns;   /* duration of the last tick's reads */
     int64_t max_read_ns;
-    uint64_t nvml_errors;    /* failed NVML calls (not "unsupported"), all devices */
+    uint64_t nvml_errors; /* failed NVML calls (not "unsupported"), all devices */
     unsigned lost_gpus;
 } gw_sampler_stats;
 void gw_sampler_get_stats(gw_sampler *s, gw_sampler_stats *out);
@@ -100,8 +100,8 @@ unsigned gw_sampler_event_gpus(gw_sampler *s);
 
 /* One NVML call that failed and how often (for gpuwatch_nvml_errors_total{call}). */
 typedef struct gw_nvml_call_error {
-    const char *call;        /* "nvmlDeviceGetPowerUsage", ...: static, never freed */
-    uint64_t count;          /* failures since the sampler opened, all devices */
+    const char *call; /* "nvmlDeviceGetPowerUsage", ...: static, never freed */
+    uint64_t count;   /* failures since the sampler opened, all devices */
 } gw_nvml_call_error;
 /* Copies up to max per-call failure counts (results other than success, "unsupported" and
  * GPU_IS_LOST), in the order the calls first failed. Thread-safe; never calls NVML. Returns the

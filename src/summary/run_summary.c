@@ -40,7 +40,7 @@ typedef struct gpu_acc {
     double energy_first_mj, energy_last_mj;
     bool have_energy;
     double integral_at_last_energy_j; /* power integral when the counter last changed */
-    double power_integral_j;   /* trapezoid over ticks */
+    double power_integral_j;          /* trapezoid over ticks */
     double last_power_w;
     int64_t last_power_ns;
     bool have_last_power;
@@ -193,14 +193,13 @@ void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
         fprintf(to, "no NVIDIA GPU was found: only the CPU side was recorded\n");
     else
         fprintf(to, "%3s %9s %6s %9s %10s %6s %8s %10s %8s %7s %9s\n", "GPU", "util mean", "p95",
-                "SM active", "mem peak", "", "temp max", "power mean", "max", "% limit",
-                "energy");
+                "SM active", "mem peak", "", "temp max", "power mean", "max", "% limit", "energy");
     for (unsigned i = 0; i < rs->n; i++) {
         gw_gpu_summary g;
         gw_run_summary_gpu(rs, i, &g);
         char a[32], b[32], c[32], d[32], e[32], f[32], h[32], k[32], m[32], n[32];
-        fprintf(to, "%3u %9s %6s %9s %10s %6s %8s %10s %8s %7s %9s%s\n",
-                rs->gpus[i].info.index, fmt(a, sizeof a, 0, g.util_mean_pct, " %"),
+        fprintf(to, "%3u %9s %6s %9s %10s %6s %8s %10s %8s %7s %9s%s\n", rs->gpus[i].info.index,
+                fmt(a, sizeof a, 0, g.util_mean_pct, " %"),
                 fmt(b, sizeof b, 0, g.util_p95_pct, " %"),
                 fmt(c, sizeof c, 1, g.sm_active_mean_pct, " %"),
                 fmt(d, sizeof d, 0, g.mem_peak_mib, " MiB"),

@@ -13,14 +13,14 @@
 
 typedef enum gw_rc {
     GW_OK = 0,
-    GW_E_USAGE,     /* bad flag or argument value given by the user */
-    GW_E_IO,        /* a file or directory could not be read or written */
-    GW_E_NVML,      /* NVML could not be loaded or initialised, or a required call failed */
-    GW_E_FORMAT,    /* malformed input (scenario, CSV log, configuration file) */
-    GW_E_NOTFOUND,  /* a command, file or device that was asked for does not exist */
-    GW_E_EXISTS,    /* an output that must not be overwritten already exists */
-    GW_E_SYSTEM,    /* a system call failed (fork, pipe, pthread, ...) */
-    GW_E_INTERNAL,  /* a bug: an invariant did not hold */
+    GW_E_USAGE,    /* bad flag or argument value given by the user */
+    GW_E_IO,       /* a file or directory could not be read or written */
+    GW_E_NVML,     /* NVML could not be loaded or initialised, or a required call failed */
+    GW_E_FORMAT,   /* malformed input (scenario, CSV log, configuration file) */
+    GW_E_NOTFOUND, /* a command, file or device that was asked for does not exist */
+    GW_E_EXISTS,   /* an output that must not be overwritten already exists */
+    GW_E_SYSTEM,   /* a system call failed (fork, pipe, pthread, ...) */
+    GW_E_INTERNAL, /* a bug: an invariant did not hold */
 } gw_rc;
 
 enum { GW_ERROR_MSG_MAX = 512 };

@@ -18,14 +18,15 @@ static int bad;
 
 static void check(const char *what, long ours, long theirs)
 {
-    printf("%-52s ours %6ld  nvml.h %6ld  %s\n", what, ours, theirs, ours == theirs ? "ok" : "MISMATCH");
+    printf("%-52s ours %6ld  nvml.h %6ld  %s\n", what, ours, theirs,
+           ours == theirs ? "ok" : "MISMATCH");
     if (ours != theirs)
         bad++;
 }
 
-#define SIZE(o, t) check("sizeof " #t, (long)sizeof(o), (long)sizeof(t))
+#define SIZE(o, t)   check("sizeof " #t, (long)sizeof(o), (long)sizeof(t))
 #define OFF(o, t, f) check("offsetof " #t "." #f, (long)offsetof(o, f), (long)offsetof(t, f))
-#define VAL(o, t) check(#t, (long)(o), (long)(t))
+#define VAL(o, t)    check(#t, (long)(o), (long)(t))
 
 int main(void)
 {

@@ -26,8 +26,8 @@ static void fake_proc(const char *root, int pid, int ppid, char state, unsigned 
 static void fake_host(const char *root, unsigned long long busy, unsigned long long idle)
 {
     char text[256];
-    snprintf(text, sizeof text, "cpu  %llu 0 0 %llu 0 0 0 0 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\n",
-             busy, idle);
+    snprintf(text, sizeof text, "cpu  %llu 0 0 %llu 0 0 0 0 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\n", busy,
+             idle);
     th_write(root, "stat", text);
     th_write(root, "meminfo",
              "MemTotal:       16384000 kB\nMemFree:         1000 kB\nMemAvailable:    "

@@ -234,8 +234,14 @@ static void test_meta(void **state)
                           .slowdown_temp_c = NAN,
                           .max_sm_clock_mhz = 1980};
     char *argv[] = {"python3", "train.py"};
-    gw_meta m = {.mode = "run", .argc = 2, .argv = argv, .devices = &dev, .device_count = 1,
-                 .interval_ms = 500, .start_wall_ms = INT64_C(1796008943578), .job_pid = 42,
+    gw_meta m = {.mode = "run",
+                 .argc = 2,
+                 .argv = argv,
+                 .devices = &dev,
+                 .device_count = 1,
+                 .interval_ms = 500,
+                 .start_wall_ms = INT64_C(1796008943578),
+                 .job_pid = 42,
                  .exit_code = -1};
     gw_error err = {0};
     assert_int_equal(gw_meta_write(dir, &m, &err), GW_OK);
@@ -270,10 +276,14 @@ static void test_meta(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gpu_header),         cmocka_unit_test(test_field_format),
-        cmocka_unit_test(test_csv_file_flush_policy), cmocka_unit_test(test_csv_file_disk_full),
-        cmocka_unit_test(test_rundir),             cmocka_unit_test(test_name_hint),
-        cmocka_unit_test(test_eventlog_concurrent), cmocka_unit_test(test_meta),
+        cmocka_unit_test(test_gpu_header),
+        cmocka_unit_test(test_field_format),
+        cmocka_unit_test(test_csv_file_flush_policy),
+        cmocka_unit_test(test_csv_file_disk_full),
+        cmocka_unit_test(test_rundir),
+        cmocka_unit_test(test_name_hint),
+        cmocka_unit_test(test_eventlog_concurrent),
+        cmocka_unit_test(test_meta),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,7 +146,7 @@ static void test_fires_once_and_resolves_on_output(void **state)
     assert_string_equal(str(res, "since"), str(a, "since"));
     assert_num(num(res, "duration_s"), 10.0, 0.01);
     assert_num(num(res, "value"), 20.0, 0.01); /* quiet from the start to the output */
-    ticks(&r, 20, 0, NAN, 0.2); /* quiet again, but for 1 us less than 10 s */
+    ticks(&r, 20, 0, NAN, 0.2);                /* quiet again, but for 1 us less than 10 s */
     assert_int_equal(count(&r, "alert"), 1);
     tick(&r, 0, NAN, 0.2);
     assert_int_equal(count(&r, "alert"), 2); /* a second stall is a second alert */
