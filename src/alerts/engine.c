@@ -1,5 +1,6 @@
 /* The alert engine: rule states per GPU, evaluated on every tick; see alerts.h. */
 #include "alerts/alerts.h"
+#include "util/gw_json.h"
 
 #include "alerts/hook.h"
 #include "alerts/trend.h"
@@ -264,14 +265,6 @@ static void hook_alert(gw_alerts *a, const inst *in, const char *state, double v
     gw_hook_runner_enqueue(a->hooks, &h);
 }
 
-static void add_num(cJSON *ev, const char *key, double v)
-{
-    if (isnan(v))
-        cJSON_AddNullToObject(ev, key);
-    else
-        cJSON_AddNumberToObject(ev, key, round3(v));
-}
-
 /* Emits "alert" or "alert_resolved", prints its line and queues the hook. */
 static void announce(gw_alerts *a, const inst *in, bool firing, double v, int64_t span_ns,
                      int64_t wall_ms)
@@ -291,12 +284,12 @@ static void announce(gw_alerts *a, const inst *in, bool firing, double v, int64_
         cJSON_AddNumberToObject(ev, "gpu", a->gpu_index[in->gpu]);
     else
         cJSON_AddNullToObject(ev, "gpu");
-    add_num(ev, "value", v);
-    add_num(ev, "threshold", event ? NAN : r->threshold);
-    add_num(ev, "clear", event ? NAN : r->clear);
-    add_num(ev, "duration_s", (double)span_ns / 1e9);
+    gw_json_add_num(ev, "value", v, 3);
+    gw_json_add_num(ev, "threshold", event ? NAN : r->threshold, 3);
+    gw_json_add_num(ev, "clear", event ? NAN : r->clear, 3);
+    gw_json_add_num(ev, "duration_s", (double)span_ns / 1e9, 3);
     if (!firing && !event)
-        add_num(ev, "peak", in->peak);
+        gw_json_add_num(ev, "peak", in->peak, 3);
     if (!firing && event)
         cJSON_AddNumberToObject(ev, "events", in->events);
     cJSON_AddStringToObject(ev, "message", msg);

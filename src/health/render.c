@@ -1,5 +1,6 @@
 /* `gpuwatch check` output: the table and the JSON; see health.h and docs/check.md. */
 #include "health/health.h"
+#include "util/gw_json.h"
 
 #include <math.h>
 #include <string.h>
@@ -72,30 +73,14 @@ void gw_health_print(const gw_health_report *r, FILE *to, bool color)
     fprintf(to, " (exit %d)\n", gw_health_exit_code(r->state));
 }
 
-static void add_num_or_null(cJSON *o, const char *key, double v)
-{
-    if (isnan(v))
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddNumberToObject(o, key, round(v * 1000.0) / 1000.0);
-}
-
-static void add_str_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (s && *s)
-        cJSON_AddStringToObject(o, key, s);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *gpu_json(const gw_health_gpu *g)
 {
     const gw_health_facts *f = &g->facts;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "index", f->info.index);
-    add_str_or_null(o, "name", f->info.name);
-    add_str_or_null(o, "uuid", f->info.uuid);
-    add_str_or_null(o, "pci_bus_id", f->info.pci_bus_id);
+    gw_json_add_str(o, "name", f->info.name);
+    gw_json_add_str(o, "uuid", f->info.uuid);
+    gw_json_add_str(o, "pci_bus_id", f->info.pci_bus_id);
     cJSON_AddStringToObject(o, "status", gw_health_state_name(g->state));
     cJSON *items = cJSON_AddArrayToObject(o, "items");
     for (int k = 0; k < g->nitems; k++) {
@@ -103,7 +88,7 @@ static cJSON *gpu_json(const gw_health_gpu *g)
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "id", it->id);
         cJSON_AddStringToObject(j, "state", gw_health_state_name(it->state));
-        add_num_or_null(j, "value", it->value);
+        gw_json_add_num(j, "value", it->value, 3);
         cJSON_AddStringToObject(j, "reason", it->reason);
         cJSON_AddItemToArray(items, j);
     }
@@ -112,9 +97,9 @@ static cJSON *gpu_json(const gw_health_gpu *g)
         const gw_gpu_process *p = &f->procs[k];
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "pid", p->pid);
-        add_str_or_null(j, "name", p->visible ? p->name : NULL);
-        add_num_or_null(j, "used_mib",
-                        p->used_valid ? ceil(p->used_bytes / (1024.0 * 1024.0)) : NAN);
+        gw_json_add_str(j, "name", p->visible ? p->name : NULL);
+        gw_json_add_num(j, "used_mib",
+                        p->used_valid ? ceil(p->used_bytes / (1024.0 * 1024.0)) : NAN, 3);
         cJSON_AddStringToObject(j, "type", p->graphics ? "graphics" : "compute");
         cJSON_AddItemToArray(procs, j);
     }
@@ -126,9 +111,9 @@ cJSON *gw_health_json(const gw_health_report *r)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "status", gw_health_state_name(r->state));
     cJSON_AddNumberToObject(o, "exit_code", gw_health_exit_code(r->state));
-    add_str_or_null(o, "error", r->error);
-    add_str_or_null(o, "driver_version", r->driver_version);
-    add_str_or_null(o, "nvml_version", r->nvml_version);
+    gw_json_add_str(o, "error", r->error);
+    gw_json_add_str(o, "driver_version", r->driver_version);
+    gw_json_add_str(o, "nvml_version", r->nvml_version);
     if (r->cuda_driver_version > 0)
         cJSON_AddNumberToObject(o, "cuda_driver_version", r->cuda_driver_version);
     else

@@ -28,17 +28,8 @@ static int write_counted(int fd, const char *data, size_t len, size_t *written)
 
 int gw_write_all(int fd, const char *data, size_t len)
 {
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return errno;
-        }
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
+    size_t written;
+    return write_counted(fd, data, len, &written);
 }
 
 gw_rc gw_csv_file_open(gw_csv_file *f, const char *path, const char *header, gw_error *err)

@@ -1,4 +1,5 @@
 #include "record/meta.h"
+#include "util/gw_json.h"
 
 #include "record/csv_file.h"
 #include "util/gw_time.h"
@@ -14,23 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static void add_time(cJSON *o, const char *key, int64_t wall_ms)
-{
-    if (wall_ms) {
-        char ts[GW_RFC3339_LEN];
-        cJSON_AddStringToObject(o, key, gw_rfc3339_ms(wall_ms, ts));
-    } else
-        cJSON_AddNullToObject(o, key);
-}
-
 /* A number, or null when absent (NAN). */
-static void add_num(cJSON *o, const char *key, double v)
-{
-    if (isnan(v))
-        cJSON_AddNullToObject(o, key);
-    else
-        cJSON_AddNumberToObject(o, key, v);
-}
 
 static cJSON *devices_json(const gw_meta *m)
 {
@@ -42,10 +27,10 @@ static cJSON *devices_json(const gw_meta *m)
         cJSON_AddStringToObject(o, "name", d->name);
         cJSON_AddStringToObject(o, "uuid", d->uuid);
         cJSON_AddStringToObject(o, "pci_bus_id", d->pci_bus_id);
-        add_num(o, "memory_total_mib", d->memory_total_mib);
-        add_num(o, "power_limit_w", d->power_limit_w);
-        add_num(o, "slowdown_temp_c", d->slowdown_temp_c);
-        add_num(o, "max_sm_clock_mhz", d->max_sm_clock_mhz);
+        gw_json_add_num(o, "memory_total_mib", d->memory_total_mib, -1);
+        gw_json_add_num(o, "power_limit_w", d->power_limit_w, -1);
+        gw_json_add_num(o, "slowdown_temp_c", d->slowdown_temp_c, -1);
+        gw_json_add_num(o, "max_sm_clock_mhz", d->max_sm_clock_mhz, -1);
         cJSON_AddBoolToObject(o, "gpm_supported", d->gpm_supported);
         cJSON_AddBoolToObject(o, "mig_enabled", d->mig_enabled);
         cJSON_AddItemToArray(arr, o);
@@ -75,8 +60,8 @@ static cJSON *meta_json(const gw_meta *m)
     cJSON_AddItemToObject(o, "command", cmd);
     char cwd[PATH_MAX];
     cJSON_AddStringToObject(o, "cwd", getcwd(cwd, sizeof cwd) ? cwd : "");
-    add_time(o, "start_time", m->start_wall_ms);
-    add_time(o, "end_time", m->end_wall_ms);
+    gw_json_add_time(o, "start_time", m->start_wall_ms);
+    gw_json_add_time(o, "end_time", m->end_wall_ms);
     cJSON_AddNumberToObject(o, "interval_ms", (double)m->interval_ms);
     if (m->job_pid)
         cJSON_AddNumberToObject(o, "job_pid", (double)m->job_pid);

@@ -1,5 +1,6 @@
 /* summary.json (schema: docs/summary-json.md). */
 #include "report/report.h"
+#include "util/gw_json.h"
 
 #include "util/gw_time.h"
 #include "util/xalloc.h"
@@ -115,23 +116,15 @@ static cJSON *inputs_json(const gw_series *s)
     return arr;
 }
 
-static void add_str_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (s && *s)
-        cJSON_AddStringToObject(o, key, s);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *gpu_json(const gw_analysis *a, const gw_gpu_analysis *g)
 {
     const gw_series_gpu *gpu = g->gpu;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "index", gpu->index);
     cJSON_AddStringToObject(o, "source", gpu->source);
-    add_str_or_null(o, "name", gpu->name);
-    add_str_or_null(o, "uuid", gpu->uuid);
-    add_str_or_null(o, "pci_bus_id", gpu->pci_bus_id);
+    gw_json_add_str(o, "name", gpu->name);
+    gw_json_add_str(o, "uuid", gpu->uuid);
+    gw_json_add_str(o, "pci_bus_id", gpu->pci_bus_id);
     add_num(o, "memory_total_mib", gpu->memory_total_mib);
     add_num(o, "power_limit_w", gpu->power_limit_w);
     add_num(o, "slowdown_temp_c", gpu->slowdown_temp_c);

@@ -1,5 +1,6 @@
 /* The job_stalled detector (see stall.h). */
 #include "stall/stall.h"
+#include "util/gw_json.h"
 
 #include "host/proc_wait.h"
 #include "host/procfs.h"
@@ -112,32 +113,6 @@ static int64_t wall_of(int64_t t_ns, int64_t now_ns, int64_t now_wall_ms)
     return now_wall_ms - (now_ns - t_ns) / INT64_C(1000000);
 }
 
-static void add_time(cJSON *ev, const char *key, int64_t wall_ms)
-{
-    if (wall_ms > 0) {
-        char buf[GW_RFC3339_LEN];
-        cJSON_AddStringToObject(ev, key, gw_rfc3339_ms(wall_ms, buf));
-    } else {
-        cJSON_AddNullToObject(ev, key);
-    }
-}
-
-static void add_num_or_null(cJSON *ev, const char *key, double v)
-{
-    if (isnan(v))
-        cJSON_AddNullToObject(ev, key);
-    else
-        cJSON_AddNumberToObject(ev, key, round(v * 10.0) / 10.0);
-}
-
-static void add_str_or_null(cJSON *o, const char *key, const char *s)
-{
-    if (*s)
-        cJSON_AddStringToObject(o, key, s);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 /* One line on stderr, written at once so that it does not mix with the job's output. */
 static void print_line(const gw_stall *st, const char *text)
 {
@@ -160,7 +135,7 @@ static cJSON *alert_event(const gw_stall *st, const char *type, int64_t wall_ms,
     cJSON_AddNullToObject(ev, "gpu");
     cJSON_AddNumberToObject(ev, "value", round(value_s * 1000.0) / 1000.0);
     cJSON_AddNumberToObject(ev, "threshold", (double)st->cfg.timeout_ms / 1000.0);
-    add_time(ev, "since", since_wall_ms);
+    gw_json_add_time(ev, "since", since_wall_ms);
     return ev;
 }
 
@@ -188,8 +163,8 @@ static void add_processes(const gw_stall *st, cJSON *ev, gw_buf *line)
         cJSON_AddNumberToObject(o, "ppid", w.ppid);
         cJSON_AddStringToObject(o, "name", w.name);
         cJSON_AddStringToObject(o, "state", state);
-        add_str_or_null(o, "wchan", w.wchan);
-        add_str_or_null(o, "syscall", sc);
+        gw_json_add_str(o, "wchan", w.wchan);
+        gw_json_add_str(o, "syscall", sc);
         cJSON_AddItemToArray(arr, o);
         if (shown++ < SUMMARY_PROCESSES)
             gw_buf_printf(line, "%s%d %s %s%s%s%s%s", shown > 1 ? ", " : "", (int)w.pid, w.name,
@@ -223,9 +198,9 @@ static void fire(gw_stall *st, int64_t since_ns, int64_t now_ns, int64_t wall_ms
     for (unsigned i = 0; i < st->ndev; i++)
         if (!st->any_job_gpu || st->job_gpu[i])
             cJSON_AddItemToArray(gpus, cJSON_CreateNumber(st->dev_index[i]));
-    add_num_or_null(ev, "gpu_util_pct", st->gpu_util_pct);
-    add_num_or_null(ev, "job_cpu_pct", cpu_pct_now(st, now_ns));
-    add_time(ev, "last_output", st->last_output_wall_ms);
+    gw_json_add_num(ev, "gpu_util_pct", st->gpu_util_pct, 1);
+    gw_json_add_num(ev, "job_cpu_pct", cpu_pct_now(st, now_ns), 1);
+    gw_json_add_time(ev, "last_output", st->last_output_wall_ms);
     gw_buf line = {0};
     gw_buf_printf(&line,
                   "job_stalled (warning): no output, GPU%s idle and the job's CPU below %g%% of a "

@@ -1,5 +1,6 @@
 /* The live view as one JSON document (schema in docs/live-view.md; see view.h). */
 #include "view/view.h"
+#include "util/gw_json.h"
 
 #include "util/gw_time.h"
 
@@ -11,21 +12,6 @@
 #define MIB (1024.0 * 1024.0)
 
 /* Adds key: value, or key: null when absent. */
-static void add_num(cJSON *o, const char *key, bool valid, double v)
-{
-    if (valid && isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
-static void add_str(cJSON *o, const char *key, const char *s)
-{
-    if (s && s[0])
-        cJSON_AddStringToObject(o, key, s);
-    else
-        cJSON_AddNullToObject(o, key);
-}
 
 /* A sample field in the unit the key names: divided by scale; MiB are rounded up, as nvidia-smi
  * does. */
@@ -38,17 +24,19 @@ static void add_field(cJSON *o, const char *key, const gw_gpu_sample *g, gw_gpu_
         v = ceil(v);
     else if (has)
         v = round(v * 100.0) / 100.0; /* GPM averages and watts: two decimals are plenty */
-    add_num(o, key, has, v);
+    gw_json_add_num(o, key, (has) ? (v) : NAN, -1);
 }
 
 static cJSON *mig_json(const gw_mig_device *m)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "slot", m->slot);
-    add_str(o, "name", m->name);
-    add_str(o, "uuid", m->uuid);
-    add_num(o, "memory_used_mib", m->memory_valid, ceil(m->mem_used_bytes / MIB));
-    add_num(o, "memory_total_mib", m->memory_valid, ceil(m->mem_total_bytes / MIB));
+    gw_json_add_str(o, "name", m->name);
+    gw_json_add_str(o, "uuid", m->uuid);
+    gw_json_add_num(o, "memory_used_mib", (m->memory_valid) ? (ceil(m->mem_used_bytes / MIB)) : NAN,
+                    -1);
+    gw_json_add_num(o, "memory_total_mib",
+                    (m->memory_valid) ? (ceil(m->mem_total_bytes / MIB)) : NAN, -1);
     return o;
 }
 
@@ -59,12 +47,12 @@ static cJSON *proc_json(const gw_view *v, unsigned k)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "pid", p->pid);
     cJSON_AddBoolToObject(o, "visible", p->visible);
-    add_num(o, "uid", d && d->uid_valid, d ? d->uid : 0);
-    add_str(o, "user", d ? d->user : NULL);
-    add_str(o, "name", p->name);
-    add_str(o, "command", d ? d->command : NULL);
+    gw_json_add_num(o, "uid", (d && d->uid_valid) ? (d ? d->uid : 0) : NAN, -1);
+    gw_json_add_str(o, "user", d ? d->user : NULL);
+    gw_json_add_str(o, "name", p->name);
+    gw_json_add_str(o, "command", d ? d->command : NULL);
     cJSON_AddStringToObject(o, "type", p->graphics ? "graphics" : "compute");
-    add_num(o, "memory_used_mib", p->used_valid, ceil(p->used_bytes / MIB));
+    gw_json_add_num(o, "memory_used_mib", (p->used_valid) ? (ceil(p->used_bytes / MIB)) : NAN, -1);
     return o;
 }
 
@@ -105,11 +93,11 @@ static cJSON *gpu_json(const gw_view *v, unsigned i)
     const gw_gpu_sample *g = &v->sample->gpus[i];
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "index", d->index);
-    add_str(o, "name", d->name);
-    add_str(o, "uuid", d->uuid);
-    add_str(o, "pci_bus_id", d->pci_bus_id);
+    gw_json_add_str(o, "name", d->name);
+    gw_json_add_str(o, "uuid", d->uuid);
+    gw_json_add_str(o, "pci_bus_id", d->pci_bus_id);
     cJSON_AddBoolToObject(o, "lost", g->lost);
-    add_num(o, "slowdown_temp_c", true, d->slowdown_temp_c);
+    gw_json_add_num(o, "slowdown_temp_c", (true) ? (d->slowdown_temp_c) : NAN, -1);
     add_gpu_values(o, g);
     cJSON_AddBoolToObject(o, "mig_enabled", d->mig_enabled);
     cJSON *migs = cJSON_AddArrayToObject(o, "mig_devices");
@@ -126,11 +114,11 @@ static cJSON *gpu_json(const gw_view *v, unsigned i)
 void gw_view_json(const gw_view *v, gw_buf *out)
 {
     cJSON *doc = cJSON_CreateObject();
-    add_str(doc, "gpuwatch_version", v->version);
-    add_str(doc, "hostname", v->hostname);
+    gw_json_add_str(doc, "gpuwatch_version", v->version);
+    gw_json_add_str(doc, "hostname", v->hostname);
     char ts[GW_RFC3339_LEN];
     cJSON_AddStringToObject(doc, "timestamp", gw_rfc3339_ms(v->wall_ms, ts));
-    add_str(doc, "driver_version", v->driver_version);
+    gw_json_add_str(doc, "driver_version", v->driver_version);
     cJSON *gpus = cJSON_AddArrayToObject(doc, "gpus");
     for (unsigned i = 0; i < v->device_count; i++)
         cJSON_AddItemToArray(gpus, gpu_json(v, i));

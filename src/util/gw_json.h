@@ -1,0 +1,24 @@
+/*
+ * gw_json: the few cJSON helpers every JSON writer of gpuwatch needs, so that "absent" is written
+ * the same way everywhere: null, never 0 or "".
+ *
+ * Must not: own any document; the caller builds and frees its cJSON objects.
+ */
+#ifndef GW_JSON_H
+#define GW_JSON_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+/* Adds key: v rounded to `decimals` digits after the point (decimals < 0: as is), or key: null
+ * when v is not finite (NAN marks an absent value). */
+void gw_json_add_num(cJSON *o, const char *key, double v, int decimals);
+
+/* Adds key: s, or key: null when s is NULL or empty. */
+void gw_json_add_str(cJSON *o, const char *key, const char *s);
+
+/* Adds key: the RFC 3339 UTC time of wall_ms (ms since the epoch), or key: null when wall_ms <= 0.
+ */
+void gw_json_add_time(cJSON *o, const char *key, int64_t wall_ms);
+
+#endif
