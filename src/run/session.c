@@ -108,6 +108,9 @@ static int block_signals(session *s)
      * signalfd sees these signals. */
     pthread_sigmask(SIG_BLOCK, &set, &s->old_mask);
     signal(SIGPIPE, SIG_IGN);
+    /* A file-size limit then fails writes with EFBIG, handled like a full disk, instead of
+     * killing gpuwatch (the command gets default dispositions back). */
+    signal(SIGXFSZ, SIG_IGN);
     s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     return s->sigfd;
 }

@@ -189,6 +189,31 @@ def test_sigkill_leaves_readable_csv(scenario, tmp_path):
     assert meta["end_time"] is None  # readable, and honest that the recording did not end
 
 
+def test_full_disk_keeps_what_was_written(scenario, tmp_path):
+    """A file that cannot grow (a full disk; here a file-size limit): one clear line, whole rows
+    kept, the job runs to its end and its status is gpuwatch's."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (6000, 6000))
+
+    sc = scenario({"devices": [h200(), h200(uuid="GPU-1", pci_bus_id="00000000:00:07.0")]})
+    out = tmp_path / "run"
+    r = subprocess.run([GW, "run", "-o", str(out), "-i", "0.05", "--no-report", "--", "sh", "-c",
+                        "sleep 2; exit 3"], env=gw_env(sc), capture_output=True, text=True,
+                       timeout=60, preexec_fn=limit)
+    assert r.returncode == 3, r.stderr
+    lines = [l for l in r.stderr.splitlines() if "cannot write" in l]
+    assert len(lines) == 1, r.stderr
+    assert "gpu.csv" in lines[0] and "free space" in lines[0] and "job continues" in lines[0]
+    text = (out / "gpu.csv").read_text()
+    assert text.endswith("\n") and len(text) <= 6000
+    _, rows = read_csv(out / "gpu.csv")  # every row whole
+    assert len(rows) >= 10
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["exit"]["code"] == 3 and meta["end_time"] is not None
+
+
 def test_gpu_lost_mid_run(scenario, tmp_path):
     sc = scenario({"devices": [h200(), h200(uuid="GPU-1", pci_bus_id="00000000:00:07.0",
                                             lost_after_s=1.0)]})
