@@ -451,9 +451,11 @@ static void finish(session *s, int status)
     gw_error err = {0};
     if (gw_meta_write(s->dir, &s->meta, &err))
         say("%s", err.msg);
+    /* The sampler's stop flushed the files: a write that failed there (the disk filled up at the
+     * end) is reported before the writer goes away. */
+    report_errors(s);
     gw_csv_sink_close(s->csv);
     s->csv = NULL;
-    report_errors(s);
     if (s->child_started)
         gw_child_restore_tty(&s->child);
     gw_run_summary_print(s->summary, stderr);

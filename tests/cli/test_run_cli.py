@@ -191,7 +191,8 @@ def test_sigkill_leaves_readable_csv(scenario, tmp_path):
 
 def test_full_disk_keeps_what_was_written(scenario, tmp_path):
     """A file that cannot grow (a full disk; here a file-size limit): one clear line, whole rows
-    kept, the job runs to its end and its status is gpuwatch's."""
+    kept, the job runs to its end and its status is gpuwatch's. Whether the write that fails is
+    a flush during the run or the last one at the end (on a loaded machine), it is reported."""
     import resource
 
     def limit():
@@ -212,6 +213,31 @@ def test_full_disk_keeps_what_was_written(scenario, tmp_path):
     assert len(rows) >= 10
     meta = json.loads((out / "meta.json").read_text())
     assert meta["exit"]["code"] == 3 and meta["end_time"] is not None
+
+
+def test_full_disk_at_the_last_flush_is_reported(scenario, tmp_path):
+    """Three ticks 0.3 s apart are flushed only when the recording stops: a write that fails then
+    is still reported, and what was written before stays whole."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1500, 1500))  # meta.json fits
+
+    procs = [{"pid": 4000000 + i, "name": "x", "used_mib": 100 + i} for i in range(40)]
+    sc = scenario({"devices": [h200(processes=procs)]})
+    out = tmp_path / "rec"
+    r = subprocess.run([GW, "record", "-o", str(out), "-i", "0.3", "--duration", "0.8",
+                        "--no-report"], env=gw_env(sc), capture_output=True, text=True,
+                       timeout=60, preexec_fn=limit)
+    assert r.returncode == 0, r.stderr
+    lines = [l for l in r.stderr.splitlines() if "cannot write" in l]
+    assert len(lines) == 1 and "processes.csv" in lines[0], r.stderr
+    text = (out / "processes.csv").read_text()
+    assert text.endswith("\n") and len(text) <= 1500
+    read_csv(out / "processes.csv")  # whole rows only
+    _, rows = read_csv(out / "gpu.csv")
+    assert len(rows) == 3
+    assert json.loads((out / "meta.json").read_text())["end_time"] is not None
 
 
 def test_gpu_lost_mid_run(scenario, tmp_path):
