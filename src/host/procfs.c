@@ -91,8 +91,7 @@ void gw_procfs_set_rescan_ms(gw_procfs *p, int64_t rescan_ms)
     p->rescan_ns = rescan_ms * INT64_C(1000000);
 }
 
-/* Reads a small /proc file into buf (NUL-terminated). Returns bytes read or -1. */
-static ssize_t read_small(const char *path, char *buf, size_t len)
+ssize_t gw_procfs_read_small(const char *path, char *buf, size_t len)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -103,11 +102,6 @@ static ssize_t read_small(const char *path, char *buf, size_t len)
         return -1;
     buf[n] = '\0';
     return n;
-}
-
-ssize_t gw_procfs_read_small(const char *path, char *buf, size_t len)
-{
-    return read_small(path, buf, len);
 }
 
 bool gw_proc_stat_parse(const char *line, gw_proc_stat *out)
@@ -145,7 +139,7 @@ static bool read_stat(const gw_procfs *p, pid_t pid, gw_proc_stat *st)
 {
     char path[256], buf[1024];
     snprintf(path, sizeof path, "%s/%d/stat", p->root, (int)pid);
-    if (read_small(path, buf, sizeof buf) <= 0)
+    if (gw_procfs_read_small(path, buf, sizeof buf) <= 0)
         return false;
     return gw_proc_stat_parse(buf, st);
 }
@@ -155,7 +149,7 @@ bool gw_procfs_comm(const char *proc_root, unsigned pid, char *buf, size_t len)
     char path[256];
     snprintf(path, sizeof path, "%s/%u/comm", proc_root ? proc_root : "/proc", pid);
     char tmp[128];
-    if (read_small(path, tmp, sizeof tmp) < 0) {
+    if (gw_procfs_read_small(path, tmp, sizeof tmp) < 0) {
         if (len)
             buf[0] = '\0';
         return false;
@@ -203,7 +197,7 @@ static void add_children_of(gw_procfs *p, pid_t pid)
 {
     char path[256], buf[4096];
     snprintf(path, sizeof path, "%s/%d/task/%d/children", p->root, (int)pid, (int)pid);
-    if (read_small(path, buf, sizeof buf) <= 0)
+    if (gw_procfs_read_small(path, buf, sizeof buf) <= 0)
         return;
     char *s = buf;
     while (*s) {
@@ -318,7 +312,7 @@ static void sample_host(gw_procfs *p, gw_host_sample *h)
     char path[256], buf[4096];
     snprintf(path, sizeof path, "%s/stat", p->root);
     unsigned long long v[8] = {0};
-    if (read_small(path, buf, sizeof buf) > 0 &&
+    if (gw_procfs_read_small(path, buf, sizeof buf) > 0 &&
         sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
                &v[4], &v[5], &v[6], &v[7]) >= 4) {
         unsigned long long total = 0;
@@ -335,7 +329,7 @@ static void sample_host(gw_procfs *p, gw_host_sample *h)
         p->have_cpu = true;
     }
     snprintf(path, sizeof path, "%s/meminfo", p->root);
-    if (read_small(path, buf, sizeof buf) > 0) {
+    if (gw_procfs_read_small(path, buf, sizeof buf) > 0) {
         /* Two keys of ~50 lines: compare prefixes instead of sscanf on every line. */
         double total_kb = NAN, avail_kb = NAN;
         for (char *line = buf; line && *line;) {

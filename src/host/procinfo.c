@@ -1,6 +1,8 @@
 /* Process owner and command line from /proc (see procinfo.h). */
 #include "host/procinfo.h"
 
+#include "host/procfs.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -35,15 +37,10 @@ static ssize_t read_all(int fd, char *buf, size_t len)
 
 bool gw_procinfo_uid(const char *proc_root, unsigned pid, unsigned *uid)
 {
-    int fd = open_entry(proc_root, pid, "status");
-    if (fd < 0)
+    char path[512], buf[4096];
+    snprintf(path, sizeof path, "%s/%u/status", proc_root ? proc_root : "/proc", pid);
+    if (gw_procfs_read_small(path, buf, sizeof buf) <= 0)
         return false;
-    char buf[4096];
-    ssize_t n = read_all(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
     const char *line = strstr(buf, "\nUid:");
     if (!line)
         return false;

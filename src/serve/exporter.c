@@ -1,4 +1,5 @@
 #include "serve/exporter.h"
+#include "host/procfs.h"
 
 #include "http/http_server.h"
 #include "prom/prom_store.h"
@@ -104,13 +105,8 @@ static void self_usage(double *rss_bytes, double *cpu_s)
 {
     *rss_bytes = *cpu_s = NAN;
     char buf[128];
-    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-    ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
-    if (fd >= 0)
-        close(fd);
     unsigned long size = 0, resident = 0;
-    if (n > 0) {
-        buf[n] = '\0';
+    if (gw_procfs_read_small("/proc/self/statm", buf, sizeof buf) > 0) {
         if (sscanf(buf, "%lu %lu", &size, &resident) == 2)
             *rss_bytes = (double)resident * (double)sysconf(_SC_PAGESIZE);
     }
