@@ -7,7 +7,6 @@
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
-#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
