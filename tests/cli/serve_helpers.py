@@ -66,6 +66,14 @@ class Server:
         self.host, port = self.addr.rsplit(":", 1)
         self.port = int(port)
 
+    def wait_sample(self, timeout=20):
+        """Waits until the first sample is stored (/healthz answers 200): the server listens as
+        soon as it starts, before its first tick has been read."""
+        deadline = time.monotonic() + timeout
+        while self.get("/healthz")[0] != 200:
+            assert time.monotonic() < deadline, "no sample within the timeout"
+            time.sleep(0.02)
+
     def stderr(self):
         return "".join(self.lines)
 

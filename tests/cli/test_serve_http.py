@@ -14,7 +14,13 @@ from serve_helpers import Server, const_h200, parse, raw, status_of, value
 
 def serve(scenario, *args):
     path = scenario({"devices": [const_h200(0), const_h200(1)]})
-    return Server(path, ["-i", "0.2"] + list(args))
+    srv = Server(path, ["-i", "0.2"] + list(args))
+    try:
+        srv.wait_sample()  # the tests read GPU series from the first scrape on
+    except BaseException:
+        srv.__exit__(None, None, None)
+        raise
+    return srv
 
 
 def test_malformed_requests(scenario):
