@@ -46,9 +46,8 @@ int main(int argc, char **argv)
         double phase = (double)k / 5000.0; /* a slow wave crossing every threshold */
         for (unsigned i = 0; i < ngpu; i++) {
             gw_set(&gpus[i], GW_F_TEMP_GPU_C, 78 + 8 * sin(phase + i));
-            gw_set(&gpus[i], GW_F_MEM_TOTAL_BYTES, 143771.0 * 1048576);
-            gw_set(&gpus[i], GW_F_MEM_USED_BYTES,
-                   (0.88 + 0.08 * sin(phase * 1.3 + i)) * 143771.0 * 1048576);
+            gw_set(&gpus[i], GW_F_MEM_TOTAL_MIB, 143771.0);
+            gw_set(&gpus[i], GW_F_MEM_USED_MIB, (0.88 + 0.08 * sin(phase * 1.3 + i)) * 143771.0);
         }
         s.host.job_rss_mib = 4000 + 2000 * sin(phase * 0.7);
         s.read_ns = (int64_t)(300e6 + 300e6 * sin(phase * 2));

@@ -269,9 +269,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_tick: this NVML lacks MemoryInfo_v2 or ClocksEventReasons\n");
         return 1;
     }
-    const uint64_t core = B(GW_F_UTIL_GPU_PCT) | B(GW_F_UTIL_MEM_PCT) | B(GW_F_MEM_TOTAL_BYTES) |
-                          B(GW_F_MEM_USED_BYTES) | B(GW_F_MEM_FREE_BYTES) |
-                          B(GW_F_MEM_RESERVED_BYTES) | B(GW_F_TEMP_GPU_C) | B(GW_F_POWER_DRAW_MW);
+    const uint64_t core = B(GW_F_UTIL_GPU_PCT) | B(GW_F_UTIL_MEM_PCT) | B(GW_F_MEM_TOTAL_MIB) |
+                          B(GW_F_MEM_USED_MIB) | B(GW_F_MEM_FREE_MIB) | B(GW_F_MEM_RESERVED_MIB) |
+                          B(GW_F_TEMP_GPU_C) | B(GW_F_POWER_DRAW_W);
     printf("NVML library: %s, %u GPU(s), %d iterations\n", n->path, count, iters);
     printf("%-4s %-28s %12s %12s %8s\n", "GPU", "what", "raw us/read", "gw us/read", "ratio");
     for (unsigned i = 0; i < count; i++) {

@@ -322,16 +322,16 @@ static double gpu_value(const gw_gpu_sample *g, gw_alert_metric m)
     case GW_AM_TEMPERATURE:
         return gw_has(g, GW_F_TEMP_GPU_C) ? g->v[GW_F_TEMP_GPU_C] : NAN;
     case GW_AM_MEMORY_USED_PCT:
-        if (gw_has(g, GW_F_MEM_USED_BYTES) && gw_has(g, GW_F_MEM_TOTAL_BYTES) &&
-            g->v[GW_F_MEM_TOTAL_BYTES] > 0)
-            return 100.0 * g->v[GW_F_MEM_USED_BYTES] / g->v[GW_F_MEM_TOTAL_BYTES];
+        if (gw_has(g, GW_F_MEM_USED_MIB) && gw_has(g, GW_F_MEM_TOTAL_MIB) &&
+            g->v[GW_F_MEM_TOTAL_MIB] > 0)
+            return 100.0 * g->v[GW_F_MEM_USED_MIB] / g->v[GW_F_MEM_TOTAL_MIB];
         return NAN;
     case GW_AM_UTIL_GPU:
         return gw_has(g, GW_F_UTIL_GPU_PCT) ? g->v[GW_F_UTIL_GPU_PCT] : NAN;
     case GW_AM_POWER_PCT:
-        if (gw_has(g, GW_F_POWER_DRAW_MW) && gw_has(g, GW_F_POWER_LIMIT_MW) &&
-            g->v[GW_F_POWER_LIMIT_MW] > 0)
-            return 100.0 * g->v[GW_F_POWER_DRAW_MW] / g->v[GW_F_POWER_LIMIT_MW];
+        if (gw_has(g, GW_F_POWER_DRAW_W) && gw_has(g, GW_F_POWER_LIMIT_W) &&
+            g->v[GW_F_POWER_LIMIT_W] > 0)
+            return 100.0 * g->v[GW_F_POWER_DRAW_W] / g->v[GW_F_POWER_LIMIT_W];
         return NAN;
     case GW_AM_GPU_LOST:
         return g->lost ? 1 : 0;

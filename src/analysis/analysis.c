@@ -60,8 +60,8 @@ bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
         double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
         return (gw_reason_bits(mask) & (REASON_SW_POWER_CAP | REASON_HW_POWER_BRAKE)) != 0;
     }
-    double draw = value_at(g, GW_F_POWER_DRAW_MW, row);
-    double limit = value_at(g, GW_F_POWER_LIMIT_MW, row);
+    double draw = value_at(g, GW_F_POWER_DRAW_W, row);
+    double limit = value_at(g, GW_F_POWER_LIMIT_W, row);
     if (isnan(limit))
         limit = g->gpu->power_limit_w;
     return !isnan(draw) && limit > 0 && draw / limit >= GW_TH(GW_TH_POWER_NEAR_LIMIT_RATIO);
@@ -69,8 +69,8 @@ bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
 
 static bool row_memory_high(const gw_gpu_analysis *g, size_t row)
 {
-    double used = value_at(g, GW_F_MEM_USED_BYTES, row);
-    double total = value_at(g, GW_F_MEM_TOTAL_BYTES, row);
+    double used = value_at(g, GW_F_MEM_USED_MIB, row);
+    double total = value_at(g, GW_F_MEM_TOTAL_MIB, row);
     if (isnan(total))
         total = g->gpu->memory_total_mib;
     return !isnan(used) && total > 0 && used / total * 100.0 > GW_TH(GW_TH_MEM_CAPACITY_PCT);
@@ -115,7 +115,7 @@ double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool
 /* Power integrated over rows [from, to) in Wh; *any tells whether a power value was there. */
 static double power_wh(const gw_gpu_analysis *g, size_t from, size_t to, bool *any)
 {
-    const double *p = gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW);
+    const double *p = gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_W);
     double ws = 0;
     for (size_t r = from; p && r < to; r++)
         if (!isnan(p[r])) {

@@ -70,9 +70,9 @@ static const char *starved_cause(const gw_gpu_analysis *g, gw_verdict *v)
         return "unknown";
     const gw_series_table *t = &h->tab;
     gw_span st = g->phase[GW_PHASE_STEADY].span;
-    long c_job = gw_series_table_find(t, "job.cpu [%]");
-    long c_procs = gw_series_table_find(t, "job.processes");
-    long c_host = gw_series_table_find(t, "cpu.util [%]");
+    long c_job = gw_series_table_find(t, gw_fields[GW_F_JOB_CPU_PCT].csv_header);
+    long c_procs = gw_series_table_find(t, gw_fields[GW_F_JOB_PROCESSES].csv_header);
+    long c_host = gw_series_table_find(t, gw_fields[GW_F_HOST_CPU_UTIL_PCT].csv_header);
     double *buf = xmalloc((t->n ? t->n : 1) * sizeof *buf);
     double sums[3] = {0, 0, 0};
     size_t counts[3] = {0, 0, 0}, np = 0;
@@ -167,7 +167,7 @@ static void underfilled(gw_analysis *a, gw_gpu_analysis *g)
         return;
     double sm =
         gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_ACTIVE_PCT), busy_work_row);
-    double power = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW), busy_work_row);
+    double power = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_W), busy_work_row);
     double limit = g->gpu->power_limit_w, ratio = power / limit;
     bool by_gpm = !isnan(sm);
     if (by_gpm ? !(sm < GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT))
@@ -276,7 +276,7 @@ void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g)
     gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_GPU_SATURATED, GW_SEV_INFO, (int)g->slot,
                                    st.start_ms, st.end_ms);
     double sm = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_ACTIVE_PCT), gw_work_row);
-    double power = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW), gw_work_row);
+    double power = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_W), gw_work_row);
     gw_verdict_check(v, "busy_pct", g->busy_pct, ">=", GW_TH_BUSY_UTIL_PCT);
     gw_verdict_num(v, "work_s", g->work_s);
     gw_verdict_num(v, "sm_active_p50_pct", sm);

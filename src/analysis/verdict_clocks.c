@@ -128,7 +128,7 @@ void gw_check_power(gw_analysis *a, gw_gpu_analysis *g)
     else
         gw_verdict_num(v, "power_cap_share_pct", cap);
     gw_verdict_num(v, "power_p50_w",
-                   gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW), steady_row));
+                   gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_W), steady_row));
     gw_verdict_num(v, "power_limit_w", g->gpu->power_limit_w);
     gw_verdict_num(v, "sm_clock_p50_mhz",
                    gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_CLOCK_SM_MHZ), steady_row));

@@ -209,9 +209,9 @@ static int fullest_gpu(const gw_analysis *a, const exit_facts *f, double *used, 
         const gw_series_gpu *g = a->gpus[k].gpu;
         if (strcmp(g->source, f->source) != 0 || (any_participant && !a->gpus[k].participant))
             continue;
-        double u = value_at_end(&g->tab, gw_series_gpu_values(g, GW_F_MEM_USED_BYTES), f->from_ms,
-                                f->to_ms);
-        double t = value_at_end(&g->tab, gw_series_gpu_values(g, GW_F_MEM_TOTAL_BYTES), f->from_ms,
+        double u =
+            value_at_end(&g->tab, gw_series_gpu_values(g, GW_F_MEM_USED_MIB), f->from_ms, f->to_ms);
+        double t = value_at_end(&g->tab, gw_series_gpu_values(g, GW_F_MEM_TOTAL_MIB), f->from_ms,
                                 f->to_ms);
         if (isnan(t))
             t = g->memory_total_mib;

@@ -10,7 +10,7 @@
 
 static double total_at(const gw_gpu_analysis *g, size_t r)
 {
-    const double *t = gw_series_gpu_values(g->gpu, GW_F_MEM_TOTAL_BYTES);
+    const double *t = gw_series_gpu_values(g->gpu, GW_F_MEM_TOTAL_MIB);
     return t && !isnan(t[r]) ? t[r] : g->gpu->memory_total_mib;
 }
 
@@ -53,7 +53,7 @@ static bool leak_window(const gw_gpu_analysis *g, const double *mem, gw_span *ou
 
 void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g)
 {
-    const double *mem = gw_series_gpu_values(g->gpu, GW_F_MEM_USED_BYTES);
+    const double *mem = gw_series_gpu_values(g->gpu, GW_F_MEM_USED_MIB);
     gw_span w;
     if (!mem || !g->worked || !leak_window(g, mem, &w))
         return;
@@ -107,7 +107,7 @@ void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g)
 
 void gw_check_memory_capacity(gw_analysis *a, gw_gpu_analysis *g)
 {
-    const double *mem = gw_series_gpu_values(g->gpu, GW_F_MEM_USED_BYTES);
+    const double *mem = gw_series_gpu_values(g->gpu, GW_F_MEM_USED_MIB);
     size_t n = g->gpu->tab.n, first = n, last = n, peak_row = n;
     double peak_pct = NAN;
     for (size_t r = 0; mem && r < n; r++) {
@@ -166,7 +166,7 @@ static void holder(const gw_analysis *a, const gw_gpu_analysis *g, int64_t start
 void gw_check_idle_holding(gw_analysis *a, gw_gpu_analysis *g)
 {
     const double *u = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
-    const double *mem = gw_series_gpu_values(g->gpu, GW_F_MEM_USED_BYTES);
+    const double *mem = gw_series_gpu_values(g->gpu, GW_F_MEM_USED_MIB);
     size_t n = g->gpu->tab.n, stretches = 0;
     gw_span best = {0};
     double best_s = 0, held = NAN;

@@ -49,11 +49,11 @@ static int metric_field(gw_chart_metric m)
     case GW_CM_TENSOR:
         return GW_F_GPM_TENSOR_ACTIVE_PCT;
     case GW_CM_MEMORY:
-        return GW_F_MEM_USED_BYTES;
+        return GW_F_MEM_USED_MIB;
     case GW_CM_TEMP:
         return GW_F_TEMP_GPU_C;
     case GW_CM_POWER:
-        return GW_F_POWER_DRAW_MW;
+        return GW_F_POWER_DRAW_W;
     case GW_CM_CLOCK:
         return GW_F_CLOCK_SM_MHZ;
     default:
@@ -112,7 +112,8 @@ static size_t host_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list
     size_t added = 0;
     for (size_t h = 0; h < s->nhosts; h++) {
         const gw_series_table *tab = &s->hosts[h]->tab;
-        long c = gw_series_table_find(tab, m == GW_CM_CPU ? "job.cpu [%]" : "job.rss [MiB]");
+        long c = gw_series_table_find(
+            tab, gw_fields[m == GW_CM_CPU ? GW_F_JOB_CPU_PCT : GW_F_JOB_RSS_MIB].csv_header);
         if (c < 0 || !any_present(tab->cols[c].v, tab->n))
             continue;
         char *label = s->nhosts > 1 ? xasprintf("%s job", s->hosts[h]->source) : xstrdup("job");

@@ -6,8 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MIB (1024.0 * 1024.0)
-
 const char *gw_health_state_name(gw_health_state s)
 {
     static const char *const names[] = {"ok", "n/a", "unknown", "warning", "critical"};
@@ -90,7 +88,7 @@ static void list_procs(const gw_health_facts *f, char *buf, size_t len)
         const gw_gpu_process *p = &f->procs[i];
         char mib[32] = "memory n/a";
         if (p->used_valid)
-            snprintf(mib, sizeof mib, "%.0f MiB", ceil(p->used_bytes / MIB));
+            snprintf(mib, sizeof mib, "%.0f MiB", ceil(p->used_mib));
         used += (size_t)snprintf(buf + used, len - used, "%spid %u %s%s %s", i ? ", " : "", p->pid,
                                  p->visible ? p->name : "(not visible here)",
                                  p->graphics ? " (graphics)" : "", mib);
@@ -101,12 +99,12 @@ static void check_memory(gw_health_gpu *g, const gw_health_thresholds *th)
 {
     const gw_health_facts *f = &g->facts;
     const char *id = "memory_held", *label = "memory held";
-    if (!gw_has(&f->v, GW_F_MEM_USED_BYTES) || !gw_has(&f->v, GW_F_MEM_TOTAL_BYTES)) {
+    if (!gw_has(&f->v, GW_F_MEM_USED_MIB) || !gw_has(&f->v, GW_F_MEM_TOTAL_MIB)) {
         item(g, id, label, GW_HEALTH_NA, NAN, "no memory reading on this GPU");
         return;
     }
-    double used = ceil(f->v.v[GW_F_MEM_USED_BYTES] / MIB);
-    double total = floor(f->v.v[GW_F_MEM_TOTAL_BYTES] / MIB);
+    double used = ceil(f->v.v[GW_F_MEM_USED_MIB]);
+    double total = floor(f->v.v[GW_F_MEM_TOTAL_MIB]);
     bool compute = false;
     for (unsigned i = 0; i < f->nprocs; i++)
         compute |= !f->procs[i].graphics;

@@ -14,11 +14,10 @@
 
 /* The device query a practitioner's `nvidia-smi` makes, plus the link and ECC counters. */
 #define CHECK_FIELDS                                                                               \
-    (B(GW_F_UTIL_GPU_PCT) | B(GW_F_UTIL_MEM_PCT) | B(GW_F_MEM_TOTAL_BYTES) |                       \
-     B(GW_F_MEM_USED_BYTES) | B(GW_F_MEM_FREE_BYTES) | B(GW_F_MEM_RESERVED_BYTES) |                \
-     B(GW_F_TEMP_GPU_C) | B(GW_F_POWER_DRAW_MW) | B(GW_F_CLOCK_SM_MHZ) |                           \
-     B(GW_F_CLOCKS_EVENT_REASONS) | B(GW_F_PSTATE) | B(GW_F_PCIE_GEN) | B(GW_F_PCIE_GEN_MAX) |     \
-     B(GW_F_PCIE_WIDTH) | B(GW_F_PCIE_WIDTH_MAX) | B(GW_F_ECC_UNCORRECTED))
+    (B(GW_F_UTIL_GPU_PCT) | B(GW_F_UTIL_MEM_PCT) | B(GW_F_MEM_TOTAL_MIB) | B(GW_F_MEM_USED_MIB) |  \
+     B(GW_F_MEM_FREE_MIB) | B(GW_F_MEM_RESERVED_MIB) | B(GW_F_TEMP_GPU_C) | B(GW_F_POWER_DRAW_W) | \
+     B(GW_F_CLOCK_SM_MHZ) | B(GW_F_CLOCKS_EVENT_REASONS) | B(GW_F_PSTATE) | B(GW_F_PCIE_GEN) |     \
+     B(GW_F_PCIE_GEN_MAX) | B(GW_F_PCIE_WIDTH) | B(GW_F_PCIE_WIDTH_MAX) | B(GW_F_ECC_UNCORRECTED))
 
 /* Adds the time since t0 to the GPU's NVML latency under the name of a group of calls. */
 static void timed(gw_health_facts *f, const char *what, int64_t t0)

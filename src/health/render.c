@@ -98,8 +98,7 @@ static cJSON *gpu_json(const gw_health_gpu *g)
         cJSON *j = cJSON_CreateObject();
         cJSON_AddNumberToObject(j, "pid", p->pid);
         gw_json_add_str(j, "name", p->visible ? p->name : NULL);
-        gw_json_add_num(j, "used_mib",
-                        p->used_valid ? ceil(p->used_bytes / (1024.0 * 1024.0)) : NAN, 3);
+        gw_json_add_num(j, "used_mib", p->used_valid ? ceil(p->used_mib) : NAN, 3);
         cJSON_AddStringToObject(j, "type", p->graphics ? "graphics" : "compute");
         cJSON_AddItemToArray(procs, j);
     }

@@ -19,9 +19,9 @@
 /* What the view shows or puts in JSON. Power limit and GPM come from the sampler's slow reads. */
 #define LIVE_FIELDS                                                                                \
     (GW_FIELD_BIT(GW_F_UTIL_GPU_PCT) | GW_FIELD_BIT(GW_F_UTIL_MEM_PCT) |                           \
-     GW_FIELD_BIT(GW_F_MEM_TOTAL_BYTES) | GW_FIELD_BIT(GW_F_MEM_USED_BYTES) |                      \
-     GW_FIELD_BIT(GW_F_TEMP_GPU_C) | GW_FIELD_BIT(GW_F_POWER_DRAW_MW) |                            \
-     GW_FIELD_BIT(GW_F_POWER_LIMIT_MW) | GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) |                         \
+     GW_FIELD_BIT(GW_F_MEM_TOTAL_MIB) | GW_FIELD_BIT(GW_F_MEM_USED_MIB) |                          \
+     GW_FIELD_BIT(GW_F_TEMP_GPU_C) | GW_FIELD_BIT(GW_F_POWER_DRAW_W) |                             \
+     GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) |                          \
      GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) | GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELDS_GPM)
 
 #define ALT_SCREEN_ON  "\x1b[?1049h\x1b[?25l"

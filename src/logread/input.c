@@ -30,8 +30,15 @@ int gw_logread_gpm_field(const char *key)
     return -1;
 }
 
-/* Maps header cells to table columns; returns false when the first column is not a time. */
-static bool table_header(gw_series_table *t, char **cells, size_t n, long *col_of,
+int gw_logread_host_field(const char *key)
+{
+    int f = gw_field_by_key(GW_FG_HOST, key);
+    return f >= 0 ? f : gw_field_by_key(GW_FG_JOB, key);
+}
+
+/* Maps header cells to table columns and the factor that brings a known field's values from the
+ * header's unit into the field's; returns false when the first column is not a time. */
+static bool table_header(gw_series_table *t, char **cells, size_t n, long *col_of, double *factor,
                          int (*field_of)(const char *))
 {
     const char *key0, *unit0;
@@ -43,6 +50,7 @@ static bool table_header(gw_series_table *t, char **cells, size_t n, long *col_o
         const char *key, *unit;
         gw_cells_header(cells[i], &key, &unit);
         int field = field_of ? field_of(key) : -1;
+        factor[i] = field >= 0 ? gw_cells_unit_factor(unit, gw_fields[field].unit) : 1.0;
         col_of[i] =
             (long)gw_series_table_col(t, field >= 0 ? gw_fields[field].csv_header : name, field);
         free(name);
@@ -50,7 +58,8 @@ static bool table_header(gw_series_table *t, char **cells, size_t n, long *col_o
     return true;
 }
 
-static bool table_row(gw_series_table *t, char **cells, size_t n, const long *col_of)
+static bool table_row(gw_series_table *t, char **cells, size_t n, const long *col_of,
+                      const double *factor)
 {
     int64_t t_ms;
     double v[MAX_COLS];
@@ -64,7 +73,7 @@ static bool table_row(gw_series_table *t, char **cells, size_t n, const long *co
     }
     size_t row = gw_series_table_add_row(t, t_ms);
     for (size_t i = 1; i < n; i++)
-        t->cols[col_of[i]].v[row] = v[i];
+        t->cols[col_of[i]].v[row] = v[i] * factor[i];
     return true;
 }
 
@@ -75,17 +84,18 @@ gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table 
     char *line = NULL, *cells[MAX_COLS];
     size_t cap = 0, ncols = 0;
     long col_of[MAX_COLS], line_no = 0;
+    double factor[MAX_COLS];
     while (getline(&line, &cap, f) >= 0) {
         line_no++;
         size_t n = gw_cells_split(line, cells, MAX_COLS);
         if (n == 1 && !*cells[0])
             continue;
         if (n <= MAX_COLS && gw_cells_is_header(cells, n)) {
-            if (table_header(t, cells, n, col_of, field_of))
+            if (table_header(t, cells, n, col_of, factor, field_of))
                 ncols = n;
             continue;
         }
-        if (n != ncols || !table_row(t, cells, n, col_of)) {
+        if (n != ncols || !table_row(t, cells, n, col_of, factor)) {
             if (in->rows_skipped++ == 0)
                 in->first_bad_line = line_no;
         } else {

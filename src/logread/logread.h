@@ -51,6 +51,8 @@ gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table 
 
 /* The gw_gpu_field a GPM CSV column key stands for ("sm_util_pct" -> GPM SM active), or -1. */
 int gw_logread_gpm_field(const char *key);
+/* The host or job field a host.csv header key stands for ("job.cpu" -> GW_F_JOB_CPU_PCT), or -1. */
+int gw_logread_host_field(const char *key);
 
 /* Reads a run directory (see spec.md "Run directory"). gpu.csv is required; meta.json, host.csv,
  * processes.csv and events.jsonl are read when present. */

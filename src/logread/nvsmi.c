@@ -78,8 +78,8 @@ static const alias aliases[] = {
     {"clocks.max.mem", C_FIELD, GW_F_CLOCK_MAX_MEM_MHZ, 0},
     {"clocks.max.memory", C_FIELD, GW_F_CLOCK_MAX_MEM_MHZ, 0},
     {"clocks_throttle_reasons.active", C_FIELD, GW_F_CLOCKS_EVENT_REASONS, 0},
-    {"power.draw.average", C_FIELD, GW_F_POWER_DRAW_MW, 0},
-    {"power.draw.instant", C_FIELD, GW_F_POWER_DRAW_MW, 0},
+    {"power.draw.average", C_FIELD, GW_F_POWER_DRAW_W, 0},
+    {"power.draw.instant", C_FIELD, GW_F_POWER_DRAW_W, 0},
     {"sm_util_pct", C_FIELD, GW_F_GPM_SM_ACTIVE_PCT, 0},
     {"sm_occupancy_pct", C_FIELD, GW_F_GPM_SM_OCCUPANCY_PCT, 0},
     {"tensor_util_pct", C_FIELD, GW_F_GPM_TENSOR_ACTIVE_PCT, 0},
@@ -93,31 +93,6 @@ static const alias aliases[] = {
     {"hw_thermal_slowdown", C_REASON, -1, 0x40},
     {"hw_power_brake_slowdown", C_REASON, -1, 0x80},
 };
-
-/* The unit of gw_fields[f].csv_header ("MiB"), "" when it has none. */
-static void field_unit(int f, char *unit, size_t size)
-{
-    unit[0] = '\0';
-    const char *h = gw_fields[f].csv_header;
-    const char *open = h ? strchr(h, '[') : NULL;
-    if (!open)
-        return;
-    size_t n = strcspn(open + 1, "]");
-    if (n >= size)
-        n = size - 1;
-    memcpy(unit, open + 1, n);
-    unit[n] = '\0';
-}
-
-/* True when gw_fields[f].csv_header's key (before " [") equals key. */
-static bool field_key_is(int f, const char *key)
-{
-    const char *h = gw_fields[f].csv_header;
-    if (!h)
-        return false;
-    size_t n = strcspn(h, " [");
-    return strlen(key) == n && strncmp(h, key, n) == 0;
-}
 
 static void map_reason(colmap *c, const char *key)
 {
@@ -148,17 +123,15 @@ static void map_column(colmap *c, char *cell)
             c->kind = aliases[a].kind;
             c->field = aliases[a].field;
         }
-    for (int f = 0; f < GW_F_COUNT && c->kind == C_IGNORE; f++)
-        if (field_key_is(f, key)) {
-            c->kind = C_FIELD;
-            c->field = f;
-        }
+    int f = c->kind == C_IGNORE ? gw_field_by_key(GW_FG_GPU, key) : -1;
+    if (f >= 0) {
+        c->kind = C_FIELD;
+        c->field = f;
+    }
     if (c->kind == C_IGNORE)
         map_reason(c, key);
     if (c->kind == C_FIELD) {
-        char to[16];
-        field_unit(c->field, to, sizeof to);
-        c->factor = gw_cells_unit_factor(unit, to);
+        c->factor = gw_cells_unit_factor(unit, gw_fields[c->field].unit); /* to the field's unit */
     } else if (c->kind == C_IGNORE && *unit) {
         c->kind = C_EXTRA;
         c->name = xasprintf("%s [%s]", key, unit);
@@ -252,9 +225,7 @@ static bool parse_value(const colmap *c, const char *cell, double *v)
     if (!gw_cells_number(cell, v, &unit))
         return c->kind == C_EXTRA; /* unknown columns are not worth losing a row over */
     if (c->kind == C_FIELD && *unit) {
-        char to[16];
-        field_unit(c->field, to, sizeof to);
-        *v *= gw_cells_unit_factor(unit, to);
+        *v *= gw_cells_unit_factor(unit, gw_fields[c->field].unit);
     } else if (c->kind == C_FIELD) {
         *v *= c->factor;
     }

@@ -135,13 +135,14 @@ static void read_events(gw_series *s, size_t input, FILE *f)
     free(line);
 }
 
-/* processes.csv: timestamp, index, pid, process_name, used_memory [MiB], in_job (any order). */
+/* processes.csv: timestamp, index, then the process fields (GW_FG_PROC), in any order. */
 static void read_procs(gw_series *s, size_t input, FILE *f)
 {
     enum { P_TIME, P_INDEX, P_PID, P_NAME, P_USED, P_INJOB, P_COUNT };
-    static const char *const keys[P_COUNT] = {"timestamp",    "index",       "pid",
-                                              "process_name", "used_memory", "in_job"};
+    static const int fields[P_COUNT] = {
+        -1, -1, GW_F_PROC_PID, GW_F_PROC_NAME, GW_F_PROC_USED_MIB, GW_F_PROC_IN_JOB};
     int at[P_COUNT] = {-1, -1, -1, -1, -1, -1};
+    double used_factor = 1.0; /* the header's memory unit -> MiB */
     char *line = NULL, *cells[PROC_CELLS];
     size_t cap = 0, ncols = 0;
     long line_no = 0;
@@ -154,9 +155,13 @@ static void read_procs(gw_series *s, size_t input, FILE *f)
             for (size_t i = 0; i < n; i++) {
                 const char *key, *unit;
                 gw_cells_header(cells[i], &key, &unit);
+                int field = gw_field_by_key(GW_FG_PROC, key);
                 for (int k = 0; k < P_COUNT; k++)
-                    if (strcmp(key, keys[k]) == 0)
+                    if (fields[k] >= 0 ? field == fields[k]
+                                       : strcmp(key, k == P_TIME ? "timestamp" : "index") == 0)
                         at[k] = (int)i;
+                if (field == GW_F_PROC_USED_MIB)
+                    used_factor = gw_cells_unit_factor(unit, gw_fields[field].unit);
             }
             ncols = n;
             continue;
@@ -172,7 +177,7 @@ static void read_procs(gw_series *s, size_t input, FILE *f)
         ok = ok && as_id(v[P_INDEX], -1) >= 0;
         if (ok)
             gw_series_add_proc(s, input, t_ms, (int)v[P_INDEX], as_id(v[P_PID], -1),
-                               at[P_NAME] >= 0 ? cells[at[P_NAME]] : "", v[P_USED],
+                               at[P_NAME] >= 0 ? cells[at[P_NAME]] : "", v[P_USED] * used_factor,
                                (int)as_id(v[P_INJOB], -1));
         count_line(&s->inputs[input], ok, line_no);
     }
@@ -220,7 +225,7 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     if ((f = open_part(s, dir, "host.csv", source, &input))) {
         gw_series_host *h = gw_series_add_host(s, input, source);
         gw_error ignored; /* a host.csv without rows only means no CPU-side evidence */
-        gw_logread_table_csv(s, f, input, &h->tab, NULL, &ignored);
+        gw_logread_table_csv(s, f, input, &h->tab, gw_logread_host_field, &ignored);
         fclose(f);
     }
     if ((f = open_part(s, dir, "processes.csv", source, &input))) {

@@ -411,9 +411,9 @@ gw_rc gw_series_finish(gw_series *s, gw_error *err)
         gw_series_gpu *g = s->gpus[i];
         table_sort(&g->tab);
         if (isnan(g->memory_total_mib))
-            g->memory_total_mib = column_max(g, GW_F_MEM_TOTAL_BYTES);
+            g->memory_total_mib = column_max(g, GW_F_MEM_TOTAL_MIB);
         if (isnan(g->power_limit_w))
-            g->power_limit_w = column_max(g, GW_F_POWER_LIMIT_MW);
+            g->power_limit_w = column_max(g, GW_F_POWER_LIMIT_W);
     }
     for (size_t i = 0; i < s->nhosts; i++)
         table_sort(&s->hosts[i]->tab);

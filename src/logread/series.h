@@ -7,10 +7,11 @@
  *   slowdown temperature; NAN or "" when unknown) and a table: a time axis in unix milliseconds
  *   and one column of doubles per metric, NAN = absent. Known GPU metrics are the fields of
  *   sampler/sample.h (gw_fields[]): a column of field f is named gw_fields[f].csv_header and holds
- *   values in that header's unit (MiB, W, %, MHz, mJ; the clocks_event_reasons mask as a number;
- *   pstate as 0..15). Other measured columns keep their CSV header as name.
- * - per node: the host table of host.csv (cpu.util [%], memory.used [MiB], job.cpu [%],
- *   job.rss [MiB], job.processes).
+ *   values in gw_fields[f].unit, the unit a sample holds them in (MiB, W, %, MHz, mJ; the
+ *   clocks_event_reasons mask as a number; pstate as 0..15): readers convert at the text edge.
+ *   Other measured columns keep their CSV header as name.
+ * - per node: the host table of host.csv, whose columns are the host and job fields
+ *   (GW_F_HOST_CPU_UTIL_PCT, GW_F_HOST_MEM_USED_MIB, GW_F_JOB_*) under their CSV headers.
  * - GPU processes (processes.csv) and discrete events (events.jsonl — with the members of marks,
  *   alerts and job_exit — epoch lines of a training log, gpu_lost markers found in nvidia-smi
  *   output), and the end of each run's output.log.
@@ -31,7 +32,8 @@
 /* One column of a table. */
 typedef struct gw_series_col {
     char *name; /* CSV header with unit: "utilization.gpu [%]", "job.cpu [%]" */
-    int field;  /* the gw_gpu_field this column holds, or -1 */
+    int field;  /* the gw_field this column holds (GPU fields in GPU tables, host and job
+                   fields in host tables), or -1 */
     double *v;  /* [table n]; NAN = absent */
 } gw_series_col;
 

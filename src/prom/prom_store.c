@@ -117,7 +117,7 @@ static void sum_processes(gw_prom_store *st, const gw_sample *smp)
             st->scratch = xgrow(st->scratch, &st->scratch_cap, i + 1, sizeof *st->scratch);
             st->scratch[st->scratch_n++] = key;
         }
-        st->scratch[i].used_bytes += p->used_bytes;
+        st->scratch[i].used_mib += p->used_mib;
     }
 }
 

@@ -29,7 +29,7 @@ typedef struct gw_prom_proc {
     unsigned dev;      /* position in the snapshot's devices */
     char name[64];     /* /proc/PID/comm, "unknown" when the pid is not visible here */
     char cmdline[256]; /* arguments joined by spaces; "" unless the store keeps them */
-    double used_bytes; /* sum of usedGpuMemory; processes without a value are left out */
+    double used_mib;   /* sum of usedGpuMemory (MiB); processes without a value are left out */
 } gw_prom_proc;
 
 /* A consistent copy of the store: what one scrape renders. Zero-initialise before the first

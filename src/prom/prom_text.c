@@ -222,19 +222,17 @@ static const dcgm_family dcgm_before_xid[] = {
     {"DCGM_FI_DEV_MEM_CLOCK", "gauge", "Memory clock frequency (in MHz).", GW_F_CLOCK_MEM_MHZ, 1,
      0},
     {"DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C).", GW_F_TEMP_GPU_C, 1, 0},
-    {"DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W).", GW_F_POWER_DRAW_MW, 1000, 0},
+    {"DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W).", GW_F_POWER_DRAW_W, 1, 0},
     {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter",
      "Total energy consumption since boot (in mJ).", GW_F_ENERGY_MJ, 1, 0},
     {"DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %).", GW_F_UTIL_GPU_PCT, 1, 0},
     {"DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Memory utilization (in %).", GW_F_UTIL_MEM_PCT, 1, 0},
 };
 static const dcgm_family dcgm_after_xid[] = {
-    {"DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB).", GW_F_MEM_FREE_BYTES, MIB,
-     -1},
-    {"DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).", GW_F_MEM_USED_BYTES, MIB,
-     1},
-    {"DCGM_FI_DEV_POWER_MGMT_LIMIT", "gauge", "Power management limit (in W).", GW_F_POWER_LIMIT_MW,
-     1000, 0},
+    {"DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB).", GW_F_MEM_FREE_MIB, 1, -1},
+    {"DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).", GW_F_MEM_USED_MIB, 1, 1},
+    {"DCGM_FI_DEV_POWER_MGMT_LIMIT", "gauge", "Power management limit (in W).", GW_F_POWER_LIMIT_W,
+     1, 0},
     {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge", "Ratio of time the graphics engine is active.",
      GW_F_GPM_GR_ACTIVE_PCT, 100, 0},
     {"DCGM_FI_PROF_SM_ACTIVE", "gauge", "The ratio of cycles an SM has at least 1 warp assigned.",
@@ -308,7 +306,7 @@ static void render_processes(gw_buf *b, gw_prom_format f, const gw_prom_snapshot
             gw_prom_escape_label(&lab, p->cmdline);
             gw_buf_puts(&lab, "\"");
         }
-        sample(b, name, lab.data, p->used_bytes);
+        sample(b, name, lab.data, p->used_mib * MIB);
     }
     gw_buf_free(&lab);
 }

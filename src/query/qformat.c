@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <time.h>
 
-#define MIB (1024.0 * 1024.0)
-
 /* "YYYY/MM/DD HH:MM:SS.mmm" in local time. */
 static void timestamp(const gw_qrow_ctx *c, gw_buf *out)
 {
@@ -42,10 +40,10 @@ static void number(const gw_qfield *f, double v, bool nounits, gw_buf *out)
         gw_buf_printf(out, "%.2f", v);
         break;
     case GW_QF_MIB:
-        gw_buf_printf(out, "%.0f", ceil(v / MIB)); /* nvidia-smi rounds MiB up */
+        gw_buf_printf(out, "%.0f", ceil(v)); /* nvidia-smi rounds MiB up */
         break;
     case GW_QF_WATTS:
-        gw_buf_printf(out, "%.2f", v / 1000.0);
+        gw_buf_printf(out, "%.2f", v);
         break;
     default:
         gw_buf_printf(out, "%.0f", v);

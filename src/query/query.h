@@ -41,8 +41,8 @@ typedef enum gw_qformat {
     GW_QF_INT,    /* "37" */
     GW_QF_PCT,    /* "98 %" */
     GW_QF_PCT2,   /* "92.31 %" (gpuwatch's GPM fields) */
-    GW_QF_MIB,    /* bytes shown as MiB rounded up: "20000 MiB" */
-    GW_QF_WATTS,  /* mW shown as "650.00 W" */
+    GW_QF_MIB,    /* MiB rounded up: "20000 MiB" */
+    GW_QF_WATTS,  /* W with two decimals: "650.00 W" */
     GW_QF_MHZ,    /* "1980 MHz" */
     GW_QF_HEX64,  /* "0x00000000000000C0" */
     GW_QF_PSTATE, /* "P0" */

@@ -16,11 +16,11 @@
 static const gw_gpu_field gpu_columns[] = {
     GW_F_UTIL_GPU_PCT,
     GW_F_UTIL_MEM_PCT,
-    GW_F_MEM_USED_BYTES,
-    GW_F_MEM_TOTAL_BYTES,
+    GW_F_MEM_USED_MIB,
+    GW_F_MEM_TOTAL_MIB,
     GW_F_TEMP_GPU_C,
-    GW_F_POWER_DRAW_MW,
-    GW_F_POWER_LIMIT_MW,
+    GW_F_POWER_DRAW_W,
+    GW_F_POWER_LIMIT_W,
     GW_F_CLOCK_SM_MHZ,
     GW_F_CLOCKS_EVENT_REASONS,
     GW_F_PSTATE,
@@ -28,16 +28,20 @@ static const gw_gpu_field gpu_columns[] = {
     GW_F_GPM_SM_OCCUPANCY_PCT,
     GW_F_GPM_TENSOR_ACTIVE_PCT,
     GW_F_GPM_DRAM_ACTIVE_PCT,
-    GW_F_MEM_RESERVED_BYTES,
+    GW_F_MEM_RESERVED_MIB,
     GW_F_CLOCK_MEM_MHZ,
     GW_F_ENERGY_MJ,
 };
 enum { N_GPU_COLUMNS = sizeof gpu_columns / sizeof gpu_columns[0] };
 
-static const char host_header[] = "timestamp, cpu.util [%], memory.used [MiB], job.cpu [%], "
-                                  "job.rss [MiB], job.processes\n";
-static const char procs_header[] =
-    "timestamp, index, pid, process_name, used_memory [MiB], in_job\n";
+/* host.csv columns after timestamp. */
+static const gw_field host_columns[] = {GW_F_HOST_CPU_UTIL_PCT, GW_F_HOST_MEM_USED_MIB,
+                                        GW_F_JOB_CPU_PCT, GW_F_JOB_RSS_MIB, GW_F_JOB_PROCESSES};
+enum { N_HOST_COLUMNS = sizeof host_columns / sizeof host_columns[0] };
+/* processes.csv columns after timestamp and index. */
+static const gw_field proc_columns[] = {GW_F_PROC_PID, GW_F_PROC_NAME, GW_F_PROC_USED_MIB,
+                                        GW_F_PROC_IN_JOB};
+enum { N_PROC_COLUMNS = sizeof proc_columns / sizeof proc_columns[0] };
 
 struct gw_csv_sink {
     gw_csv_file gpu, host, procs;
@@ -48,21 +52,28 @@ struct gw_csv_sink {
     char failed_path[512];
 };
 
-static char gpu_header[1024];
+static char gpu_header[1024], host_header[256], procs_header[256];
 
-static void build_gpu_header(void)
+/* "timestamp[, index], <csv_header of each column>\n" into buf. */
+static void build_header(char *buf, size_t size, bool index, const gw_field *cols, size_t n)
 {
-    size_t n = (size_t)snprintf(gpu_header, sizeof gpu_header, "timestamp, index");
-    for (int i = 0; i < N_GPU_COLUMNS; i++)
-        n += (size_t)snprintf(gpu_header + n, sizeof gpu_header - n, ", %s",
-                              gw_fields[gpu_columns[i]].csv_header);
-    snprintf(gpu_header + n, sizeof gpu_header - n, "\n");
+    size_t len = (size_t)snprintf(buf, size, "%s", index ? "timestamp, index" : "timestamp");
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(buf + len, size - len, ", %s", gw_fields[cols[i]].csv_header);
+    snprintf(buf + len, size - len, "\n");
+}
+
+static void build_headers(void)
+{
+    build_header(gpu_header, sizeof gpu_header, true, gpu_columns, N_GPU_COLUMNS);
+    build_header(host_header, sizeof host_header, false, host_columns, N_HOST_COLUMNS);
+    build_header(procs_header, sizeof procs_header, true, proc_columns, N_PROC_COLUMNS);
 }
 
 const char *gw_csv_gpu_header(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, build_gpu_header);
+    pthread_once(&once, build_headers);
     return gpu_header;
 }
 
@@ -73,7 +84,7 @@ gw_rc gw_csv_sink_open(const char *dir, int64_t interval_ms, gw_csv_sink **out, 
     cs->gpu.fd = cs->host.fd = cs->procs.fd = -1;
     cs->interval_ns = interval_ms * INT64_C(1000000);
     char *p = xasprintf("%s/gpu.csv", dir);
-    gw_rc rc = gw_csv_file_open(&cs->gpu, p, gw_csv_gpu_header(), err);
+    gw_rc rc = gw_csv_file_open(&cs->gpu, p, gw_csv_gpu_header(), err); /* builds all three */
     free(p);
     if (!rc) {
         p = xasprintf("%s/host.csv", dir);
@@ -93,11 +104,15 @@ gw_rc gw_csv_sink_open(const char *dir, int64_t interval_ms, gw_csv_sink **out, 
     return GW_OK;
 }
 
-static void cell(gw_buf *b, bool valid, const char *fmt, double v)
+/* ", " and value v of field f as the table says, or nothing when it is absent. */
+static void cell(gw_buf *b, gw_field f, bool valid, double v)
 {
     gw_buf_puts(b, ", ");
-    if (valid && !isnan(v))
-        gw_buf_printf(b, fmt, v);
+    if (valid && !isnan(v)) {
+        char text[64];
+        gw_field_format_csv(f, v, text, sizeof text);
+        gw_buf_puts(b, text);
+    }
 }
 
 /* Keeps names to one CSV cell: no separators, quotes or control characters. */
@@ -126,14 +141,8 @@ static void on_sample(void *ctx, const gw_sample *s)
     for (unsigned i = 0; i < s->gpu_count; i++) {
         const gw_gpu_sample *g = &s->gpus[i];
         gw_buf_printf(b, "%s, %u", ts, i);
-        for (int c = 0; c < N_GPU_COLUMNS; c++) {
-            gw_buf_puts(b, ", ");
-            if (gw_has(g, gpu_columns[c])) {
-                char v[64];
-                gw_field_format_csv(gpu_columns[c], g->v[gpu_columns[c]], v, sizeof v);
-                gw_buf_puts(b, v);
-            }
-        }
+        for (int c = 0; c < N_GPU_COLUMNS; c++)
+            cell(b, gpu_columns[c], gw_has(g, gpu_columns[c]), g->v[gpu_columns[c]]);
         gw_buf_puts(b, "\n");
     }
     if (b->len)
@@ -143,11 +152,8 @@ static void on_sample(void *ctx, const gw_sample *s)
     const gw_host_sample *h = &s->host;
     gw_buf_reset(b);
     gw_buf_puts(b, ts);
-    cell(b, true, "%.1f", h->cpu_util_pct);
-    cell(b, true, "%.0f", floor(h->mem_used_mib));
-    cell(b, true, "%.1f", h->job_cpu_pct);
-    cell(b, true, "%.1f", h->job_rss_mib);
-    cell(b, true, "%.0f", h->job_processes);
+    for (int c = 0; c < N_HOST_COLUMNS; c++)
+        cell(b, host_columns[c], true, gw_host_value(h, host_columns[c]));
     gw_buf_puts(b, "\n");
     gw_csv_file_row(&cs->host, b->data, b->len, now, next);
     note_failure(cs, &cs->host);
@@ -158,10 +164,13 @@ static void on_sample(void *ctx, const gw_sample *s)
         gw_buf_reset(b);
         for (unsigned k = 0; k < s->proc_count; k++) {
             const gw_gpu_process *p = &s->procs[k];
-            gw_buf_printf(b, "%s, %u, %u, ", pts, p->gpu, p->pid);
+            gw_buf_printf(b, "%s, %u", pts, p->gpu);
+            cell(b, GW_F_PROC_PID, true, p->pid);
+            gw_buf_puts(b, ", ");
             safe_name(b, p->name);
-            cell(b, p->used_valid, "%.0f", ceil(p->used_bytes / (1024.0 * 1024.0)));
-            gw_buf_printf(b, ", %d\n", p->in_job ? 1 : 0);
+            cell(b, GW_F_PROC_USED_MIB, p->used_valid, p->used_mib);
+            cell(b, GW_F_PROC_IN_JOB, true, p->in_job ? 1 : 0);
+            gw_buf_puts(b, "\n");
         }
         gw_csv_file_row(&cs->procs, b->data, b->len, now, next);
         note_failure(cs, &cs->procs);

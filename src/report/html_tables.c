@@ -146,7 +146,7 @@ static double stat_of(const gw_gpu_analysis *g, gw_gpu_field f, int which)
 static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, size_t slot)
 {
     const gw_series_gpu *gpu = g->gpu;
-    double power_max = stat_of(g, GW_F_POWER_DRAW_MW, 2);
+    double power_max = stat_of(g, GW_F_POWER_DRAW_W, 2);
     fputs("<tr>", out);
     label_cell(out, a, (int)slot);
     text_cell(out, *gpu->name ? gpu->name : "(not recorded)");
@@ -155,11 +155,11 @@ static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, s
     num_cell(out, g->busy_pct, "%");
     num_cell(out, stat_of(g, GW_F_GPM_SM_ACTIVE_PCT, 0), "%");
     num_cell(out, stat_of(g, GW_F_GPM_TENSOR_ACTIVE_PCT, 0), "%");
-    num_cell(out, stat_of(g, GW_F_MEM_USED_BYTES, 2), "MiB");
+    num_cell(out, stat_of(g, GW_F_MEM_USED_MIB, 2), "MiB");
     num_cell(out, gpu->memory_total_mib, "MiB");
     num_cell(out, stat_of(g, GW_F_TEMP_GPU_C, 2), "°C");
     num_cell(out, gpu->slowdown_temp_c, "°C");
-    num_cell(out, stat_of(g, GW_F_POWER_DRAW_MW, 0), "W");
+    num_cell(out, stat_of(g, GW_F_POWER_DRAW_W, 0), "W");
     num_cell(out, power_max, "W");
     num_cell(out, 100.0 * power_max / gpu->power_limit_w, "%");
     num_cell(out, g->whole.energy_wh, "Wh");

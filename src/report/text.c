@@ -13,15 +13,15 @@ static const gw_gpu_field table_order[] = {
     GW_F_UTIL_GPU_PCT,          GW_F_UTIL_MEM_PCT,
     GW_F_GPM_SM_ACTIVE_PCT,     GW_F_GPM_SM_OCCUPANCY_PCT,
     GW_F_GPM_TENSOR_ACTIVE_PCT, GW_F_GPM_DRAM_ACTIVE_PCT,
-    GW_F_MEM_USED_BYTES,        GW_F_TEMP_GPU_C,
-    GW_F_POWER_DRAW_MW,         GW_F_CLOCK_SM_MHZ,
+    GW_F_MEM_USED_MIB,          GW_F_TEMP_GPU_C,
+    GW_F_POWER_DRAW_W,          GW_F_CLOCK_SM_MHZ,
 };
 
 /* Fields whose statistics mean nothing (a bit mask) or never change (limits, totals). */
 static bool skip_in_table(int field)
 {
-    return field == GW_F_CLOCKS_EVENT_REASONS || field == GW_F_MEM_TOTAL_BYTES ||
-           field == GW_F_PSTATE || field == GW_F_POWER_LIMIT_MW || field == GW_F_ENERGY_MJ;
+    return field == GW_F_CLOCKS_EVENT_REASONS || field == GW_F_MEM_TOTAL_MIB ||
+           field == GW_F_PSTATE || field == GW_F_POWER_LIMIT_W || field == GW_F_ENERGY_MJ;
 }
 
 /* A number with as many decimals as its size deserves; "" when absent. */

@@ -1,81 +1,154 @@
-/* The table of GPU fields: CSV headers, units and the NVML call behind each (see sample.h). */
+/* The one field table: unit, source and CSV header of every field (see sample.h). */
 #include "sample.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #define MIB (1024.0 * 1024.0)
 
-const gw_field_info gw_fields[GW_F_COUNT] = {
-    [GW_F_UTIL_GPU_PCT] = {"util_gpu", "utilization.gpu [%]", 1, 0,
-                           "nvmlDeviceGetUtilizationRates"},
-    [GW_F_UTIL_MEM_PCT] = {"util_mem", "utilization.memory [%]", 1, 0,
-                           "nvmlDeviceGetUtilizationRates"},
-    [GW_F_MEM_TOTAL_BYTES] = {"mem_total", "memory.total [MiB]", MIB, 0,
-                              "nvmlDeviceGetMemoryInfo_v2"},
-    [GW_F_MEM_USED_BYTES] = {"mem_used", "memory.used [MiB]", MIB, 0, "nvmlDeviceGetMemoryInfo_v2"},
-    [GW_F_MEM_FREE_BYTES] = {"mem_free", "memory.free [MiB]", MIB, 0, "nvmlDeviceGetMemoryInfo_v2"},
-    [GW_F_MEM_RESERVED_BYTES] = {"mem_reserved", "memory.reserved [MiB]", MIB, 0,
-                                 "nvmlDeviceGetMemoryInfo_v2"},
-    [GW_F_TEMP_GPU_C] = {"temp_gpu", "temperature.gpu", 1, 0, "nvmlDeviceGetTemperature"},
-    [GW_F_TEMP_MEM_C] = {"temp_mem", "temperature.memory", 1, 0,
-                         "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP)"},
-    [GW_F_POWER_DRAW_MW] = {"power_draw", "power.draw [W]", 1000, 2, "nvmlDeviceGetPowerUsage"},
-    [GW_F_POWER_LIMIT_MW] = {"power_limit", "power.limit [W]", 1000, 2,
-                             "nvmlDeviceGetPowerManagementLimit"},
-    [GW_F_POWER_ENFORCED_MW] = {"power_enforced", "enforced.power.limit [W]", 1000, 2,
-                                "nvmlDeviceGetEnforcedPowerLimit"},
-    [GW_F_CLOCK_SM_MHZ] = {"clock_sm", "clocks.current.sm [MHz]", 1, 0,
-                           "nvmlDeviceGetClockInfo(SM)"},
-    [GW_F_CLOCK_MEM_MHZ] = {"clock_mem", "clocks.current.memory [MHz]", 1, 0,
-                            "nvmlDeviceGetClockInfo(MEM)"},
-    [GW_F_CLOCK_GR_MHZ] = {"clock_gr", "clocks.current.graphics [MHz]", 1, 0,
-                           "nvmlDeviceGetClockInfo(GRAPHICS)"},
-    [GW_F_CLOCK_MAX_SM_MHZ] = {"clock_max_sm", "clocks.max.sm [MHz]", 1, 0,
-                               "nvmlDeviceGetMaxClockInfo(SM)"},
-    [GW_F_CLOCK_MAX_MEM_MHZ] = {"clock_max_mem", "clocks.max.memory [MHz]", 1, 0,
-                                "nvmlDeviceGetMaxClockInfo(MEM)"},
-    [GW_F_CLOCKS_EVENT_REASONS] = {"clocks_event_reasons", "clocks_event_reasons.active", 1, -1,
-                                   "nvmlDeviceGetCurrentClocksEventReasons"},
-    [GW_F_PSTATE] = {"pstate", "pstate", 1, -2, "nvmlDeviceGetPerformanceState"},
-    [GW_F_FAN_PCT] = {"fan", "fan.speed [%]", 1, 0, "nvmlDeviceGetFanSpeed"},
-    [GW_F_PCIE_GEN] = {"pcie_gen", "pcie.link.gen.current", 1, 0,
-                       "nvmlDeviceGetCurrPcieLinkGeneration"},
-    [GW_F_PCIE_GEN_MAX] = {"pcie_gen_max", "pcie.link.gen.max", 1, 0,
-                           "nvmlDeviceGetMaxPcieLinkGeneration"},
-    [GW_F_PCIE_WIDTH] = {"pcie_width", "pcie.link.width.current", 1, 0,
-                         "nvmlDeviceGetCurrPcieLinkWidth"},
-    [GW_F_PCIE_WIDTH_MAX] = {"pcie_width_max", "pcie.link.width.max", 1, 0,
-                             "nvmlDeviceGetMaxPcieLinkWidth"},
-    [GW_F_ECC_UNCORRECTED] = {"ecc_uncorrected", "ecc.errors.uncorrected.volatile.total", 1, 0,
-                              "nvmlDeviceGetTotalEccErrors(UNCORRECTED, VOLATILE)"},
-    [GW_F_ENERGY_MJ] = {"energy", "total_energy_consumption [mJ]", 1, 0,
-                        "nvmlDeviceGetTotalEnergyConsumption"},
-    [GW_F_GPM_SM_ACTIVE_PCT] = {"gpm_sm_active", "gpm.sm_active [%]", 1, 2,
-                                "nvmlGpmMetricsGet(SM_UTIL)"},
-    [GW_F_GPM_SM_OCCUPANCY_PCT] = {"gpm_sm_occupancy", "gpm.sm_occupancy [%]", 1, 2,
-                                   "nvmlGpmMetricsGet(SM_OCCUPANCY)"},
-    [GW_F_GPM_TENSOR_ACTIVE_PCT] = {"gpm_tensor_active", "gpm.tensor_active [%]", 1, 2,
-                                    "nvmlGpmMetricsGet(ANY_TENSOR_UTIL)"},
-    [GW_F_GPM_DRAM_ACTIVE_PCT] = {"gpm_dram_active", "gpm.dram_active [%]", 1, 2,
-                                  "nvmlGpmMetricsGet(DRAM_BW_UTIL)"},
-    [GW_F_GPM_GR_ACTIVE_PCT] = {"gpm_gr_active", "gpm.graphics_active [%]", 1, 2,
-                                "nvmlGpmMetricsGet(GRAPHICS_UTIL)"},
+/* GPU fields: the NVML call, the unit NVML reports in (scale) and our CSV form. */
+#define GPU(key, header, unit, style, dec, scale, call)                                            \
+    {                                                                                              \
+        GW_FG_GPU, key, header, unit, style, dec, scale, call                                      \
+    }
+#define PCT(key, header, dec, call)    GPU(key, header, "%", GW_CSV_FIXED, dec, 1, call)
+#define MIB_F(key, header, call)       GPU(key, header, "MiB", GW_CSV_UP, 0, MIB, call)
+#define WATT(key, header, call)        GPU(key, header, "W", GW_CSV_FIXED, 2, 1000, call)
+#define WHOLE(key, header, unit, call) GPU(key, header, unit, GW_CSV_FIXED, 0, 1, call)
+/* Host, job and process fields: read from /proc (nvml_scale 0) unless said otherwise. */
+#define PROCFS(group, key, header, unit, style, dec, file)                                         \
+    {                                                                                              \
+        group, key, header, unit, style, dec, 0, file                                              \
+    }
+
+const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
+    [GW_F_UTIL_GPU_PCT] =
+        PCT("util_gpu", "utilization.gpu [%]", 0, "nvmlDeviceGetUtilizationRates"),
+    [GW_F_UTIL_MEM_PCT] =
+        PCT("util_mem", "utilization.memory [%]", 0, "nvmlDeviceGetUtilizationRates"),
+    [GW_F_MEM_TOTAL_MIB] = MIB_F("mem_total", "memory.total [MiB]", "nvmlDeviceGetMemoryInfo_v2"),
+    [GW_F_MEM_USED_MIB] = MIB_F("mem_used", "memory.used [MiB]", "nvmlDeviceGetMemoryInfo_v2"),
+    [GW_F_MEM_FREE_MIB] = MIB_F("mem_free", "memory.free [MiB]", "nvmlDeviceGetMemoryInfo_v2"),
+    [GW_F_MEM_RESERVED_MIB] =
+        MIB_F("mem_reserved", "memory.reserved [MiB]", "nvmlDeviceGetMemoryInfo_v2"),
+    [GW_F_TEMP_GPU_C] = WHOLE("temp_gpu", "temperature.gpu", "C", "nvmlDeviceGetTemperature"),
+    [GW_F_TEMP_MEM_C] = WHOLE("temp_mem", "temperature.memory", "C",
+                              "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP)"),
+    [GW_F_POWER_DRAW_W] = WATT("power_draw", "power.draw [W]", "nvmlDeviceGetPowerUsage"),
+    [GW_F_POWER_LIMIT_W] =
+        WATT("power_limit", "power.limit [W]", "nvmlDeviceGetPowerManagementLimit"),
+    [GW_F_POWER_ENFORCED_W] =
+        WATT("power_enforced", "enforced.power.limit [W]", "nvmlDeviceGetEnforcedPowerLimit"),
+    [GW_F_CLOCK_SM_MHZ] =
+        WHOLE("clock_sm", "clocks.current.sm [MHz]", "MHz", "nvmlDeviceGetClockInfo(SM)"),
+    [GW_F_CLOCK_MEM_MHZ] =
+        WHOLE("clock_mem", "clocks.current.memory [MHz]", "MHz", "nvmlDeviceGetClockInfo(MEM)"),
+    [GW_F_CLOCK_GR_MHZ] = WHOLE("clock_gr", "clocks.current.graphics [MHz]", "MHz",
+                                "nvmlDeviceGetClockInfo(GRAPHICS)"),
+    [GW_F_CLOCK_MAX_SM_MHZ] =
+        WHOLE("clock_max_sm", "clocks.max.sm [MHz]", "MHz", "nvmlDeviceGetMaxClockInfo(SM)"),
+    [GW_F_CLOCK_MAX_MEM_MHZ] =
+        WHOLE("clock_max_mem", "clocks.max.memory [MHz]", "MHz", "nvmlDeviceGetMaxClockInfo(MEM)"),
+    [GW_F_CLOCKS_EVENT_REASONS] = GPU("clocks_event_reasons", "clocks_event_reasons.active", "",
+                                      GW_CSV_HEX, 0, 1, "nvmlDeviceGetCurrentClocksEventReasons"),
+    [GW_F_PSTATE] =
+        GPU("pstate", "pstate", "", GW_CSV_PSTATE, 0, 1, "nvmlDeviceGetPerformanceState"),
+    [GW_F_FAN_PCT] = PCT("fan", "fan.speed [%]", 0, "nvmlDeviceGetFanSpeed"),
+    [GW_F_PCIE_GEN] =
+        WHOLE("pcie_gen", "pcie.link.gen.current", "", "nvmlDeviceGetCurrPcieLinkGeneration"),
+    [GW_F_PCIE_GEN_MAX] =
+        WHOLE("pcie_gen_max", "pcie.link.gen.max", "", "nvmlDeviceGetMaxPcieLinkGeneration"),
+    [GW_F_PCIE_WIDTH] =
+        WHOLE("pcie_width", "pcie.link.width.current", "", "nvmlDeviceGetCurrPcieLinkWidth"),
+    [GW_F_PCIE_WIDTH_MAX] =
+        WHOLE("pcie_width_max", "pcie.link.width.max", "", "nvmlDeviceGetMaxPcieLinkWidth"),
+    [GW_F_ECC_UNCORRECTED] = WHOLE("ecc_uncorrected", "ecc.errors.uncorrected.volatile.total", "",
+                                   "nvmlDeviceGetTotalEccErrors(UNCORRECTED, VOLATILE)"),
+    [GW_F_ENERGY_MJ] = WHOLE("energy", "total_energy_consumption [mJ]", "mJ",
+                             "nvmlDeviceGetTotalEnergyConsumption"),
+    [GW_F_GPM_SM_ACTIVE_PCT] =
+        PCT("gpm_sm_active", "gpm.sm_active [%]", 2, "nvmlGpmMetricsGet(SM_UTIL)"),
+    [GW_F_GPM_SM_OCCUPANCY_PCT] =
+        PCT("gpm_sm_occupancy", "gpm.sm_occupancy [%]", 2, "nvmlGpmMetricsGet(SM_OCCUPANCY)"),
+    [GW_F_GPM_TENSOR_ACTIVE_PCT] =
+        PCT("gpm_tensor_active", "gpm.tensor_active [%]", 2, "nvmlGpmMetricsGet(ANY_TENSOR_UTIL)"),
+    [GW_F_GPM_DRAM_ACTIVE_PCT] =
+        PCT("gpm_dram_active", "gpm.dram_active [%]", 2, "nvmlGpmMetricsGet(DRAM_BW_UTIL)"),
+    [GW_F_GPM_GR_ACTIVE_PCT] =
+        PCT("gpm_gr_active", "gpm.graphics_active [%]", 2, "nvmlGpmMetricsGet(GRAPHICS_UTIL)"),
+
+    [GW_F_HOST_CPU_UTIL_PCT] = PROCFS(GW_FG_HOST, "cpu_util", "cpu.util [%]", "%", GW_CSV_FIXED, 1,
+                                      "/proc/stat (deltas between ticks)"),
+    [GW_F_HOST_MEM_USED_MIB] = PROCFS(GW_FG_HOST, "host_mem_used", "memory.used [MiB]", "MiB",
+                                      GW_CSV_DOWN, 0, "/proc/meminfo MemTotal - MemAvailable"),
+    [GW_F_HOST_MEM_TOTAL_MIB] =
+        PROCFS(GW_FG_HOST, "host_mem_total", NULL, "MiB", GW_CSV_DOWN, 0, "/proc/meminfo MemTotal"),
+    [GW_F_JOB_CPU_PCT] = PROCFS(GW_FG_JOB, "job_cpu", "job.cpu [%]", "%", GW_CSV_FIXED, 1,
+                                "/proc/PID/stat utime + stime over the job tree"),
+    [GW_F_JOB_RSS_MIB] = PROCFS(GW_FG_JOB, "job_rss", "job.rss [MiB]", "MiB", GW_CSV_FIXED, 1,
+                                "/proc/PID/stat rss over the job tree"),
+    [GW_F_JOB_PROCESSES] = PROCFS(GW_FG_JOB, "job_processes", "job.processes", "", GW_CSV_FIXED, 0,
+                                  "/proc/PID/stat: processes in the job tree"),
+    [GW_F_PROC_PID] = {GW_FG_PROC, "pid", "pid", "", GW_CSV_FIXED, 0, 1,
+                       "nvmlDeviceGet{Compute,Graphics}RunningProcesses .pid"},
+    [GW_F_PROC_NAME] =
+        PROCFS(GW_FG_PROC, "process_name", "process_name", "", GW_CSV_TEXT, 0, "/proc/PID/comm"),
+    [GW_F_PROC_USED_MIB] = {GW_FG_PROC, "used_memory", "used_memory [MiB]", "MiB", GW_CSV_UP, 0,
+                            MIB, "nvmlDeviceGet{Compute,Graphics}RunningProcesses .usedGpuMemory"},
+    [GW_F_PROC_IN_JOB] = PROCFS(GW_FG_PROC, "in_job", "in_job", "", GW_CSV_FIXED, 0,
+                                "/proc/PID/stat: the pid descends from the wrapped command"),
 };
 
-int gw_field_format_csv(gw_gpu_field f, double v, char *buf, size_t len)
+int gw_field_format_csv(gw_field f, double v, char *buf, size_t len)
 {
     const gw_field_info *fi = &gw_fields[f];
-    switch (fi->csv_decimals) {
-    case -1:
+    switch (fi->csv_style) {
+    case GW_CSV_HEX:
         return snprintf(buf, len, "0x%016llx", (unsigned long long)v);
-    case -2:
+    case GW_CSV_PSTATE:
         return snprintf(buf, len, "P%d", (int)v);
-    case 0:
-        /* nvidia-smi rounds bytes up to whole MiB (used 13290.81 MiB shows as 13291, measured on
-         * an H200); other integers are exact. */
-        return snprintf(buf, len, "%.0f", ceil(v / fi->csv_scale));
+    case GW_CSV_UP:
+        /* nvidia-smi rounds MiB up (used 13290.81 MiB shows as 13291, measured on an H200) */
+        return snprintf(buf, len, "%.0f", ceil(v));
+    case GW_CSV_DOWN:
+        return snprintf(buf, len, "%.0f", floor(v));
+    case GW_CSV_FIXED:
+    case GW_CSV_TEXT:
+        break;
+    }
+    return snprintf(buf, len, "%.*f", fi->csv_decimals, v);
+}
+
+int gw_field_by_key(gw_field_group group, const char *key)
+{
+    for (int f = 0; f < GW_F_TABLE_COUNT; f++) {
+        const char *h = gw_fields[f].csv_header;
+        if (gw_fields[f].group != group || !h)
+            continue;
+        size_t n = strcspn(h, " [");
+        if (strlen(key) == n && strncmp(h, key, n) == 0)
+            return f;
+    }
+    return -1;
+}
+
+double gw_host_value(const gw_host_sample *h, gw_field f)
+{
+    switch (f) {
+    case GW_F_HOST_CPU_UTIL_PCT:
+        return h->cpu_util_pct;
+    case GW_F_HOST_MEM_USED_MIB:
+        return h->mem_used_mib;
+    case GW_F_HOST_MEM_TOTAL_MIB:
+        return h->mem_total_mib;
+    case GW_F_JOB_CPU_PCT:
+        return h->job_cpu_pct;
+    case GW_F_JOB_RSS_MIB:
+        return h->job_rss_mib;
+    case GW_F_JOB_PROCESSES:
+        return h->job_processes;
     default:
-        return snprintf(buf, len, "%.*f", fi->csv_decimals, v / fi->csv_scale);
+        return NAN;
     }
 }

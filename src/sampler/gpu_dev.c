@@ -89,15 +89,15 @@ static void read_info(const gw_nvml *n, gw_gpu_dev *d, unsigned index, size_t pr
     gwn_memory m1;
     if (!(skip & GW_INFO_MEMORY)) {
         if (NV(n, DeviceGetMemoryInfo_v2, d->handle, &m2) == GWN_SUCCESS)
-            in->memory_total_mib = floor((double)m2.total / (1024.0 * 1024.0));
+            in->memory_total_mib = floor(gw_field_from_nvml(GW_F_MEM_TOTAL_MIB, (double)m2.total));
         else if (NV(n, DeviceGetMemoryInfo, d->handle, &m1) == GWN_SUCCESS)
-            in->memory_total_mib = floor((double)m1.total / (1024.0 * 1024.0));
+            in->memory_total_mib = floor(gw_field_from_nvml(GW_F_MEM_TOTAL_MIB, (double)m1.total));
     }
     unsigned v = 0;
     if (!(skip & GW_INFO_POWER_LIMIT) &&
         (NV(n, DeviceGetPowerManagementLimit, d->handle, &v) == GWN_SUCCESS ||
          NV(n, DeviceGetEnforcedPowerLimit, d->handle, &v) == GWN_SUCCESS))
-        in->power_limit_w = v / 1000.0;
+        in->power_limit_w = gw_field_from_nvml(GW_F_POWER_LIMIT_W, v);
     if (!(skip & GW_INFO_THRESHOLDS) &&
         NV(n, DeviceGetTemperatureThreshold, d->handle, GWN_TEMPERATURE_THRESHOLD_SLOWDOWN, &v) ==
             GWN_SUCCESS &&
@@ -188,7 +188,7 @@ static void read_uint(gw_gpu_dev *d, gwn_return (*fn)(gwn_device, unsigned int *
     unsigned v = 0;
     gwn_return r = fn ? fn(d->handle, &v) : GWN_ERROR_FUNCTION_NOT_FOUND;
     if (ok(d, r, B(f), &d->fast_unsupported, call) && v <= max)
-        gw_set(out, f, v);
+        gw_set_nvml(out, f, v);
 }
 
 static void read_clock(const gw_nvml *n, gw_gpu_dev *d, bool max, int type, gw_gpu_field f,
@@ -205,8 +205,8 @@ static void read_clock(const gw_nvml *n, gw_gpu_dev *d, bool max, int type, gw_g
 
 static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
 {
-    const uint64_t bits = B(GW_F_MEM_TOTAL_BYTES) | B(GW_F_MEM_USED_BYTES) |
-                          B(GW_F_MEM_FREE_BYTES) | B(GW_F_MEM_RESERVED_BYTES);
+    const uint64_t bits = B(GW_F_MEM_TOTAL_MIB) | B(GW_F_MEM_USED_MIB) | B(GW_F_MEM_FREE_MIB) |
+                          B(GW_F_MEM_RESERVED_MIB);
     const double sane = 1e15; /* reject "blank" sentinels near 2^64 */
     if (d->mem_abi != 1) {
         gwn_memory_v2 m = {.version = GWN_MEMORY_V2_VERSION};
@@ -214,10 +214,10 @@ static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
         if (r == GWN_SUCCESS) {
             d->mem_abi = 2;
             if ((double)m.total < sane && m.used <= m.total) {
-                gw_set(out, GW_F_MEM_TOTAL_BYTES, (double)m.total);
-                gw_set(out, GW_F_MEM_USED_BYTES, (double)m.used);
-                gw_set(out, GW_F_MEM_FREE_BYTES, (double)m.free);
-                gw_set(out, GW_F_MEM_RESERVED_BYTES, (double)m.reserved);
+                gw_set_nvml(out, GW_F_MEM_TOTAL_MIB, (double)m.total);
+                gw_set_nvml(out, GW_F_MEM_USED_MIB, (double)m.used);
+                gw_set_nvml(out, GW_F_MEM_FREE_MIB, (double)m.free);
+                gw_set_nvml(out, GW_F_MEM_RESERVED_MIB, (double)m.reserved);
             }
             return;
         }
@@ -235,9 +235,9 @@ static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
     if (ok(d, NV(n, DeviceGetMemoryInfo, d->handle, &m), bits, &d->fast_unsupported,
            "nvmlDeviceGetMemoryInfo") &&
         (double)m.total < sane && m.used <= m.total) {
-        gw_set(out, GW_F_MEM_TOTAL_BYTES, (double)m.total);
-        gw_set(out, GW_F_MEM_USED_BYTES, (double)m.used);
-        gw_set(out, GW_F_MEM_FREE_BYTES, (double)m.free);
+        gw_set_nvml(out, GW_F_MEM_TOTAL_MIB, (double)m.total);
+        gw_set_nvml(out, GW_F_MEM_USED_MIB, (double)m.used);
+        gw_set_nvml(out, GW_F_MEM_FREE_MIB, (double)m.free);
     }
 }
 
@@ -310,15 +310,15 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
                 gw_set(out, GW_F_UTIL_MEM_PCT, u.memory);
         }
     }
-    if (want & (B(GW_F_MEM_TOTAL_BYTES) | B(GW_F_MEM_USED_BYTES) | B(GW_F_MEM_FREE_BYTES) |
-                B(GW_F_MEM_RESERVED_BYTES)))
+    if (want & (B(GW_F_MEM_TOTAL_MIB) | B(GW_F_MEM_USED_MIB) | B(GW_F_MEM_FREE_MIB) |
+                B(GW_F_MEM_RESERVED_MIB)))
         read_memory(n, d, out);
-    if (want & B(GW_F_POWER_DRAW_MW))
-        read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_MW, 1e7,
+    if (want & B(GW_F_POWER_DRAW_W))
+        read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_W, 1e7,
                   out);
-    if (want & B(GW_F_POWER_ENFORCED_MW))
+    if (want & B(GW_F_POWER_ENFORCED_W))
         read_uint(d, n->DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit",
-                  GW_F_POWER_ENFORCED_MW, 1e7, out);
+                  GW_F_POWER_ENFORCED_W, 1e7, out);
     if (want & B(GW_F_CLOCK_SM_MHZ))
         read_clock(n, d, false, GWN_CLOCK_SM, GW_F_CLOCK_SM_MHZ, out);
     if (want & B(GW_F_CLOCK_MEM_MHZ))
@@ -419,16 +419,16 @@ void gw_gpu_read_energy(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
 
 void gw_gpu_read_power_limit(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
 {
-    if (atomic_load(&d->lost) || (d->slow_unsupported & B(GW_F_POWER_LIMIT_MW)))
+    if (atomic_load(&d->lost) || (d->slow_unsupported & B(GW_F_POWER_LIMIT_W)))
         return;
     unsigned mw = 0;
     gwn_return r = NV(n, DeviceGetPowerManagementLimit, d->handle, &mw);
     if (gw_nvml_is_unsupported(r))
         r = NV(n, DeviceGetEnforcedPowerLimit, d->handle, &mw);
-    if (ok(d, r, B(GW_F_POWER_LIMIT_MW), &d->slow_unsupported,
+    if (ok(d, r, B(GW_F_POWER_LIMIT_W), &d->slow_unsupported,
            "nvmlDeviceGetPowerManagementLimit") &&
         mw > 0 && mw < 10000000)
-        gw_set(out, GW_F_POWER_LIMIT_MW, mw);
+        gw_set_nvml(out, GW_F_POWER_LIMIT_W, mw);
 }
 
 typedef gwn_return (*proc_fn)(gwn_device, unsigned int *, void *);
@@ -483,7 +483,7 @@ static void read_proc_list(gw_gpu_dev *d, proc_fn fn, uint64_t unsupported_bit, 
         p->pid = pid;
         p->graphics = graphics;
         p->used_valid = used != GWN_VALUE_NOT_AVAILABLE && used < (1ULL << 52);
-        p->used_bytes = p->used_valid ? (double)used : NAN;
+        p->used_mib = p->used_valid ? gw_field_from_nvml(GW_F_PROC_USED_MIB, (double)used) : NAN;
         p->visible = gw_procfs_comm(proc_root, pid, p->name, sizeof p->name);
     }
     free(buf);
@@ -508,17 +508,17 @@ static void read_mig(const gw_nvml *n, gwn_device h, gw_mig_device *m)
         m->name[0] = '\0';
     if (NV(n, DeviceGetUUID, h, m->uuid, sizeof m->uuid) != GWN_SUCCESS)
         m->uuid[0] = '\0';
-    m->mem_used_bytes = m->mem_total_bytes = NAN;
+    m->mem_used_mib = m->mem_total_mib = NAN;
     gwn_memory_v2 m2 = {.version = GWN_MEMORY_V2_VERSION};
     gwn_memory m1;
     if (NV(n, DeviceGetMemoryInfo_v2, h, &m2) == GWN_SUCCESS && m2.used <= m2.total) {
-        m->mem_used_bytes = (double)m2.used;
-        m->mem_total_bytes = (double)m2.total;
+        m->mem_used_mib = gw_field_from_nvml(GW_F_MEM_USED_MIB, (double)m2.used);
+        m->mem_total_mib = gw_field_from_nvml(GW_F_MEM_TOTAL_MIB, (double)m2.total);
     } else if (NV(n, DeviceGetMemoryInfo, h, &m1) == GWN_SUCCESS && m1.used <= m1.total) {
-        m->mem_used_bytes = (double)m1.used;
-        m->mem_total_bytes = (double)m1.total;
+        m->mem_used_mib = gw_field_from_nvml(GW_F_MEM_USED_MIB, (double)m1.used);
+        m->mem_total_mib = gw_field_from_nvml(GW_F_MEM_TOTAL_MIB, (double)m1.total);
     }
-    m->memory_valid = !isnan(m->mem_total_bytes) && m->mem_total_bytes < 1e15;
+    m->memory_valid = !isnan(m->mem_total_mib) && m->mem_total_mib < 1e15 / (1024.0 * 1024.0);
 }
 
 void gw_gpu_read_migs(const gw_nvml *n, gw_gpu_dev *d, gw_mig_device **migs, size_t *used,

@@ -83,7 +83,7 @@ void gw_gpu_read_gpm(const gw_nvml *nvml, gw_gpu_dev *dev, gwn_gpm_metrics_get *
 /* GetTotalEnergyConsumption into GW_F_ENERGY_MJ of out. */
 void gw_gpu_read_energy(const gw_nvml *nvml, gw_gpu_dev *dev, gw_gpu_sample *out);
 
-/* GetPowerManagementLimit (else GetEnforcedPowerLimit) into GW_F_POWER_LIMIT_MW of out. */
+/* GetPowerManagementLimit (else GetEnforcedPowerLimit) into GW_F_POWER_LIMIT_W of out. */
 void gw_gpu_read_power_limit(const gw_nvml *nvml, gw_gpu_dev *dev, gw_gpu_sample *out);
 
 /* Appends the device's compute and graphics processes to *procs (a growable array of *cap

@@ -3,7 +3,8 @@
  *
  * Owns: the shapes of a tick's data — per-GPU values with a validity bit each, the GPU processes
  * seen on the last slow read, and the host/job CPU side — plus the static description of each GPU
- * (gw_device_info) and the table of GPU fields (name, CSV header, unit, NVML source).
+ * (gw_device_info) and the one field table (unit, source, CSV header) of GPU, host, job and
+ * process fields.
  *
  * A value whose bit is clear in `valid` is absent (NOT_SUPPORTED, MIG, lost GPU, out-of-range
  * sentinel, not yet measured): sinks show it as an empty cell / absent series, never as 0.
@@ -16,19 +17,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* GPU fields. Values are stored as double in the unit the name gives; integers are exact. */
-typedef enum gw_gpu_field {
+/* Field ids: GPU fields (gw_gpu_sample.v), then host, job and process fields (gw_host_sample,
+ * gw_gpu_process). A value is held in the unit its name gives, everywhere: in a sample, in the
+ * read-back series model (logread/series.h), in analysis thresholds and alert rules. NVML's raw
+ * units (bytes, mW) are converted once at the NVML read (gw_field_from_nvml); text units at the
+ * text edges (CSV, display, Prometheus, query). Integers are exact. gw_fields[] says each one's
+ * unit, source and CSV header; docs/run-directory.md lists them. */
+typedef enum gw_field {
     GW_F_UTIL_GPU_PCT,          /* GetUtilizationRates.gpu: % of the period with >=1 kernel */
     GW_F_UTIL_MEM_PCT,          /* GetUtilizationRates.memory: % of time memory was read/written */
-    GW_F_MEM_TOTAL_BYTES,       /* GetMemoryInfo_v2 (else GetMemoryInfo).total */
-    GW_F_MEM_USED_BYTES,        /* GetMemoryInfo_v2.used (matches nvidia-smi), else v1 .used */
-    GW_F_MEM_FREE_BYTES,        /* .free */
-    GW_F_MEM_RESERVED_BYTES,    /* GetMemoryInfo_v2.reserved (driver/firmware); absent with v1 */
+    GW_F_MEM_TOTAL_MIB,         /* GetMemoryInfo_v2 (else GetMemoryInfo).total */
+    GW_F_MEM_USED_MIB,          /* GetMemoryInfo_v2.used (matches nvidia-smi), else v1 .used */
+    GW_F_MEM_FREE_MIB,          /* .free */
+    GW_F_MEM_RESERVED_MIB,      /* GetMemoryInfo_v2.reserved (driver/firmware); absent with v1 */
     GW_F_TEMP_GPU_C,            /* GetTemperature(GPU) */
     GW_F_TEMP_MEM_C,            /* GetFieldValues(NVML_FI_DEV_MEMORY_TEMP) */
-    GW_F_POWER_DRAW_MW,         /* GetPowerUsage: 1 s average on Ampere+ */
-    GW_F_POWER_LIMIT_MW,        /* GetPowerManagementLimit (nvidia-smi power.limit) */
-    GW_F_POWER_ENFORCED_MW,     /* GetEnforcedPowerLimit */
+    GW_F_POWER_DRAW_W,          /* GetPowerUsage: 1 s average on Ampere+ */
+    GW_F_POWER_LIMIT_W,         /* GetPowerManagementLimit (nvidia-smi power.limit) */
+    GW_F_POWER_ENFORCED_W,      /* GetEnforcedPowerLimit */
     GW_F_CLOCK_SM_MHZ,          /* GetClockInfo(SM) */
     GW_F_CLOCK_MEM_MHZ,         /* GetClockInfo(MEM) */
     GW_F_CLOCK_GR_MHZ,          /* GetClockInfo(GRAPHICS) */
@@ -48,18 +54,35 @@ typedef enum gw_gpu_field {
     GW_F_GPM_TENSOR_ACTIVE_PCT, /* GPM metric 5 (any tensor pipe) */
     GW_F_GPM_DRAM_ACTIVE_PCT,   /* GPM metric 10 (DRAM bandwidth) */
     GW_F_GPM_GR_ACTIVE_PCT, /* GPM metric 1 (graphics engine activity; DCGM's GR_ENGINE_ACTIVE) */
-    GW_F_COUNT
-} gw_gpu_field;
+    GW_F_COUNT,             /* the number of GPU fields (gw_gpu_sample.v, the valid mask) */
+
+    /* Host and job fields (gw_host_sample; host.csv), from /proc. */
+    GW_F_HOST_CPU_UTIL_PCT = GW_F_COUNT, /* all CPUs, 0-100 */
+    GW_F_HOST_MEM_USED_MIB,              /* MemTotal - MemAvailable */
+    GW_F_HOST_MEM_TOTAL_MIB,             /* MemTotal (not in host.csv) */
+    GW_F_JOB_CPU_PCT,                    /* job tree's CPU time per wall time, 100 = one core */
+    GW_F_JOB_RSS_MIB,                    /* sum of RSS over the job tree */
+    GW_F_JOB_PROCESSES,                  /* processes in the job tree */
+    /* GPU process fields (gw_gpu_process; processes.csv). */
+    GW_F_PROC_PID,      /* host pid as NVML reports it */
+    GW_F_PROC_NAME,     /* /proc/PID/comm (text: not a number) */
+    GW_F_PROC_USED_MIB, /* usedGpuMemory */
+    GW_F_PROC_IN_JOB,   /* 1 when the pid is in the wrapped command's tree, else 0 */
+    GW_F_TABLE_COUNT    /* every field id: the size of gw_fields[] */
+} gw_field;
+
+/* A GPU field (< GW_F_COUNT): an index into gw_gpu_sample.v. */
+typedef gw_field gw_gpu_field;
 
 #define GW_FIELD_BIT(f) (UINT64_C(1) << (f))
 
 /* Fields read on every tick of `run`/`record` (the gpu.csv columns and their helpers). */
 #define GW_FIELDS_RECORD                                                                           \
     (GW_FIELD_BIT(GW_F_UTIL_GPU_PCT) | GW_FIELD_BIT(GW_F_UTIL_MEM_PCT) |                           \
-     GW_FIELD_BIT(GW_F_MEM_TOTAL_BYTES) | GW_FIELD_BIT(GW_F_MEM_USED_BYTES) |                      \
-     GW_FIELD_BIT(GW_F_MEM_FREE_BYTES) | GW_FIELD_BIT(GW_F_MEM_RESERVED_BYTES) |                   \
-     GW_FIELD_BIT(GW_F_TEMP_GPU_C) | GW_FIELD_BIT(GW_F_POWER_DRAW_MW) |                            \
-     GW_FIELD_BIT(GW_F_POWER_LIMIT_MW) | GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) |                         \
+     GW_FIELD_BIT(GW_F_MEM_TOTAL_MIB) | GW_FIELD_BIT(GW_F_MEM_USED_MIB) |                          \
+     GW_FIELD_BIT(GW_F_MEM_FREE_MIB) | GW_FIELD_BIT(GW_F_MEM_RESERVED_MIB) |                       \
+     GW_FIELD_BIT(GW_F_TEMP_GPU_C) | GW_FIELD_BIT(GW_F_POWER_DRAW_W) |                             \
+     GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) |                          \
      GW_FIELD_BIT(GW_F_CLOCK_MEM_MHZ) | GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) |                  \
      GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELD_BIT(GW_F_ENERGY_MJ) |                                    \
      GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
@@ -78,23 +101,55 @@ typedef enum gw_gpu_field {
  * 10 s)), GPM as above. Calls 100 ms apart cost more than back to back: NVML
  * caches values for a short while (bench/bench_tick with spaced calls). */
 #define GW_FIELDS_SLOW                                                                             \
-    (GW_FIELD_BIT(GW_F_ENERGY_MJ) | GW_FIELD_BIT(GW_F_POWER_LIMIT_MW) | GW_FIELDS_GPM)
+    (GW_FIELD_BIT(GW_F_ENERGY_MJ) | GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELDS_GPM)
 
-/* Description of one field, for table-driven sinks. */
+/* Which file and record a field belongs to. */
+typedef enum gw_field_group {
+    GW_FG_GPU,  /* gw_gpu_sample, gpu.csv */
+    GW_FG_HOST, /* gw_host_sample (host side), host.csv */
+    GW_FG_JOB,  /* gw_host_sample (job side), host.csv */
+    GW_FG_PROC, /* gw_gpu_process, processes.csv */
+} gw_field_group;
+
+/* How a value is written in our CSV files (and so how exact a read-back is). */
+typedef enum gw_csv_style {
+    GW_CSV_FIXED,  /* csv_decimals digits after the point, rounded to nearest */
+    GW_CSV_UP,     /* whole number rounded up, as nvidia-smi shows MiB (13290.81 -> 13291) */
+    GW_CSV_DOWN,   /* whole number rounded down */
+    GW_CSV_HEX,    /* bit mask "0x%016llx" */
+    GW_CSV_PSTATE, /* "P<n>" */
+    GW_CSV_TEXT,   /* a string (process_name): not formatted by gw_field_format_csv */
+} gw_csv_style;
+
+/* Description of one field: the one place that says its unit, its source and its CSV header. */
 typedef struct gw_field_info {
-    const char *key;         /* stable short key: "util_gpu", "mem_used", ... */
-    const char *csv_header;  /* nvidia-smi style header: "utilization.gpu [%]" (NULL: not in CSV) */
-    double csv_scale;        /* divide the stored value by this for the CSV unit (bytes -> MiB) */
-    int csv_decimals;        /* digits after the point in CSV; -1 = hex mask, -2 = pstate "P<n>" */
-    const char *nvml_source; /* NVML call the value comes from, for docs and error messages */
+    gw_field_group group;
+    const char *key;        /* stable short key: "util_gpu", "mem_used", ... */
+    const char *csv_header; /* header in our CSV: "utilization.gpu [%]" (NULL: not in a CSV) */
+    const char *unit;       /* unit of the value in memory and in CSV ("MiB", "W", "%", "C",
+                               "MHz", "mJ"); "" for counts, masks and states */
+    gw_csv_style csv_style;
+    int csv_decimals;   /* GW_CSV_FIXED: digits after the point */
+    double nvml_scale;  /* NVML's raw unit per `unit` (bytes per MiB, mW per W), 1 when the
+                           same, 0 when the value does not come from NVML */
+    const char *source; /* NVML call or /proc file the value comes from, for docs and messages */
 } gw_field_info;
 
-/* The field table, indexed by gw_gpu_field. */
-extern const gw_field_info gw_fields[GW_F_COUNT];
+/* The field table, indexed by gw_field. */
+extern const gw_field_info gw_fields[GW_F_TABLE_COUNT];
 
-/* Formats value v of field f the way our CSV files hold it (unit of csv_header, plain number,
- * "0x%016llx" for masks, "P<n>" for pstate) into buf. Returns the length written. */
-int gw_field_format_csv(gw_gpu_field f, double v, char *buf, size_t len);
+/* Formats value v of field f the way our CSV files hold it (see gw_csv_style) into buf. Returns
+ * the length written. */
+int gw_field_format_csv(gw_field f, double v, char *buf, size_t len);
+
+/* The field of `group` whose CSV header key (the header before " [unit]") is key, or -1. */
+int gw_field_by_key(gw_field_group group, const char *key);
+
+/* Raw NVML value of field f in the field's unit (bytes -> MiB, mW -> W). */
+static inline double gw_field_from_nvml(gw_field f, double raw)
+{
+    return raw / gw_fields[f].nvml_scale;
+}
 
 /* One GPU's values at one tick. */
 typedef struct gw_gpu_sample {
@@ -112,6 +167,12 @@ static inline void gw_set(gw_gpu_sample *g, gw_gpu_field f, double value)
 {
     g->v[f] = value;
     g->valid |= GW_FIELD_BIT(f);
+}
+
+/* Stores raw NVML value `raw` of field f in the field's unit (see gw_field_from_nvml). */
+static inline void gw_set_nvml(gw_gpu_sample *g, gw_gpu_field f, double raw)
+{
+    gw_set(g, f, gw_field_from_nvml(f, raw));
 }
 
 /* Static facts about one GPU, read once when the sampler starts. Strings are owned by the info. */
@@ -144,13 +205,13 @@ enum {
 /* A MIG device (GPU instance) of a GPU in MIG mode: GetMigDeviceHandleByIndex over
  * GetMaxMigDeviceCount, then GetName, GetUUID and GetMemoryInfo(_v2) on its handle. */
 typedef struct gw_mig_device {
-    unsigned gpu;      /* the parent's NVML index */
-    unsigned slot;     /* the index given to GetMigDeviceHandleByIndex */
-    char name[96];     /* "NVIDIA H200 MIG 3g.71gb", "" when absent */
-    char uuid[96];     /* "MIG-...", "" when absent */
-    bool memory_valid; /* false: the memory call failed (values are NAN) */
-    double mem_used_bytes;
-    double mem_total_bytes;
+    unsigned gpu;         /* the parent's NVML index */
+    unsigned slot;        /* the index given to GetMigDeviceHandleByIndex */
+    char name[96];        /* "NVIDIA H200 MIG 3g.71gb", "" when absent */
+    char uuid[96];        /* "MIG-...", "" when absent */
+    bool memory_valid;    /* false: the memory call failed (values are NAN) */
+    double mem_used_mib;  /* MiB, like GW_F_MEM_USED_MIB */
+    double mem_total_mib; /* MiB, like GW_F_MEM_TOTAL_MIB */
 } gw_mig_device;
 
 /* A process that holds memory on a GPU (Get{Compute,Graphics}RunningProcesses). */
@@ -158,22 +219,27 @@ typedef struct gw_gpu_process {
     unsigned gpu;    /* NVML index */
     unsigned pid;    /* host pid as NVML reports it */
     bool used_valid; /* false when NVML reports "not available" (WSL) */
-    double used_bytes;
-    bool visible;  /* the pid exists in our /proc (false: another container, or gone) */
-    bool in_job;   /* the pid belongs to the wrapped command's process tree */
-    bool graphics; /* from the graphics list rather than the compute list */
-    char name[64]; /* /proc/PID/comm, "" when not visible */
+    double used_mib; /* GW_F_PROC_USED_MIB */
+    bool visible;    /* the pid exists in our /proc (false: another container, or gone) */
+    bool in_job;     /* the pid belongs to the wrapped command's process tree */
+    bool graphics;   /* from the graphics list rather than the compute list */
+    char name[64];   /* /proc/PID/comm, "" when not visible */
 } gw_gpu_process;
 
-/* Host and job CPU side for one tick (/proc). NAN = absent (e.g. job fields in `record`). */
+/* Host and job CPU side for one tick (/proc). NAN = absent (e.g. job fields in `record`). Each
+ * member is the host or job field named beside it (gw_host_value). */
 typedef struct gw_host_sample {
-    double cpu_util_pct; /* all CPUs, 0-100, from /proc/stat deltas */
-    double mem_used_mib; /* MemTotal - MemAvailable */
-    double mem_total_mib;
-    double job_cpu_pct;   /* job tree's CPU time per wall time, 100 = one core */
-    double job_rss_mib;   /* sum of RSS over the job tree (shared pages counted per process) */
-    double job_processes; /* processes in the job tree */
+    double cpu_util_pct;  /* GW_F_HOST_CPU_UTIL_PCT */
+    double mem_used_mib;  /* GW_F_HOST_MEM_USED_MIB */
+    double mem_total_mib; /* GW_F_HOST_MEM_TOTAL_MIB */
+    double job_cpu_pct;   /* GW_F_JOB_CPU_PCT */
+    double job_rss_mib;   /* GW_F_JOB_RSS_MIB (shared pages counted per process) */
+    double job_processes; /* GW_F_JOB_PROCESSES */
 } gw_host_sample;
+
+/* Value of host or job field f (GW_FG_HOST, GW_FG_JOB) of h; NAN when absent or not a host field.
+ */
+double gw_host_value(const gw_host_sample *h, gw_field f);
 
 /* One tick. Owned by the sampler and valid only during the sink callback. */
 typedef struct gw_sample {

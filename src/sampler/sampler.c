@@ -166,7 +166,7 @@ static void apply_job(gw_sampler *s)
 }
 
 static const gw_gpu_field slow_fields[] = {GW_F_ENERGY_MJ,
-                                           GW_F_POWER_LIMIT_MW,
+                                           GW_F_POWER_LIMIT_W,
                                            GW_F_GPM_SM_ACTIVE_PCT,
                                            GW_F_GPM_SM_OCCUPANCY_PCT,
                                            GW_F_GPM_TENSOR_ACTIVE_PCT,
@@ -311,7 +311,7 @@ static void slow_read(gw_sampler *s, int what)
         s->scratch_vals[i].valid = 0;
         if (f & GW_FIELDS_GPM)
             gw_gpu_read_gpm(s->nvml, &s->devs[i], s->mg, &s->scratch_vals[i]);
-        if ((what & SLOW_RARE) && (f & GW_FIELD_BIT(GW_F_POWER_LIMIT_MW)))
+        if ((what & SLOW_RARE) && (f & GW_FIELD_BIT(GW_F_POWER_LIMIT_W)))
             gw_gpu_read_power_limit(s->nvml, &s->devs[i], &s->scratch_vals[i]);
         if ((what & SLOW_RARE) && (f & GW_FIELD_BIT(GW_F_ENERGY_MJ)))
             gw_gpu_read_energy(s->nvml, &s->devs[i], &s->scratch_vals[i]);
@@ -329,7 +329,7 @@ static void slow_publish(gw_sampler *s, int what)
 {
     uint64_t mine = GW_FIELDS_GPM;
     if (what & SLOW_RARE)
-        mine |= GW_FIELD_BIT(GW_F_POWER_LIMIT_MW) | GW_FIELD_BIT(GW_F_ENERGY_MJ);
+        mine |= GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELD_BIT(GW_F_ENERGY_MJ);
     pthread_mutex_lock(&s->slow_lock);
     for (unsigned i = 0; i < s->ndev; i++) {
         gw_gpu_sample *dst = &s->slow_vals[i];

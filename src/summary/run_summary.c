@@ -86,14 +86,14 @@ static void add_gpu(gpu_acc *a, const gw_gpu_sample *g, int64_t mono_ns)
     }
     if (gw_has(g, GW_F_GPM_SM_ACTIVE_PCT))
         acc_add(&a->sm, g->v[GW_F_GPM_SM_ACTIVE_PCT]);
-    if (gw_has(g, GW_F_MEM_USED_BYTES))
-        acc_add(&a->mem, g->v[GW_F_MEM_USED_BYTES] / (1024.0 * 1024.0));
+    if (gw_has(g, GW_F_MEM_USED_MIB))
+        acc_add(&a->mem, g->v[GW_F_MEM_USED_MIB]);
     if (gw_has(g, GW_F_TEMP_GPU_C))
         acc_add(&a->temp, g->v[GW_F_TEMP_GPU_C]);
-    if (gw_has(g, GW_F_POWER_LIMIT_MW))
-        acc_add(&a->limit, g->v[GW_F_POWER_LIMIT_MW] / 1000.0);
-    if (gw_has(g, GW_F_POWER_DRAW_MW)) {
-        double w = g->v[GW_F_POWER_DRAW_MW] / 1000.0;
+    if (gw_has(g, GW_F_POWER_LIMIT_W))
+        acc_add(&a->limit, g->v[GW_F_POWER_LIMIT_W]);
+    if (gw_has(g, GW_F_POWER_DRAW_W)) {
+        double w = g->v[GW_F_POWER_DRAW_W];
         acc_add(&a->power, w);
         if (a->have_last_power)
             a->power_integral_j += 0.5 * (w + a->last_power_w) * (mono_ns - a->last_power_ns) / 1e9;

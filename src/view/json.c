@@ -9,18 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define MIB (1024.0 * 1024.0)
-
 /* Adds key: value, or key: null when absent. */
 
-/* A sample field in the unit the key names: divided by scale; MiB are rounded up, as nvidia-smi
- * does. */
-static void add_field(cJSON *o, const char *key, const gw_gpu_sample *g, gw_gpu_field f,
-                      double scale)
+/* A sample field in its unit (the key names it); MiB are rounded up, as nvidia-smi does. */
+static void add_field(cJSON *o, const char *key, const gw_gpu_sample *g, gw_gpu_field f)
 {
     bool has = gw_has(g, f);
-    double v = has ? g->v[f] / scale : NAN;
-    if (has && scale == MIB)
+    double v = has ? g->v[f] : NAN;
+    if (has && gw_fields[f].csv_style == GW_CSV_UP)
         v = ceil(v);
     else if (has)
         v = round(v * 100.0) / 100.0; /* GPM averages and watts: two decimals are plenty */
@@ -33,10 +29,8 @@ static cJSON *mig_json(const gw_mig_device *m)
     cJSON_AddNumberToObject(o, "slot", m->slot);
     gw_json_add_str(o, "name", m->name);
     gw_json_add_str(o, "uuid", m->uuid);
-    gw_json_add_num(o, "memory_used_mib", (m->memory_valid) ? (ceil(m->mem_used_bytes / MIB)) : NAN,
-                    -1);
-    gw_json_add_num(o, "memory_total_mib",
-                    (m->memory_valid) ? (ceil(m->mem_total_bytes / MIB)) : NAN, -1);
+    gw_json_add_num(o, "memory_used_mib", (m->memory_valid) ? (ceil(m->mem_used_mib)) : NAN, -1);
+    gw_json_add_num(o, "memory_total_mib", (m->memory_valid) ? (ceil(m->mem_total_mib)) : NAN, -1);
     return o;
 }
 
@@ -52,24 +46,24 @@ static cJSON *proc_json(const gw_view *v, unsigned k)
     gw_json_add_str(o, "name", p->name);
     gw_json_add_str(o, "command", d ? d->command : NULL);
     cJSON_AddStringToObject(o, "type", p->graphics ? "graphics" : "compute");
-    gw_json_add_num(o, "memory_used_mib", (p->used_valid) ? (ceil(p->used_bytes / MIB)) : NAN, -1);
+    gw_json_add_num(o, "memory_used_mib", (p->used_valid) ? (ceil(p->used_mib)) : NAN, -1);
     return o;
 }
 
 static void add_gpu_values(cJSON *o, const gw_gpu_sample *g)
 {
-    add_field(o, "temperature_c", g, GW_F_TEMP_GPU_C, 1);
-    add_field(o, "utilization_gpu_pct", g, GW_F_UTIL_GPU_PCT, 1);
-    add_field(o, "utilization_memory_pct", g, GW_F_UTIL_MEM_PCT, 1);
-    add_field(o, "sm_active_pct", g, GW_F_GPM_SM_ACTIVE_PCT, 1);
-    add_field(o, "sm_occupancy_pct", g, GW_F_GPM_SM_OCCUPANCY_PCT, 1);
-    add_field(o, "tensor_active_pct", g, GW_F_GPM_TENSOR_ACTIVE_PCT, 1);
-    add_field(o, "dram_active_pct", g, GW_F_GPM_DRAM_ACTIVE_PCT, 1);
-    add_field(o, "memory_used_mib", g, GW_F_MEM_USED_BYTES, MIB);
-    add_field(o, "memory_total_mib", g, GW_F_MEM_TOTAL_BYTES, MIB);
-    add_field(o, "power_draw_w", g, GW_F_POWER_DRAW_MW, 1000);
-    add_field(o, "power_limit_w", g, GW_F_POWER_LIMIT_MW, 1000);
-    add_field(o, "clocks_sm_mhz", g, GW_F_CLOCK_SM_MHZ, 1);
+    add_field(o, "temperature_c", g, GW_F_TEMP_GPU_C);
+    add_field(o, "utilization_gpu_pct", g, GW_F_UTIL_GPU_PCT);
+    add_field(o, "utilization_memory_pct", g, GW_F_UTIL_MEM_PCT);
+    add_field(o, "sm_active_pct", g, GW_F_GPM_SM_ACTIVE_PCT);
+    add_field(o, "sm_occupancy_pct", g, GW_F_GPM_SM_OCCUPANCY_PCT);
+    add_field(o, "tensor_active_pct", g, GW_F_GPM_TENSOR_ACTIVE_PCT);
+    add_field(o, "dram_active_pct", g, GW_F_GPM_DRAM_ACTIVE_PCT);
+    add_field(o, "memory_used_mib", g, GW_F_MEM_USED_MIB);
+    add_field(o, "memory_total_mib", g, GW_F_MEM_TOTAL_MIB);
+    add_field(o, "power_draw_w", g, GW_F_POWER_DRAW_W);
+    add_field(o, "power_limit_w", g, GW_F_POWER_LIMIT_W);
+    add_field(o, "clocks_sm_mhz", g, GW_F_CLOCK_SM_MHZ);
     if (gw_has(g, GW_F_PSTATE)) {
         char ps[8];
         snprintf(ps, sizeof ps, "P%d", (int)g->v[GW_F_PSTATE]);

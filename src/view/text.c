@@ -16,7 +16,6 @@
 #define BOLD   "\x1b[1m"
 #define DIM    "\x1b[2m"
 #define RESET  "\x1b[0m"
-#define MIB    (1024.0 * 1024.0)
 
 enum { NAME_MAX_COLS = 32, USER_MAX_COLS = 16, CMD_MIN_COLS = 12 };
 
@@ -142,12 +141,12 @@ static void fmt_num(char *buf, size_t len, bool valid, double v)
 
 static void fmt_memory(const gw_gpu_sample *g, gpu_cells *c)
 {
-    bool used = gw_has(g, GW_F_MEM_USED_BYTES), total = gw_has(g, GW_F_MEM_TOTAL_BYTES);
+    bool used = gw_has(g, GW_F_MEM_USED_MIB), total = gw_has(g, GW_F_MEM_TOTAL_MIB);
     /* MiB rounded up, as nvidia-smi prints them */
-    fmt_num(c->used, sizeof c->used, used, ceil(g->v[GW_F_MEM_USED_BYTES] / MIB));
-    fmt_num(c->total, sizeof c->total, total, ceil(g->v[GW_F_MEM_TOTAL_BYTES] / MIB));
-    if (used && total && g->v[GW_F_MEM_TOTAL_BYTES] > 0) {
-        double pct = 100.0 * g->v[GW_F_MEM_USED_BYTES] / g->v[GW_F_MEM_TOTAL_BYTES];
+    fmt_num(c->used, sizeof c->used, used, ceil(g->v[GW_F_MEM_USED_MIB]));
+    fmt_num(c->total, sizeof c->total, total, ceil(g->v[GW_F_MEM_TOTAL_MIB]));
+    if (used && total && g->v[GW_F_MEM_TOTAL_MIB] > 0) {
+        double pct = 100.0 * g->v[GW_F_MEM_USED_MIB] / g->v[GW_F_MEM_TOTAL_MIB];
         c->mem_color = pct >= GW_VIEW_MEM_RED_PCT      ? RED
                        : pct >= GW_VIEW_MEM_YELLOW_PCT ? YELLOW
                                                        : NULL;
@@ -156,11 +155,11 @@ static void fmt_memory(const gw_gpu_sample *g, gpu_cells *c)
 
 static void fmt_power(const gw_gpu_sample *g, gpu_cells *c)
 {
-    bool draw = gw_has(g, GW_F_POWER_DRAW_MW), limit = gw_has(g, GW_F_POWER_LIMIT_MW);
-    fmt_num(c->draw, sizeof c->draw, draw, g->v[GW_F_POWER_DRAW_MW] / 1000.0);
-    fmt_num(c->limit, sizeof c->limit, limit, g->v[GW_F_POWER_LIMIT_MW] / 1000.0);
-    if (draw && limit && g->v[GW_F_POWER_LIMIT_MW] > 0 &&
-        g->v[GW_F_POWER_DRAW_MW] >= g->v[GW_F_POWER_LIMIT_MW] * GW_VIEW_POWER_YELLOW_PCT / 100.0)
+    bool draw = gw_has(g, GW_F_POWER_DRAW_W), limit = gw_has(g, GW_F_POWER_LIMIT_W);
+    fmt_num(c->draw, sizeof c->draw, draw, g->v[GW_F_POWER_DRAW_W]);
+    fmt_num(c->limit, sizeof c->limit, limit, g->v[GW_F_POWER_LIMIT_W]);
+    if (draw && limit && g->v[GW_F_POWER_LIMIT_W] > 0 &&
+        g->v[GW_F_POWER_DRAW_W] >= g->v[GW_F_POWER_LIMIT_W] * GW_VIEW_POWER_YELLOW_PCT / 100.0)
         c->power_color = YELLOW;
 }
 
@@ -233,8 +232,8 @@ static int mig_lines(line *l, const gw_sample *s, unsigned gpu)
         put(l, buf);
         put(l, m->name[0] ? m->name : "(unnamed)");
         if (m->memory_valid)
-            snprintf(buf, sizeof buf, "  %.0f / %.0f MiB", ceil(m->mem_used_bytes / MIB),
-                     ceil(m->mem_total_bytes / MIB));
+            snprintf(buf, sizeof buf, "  %.0f / %.0f MiB", ceil(m->mem_used_mib),
+                     ceil(m->mem_total_mib));
         else
             snprintf(buf, sizeof buf, "  n/a MiB");
         put(l, buf);
@@ -268,7 +267,7 @@ static const char *proc_command(const gw_view *v, unsigned k)
 static void fmt_proc_mem(const gw_gpu_process *p, char *buf, size_t len)
 {
     if (p->used_valid)
-        snprintf(buf, len, "%.0f MiB", ceil(p->used_bytes / MIB));
+        snprintf(buf, len, "%.0f MiB", ceil(p->used_mib));
     else
         snprintf(buf, len, "n/a");
 }

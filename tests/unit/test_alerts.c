@@ -8,7 +8,6 @@
 #include <math.h>
 
 #define S_NS 1000000000LL
-#define MIB  (1024.0 * 1024.0)
 
 typedef struct harness {
     gw_alerts_config cfg;
@@ -81,8 +80,8 @@ static void set_temp(harness *h, unsigned g, double c)
 
 static void set_mem_pct(harness *h, unsigned g, double pct)
 {
-    gw_set(&h->gpus[g], GW_F_MEM_TOTAL_BYTES, 100 * MIB);
-    gw_set(&h->gpus[g], GW_F_MEM_USED_BYTES, pct * MIB);
+    gw_set(&h->gpus[g], GW_F_MEM_TOTAL_MIB, 100);
+    gw_set(&h->gpus[g], GW_F_MEM_USED_MIB, pct);
 }
 
 static const char *str(const cJSON *ev, const char *k)

@@ -125,9 +125,9 @@ static gw_analysis *two_gpu_analysis(gw_series **out)
     gw_series *s = synth_new(2, 100);
     synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, 100, 90);
     synth_set(s, 1, GW_F_UTIL_GPU_PCT, 0, 100, 80);
-    synth_set(s, 0, GW_F_MEM_USED_BYTES, 0, 100, 2048);
-    synth_set(s, 1, GW_F_MEM_USED_BYTES, 0, 100, 4096);
-    synth_set(s, 0, GW_F_POWER_DRAW_MW, 0, 100, 500);
+    synth_set(s, 0, GW_F_MEM_USED_MIB, 0, 100, 2048);
+    synth_set(s, 1, GW_F_MEM_USED_MIB, 0, 100, 4096);
+    synth_set(s, 0, GW_F_POWER_DRAW_W, 0, 100, 500);
     synth_set(s, 0, GW_F_CLOCKS_EVENT_REASONS, 10, 20, 0x4);
     synth_set(s, 0, GW_F_CLOCKS_EVENT_REASONS, 22, 25, 0x4);
     synth_set(s, 1, GW_F_CLOCKS_EVENT_REASONS, 50, 51, 0x20);

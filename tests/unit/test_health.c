@@ -6,8 +6,6 @@
 
 #include <math.h>
 
-#define MIB (1024.0 * 1024.0)
-
 /* A healthy idle H200, as check sees it. */
 static gw_health_gpu healthy(void)
 {
@@ -17,8 +15,8 @@ static gw_health_gpu healthy(void)
     f->reachable = true;
     snprintf(f->info.name, sizeof f->info.name, "NVIDIA H200");
     gw_set(&f->v, GW_F_TEMP_GPU_C, 35);
-    gw_set(&f->v, GW_F_MEM_TOTAL_BYTES, 143771 * MIB);
-    gw_set(&f->v, GW_F_MEM_USED_BYTES, 0);
+    gw_set(&f->v, GW_F_MEM_TOTAL_MIB, 143771);
+    gw_set(&f->v, GW_F_MEM_USED_MIB, 0);
     gw_set(&f->v, GW_F_UTIL_GPU_PCT, 0);
     gw_set(&f->v, GW_F_CLOCKS_EVENT_REASONS, 0x1);
     gw_set(&f->v, GW_F_ECC_UNCORRECTED, 0);
@@ -95,9 +93,9 @@ static void test_memory_held_and_by_whom(void **state)
 {
     (void)state;
     gw_health_gpu g = healthy();
-    gw_set(&g.facts.v, GW_F_MEM_USED_BYTES, 1024 * MIB);
+    gw_set(&g.facts.v, GW_F_MEM_USED_MIB, 1024);
     assert_int_equal(judge(&g, "memory_held")->state, GW_HEALTH_OK);
-    gw_set(&g.facts.v, GW_F_MEM_USED_BYTES, 1025 * MIB);
+    gw_set(&g.facts.v, GW_F_MEM_USED_MIB, 1025);
     const gw_health_item *it = judge(&g, "memory_held");
     assert_int_equal(it->state, GW_HEALTH_WARNING);
     assert_string_equal(it->reason, "1025 of 143771 MiB used by processes NVML does not list "
@@ -107,29 +105,29 @@ static void test_memory_held_and_by_whom(void **state)
     gw_gpu_process procs[2] = {
         {.pid = 1500,
          .used_valid = true,
-         .used_bytes = 50 * MIB,
+         .used_mib = 50,
          .visible = true,
          .graphics = true,
          .name = "Xorg"},
-        {.pid = 4242, .used_valid = true, .used_bytes = 20000 * MIB, .visible = false}};
+        {.pid = 4242, .used_valid = true, .used_mib = 20000, .visible = false}};
     g = healthy();
-    gw_set(&g.facts.v, GW_F_MEM_USED_BYTES, 50 * MIB);
+    gw_set(&g.facts.v, GW_F_MEM_USED_MIB, 50);
     g.facts.procs = procs;
     g.facts.nprocs = 1;
     it = judge(&g, "memory_held");
     assert_int_equal(it->state, GW_HEALTH_OK);
     assert_string_equal(it->reason, "50 of 143771 MiB used by pid 1500 Xorg (graphics) 50 MiB");
     g.facts.nprocs = 2;
-    gw_set(&g.facts.v, GW_F_MEM_USED_BYTES, 20050 * MIB);
+    gw_set(&g.facts.v, GW_F_MEM_USED_MIB, 20050);
     it = judge(&g, "memory_held");
     assert_int_equal(it->state, GW_HEALTH_WARNING);
     assert_string_equal(it->reason,
                         "20050 of 143771 MiB used by pid 1500 Xorg (graphics) 50 MiB, pid 4242 "
                         "(not visible here) 20000 MiB: another job shares this GPU; training "
                         "will have less memory and time");
-    gw_set(&g.facts.v, GW_F_MEM_USED_BYTES, 71885 * MIB); /* half of 143771 is 71885.5 */
+    gw_set(&g.facts.v, GW_F_MEM_USED_MIB, 71885); /* half of 143771 is 71885.5 */
     assert_int_equal(judge(&g, "memory_held")->state, GW_HEALTH_WARNING);
-    gw_set(&g.facts.v, GW_F_MEM_USED_BYTES, 71886 * MIB);
+    gw_set(&g.facts.v, GW_F_MEM_USED_MIB, 71886);
     assert_int_equal(judge(&g, "memory_held")->state, GW_HEALTH_CRITICAL);
 }
 

@@ -135,11 +135,11 @@ static gw_series *run_dir(double code, int signal, const char *signal_name, cons
     for (int i = 0; i < 2; i++) {
         s->gpus[i]->memory_total_mib = 143771;
         synth_set(s, i, GW_F_UTIL_GPU_PCT, 0, 30, 0);
-        synth_set(s, i, GW_F_MEM_USED_BYTES, 0, 30, 600);
+        synth_set(s, i, GW_F_MEM_USED_MIB, 0, 30, 600);
     }
-    synth_set(s, 0, GW_F_MEM_USED_BYTES, 20, 29, 100000);
-    synth_set(s, 0, GW_F_MEM_USED_BYTES, 27, 29, 130000);
-    synth_set(s, 0, GW_F_MEM_USED_BYTES, 29, 30, 600); /* freed when the process died */
+    synth_set(s, 0, GW_F_MEM_USED_MIB, 20, 29, 100000);
+    synth_set(s, 0, GW_F_MEM_USED_MIB, 27, 29, 130000);
+    synth_set(s, 0, GW_F_MEM_USED_MIB, 29, 30, 600); /* freed when the process died */
     size_t in = gw_series_add_input(s, "run/events.jsonl", "node1", GW_INPUT_RUN_DIR);
     gw_series_add_proc(s, in, SYNTH_T0_MS, 0, 4242, "python3", 1000, 1);
     gw_series_add_event(s, in, SYNTH_T0_MS, "job_start", NULL);

@@ -101,8 +101,8 @@ static void test_units_in_values(void **state)
     assert_int_equal(s->gpus[0]->index, 0);
     assert_int_equal(s->gpus[0]->tab.t_ms[0], INT64_C(1796007908926));
     assert_float_equal(val(s, 0, GW_F_UTIL_GPU_PCT, 1), 100, 0);
-    assert_float_equal(val(s, 0, GW_F_MEM_USED_BYTES, 0), 591, 0);
-    assert_float_equal(val(s, 0, GW_F_POWER_DRAW_MW, 1), 601.25, 1e-9);
+    assert_float_equal(val(s, 0, GW_F_MEM_USED_MIB, 0), 591, 0);
+    assert_float_equal(val(s, 0, GW_F_POWER_DRAW_W, 1), 601.25, 1e-9);
     assert_float_equal(val(s, 0, GW_F_CLOCK_SM_MHZ, 1), 1980, 0);
     assert_float_equal(val(s, 0, GW_F_CLOCKS_EVENT_REASONS, 1), 0x24, 0);
     assert_float_equal(val(s, 0, GW_F_PSTATE, 1), 2, 0);
@@ -119,10 +119,10 @@ static void test_units_in_header_and_conversion(void **state)
                            "2026-11-30T03:22:23.000Z, 2, 150000, 50\n"
                            "2026-11-30T03:22:24.000Z, 0.5 GiB, 75 W, 60 %\n",
                            NULL);
-    assert_float_equal(val(s, 0, GW_F_MEM_USED_BYTES, 0), 2048, 1e-9);
-    assert_float_equal(val(s, 0, GW_F_POWER_DRAW_MW, 0), 150, 1e-9);
-    assert_float_equal(val(s, 0, GW_F_MEM_USED_BYTES, 1), 512, 1e-9);
-    assert_float_equal(val(s, 0, GW_F_POWER_DRAW_MW, 1), 75, 1e-9);
+    assert_float_equal(val(s, 0, GW_F_MEM_USED_MIB, 0), 2048, 1e-9);
+    assert_float_equal(val(s, 0, GW_F_POWER_DRAW_W, 0), 150, 1e-9);
+    assert_float_equal(val(s, 0, GW_F_MEM_USED_MIB, 1), 512, 1e-9);
+    assert_float_equal(val(s, 0, GW_F_POWER_DRAW_W, 1), 75, 1e-9);
     gw_series_free(s);
 }
 
@@ -136,8 +136,8 @@ static void test_noheader_with_columns(void **state)
                            &o);
     assert_int_equal(s->gpus[0]->tab.n, 2);
     assert_float_equal(val(s, 0, GW_F_UTIL_GPU_PCT, 0), 38, 0);
-    assert_float_equal(val(s, 0, GW_F_MEM_USED_BYTES, 1), 600, 0);
-    assert_float_equal(val(s, 0, GW_F_POWER_DRAW_MW, 0), 25.4, 1e-9);
+    assert_float_equal(val(s, 0, GW_F_MEM_USED_MIB, 1), 600, 0);
+    assert_float_equal(val(s, 0, GW_F_POWER_DRAW_W, 0), 25.4, 1e-9);
     gw_series_free(s);
     /* without --columns: an error that says what to do */
     gw_error err = {0};

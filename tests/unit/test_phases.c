@@ -16,7 +16,7 @@ static void test_phases(void **state)
     synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, 130, 0);
     synth_set(s, 0, GW_F_UTIL_GPU_PCT, 20, 120, 100);
     synth_set(s, 0, GW_F_UTIL_GPU_PCT, 19, 20, 4); /* below work_util_pct: still start-up */
-    synth_set(s, 0, GW_F_POWER_DRAW_MW, 0, 130, 360);
+    synth_set(s, 0, GW_F_POWER_DRAW_W, 0, 130, 360);
     gw_analysis *a = synth_analyze(s);
     const gw_gpu_analysis *g = &a->gpus[0];
     assert_true(g->worked);
@@ -45,7 +45,7 @@ static void test_energy_counter_preferred(void **state)
 {
     (void)state;
     gw_series *s = synth_new(1, 11);
-    synth_set(s, 0, GW_F_POWER_DRAW_MW, 0, 11, 100);
+    synth_set(s, 0, GW_F_POWER_DRAW_W, 0, 11, 100);
     double *e = gw_series_gpu_writable(s->gpus[0], GW_F_ENERGY_MJ);
     for (size_t r = 0; r < 11; r++)
         e[r] = 5e9 + (double)r * 360000.0; /* 360 J per second = 0.1 Wh per second */
@@ -62,7 +62,7 @@ static void test_energy_counter_read_rarely(void **state)
 {
     (void)state;
     gw_series *s = synth_new(1, 30);
-    synth_set(s, 0, GW_F_POWER_DRAW_MW, 0, 30, 360); /* W (the CSV unit): 0.1 Wh per second */
+    synth_set(s, 0, GW_F_POWER_DRAW_W, 0, 30, 360); /* W (the CSV unit): 0.1 Wh per second */
     double *e = gw_series_gpu_writable(s->gpus[0], GW_F_ENERGY_MJ);
     for (size_t r = 0; r < 30; r++) /* readings at rows 0, 10, 20, held in between */
         e[r] = 5e9 + (double)(r / 10 * 10) * 360000.0;

@@ -117,11 +117,11 @@ static void fill_gpu0(gw_gpu_sample *g)
 {
     gw_set(g, GW_F_UTIL_GPU_PCT, 97);
     gw_set(g, GW_F_UTIL_MEM_PCT, 41);
-    gw_set(g, GW_F_MEM_USED_BYTES, 13290.81 * MIB); /* nvidia-smi shows 13291 */
-    gw_set(g, GW_F_MEM_FREE_BYTES, 130480.19 * MIB);
+    gw_set(g, GW_F_MEM_USED_MIB, 13290.81); /* nvidia-smi shows 13291 */
+    gw_set(g, GW_F_MEM_FREE_MIB, 130480.19);
     gw_set(g, GW_F_TEMP_GPU_C, 71);
-    gw_set(g, GW_F_POWER_DRAW_MW, 676123);
-    gw_set(g, GW_F_POWER_LIMIT_MW, 700000);
+    gw_set(g, GW_F_POWER_DRAW_W, 676.123);
+    gw_set(g, GW_F_POWER_LIMIT_W, 700);
     gw_set(g, GW_F_CLOCK_SM_MHZ, 1980);
     gw_set(g, GW_F_CLOCK_MEM_MHZ, 3201);
     gw_set(g, GW_F_ENERGY_MJ, 123456789);
@@ -226,7 +226,7 @@ static void test_render_absent_field(void **state)
     (void)state;
     fixture fx;
     setup(&fx, false, false, NULL);
-    fx.gpus[0].valid &= ~GW_FIELD_BIT(GW_F_POWER_DRAW_MW);
+    fx.gpus[0].valid &= ~GW_FIELD_BIT(GW_F_POWER_DRAW_W);
     fx.gpus[0].valid &= ~GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT);
     tick(&fx, 0, NULL, 0);
     char *t = render(&fx, GW_PROM_TEXT, false);
@@ -311,12 +311,12 @@ static void test_processes(void **state)
     fixture fx;
     setup(&fx, true, true, root);
     gw_gpu_process procs[] = {
-        {.gpu = 0, .pid = 100, .used_valid = true, .used_bytes = 1000, .visible = true},
-        {.gpu = 0, .pid = 101, .used_valid = true, .used_bytes = 500, .visible = true},
-        {.gpu = 1, .pid = 100, .used_valid = true, .used_bytes = 7, .visible = true},
-        {.gpu = 0, .pid = 102, .used_valid = false, .used_bytes = NAN, .visible = true},
-        {.gpu = 0, .pid = 999, .used_valid = true, .used_bytes = 30, .visible = false},
-        {.gpu = 9, .pid = 100, .used_valid = true, .used_bytes = 1, .visible = true},
+        {.gpu = 0, .pid = 100, .used_valid = true, .used_mib = 1000 / MIB, .visible = true},
+        {.gpu = 0, .pid = 101, .used_valid = true, .used_mib = 500 / MIB, .visible = true},
+        {.gpu = 1, .pid = 100, .used_valid = true, .used_mib = 7 / MIB, .visible = true},
+        {.gpu = 0, .pid = 102, .used_valid = false, .used_mib = NAN, .visible = true},
+        {.gpu = 0, .pid = 999, .used_valid = true, .used_mib = 30 / MIB, .visible = false},
+        {.gpu = 9, .pid = 100, .used_valid = true, .used_mib = 1 / MIB, .visible = true},
     };
     snprintf(procs[0].name, sizeof procs[0].name, "python3");
     snprintf(procs[1].name, sizeof procs[1].name, "python3");
@@ -355,7 +355,7 @@ static void test_processes_off(void **state)
     (void)state;
     fixture fx;
     setup(&fx, false, false, NULL);
-    gw_gpu_process p = {.gpu = 0, .pid = 1, .used_valid = true, .used_bytes = 5, .visible = true};
+    gw_gpu_process p = {.gpu = 0, .pid = 1, .used_valid = true, .used_mib = 5, .visible = true};
     tick(&fx, 0, &p, 1);
     char *t = render(&fx, GW_PROM_TEXT, false);
     assert_null(strstr(t, "gpuwatch_process"));

@@ -3,8 +3,6 @@
 
 #include "query/query.h"
 
-#define MIB 1048576.0
-
 static gw_device_info device(unsigned index, const char *uuid, const char *bus)
 {
     gw_device_info d = {.index = index};
@@ -25,18 +23,18 @@ static gw_gpu_sample full_sample(void)
     gw_set(&g, GW_F_FAN_PCT, 30);
     gw_set(&g, GW_F_PSTATE, 2);
     gw_set(&g, GW_F_CLOCKS_EVENT_REASONS, 0xC5); /* idle, SW power cap, HW thermal, brake */
-    gw_set(&g, GW_F_MEM_TOTAL_BYTES, 143771 * MIB);
-    gw_set(&g, GW_F_MEM_RESERVED_BYTES, 615.2 * MIB);
-    gw_set(&g, GW_F_MEM_USED_BYTES, 13290.81 * MIB); /* nvidia-smi shows 13291 */
-    gw_set(&g, GW_F_MEM_FREE_BYTES, 129865 * MIB);
+    gw_set(&g, GW_F_MEM_TOTAL_MIB, 143771);
+    gw_set(&g, GW_F_MEM_RESERVED_MIB, 615.2);
+    gw_set(&g, GW_F_MEM_USED_MIB, 13290.81); /* nvidia-smi shows 13291 */
+    gw_set(&g, GW_F_MEM_FREE_MIB, 129865);
     gw_set(&g, GW_F_UTIL_GPU_PCT, 98);
     gw_set(&g, GW_F_UTIL_MEM_PCT, 40);
     gw_set(&g, GW_F_ECC_UNCORRECTED, 0);
     gw_set(&g, GW_F_TEMP_GPU_C, 52);
     gw_set(&g, GW_F_TEMP_MEM_C, 45);
-    gw_set(&g, GW_F_POWER_DRAW_MW, 650000);
-    gw_set(&g, GW_F_POWER_LIMIT_MW, 700000);
-    gw_set(&g, GW_F_POWER_ENFORCED_MW, 699990);
+    gw_set(&g, GW_F_POWER_DRAW_W, 650);
+    gw_set(&g, GW_F_POWER_LIMIT_W, 700);
+    gw_set(&g, GW_F_POWER_ENFORCED_W, 699.99);
     gw_set(&g, GW_F_CLOCK_GR_MHZ, 1755);
     gw_set(&g, GW_F_CLOCK_SM_MHZ, 1740);
     gw_set(&g, GW_F_CLOCK_MEM_MHZ, 3201);
@@ -191,8 +189,8 @@ static void test_header_uses_canonical_names(void **state)
                                 "H200, 13291 MiB, 3201 MHz, 700.00 W, 52, 91.60 %\n");
     assert_int_equal(gw_qfields_sample_bits(fields, n),
                      GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) | GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) |
-                         GW_FIELD_BIT(GW_F_MEM_USED_BYTES) | GW_FIELD_BIT(GW_F_CLOCK_MAX_MEM_MHZ) |
-                         GW_FIELD_BIT(GW_F_POWER_LIMIT_MW) | GW_FIELD_BIT(GW_F_TEMP_GPU_C) |
+                         GW_FIELD_BIT(GW_F_MEM_USED_MIB) | GW_FIELD_BIT(GW_F_CLOCK_MAX_MEM_MHZ) |
+                         GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELD_BIT(GW_F_TEMP_GPU_C) |
                          GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT));
     gw_buf_free(&b);
     free((void *)fields);

@@ -34,13 +34,15 @@ static void test_field_format(void **state)
 {
     (void)state;
     char b[64];
-    gw_field_format_csv(GW_F_MEM_USED_BYTES, 20000.0 * 1048576, b, sizeof b);
+    gw_field_format_csv(GW_F_MEM_USED_MIB, 20000.0, b, sizeof b);
     assert_string_equal(b, "20000");
-    gw_field_format_csv(GW_F_MEM_USED_BYTES, 13936427008.0, b, sizeof b);
+    gw_field_format_csv(GW_F_MEM_USED_MIB, gw_field_from_nvml(GW_F_MEM_USED_MIB, 13936427008.0), b,
+                        sizeof b);
     assert_string_equal(b, "13291"); /* 13290.81 MiB: rounded up, as nvidia-smi showed */
-    gw_field_format_csv(GW_F_MEM_USED_BYTES, 0, b, sizeof b);
+    gw_field_format_csv(GW_F_MEM_USED_MIB, 0, b, sizeof b);
     assert_string_equal(b, "0");
-    gw_field_format_csv(GW_F_POWER_DRAW_MW, 650123, b, sizeof b);
+    gw_field_format_csv(GW_F_POWER_DRAW_W, gw_field_from_nvml(GW_F_POWER_DRAW_W, 650123), b,
+                        sizeof b); /* NVML reports mW */
     assert_string_equal(b, "650.12");
     gw_field_format_csv(GW_F_CLOCKS_EVENT_REASONS, 1, b, sizeof b);
     assert_string_equal(b, "0x0000000000000001");

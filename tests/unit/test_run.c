@@ -97,9 +97,9 @@ static void feed(gw_sink *sink, gw_sample *s, int64_t t_ms, double util, double 
     gw_gpu_sample *g = &s->gpus[0];
     g->valid = 0;
     gw_set(g, GW_F_UTIL_GPU_PCT, util);
-    gw_set(g, GW_F_POWER_DRAW_MW, power_w * 1000);
-    gw_set(g, GW_F_POWER_LIMIT_MW, 700000);
-    gw_set(g, GW_F_MEM_USED_BYTES, mem_mib * 1048576);
+    gw_set(g, GW_F_POWER_DRAW_W, power_w);
+    gw_set(g, GW_F_POWER_LIMIT_W, 700);
+    gw_set(g, GW_F_MEM_USED_MIB, mem_mib);
     gw_set(g, GW_F_TEMP_GPU_C, 40 + util / 10);
     if (!isnan(sm))
         gw_set(g, GW_F_GPM_SM_ACTIVE_PCT, sm);

@@ -43,10 +43,10 @@ static void test_mig_devices_are_listed(void **state)
     assert_string_equal(smp->migs[0].uuid, "MIG-aaaa");
     assert_string_equal(smp->migs[0].name, "NVIDIA H200 MIG 3g.71gb");
     assert_true(smp->migs[0].memory_valid);
-    assert_float_equal(smp->migs[0].mem_used_bytes, 20480 * MIB, 0);
-    assert_float_equal(smp->migs[0].mem_total_bytes, 71424 * MIB, 0);
+    assert_float_equal(smp->migs[0].mem_used_mib, 20480, 0);
+    assert_float_equal(smp->migs[0].mem_total_mib, 71424, 0);
     assert_int_equal(smp->migs[1].slot, 1);
-    assert_float_equal(smp->migs[1].mem_used_bytes, 0, 0);
+    assert_float_equal(smp->migs[1].mem_used_mib, 0, 0);
     /* utilization is not supported on a GPU in MIG mode: absent, not 0 */
     assert_false(gw_has(&smp->gpus[0], GW_F_UTIL_GPU_PCT));
     assert_float_equal(smp->gpus[1].v[GW_F_UTIL_GPU_PCT], 7, 0);

@@ -16,8 +16,8 @@ static gw_series *busy_run(size_t ngpu, size_t n)
     for (size_t i = 0; i < ngpu; i++) {
         synth_set(s, i, GW_F_UTIL_GPU_PCT, 0, 10, 0);
         synth_set(s, i, GW_F_UTIL_GPU_PCT, 10, n, 100);
-        synth_set(s, i, GW_F_POWER_DRAW_MW, 0, n, 600);
-        synth_set(s, i, GW_F_MEM_USED_BYTES, 0, n, 10000);
+        synth_set(s, i, GW_F_POWER_DRAW_W, 0, n, 600);
+        synth_set(s, i, GW_F_MEM_USED_MIB, 0, n, 10000);
         synth_set(s, i, GW_F_TEMP_GPU_C, 0, n, 60);
     }
     return s;
@@ -154,7 +154,7 @@ static void test_underfilled_power(void **state)
     double watts[] = {120, 210}; /* the H200 one-block case; exactly 0.30 of 700 W */
     for (int k = 0; k < 2; k++) {
         gw_series *s = busy_run(1, 130);
-        synth_set(s, 0, GW_F_POWER_DRAW_MW, 0, 130, watts[k]);
+        synth_set(s, 0, GW_F_POWER_DRAW_W, 0, 130, watts[k]);
         gw_analysis *a = synth_analyze(s);
         const gw_verdict *v = synth_verdict(a, GW_V_UNDERFILLED_KERNELS, 0);
         if (k == 0) {
@@ -172,7 +172,7 @@ static void test_underfilled_power(void **state)
 static gw_analysis *leak_run(gw_series **out, size_t n, double base, double slope)
 {
     gw_series *s = busy_run(1, n);
-    double *m = gw_series_gpu_writable(s->gpus[0], GW_F_MEM_USED_BYTES);
+    double *m = gw_series_gpu_writable(s->gpus[0], GW_F_MEM_USED_MIB);
     for (size_t r = 10; r < n; r++)
         m[r] = base + slope * (double)(r - 10);
     *out = s;
@@ -212,7 +212,7 @@ static void test_warmup_plateau_is_no_leak(void **state)
 {
     (void)state;
     gw_series *s = busy_run(1, 210);
-    double *m = gw_series_gpu_writable(s->gpus[0], GW_F_MEM_USED_BYTES);
+    double *m = gw_series_gpu_writable(s->gpus[0], GW_F_MEM_USED_MIB);
     for (size_t r = 10; r < 210; r++) /* grows for 80 s, then flat: an allocator warming up */
         m[r] = r < 90 ? 1000 + 200.0 * (double)(r - 10) : 17000 + (r % 3);
     gw_analysis *a = synth_analyze(s);
@@ -233,7 +233,7 @@ static void test_memory_capacity(void **state)
                  {79000, GW_SEV_CRITICAL}}; /* 92 %, 92.5 %, 98 %, 98.75 % of 80000 */
     for (size_t k = 0; k < 4; k++) {
         gw_series *s = busy_run(1, 130);
-        synth_set(s, 0, GW_F_MEM_USED_BYTES, 60, 70, cases[k].peak_mib);
+        synth_set(s, 0, GW_F_MEM_USED_MIB, 60, 70, cases[k].peak_mib);
         gw_analysis *a = synth_analyze(s);
         const gw_verdict *v = synth_verdict(a, GW_V_MEMORY_NEAR_CAPACITY, 0);
         if (cases[k].sev < 0) {
@@ -344,8 +344,8 @@ static void test_idle_holding_memory(void **state)
         size_t n = 10 + 20 + cases[k].idle_rows + 20;
         gw_series *s = busy_run(1, n);
         synth_set(s, 0, GW_F_UTIL_GPU_PCT, 30, 30 + cases[k].idle_rows, 0);
-        synth_set(s, 0, GW_F_MEM_USED_BYTES, 0, n, cases[k].mib);
-        synth_set(s, 0, GW_F_MEM_USED_BYTES, 0, 10, 0); /* nothing held during start-up */
+        synth_set(s, 0, GW_F_MEM_USED_MIB, 0, n, cases[k].mib);
+        synth_set(s, 0, GW_F_MEM_USED_MIB, 0, 10, 0); /* nothing held during start-up */
         gw_analysis *a = synth_analyze(s);
         const gw_verdict *v = synth_verdict(a, GW_V_IDLE_HOLDING_MEMORY, 0);
         if (!cases[k].fires) {

@@ -7,8 +7,6 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 
-#define MIB 1048576.0
-
 static gw_device_info dev(unsigned index, const char *name, double slowdown, bool gpm)
 {
     gw_device_info d = {.index = index, .slowdown_temp_c = slowdown, .gpm_supported = gpm};
@@ -30,10 +28,10 @@ static gw_gpu_sample busy(double temp, double util, double sm, double used_mib, 
     gw_set(&g, GW_F_UTIL_MEM_PCT, 40);
     if (!isnan(sm))
         gw_set(&g, GW_F_GPM_SM_ACTIVE_PCT, sm);
-    gw_set(&g, GW_F_MEM_USED_BYTES, used_mib * MIB);
-    gw_set(&g, GW_F_MEM_TOTAL_BYTES, 143771 * MIB);
-    gw_set(&g, GW_F_POWER_DRAW_MW, draw_w * 1000);
-    gw_set(&g, GW_F_POWER_LIMIT_MW, 700000);
+    gw_set(&g, GW_F_MEM_USED_MIB, used_mib);
+    gw_set(&g, GW_F_MEM_TOTAL_MIB, 143771);
+    gw_set(&g, GW_F_POWER_DRAW_W, draw_w);
+    gw_set(&g, GW_F_POWER_LIMIT_W, 700);
     gw_set(&g, GW_F_PSTATE, 0);
     gw_set(&g, GW_F_CLOCKS_EVENT_REASONS, 4);
     return g;
@@ -43,7 +41,7 @@ static gw_gpu_process proc(unsigned gpu, unsigned pid, double used_mib, bool vis
 {
     gw_gpu_process p = {.gpu = gpu, .pid = pid, .visible = visible};
     p.used_valid = !isnan(used_mib);
-    p.used_bytes = used_mib * MIB;
+    p.used_mib = used_mib;
     snprintf(p.name, sizeof p.name, "%s", visible ? "python3" : "");
     return p;
 }
@@ -176,15 +174,15 @@ static void test_mig_devices_under_their_parent(void **state)
                               .name = "NVIDIA H200 MIG 3g.71gb",
                               .uuid = "MIG-a",
                               .memory_valid = true,
-                              .mem_used_bytes = 20480 * MIB,
-                              .mem_total_bytes = 71424 * MIB},
+                              .mem_used_mib = 20480,
+                              .mem_total_mib = 71424},
                              {.gpu = 0,
                               .slot = 3,
                               .name = "NVIDIA H200 MIG 1g.18gb",
                               .uuid = "MIG-b",
                               .memory_valid = false,
-                              .mem_used_bytes = NAN,
-                              .mem_total_bytes = NAN}};
+                              .mem_used_mib = NAN,
+                              .mem_total_mib = NAN}};
     gw_gpu_process procs[1] = {proc(0, 99, 20000, false)};
     gw_sample s = {.gpu_count = 2,
                    .gpus = gpus,
@@ -281,8 +279,8 @@ static void test_json_document(void **state)
                               .name = "MIG 1g",
                               .uuid = "MIG-x",
                               .memory_valid = true,
-                              .mem_used_bytes = 1.5 * MIB,
-                              .mem_total_bytes = 16384 * MIB}};
+                              .mem_used_mib = 1.5,
+                              .mem_total_mib = 16384}};
     gw_sample s = {.gpu_count = 2,
                    .gpus = gpus,
                    .proc_count = 2,
