@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 
 static void test_gpu_header(void **state)
@@ -127,24 +128,34 @@ static void test_rundir(void **state)
     (void)state;
     char *dir = th_tmpdir();
     char req[1100], *out = NULL;
+    int fd = -1;
     gw_error err = {0};
     snprintf(req, sizeof req, "%s/a/b/run1", dir);
-    assert_int_equal(gw_rundir_create(req, "x", 0, &out, &err), GW_OK);
+    assert_int_equal(gw_rundir_create(req, "x", 0, &out, &fd, &err), GW_OK);
     assert_string_equal(out, req);
+    assert_true(fd >= 0);
+    struct stat st_fd, st_path;
+    assert_int_equal(fstat(fd, &st_fd), 0);
+    assert_int_equal(stat(req, &st_path), 0);
+    assert_true(st_fd.st_ino == st_path.st_ino); /* the descriptor is the directory made */
+    close(fd);
     free(out);
-    assert_int_equal(gw_rundir_create(req, "x", 0, &out, &err), GW_E_EXISTS);
+    assert_int_equal(gw_rundir_create(req, "x", 0, &out, &fd, &err), GW_E_EXISTS);
     assert_null(out);
+    assert_int_equal(fd, -1);
     assert_non_null(strstr(err.msg, "already exists"));
     /* default names, with a suffix when taken */
     char cwd[1024];
     assert_non_null(getcwd(cwd, sizeof cwd));
     assert_int_equal(chdir(dir), 0);
     int64_t t = INT64_C(1796008943578);
-    assert_int_equal(gw_rundir_create(NULL, "train", t, &out, &err), GW_OK);
+    assert_int_equal(gw_rundir_create(NULL, "train", t, &out, &fd, &err), GW_OK);
     assert_string_equal(out, "runs/20261130-032223-train");
+    close(fd);
     free(out);
-    assert_int_equal(gw_rundir_create(NULL, "train", t, &out, &err), GW_OK);
+    assert_int_equal(gw_rundir_create(NULL, "train", t, &out, &fd, &err), GW_OK);
     assert_string_equal(out, "runs/20261130-032223-train-2");
+    close(fd);
     free(out);
     assert_int_equal(chdir(cwd), 0);
     th_rmrf(dir);
@@ -244,7 +255,11 @@ static void test_meta(void **state)
                  .job_pid = 42,
                  .exit_code = -1};
     gw_error err = {0};
-    assert_int_equal(gw_meta_write(dir, &m, &err), GW_OK);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    assert_true(dfd >= 0);
+    m.incomplete = "recording";
+    m.incomplete_detail = GW_META_NOT_FINALISED;
+    assert_int_equal(gw_meta_write(dfd, dir, &m, &err), GW_OK);
     char path[1100];
     snprintf(path, sizeof path, "%s/meta.json", dir);
     char *txt = th_read(path);
@@ -257,18 +272,40 @@ static void test_meta(void **state)
     cJSON *d0 = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "devices"), 0);
     assert_true(cJSON_IsNull(cJSON_GetObjectItem(d0, "slowdown_temp_c"))); /* absent, not 0 */
     assert_int_equal(cJSON_GetObjectItem(d0, "memory_total_mib")->valueint, 143771);
+    /* while recording: not complete, and why */
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItem(o, "complete")));
+    cJSON *inc = cJSON_GetObjectItem(o, "incomplete");
+    assert_string_equal(cJSON_GetObjectItem(inc, "reason")->valuestring, "recording");
+    assert_non_null(strstr(cJSON_GetObjectItem(inc, "detail")->valuestring, "killed"));
     cJSON_Delete(o);
     free(txt);
     m.end_wall_ms = m.start_wall_ms + 5000;
     m.exit_signal = 9;
-    assert_int_equal(gw_meta_write(dir, &m, &err), GW_OK);
+    m.complete = true;
+    m.incomplete = NULL;
+    assert_int_equal(gw_meta_write(dfd, dir, &m, &err), GW_OK);
     txt = th_read(path);
     o = cJSON_Parse(txt);
     cJSON *ex = cJSON_GetObjectItem(o, "exit");
     assert_int_equal(cJSON_GetObjectItem(ex, "status")->valueint, 137);
     assert_int_equal(cJSON_GetObjectItem(ex, "signal")->valueint, 9);
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItem(o, "complete")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "incomplete")));
     cJSON_Delete(o);
     free(txt);
+    /* a write error: not complete, the detail says which file */
+    m.complete = false;
+    m.incomplete = "write_error";
+    m.incomplete_detail = "the recording ended early: gpu.csv: No space left on device";
+    assert_int_equal(gw_meta_write(dfd, dir, &m, &err), GW_OK);
+    txt = th_read(path);
+    o = cJSON_Parse(txt);
+    inc = cJSON_GetObjectItem(o, "incomplete");
+    assert_string_equal(cJSON_GetObjectItem(inc, "reason")->valuestring, "write_error");
+    assert_string_equal(cJSON_GetObjectItem(inc, "detail")->valuestring, m.incomplete_detail);
+    cJSON_Delete(o);
+    free(txt);
+    close(dfd);
     th_rmrf(dir);
     free(dir);
 }

@@ -1,0 +1,170 @@
+#include "util/gw_file.h"
+
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int gw_file_create_at(int dirfd, const char *name, int extra_flags)
+{
+    return openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | extra_flags,
+                  GW_FILE_MODE);
+}
+
+/* Creates ".NAME.XXXXXX" beside name: a fresh name each try, so a leftover or a planted file (or
+ * link) of that name is skipped, never opened. */
+static int create_tmp(int dirfd, const char *name, char **tmp)
+{
+    static atomic_uint counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+    for (int tries = 0; tries < 100; tries++) {
+        x = x * 6364136223846793005u + 1442695040888963407u + atomic_fetch_add(&counter, 1);
+        char suffix[7];
+        for (int i = 0; i < 6; i++)
+            suffix[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[(x >> (10 + 5 * i)) % 36];
+        suffix[6] = '\0';
+        *tmp = xasprintf(".%s.%s", name, suffix);
+        int fd = gw_file_create_at(dirfd, *tmp, O_TRUNC);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+        free(*tmp);
+        *tmp = NULL;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+static void release(gw_file_out *o)
+{
+    if (o->own_dirfd && o->dirfd >= 0)
+        close(o->dirfd);
+    free(o->name);
+    free(o->tmp);
+    free(o->label);
+    memset(o, 0, sizeof *o);
+    o->dirfd = -1;
+}
+
+gw_rc gw_file_out_open_at(gw_file_out *o, int dirfd, const char *name, const char *label,
+                          gw_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->dirfd = dirfd;
+    o->name = xstrdup(name);
+    o->label = xstrdup(label ? label : name);
+    int fd = create_tmp(dirfd, name, &o->tmp);
+    if (fd >= 0 && !(o->f = fdopen(fd, "w")))
+        close(fd);
+    if (!o->f) {
+        int e = errno;
+        if (o->tmp)
+            unlinkat(dirfd, o->tmp, 0);
+        gw_error_set(err, GW_E_IO, "cannot create %s: %s; choose a writable place for it", o->label,
+                     strerror(e));
+        release(o);
+        errno = e;
+        return GW_E_IO;
+    }
+    return GW_OK;
+}
+
+gw_rc gw_file_out_open_path(gw_file_out *o, const char *path, gw_error *err)
+{
+    memset(o, 0, sizeof *o);
+    o->dirfd = -1;
+    if (strcmp(path, "-") == 0) {
+        o->f = stdout;
+        o->direct = true;
+        o->label = xstrdup("stdout");
+        return GW_OK;
+    }
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    if (!*name)
+        return gw_error_set(err, GW_E_IO, "%s names a directory: give a file name", path);
+    int dirfd = AT_FDCWD;
+    if (slash) {
+        char *dir = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+        dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int e = errno;
+        free(dir);
+        if (dirfd < 0)
+            return gw_error_set(err, GW_E_IO,
+                                "cannot write %s: its directory: %s; choose another path", path,
+                                strerror(e));
+    }
+    struct stat st;
+    if (fstatat(dirfd, name, &st, 0) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        if (dirfd != AT_FDCWD)
+            close(dirfd);
+        o->f = fopen(path, "w");
+        if (!o->f)
+            return gw_error_set(err, GW_E_IO, "cannot write %s: %s; choose another path", path,
+                                strerror(errno));
+        o->direct = true;
+        o->label = xstrdup(path);
+        return GW_OK;
+    }
+    gw_rc rc = gw_file_out_open_at(o, dirfd, name, path, err);
+    if (rc) {
+        if (dirfd != AT_FDCWD)
+            close(dirfd);
+        return rc;
+    }
+    o->own_dirfd = dirfd != AT_FDCWD;
+    return GW_OK;
+}
+
+gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err)
+{
+    int e = 0;
+    errno = 0;
+    if (fflush(o->f) != 0 || ferror(o->f))
+        e = errno ? errno : EIO;
+    if (o->direct) {
+        if (o->f != stdout && fclose(o->f) != 0 && !e)
+            e = errno;
+        o->f = NULL;
+        if (e)
+            gw_error_set(err, GW_E_IO, "cannot write %s: %s", o->label, strerror(e));
+        release(o);
+        errno = e;
+        return e ? GW_E_IO : GW_OK;
+    }
+    if (!e && fsync(fileno(o->f)) != 0)
+        e = errno;
+    if (fclose(o->f) != 0 && !e)
+        e = errno;
+    o->f = NULL;
+    if (!e && renameat(o->dirfd, o->tmp, o->dirfd, o->name) != 0)
+        e = errno;
+    if (e) {
+        unlinkat(o->dirfd, o->tmp, 0);
+        gw_error_set(err, GW_E_IO,
+                     "cannot write %s: %s; the partial file was removed: free some space or "
+                     "choose another place",
+                     o->label, strerror(e));
+    }
+    release(o);
+    errno = e;
+    return e ? GW_E_IO : GW_OK;
+}
+
+void gw_file_out_abort(gw_file_out *o)
+{
+    if (o->f && o->f != stdout)
+        fclose(o->f);
+    o->f = NULL;
+    if (!o->direct && o->tmp)
+        unlinkat(o->dirfd, o->tmp, 0);
+    release(o);
+}
