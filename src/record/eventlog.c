@@ -18,6 +18,11 @@ static gw_rc opened(int fd, const char *path, gw_eventlog **out, gw_error *err)
 {
     if (fd < 0) {
         *out = NULL;
+        if (errno == ELOOP)
+            return gw_error_set(err, GW_E_IO,
+                                "cannot open %s: it is a symbolic link, not followed (another "
+                                "user may have planted it): remove it",
+                                path);
         return gw_error_set(err, GW_E_IO, "cannot open %s: %s", path, strerror(errno));
     }
     gw_eventlog *log = xcalloc(1, sizeof *log);

@@ -238,11 +238,11 @@ gw_rc gw_rundir_create(const char *requested, const char *name, int64_t now_ms, 
     return rc;
 }
 
-void gw_rundir_remove_new(int dirfd, const char *path)
+bool gw_rundir_remove_new(int dirfd, const char *path)
 {
     static const char *const names[] = {"gpu.csv",      "host.csv",   "processes.csv",
                                         "events.jsonl", "output.log", "meta.json"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         unlinkat(dirfd, names[i], 0);
-    rmdir(path); /* only when nothing else is there */
+    return rmdir(path) == 0; /* only when nothing else is there */
 }

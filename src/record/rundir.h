@@ -13,6 +13,7 @@
 
 #include "util/gw_error.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A short name for a command line: the script for interpreters ("python3 train.py" -> "train"),
@@ -28,7 +29,8 @@ gw_rc gw_rundir_create(const char *requested, const char *name, int64_t now_ms, 
                        int *out_fd, gw_error *err);
 
 /* After a failure at start: removes the files a recording creates from the new directory dirfd,
- * then the directory path itself when that left it empty, so that a retry can use the name. */
-void gw_rundir_remove_new(int dirfd, const char *path);
+ * then the directory path itself when that left it empty, so that a retry can use the name.
+ * Returns true when the directory was removed. */
+bool gw_rundir_remove_new(int dirfd, const char *path);
 
 #endif

@@ -112,6 +112,14 @@ static cJSON *inputs_json(const gw_series *s)
             cJSON_AddNullToObject(o, "first_bad_line");
         cJSON_AddBoolToObject(o, "untimed", in->untimed);
         cJSON_AddStringToObject(o, "note", in->note);
+        if (in->complete < 0)
+            cJSON_AddNullToObject(o, "complete");
+        else
+            cJSON_AddBoolToObject(o, "complete", in->complete == 1);
+        if (in->complete == 0)
+            cJSON_AddStringToObject(o, "incomplete", in->incomplete);
+        else
+            cJSON_AddNullToObject(o, "incomplete");
         cJSON_AddItemToArray(arr, o);
     }
     return arr;

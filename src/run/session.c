@@ -431,10 +431,12 @@ static void mark_complete(session *s, char *detail, size_t n)
     s->meta.complete = !csv_e && !ev_e && !out_e;
     s->meta.incomplete = s->meta.complete ? NULL : "write_error";
     s->meta.incomplete_detail = detail;
-    int k = snprintf(detail, n, "the recording ended early: ");
-    if (csv_e)
-        k += snprintf(detail + k, n - (size_t)k, "%s: %s (rows stop there); ", csv_path,
+    int k = snprintf(detail, n, "ended early: ");
+    if (csv_e) {
+        const char *base = strrchr(csv_path, '/');
+        k += snprintf(detail + k, n - (size_t)k, "%s: %s; ", base ? base + 1 : csv_path,
                       strerror(csv_e));
+    }
     if (ev_e && (size_t)k < n)
         k += snprintf(detail + k, n - (size_t)k, "events.jsonl: %s; ", strerror(ev_e));
     if (out_e && (size_t)k < n)
@@ -518,8 +520,8 @@ static void cleanup(session *s)
     if (s->sigfd >= 0)
         close(s->sigfd);
     pthread_sigmask(SIG_SETMASK, &s->old_mask, NULL);
-    if (remove_dir)
-        gw_rundir_remove_new(s->dirfd, s->dir);
+    if (remove_dir && gw_rundir_remove_new(s->dirfd, s->dir))
+        say("nothing was recorded: %s was removed, so the same -o DIR works again", s->dir);
     if (s->dirfd >= 0)
         close(s->dirfd);
     free(s->dir);

@@ -43,6 +43,25 @@ static int create_tmp(int dirfd, const char *name, char **tmp)
     return -1;
 }
 
+/* The stream's writes, keeping the first error's errno (stdio forgets it). */
+static ssize_t cookie_write(void *cookie, const char *buf, size_t size)
+{
+    gw_file_out *o = cookie;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = write(o->fd, buf + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (!o->err_no)
+                o->err_no = n < 0 ? errno : EIO;
+            return done ? (ssize_t)done : -1;
+        }
+        done += (size_t)n;
+    }
+    return (ssize_t)done;
+}
+
 static void release(gw_file_out *o)
 {
     if (o->own_dirfd && o->dirfd >= 0)
@@ -61,9 +80,9 @@ gw_rc gw_file_out_open_at(gw_file_out *o, int dirfd, const char *name, const cha
     o->dirfd = dirfd;
     o->name = xstrdup(name);
     o->label = xstrdup(label ? label : name);
-    int fd = create_tmp(dirfd, name, &o->tmp);
-    if (fd >= 0 && !(o->f = fdopen(fd, "w")))
-        close(fd);
+    o->fd = create_tmp(dirfd, name, &o->tmp);
+    if (o->fd >= 0 && !(o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = cookie_write})))
+        close(o->fd);
     if (!o->f) {
         int e = errno;
         if (o->tmp)
@@ -140,11 +159,14 @@ gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err)
         errno = e;
         return e ? GW_E_IO : GW_OK;
     }
-    if (!e && fsync(fileno(o->f)) != 0)
-        e = errno;
     if (fclose(o->f) != 0 && !e)
-        e = errno;
+        e = errno ? errno : EIO;
     o->f = NULL;
+    if (o->err_no)
+        e = o->err_no;
+    if (!e && fsync(o->fd) != 0)
+        e = errno;
+    close(o->fd);
     if (!e && renameat(o->dirfd, o->tmp, o->dirfd, o->name) != 0)
         e = errno;
     if (e) {
@@ -163,6 +185,8 @@ void gw_file_out_abort(gw_file_out *o)
 {
     if (o->f && o->f != stdout)
         fclose(o->f);
+    if (o->f && !o->direct)
+        close(o->fd);
     o->f = NULL;
     if (!o->direct && o->tmp)
         unlinkat(o->dirfd, o->tmp, 0);

@@ -24,7 +24,8 @@
  * Returns the descriptor, or -1 with errno set (EEXIST when the name exists, link or not). */
 int gw_file_create_at(int dirfd, const char *name, int extra_flags);
 
-/* An output being written: a temporary file, renamed into place by gw_file_out_commit. */
+/* An output being written: a temporary file, renamed into place by gw_file_out_commit. The
+ * stream refers to the struct: do not copy or move it while open. */
 typedef struct gw_file_out {
     FILE *f;   /* write here */
     int dirfd; /* the directory of the target */
@@ -33,6 +34,8 @@ typedef struct gw_file_out {
     char *name;  /* the target's name in dirfd */
     char *tmp;   /* the temporary file's name in dirfd */
     char *label; /* the target as the user knows it, for messages */
+    int fd;      /* the temporary file */
+    int err_no;  /* the first failed write's errno, 0 if none */
 } gw_file_out;
 
 /* Starts writing name in dirfd; label names the target in messages. Errors: GW_E_IO. */
