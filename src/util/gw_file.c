@@ -121,8 +121,28 @@ gw_rc gw_file_out_open_path(gw_file_out *o, const char *path, gw_error *err)
                                 "cannot write %s: its directory: %s; choose another path", path,
                                 strerror(e));
     }
-    struct stat st;
-    if (fstatat(dirfd, name, &st, 0) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    /* A link of yours or root's (/dev/stdout, one you made) is followed; another user's is
+     * replaced, never written through. */
+    struct stat lst, st;
+    bool link = fstatat(dirfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
+    bool trusted = !link || lst.st_uid == geteuid() || lst.st_uid == 0;
+    bool exists = trusted && fstatat(dirfd, name, &st, 0) == 0;
+    if (exists && link && S_ISREG(st.st_mode)) {
+        char *real = realpath(path, NULL);
+        if (real && strcmp(real, path) != 0) {
+            if (dirfd != AT_FDCWD)
+                close(dirfd);
+            gw_rc rc = gw_file_out_open_path(o, real, err);
+            if (!rc) {
+                free(o->label);
+                o->label = xstrdup(path);
+            }
+            free(real);
+            return rc;
+        }
+        free(real);
+    }
+    if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) { /* a tty, a pipe, /dev/null */
         if (dirfd != AT_FDCWD)
             close(dirfd);
         o->f = fopen(path, "w");

@@ -42,9 +42,11 @@ typedef struct gw_file_out {
 gw_rc gw_file_out_open_at(gw_file_out *o, int dirfd, const char *name, const char *label,
                           gw_error *err);
 
-/* Starts writing a path the user gave: "-" is stdout, an existing character device or FIFO
- * (/dev/null, /dev/stdout, a pipe) is written in place, anything else through a temporary file in
- * the path's directory (a symbolic link at path is replaced, not followed). Errors: GW_E_IO. */
+/* Starts writing a path the user gave: "-" is stdout; an existing file that is not a regular file
+ * or directory (/dev/null, a terminal, a pipe) is written in place; anything else through a
+ * temporary file in its directory. A symbolic link at path that belongs to you or root
+ * (/dev/stdout, one you made) is followed to where it points; another user's link is replaced,
+ * never written through. Errors: GW_E_IO. */
 gw_rc gw_file_out_open_path(gw_file_out *o, const char *path, gw_error *err);
 
 /* Finishes: flushes, syncs, closes and renames the temporary file over the target. On any

@@ -510,6 +510,51 @@ static void test_rundir_removed_after_a_failed_start(void **state)
     free(dir);
 }
 
+static void test_file_out_user_paths(void **state)
+{
+    (void)state;
+    char *dir = th_tmpdir();
+    char path[1100], link[1100];
+    gw_file_out o;
+    gw_error err = {0};
+    /* a link of your own is followed: the file it points to is replaced, the link stays */
+    th_write(dir, "real.html", "old");
+    snprintf(path, sizeof path, "%s/real.html", dir);
+    snprintf(link, sizeof link, "%s/mine.html", dir);
+    assert_int_equal(symlink(path, link), 0);
+    assert_int_equal(gw_file_out_open_path(&o, link, &err), GW_OK);
+    fputs("new", o.f);
+    assert_int_equal(gw_file_out_commit(&o, &err), GW_OK);
+    char *txt = th_read(path);
+    assert_string_equal(txt, "new");
+    free(txt);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    if (geteuid() == 0) { /* another user's link is replaced, its target untouched */
+        assert_int_equal(lchown(link, 4242, 4242), 0);
+        assert_int_equal(gw_file_out_open_path(&o, link, &err), GW_OK);
+        fputs("newer", o.f);
+        assert_int_equal(gw_file_out_commit(&o, &err), GW_OK);
+        txt = th_read(path);
+        assert_string_equal(txt, "new");
+        free(txt);
+        assert_int_equal(lstat(link, &st), 0);
+        assert_true(S_ISREG(st.st_mode));
+    }
+    /* a device is written in place */
+    assert_int_equal(gw_file_out_open_path(&o, "/dev/null", &err), GW_OK);
+    assert_true(o.direct);
+    fputs("x", o.f);
+    assert_int_equal(gw_file_out_commit(&o, &err), GW_OK);
+    /* a directory is no file name */
+    snprintf(path, sizeof path, "%s/", dir);
+    assert_int_equal(gw_file_out_open_path(&o, path, &err), GW_E_IO);
+    assert_non_null(strstr(err.msg, "give a file name"));
+    th_rmrf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -524,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_links_are_not_followed),
         cmocka_unit_test(test_file_out_full_disk_keeps_the_old_file),
         cmocka_unit_test(test_file_mode_under_umask_000),
+        cmocka_unit_test(test_file_out_user_paths),
         cmocka_unit_test(test_rundir_parent_others_can_swap),
         cmocka_unit_test(test_rundir_removed_after_a_failed_start),
     };
