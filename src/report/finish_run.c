@@ -38,10 +38,10 @@ gw_rc gw_report_finish_run(const char *run_dir, int dirfd, FILE *out, gw_error *
             gw_report_verdict_lines(out, a, NULL);
         char *json = xasprintf("%s/summary.json", run_dir);
         char *html = xasprintf("%s/report.html", run_dir);
-        gw_error je = {0}, he = {0};
-        gw_rc jrc = gw_report_write_json_at(a, dirfd, "summary.json", json, &je);
+        gw_rc jrc = gw_report_write_json_at(a, dirfd, "summary.json", json, NULL);
         int jerrno = errno;
-        gw_rc hrc = gw_report_write_html_at(a, dirfd, "report.html", html, NULL, &he);
+        gw_rc hrc = gw_report_write_html_at(a, dirfd, "report.html", html, NULL, NULL);
+        int herrno = errno;
         if (jrc && hrc)
             rc = gw_error_set(err, GW_E_IO,
                               "cannot write summary.json or report.html in %s: %s; nothing "
@@ -49,9 +49,11 @@ gw_rc gw_report_finish_run(const char *run_dir, int dirfd, FILE *out, gw_error *
                               "--json %s --html %s`",
                               run_dir, strerror(jerrno), run_dir, json, html);
         else if (jrc || hrc)
-            rc = gw_error_set(err, GW_E_IO, "%s; write it again with `gpuwatch report %s %s %s`",
-                              jrc ? je.msg : he.msg, run_dir, jrc ? "--json" : "--html",
-                              jrc ? json : html);
+            rc = gw_error_set(err, GW_E_IO,
+                              "cannot write %s: %s; nothing partial was kept: free some space, "
+                              "then run `gpuwatch report %s %s %s`",
+                              jrc ? json : html, strerror(jrc ? jerrno : herrno), run_dir,
+                              jrc ? "--json" : "--html", jrc ? json : html);
         free(json);
         free(html);
         gw_analysis_free(a);

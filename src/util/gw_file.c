@@ -127,7 +127,9 @@ gw_rc gw_file_out_open_path(gw_file_out *o, const char *path, gw_error *err)
     bool link = fstatat(dirfd, name, &lst, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lst.st_mode);
     bool trusted = !link || lst.st_uid == geteuid() || lst.st_uid == 0;
     bool exists = trusted && fstatat(dirfd, name, &st, 0) == 0;
-    if (exists && link && S_ISREG(st.st_mode)) {
+    /* /dev/stdout, /dev/fd/N: the descriptor the caller opened, whatever it refers to */
+    bool special = strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
+    if (exists && link && S_ISREG(st.st_mode) && !special) {
         char *real = realpath(path, NULL);
         if (real && strcmp(real, path) != 0) {
             if (dirfd != AT_FDCWD)
@@ -142,13 +144,21 @@ gw_rc gw_file_out_open_path(gw_file_out *o, const char *path, gw_error *err)
         }
         free(real);
     }
-    if (exists && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) { /* a tty, a pipe, /dev/null */
+    /* a tty, a pipe, /dev/null; not another user's FIFO (it would block, and see the report) */
+    if (exists && !S_ISDIR(st.st_mode) &&
+        (special || (!S_ISREG(st.st_mode) &&
+                     (S_ISCHR(st.st_mode) || st.st_uid == geteuid() || st.st_uid == 0)))) {
         if (dirfd != AT_FDCWD)
             close(dirfd);
-        o->f = fopen(path, "w");
-        if (!o->f)
+        /* what was checked: no link swapped in since, unless it was a trusted link already */
+        int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC | (link ? 0 : O_NOFOLLOW));
+        if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+            int e = errno;
+            if (fd >= 0)
+                close(fd);
             return gw_error_set(err, GW_E_IO, "cannot write %s: %s; choose another path", path,
-                                strerror(errno));
+                                strerror(e));
+        }
         o->direct = true;
         o->label = xstrdup(path);
         return GW_OK;

@@ -45,8 +45,9 @@ gw_rc gw_file_out_open_at(gw_file_out *o, int dirfd, const char *name, const cha
 /* Starts writing a path the user gave: "-" is stdout; an existing file that is not a regular file
  * or directory (/dev/null, a terminal, a pipe) is written in place; anything else through a
  * temporary file in its directory. A symbolic link at path that belongs to you or root
- * (/dev/stdout, one you made) is followed to where it points; another user's link is replaced,
- * never written through. Errors: GW_E_IO. */
+ * (one you made) is followed to where it points; another user's link is replaced, never written
+ * through. An existing path under /dev or /proc (/dev/stdout, /dev/fd/N) is written in place.
+ * Errors: GW_E_IO. */
 gw_rc gw_file_out_open_path(gw_file_out *o, const char *path, gw_error *err);
 
 /* Finishes: flushes, syncs, closes and renames the temporary file over the target. On any

@@ -167,7 +167,8 @@ def test_report_html_too_big_keeps_summary(scenario, tmp_path):
     assert r.returncode == 0, r.stderr
     bad = [l for l in r.stderr.splitlines() if "cannot write" in l]
     assert len(bad) == 1 and f"{out}/report.html" in bad[0], r.stderr
-    assert "partial file was removed" in bad[0] and "--html" in bad[0]
+    assert "File too large; nothing partial was kept" in bad[0]
+    assert f"then run `gpuwatch report {out} --html {out}/report.html`" in bad[0]
     assert not (out / "report.html").exists() and leftovers(out) == []
     assert json.loads((out / "summary.json").read_text())["gpus"][0]["index"] == 0
     assert "recording saved in" in r.stderr
