@@ -75,6 +75,32 @@ static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
     }
 }
 
+/* Whether meta.json says the recording is complete: its "complete" member, or for files written
+ * before it existed, whether it has an end_time. A killed recorder never finalised meta.json. */
+static void apply_meta_complete(gw_series_input *in, const cJSON *meta)
+{
+    const cJSON *complete = cJSON_GetObjectItemCaseSensitive(meta, "complete");
+    const cJSON *inc = cJSON_GetObjectItemCaseSensitive(meta, "incomplete");
+    const char *reason = json_str(inc, "reason"), *detail = json_str(inc, "detail");
+    bool ended = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(meta, "end_time"));
+    in->complete = cJSON_IsBool(complete) ? cJSON_IsTrue(complete) : ended;
+    if (in->complete)
+        return;
+    free(in->incomplete);
+    if (!ended || !reason || strcmp(reason, "recording") == 0 || !detail || !*detail) {
+        in->incomplete =
+            xstrdup("gpuwatch was killed or is still recording (meta.json has no end)");
+        return;
+    }
+    /* One short line from the file: control characters dropped, at most 160 bytes. */
+    char line[161];
+    size_t n = 0;
+    for (const char *c = detail; *c && n < sizeof line - 1; c++)
+        line[n++] = (unsigned char)*c < 0x20 || *c == 0x7f ? ' ' : *c;
+    line[n] = '\0';
+    in->incomplete = xstrdup(line);
+}
+
 /* The first number among keys, NAN when none. */
 static double first_num(const cJSON *o, const char *const *keys)
 {
@@ -220,8 +246,10 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     fclose(f);
     if (rc)
         goto out;
-    if (meta)
+    if (meta) {
         apply_meta_devices(s, input, meta);
+        apply_meta_complete(&s->inputs[input], meta);
+    }
     if ((f = open_part(s, dir, "host.csv", source, &input))) {
         gw_series_host *h = gw_series_add_host(s, input, source);
         gw_error ignored; /* a host.csv without rows only means no CPU-side evidence */

@@ -39,6 +39,7 @@ void gw_series_free(gw_series *s)
         free(s->inputs[i].path);
         free(s->inputs[i].source);
         free(s->inputs[i].note);
+        free(s->inputs[i].incomplete);
     }
     free(s->inputs);
     for (size_t i = 0; i < s->ngpus; i++) {
@@ -91,6 +92,8 @@ size_t gw_series_add_input(gw_series *s, const char *path, const char *source, g
     in->source = xstrdup(source ? source : path);
     in->kind = kind;
     in->note = xstrdup("");
+    in->complete = -1;
+    in->incomplete = xstrdup("");
     return s->ninputs++;
 }
 

@@ -130,6 +130,9 @@ typedef struct gw_series_input {
     long first_bad_line; /* 1-based line number of the first skipped row, 0 when none */
     bool untimed;        /* the CSV had no timestamp column: rows were spaced by an interval */
     char *note;          /* what the reader wants the user to know, "" when nothing */
+    int complete;        /* run directory: 1 when meta.json says the recording ended whole, 0 when
+                            not (killed, disk full), -1 unknown or not a run directory */
+    char *incomplete;    /* when complete is 0: why, one short line; else "" */
 } gw_series_input;
 
 typedef struct gw_series {

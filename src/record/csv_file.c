@@ -1,5 +1,6 @@
 #include "record/csv_file.h"
 
+#include "util/gw_file.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -32,12 +33,14 @@ int gw_write_all(int fd, const char *data, size_t len)
     return write_counted(fd, data, len, &written);
 }
 
-gw_rc gw_csv_file_open(gw_csv_file *f, const char *path, const char *header, gw_error *err)
+gw_rc gw_csv_file_open_at(gw_csv_file *f, int dirfd, const char *name, const char *path,
+                          const char *header, gw_error *err)
 {
     memset(f, 0, sizeof *f);
-    f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    f->fd = gw_file_create_at(dirfd, name, O_APPEND);
     if (f->fd < 0)
-        return gw_error_set(err, GW_E_IO, "cannot create %s: %s", path, strerror(errno));
+        return gw_error_set(err, GW_E_IO, "cannot create %s: %s: choose another -o DIR", path,
+                            strerror(errno));
     f->path = xstrdup(path);
     f->max_delay_ns = INT64_C(1000000000);
     int e = gw_write_all(f->fd, header, strlen(header));
@@ -48,6 +51,11 @@ gw_rc gw_csv_file_open(gw_csv_file *f, const char *path, const char *header, gw_
         return GW_E_IO;
     }
     return GW_OK;
+}
+
+gw_rc gw_csv_file_open(gw_csv_file *f, const char *path, const char *header, gw_error *err)
+{
+    return gw_csv_file_open_at(f, AT_FDCWD, path, path, header, err);
 }
 
 bool gw_csv_file_flush(gw_csv_file *f)

@@ -27,7 +27,11 @@ typedef struct gw_csv_file {
     size_t size;          /* bytes of whole rows on disk */
 } gw_csv_file;
 
-/* Creates path (O_EXCL: never overwrites) and writes the header line. */
+/* Creates name in the directory dirfd (O_EXCL|O_NOFOLLOW: never overwrites, never follows a link;
+ * util/gw_file.h) and writes the header line. path names the file in messages. */
+gw_rc gw_csv_file_open_at(gw_csv_file *f, int dirfd, const char *name, const char *path,
+                          const char *header, gw_error *err);
+/* The same for a path relative to the current directory. */
 gw_rc gw_csv_file_open(gw_csv_file *f, const char *path, const char *header, gw_error *err);
 
 /* Appends one complete row (must end in '\n'). now_ns: monotonic time; next_ns: when the next row

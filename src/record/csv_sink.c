@@ -77,23 +77,25 @@ const char *gw_csv_gpu_header(void)
     return gpu_header;
 }
 
-gw_rc gw_csv_sink_open(const char *dir, int64_t interval_ms, gw_csv_sink **out, gw_error *err)
+gw_rc gw_csv_sink_open(int dirfd, const char *dir, int64_t interval_ms, gw_csv_sink **out,
+                       gw_error *err)
 {
     *out = NULL;
     gw_csv_sink *cs = xcalloc(1, sizeof *cs);
     cs->gpu.fd = cs->host.fd = cs->procs.fd = -1;
     cs->interval_ns = interval_ms * INT64_C(1000000);
     char *p = xasprintf("%s/gpu.csv", dir);
-    gw_rc rc = gw_csv_file_open(&cs->gpu, p, gw_csv_gpu_header(), err); /* builds all three */
+    /* gw_csv_gpu_header() builds all three headers */
+    gw_rc rc = gw_csv_file_open_at(&cs->gpu, dirfd, "gpu.csv", p, gw_csv_gpu_header(), err);
     free(p);
     if (!rc) {
         p = xasprintf("%s/host.csv", dir);
-        rc = gw_csv_file_open(&cs->host, p, host_header, err);
+        rc = gw_csv_file_open_at(&cs->host, dirfd, "host.csv", p, host_header, err);
         free(p);
     }
     if (!rc) {
         p = xasprintf("%s/processes.csv", dir);
-        rc = gw_csv_file_open(&cs->procs, p, procs_header, err);
+        rc = gw_csv_file_open_at(&cs->procs, dirfd, "processes.csv", p, procs_header, err);
         free(p);
     }
     if (rc) {
@@ -203,6 +205,13 @@ bool gw_csv_sink_take_error(gw_csv_sink *cs, gw_error *err)
                  "while the job continues: free space or choose another -o",
                  cs->failed_path, strerror(e));
     return true;
+}
+
+int gw_csv_sink_failed(gw_csv_sink *cs, const char **path)
+{
+    int e = atomic_load(&cs->failed_errno);
+    *path = e ? cs->failed_path : NULL;
+    return e;
 }
 
 void gw_csv_sink_close(gw_csv_sink *cs)

@@ -21,9 +21,11 @@ typedef struct gw_csv_sink gw_csv_sink;
 /* The gpu.csv header line (with '\n'), shared with readers and tests. */
 const char *gw_csv_gpu_header(void);
 
-/* Creates DIR/gpu.csv, DIR/host.csv and DIR/processes.csv (never overwriting). interval_ms sets
- * the flush policy. The caller frees with gw_csv_sink_close. */
-gw_rc gw_csv_sink_open(const char *dir, int64_t interval_ms, gw_csv_sink **out, gw_error *err);
+/* Creates gpu.csv, host.csv and processes.csv in the run directory dirfd (never overwriting,
+ * never following a link); dir names it in messages. interval_ms sets the flush policy. The
+ * caller frees with gw_csv_sink_close. */
+gw_rc gw_csv_sink_open(int dirfd, const char *dir, int64_t interval_ms, gw_csv_sink **out,
+                       gw_error *err);
 
 /* The sampler sink that feeds this writer. */
 gw_sink gw_csv_sink_as_sink(gw_csv_sink *cs);
@@ -31,6 +33,10 @@ gw_sink gw_csv_sink_as_sink(gw_csv_sink *cs);
 /* When a file could not be written (disk full...), fills err once and returns true; later calls
  * return false. Thread-safe. */
 bool gw_csv_sink_take_error(gw_csv_sink *cs, gw_error *err);
+
+/* 0, or the errno of the first file that could not be written (*path: that file). Thread-safe
+ * once the sampler stopped. */
+int gw_csv_sink_failed(gw_csv_sink *cs, const char **path);
 
 /* Flushes and closes the files. NULL is accepted. */
 void gw_csv_sink_close(gw_csv_sink *cs);

@@ -1,5 +1,6 @@
 #include "record/eventlog.h"
 
+#include "util/gw_file.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -13,17 +14,33 @@ struct gw_eventlog {
     int err_no;
 };
 
-gw_rc gw_eventlog_open(const char *path, gw_eventlog **out, gw_error *err)
+static gw_rc opened(int fd, const char *path, gw_eventlog **out, gw_error *err)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) {
         *out = NULL;
+        if (errno == ELOOP)
+            return gw_error_set(err, GW_E_IO,
+                                "cannot open %s: it is a symbolic link, not followed (another "
+                                "user may have planted it): remove it",
+                                path);
         return gw_error_set(err, GW_E_IO, "cannot open %s: %s", path, strerror(errno));
     }
     gw_eventlog *log = xcalloc(1, sizeof *log);
     log->fd = fd;
     *out = log;
     return GW_OK;
+}
+
+gw_rc gw_eventlog_open(const char *path, gw_eventlog **out, gw_error *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, GW_FILE_MODE);
+    return opened(fd, path, out, err);
+}
+
+gw_rc gw_eventlog_create_at(int dirfd, const char *name, const char *path, gw_eventlog **out,
+                            gw_error *err)
+{
+    return opened(gw_file_create_at(dirfd, name, O_APPEND), path, out, err);
 }
 
 /* Renders the event as one line ending in '\n'; the caller frees it. */

@@ -15,8 +15,13 @@
 
 typedef struct gw_eventlog gw_eventlog;
 
-/* Opens (creating if needed) path for appending. */
+/* Opens (creating if needed) path for appending; a symbolic link there is an error (ELOOP), not
+ * followed. */
 gw_rc gw_eventlog_open(const char *path, gw_eventlog **out, gw_error *err);
+/* Creates name in the run directory dirfd (O_EXCL|O_NOFOLLOW, util/gw_file.h) for appending; path
+ * names it in messages. */
+gw_rc gw_eventlog_create_at(int dirfd, const char *name, const char *path, gw_eventlog **out,
+                            gw_error *err);
 /* Appends one event as a line. Returns false when the write failed (the errno is kept). */
 bool gw_eventlog_write(gw_eventlog *log, const cJSON *event);
 /* A gw_event_fn that calls gw_eventlog_write; ctx is the gw_eventlog. */

@@ -2,6 +2,7 @@
 #include "util/gw_json.h"
 
 #include "record/csv_file.h"
+#include "util/gw_file.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -81,6 +82,14 @@ static cJSON *meta_json(const gw_meta *m)
     }
     if (m->end_reason)
         cJSON_AddStringToObject(o, "end_reason", m->end_reason);
+    cJSON_AddBoolToObject(o, "complete", m->complete);
+    if (m->complete || !m->incomplete) {
+        cJSON_AddNullToObject(o, "incomplete");
+    } else {
+        cJSON *inc = cJSON_AddObjectToObject(o, "incomplete");
+        cJSON_AddStringToObject(inc, "reason", m->incomplete);
+        cJSON_AddStringToObject(inc, "detail", m->incomplete_detail ? m->incomplete_detail : "");
+    }
     cJSON *st = cJSON_AddObjectToObject(o, "sampling");
     cJSON_AddNumberToObject(st, "ticks", (double)m->ticks);
     cJSON_AddNumberToObject(st, "ticks_skipped", (double)m->ticks_skipped);
@@ -88,34 +97,22 @@ static cJSON *meta_json(const gw_meta *m)
     return o;
 }
 
-gw_rc gw_meta_write(const char *dir, const gw_meta *m, gw_error *err)
+gw_rc gw_meta_write(int dirfd, const char *dir, const gw_meta *m, gw_error *err)
 {
     cJSON *o = meta_json(m);
     char *text = cJSON_Print(o);
     cJSON_Delete(o);
     if (!text)
         abort();
-    char *tmp = xasprintf("%s/.meta.json.tmp", dir);
-    char *path = xasprintf("%s/meta.json", dir);
-    gw_rc rc = GW_OK;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int e = fd < 0 ? errno : 0;
-    if (!e) {
-        e = gw_write_all(fd, text, strlen(text));
-        if (!e)
-            e = gw_write_all(fd, "\n", 1);
-        if (!e && fsync(fd) != 0)
-            e = errno;
-        close(fd);
-    }
-    if (!e && rename(tmp, path) != 0)
-        e = errno;
-    if (e) {
-        unlink(tmp);
-        rc = gw_error_set(err, GW_E_IO, "cannot write %s: %s", path, strerror(e));
+    char *label = xasprintf("%s/meta.json", dir);
+    gw_file_out out;
+    gw_rc rc = gw_file_out_open_at(&out, dirfd, "meta.json", label, err);
+    if (!rc) {
+        fputs(text, out.f);
+        fputc('\n', out.f);
+        rc = gw_file_out_commit(&out, err);
     }
     cJSON_free(text);
-    free(tmp);
-    free(path);
+    free(label);
     return rc;
 }

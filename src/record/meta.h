@@ -11,6 +11,7 @@
 #include "sampler/sample.h"
 #include "util/gw_error.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct gw_meta {
@@ -33,9 +34,19 @@ typedef struct gw_meta {
     uint64_t ticks_skipped; /* scheduled ticks skipped because one ran late */
     double max_tick_read_ms;
     const char *end_reason; /* "job_exit", "signal", "duration", ... or NULL */
+    bool complete;          /* ended, and every file was written whole */
+    const char *incomplete; /* when not complete: "recording" (not finalised), "write_error" */
+    const char *incomplete_detail; /* one line saying what is missing, or NULL */
 } gw_meta;
 
-/* Writes DIR/meta.json atomically. */
-gw_rc gw_meta_write(const char *dir, const gw_meta *m, gw_error *err);
+/* The incomplete_detail written while recording: what a reader concludes when it is still there
+ * after gpuwatch ended. */
+#define GW_META_NOT_FINALISED                                                                      \
+    "meta.json was not finalised: gpuwatch is still recording, or it was killed (or could not "    \
+    "write meta.json) before the end; the data stops at the last rows written"
+
+/* Writes meta.json in the run directory dirfd (dir names it in messages): a temporary file
+ * renamed over meta.json, so a reader sees the old or the new file, never half of one. */
+gw_rc gw_meta_write(int dirfd, const char *dir, const gw_meta *m, gw_error *err);
 
 #endif

@@ -5,6 +5,7 @@
 #include "report/assets.h"
 #include "report/html_priv.h"
 #include "util/gw_buf.h"
+#include "util/gw_file.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -350,25 +351,25 @@ void gw_report_html(FILE *out, const gw_analysis *a, const gw_html_opts *opts)
     fputs("</script>\n</body>\n</html>\n", out);
 }
 
+static gw_rc write_html_to(const gw_analysis *a, const gw_html_opts *o, gw_file_out *out,
+                           gw_error *err)
+{
+    gw_report_html(out->f, a, o);
+    return gw_file_out_commit(out, err);
+}
+
 gw_rc gw_report_write_html(const gw_analysis *a, const char *path, const gw_html_opts *o,
                            gw_error *err)
 {
-    if (strcmp(path, "-") == 0) {
-        gw_report_html(stdout, a, o);
-        return fflush(stdout) ? gw_error_set(err, GW_E_IO,
-                                             "cannot write the HTML report to "
-                                             "stdout: %s",
-                                             strerror(errno))
-                              : GW_OK;
-    }
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return gw_error_set(err, GW_E_IO, "cannot write %s: %s; choose a writable path", path,
-                            strerror(errno));
-    gw_report_html(f, a, o);
-    bool bad = ferror(f) != 0;
-    if (fclose(f) != 0 || bad)
-        return gw_error_set(err, GW_E_IO, "cannot write %s: %s (disk full?)", path,
-                            strerror(errno));
-    return GW_OK;
+    gw_file_out out;
+    gw_rc rc = gw_file_out_open_path(&out, path, err);
+    return rc ? rc : write_html_to(a, o, &out, err);
+}
+
+gw_rc gw_report_write_html_at(const gw_analysis *a, int dirfd, const char *name, const char *label,
+                              const gw_html_opts *o, gw_error *err)
+{
+    gw_file_out out;
+    gw_rc rc = gw_file_out_open_at(&out, dirfd, name, label, err);
+    return rc ? rc : write_html_to(a, o, &out, err);
 }

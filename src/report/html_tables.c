@@ -81,6 +81,13 @@ static void header_section(FILE *out, const gw_analysis *a)
         fputs("</li>\n", out);
     }
     fputs("</ul>\n", out);
+    for (size_t i = 0; i < s->ninputs; i++) {
+        if (s->inputs[i].complete != 0)
+            continue;
+        fputs("<p class=\"incomplete sev-warning\"><strong>Incomplete recording:</strong> ", out);
+        gw_html_escape(out, s->inputs[i].incomplete);
+        fputs("</p>\n", out);
+    }
 }
 
 static void evidence_text(FILE *out, const gw_verdict *v)

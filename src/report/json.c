@@ -3,6 +3,7 @@
 #include "util/gw_json.h"
 
 #include "util/gw_time.h"
+#include "util/gw_file.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -111,6 +112,14 @@ static cJSON *inputs_json(const gw_series *s)
             cJSON_AddNullToObject(o, "first_bad_line");
         cJSON_AddBoolToObject(o, "untimed", in->untimed);
         cJSON_AddStringToObject(o, "note", in->note);
+        if (in->complete < 0)
+            cJSON_AddNullToObject(o, "complete");
+        else
+            cJSON_AddBoolToObject(o, "complete", in->complete == 1);
+        if (in->complete == 0)
+            cJSON_AddStringToObject(o, "incomplete", in->incomplete);
+        else
+            cJSON_AddNullToObject(o, "incomplete");
         cJSON_AddItemToArray(arr, o);
     }
     return arr;
@@ -257,22 +266,28 @@ cJSON *gw_report_json(const gw_analysis *a)
     return root;
 }
 
-gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err)
+static gw_rc write_json_to(const gw_analysis *a, gw_file_out *out, gw_error *err)
 {
     cJSON *root = gw_report_json(a);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
-    bool to_stdout = strcmp(path, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(path, "w");
-    gw_rc rc = GW_OK;
-    if (!f) {
-        rc = gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
-    } else {
-        bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-        ok = (to_stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
-        if (!ok)
-            rc = gw_error_set(err, GW_E_IO, "%s: write failed: %s", path, strerror(errno));
-    }
+    fputs(text, out->f);
+    fputc('\n', out->f);
     free(text);
-    return rc;
+    return gw_file_out_commit(out, err);
+}
+
+gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err)
+{
+    gw_file_out out;
+    gw_rc rc = gw_file_out_open_path(&out, path, err);
+    return rc ? rc : write_json_to(a, &out, err);
+}
+
+gw_rc gw_report_write_json_at(const gw_analysis *a, int dirfd, const char *name, const char *label,
+                              gw_error *err)
+{
+    gw_file_out out;
+    gw_rc rc = gw_file_out_open_at(&out, dirfd, name, label, err);
+    return rc ? rc : write_json_to(a, &out, err);
 }

@@ -120,6 +120,8 @@ static void inputs_section(FILE *out, const gw_analysis *a)
         if (*in->note)
             fprintf(out, "; %s", in->note);
         fputc('\n', out);
+        if (in->complete == 0)
+            fprintf(out, "  incomplete: %s\n", in->incomplete);
     }
 }
 

@@ -1,6 +1,7 @@
 #include "run/output.h"
 
 #include "record/csv_file.h"
+#include "util/gw_file.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -9,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-gw_rc gw_output_open(gw_output *o, const char *dir, gw_error *err)
+gw_rc gw_output_open(gw_output *o, int dirfd, const char *dir, gw_error *err)
 {
     memset(o, 0, sizeof *o);
     o->echo_out = STDOUT_FILENO;
     o->echo_err = STDERR_FILENO;
     char *path = xasprintf("%s/output.log", dir);
-    o->log_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    o->log_fd = gw_file_create_at(dirfd, "output.log", O_APPEND);
     gw_rc rc = GW_OK;
     if (o->log_fd < 0)
         rc = gw_error_set(err, GW_E_IO, "cannot create %s: %s", path, strerror(errno));

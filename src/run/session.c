@@ -44,6 +44,8 @@ typedef struct session {
     gw_sampler *sampler;
     gw_events *bus;
     char *dir;
+    int dirfd;    /* the run directory: every file is created relative to it */
+    bool started; /* sampling began: the directory holds a recording and is kept */
     gw_csv_sink *csv;
     gw_eventlog *events;
     gw_run_summary *summary;
@@ -164,17 +166,17 @@ static bool open_recording(session *s)
         say("serving metrics on http://%s/metrics", gw_exporter_address(s->exporter));
     }
     char *hint = cfg->is_run ? gw_rundir_name_hint(cfg->argc, cfg->argv) : xstrdup("record");
-    gw_rc rc = gw_rundir_create(cfg->out_dir, hint, gw_wall_ms(), &s->dir, &err);
+    gw_rc rc = gw_rundir_create(cfg->out_dir, hint, gw_wall_ms(), &s->dir, &s->dirfd, &err);
     free(hint);
     if (!rc)
-        rc = gw_csv_sink_open(s->dir, cfg->interval_ms, &s->csv, &err);
+        rc = gw_csv_sink_open(s->dirfd, s->dir, cfg->interval_ms, &s->csv, &err);
     if (!rc) {
         char *p = xasprintf("%s/events.jsonl", s->dir);
-        rc = gw_eventlog_open(p, &s->events, &err);
+        rc = gw_eventlog_create_at(s->dirfd, "events.jsonl", p, &s->events, &err);
         free(p);
     }
     if (!rc && cfg->is_run) {
-        rc = gw_output_open(&s->out, s->dir, &err);
+        rc = gw_output_open(&s->out, s->dirfd, s->dir, &err);
         s->out_open = rc == GW_OK;
     }
     if (rc) {
@@ -209,7 +211,10 @@ static bool open_recording(session *s)
     s->meta.interval_ms = cfg->interval_ms;
     s->meta.start_wall_ms = gw_wall_ms();
     s->meta.exit_code = -1;
-    if (gw_meta_write(s->dir, &s->meta, &err)) {
+    s->meta.complete = false;
+    s->meta.incomplete = "recording";
+    s->meta.incomplete_detail = GW_META_NOT_FINALISED;
+    if (gw_meta_write(s->dirfd, s->dir, &s->meta, &err)) {
         say("%s", err.msg);
         return false;
     }
@@ -416,6 +421,30 @@ static int exit_status_of(const session *s)
     return s->fail_status;
 }
 
+/* Says in meta.json whether every file was written whole (detail: room for the one line). */
+static void mark_complete(session *s, char *detail, size_t n)
+{
+    const char *csv_path = NULL;
+    int csv_e = s->csv ? gw_csv_sink_failed(s->csv, &csv_path) : 0;
+    int ev_e = s->events ? gw_eventlog_errno(s->events) : 0;
+    int out_e = s->out_open ? s->out.log_errno : 0;
+    s->meta.complete = !csv_e && !ev_e && !out_e;
+    s->meta.incomplete = s->meta.complete ? NULL : "write_error";
+    s->meta.incomplete_detail = detail;
+    int k = snprintf(detail, n, "ended early: ");
+    if (csv_e) {
+        const char *base = strrchr(csv_path, '/');
+        k += snprintf(detail + k, n - (size_t)k, "%s: %s; ", base ? base + 1 : csv_path,
+                      strerror(csv_e));
+    }
+    if (ev_e && (size_t)k < n)
+        k += snprintf(detail + k, n - (size_t)k, "events.jsonl: %s; ", strerror(ev_e));
+    if (out_e && (size_t)k < n)
+        k += snprintf(detail + k, n - (size_t)k, "output.log: %s; ", strerror(out_e));
+    if ((size_t)k < n && k >= 2)
+        detail[k - 2] = '\0'; /* the last "; " */
+}
+
 static void finish(session *s, int status)
 {
     gw_sampler_stop(s->sampler);
@@ -448,9 +477,11 @@ static void finish(session *s, int status)
     s->meta.ticks_skipped = st.ticks_skipped;
     s->meta.max_tick_read_ms = (double)st.max_read_ns / 1e6;
     s->meta.end_wall_ms = gw_wall_ms();
+    char detail[700];
+    mark_complete(s, detail, sizeof detail);
     gw_error err = {0};
-    if (gw_meta_write(s->dir, &s->meta, &err))
-        say("%s", err.msg);
+    if (gw_meta_write(s->dirfd, s->dir, &s->meta, &err))
+        say("%s; it still says that the recording was not finalised", err.msg);
     /* The sampler's stop flushed the files: a write that failed there (the disk filled up at the
      * end) is reported before the writer goes away. */
     report_errors(s);
@@ -459,13 +490,16 @@ static void finish(session *s, int status)
     if (s->child_started)
         gw_child_restore_tty(&s->child);
     gw_run_summary_print(s->summary, stderr);
-    if (!s->cfg->no_report && gw_report_finish_run(s->dir, stderr, &err))
-        say("no analysis: %s", err.msg);
+    if (!s->cfg->no_report && gw_report_finish_run(s->dir, s->dirfd, stderr, &err))
+        say("%s", err.msg);
     say("recording saved in %s", s->dir);
 }
 
 static void cleanup(session *s)
 {
+    /* A failure at start: nothing was recorded, so the directory goes (a retry can use the
+     * name). The files are closed first. */
+    bool remove_dir = s->dirfd >= 0 && !s->started;
     if (s->child_started)
         gw_child_close(&s->child);
     if (s->out_open)
@@ -486,6 +520,10 @@ static void cleanup(session *s)
     if (s->sigfd >= 0)
         close(s->sigfd);
     pthread_sigmask(SIG_SETMASK, &s->old_mask, NULL);
+    if (remove_dir && gw_rundir_remove_new(s->dirfd, s->dir))
+        say("nothing was recorded: %s was removed, so the same -o DIR works again", s->dir);
+    if (s->dirfd >= 0)
+        close(s->dirfd);
     free(s->dir);
     free(s->cmd_path);
 }
@@ -497,6 +535,7 @@ int gw_session_main(const gw_session_config *cfg)
     s.cfg = cfg;
     s.fail_status = cfg->is_run ? 125 : 1;
     s.sigfd = -1;
+    s.dirfd = -1;
     gw_error err = {0};
     if (cfg->is_run) {
         gw_rc rc = gw_child_resolve(cfg->argv[0], &s.cmd_path, &err);
@@ -520,6 +559,7 @@ int gw_session_main(const gw_session_config *cfg)
         cleanup(&s);
         return status;
     }
+    s.started = true;
     announce(&s);
     if (cfg->is_run && !start_child(&s, &status)) {
         s.meta.end_reason = "exec_failed";

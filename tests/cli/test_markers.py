@@ -180,9 +180,23 @@ def test_unwritable_events_file_is_an_error(tmp_path):
     r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=PYDIR, GPUWATCH_RUN_DIR=str(full)))
     assert r.stdout.strip() == "False False" and "No space left on device" in r.stderr
+    # gpuwatch mark follows no link (another user could plant one): a full disk is a file-size
+    # limit here
     r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True,
                        env=dict(os.environ, GPUWATCH_RUN_DIR=str(full)))
-    assert r.returncode == 1 and "No space left on device" in r.stderr
+    assert r.returncode == 1 and "symbolic link" in r.stderr and "not followed" in r.stderr
+    (full / "events.jsonl").unlink()
+    (full / "events.jsonl").write_text("{}\n" * 50)
+    import resource
+    import signal
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of the signal
+        resource.setrlimit(resource.RLIMIT_FSIZE, (150, 150))
+    r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True,
+                       env=dict(os.environ, GPUWATCH_RUN_DIR=str(full)), preexec_fn=limit)
+    assert r.returncode == 1 and "File too large" in r.stderr
+    assert (full / "events.jsonl").read_text() == "{}\n" * 50  # nothing partial appended
 
 
 @pytest.mark.parametrize("args,words", [

@@ -10,6 +10,8 @@
 #include "synth.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -44,8 +46,29 @@ static void test_finish_run(void **state)
     size_t len = 0;
     FILE *out = open_memstream(&lines, &len);
     gw_error err = {0};
-    assert_int_equal(gw_report_finish_run(dir, out, &err), GW_OK);
+    /* links planted where the report goes are replaced, never followed */
+    char victim[300];
+    snprintf(victim, sizeof victim, "%s.victim", dir);
+    f = fopen(victim, "w");
+    fputs("precious\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    assert_int_equal(symlink(victim, path), 0);
+    snprintf(path, sizeof path, "%s/report.html", dir);
+    assert_int_equal(symlink(victim, path), 0);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+    assert_true(dfd >= 0);
+    assert_int_equal(gw_report_finish_run(dir, dfd, out, &err), GW_OK);
+    close(dfd);
     fclose(out);
+    char *kept = slurp(victim);
+    assert_string_equal(kept, "precious\n");
+    free(kept);
+    unlink(victim);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode)); /* report.html is a file now, the link is gone */
+    assert_true(st.st_size > 1000);
     /* one line per verdict, severity first */
     assert_non_null(lines);
     assert_true(strncmp(lines, "critical  memory_leak", 21) == 0);
@@ -83,9 +106,24 @@ static void test_finish_run(void **state)
 static void test_finish_run_without_gpu_csv(void **state)
 {
     (void)state;
+    char dir[] = "/tmp/gwfinishXXXXXX";
+    assert_non_null(mkdtemp(dir));
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY);
     gw_error err = {0};
-    assert_int_equal(gw_report_finish_run("/nonexistent-run", NULL, &err), GW_E_IO);
-    assert_non_null(strstr(err.msg, "/nonexistent-run/gpu.csv"));
+    assert_int_equal(gw_report_finish_run(dir, dfd, NULL, &err), GW_E_IO);
+    char want[300];
+    snprintf(want, sizeof want, "no analysis: %s/gpu.csv", dir);
+    assert_non_null(strstr(err.msg, want));
+    /* a directory that was replaced while recording is not read, nor written into */
+    char moved[300];
+    snprintf(moved, sizeof moved, "%s.moved", dir);
+    assert_int_equal(rename(dir, moved), 0);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    assert_int_equal(gw_report_finish_run(dir, dfd, NULL, &err), GW_E_IO);
+    assert_non_null(strstr(err.msg, "moved or replaced"));
+    close(dfd);
+    assert_int_equal(rmdir(dir), 0);
+    assert_int_equal(rmdir(moved), 0); /* nothing was written in either */
 }
 
 static void test_json_nan_is_null(void **state)

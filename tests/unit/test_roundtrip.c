@@ -13,6 +13,7 @@
 #include "sampler/sample.h"
 
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <math.h>
 #include <unistd.h>
 
@@ -98,7 +99,9 @@ static void write_tick(const char *dir)
 {
     gw_csv_sink *cs = NULL;
     gw_error err;
-    assert_int_equal(gw_csv_sink_open(dir, 1000, &cs, &err), GW_OK);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(dfd >= 0);
+    assert_int_equal(gw_csv_sink_open(dfd, dir, 1000, &cs, &err), GW_OK);
     gw_gpu_sample gpus[2];
     memset(gpus, 0, sizeof gpus);
     for (int f = 0; f < GW_F_COUNT; f++) {
@@ -134,6 +137,7 @@ static void write_tick(const char *dir)
     sink.on_stop(sink.ctx);
     assert_false(gw_csv_sink_take_error(cs, &err));
     gw_csv_sink_close(cs);
+    close(dfd);
 }
 
 static gw_series *read_dir(const char *dir)
@@ -377,7 +381,10 @@ static void test_meta_round_trip(void **state)
                  .start_wall_ms = T0_MS,
                  .end_wall_ms = T0_MS + 1000};
     gw_error err;
-    assert_int_equal(gw_meta_write(dir, &m, &err), GW_OK);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    assert_true(dfd >= 0);
+    assert_int_equal(gw_meta_write(dfd, dir, &m, &err), GW_OK);
+    close(dfd);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
 
