@@ -219,8 +219,10 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
         apply_meta_devices(s, input, meta);
     if ((f = open_part(s, dir, "host.csv", source, &input))) {
         gw_series_host *h = gw_series_add_host(s, input, source);
-        gw_error ignored; /* a host.csv without rows only means no CPU-side evidence */
-        gw_logread_table_csv(s, f, input, &h->tab, NULL, &ignored);
+        gw_error ignored;
+        if (gw_logread_table_csv(s, f, input, &h->tab, NULL, &ignored) != GW_OK) {
+            /* a host.csv without rows only means no CPU-side evidence */
+        }
         fclose(f);
     }
     if ((f = open_part(s, dir, "processes.csv", source, &input))) {

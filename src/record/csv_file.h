@@ -28,7 +28,8 @@ typedef struct gw_csv_file {
 } gw_csv_file;
 
 /* Creates path (O_EXCL: never overwrites) and writes the header line. */
-gw_rc gw_csv_file_open(gw_csv_file *f, const char *path, const char *header, gw_error *err);
+GW_MUST_USE gw_rc gw_csv_file_open(gw_csv_file *f, const char *path, const char *header,
+                                   gw_error *err);
 
 /* Appends one complete row (must end in '\n'). now_ns: monotonic time; next_ns: when the next row
  * is expected (so a row is flushed now if it would otherwise wait past max_delay_ns). */

@@ -23,7 +23,8 @@ const char *gw_csv_gpu_header(void);
 
 /* Creates DIR/gpu.csv, DIR/host.csv and DIR/processes.csv (never overwriting). interval_ms sets
  * the flush policy. The caller frees with gw_csv_sink_close. */
-gw_rc gw_csv_sink_open(const char *dir, int64_t interval_ms, gw_csv_sink **out, gw_error *err);
+GW_MUST_USE gw_rc gw_csv_sink_open(const char *dir, int64_t interval_ms, gw_csv_sink **out,
+                                   gw_error *err);
 
 /* The sampler sink that feeds this writer. */
 gw_sink gw_csv_sink_as_sink(gw_csv_sink *cs);

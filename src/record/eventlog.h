@@ -1,9 +1,11 @@
 /*
- * eventlog: appends events to a run directory's events.jsonl, one JSON object per line.
+ * eventlog: appends events to a run directory's events.jsonl, one JSON object
+ * per line.
  *
- * Owns: the file descriptor (O_APPEND). Each line goes out in a single write(), so lines from
- * several writers (gpuwatch itself, `gpuwatch mark` in the job's processes) never interleave
- * inside a line. Must not: decide which events exist.
+ * Owns: the file descriptor (O_APPEND). Each line goes out in a single write(),
+ * so lines from several writers (gpuwatch itself, `gpuwatch mark` in the job's
+ * processes) never interleave inside a line. Must not: decide which events
+ * exist.
  */
 #ifndef GW_EVENTLOG_H
 #define GW_EVENTLOG_H
@@ -16,8 +18,10 @@
 typedef struct gw_eventlog gw_eventlog;
 
 /* Opens (creating if needed) path for appending. */
-gw_rc gw_eventlog_open(const char *path, gw_eventlog **out, gw_error *err);
-/* Appends one event as a line. Returns false when the write failed (the errno is kept). */
+GW_MUST_USE gw_rc gw_eventlog_open(const char *path, gw_eventlog **out,
+                                   gw_error *err);
+/* Appends one event as a line. Returns false when the write failed (the errno
+ * is kept). */
 bool gw_eventlog_write(gw_eventlog *log, const cJSON *event);
 /* A gw_event_fn that calls gw_eventlog_write; ctx is the gw_eventlog. */
 void gw_eventlog_listener(void *ctx, const cJSON *event);
@@ -25,7 +29,9 @@ void gw_eventlog_listener(void *ctx, const cJSON *event);
 int gw_eventlog_errno(const gw_eventlog *log);
 void gw_eventlog_close(gw_eventlog *log);
 
-/* Appends one event line to path without keeping it open (for short-lived writers). */
-gw_rc gw_eventlog_append(const char *path, const cJSON *event, gw_error *err);
+/* Appends one event line to path without keeping it open (for short-lived
+ * writers). */
+GW_MUST_USE gw_rc gw_eventlog_append(const char *path, const cJSON *event,
+                                     gw_error *err);
 
 #endif

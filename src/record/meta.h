@@ -36,6 +36,6 @@ typedef struct gw_meta {
 } gw_meta;
 
 /* Writes DIR/meta.json atomically. */
-gw_rc gw_meta_write(const char *dir, const gw_meta *m, gw_error *err);
+GW_MUST_USE gw_rc gw_meta_write(const char *dir, const gw_meta *m, gw_error *err);
 
 #endif

@@ -19,7 +19,7 @@ char *gw_rundir_name_hint(int argc, char *const argv[]);
 /* Creates `requested`, or the default directory for `name` at wall time now_ms when requested is
  * NULL. *out_path receives the new directory's path (caller frees). Errors: GW_E_EXISTS when an
  * explicit directory exists, GW_E_IO when it cannot be created or written. */
-gw_rc gw_rundir_create(const char *requested, const char *name, int64_t now_ms, char **out_path,
-                       gw_error *err);
+GW_MUST_USE gw_rc gw_rundir_create(const char *requested, const char *name, int64_t now_ms,
+                                   char **out_path, gw_error *err);
 
 #endif

@@ -41,7 +41,7 @@ void gw_report_marks_json(cJSON *root, const gw_analysis *a);
 cJSON *gw_report_json(const gw_analysis *a);
 
 /* Writes summary.json to path, or to stdout when path is "-". Errors: GW_E_IO naming the path. */
-gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err);
+GW_MUST_USE gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err);
 
 /* Pixel columns of the HTML charts' time axis: a longer recording keeps the minimum and maximum
  * of each column (two points), so spikes stay visible at any length. */
@@ -63,13 +63,13 @@ void gw_report_html(FILE *out, const gw_analysis *a, const gw_html_opts *o);
 
 /* Writes the HTML report to path, or to stdout when path is "-". Errors: GW_E_IO naming the
  * path. */
-gw_rc gw_report_write_html(const gw_analysis *a, const char *path, const gw_html_opts *o,
-                           gw_error *err);
+GW_MUST_USE gw_rc gw_report_write_html(const gw_analysis *a, const char *path,
+                                       const gw_html_opts *o, gw_error *err);
 
 /* For `gpuwatch run`: reads the finished run directory run_dir, analyses it, writes
  * run_dir/summary.json and run_dir/report.html and prints the verdict lines to out (NULL: print
  * nothing). Errors: those of the reader (GW_E_IO, GW_E_FORMAT) and of writing summary.json or
  * report.html (GW_E_IO). */
-gw_rc gw_report_finish_run(const char *run_dir, FILE *out, gw_error *err);
+GW_MUST_USE gw_rc gw_report_finish_run(const char *run_dir, FILE *out, gw_error *err);
 
 #endif

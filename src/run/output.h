@@ -26,7 +26,7 @@ typedef struct gw_output {
 } gw_output;
 
 /* Creates DIR/output.log (never overwriting). */
-gw_rc gw_output_open(gw_output *o, const char *dir, gw_error *err);
+GW_MUST_USE gw_rc gw_output_open(gw_output *o, const char *dir, gw_error *err);
 
 /* Handles bytes from the command: to output.log, to stdout (to_stderr false) or stderr. */
 void gw_output_write(gw_output *o, const char *data, size_t n, bool to_stderr, int64_t wall_ms);

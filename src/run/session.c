@@ -3,7 +3,6 @@
 #include "alerts/alerts.h"
 #include "analysis/epochs.h"
 #include "events/events.h"
-#include "nvml/nvml_lib.h"
 #include "record/csv_sink.h"
 #include "record/eventlog.h"
 #include "record/meta.h"
@@ -40,7 +39,6 @@ typedef struct session {
     char *cmd_path;
     int sigfd;
     sigset_t old_mask;
-    gw_nvml *nvml;
     gw_sampler *sampler;
     gw_events *bus;
     char *dir;
@@ -59,8 +57,6 @@ typedef struct session {
     gw_epoch_matcher *epochs; /* epoch lines in the command's output become "epoch" events */
     long last_epoch;
     gw_meta meta;
-    char driver[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
-    char nvml_version[GWN_SYSTEM_NVML_VERSION_BUFFER_SIZE];
     int signals_forwarded;
     gw_exporter *exporter; /* --listen (issue 7) */
     gw_stall *stall;       /* job_stalled detection (stall.h); NULL when off */
@@ -117,19 +113,11 @@ static int block_signals(session *s)
 
 static void fill_versions(session *s)
 {
-    if (s->nvml->SystemGetDriverVersion &&
-        s->nvml->SystemGetDriverVersion(s->driver, sizeof s->driver) != GWN_SUCCESS)
-        s->driver[0] = '\0';
-    if (s->nvml->SystemGetNVMLVersion &&
-        s->nvml->SystemGetNVMLVersion(s->nvml_version, sizeof s->nvml_version) != GWN_SUCCESS)
-        s->nvml_version[0] = '\0';
-    int cuda = 0;
-    if (s->nvml->SystemGetCudaDriverVersion &&
-        s->nvml->SystemGetCudaDriverVersion(&cuda) == GWN_SUCCESS)
-        s->meta.cuda_driver_version = cuda;
-    s->meta.driver_version = s->driver;
-    s->meta.nvml_version = s->nvml_version;
-    s->meta.nvml_library = s->nvml->path;
+    const gw_system_info *sys = gw_sampler_system(s->sampler); /* lives as long as the sampler */
+    s->meta.cuda_driver_version = sys->cuda_driver_version;
+    s->meta.driver_version = sys->driver_version;
+    s->meta.nvml_version = sys->nvml_version;
+    s->meta.nvml_library = sys->library;
 }
 
 /* Loads NVML, opens devices, creates the directory and its files. Prints and returns false on
@@ -138,26 +126,22 @@ static bool open_recording(session *s)
 {
     const gw_session_config *cfg = s->cfg;
     gw_error err = {0};
-    if (gw_nvml_open(NULL, &s->nvml, &err)) {
-        say("%s", err.msg);
-        return false;
-    }
-    fill_versions(s);
     s->bus = gw_events_new();
     gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
                             .fields = GW_FIELDS_RECORD,
                             .processes = true,
                             .host = true,
                             .nvml_events = true};
-    if (gw_sampler_open(s->nvml, &sc, s->bus, &s->sampler, &err)) {
+    if (gw_sampler_load(&sc, s->bus, &s->sampler, &err)) {
         say("%s", err.msg);
         return false;
     }
+    fill_versions(s);
     /* --listen (issue 7): the same /metrics as `gpuwatch serve`, bound before anything is made */
     if (cfg->listen) {
         gw_exporter_config ec = {.listen = cfg->listen, .interval_ms = cfg->interval_ms};
         if (gw_exporter_open(&ec, &s->exporter, &err) ||
-            gw_exporter_start(s->exporter, s->sampler, s->bus, s->driver, &err)) {
+            gw_exporter_start(s->exporter, s->sampler, s->bus, s->meta.driver_version, &err)) {
             say("%s", err.msg);
             return false;
         }
@@ -220,11 +204,10 @@ static void announce(const session *s)
 {
     unsigned n = 0;
     const gw_device_info *d = gw_sampler_devices(s->sampler, &n);
-    const char *sim = getenv("FAKE_NVML_SCENARIO");
-    bool simulated = sim && strstr(s->nvml->path, "fake-nvml") != NULL;
+    const char *banner = gw_sampler_system(s->sampler)->banner;
     say("recording %u GPU%s%s%s%s every %g s into %s%s%s", n, n == 1 ? "" : "s", n ? " (" : "",
         n ? d[0].name : "", n ? ")" : "", (double)s->cfg->interval_ms / 1000.0, s->dir,
-        simulated ? " — simulated GPU, fake NVML playing " : "", simulated ? sim : "");
+        banner[0] ? " — " : "", banner);
 }
 
 /* Each line the command prints: an epoch line whose number differs from the last one becomes an
@@ -482,7 +465,6 @@ static void cleanup(session *s)
     gw_events_free(s->bus);
     gw_run_summary_free(s->summary);
     gw_epoch_matcher_free(s->epochs);
-    gw_nvml_close(s->nvml);
     if (s->sigfd >= 0)
         close(s->sigfd);
     pthread_sigmask(SIG_SETMASK, &s->old_mask, NULL);

@@ -12,6 +12,8 @@
 #ifndef GW_SAMPLE_H
 #define GW_SAMPLE_H
 
+#include "host/host_sample.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -164,16 +166,6 @@ typedef struct gw_gpu_process {
     bool graphics; /* from the graphics list rather than the compute list */
     char name[64]; /* /proc/PID/comm, "" when not visible */
 } gw_gpu_process;
-
-/* Host and job CPU side for one tick (/proc). NAN = absent (e.g. job fields in `record`). */
-typedef struct gw_host_sample {
-    double cpu_util_pct; /* all CPUs, 0-100, from /proc/stat deltas */
-    double mem_used_mib; /* MemTotal - MemAvailable */
-    double mem_total_mib;
-    double job_cpu_pct;   /* job tree's CPU time per wall time, 100 = one core */
-    double job_rss_mib;   /* sum of RSS over the job tree (shared pages counted per process) */
-    double job_processes; /* processes in the job tree */
-} gw_host_sample;
 
 /* One tick. Owned by the sampler and valid only during the sink callback. */
 typedef struct gw_sample {

@@ -3,6 +3,7 @@
 #include "host/procfs.h"
 #include "sampler/gpu_dev.h"
 #include "sampler/nvml_events.h"
+#include "sampler/probe.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -18,6 +19,8 @@ enum { GW_MAX_SINKS = 16, GW_MAX_EXCLUDED_PIDS = 16 };
 
 struct gw_sampler {
     gw_nvml *nvml;
+    bool owns_nvml;     /* opened by gw_sampler_load: closed with the sampler */
+    gw_system_info sys; /* read once at open */
     gw_sampler_config cfg;
     gw_events *bus;
     gw_gpu_dev *devs;
@@ -82,6 +85,7 @@ gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bu
     s->nvml = nvml;
     s->cfg = *cfg;
     s->bus = bus;
+    gw_system_read(nvml, &s->sys);
     gw_rc rc = gw_gpu_devs_open_some(nvml, cfg->info_skip, &s->devs, &s->ndev, err);
     if (rc) {
         free(s);
@@ -538,5 +542,27 @@ void gw_sampler_close(gw_sampler *s)
     free(s->sample.gpus);
     free(s->sample.procs);
     free(s->mg);
+    if (s->owns_nvml)
+        gw_nvml_close(s->nvml);
     free(s);
+}
+
+gw_rc gw_sampler_load(const gw_sampler_config *cfg, gw_events *bus, gw_sampler **out, gw_error *err)
+{
+    *out = NULL;
+    gw_nvml *nvml = NULL;
+    gw_rc rc = gw_nvml_open(NULL, &nvml, err);
+    if (!rc)
+        rc = gw_sampler_open(nvml, cfg, bus, out, err);
+    if (rc) {
+        gw_nvml_close(nvml);
+        return rc;
+    }
+    (*out)->owns_nvml = true;
+    return GW_OK;
+}
+
+const gw_system_info *gw_sampler_system(const gw_sampler *s)
+{
+    return &s->sys;
 }
