@@ -111,16 +111,10 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
     return -1;
 }
 
-static void say_lost(void *ctx, const cJSON *ev)
+static void say_lost(void *ctx, const gw_event *ev)
 {
     (void)ctx;
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(ev, "gpu");
-    if (cJSON_IsString(type) && strcmp(type->valuestring, "gpu_lost") == 0 && cJSON_IsNumber(gpu))
-        fprintf(stderr,
-                "gpuwatch: GPU %d was lost (GPU_IS_LOST): its series are gone, "
-                "gpuwatch_gpu_lost is 1; check `dmesg` for Xid 79\n",
-                gpu->valueint);
+    gw_event_print_lost(stderr, ev, "its series are gone, gpuwatch_gpu_lost is 1");
 }
 
 static void announce(gw_exporter *e, gw_sampler *s, int64_t interval_ms)

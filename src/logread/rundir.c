@@ -75,44 +75,6 @@ static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
     }
 }
 
-/* The first number among keys, NAN when none. */
-static double first_num(const cJSON *o, const char *const *keys)
-{
-    for (; *keys; keys++) {
-        double v = json_num(o, *keys);
-        if (!isnan(v))
-            return v;
-    }
-    return NAN;
-}
-
-static bool read_event(gw_series *s, size_t input, const char *line)
-{
-    static const char *const gpu_keys[] = {"gpu", "index", NULL};
-    static const char *const code_keys[] = {"exit_status", "status", "code", "xid", NULL};
-    static const char *const text_keys[] = {"line", "message", "text", NULL};
-    cJSON *o = cJSON_Parse(line);
-    const char *ts = json_str(o, "timestamp"), *type = json_str(o, "type");
-    int64_t t_ms;
-    if (!ts || !type || gw_timeparse(ts, &t_ms) != strlen(ts)) {
-        cJSON_Delete(o);
-        return false;
-    }
-    const char *text = NULL;
-    for (const char *const *k = text_keys; *k && !text; k++)
-        text = json_str(o, *k);
-    gw_series_event *e = gw_series_add_event(s, input, t_ms, type, text);
-    double gpu = first_num(o, gpu_keys);
-    e->gpu_index = (int)as_id(gpu, -1);
-    e->code = first_num(o, code_keys);
-    double epoch = json_num(o, "epoch"), total = json_num(o, "total");
-    e->epoch = as_id(epoch, -1);
-    e->total = as_id(total, -1);
-    gw_logread_event_members(e, o);
-    cJSON_Delete(o);
-    return true;
-}
-
 static void count_line(gw_series_input *in, bool ok, long line_no)
 {
     if (ok)
@@ -130,7 +92,7 @@ static void read_events(gw_series *s, size_t input, FILE *f)
         line_no++;
         if (line[strspn(line, " \t\r\n")] == '\0')
             continue;
-        count_line(&s->inputs[input], read_event(s, input, line), line_no);
+        count_line(&s->inputs[input], gw_logread_event_line(s, input, line), line_no);
     }
     free(line);
 }

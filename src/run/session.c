@@ -74,20 +74,10 @@ static void say(const char *fmt, ...)
 }
 
 /* Prints events that a person watching the job should see at once. */
-static void stderr_listener(void *ctx, const cJSON *ev)
+static void stderr_listener(void *ctx, const gw_event *ev)
 {
     (void)ctx;
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-    if (!cJSON_IsString(type))
-        return;
-    if (strcmp(type->valuestring, "gpu_lost") == 0) {
-        const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(ev, "gpu");
-        const cJSON *call = cJSON_GetObjectItemCaseSensitive(ev, "call");
-        say("GPU %d was lost (GPU_IS_LOST from %s): its cells stay empty, the other GPUs keep "
-            "recording; check `dmesg` for Xid 79",
-            cJSON_IsNumber(gpu) ? gpu->valueint : -1,
-            cJSON_IsString(call) ? call->valuestring : "NVML");
-    }
+    gw_event_print_lost(stderr, ev, "its cells stay empty, the other GPUs keep recording");
 }
 
 static int block_signals(session *s)
@@ -220,14 +210,11 @@ static void on_line(void *ctx, const char *line, int64_t wall_ms)
         epoch == s->last_epoch)
         return;
     s->last_epoch = epoch;
-    cJSON *ev = gw_event_new("epoch", wall_ms);
-    cJSON_AddNumberToObject(ev, "epoch", (double)epoch);
-    if (total >= 0)
-        cJSON_AddNumberToObject(ev, "total", (double)total);
-    char cut[201];
-    snprintf(cut, sizeof cut, "%s", line);
-    cJSON_AddStringToObject(ev, "line", cut);
-    gw_events_emit(s->bus, ev);
+    gw_event ev = gw_event_make(GW_EV_EPOCH, wall_ms);
+    ev.epoch.epoch = epoch;
+    ev.epoch.total = total;
+    ev.epoch.line = line; /* cut to GW_EVENT_LINE_MAX bytes when written */
+    gw_events_emit(s->bus, &ev);
 }
 
 static bool start_child(session *s, int *status)
@@ -261,13 +248,12 @@ static bool start_child(session *s, int *status)
     }
     s->split_out.fn = s->split_err.fn = on_line;
     s->split_out.ctx = s->split_err.ctx = s;
-    cJSON *ev = gw_event_new("job_start", 0);
-    cJSON_AddNumberToObject(ev, "pid", s->child.pid);
-    cJSON *cmd = cJSON_AddArrayToObject(ev, "command");
-    for (int i = 0; i < s->cfg->argc; i++)
-        cJSON_AddItemToArray(cmd, cJSON_CreateString(s->cfg->argv[i]));
-    cJSON_AddBoolToObject(ev, "pty", s->child.use_pty);
-    gw_events_emit(s->bus, ev);
+    gw_event ev = gw_event_make(GW_EV_JOB_START, 0);
+    ev.job_start.pid = s->child.pid;
+    ev.job_start.argc = s->cfg->argc;
+    ev.job_start.argv = s->cfg->argv;
+    ev.job_start.pty = s->child.use_pty;
+    gw_events_emit(s->bus, &ev);
     return true;
 }
 
@@ -403,21 +389,18 @@ static void finish(session *s, int status)
 {
     gw_sampler_stop(s->sampler);
     if (s->child_started) {
-        cJSON *ev = gw_event_new("job_exit", s->child_done_ms);
-        cJSON_AddNumberToObject(ev, "pid", s->child.pid);
+        gw_event ev = gw_event_make(GW_EV_JOB_EXIT, s->child_done_ms);
+        ev.job_exit.pid = s->child.pid;
         if (WIFEXITED(s->child_status))
-            cJSON_AddNumberToObject(ev, "code", WEXITSTATUS(s->child_status));
-        else
-            cJSON_AddNullToObject(ev, "code");
+            ev.job_exit.code = WEXITSTATUS(s->child_status);
         if (WIFSIGNALED(s->child_status)) {
-            cJSON_AddNumberToObject(ev, "signal", WTERMSIG(s->child_status));
-            cJSON_AddStringToObject(ev, "signal_name",
-                                    sigabbrev_np(WTERMSIG(s->child_status))
-                                        ? sigabbrev_np(WTERMSIG(s->child_status))
-                                        : "");
+            ev.job_exit.signal = WTERMSIG(s->child_status);
+            ev.job_exit.signal_name = sigabbrev_np(WTERMSIG(s->child_status))
+                                          ? sigabbrev_np(WTERMSIG(s->child_status))
+                                          : "";
         }
-        cJSON_AddNumberToObject(ev, "status", status);
-        gw_events_emit(s->bus, ev);
+        ev.job_exit.status = status;
+        gw_events_emit(s->bus, &ev);
         s->meta.exit_code = WIFEXITED(s->child_status) ? WEXITSTATUS(s->child_status) : -1;
         s->meta.exit_signal = WIFSIGNALED(s->child_status) ? WTERMSIG(s->child_status) : 0;
         if (!s->meta.end_reason)

@@ -189,14 +189,13 @@ static void emit_lost(gw_sampler *s, unsigned i, int64_t wall_ms)
     gw_gpu_dev *d = &s->devs[i];
     if (atomic_exchange(&d->lost_reported, true))
         return;
-    cJSON *ev = gw_event_new("gpu_lost", wall_ms);
-    cJSON_AddNumberToObject(ev, "gpu", d->info.index);
-    cJSON_AddStringToObject(ev, "uuid", d->info.uuid);
-    cJSON_AddStringToObject(ev, "pci_bus_id", d->info.pci_bus_id);
+    gw_event ev = gw_event_make(GW_EV_GPU_LOST, wall_ms);
+    ev.gpu_lost.gpu = (int)d->info.index;
+    ev.gpu_lost.uuid = d->info.uuid;
+    ev.gpu_lost.pci_bus_id = d->info.pci_bus_id;
     const char *call = atomic_load(&d->lost_call);
-    cJSON_AddStringToObject(ev, "call", call ? call : "");
-    cJSON_AddStringToObject(ev, "error", "GPU_IS_LOST");
-    gw_events_emit(s->bus, ev);
+    ev.gpu_lost.call = call ? call : "";
+    gw_events_emit(s->bus, &ev);
 }
 
 /* Copies the slow thread's latest values and process list into the sample. */
