@@ -107,10 +107,10 @@ typedef struct gw_event_alert {
     double threshold;     /* NAN: null (event rules) */
     double clear;         /* NAN: null */
     int64_t since_ms;     /* job_stalled: the last activity; <= 0: null */
-    double duration_s;
-    double peak; /* NAN: null */
-    long events;
-    unsigned ngpus; /* GW_EVA_STALL */
+    double duration_s;    /* alert: how long the condition held; resolved: how long it was active */
+    double peak;          /* resolved value rules: the most extreme value; NAN: null */
+    long events;          /* resolved event rules: events while active */
+    unsigned ngpus;       /* GW_EVA_STALL: the GPUs judged ... */
     unsigned gpus[GW_EVENT_MAX_GPUS];
     double gpu_util_pct;    /* NAN: null */
     double job_cpu_pct;     /* NAN: null */
