@@ -30,3 +30,10 @@ foreach(src ${GW_CLI_TESTS})
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   set_tests_properties(cli.${name} PROPERTIES ENVIRONMENT "${GW_TEST_ENV}" TIMEOUT 600)
 endforeach()
+
+# The layering of src/ (docs/architecture.md): upward includes and NVML outside src/nvml and
+# src/sampler fail the build's tests. tests/cli/test_layers.py runs it too (counted in the summary)
+# and proves that it catches each rule.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+add_test(NAME lint.check_layers COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/check-layers.py
+         ${CMAKE_SOURCE_DIR}/src)

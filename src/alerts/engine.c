@@ -1,6 +1,5 @@
 /* The alert engine: rule states per GPU, evaluated on every tick; see alerts.h. */
 #include "alerts/alerts.h"
-#include "util/gw_json.h"
 
 #include "alerts/hook.h"
 #include "alerts/trend.h"
@@ -66,56 +65,43 @@ static bool own_rule(const gw_alerts *a, const char *id)
     return false;
 }
 
-static void copy_member(const cJSON *ev, const char *key, char *out, size_t len)
-{
-    const cJSON *m = cJSON_GetObjectItemCaseSensitive(ev, key);
-    if (cJSON_IsString(m))
-        snprintf(out, len, "%s", m->valuestring);
-    else if (cJSON_IsNumber(m))
-        fmt_num(m->valuedouble, out, len);
-}
-
 /* Alerts that other modules put on the bus (the stall detector's job_stalled) run the hook like
  * the engine's own rules do; the engine's own alerts come back here too and are skipped. */
-static void hook_external(gw_alerts *a, const cJSON *ev, bool firing)
+static void hook_external(gw_alerts *a, const gw_event_alert *ev, bool firing)
 {
-    const cJSON *rule = cJSON_GetObjectItemCaseSensitive(ev, "rule");
-    if (!a->hooks || !cJSON_IsString(rule) || own_rule(a, rule->valuestring))
+    if (!a->hooks || !ev->rule || !*ev->rule || own_rule(a, ev->rule))
         return;
     gw_hook_alert h;
     memset(&h, 0, sizeof h);
-    snprintf(h.rule, sizeof h.rule, "%s", rule->valuestring);
+    snprintf(h.rule, sizeof h.rule, "%s", ev->rule);
     snprintf(h.state, sizeof h.state, "%s", firing ? "firing" : "resolved");
-    copy_member(ev, "severity", h.severity, sizeof h.severity);
-    copy_member(ev, "gpu", h.gpu, sizeof h.gpu);
-    copy_member(ev, "value", h.value, sizeof h.value);
-    copy_member(ev, "threshold", h.threshold, sizeof h.threshold);
-    copy_member(ev, "metric", h.metric, sizeof h.metric);
-    if (!h.metric[0])
-        snprintf(h.metric, sizeof h.metric, "%s", rule->valuestring);
-    copy_member(ev, "message", h.message, sizeof h.message);
+    snprintf(h.severity, sizeof h.severity, "%s", ev->severity ? ev->severity : "");
+    if (ev->gpu >= 0)
+        snprintf(h.gpu, sizeof h.gpu, "%d", ev->gpu);
+    fmt_num(ev->value, h.value, sizeof h.value);
+    fmt_num(ev->threshold, h.threshold, sizeof h.threshold);
+    bool metric = (ev->has & GW_EVA_METRIC) && ev->metric && *ev->metric;
+    snprintf(h.metric, sizeof h.metric, "%s", metric ? ev->metric : ev->rule);
+    if ((ev->has & GW_EVA_MESSAGE) && ev->message)
+        snprintf(h.message, sizeof h.message, "%s", ev->message);
     h.wall_ms = gw_wall_ms();
     gw_hook_runner_enqueue(a->hooks, &h);
 }
 
-static void on_bus_event(void *ctx, const cJSON *ev)
+static void on_bus_event(void *ctx, const gw_event *ev)
 {
     gw_alerts *a = ctx;
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(ev, "gpu");
-    if (cJSON_IsString(type) && (strcmp(type->valuestring, "alert") == 0 ||
-                                 strcmp(type->valuestring, "alert_resolved") == 0)) {
-        hook_external(a, ev, strcmp(type->valuestring, "alert") == 0);
+    if (ev->kind == GW_EV_ALERT || ev->kind == GW_EV_ALERT_RESOLVED) {
+        hook_external(a, &ev->alert, ev->kind == GW_EV_ALERT);
         return;
     }
-    if (!cJSON_IsString(type) || !cJSON_IsNumber(gpu) || gpu->valuedouble < 0)
-        return;
-    queued_event q = {.gpu = (unsigned)gpu->valuedouble, .value = 1};
-    if (strcmp(type->valuestring, "xid") == 0) {
-        const cJSON *xid = cJSON_GetObjectItemCaseSensitive(ev, "xid");
+    queued_event q = {.value = 1};
+    if (ev->kind == GW_EV_XID && ev->xid.gpu >= 0) {
+        q.gpu = (unsigned)ev->xid.gpu;
         q.metric = GW_AM_XID;
-        q.value = cJSON_IsNumber(xid) ? xid->valuedouble : NAN;
-    } else if (strcmp(type->valuestring, "ecc_double_bit") == 0) {
+        q.value = (double)ev->xid.xid;
+    } else if (ev->kind == GW_EV_ECC_DOUBLE_BIT && ev->ecc.gpu >= 0) {
+        q.gpu = (unsigned)ev->ecc.gpu;
         q.metric = GW_AM_ECC_DOUBLE_BIT;
     } else {
         return;
@@ -276,24 +262,27 @@ static void announce(gw_alerts *a, const inst *in, bool firing, double v, int64_
         fire_message(a, in, v, span_ns, msg, sizeof msg);
     else
         resolve_message(a, in, v, span_ns, msg, sizeof msg);
-    cJSON *ev = gw_event_new(firing ? "alert" : "alert_resolved", wall_ms);
-    cJSON_AddStringToObject(ev, "rule", r->id);
-    cJSON_AddStringToObject(ev, "severity", gw_alert_severity_name(r->severity));
-    cJSON_AddStringToObject(ev, "metric", gw_alert_metrics[r->metric].key);
-    if (in->gpu >= 0)
-        cJSON_AddNumberToObject(ev, "gpu", a->gpu_index[in->gpu]);
-    else
-        cJSON_AddNullToObject(ev, "gpu");
-    gw_json_add_num(ev, "value", v, 3);
-    gw_json_add_num(ev, "threshold", event ? NAN : r->threshold, 3);
-    gw_json_add_num(ev, "clear", event ? NAN : r->clear, 3);
-    gw_json_add_num(ev, "duration_s", (double)span_ns / 1e9, 3);
-    if (!firing && !event)
-        gw_json_add_num(ev, "peak", in->peak, 3);
-    if (!firing && event)
-        cJSON_AddNumberToObject(ev, "events", in->events);
-    cJSON_AddStringToObject(ev, "message", msg);
-    gw_events_emit(a->bus, ev);
+    gw_event ev = gw_event_make(firing ? GW_EV_ALERT : GW_EV_ALERT_RESOLVED, wall_ms);
+    gw_event_alert *al = &ev.alert;
+    al->has = GW_EVA_METRIC | GW_EVA_CLEAR | GW_EVA_DURATION | GW_EVA_MESSAGE;
+    al->rule = r->id;
+    al->severity = gw_alert_severity_name(r->severity);
+    al->metric = gw_alert_metrics[r->metric].key;
+    al->gpu = in->gpu >= 0 ? (int)a->gpu_index[in->gpu] : -1;
+    al->value = v;
+    al->threshold = event ? NAN : r->threshold;
+    al->clear = event ? NAN : r->clear;
+    al->duration_s = (double)span_ns / 1e9;
+    if (!firing && !event) {
+        al->has |= GW_EVA_PEAK;
+        al->peak = in->peak;
+    }
+    if (!firing && event) {
+        al->has |= GW_EVA_EVENTS;
+        al->events = (long)in->events;
+    }
+    al->message = msg;
+    gw_events_emit(a->bus, &ev);
     if (a->log) {
         if (firing)
             fprintf(a->log, "gpuwatch: ALERT %s %s: %s\n", gw_alert_severity_name(r->severity),

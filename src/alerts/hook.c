@@ -1,7 +1,7 @@
 /* The alert hook runner and its supervisor processes; see hook.h. */
 #include "alerts/hook.h"
 
-#include "run/child.h"
+#include "host/exec.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 

@@ -4,7 +4,6 @@
 #include "cli/config_args.h"
 #include "config/config.h"
 #include "health/health.h"
-#include "nvml/nvml_lib.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -55,14 +54,10 @@ static int unknown(const char *msg, bool json)
 
 static int run_check(const gw_health_thresholds *th, bool json)
 {
-    gw_nvml *nvml = NULL;
     gw_error err = {0};
-    if (gw_nvml_open(NULL, &nvml, &err)) {
-        gw_nvml_close(nvml);
-        return unknown(err.msg, json);
-    }
     gw_health_report r;
-    gw_health_probe(nvml, &r);
+    if (gw_health_probe(&r, &err))
+        return unknown(err.msg, json);
     gw_health_evaluate(&r, th);
     if (json) {
         print_json(&r);
@@ -71,7 +66,6 @@ static int run_check(const gw_health_thresholds *th, bool json)
     }
     int status = gw_health_exit_code(r.state);
     gw_health_report_free(&r);
-    gw_nvml_close(nvml);
     return status;
 }
 

@@ -32,15 +32,15 @@ int gw_cmd_mark(int argc, char **argv)
     static const struct option opts[] = {{"field", required_argument, NULL, 'f'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
-    cJSON *fields = cJSON_CreateObject();
+    gw_event_fields fields = {0};
     gw_error err = {0};
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
-        if (c == 'f' && gw_mark_field(fields, optarg, &err) == GW_OK)
+        if (c == 'f' && gw_mark_field(&fields, optarg, &err) == GW_OK)
             continue;
-        cJSON_Delete(fields);
+        gw_event_fields_free(&fields);
         if (c == 'h') {
             fputs(mark_usage, stdout);
             return 0;
@@ -48,15 +48,15 @@ int gw_cmd_mark(int argc, char **argv)
         return usage_error(c == 'f' ? err.msg : "unknown option or missing value");
     }
     if (argc - optind != 1) {
-        cJSON_Delete(fields);
+        gw_event_fields_free(&fields);
         return usage_error(argc == optind ? "no TEXT given"
                                           : "more than one TEXT: quote it (gpuwatch mark "
                                             "\"validation start\")");
     }
-    cJSON *ev = gw_mark_event(argv[optind], fields, (long)getppid(), 0);
+    gw_event ev = gw_mark_event(argv[optind], &fields, (long)getppid(), 0);
     bool written = false;
-    gw_rc rc = gw_mark_append(getenv("GPUWATCH_RUN_DIR"), ev, &written, &err);
-    cJSON_Delete(ev);
+    gw_rc rc = gw_mark_append(getenv("GPUWATCH_RUN_DIR"), &ev, &written, &err);
+    gw_event_fields_free(&fields);
     if (rc) {
         fprintf(stderr, "gpuwatch mark: %s\n", err.msg);
         return 1;

@@ -2,7 +2,6 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "events/events.h"
-#include "nvml/nvml_lib.h"
 #include "prom/prom_text.h"
 #include "sampler/sampler.h"
 #include "serve/exporter.h"
@@ -112,55 +111,41 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
     return -1;
 }
 
-static void say_lost(void *ctx, const cJSON *ev)
+static void say_lost(void *ctx, const gw_event *ev)
 {
     (void)ctx;
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(ev, "gpu");
-    if (cJSON_IsString(type) && strcmp(type->valuestring, "gpu_lost") == 0 && cJSON_IsNumber(gpu))
-        fprintf(stderr,
-                "gpuwatch: GPU %d was lost (GPU_IS_LOST): its series are gone, "
-                "gpuwatch_gpu_lost is 1; check `dmesg` for Xid 79\n",
-                gpu->valueint);
+    gw_event_print_lost(stderr, ev, "its series are gone, gpuwatch_gpu_lost is 1");
 }
 
-static void announce(gw_exporter *e, gw_nvml *nvml, gw_sampler *s, int64_t interval_ms)
+static void announce(gw_exporter *e, gw_sampler *s, int64_t interval_ms)
 {
     unsigned n = 0;
     const gw_device_info *d = gw_sampler_devices(s, &n);
-    const char *sim = getenv("FAKE_NVML_SCENARIO");
-    bool simulated = sim && strstr(nvml->path, "fake-nvml") != NULL;
+    const char *banner = gw_sampler_system(s)->banner;
     fprintf(stderr,
             "gpuwatch: serving %u GPU%s%s%s%s on http://%s/metrics, sampling every %g s%s%s\n", n,
             n == 1 ? "" : "s", n ? " (" : "", n ? d[0].name : "", n ? ")" : "",
-            gw_exporter_address(e), (double)interval_ms / 1000.0,
-            simulated ? " — simulated GPU, fake NVML playing " : "", simulated ? sim : "");
+            gw_exporter_address(e), (double)interval_ms / 1000.0, banner[0] ? " — " : "", banner);
 }
 
 /* Loads NVML and serves until SIGINT/SIGTERM/SIGHUP. Returns the exit status. */
 static int serve(gw_exporter *e, const gw_exporter_config *cfg, const sigset_t *stop)
 {
     gw_error err = {0};
-    gw_nvml *nvml = NULL;
     gw_sampler *s = NULL;
     gw_events *bus = gw_events_new();
     int status = 1;
-    char driver[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE] = "";
-    if (gw_nvml_open(NULL, &nvml, &err))
-        goto out;
-    if (nvml->SystemGetDriverVersion &&
-        nvml->SystemGetDriverVersion(driver, sizeof driver) != GWN_SUCCESS)
-        driver[0] = '\0';
     gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
                             .fields = GW_PROM_FIELDS,
                             .processes = cfg->per_process,
                             .nvml_events = true};
-    if (gw_sampler_open(nvml, &sc, bus, &s, &err))
+    if (gw_sampler_load(&sc, bus, &s, &err))
         goto out;
     gw_events_listen(bus, say_lost, NULL);
-    if (gw_exporter_start(e, s, bus, driver, &err) || gw_sampler_start(s, &err))
+    if (gw_exporter_start(e, s, bus, gw_sampler_system(s)->driver_version, &err) ||
+        gw_sampler_start(s, &err))
         goto out;
-    announce(e, nvml, s, cfg->interval_ms);
+    announce(e, s, cfg->interval_ms);
     int sig = 0;
     sigwait(stop, &sig);
     fprintf(stderr, "gpuwatch: stopping (%s)\n", sigabbrev_np(sig) ? sigabbrev_np(sig) : "signal");
@@ -173,7 +158,6 @@ out:
     gw_exporter_close(e);
     gw_sampler_close(s);
     gw_events_free(bus);
-    gw_nvml_close(nvml);
     return status;
 }
 

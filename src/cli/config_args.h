@@ -62,6 +62,6 @@ int gw_config_args_take(gw_config_args *a, int c, int argc, char **argv, gw_erro
 
 /* Builds the configuration: defaults, the system and user files, each --config file, each --set,
  * then the hook options and --no-alerts; validates it. out must have been gw_config_init'ed. */
-gw_rc gw_config_args_load(const gw_config_args *a, gw_config *out, gw_error *err);
+GW_MUST_USE gw_rc gw_config_args_load(const gw_config_args *a, gw_config *out, gw_error *err);
 
 #endif

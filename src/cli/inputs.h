@@ -35,7 +35,7 @@ int gw_cli_input_option(const char *cmd, int c, const char *arg, gw_cli_inputs *
 
 /* Reads every input, then the --log file, and finishes the series. Errors: those of the readers
  * (GW_E_IO, GW_E_FORMAT), GW_E_USAGE for a bad --epoch-regex. */
-gw_rc gw_cli_read_inputs(const gw_cli_inputs *in, gw_series *s, gw_error *err);
+GW_MUST_USE gw_rc gw_cli_read_inputs(const gw_cli_inputs *in, gw_series *s, gw_error *err);
 
 /* Prints one line on stderr per input with skipped rows: "gpuwatch: CMD: PATH: skipped ...". */
 void gw_cli_warn_skipped(const char *cmd, const gw_series *s);

@@ -32,10 +32,11 @@ void gw_config_free(gw_config *c);
 
 /* Reads one INI file over c. A missing file is skipped unless must_exist. Errors (GW_E_FORMAT,
  * GW_E_IO): "PATH:LINE: [SECTION] KEY: reason". c keeps what was read before the error. */
-gw_rc gw_config_load_file(gw_config *c, const char *path, bool must_exist, gw_error *err);
+GW_MUST_USE gw_rc gw_config_load_file(gw_config *c, const char *path, bool must_exist,
+                                      gw_error *err);
 
 /* Reads the system file, then the user's file, where they exist. */
-gw_rc gw_config_load_standard(gw_config *c, gw_error *err);
+GW_MUST_USE gw_rc gw_config_load_standard(gw_config *c, gw_error *err);
 
 /* The system and user paths (newly allocated; the user path is NULL without $HOME and
  * $XDG_CONFIG_HOME). */
@@ -43,16 +44,16 @@ char *gw_config_system_path(void);
 char *gw_config_user_path(void);
 
 /* Applies "SECTION.KEY=VALUE" (a --set flag) as if it were the last line of the last file. */
-gw_rc gw_config_set(gw_config *c, const char *assignment, gw_error *err);
+GW_MUST_USE gw_rc gw_config_set(gw_config *c, const char *assignment, gw_error *err);
 
 /* Applies one key (the INI handler and gw_config_set share it); `where` names the source for
  * later errors ("FILE:LINE"). */
-gw_rc gw_config_apply(gw_config *c, const char *section, const char *key, const char *value,
-                      const char *where, gw_error *err);
+GW_MUST_USE gw_rc gw_config_apply(gw_config *c, const char *section, const char *key,
+                                  const char *value, const char *where, gw_error *err);
 
 /* Checks the whole configuration once every source is applied: each rule has a metric and a
  * threshold, clear lies on the threshold's other side, event rules have no threshold or duration,
  * the hook command exists. Fills clear = threshold where clear was not given. */
-gw_rc gw_config_validate(gw_config *c, gw_error *err);
+GW_MUST_USE gw_rc gw_config_validate(gw_config *c, gw_error *err);
 
 #endif

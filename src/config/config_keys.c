@@ -1,7 +1,7 @@
 /* The keys of gpuwatch.ini: one table per kind of section, value parsing, and validation. */
 #include "config/config.h"
 
-#include "run/child.h"
+#include "host/exec.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 

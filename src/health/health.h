@@ -1,9 +1,9 @@
 /*
  * health: `gpuwatch check` — the practitioners' checklist before a training starts, per GPU.
  *
- * Owns: the facts a check reads from NVML (probe.c: once per GPU, every call timed), their
- * evaluation into items with a state and a reason (evaluate.c: pure functions of facts and
- * thresholds, so every boundary is testable without NVML), and the text table and JSON
+ * Owns: the facts a check needs (probe.c, through the sampler's probe: once per GPU, every call
+ * timed), their evaluation into items with a state and a reason (evaluate.c: pure functions of
+ * facts and thresholds, so every boundary is testable without NVML), and the text table and JSON
  * (render.c). Items: reachable, idle temperature, memory held by other processes (and who holds
  * it), throttle reasons (decoded), uncorrectable ECC errors, pending retired pages / remapped rows,
  * the PCIe link against its maximum, and how long NVML took to answer.
@@ -14,8 +14,8 @@
 #ifndef GW_HEALTH_H
 #define GW_HEALTH_H
 
-#include "nvml/nvml_lib.h"
-#include "sampler/sample.h"
+#include "sampler/probe.h"
+#include "util/gw_error.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
@@ -52,24 +52,8 @@ typedef struct gw_health_thresholds {
 
 void gw_health_thresholds_defaults(gw_health_thresholds *th);
 
-/* What probe.c read on one GPU. Absent values have their validity bit clear (v) or are -1. */
-typedef struct gw_health_facts {
-    gw_device_info info;   /* index, name, uuid, PCI bus id */
-    bool reachable;        /* false: the handle could not be had, or a call said GPU_IS_LOST */
-    char lost_call[64];    /* the NVML call that found it unreachable */
-    gw_gpu_sample v;       /* temperature, memory, clocks event reasons, pstate, PCIe link
-                              (current and max), volatile uncorrectable ECC count */
-    double ecc_lifetime;   /* aggregate uncorrectable ECC count; NAN when not supported */
-    int retired_pending;   /* GetRetiredPagesPendingStatus: 1, 0, -1 not supported */
-    int remap_pending;     /* GetRemappedRows isPending: 1, 0, -1 not supported */
-    int remap_failure;     /* GetRemappedRows failureOccurred: 1, 0, -1 not supported */
-    unsigned nprocs;       /* compute and graphics processes holding memory */
-    gw_gpu_process *procs; /* [nprocs], owned */
-    double latency_ms;     /* wall time of every NVML call made on this GPU */
-    unsigned calls;        /* how many groups of calls were timed */
-    double slowest_ms;     /* the slowest group ... */
-    const char *slowest;   /* ... and its name ("process list"), static */
-} gw_health_facts;
+/* What the sampler's probe read on one GPU (sampler/probe.h). */
+typedef gw_gpu_probe gw_health_facts;
 
 enum { GW_HEALTH_ITEMS = 8, GW_HEALTH_REASON_MAX = 480 };
 
@@ -98,9 +82,11 @@ typedef struct gw_health_report {
     char error[512];       /* why the state is unknown without GPUs ("" otherwise) */
 } gw_health_report;
 
-/* Reads versions and every GPU's facts through an initialised nvml (probe.c). Never fails: a GPU
- * that cannot be reached is reported as such. The caller frees with gw_health_report_free. */
-void gw_health_probe(const gw_nvml *nvml, gw_health_report *out);
+/* Loads NVML and reads versions and every GPU's facts through the sampler's probe (probe.c). A GPU
+ * that cannot be reached is reported as such; GPUs that cannot be listed leave the state unknown
+ * with r->error set. Errors: GW_E_NVML when NVML cannot be loaded or initialised (*out is then
+ * empty). The caller frees with gw_health_report_free. */
+GW_MUST_USE gw_rc gw_health_probe(gw_health_report *out, gw_error *err);
 
 /* Judges one GPU's facts (evaluate.c): fills g->items and g->state. */
 void gw_health_evaluate_gpu(gw_health_gpu *g, const gw_health_thresholds *th);

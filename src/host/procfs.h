@@ -14,7 +14,7 @@
 #ifndef GW_PROCFS_H
 #define GW_PROCFS_H
 
-#include "sampler/sample.h"
+#include "host/host_sample.h"
 
 #include <stdbool.h>
 #include <stddef.h>

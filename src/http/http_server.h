@@ -47,19 +47,20 @@ typedef void (*gw_http_handler)(void *ctx, const gw_http_request *req, gw_http_r
 
 /* Parses cfg->listen into a socket address. GW_E_USAGE with a message naming the value and the
  * expected shape when it is malformed or the host does not resolve. */
-gw_rc gw_http_parse_listen(const char *listen, struct sockaddr_storage *addr, socklen_t *len,
-                           gw_error *err);
+GW_MUST_USE gw_rc gw_http_parse_listen(const char *listen, struct sockaddr_storage *addr,
+                                       socklen_t *len, gw_error *err);
 
 /* Binds and listens (connections wait in the backlog until gw_http_start). Errors name the
  * address and the fix: GW_E_USAGE for a malformed address, GW_E_SYSTEM for bind failures ("in
  * use", "permission denied", "not available on this host"). */
-gw_rc gw_http_listen(const gw_http_config *cfg, gw_http_server **out, gw_error *err);
+GW_MUST_USE gw_rc gw_http_listen(const gw_http_config *cfg, gw_http_server **out, gw_error *err);
 
 /* The bound address, "127.0.0.1:9400" or "[::1]:9400" (the real port when 0 was asked for). */
 const char *gw_http_address(const gw_http_server *srv);
 
 /* Starts serving: handler(ctx, ...) runs for each GET/HEAD request in the server's thread. */
-gw_rc gw_http_start(gw_http_server *srv, gw_http_handler handler, void *ctx, gw_error *err);
+GW_MUST_USE gw_rc gw_http_start(gw_http_server *srv, gw_http_handler handler, void *ctx,
+                                gw_error *err);
 
 /* Stops serving (waits for the server's thread), closes the socket and frees. NULL is accepted. */
 void gw_http_close(gw_http_server *srv);

@@ -1,7 +1,6 @@
 /* `gpuwatch` with no command: snapshot or in-place refresh (see live.h). */
 #include "live/live.h"
 
-#include "nvml/nvml_lib.h"
 #include "sampler/sampler.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
@@ -29,12 +28,11 @@
 
 typedef struct live {
     const gw_live_config *cfg;
-    gw_nvml *nvml;
     gw_sampler *sampler;
     gw_live_details *details;
     const gw_device_info *devs;
     unsigned ndev;
-    char driver[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+    const char *driver; /* the sampler's, "" when unknown */
     char host[256];
     bool color;
     bool fullscreen; /* refreshing on a terminal: alternate screen, in-place redraw */
@@ -85,13 +83,6 @@ static void measure(live *l)
 static bool open_live(live *l)
 {
     gw_error err = {0};
-    if (gw_nvml_open(NULL, &l->nvml, &err)) {
-        fprintf(stderr, "gpuwatch: %s\n", err.msg);
-        return false;
-    }
-    if (!l->nvml->SystemGetDriverVersion ||
-        l->nvml->SystemGetDriverVersion(l->driver, sizeof l->driver) != GWN_SUCCESS)
-        l->driver[0] = '\0';
     if (gethostname(l->host, sizeof l->host) != 0)
         l->host[0] = '\0';
     l->host[sizeof l->host - 1] = '\0';
@@ -100,10 +91,11 @@ static bool open_live(live *l)
                             .processes = true,
                             .migs = true,
                             .info_skip = GW_INFO_MAX_CLOCK};
-    if (gw_sampler_open(l->nvml, &sc, NULL, &l->sampler, &err)) {
+    if (gw_sampler_load(&sc, NULL, &l->sampler, &err)) {
         fprintf(stderr, "gpuwatch: %s\n", err.msg);
         return false;
     }
+    l->driver = gw_sampler_system(l->sampler)->driver_version;
     l->devs = gw_sampler_devices(l->sampler, &l->ndev);
     l->details = gw_live_details_new(NULL);
     return true;
@@ -279,7 +271,6 @@ int gw_live_main(const gw_live_config *cfg)
 done:
     gw_live_details_free(l.details);
     gw_sampler_close(l.sampler);
-    gw_nvml_close(l.nvml);
     gw_buf_free(&l.frame);
     return rc;
 }

@@ -16,7 +16,7 @@
 #ifndef GW_LOGREAD_H
 #define GW_LOGREAD_H
 
-#include "analysis/epochs.h"
+#include "logread/epoch_match.h"
 #include "logread/series.h"
 #include "util/gw_error.h"
 
@@ -34,20 +34,21 @@ typedef struct gw_logread_opts {
  * has unix_time and sm_util_pct is GPM CSV (merged by gw_series_finish); any other file is GPU
  * CSV. Errors: GW_E_IO (cannot open), GW_E_FORMAT (no readable row, bad header), each naming the
  * file. o may be NULL. */
-gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o, gw_error *err);
+GW_MUST_USE gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o,
+                                   gw_error *err);
 
 /* Reads GPU CSV from an open stream into GPUs of input `input` labelled `source`. path names the
  * stream in messages. Errors as gw_logread_input. */
-gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source,
-                         const gw_logread_opts *o, gw_error *err);
+GW_MUST_USE gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source,
+                                     const gw_logread_opts *o, gw_error *err);
 
 /* Reads a CSV whose first column is a time (timestamp or unix_time) and whose other columns are
  * numbers into table t (host.csv, GPM CSV). field_of maps a header key ("sm_util_pct") to a
  * gw_gpu_field or -1; a mapped column is named by gw_fields[], any other by its header cell.
  * Rows that cannot be read are counted in s->inputs[input]. Errors: GW_E_FORMAT when no row is
  * readable. */
-gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table *t,
-                           int (*field_of)(const char *key), gw_error *err);
+GW_MUST_USE gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table *t,
+                                       int (*field_of)(const char *key), gw_error *err);
 
 /* The gw_gpu_field a GPM CSV column key stands for ("sm_util_pct" -> GPM SM active), or -1. */
 int gw_logread_gpm_field(const char *key);
@@ -56,13 +57,13 @@ int gw_logread_host_field(const char *key);
 
 /* Reads a run directory (see spec.md "Run directory"). gpu.csv is required; meta.json, host.csv,
  * processes.csv and events.jsonl are read when present. */
-gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err);
+GW_MUST_USE gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err);
 
 /* Reads a training log: every line (split at LF or CR) that starts with a time (optionally in
  * '[' ']') is matched against m; a line whose epoch number differs from the previous match
  * becomes an "epoch" event; a final "log_end" event marks the last timed line. Lines without a
  * time are ignored. Errors: GW_E_IO, GW_E_FORMAT when no line starts with a time. */
-gw_rc gw_logread_train_log(gw_series *s, const char *path, const gw_epoch_matcher *m,
-                           gw_error *err);
+GW_MUST_USE gw_rc gw_logread_train_log(gw_series *s, const char *path, const gw_epoch_matcher *m,
+                                       gw_error *err);
 
 #endif

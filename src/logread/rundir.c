@@ -101,44 +101,6 @@ static void apply_meta_complete(gw_series_input *in, const cJSON *meta)
     in->incomplete = xstrdup(line);
 }
 
-/* The first number among keys, NAN when none. */
-static double first_num(const cJSON *o, const char *const *keys)
-{
-    for (; *keys; keys++) {
-        double v = json_num(o, *keys);
-        if (!isnan(v))
-            return v;
-    }
-    return NAN;
-}
-
-static bool read_event(gw_series *s, size_t input, const char *line)
-{
-    static const char *const gpu_keys[] = {"gpu", "index", NULL};
-    static const char *const code_keys[] = {"exit_status", "status", "code", "xid", NULL};
-    static const char *const text_keys[] = {"line", "message", "text", NULL};
-    cJSON *o = cJSON_Parse(line);
-    const char *ts = json_str(o, "timestamp"), *type = json_str(o, "type");
-    int64_t t_ms;
-    if (!ts || !type || gw_timeparse(ts, &t_ms) != strlen(ts)) {
-        cJSON_Delete(o);
-        return false;
-    }
-    const char *text = NULL;
-    for (const char *const *k = text_keys; *k && !text; k++)
-        text = json_str(o, *k);
-    gw_series_event *e = gw_series_add_event(s, input, t_ms, type, text);
-    double gpu = first_num(o, gpu_keys);
-    e->gpu_index = (int)as_id(gpu, -1);
-    e->code = first_num(o, code_keys);
-    double epoch = json_num(o, "epoch"), total = json_num(o, "total");
-    e->epoch = as_id(epoch, -1);
-    e->total = as_id(total, -1);
-    gw_logread_event_members(e, o);
-    cJSON_Delete(o);
-    return true;
-}
-
 static void count_line(gw_series_input *in, bool ok, long line_no)
 {
     if (ok)
@@ -156,7 +118,7 @@ static void read_events(gw_series *s, size_t input, FILE *f)
         line_no++;
         if (line[strspn(line, " \t\r\n")] == '\0')
             continue;
-        count_line(&s->inputs[input], read_event(s, input, line), line_no);
+        count_line(&s->inputs[input], gw_logread_event_line(s, input, line), line_no);
     }
     free(line);
 }
@@ -252,8 +214,10 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     }
     if ((f = open_part(s, dir, "host.csv", source, &input))) {
         gw_series_host *h = gw_series_add_host(s, input, source);
-        gw_error ignored; /* a host.csv without rows only means no CPU-side evidence */
-        gw_logread_table_csv(s, f, input, &h->tab, gw_logread_host_field, &ignored);
+        gw_error ignored;
+        if (gw_logread_table_csv(s, f, input, &h->tab, gw_logread_host_field, &ignored) != GW_OK) {
+            /* a host.csv without rows only means no CPU-side evidence */
+        }
         fclose(f);
     }
     if ((f = open_part(s, dir, "processes.csv", source, &input))) {

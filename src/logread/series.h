@@ -205,6 +205,6 @@ char *gw_series_gpu_label(const gw_series *s, const gw_series_gpu *g);
  * identity from columns (memory.total, power.limit) where no meta data gave it, and merges each
  * GPM table into the GPU whose time span it overlaps (by nearest time, within 1 s or two GPM
  * intervals). Fails (GW_E_FORMAT, naming the file) when a GPM table overlaps no GPU or several. */
-gw_rc gw_series_finish(gw_series *s, gw_error *err);
+GW_MUST_USE gw_rc gw_series_finish(gw_series *s, gw_error *err);
 
 #endif

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-gw_rc gw_mark_field(cJSON *fields, const char *key_value, gw_error *err)
+gw_rc gw_mark_field(gw_event_fields *fields, const char *key_value, gw_error *err)
 {
     const char *eq = strchr(key_value, '=');
     if (!eq || eq == key_value)
@@ -24,31 +24,32 @@ gw_rc gw_mark_field(cJSON *fields, const char *key_value, gw_error *err)
     char *end = NULL;
     errno = 0;
     double num = *value ? strtod(value, &end) : 0;
-    cJSON_DeleteItemFromObjectCaseSensitive(fields, key); /* a repeated key: the last one wins */
-    /* Decimal numbers only: "0x10", "inf" and "nan" stay text, as a person would read them. */
+    /* a repeated key: the last one wins. Decimal numbers only: "0x10", "inf" and "nan" stay
+     * text, as a person would read them. */
     bool decimal = *value && value[strspn(value, "0123456789+-.eE")] == '\0';
     if (decimal && end && *end == '\0' && errno == 0 && isfinite(num))
-        cJSON_AddNumberToObject(fields, key, num);
+        gw_event_fields_put(fields, key, GW_EVV_NUMBER, num, false, NULL);
     else if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0)
-        cJSON_AddBoolToObject(fields, key, value[0] == 't');
+        gw_event_fields_put(fields, key, GW_EVV_BOOL, 0, value[0] == 't', NULL);
     else if (strcmp(value, "null") == 0)
-        cJSON_AddNullToObject(fields, key);
+        gw_event_fields_put(fields, key, GW_EVV_NULL, 0, false, NULL);
     else
-        cJSON_AddStringToObject(fields, key, value);
+        gw_event_fields_put(fields, key, GW_EVV_STRING, 0, false, value);
     free(key);
     return GW_OK;
 }
 
-cJSON *gw_mark_event(const char *text, cJSON *fields, long pid, int64_t wall_ms)
+gw_event gw_mark_event(const char *text, const gw_event_fields *fields, long pid, int64_t wall_ms)
 {
-    cJSON *ev = gw_event_new("mark", wall_ms);
-    cJSON_AddStringToObject(ev, "text", text);
-    cJSON_AddItemToObject(ev, "fields", fields ? fields : cJSON_CreateObject());
-    cJSON_AddNumberToObject(ev, "pid", (double)pid);
+    gw_event ev = gw_event_make(GW_EV_MARK, wall_ms);
+    ev.mark.text = text;
+    ev.mark.fields = fields ? fields->items : NULL;
+    ev.mark.nfields = fields ? fields->n : 0;
+    ev.mark.pid = pid;
     return ev;
 }
 
-gw_rc gw_mark_append(const char *run_dir, const cJSON *event, bool *written, gw_error *err)
+gw_rc gw_mark_append(const char *run_dir, const gw_event *event, bool *written, gw_error *err)
 {
     *written = false;
     if (!run_dir || !*run_dir)

@@ -86,6 +86,7 @@ static void bind_optional(gw_nvml *n)
     BIND(DeviceGetSupportedEventTypes, "nvmlDeviceGetSupportedEventTypes");
     BIND(DeviceRegisterEvents, "nvmlDeviceRegisterEvents");
     BIND2(EventSetWait, "nvmlEventSetWait_v2", "nvmlEventSetWait");
+    BIND(Banner, "gpuwatch_nvml_banner");
 }
 
 gw_rc gw_nvml_load(const char *path, gw_nvml **out, gw_error *err)

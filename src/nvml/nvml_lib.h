@@ -80,15 +80,19 @@ typedef struct gw_nvml {
     gwn_return (*DeviceGetSupportedEventTypes)(gwn_device, unsigned long long *);
     gwn_return (*DeviceRegisterEvents)(gwn_device, unsigned long long, gwn_event_set);
     gwn_return (*EventSetWait)(gwn_event_set, gwn_event_data *, unsigned int);
+    /* Not NVML: a library that simulates GPUs exports `const char *gpuwatch_nvml_banner(void)`
+     * ("simulated GPU, fake NVML playing x.json"), which gpuwatch shows after its start message.
+     * NULL for the real library, so nothing else needs to know which library was loaded. */
+    const char *(*Banner)(void);
 } gw_nvml;
 
 /* Loads the library and resolves symbols, without calling nvmlInit. path NULL means
  * $GPUWATCH_NVML_LIB or "libnvidia-ml.so.1". On failure returns GW_E_NVML with a message naming the
  * library and the fix, and *out is NULL. The caller owns *out and frees it with gw_nvml_close. */
-gw_rc gw_nvml_load(const char *path, gw_nvml **out, gw_error *err);
+GW_MUST_USE gw_rc gw_nvml_load(const char *path, gw_nvml **out, gw_error *err);
 
 /* gw_nvml_load + nvmlInit. Init failures are turned into messages by gw_nvml_init_message. */
-gw_rc gw_nvml_open(const char *path, gw_nvml **out, gw_error *err);
+GW_MUST_USE gw_rc gw_nvml_open(const char *path, gw_nvml **out, gw_error *err);
 
 /* nvmlShutdown (once, when init succeeded), dlclose and free. NULL is accepted. */
 void gw_nvml_close(gw_nvml *nvml);

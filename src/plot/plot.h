@@ -36,15 +36,15 @@ typedef struct gw_plot_opts {
  * panels in order; an odd last one gets a panel of its own) into o's panels. Errors: GW_E_USAGE
  * naming an unknown metric (with the list of known ones), an empty list, or more than
  * 2 * GW_PLOT_MAX_PANELS metrics. */
-gw_rc gw_plot_parse_metrics(const char *list, gw_plot_opts *o, gw_error *err);
+GW_MUST_USE gw_rc gw_plot_parse_metrics(const char *list, gw_plot_opts *o, gw_error *err);
 
 /* The format a file name asks for by its extension (.png, .svg; any case), or -1. */
 int gw_plot_format_of(const char *path);
 
 /* Draws the panels of o for analysis a into path as PNG or SVG. A panel whose metrics have no
  * data says so in its middle. Errors: GW_E_IO naming the path when cairo cannot write it. */
-gw_rc gw_plot_write(const gw_analysis *a, const gw_plot_opts *o, const char *path,
-                    gw_plot_format fmt, gw_error *err);
+GW_MUST_USE gw_rc gw_plot_write(const gw_analysis *a, const gw_plot_opts *o, const char *path,
+                                gw_plot_format fmt, gw_error *err);
 
 /* ---- axis helpers, exposed for tests ---- */
 

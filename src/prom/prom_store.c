@@ -152,20 +152,15 @@ gw_sink gw_prom_store_as_sink(gw_prom_store *st)
     return (gw_sink){.ctx = st, .on_start = on_start, .on_sample = on_sample, .on_stop = NULL};
 }
 
-void gw_prom_store_on_event(void *ctx, const cJSON *ev)
+void gw_prom_store_on_event(void *ctx, const gw_event *ev)
 {
     gw_prom_store *st = ctx;
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(ev, "gpu");
-    const cJSON *xid = cJSON_GetObjectItemCaseSensitive(ev, "xid");
-    if (!cJSON_IsString(type) || strcmp(type->valuestring, "xid") != 0 || !cJSON_IsNumber(gpu) ||
-        !cJSON_IsNumber(xid) || gpu->valuedouble < 0 || xid->valuedouble < 0 ||
-        xid->valuedouble > 1e9)
+    if (ev->kind != GW_EV_XID || ev->xid.gpu < 0 || ev->xid.xid < 0 || ev->xid.xid > 1000000000)
         return;
     pthread_mutex_lock(&st->lock);
-    int dev = dev_pos(&st->cur, (unsigned)gpu->valuedouble);
+    int dev = dev_pos(&st->cur, (unsigned)ev->xid.gpu);
     if (dev >= 0) {
-        st->cur.last_xid[dev] = (int)xid->valuedouble;
+        st->cur.last_xid[dev] = (int)ev->xid.xid;
         st->cur.xid_count[dev]++;
         st->cur.generation++;
     }

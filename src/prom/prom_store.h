@@ -17,7 +17,6 @@
 
 #include "sampler/sampler.h"
 
-#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -60,7 +59,7 @@ void gw_prom_store_free(gw_prom_store *st);
 gw_sink gw_prom_store_as_sink(gw_prom_store *st);
 
 /* Events bus listener (gw_event_fn) for the store: counts "xid" events; others are ignored. */
-void gw_prom_store_on_event(void *ctx, const cJSON *event);
+void gw_prom_store_on_event(void *ctx, const gw_event *event);
 
 /* Copies the store into snap when its generation differs from snap->generation (growing snap's
  * arrays as needed). Returns true when it copied. Thread-safe. */

@@ -1,7 +1,7 @@
 /* The fields of `gpuwatch query --query-gpu` and their lookup (see query.h). */
 #include "query/query.h"
 
-#include "nvml/nvml_abi.h"
+#include "sampler/clock_reasons.h"
 #include "util/gw_strdist.h"
 #include "util/xalloc.h"
 
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #define F(f)    GW_QS_FIELD, GW_F_##f
-#define R(bit)  GW_QS_REASON_BIT, GW_F_CLOCKS_EVENT_REASONS, GW_QF_TEXT, GWN_CLOCKS_EVENT_##bit
+#define R(bit)  GW_QS_REASON_BIT, GW_F_CLOCKS_EVENT_REASONS, GW_QF_TEXT, GW_REASON_##bit
 #define NOFIELD GW_F_COUNT
 
 /* Names, aliases and units follow nvidia-smi 580; the descriptions are gpuwatch's. */

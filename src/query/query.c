@@ -1,7 +1,6 @@
 /* A `gpuwatch query` run: once, or every -l / -lms on the sampler's tick thread (query.h). */
 #include "query/query.h"
 
-#include "nvml/nvml_lib.h"
 #include "sampler/sampler.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
@@ -18,13 +17,12 @@
 
 typedef struct qrun {
     const gw_query_config *cfg;
-    gw_nvml *nvml;
     gw_sampler *sampler;
     const gw_device_info *devs;
     unsigned ndev;
     unsigned *sel; /* positions into devs, in the order -i gave them */
     unsigned nsel;
-    char driver[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+    const char *driver; /* the sampler's, "" when unknown */
     FILE *out;
     gw_buf buf;
     atomic_int write_errno; /* set by the tick thread when writing fails */
@@ -73,23 +71,17 @@ static bool wants_gpm(const qrun *q)
 static int open_run(qrun *q)
 {
     gw_error err = {0};
-    if (gw_nvml_open(NULL, &q->nvml, &err)) {
-        fprintf(stderr, "gpuwatch query: %s\n", err.msg);
-        return 1;
-    }
-    if (!q->nvml->SystemGetDriverVersion ||
-        q->nvml->SystemGetDriverVersion(q->driver, sizeof q->driver) != GWN_SUCCESS)
-        q->driver[0] = '\0';
     gw_sampler_config sc = {
         .interval_ms = q->cfg->interval_ms ? q->cfg->interval_ms : 1000,
         .fields = gw_qfields_sample_bits(q->cfg->fields, q->cfg->field_count),
         /* static facts the fields do not need: max clocks are read (once) only when asked */
         .info_skip = GW_INFO_MEMORY | GW_INFO_POWER_LIMIT | GW_INFO_THRESHOLDS | GW_INFO_MAX_CLOCK |
                      GW_INFO_MIG | (wants_gpm(q) ? 0 : GW_INFO_GPM)};
-    if (gw_sampler_open(q->nvml, &sc, NULL, &q->sampler, &err)) {
+    if (gw_sampler_load(&sc, NULL, &q->sampler, &err)) {
         fprintf(stderr, "gpuwatch query: %s\n", err.msg);
         return 1;
     }
+    q->driver = gw_sampler_system(q->sampler)->driver_version;
     q->devs = gw_sampler_devices(q->sampler, &q->ndev);
     if (q->ndev == 0) {
         fprintf(stderr, "No devices were found (NVML reports 0 GPUs): check `nvidia-smi -L`; in "
@@ -178,7 +170,6 @@ int gw_query_main(const gw_query_config *cfg)
         rc = write_error(cfg->out_path, errno);
 done:
     gw_sampler_close(q.sampler);
-    gw_nvml_close(q.nvml);
     if (q.out && q.out != stdout && fclose(q.out) != 0 && rc == 0)
         rc = write_error(cfg->out_path, errno);
     free(q.sel);

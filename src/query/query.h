@@ -55,7 +55,7 @@ typedef struct gw_qfield {
     gw_qsource source;
     gw_gpu_field field; /* GW_QS_FIELD, GW_QS_REASON_BIT */
     gw_qformat format;
-    uint64_t bit;     /* GW_QS_REASON_BIT: the GWN_CLOCKS_EVENT_* bit */
+    uint64_t bit;     /* GW_QS_REASON_BIT: the GW_REASON_* bit (sampler/clock_reasons.h) */
     bool bare_na;     /* an absent value prints "N/A" without brackets (temperature.memory) */
     const char *help; /* one paragraph for --help-query-gpu */
 } gw_qfield;
@@ -70,7 +70,8 @@ const gw_qfield *gw_qfield_find(const char *name);
 /* Parses "a,b,c" into *out (an array of count entries the caller frees). An unknown name gives
  * GW_E_USAGE with nvidia-smi's sentence, `Field "x" is not a valid field to query.`, followed by
  * the closest valid name when one is near. Empty names (",," or a trailing comma) are errors. */
-gw_rc gw_qfields_parse(const char *list, const gw_qfield ***out, size_t *count, gw_error *err);
+GW_MUST_USE gw_rc gw_qfields_parse(const char *list, const gw_qfield ***out, size_t *count,
+                                   gw_error *err);
 
 /* The sample fields (GW_FIELD_BIT mask) that the fields need read. */
 uint64_t gw_qfields_sample_bits(const gw_qfield *const *fields, size_t count);
@@ -104,8 +105,8 @@ void gw_qrow(const gw_qfield *const *fields, size_t count, const gw_qrow_ctx *ct
  * GW_E_USAGE error naming it. Indexes are decimal; UUIDs compare without case; PCI bus ids are
  * "[domain:]bus:device[.function]" in hex, compared as numbers (so "7:00.0" finds
  * "00000000:07:00.0"). */
-gw_rc gw_qids_select(const char *ids, const gw_device_info *devs, unsigned count, unsigned *out,
-                     unsigned *nout, gw_error *err);
+GW_MUST_USE gw_rc gw_qids_select(const char *ids, const gw_device_info *devs, unsigned count,
+                                 unsigned *out, unsigned *nout, gw_error *err);
 
 /* One `gpuwatch query` run. */
 typedef struct gw_query_config {

@@ -29,10 +29,11 @@ typedef struct gw_csv_file {
 
 /* Creates name in the directory dirfd (O_EXCL|O_NOFOLLOW: never overwrites, never follows a link;
  * util/gw_file.h) and writes the header line. path names the file in messages. */
-gw_rc gw_csv_file_open_at(gw_csv_file *f, int dirfd, const char *name, const char *path,
-                          const char *header, gw_error *err);
+GW_MUST_USE gw_rc gw_csv_file_open_at(gw_csv_file *f, int dirfd, const char *name, const char *path,
+                                      const char *header, gw_error *err);
 /* The same for a path relative to the current directory. */
-gw_rc gw_csv_file_open(gw_csv_file *f, const char *path, const char *header, gw_error *err);
+GW_MUST_USE gw_rc gw_csv_file_open(gw_csv_file *f, const char *path, const char *header,
+                                   gw_error *err);
 
 /* Appends one complete row (must end in '\n'). now_ns: monotonic time; next_ns: when the next row
  * is expected (so a row is flushed now if it would otherwise wait past max_delay_ns). */

@@ -24,8 +24,8 @@ const char *gw_csv_gpu_header(void);
 /* Creates gpu.csv, host.csv and processes.csv in the run directory dirfd (never overwriting,
  * never following a link); dir names it in messages. interval_ms sets the flush policy. The
  * caller frees with gw_csv_sink_close. */
-gw_rc gw_csv_sink_open(int dirfd, const char *dir, int64_t interval_ms, gw_csv_sink **out,
-                       gw_error *err);
+GW_MUST_USE gw_rc gw_csv_sink_open(int dirfd, const char *dir, int64_t interval_ms,
+                                   gw_csv_sink **out, gw_error *err);
 
 /* The sampler sink that feeds this writer. */
 gw_sink gw_csv_sink_as_sink(gw_csv_sink *cs);

@@ -1,10 +1,15 @@
 #include "record/eventlog.h"
 
 #include "util/gw_file.h"
+#include "util/gw_json.h"
+#include "util/gw_time.h"
 #include "util/xalloc.h"
+
+#include <cjson/cJSON.h>
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,10 +48,168 @@ gw_rc gw_eventlog_create_at(int dirfd, const char *name, const char *path, gw_ev
     return opened(gw_file_create_at(dirfd, name, O_APPEND), path, out, err);
 }
 
-/* Renders the event as one line ending in '\n'; the caller frees it. */
-static char *render_line(const cJSON *event, size_t *len)
+static void add_gpu(cJSON *o, const char *key, int gpu)
 {
-    char *json = cJSON_PrintUnformatted(event);
+    if (gpu >= 0)
+        cJSON_AddNumberToObject(o, key, gpu);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static void add_processes(cJSON *o, const gw_event_alert *a)
+{
+    cJSON *arr = cJSON_AddArrayToObject(o, "processes");
+    for (unsigned i = 0; i < a->nprocesses && i < GW_EVENT_MAX_PROCESSES; i++) {
+        const gw_event_process *p = &a->processes[i];
+        cJSON *po = cJSON_CreateObject();
+        cJSON_AddNumberToObject(po, "pid", (double)p->pid);
+        cJSON_AddNumberToObject(po, "ppid", (double)p->ppid);
+        cJSON_AddStringToObject(po, "name", p->name);
+        cJSON_AddStringToObject(po, "state", p->state);
+        gw_json_add_str(po, "wchan", p->wchan);
+        gw_json_add_str(po, "syscall", p->syscall);
+        cJSON_AddItemToArray(arr, po);
+    }
+}
+
+/* alert and alert_resolved: the engine's rules and the stall detector's job_stalled share one
+ * member order; optional members appear only when `has` says so (docs/events.md). */
+static void add_alert(cJSON *o, const gw_event_alert *a)
+{
+    cJSON_AddStringToObject(o, "rule", a->rule ? a->rule : "");
+    cJSON_AddStringToObject(o, "severity", a->severity ? a->severity : "");
+    if (a->has & GW_EVA_METRIC)
+        cJSON_AddStringToObject(o, "metric", a->metric ? a->metric : "");
+    add_gpu(o, "gpu", a->gpu);
+    gw_json_add_num(o, "value", a->value, 3);
+    gw_json_add_num(o, "threshold", a->threshold, 3);
+    if (a->has & GW_EVA_CLEAR)
+        gw_json_add_num(o, "clear", a->clear, 3);
+    if (a->has & GW_EVA_SINCE)
+        gw_json_add_time(o, "since", a->since_ms);
+    if (a->has & GW_EVA_DURATION)
+        gw_json_add_num(o, "duration_s", a->duration_s, 3);
+    if (a->has & GW_EVA_PEAK)
+        gw_json_add_num(o, "peak", a->peak, 3);
+    if (a->has & GW_EVA_EVENTS)
+        cJSON_AddNumberToObject(o, "events", (double)a->events);
+    if (a->has & GW_EVA_STALL) {
+        cJSON *gpus = cJSON_AddArrayToObject(o, "gpus");
+        for (unsigned i = 0; i < a->ngpus && i < GW_EVENT_MAX_GPUS; i++)
+            cJSON_AddItemToArray(gpus, cJSON_CreateNumber(a->gpus[i]));
+        gw_json_add_num(o, "gpu_util_pct", a->gpu_util_pct, 1);
+        gw_json_add_num(o, "job_cpu_pct", a->job_cpu_pct, 1);
+        gw_json_add_time(o, "last_output", a->last_output_ms);
+        add_processes(o, a);
+        gw_json_add_num(o, "processes_total", a->processes_total, -1);
+    }
+    if (a->has & GW_EVA_MESSAGE)
+        cJSON_AddStringToObject(o, "message", a->message ? a->message : "");
+    if (a->has & GW_EVA_REASON)
+        cJSON_AddStringToObject(o, "reason", a->reason ? a->reason : "");
+}
+
+static void add_mark_fields(cJSON *o, const gw_event_field *f, unsigned n)
+{
+    cJSON *fields = cJSON_AddObjectToObject(o, "fields");
+    for (unsigned i = 0; i < n; i++) {
+        switch (f[i].type) {
+        case GW_EVV_NUMBER:
+            cJSON_AddNumberToObject(fields, f[i].key, f[i].num);
+            break;
+        case GW_EVV_STRING:
+            cJSON_AddStringToObject(fields, f[i].key, f[i].str ? f[i].str : "");
+            break;
+        case GW_EVV_BOOL:
+            cJSON_AddBoolToObject(fields, f[i].key, f[i].b);
+            break;
+        case GW_EVV_JSON: {
+            cJSON *v = f[i].str ? cJSON_Parse(f[i].str) : NULL;
+            if (v)
+                cJSON_AddItemToObject(fields, f[i].key, v);
+            else
+                cJSON_AddNullToObject(fields, f[i].key);
+            break;
+        }
+        default:
+            cJSON_AddNullToObject(fields, f[i].key);
+            break;
+        }
+    }
+}
+
+cJSON *gw_event_to_json(const gw_event *ev)
+{
+    char ts[GW_RFC3339_LEN];
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        abort();
+    cJSON_AddStringToObject(o, "timestamp", gw_rfc3339_ms(ev->wall_ms, ts));
+    cJSON_AddStringToObject(o, "type", gw_event_kind_name(ev->kind));
+    switch (ev->kind) {
+    case GW_EV_JOB_START: {
+        cJSON_AddNumberToObject(o, "pid", (double)ev->job_start.pid);
+        cJSON *cmd = cJSON_AddArrayToObject(o, "command");
+        for (int i = 0; i < ev->job_start.argc; i++)
+            cJSON_AddItemToArray(cmd, cJSON_CreateString(ev->job_start.argv[i]));
+        cJSON_AddBoolToObject(o, "pty", ev->job_start.pty);
+        break;
+    }
+    case GW_EV_JOB_EXIT:
+        cJSON_AddNumberToObject(o, "pid", (double)ev->job_exit.pid);
+        add_gpu(o, "code", ev->job_exit.code);
+        if (ev->job_exit.signal) {
+            cJSON_AddNumberToObject(o, "signal", ev->job_exit.signal);
+            cJSON_AddStringToObject(o, "signal_name",
+                                    ev->job_exit.signal_name ? ev->job_exit.signal_name : "");
+        }
+        cJSON_AddNumberToObject(o, "status", ev->job_exit.status);
+        break;
+    case GW_EV_GPU_LOST:
+        cJSON_AddNumberToObject(o, "gpu", ev->gpu_lost.gpu);
+        cJSON_AddStringToObject(o, "uuid", ev->gpu_lost.uuid ? ev->gpu_lost.uuid : "");
+        cJSON_AddStringToObject(o, "pci_bus_id",
+                                ev->gpu_lost.pci_bus_id ? ev->gpu_lost.pci_bus_id : "");
+        cJSON_AddStringToObject(o, "call", ev->gpu_lost.call ? ev->gpu_lost.call : "");
+        cJSON_AddStringToObject(o, "error", ev->gpu_lost.error ? ev->gpu_lost.error : "");
+        break;
+    case GW_EV_EPOCH: {
+        cJSON_AddNumberToObject(o, "epoch", (double)ev->epoch.epoch);
+        if (ev->epoch.total >= 0)
+            cJSON_AddNumberToObject(o, "total", (double)ev->epoch.total);
+        char cut[GW_EVENT_LINE_MAX + 1];
+        snprintf(cut, sizeof cut, "%s", ev->epoch.line ? ev->epoch.line : "");
+        cJSON_AddStringToObject(o, "line", cut);
+        break;
+    }
+    case GW_EV_MARK:
+        cJSON_AddStringToObject(o, "text", ev->mark.text ? ev->mark.text : "");
+        add_mark_fields(o, ev->mark.fields, ev->mark.nfields);
+        cJSON_AddNumberToObject(o, "pid", (double)ev->mark.pid);
+        break;
+    case GW_EV_XID:
+        cJSON_AddNumberToObject(o, "gpu", ev->xid.gpu);
+        cJSON_AddNumberToObject(o, "xid", (double)ev->xid.xid);
+        break;
+    case GW_EV_ECC_DOUBLE_BIT:
+        cJSON_AddNumberToObject(o, "gpu", ev->ecc.gpu);
+        break;
+    case GW_EV_ALERT:
+    case GW_EV_ALERT_RESOLVED:
+        add_alert(o, &ev->alert);
+        break;
+    default:
+        break;
+    }
+    return o;
+}
+
+/* Renders the event as one line ending in '\n'; the caller frees it. */
+static char *render_line(const gw_event *event, size_t *len)
+{
+    cJSON *o = gw_event_to_json(event);
+    char *json = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
     if (!json)
         abort();
     size_t n = strlen(json);
@@ -59,7 +222,7 @@ static char *render_line(const cJSON *event, size_t *len)
     return line;
 }
 
-bool gw_eventlog_write(gw_eventlog *log, const cJSON *event)
+bool gw_eventlog_write(gw_eventlog *log, const gw_event *event)
 {
     if (log->err_no)
         return false;
@@ -73,7 +236,7 @@ bool gw_eventlog_write(gw_eventlog *log, const cJSON *event)
     return log->err_no == 0;
 }
 
-void gw_eventlog_listener(void *ctx, const cJSON *event)
+void gw_eventlog_listener(void *ctx, const gw_event *event)
 {
     gw_eventlog_write(ctx, event);
 }
@@ -92,7 +255,7 @@ void gw_eventlog_close(gw_eventlog *log)
     free(log);
 }
 
-gw_rc gw_eventlog_append(const char *path, const cJSON *event, gw_error *err)
+gw_rc gw_eventlog_append(const char *path, const gw_event *event, gw_error *err)
 {
     gw_eventlog *log = NULL;
     gw_rc rc = gw_eventlog_open(path, &log, err);

@@ -47,6 +47,6 @@ typedef struct gw_meta {
 
 /* Writes meta.json in the run directory dirfd (dir names it in messages): a temporary file
  * renamed over meta.json, so a reader sees the old or the new file, never half of one. */
-gw_rc gw_meta_write(int dirfd, const char *dir, const gw_meta *m, gw_error *err);
+GW_MUST_USE gw_rc gw_meta_write(int dirfd, const char *dir, const gw_meta *m, gw_error *err);
 
 #endif

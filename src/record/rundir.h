@@ -25,8 +25,8 @@ char *gw_rundir_name_hint(int argc, char *const argv[]);
  * (O_DIRECTORY, opened with O_NOFOLLOW; caller closes). Errors: GW_E_EXISTS when an explicit
  * directory exists, GW_E_IO when it cannot be created or written, or when the directory it is
  * made in belongs to another user (not root) or is writable by all, and is not sticky. */
-gw_rc gw_rundir_create(const char *requested, const char *name, int64_t now_ms, char **out_path,
-                       int *out_fd, gw_error *err);
+GW_MUST_USE gw_rc gw_rundir_create(const char *requested, const char *name, int64_t now_ms,
+                                   char **out_path, int *out_fd, gw_error *err);
 
 /* After a failure at start: removes the files a recording creates from the new directory dirfd,
  * then the directory path itself when that left it empty, so that a retry can use the name.

@@ -43,10 +43,10 @@ cJSON *gw_report_json(const gw_analysis *a);
 /* Writes summary.json to path, or to stdout when path is "-". The file appears whole or not at
  * all (util/gw_file.h: a temporary file renamed into place; a link at path is replaced, not
  * followed). Errors: GW_E_IO naming the path. */
-gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err);
+GW_MUST_USE gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err);
 /* The same for name in the directory dirfd; label names it in messages. */
-gw_rc gw_report_write_json_at(const gw_analysis *a, int dirfd, const char *name, const char *label,
-                              gw_error *err);
+GW_MUST_USE gw_rc gw_report_write_json_at(const gw_analysis *a, int dirfd, const char *name,
+                                          const char *label, gw_error *err);
 
 /* Pixel columns of the HTML charts' time axis: a longer recording keeps the minimum and maximum
  * of each column (two points), so spikes stay visible at any length. */
@@ -68,11 +68,11 @@ void gw_report_html(FILE *out, const gw_analysis *a, const gw_html_opts *o);
 
 /* Writes the HTML report to path, or to stdout when path is "-", whole or not at all (as
  * gw_report_write_json). Errors: GW_E_IO naming the path. */
-gw_rc gw_report_write_html(const gw_analysis *a, const char *path, const gw_html_opts *o,
-                           gw_error *err);
+GW_MUST_USE gw_rc gw_report_write_html(const gw_analysis *a, const char *path,
+                                       const gw_html_opts *o, gw_error *err);
 /* The same for name in the directory dirfd; label names it in messages. */
-gw_rc gw_report_write_html_at(const gw_analysis *a, int dirfd, const char *name, const char *label,
-                              const gw_html_opts *o, gw_error *err);
+GW_MUST_USE gw_rc gw_report_write_html_at(const gw_analysis *a, int dirfd, const char *name,
+                                          const char *label, const gw_html_opts *o, gw_error *err);
 
 /* For `gpuwatch run`: reads the finished run directory run_dir, analyses it, prints the verdict
  * lines to out (NULL: print nothing) and writes summary.json and report.html into dirfd (the run
@@ -81,6 +81,6 @@ gw_rc gw_report_write_html_at(const gw_analysis *a, int dirfd, const char *name,
  * of writing summary.json or report.html (GW_E_IO, one message naming what is missing and how to
  * write it again), or GW_E_IO when run_dir no longer names the directory dirfd (it was moved or
  * replaced while recording: nothing is read from the replacement). */
-gw_rc gw_report_finish_run(const char *run_dir, int dirfd, FILE *out, gw_error *err);
+GW_MUST_USE gw_rc gw_report_finish_run(const char *run_dir, int dirfd, FILE *out, gw_error *err);
 
 #endif

@@ -13,6 +13,7 @@
 #ifndef GW_CHILD_H
 #define GW_CHILD_H
 
+#include "host/exec.h"
 #include "util/gw_error.h"
 
 #include <stdbool.h>
@@ -29,21 +30,11 @@ typedef struct gw_child {
     struct termios saved_tty;
 } gw_child;
 
-/* Finds cmd like execvp would: a name with '/' is taken as is, else searched in $PATH. Errors:
- * GW_E_NOTFOUND ("command not found"), GW_E_USAGE when it exists but cannot be executed. *out is
- * a new string. */
-gw_rc gw_child_resolve(const char *cmd, char **out, gw_error *err);
-
-/* Builds an environment: the current one with each "NAME=value" of extra added or replaced. The
- * result and its strings are newly allocated; free with gw_child_free_env. */
-char **gw_child_env(const char *const *extra);
-void gw_child_free_env(char **env);
-
 /* Starts path with argv and env. With use_pty, the command gets a new pseudo-terminal sized like
  * gpuwatch's stdout and gpuwatch's stdin terminal goes raw (gw_child_restore_tty undoes it).
  * Exec failures are reported here (the child tells the parent through a close-on-exec pipe). */
-gw_rc gw_child_spawn(gw_child *c, const char *path, char *const argv[], char *const env[],
-                     bool use_pty, gw_error *err);
+GW_MUST_USE gw_rc gw_child_spawn(gw_child *c, const char *path, char *const argv[],
+                                 char *const env[], bool use_pty, gw_error *err);
 
 /* Sends sig to the command's foreground process group (pty) or its process group. */
 void gw_child_signal(const gw_child *c, int sig);

@@ -27,7 +27,7 @@ typedef struct gw_output {
 
 /* Creates output.log in the run directory dirfd (never overwriting, never following a link); dir
  * names it in messages. */
-gw_rc gw_output_open(gw_output *o, int dirfd, const char *dir, gw_error *err);
+GW_MUST_USE gw_rc gw_output_open(gw_output *o, int dirfd, const char *dir, gw_error *err);
 
 /* Handles bytes from the command: to output.log, to stdout (to_stderr false) or stderr. */
 void gw_output_write(gw_output *o, const char *data, size_t n, bool to_stderr, int64_t wall_ms);

@@ -3,7 +3,6 @@
 #include "alerts/alerts.h"
 #include "analysis/epochs.h"
 #include "events/events.h"
-#include "nvml/nvml_lib.h"
 #include "record/csv_sink.h"
 #include "record/eventlog.h"
 #include "record/meta.h"
@@ -40,7 +39,6 @@ typedef struct session {
     char *cmd_path;
     int sigfd;
     sigset_t old_mask;
-    gw_nvml *nvml;
     gw_sampler *sampler;
     gw_events *bus;
     char *dir;
@@ -61,8 +59,6 @@ typedef struct session {
     gw_epoch_matcher *epochs; /* epoch lines in the command's output become "epoch" events */
     long last_epoch;
     gw_meta meta;
-    char driver[GWN_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
-    char nvml_version[GWN_SYSTEM_NVML_VERSION_BUFFER_SIZE];
     int signals_forwarded;
     gw_exporter *exporter; /* --listen (issue 7) */
     gw_stall *stall;       /* job_stalled detection (stall.h); NULL when off */
@@ -80,20 +76,10 @@ static void say(const char *fmt, ...)
 }
 
 /* Prints events that a person watching the job should see at once. */
-static void stderr_listener(void *ctx, const cJSON *ev)
+static void stderr_listener(void *ctx, const gw_event *ev)
 {
     (void)ctx;
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(ev, "type");
-    if (!cJSON_IsString(type))
-        return;
-    if (strcmp(type->valuestring, "gpu_lost") == 0) {
-        const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(ev, "gpu");
-        const cJSON *call = cJSON_GetObjectItemCaseSensitive(ev, "call");
-        say("GPU %d was lost (GPU_IS_LOST from %s): its cells stay empty, the other GPUs keep "
-            "recording; check `dmesg` for Xid 79",
-            cJSON_IsNumber(gpu) ? gpu->valueint : -1,
-            cJSON_IsString(call) ? call->valuestring : "NVML");
-    }
+    gw_event_print_lost(stderr, ev, "its cells stay empty, the other GPUs keep recording");
 }
 
 static int block_signals(session *s)
@@ -119,19 +105,11 @@ static int block_signals(session *s)
 
 static void fill_versions(session *s)
 {
-    if (s->nvml->SystemGetDriverVersion &&
-        s->nvml->SystemGetDriverVersion(s->driver, sizeof s->driver) != GWN_SUCCESS)
-        s->driver[0] = '\0';
-    if (s->nvml->SystemGetNVMLVersion &&
-        s->nvml->SystemGetNVMLVersion(s->nvml_version, sizeof s->nvml_version) != GWN_SUCCESS)
-        s->nvml_version[0] = '\0';
-    int cuda = 0;
-    if (s->nvml->SystemGetCudaDriverVersion &&
-        s->nvml->SystemGetCudaDriverVersion(&cuda) == GWN_SUCCESS)
-        s->meta.cuda_driver_version = cuda;
-    s->meta.driver_version = s->driver;
-    s->meta.nvml_version = s->nvml_version;
-    s->meta.nvml_library = s->nvml->path;
+    const gw_system_info *sys = gw_sampler_system(s->sampler); /* lives as long as the sampler */
+    s->meta.cuda_driver_version = sys->cuda_driver_version;
+    s->meta.driver_version = sys->driver_version;
+    s->meta.nvml_version = sys->nvml_version;
+    s->meta.nvml_library = sys->library;
 }
 
 /* Loads NVML, opens devices, creates the directory and its files. Prints and returns false on
@@ -140,26 +118,22 @@ static bool open_recording(session *s)
 {
     const gw_session_config *cfg = s->cfg;
     gw_error err = {0};
-    if (gw_nvml_open(NULL, &s->nvml, &err)) {
-        say("%s", err.msg);
-        return false;
-    }
-    fill_versions(s);
     s->bus = gw_events_new();
     gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
                             .fields = GW_FIELDS_RECORD,
                             .processes = true,
                             .host = true,
                             .nvml_events = true};
-    if (gw_sampler_open(s->nvml, &sc, s->bus, &s->sampler, &err)) {
+    if (gw_sampler_load(&sc, s->bus, &s->sampler, &err)) {
         say("%s", err.msg);
         return false;
     }
+    fill_versions(s);
     /* --listen (issue 7): the same /metrics as `gpuwatch serve`, bound before anything is made */
     if (cfg->listen) {
         gw_exporter_config ec = {.listen = cfg->listen, .interval_ms = cfg->interval_ms};
         if (gw_exporter_open(&ec, &s->exporter, &err) ||
-            gw_exporter_start(s->exporter, s->sampler, s->bus, s->driver, &err)) {
+            gw_exporter_start(s->exporter, s->sampler, s->bus, s->meta.driver_version, &err)) {
             say("%s", err.msg);
             return false;
         }
@@ -225,11 +199,10 @@ static void announce(const session *s)
 {
     unsigned n = 0;
     const gw_device_info *d = gw_sampler_devices(s->sampler, &n);
-    const char *sim = getenv("FAKE_NVML_SCENARIO");
-    bool simulated = sim && strstr(s->nvml->path, "fake-nvml") != NULL;
+    const char *banner = gw_sampler_system(s->sampler)->banner;
     say("recording %u GPU%s%s%s%s every %g s into %s%s%s", n, n == 1 ? "" : "s", n ? " (" : "",
         n ? d[0].name : "", n ? ")" : "", (double)s->cfg->interval_ms / 1000.0, s->dir,
-        simulated ? " — simulated GPU, fake NVML playing " : "", simulated ? sim : "");
+        banner[0] ? " — " : "", banner);
 }
 
 /* Each line the command prints: an epoch line whose number differs from the last one becomes an
@@ -242,14 +215,11 @@ static void on_line(void *ctx, const char *line, int64_t wall_ms)
         epoch == s->last_epoch)
         return;
     s->last_epoch = epoch;
-    cJSON *ev = gw_event_new("epoch", wall_ms);
-    cJSON_AddNumberToObject(ev, "epoch", (double)epoch);
-    if (total >= 0)
-        cJSON_AddNumberToObject(ev, "total", (double)total);
-    char cut[201];
-    snprintf(cut, sizeof cut, "%s", line);
-    cJSON_AddStringToObject(ev, "line", cut);
-    gw_events_emit(s->bus, ev);
+    gw_event ev = gw_event_make(GW_EV_EPOCH, wall_ms);
+    ev.epoch.epoch = epoch;
+    ev.epoch.total = total;
+    ev.epoch.line = line; /* cut to GW_EVENT_LINE_MAX bytes when written */
+    gw_events_emit(s->bus, &ev);
 }
 
 static bool start_child(session *s, int *status)
@@ -283,13 +253,12 @@ static bool start_child(session *s, int *status)
     }
     s->split_out.fn = s->split_err.fn = on_line;
     s->split_out.ctx = s->split_err.ctx = s;
-    cJSON *ev = gw_event_new("job_start", 0);
-    cJSON_AddNumberToObject(ev, "pid", s->child.pid);
-    cJSON *cmd = cJSON_AddArrayToObject(ev, "command");
-    for (int i = 0; i < s->cfg->argc; i++)
-        cJSON_AddItemToArray(cmd, cJSON_CreateString(s->cfg->argv[i]));
-    cJSON_AddBoolToObject(ev, "pty", s->child.use_pty);
-    gw_events_emit(s->bus, ev);
+    gw_event ev = gw_event_make(GW_EV_JOB_START, 0);
+    ev.job_start.pid = s->child.pid;
+    ev.job_start.argc = s->cfg->argc;
+    ev.job_start.argv = s->cfg->argv;
+    ev.job_start.pty = s->child.use_pty;
+    gw_events_emit(s->bus, &ev);
     return true;
 }
 
@@ -449,21 +418,18 @@ static void finish(session *s, int status)
 {
     gw_sampler_stop(s->sampler);
     if (s->child_started) {
-        cJSON *ev = gw_event_new("job_exit", s->child_done_ms);
-        cJSON_AddNumberToObject(ev, "pid", s->child.pid);
+        gw_event ev = gw_event_make(GW_EV_JOB_EXIT, s->child_done_ms);
+        ev.job_exit.pid = s->child.pid;
         if (WIFEXITED(s->child_status))
-            cJSON_AddNumberToObject(ev, "code", WEXITSTATUS(s->child_status));
-        else
-            cJSON_AddNullToObject(ev, "code");
+            ev.job_exit.code = WEXITSTATUS(s->child_status);
         if (WIFSIGNALED(s->child_status)) {
-            cJSON_AddNumberToObject(ev, "signal", WTERMSIG(s->child_status));
-            cJSON_AddStringToObject(ev, "signal_name",
-                                    sigabbrev_np(WTERMSIG(s->child_status))
-                                        ? sigabbrev_np(WTERMSIG(s->child_status))
-                                        : "");
+            ev.job_exit.signal = WTERMSIG(s->child_status);
+            ev.job_exit.signal_name = sigabbrev_np(WTERMSIG(s->child_status))
+                                          ? sigabbrev_np(WTERMSIG(s->child_status))
+                                          : "";
         }
-        cJSON_AddNumberToObject(ev, "status", status);
-        gw_events_emit(s->bus, ev);
+        ev.job_exit.status = status;
+        gw_events_emit(s->bus, &ev);
         s->meta.exit_code = WIFEXITED(s->child_status) ? WEXITSTATUS(s->child_status) : -1;
         s->meta.exit_signal = WIFSIGNALED(s->child_status) ? WTERMSIG(s->child_status) : 0;
         if (!s->meta.end_reason)
@@ -516,7 +482,6 @@ static void cleanup(session *s)
     gw_events_free(s->bus);
     gw_run_summary_free(s->summary);
     gw_epoch_matcher_free(s->epochs);
-    gw_nvml_close(s->nvml);
     if (s->sigfd >= 0)
         close(s->sigfd);
     pthread_sigmask(SIG_SETMASK, &s->old_mask, NULL);

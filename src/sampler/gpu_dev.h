@@ -66,10 +66,11 @@ typedef struct gw_gpu_dev {
 /* Opens every device NVML reports (DeviceGetCount, GetHandleByIndex) and reads its static facts.
  * A device that fails to open is still listed, marked lost. *out (owned by the caller, freed with
  * gw_gpu_devs_close) may be NULL with *count 0 when there are no GPUs. */
-gw_rc gw_gpu_devs_open(const gw_nvml *nvml, gw_gpu_dev **out, unsigned *count, gw_error *err);
+GW_MUST_USE gw_rc gw_gpu_devs_open(const gw_nvml *nvml, gw_gpu_dev **out, unsigned *count,
+                                   gw_error *err);
 /* The same, leaving the static facts in `skip` (GW_INFO_* bits, sample.h) unread. */
-gw_rc gw_gpu_devs_open_some(const gw_nvml *nvml, uint32_t skip, gw_gpu_dev **out, unsigned *count,
-                            gw_error *err);
+GW_MUST_USE gw_rc gw_gpu_devs_open_some(const gw_nvml *nvml, uint32_t skip, gw_gpu_dev **out,
+                                        unsigned *count, gw_error *err);
 void gw_gpu_devs_close(const gw_nvml *nvml, gw_gpu_dev *devs, unsigned count);
 
 /* Reads the fast fields in `want` (minus GW_FIELDS_SLOW) into out, clearing out first. */

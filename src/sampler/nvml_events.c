@@ -32,17 +32,18 @@ static void emit(gw_nvml_events *w, const gwn_event_data *d)
         }
     if (!known)
         return;
-    cJSON *ev = NULL;
+    gw_event ev;
     if (d->eventType & GWN_EVENT_XID_CRITICAL_ERROR) {
-        ev = gw_event_new("xid", 0);
-        cJSON_AddNumberToObject(ev, "gpu", gpu);
-        cJSON_AddNumberToObject(ev, "xid", (double)d->eventData);
+        ev = gw_event_make(GW_EV_XID, 0);
+        ev.xid.gpu = (int)gpu;
+        ev.xid.xid = (long)d->eventData;
     } else if (d->eventType & GWN_EVENT_DOUBLE_BIT_ECC) {
-        ev = gw_event_new("ecc_double_bit", 0);
-        cJSON_AddNumberToObject(ev, "gpu", gpu);
+        ev = gw_event_make(GW_EV_ECC_DOUBLE_BIT, 0);
+        ev.ecc.gpu = (int)gpu;
+    } else {
+        return;
     }
-    if (ev)
-        gw_events_emit(w->bus, ev);
+    gw_events_emit(w->bus, &ev);
 }
 
 static void *watch_main(void *arg)

@@ -13,6 +13,8 @@
 #ifndef GW_SAMPLE_H
 #define GW_SAMPLE_H
 
+#include "host/host_sample.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -226,19 +228,8 @@ typedef struct gw_gpu_process {
     char name[64];   /* /proc/PID/comm, "" when not visible */
 } gw_gpu_process;
 
-/* Host and job CPU side for one tick (/proc). NAN = absent (e.g. job fields in `record`). Each
- * member is the host or job field named beside it (gw_host_value). */
-typedef struct gw_host_sample {
-    double cpu_util_pct;  /* GW_F_HOST_CPU_UTIL_PCT */
-    double mem_used_mib;  /* GW_F_HOST_MEM_USED_MIB */
-    double mem_total_mib; /* GW_F_HOST_MEM_TOTAL_MIB */
-    double job_cpu_pct;   /* GW_F_JOB_CPU_PCT */
-    double job_rss_mib;   /* GW_F_JOB_RSS_MIB (shared pages counted per process) */
-    double job_processes; /* GW_F_JOB_PROCESSES */
-} gw_host_sample;
-
-/* Value of host or job field f (GW_FG_HOST, GW_FG_JOB) of h; NAN when absent or not a host field.
- */
+/* Value of host or job field f (GW_FG_HOST, GW_FG_JOB) of h (gw_host_sample, host/host_sample.h:
+ * each member is the host or job field its comment names); NAN when absent or not a host field. */
 double gw_host_value(const gw_host_sample *h, gw_field f);
 
 /* One tick. Owned by the sampler and valid only during the sink callback. */

@@ -3,6 +3,7 @@
 #include "host/procfs.h"
 #include "sampler/gpu_dev.h"
 #include "sampler/nvml_events.h"
+#include "sampler/probe.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -18,6 +19,8 @@ enum { GW_MAX_SINKS = 16, GW_MAX_EXCLUDED_PIDS = 16 };
 
 struct gw_sampler {
     gw_nvml *nvml;
+    bool owns_nvml;     /* opened by gw_sampler_load: closed with the sampler */
+    gw_system_info sys; /* read once at open */
     gw_sampler_config cfg;
     gw_events *bus;
     gw_gpu_dev *devs;
@@ -82,6 +85,7 @@ gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bu
     s->nvml = nvml;
     s->cfg = *cfg;
     s->bus = bus;
+    gw_system_read(nvml, &s->sys);
     gw_rc rc = gw_gpu_devs_open_some(nvml, cfg->info_skip, &s->devs, &s->ndev, err);
     if (rc) {
         free(s);
@@ -185,14 +189,13 @@ static void emit_lost(gw_sampler *s, unsigned i, int64_t wall_ms)
     gw_gpu_dev *d = &s->devs[i];
     if (atomic_exchange(&d->lost_reported, true))
         return;
-    cJSON *ev = gw_event_new("gpu_lost", wall_ms);
-    cJSON_AddNumberToObject(ev, "gpu", d->info.index);
-    cJSON_AddStringToObject(ev, "uuid", d->info.uuid);
-    cJSON_AddStringToObject(ev, "pci_bus_id", d->info.pci_bus_id);
+    gw_event ev = gw_event_make(GW_EV_GPU_LOST, wall_ms);
+    ev.gpu_lost.gpu = (int)d->info.index;
+    ev.gpu_lost.uuid = d->info.uuid;
+    ev.gpu_lost.pci_bus_id = d->info.pci_bus_id;
     const char *call = atomic_load(&d->lost_call);
-    cJSON_AddStringToObject(ev, "call", call ? call : "");
-    cJSON_AddStringToObject(ev, "error", "GPU_IS_LOST");
-    gw_events_emit(s->bus, ev);
+    ev.gpu_lost.call = call ? call : "";
+    gw_events_emit(s->bus, &ev);
 }
 
 /* Copies the slow thread's latest values and process list into the sample. */
@@ -538,5 +541,27 @@ void gw_sampler_close(gw_sampler *s)
     free(s->sample.gpus);
     free(s->sample.procs);
     free(s->mg);
+    if (s->owns_nvml)
+        gw_nvml_close(s->nvml);
     free(s);
+}
+
+gw_rc gw_sampler_load(const gw_sampler_config *cfg, gw_events *bus, gw_sampler **out, gw_error *err)
+{
+    *out = NULL;
+    gw_nvml *nvml = NULL;
+    gw_rc rc = gw_nvml_open(NULL, &nvml, err);
+    if (!rc)
+        rc = gw_sampler_open(nvml, cfg, bus, out, err);
+    if (rc) {
+        gw_nvml_close(nvml);
+        return rc;
+    }
+    (*out)->owns_nvml = true;
+    return GW_OK;
+}
+
+const gw_system_info *gw_sampler_system(const gw_sampler *s)
+{
+    return &s->sys;
 }

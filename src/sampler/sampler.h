@@ -50,8 +50,26 @@ typedef struct gw_sink {
 
 /* Opens the devices through an initialised nvml (borrowed: it must outlive the sampler). Events
  * (gpu_lost) go to bus (borrowed, may be NULL). */
-gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bus, gw_sampler **out,
-                      gw_error *err);
+GW_MUST_USE gw_rc gw_sampler_open(gw_nvml *nvml, const gw_sampler_config *cfg, gw_events *bus,
+                                  gw_sampler **out, gw_error *err);
+
+/* The one door to NVML for commands: loads and initialises the library ($GPUWATCH_NVML_LIB, else
+ * libnvidia-ml.so.1), then opens the sampler as gw_sampler_open does; the sampler owns the library
+ * and gw_sampler_close unloads it. Errors: GW_E_NVML with a message naming the fix. */
+GW_MUST_USE gw_rc gw_sampler_load(const gw_sampler_config *cfg, gw_events *bus, gw_sampler **out,
+                                  gw_error *err);
+
+/* Versions of the driver stack and the library, read once when the sampler opens. */
+typedef struct gw_system_info {
+    char driver_version[80]; /* nvmlSystemGetDriverVersion; "" when absent */
+    char nvml_version[80];   /* nvmlSystemGetNVMLVersion; "" when absent */
+    int cuda_driver_version; /* 13000 = 13.0; 0 when absent */
+    char library[512];       /* the path or soname loaded */
+    char banner[512];        /* what a simulating library says about itself; "" for a real one */
+} gw_system_info;
+
+/* Owned by the sampler; valid until gw_sampler_close. */
+const gw_system_info *gw_sampler_system(const gw_sampler *s);
 
 /* The devices' static facts: count entries, owned by the sampler. */
 const gw_device_info *gw_sampler_devices(const gw_sampler *s, unsigned *count);
@@ -66,7 +84,7 @@ void gw_sampler_set_job(gw_sampler *s, pid_t root, pid_t self);
 void gw_sampler_exclude_pid(gw_sampler *s, pid_t pid, bool excluded);
 
 /* Starts the tick and slow threads; the first tick is read immediately. */
-gw_rc gw_sampler_start(gw_sampler *s, gw_error *err);
+GW_MUST_USE gw_rc gw_sampler_start(gw_sampler *s, gw_error *err);
 
 /* Stops both threads (waits for a tick in progress), then calls every sink's on_stop. */
 void gw_sampler_stop(gw_sampler *s);

@@ -40,7 +40,7 @@ typedef struct gw_exporter_config {
 
 /* Binds the listen address (nothing is served yet). Errors name the address and the fix:
  * GW_E_USAGE for a malformed one, GW_E_SYSTEM when it cannot be bound (in use, ...). */
-gw_rc gw_exporter_open(const gw_exporter_config *cfg, gw_exporter **out, gw_error *err);
+GW_MUST_USE gw_rc gw_exporter_open(const gw_exporter_config *cfg, gw_exporter **out, gw_error *err);
 
 /* The bound address ("127.0.0.1:9400"; the real port when 0 was asked for). */
 const char *gw_exporter_address(const gw_exporter *e);
@@ -48,8 +48,8 @@ const char *gw_exporter_address(const gw_exporter *e);
 /* Adds the exporter's sink to sampler (before gw_sampler_start), listens on bus for "xid" events
  * (bus may be NULL), labels series with driver_version (may be NULL or ""), and starts serving.
  * The sampler and the bus are borrowed: they must outlive the exporter's serving. */
-gw_rc gw_exporter_start(gw_exporter *e, gw_sampler *sampler, gw_events *bus,
-                        const char *driver_version, gw_error *err);
+GW_MUST_USE gw_rc gw_exporter_start(gw_exporter *e, gw_sampler *sampler, gw_events *bus,
+                                    const char *driver_version, gw_error *err);
 
 /* Stops serving and frees. Call after the sampler has stopped and before it is freed (scrapes
  * read its counters), and when nothing emits on the bus any more (its listener is the exporter's).

@@ -1,6 +1,5 @@
 /* The job_stalled detector (see stall.h). */
 #include "stall/stall.h"
-#include "util/gw_json.h"
 
 #include "host/proc_wait.h"
 #include "host/procfs.h"
@@ -126,22 +125,22 @@ static void print_line(const gw_stall *st, const char *text)
 }
 
 /* The common members of both events. */
-static cJSON *alert_event(const gw_stall *st, const char *type, int64_t wall_ms, double value_s,
-                          int64_t since_wall_ms)
+static gw_event alert_event(const gw_stall *st, gw_event_kind kind, int64_t wall_ms, double value_s,
+                            int64_t since_wall_ms)
 {
-    cJSON *ev = gw_event_new(type, wall_ms);
-    cJSON_AddStringToObject(ev, "rule", "job_stalled");
-    cJSON_AddStringToObject(ev, "severity", "warning");
-    cJSON_AddNullToObject(ev, "gpu");
-    cJSON_AddNumberToObject(ev, "value", round(value_s * 1000.0) / 1000.0);
-    cJSON_AddNumberToObject(ev, "threshold", (double)st->cfg.timeout_ms / 1000.0);
-    gw_json_add_time(ev, "since", since_wall_ms);
+    gw_event ev = gw_event_make(kind, wall_ms);
+    ev.alert.has = GW_EVA_SINCE;
+    ev.alert.rule = "job_stalled";
+    ev.alert.severity = "warning";
+    ev.alert.value = round(value_s * 1000.0) / 1000.0;
+    ev.alert.threshold = (double)st->cfg.timeout_ms / 1000.0;
+    ev.alert.since_ms = since_wall_ms;
     return ev;
 }
 
 /* Adds "processes" (what each process of the job's tree is doing) and names the first few on
  * the summary line. */
-static void add_processes(const gw_stall *st, cJSON *ev, gw_buf *line)
+static void add_processes(const gw_stall *st, gw_event_alert *ev, gw_buf *line)
 {
     gw_procfs *p = gw_procfs_new(st->cfg.proc_root);
     gw_procfs_set_job(p, st->root, st->self);
@@ -150,7 +149,6 @@ static void add_processes(const gw_stall *st, cJSON *ev, gw_buf *line)
     pid_t pids[GW_STALL_MAX_PROCESSES];
     size_t n = gw_procfs_job_pids(p, pids, GW_STALL_MAX_PROCESSES);
     gw_procfs_free(p);
-    cJSON *arr = cJSON_AddArrayToObject(ev, "processes");
     size_t shown = 0;
     for (size_t i = 0; i < n; i++) {
         gw_proc_wait w;
@@ -158,22 +156,22 @@ static void add_processes(const gw_stall *st, cJSON *ev, gw_buf *line)
             continue;
         char sc[32], state[2] = {w.state ? w.state : '?', '\0'};
         gw_proc_wait_syscall_text(&w, sc, sizeof sc);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "pid", w.pid);
-        cJSON_AddNumberToObject(o, "ppid", w.ppid);
-        cJSON_AddStringToObject(o, "name", w.name);
-        cJSON_AddStringToObject(o, "state", state);
-        gw_json_add_str(o, "wchan", w.wchan);
-        gw_json_add_str(o, "syscall", sc);
-        cJSON_AddItemToArray(arr, o);
+        if (ev->nprocesses < GW_EVENT_MAX_PROCESSES) {
+            gw_event_process *o = &ev->processes[ev->nprocesses++];
+            o->pid = w.pid;
+            o->ppid = w.ppid;
+            snprintf(o->name, sizeof o->name, "%s", w.name);
+            snprintf(o->state, sizeof o->state, "%s", state);
+            snprintf(o->wchan, sizeof o->wchan, "%s", w.wchan);
+            snprintf(o->syscall, sizeof o->syscall, "%s", sc);
+        }
         if (shown++ < SUMMARY_PROCESSES)
             gw_buf_printf(line, "%s%d %s %s%s%s%s%s", shown > 1 ? ", " : "", (int)w.pid, w.name,
                           state, *sc ? " " : "", sc, *w.wchan ? " in " : "", w.wchan);
     }
     if (shown > SUMMARY_PROCESSES)
         gw_buf_printf(line, ", and %zu more", shown - SUMMARY_PROCESSES);
-    cJSON_AddNumberToObject(ev, "processes_total",
-                            isnan(h.job_processes) ? (double)n : h.job_processes);
+    ev->processes_total = isnan(h.job_processes) ? (double)n : h.job_processes;
 }
 
 /* The job's CPU (% of a core) over the last whole window, else over the window being filled. */
@@ -193,27 +191,27 @@ static void fire(gw_stall *st, int64_t since_ns, int64_t now_ns, int64_t wall_ms
     st->quiet_since_ns = since_ns;
     st->quiet_since_wall_ms = wall_of(since_ns, now_ns, wall_ms);
     double quiet_s = (double)(now_ns - since_ns) / 1e9;
-    cJSON *ev = alert_event(st, "alert", wall_ms, quiet_s, st->quiet_since_wall_ms);
-    cJSON *gpus = cJSON_AddArrayToObject(ev, "gpus");
-    for (unsigned i = 0; i < st->ndev; i++)
+    gw_event ev = alert_event(st, GW_EV_ALERT, wall_ms, quiet_s, st->quiet_since_wall_ms);
+    ev.alert.has |= GW_EVA_STALL | GW_EVA_MESSAGE;
+    for (unsigned i = 0; i < st->ndev && ev.alert.ngpus < GW_EVENT_MAX_GPUS; i++)
         if (!st->any_job_gpu || st->job_gpu[i])
-            cJSON_AddItemToArray(gpus, cJSON_CreateNumber(st->dev_index[i]));
-    gw_json_add_num(ev, "gpu_util_pct", st->gpu_util_pct, 1);
-    gw_json_add_num(ev, "job_cpu_pct", cpu_pct_now(st, now_ns), 1);
-    gw_json_add_time(ev, "last_output", st->last_output_wall_ms);
+            ev.alert.gpus[ev.alert.ngpus++] = st->dev_index[i];
+    ev.alert.gpu_util_pct = st->gpu_util_pct;
+    ev.alert.job_cpu_pct = cpu_pct_now(st, now_ns);
+    ev.alert.last_output_ms = st->last_output_wall_ms;
     gw_buf line = {0};
     gw_buf_printf(&line,
                   "job_stalled (warning): no output, GPU%s idle and the job's CPU below %g%% of a "
                   "core for %.0f s; ",
                   st->ndev == 1 ? "" : "s", st->cfg.cpu_idle_pct, quiet_s);
     gw_buf procs = {0};
-    add_processes(st, ev, &procs);
+    add_processes(st, &ev.alert, &procs);
     gw_buf_printf(&line, "processes: %s", procs.len ? procs.data : "none found");
     char *message = xasprintf("no output, GPU idle and job CPU below %g%% of a core for %.0f s",
                               st->cfg.cpu_idle_pct, quiet_s);
-    cJSON_AddStringToObject(ev, "message", message);
+    ev.alert.message = message;
+    gw_events_emit(st->bus, &ev);
     free(message);
-    gw_events_emit(st->bus, ev);
     print_line(st, line.data);
     gw_buf_free(&line);
     gw_buf_free(&procs);
@@ -224,10 +222,11 @@ static void resolve(gw_stall *st, const char *reason, int64_t at_ns, int64_t wal
     st->firing = false;
     st->resolved++;
     double quiet_s = (double)(at_ns - st->quiet_since_ns) / 1e9;
-    cJSON *ev = alert_event(st, "alert_resolved", wall_ms, quiet_s, st->quiet_since_wall_ms);
-    cJSON_AddNumberToObject(ev, "duration_s", round((double)(at_ns - st->fire_ns) / 1e8) / 10.0);
-    cJSON_AddStringToObject(ev, "reason", reason);
-    gw_events_emit(st->bus, ev);
+    gw_event ev = alert_event(st, GW_EV_ALERT_RESOLVED, wall_ms, quiet_s, st->quiet_since_wall_ms);
+    ev.alert.has |= GW_EVA_DURATION | GW_EVA_REASON;
+    ev.alert.duration_s = round((double)(at_ns - st->fire_ns) / 1e8) / 10.0;
+    ev.alert.reason = reason;
+    gw_events_emit(st->bus, &ev);
     const char *what = strcmp(reason, "output") == 0 ? "the job printed again"
                        : strcmp(reason, "gpu") == 0  ? "a GPU of the job works again"
                                                      : "the job uses CPU again";

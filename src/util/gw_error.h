@@ -25,6 +25,11 @@ typedef enum gw_rc {
 
 enum { GW_ERROR_MSG_MAX = 512 };
 
+/* On every function that returns a gw_rc (but gw_error_set, whose result is a convenience): the
+ * compiler then refuses a call that drops the error. Where dropping it is right, test the result
+ * and say why in the empty branch (gcc does not accept a (void) cast). */
+#define GW_MUST_USE __attribute__((warn_unused_result))
+
 typedef struct gw_error {
     gw_rc rc;
     char msg[GW_ERROR_MSG_MAX];

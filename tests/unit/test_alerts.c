@@ -4,6 +4,7 @@
 
 #include "alerts/alerts.h"
 #include "alerts/trend.h"
+#include "record/eventlog.h"
 
 #include <math.h>
 
@@ -21,12 +22,12 @@ typedef struct harness {
     gw_device_info dev[2];
 } harness;
 
-static void capture(void *ctx, const cJSON *ev)
+/* Keeps alerts as events.jsonl would hold them (the writer's JSON). */
+static void capture(void *ctx, const gw_event *ev)
 {
     harness *h = ctx;
-    const char *type = cJSON_GetObjectItemCaseSensitive(ev, "type")->valuestring;
-    if ((strcmp(type, "alert") == 0 || strcmp(type, "alert_resolved") == 0) && h->nev < 128)
-        h->ev[h->nev++] = cJSON_Duplicate(ev, 1);
+    if ((ev->kind == GW_EV_ALERT || ev->kind == GW_EV_ALERT_RESOLVED) && h->nev < 128)
+        h->ev[h->nev++] = gw_event_to_json(ev);
 }
 
 /* Starts the engine on ngpu GPUs (NVML indices 0, 1) with h->cfg. */
@@ -369,10 +370,10 @@ static void test_gpu_lost_fires_once_per_gpu(void **state)
 
 static void emit_xid(harness *h, unsigned gpu, int xid)
 {
-    cJSON *ev = gw_event_new("xid", 0);
-    cJSON_AddNumberToObject(ev, "gpu", gpu);
-    cJSON_AddNumberToObject(ev, "xid", xid);
-    gw_events_emit(h->bus, ev);
+    gw_event ev = gw_event_make(GW_EV_XID, 0);
+    ev.xid.gpu = (int)gpu;
+    ev.xid.xid = xid;
+    gw_events_emit(h->bus, &ev);
 }
 
 static void test_xid_fires_counts_and_resolves_after_quiet(void **state)
@@ -403,9 +404,9 @@ static void test_xid_fires_counts_and_resolves_after_quiet(void **state)
     assert_int_equal(num(r, "events"), 2);
     assert_true(num(r, "duration_s") == 399);
     /* a double-bit ECC event on GPU 0 is its own rule */
-    cJSON *ev = gw_event_new("ecc_double_bit", 0);
-    cJSON_AddNumberToObject(ev, "gpu", 0);
-    gw_events_emit(h->bus, ev);
+    gw_event ev = gw_event_make(GW_EV_ECC_DOUBLE_BIT, 0);
+    ev.ecc.gpu = 0;
+    gw_events_emit(h->bus, &ev);
     tick(h, 401);
     assert_int_equal(count(h, "alert", "ecc_double_bit"), 1);
     assert_int_equal(num(find(h, "alert", "ecc_double_bit"), "gpu"), 0);

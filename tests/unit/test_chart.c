@@ -132,7 +132,7 @@ static gw_analysis *two_gpu_analysis(gw_series **out)
     synth_set(s, 0, GW_F_CLOCKS_EVENT_REASONS, 22, 25, 0x4);
     synth_set(s, 1, GW_F_CLOCKS_EVENT_REASONS, 50, 51, 0x20);
     s->gpus[1]->power_limit_w = 600;
-    gw_series_finish(s, NULL);
+    assert_int_equal(gw_series_finish(s, NULL), GW_OK);
     *out = s;
     return gw_analyze(s);
 }
@@ -172,7 +172,7 @@ static void test_proc_traces_cap_and_sum(void **state)
             if (!(pid == 4 && t >= 5)) /* pid 4 exits at t = 5 */
                 gw_series_add_proc(s, 0, SYNTH_T0_MS + t * 1000, 0, pid, "python3",
                                    (double)(pid * 1000), pid == 3 ? 0 : 1);
-    gw_series_finish(s, NULL);
+    assert_int_equal(gw_series_finish(s, NULL), GW_OK);
     gw_analysis *a = gw_analyze(s);
     gw_trace_list l = {0, 0, NULL};
     assert_int_equal(gw_chart_traces(a, GW_CM_PROC_MEM, 2, &l), 3);
@@ -266,7 +266,7 @@ static void test_html_escapes_inputs(void **state)
     s->gpus[0]->name = strdup("<img src=x onerror=alert(1)>");
     for (int t = 0; t < 30; t++)
         gw_series_add_proc(s, 0, SYNTH_T0_MS + t * 1000, 0, 7, "</script><b>x", 100, 1);
-    gw_series_finish(s, NULL);
+    assert_int_equal(gw_series_finish(s, NULL), GW_OK);
     gw_analysis *a = gw_analyze(s);
     char *html = NULL;
     size_t len = 0;

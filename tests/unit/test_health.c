@@ -291,11 +291,10 @@ static void test_probe_reads_the_scenario(void **state)
     snprintf(path, sizeof path, "%s/s.json", dir);
     setenv("FAKE_NVML_SCENARIO", path, 1);
     setenv("FAKE_NVML_TIME_SCALE", "0", 1);
-    gw_nvml *n = NULL;
+    setenv("GPUWATCH_NVML_LIB", getenv("GPUWATCH_FAKE_NVML"), 1);
     gw_error err = {0};
-    assert_int_equal(gw_nvml_open(getenv("GPUWATCH_FAKE_NVML"), &n, &err), GW_OK);
     gw_health_report r;
-    gw_health_probe(n, &r);
+    assert_int_equal(gw_health_probe(&r, &err), GW_OK);
     assert_string_equal(r.driver_version, "580.159.04");
     assert_int_equal(r.cuda_driver_version, 13000);
     assert_int_equal(r.ngpus, 2);
@@ -320,7 +319,13 @@ static void test_probe_reads_the_scenario(void **state)
     gw_health_evaluate(&r, &th);
     assert_int_equal(r.state, GW_HEALTH_CRITICAL);
     gw_health_report_free(&r);
-    gw_nvml_close(n);
+    /* NVML that cannot be loaded: an error naming the fix, and nothing to free */
+    setenv("GPUWATCH_NVML_LIB", "/nonexistent/libnvidia-ml.so.1", 1);
+    assert_int_equal(gw_health_probe(&r, &err), GW_E_NVML);
+    assert_non_null(strstr(err.msg, "GPUWATCH_NVML_LIB"));
+    assert_int_equal(r.ngpus, 0);
+    assert_null(r.gpus);
+    unsetenv("GPUWATCH_NVML_LIB");
     unsetenv("FAKE_NVML_TIME_SCALE");
     th_rmrf(dir);
     free(dir);

@@ -1,6 +1,7 @@
 /* Unit tests for src/sampler/nvml_events.c: the event watcher against the fake NVML library. */
 #include "fake_nvml_test.h"
 
+#include "record/eventlog.h"
 #include "sampler/nvml_events.h"
 
 #include <pthread.h>
@@ -12,10 +13,10 @@ typedef struct got_events {
 } got_events;
 
 /* Keeps each event as its JSON text without the timestamp. */
-static void keep(void *ctx, const cJSON *ev)
+static void keep(void *ctx, const gw_event *ev)
 {
     got_events *g = ctx;
-    cJSON *copy = cJSON_Duplicate(ev, 1);
+    cJSON *copy = gw_event_to_json(ev);
     assert_true(cJSON_IsString(cJSON_GetObjectItem(copy, "timestamp")));
     cJSON_DeleteItemFromObject(copy, "timestamp");
     pthread_mutex_lock(&g->lock);

@@ -262,12 +262,16 @@ static void test_openmetrics(void **state)
     teardown(&fx);
 }
 
-static void emit(gw_prom_store *st, const char *json)
+static void emit(gw_prom_store *st, gw_event_kind kind, int gpu, long xid)
 {
-    cJSON *ev = cJSON_Parse(json);
-    assert_non_null(ev);
-    gw_prom_store_on_event(st, ev);
-    cJSON_Delete(ev);
+    gw_event ev = gw_event_make(kind, 1);
+    if (kind == GW_EV_XID) {
+        ev.xid.gpu = gpu;
+        ev.xid.xid = xid;
+    } else if (kind == GW_EV_ECC_DOUBLE_BIT) {
+        ev.ecc.gpu = gpu;
+    }
+    gw_prom_store_on_event(st, &ev);
 }
 
 static void test_xid(void **state)
@@ -278,12 +282,13 @@ static void test_xid(void **state)
     tick(&fx, 0, NULL, 0);
     gw_prom_store_snapshot(fx.st, &fx.snap);
     uint64_t g0 = fx.snap.generation;
-    emit(fx.st, "{\"type\":\"xid\",\"gpu\":7,\"xid\":13}");     /* no such GPU */
-    emit(fx.st, "{\"type\":\"epoch\",\"gpu\":1,\"xid\":13}");   /* not an xid event */
-    emit(fx.st, "{\"type\":\"xid\",\"gpu\":1,\"xid\":\"13\"}"); /* malformed */
-    assert_false(gw_prom_store_snapshot(fx.st, &fx.snap));      /* none of them changed anything */
-    emit(fx.st, "{\"type\":\"xid\",\"gpu\":1,\"xid\":13}");
-    emit(fx.st, "{\"type\":\"xid\",\"gpu\":1,\"xid\":79}");
+    emit(fx.st, GW_EV_XID, 7, 13);                         /* no such GPU */
+    emit(fx.st, GW_EV_ECC_DOUBLE_BIT, 1, 0);               /* not an xid event */
+    emit(fx.st, GW_EV_XID, 1, -1);                         /* no XID number */
+    emit(fx.st, GW_EV_XID, -1, 13);                        /* no GPU */
+    assert_false(gw_prom_store_snapshot(fx.st, &fx.snap)); /* none of them changed anything */
+    emit(fx.st, GW_EV_XID, 1, 13);
+    emit(fx.st, GW_EV_XID, 1, 79);
     char *t = render(&fx, GW_PROM_TEXT, false);
     assert_true(fx.snap.generation > g0);
     /* The last XID like dcgm-exporter, shown for the lost GPU too; the count as a counter. */

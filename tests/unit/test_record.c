@@ -201,18 +201,18 @@ static void test_eventlog_concurrent(void **state)
     for (int w = 0; w < WRITERS; w++) {
         if (fork() == 0) {
             for (int i = 0; i < LINES; i++) {
-                cJSON *ev = cJSON_CreateObject();
-                cJSON_AddStringToObject(ev, "type", "mark");
-                cJSON_AddNumberToObject(ev, "writer", w);
-                cJSON_AddNumberToObject(ev, "i", i);
                 char pad[300];
                 memset(pad, 'a' + w, sizeof pad - 1);
                 pad[sizeof pad - 1] = '\0';
-                cJSON_AddStringToObject(ev, "pad", pad);
+                gw_event_field fields[] = {{.key = "writer", .type = GW_EVV_NUMBER, .num = w},
+                                           {.key = "i", .type = GW_EVV_NUMBER, .num = i}};
+                gw_event ev = gw_event_make(GW_EV_MARK, 0);
+                ev.mark.text = pad;
+                ev.mark.fields = fields;
+                ev.mark.nfields = 2;
                 gw_error err = {0};
-                if (gw_eventlog_append(path, ev, &err))
+                if (gw_eventlog_append(path, &ev, &err))
                     _exit(1);
-                cJSON_Delete(ev);
             }
             _exit(0);
         }

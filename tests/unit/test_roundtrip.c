@@ -253,12 +253,6 @@ static void test_processes_csv_round_trip(void **state)
     free(dir);
 }
 
-/* Builds an event the way its producers do (gw_event_new, then the members they add). */
-static cJSON *event(const char *type, int64_t t_ms)
-{
-    return gw_event_new(type, t_ms);
-}
-
 static void test_events_round_trip(void **state)
 {
     (void)state;
@@ -269,46 +263,48 @@ static void test_events_round_trip(void **state)
     gw_eventlog *log = NULL;
     gw_error err;
     assert_int_equal(gw_eventlog_open(path, &log, &err), GW_OK);
-    cJSON *ev[7];
-    ev[0] = event("job_start", T0_MS + 1);
-    cJSON_AddNumberToObject(ev[0], "pid", 4242);
-    ev[1] = event("epoch", T0_MS + 2);
-    cJSON_AddNumberToObject(ev[1], "epoch", 3);
-    cJSON_AddNumberToObject(ev[1], "total", 10);
-    cJSON_AddStringToObject(ev[1], "line", "Epoch 3/10");
-    ev[2] = event("xid", T0_MS + 3);
-    cJSON_AddNumberToObject(ev[2], "gpu", 1);
-    cJSON_AddNumberToObject(ev[2], "xid", 79);
-    ev[3] = event("alert", T0_MS + 4);
-    cJSON_AddStringToObject(ev[3], "rule", "job_stalled");
-    cJSON_AddNumberToObject(ev[3], "value", 312.125);
-    cJSON_AddNumberToObject(ev[3], "threshold", 300);
-    cJSON *procs = cJSON_AddArrayToObject(ev[3], "processes");
-    cJSON *p = cJSON_CreateObject();
-    cJSON_AddNumberToObject(p, "pid", 4242);
-    cJSON_AddStringToObject(p, "name", "python3");
-    cJSON_AddStringToObject(p, "state", "S");
-    cJSON_AddStringToObject(p, "syscall", "futex");
-    cJSON_AddStringToObject(p, "wchan", "futex_wait_queue");
-    cJSON_AddItemToArray(procs, p);
-    ev[4] = event("alert_resolved", T0_MS + 5);
-    cJSON_AddStringToObject(ev[4], "rule", "job_stalled");
-    cJSON_AddStringToObject(ev[4], "reason", "output");
-    ev[5] = event("mark", T0_MS + 6);
-    cJSON_AddStringToObject(ev[5], "text", "eval");
-    cJSON *fields = cJSON_AddObjectToObject(ev[5], "fields");
-    cJSON_AddNumberToObject(fields, "n", 3.25);
-    cJSON_AddStringToObject(fields, "phase", "warmup");
-    cJSON_AddTrueToObject(fields, "ok");
-    ev[6] = event("job_exit", T0_MS + 7);
-    cJSON_AddNullToObject(ev[6], "code");
-    cJSON_AddNumberToObject(ev[6], "signal", 9);
-    cJSON_AddStringToObject(ev[6], "signal_name", "KILL");
-    cJSON_AddNumberToObject(ev[6], "status", 137);
-    for (size_t i = 0; i < 7; i++) {
-        assert_true(gw_eventlog_write(log, ev[i]));
-        cJSON_Delete(ev[i]);
-    }
+    gw_event ev[7];
+    ev[0] = gw_event_make(GW_EV_JOB_START, T0_MS + 1);
+    ev[0].job_start.pid = 4242;
+    ev[1] = gw_event_make(GW_EV_EPOCH, T0_MS + 2);
+    ev[1].epoch.epoch = 3;
+    ev[1].epoch.total = 10;
+    ev[1].epoch.line = "Epoch 3/10";
+    ev[2] = gw_event_make(GW_EV_XID, T0_MS + 3);
+    ev[2].xid.gpu = 1;
+    ev[2].xid.xid = 79;
+    ev[3] = gw_event_make(GW_EV_ALERT, T0_MS + 4);
+    ev[3].alert.rule = "job_stalled";
+    ev[3].alert.value = 312.125;
+    ev[3].alert.threshold = 300;
+    ev[3].alert.has = GW_EVA_STALL;
+    ev[3].alert.nprocesses = 1;
+    gw_event_process *p = &ev[3].alert.processes[0];
+    p->pid = 4242;
+    snprintf(p->name, sizeof p->name, "python3");
+    snprintf(p->state, sizeof p->state, "S");
+    snprintf(p->syscall, sizeof p->syscall, "futex");
+    snprintf(p->wchan, sizeof p->wchan, "futex_wait_queue");
+    ev[4] = gw_event_make(GW_EV_ALERT_RESOLVED, T0_MS + 5);
+    ev[4].alert.rule = "job_stalled";
+    ev[4].alert.has = GW_EVA_REASON;
+    ev[4].alert.reason = "output";
+    ev[5] = gw_event_make(GW_EV_MARK, T0_MS + 6);
+    ev[5].mark.text = "eval";
+    gw_event_fields fields = {0};
+    gw_event_fields_put(&fields, "n", GW_EVV_NUMBER, 3.25, false, NULL);
+    gw_event_fields_put(&fields, "phase", GW_EVV_STRING, 0, false, "warmup");
+    gw_event_fields_put(&fields, "ok", GW_EVV_BOOL, 0, true, NULL);
+    ev[5].mark.fields = fields.items;
+    ev[5].mark.nfields = fields.n;
+    ev[6] = gw_event_make(GW_EV_JOB_EXIT, T0_MS + 7);
+    ev[6].job_exit.code = -1;
+    ev[6].job_exit.signal = 9;
+    ev[6].job_exit.signal_name = "KILL";
+    ev[6].job_exit.status = 137;
+    for (size_t i = 0; i < 7; i++)
+        assert_true(gw_eventlog_write(log, &ev[i]));
+    gw_event_fields_free(&fields);
     gw_eventlog_close(log);
 
     gw_series *s = read_dir(dir);

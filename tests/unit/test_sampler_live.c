@@ -127,11 +127,45 @@ static void test_static_values_are_read_once(void **state)
     remove(stats);
 }
 
+/* gw_sampler_load is the commands' one door to NVML: it loads the library named by
+ * GPUWATCH_NVML_LIB, serves the driver stack's versions and the library's own banner, and unloads
+ * the library when the sampler closes. */
+static void test_load_reads_the_system_and_owns_the_library(void **state)
+{
+    (void)state;
+    char path[64];
+    write_scenario(path, "{'driver_version': '550.54.15', 'nvml_version': '12.550.54.15',"
+                         " 'devices': [{}]}");
+    setenv("FAKE_NVML_SCENARIO", path, 1);
+    setenv("GPUWATCH_NVML_LIB", fake_lib_path(), 1);
+    gw_sampler_config cfg = {.interval_ms = 100, .fields = GW_FIELD_BIT(GW_F_UTIL_GPU_PCT)};
+    gw_sampler *s = NULL;
+    gw_error err = {0};
+    assert_int_equal(gw_sampler_load(&cfg, NULL, &s, &err), GW_OK);
+    const gw_system_info *sys = gw_sampler_system(s);
+    assert_string_equal(sys->driver_version, "550.54.15");
+    assert_string_equal(sys->nvml_version, "12.550.54.15");
+    assert_int_equal(sys->cuda_driver_version, 13000);
+    assert_string_equal(sys->library, fake_lib_path());
+    char banner[128];
+    snprintf(banner, sizeof banner, "simulated GPU, fake NVML playing %s", path);
+    assert_string_equal(sys->banner, banner);
+    gw_sampler_close(s);
+    assert_null(dlopen(fake_lib_path(), RTLD_NOW | RTLD_NOLOAD)); /* unloaded with the sampler */
+    setenv("GPUWATCH_NVML_LIB", "/nonexistent/libnvidia-ml.so.1", 1);
+    assert_int_equal(gw_sampler_load(&cfg, NULL, &s, &err), GW_E_NVML);
+    assert_null(s);
+    assert_non_null(strstr(err.msg, "/nonexistent/libnvidia-ml.so.1"));
+    unsetenv("GPUWATCH_NVML_LIB");
+    remove(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_mig_devices_are_listed, fake_teardown),
         cmocka_unit_test_teardown(test_static_values_are_read_once, fake_teardown),
+        cmocka_unit_test(test_load_reads_the_system_and_owns_the_library),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include "test_helpers.h"
 
 #include "host/proc_wait.h"
+#include "record/eventlog.h"
 #include "stall/stall.h"
 
 #include <math.h>
@@ -23,9 +24,10 @@ typedef struct rig {
     int64_t now_ns;
 } rig;
 
-static void keep(void *ctx, const cJSON *ev)
+/* Keeps each event as events.jsonl would hold it (the writer's JSON). */
+static void keep(void *ctx, const gw_event *ev)
 {
-    cJSON_AddItemToArray(ctx, cJSON_Duplicate(ev, 1));
+    cJSON_AddItemToArray(ctx, gw_event_to_json(ev));
 }
 
 static void rig_open(rig *r, unsigned ngpu, int64_t timeout_ms, const char *proc_root)

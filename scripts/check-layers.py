@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""check-layers: fails when src/ breaks gpuwatch's layering (docs/architecture.md).
+
+Rules (curl's checksrc is the model: one line per finding, file:line: what and how to fix):
+  upward-include  a file in src/A includes "B/..." where B's layer is not below A's;
+                  two folders of one layer do not include each other either
+  unknown-folder  a folder of src/ that LAYERS does not place
+  nvml            outside src/nvml and src/sampler: an NVML call (nvmlXxx(...)), an NVML type or
+                  constant (gwn_*, GWN_*), the loader (gw_nvml, gw_nvml_open/load/close/...), a
+                  function pointer of the loader (->DeviceGetXxx(...)) or #include "nvml/..."
+  fake            production code that names the fake library ("fake-nvml", FAKE_NVML_*): a
+                  simulator announces itself through gpuwatch_nvml_banner instead
+
+Usage: scripts/check-layers.py [SRC_DIR]   (default: src/ beside this script)
+Exit status: 0 clean, 1 findings, 2 usage error.
+"""
+import os
+import re
+import sys
+
+# Lowest first. A folder may include its own headers and those of lower layers only.
+LAYERS = [
+    ["util"],
+    ["nvml"],
+    ["host"],
+    ["events"],
+    ["sampler"],
+    ["record", "summary", "view", "http", "prom", "stall", "health", "query", "alerts"],
+    ["mark", "serve", "live", "config"],
+    ["logread"],
+    ["analysis"],
+    ["chart"],
+    ["plot", "report"],
+    ["run"],
+    ["cli"],
+]
+NVML_FOLDERS = {"nvml", "sampler"}
+
+RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]*"')
+NVML_PATTERNS = [
+    (re.compile(r"\bnvml[A-Z]\w*\s*\("), "an NVML call"),
+    (re.compile(r"\b(gwn|GWN)_\w+"), "an NVML type or constant"),
+    (re.compile(r"\bgw_nvml\b|\bgw_nvml_(open|load|close|return_name|init_message|call_message|"
+                r"is_unsupported)\b"), "the NVML loader"),
+    (re.compile(r"->\s*(System|Device|Gpm|Event)[A-Z]\w*\s*\("), "an NVML function pointer"),
+    (re.compile(r'^\s*#\s*include\s+"nvml/'), "an NVML header"),
+]
+FAKE = re.compile(r"fake-nvml|FAKE_NVML")
+
+
+def strip_comments(text):
+    """Blanks comments (keeping line breaks) so that line numbers stay right."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append("".join(ch if ch == "\n" else " " for ch in text[i:j]))
+            i = j
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(text[i:j + 1])
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def blank_strings(line):
+    """The line with the contents of string and character literals blanked."""
+    return re.sub(r'"(\\.|[^"\\])*"|\'(\\.|[^\'\\])*\'', '""', line)
+
+
+def layer_words(rank):
+    return "layer %d (%s)" % (rank, ", ".join(LAYERS[rank]))
+
+
+def check_file(path, rel, folder, findings):
+    with open(path, encoding="utf-8", errors="replace") as f:
+        code = strip_comments(f.read())
+    for no, line in enumerate(code.split("\n"), 1):
+        m = INCLUDE.match(line)
+        if m and m.group(1) != folder and m.group(1) in RANK:
+            to = m.group(1)
+            if RANK[to] >= RANK[folder]:
+                findings.append(
+                    "%s:%d: upward include \"%s/...\": src/%s is %s and may include only lower "
+                    "layers; move what both need down (docs/architecture.md) [upward-include]"
+                    % (rel, no, to, folder, layer_words(RANK[folder])))
+        if FAKE.search(line):
+            findings.append(
+                "%s:%d: production code names the fake NVML library: use the library's banner "
+                "(gw_sampler_system()->banner) instead [fake]" % (rel, no))
+        if folder in NVML_FOLDERS:
+            continue
+        bare = blank_strings(line)
+        for pattern, what in NVML_PATTERNS:
+            if pattern.search(line if what == "an NVML header" else bare):
+                findings.append(
+                    "%s:%d: %s outside src/nvml and src/sampler: get the value through the "
+                    "sampler's API (sampler.h, probe.h) [nvml]" % (rel, no, what))
+                break
+
+
+def main(argv):
+    if len(argv) > 2 or (len(argv) == 2 and argv[1] in ("-h", "--help")):
+        sys.stderr.write("usage: check-layers.py [SRC_DIR]\n")
+        return 2
+    src = argv[1] if len(argv) == 2 else os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                      "..", "src")
+    if not os.path.isdir(src):
+        sys.stderr.write("check-layers: %s is not a directory: give the src/ folder\n" % src)
+        return 2
+    findings = []
+    for folder in sorted(os.listdir(src)):
+        top = os.path.join(src, folder)
+        if not os.path.isdir(top):
+            continue
+        if folder not in RANK:
+            findings.append("src/%s: folder in no layer: add it to LAYERS in "
+                            "scripts/check-layers.py and to docs/architecture.md "
+                            "[unknown-folder]" % folder)
+            continue
+        for root, _, files in os.walk(top):
+            for name in sorted(files):
+                if name.endswith((".c", ".h")):
+                    path = os.path.join(root, name)
+                    rel = "src/" + os.path.relpath(path, src)
+                    check_file(path, rel, folder, findings)
+    for line in findings:
+        print(line)
+    if findings:
+        print("check-layers: %d finding%s" % (len(findings), "" if len(findings) == 1 else "s"))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

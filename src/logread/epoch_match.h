@@ -1,0 +1,40 @@
+/*
+ * epoch_match: recognising epoch lines in a training script's output.
+ *
+ * Owns: gw_epoch_matcher, a compiled regular expression that turns one output line into an epoch
+ * number and an optional total ("Epoch 3/100", "Epoch 3:", "epoch 3/4", "[Epoch 3]", "epoch=3",
+ * "Epoch [3/100]", "epoch 3 of 10" by default). `gpuwatch run` calls it on each output line to
+ * write "epoch" events; the report reads --log files with it (trainlog.c).
+ * Must not: read files or print. A matcher is immutable after creation and may be shared between
+ * threads (regexec is thread-safe).
+ */
+#ifndef GW_EPOCH_MATCH_H
+#define GW_EPOCH_MATCH_H
+
+#include "util/gw_error.h"
+
+#include <stdbool.h>
+
+/* POSIX extended regular expression used when none is given; matched case-insensitively. */
+#define GW_EPOCH_DEFAULT_REGEX                                                                     \
+    "(^|[^[:alnum:]_])epoch[[:space:]]*[:=#]?[[:space:]]*\\[?[[:space:]]*([0-9]+)"                 \
+    "([[:space:]]*(/|of)[[:space:]]*([0-9]+))?"
+
+typedef struct gw_epoch_matcher gw_epoch_matcher;
+
+/* Compiles `regex` (NULL: GW_EPOCH_DEFAULT_REGEX) as a case-insensitive POSIX extended regular
+ * expression; "\d" is accepted as a shorthand for [0-9]. In a match, the first parenthesised
+ * group whose text is all digits is the epoch number and the next such group the total.
+ * On success stores a new matcher in *out (free with gw_epoch_matcher_free). Errors: GW_E_USAGE
+ * when the expression does not compile (with regerror's words) or has no group. */
+GW_MUST_USE gw_rc gw_epoch_matcher_new(const char *regex, gw_epoch_matcher **out, gw_error *err);
+
+/* Matches one line (no newline needed). Returns true and stores the epoch number in *epoch and
+ * the total in *total (-1 when the line has none) when the line is an epoch line. Either pointer
+ * may be NULL. */
+bool gw_epoch_matcher_match(const gw_epoch_matcher *m, const char *line, long *epoch, long *total);
+
+/* NULL is accepted. */
+void gw_epoch_matcher_free(gw_epoch_matcher *m);
+
+#endif

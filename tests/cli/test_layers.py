@@ -1,0 +1,99 @@
+"""scripts/check-layers.py: the tree is clean, and each rule catches what it is for."""
+import subprocess
+import sys
+
+from conftest import SOURCE
+
+SCRIPT = SOURCE / "scripts" / "check-layers.py"
+
+
+def check(src):
+    return subprocess.run([sys.executable, str(SCRIPT), str(src)], capture_output=True, text=True)
+
+
+def tree(tmp_path, files):
+    """A src/ folder holding files {relative path: text}."""
+    src = tmp_path / "src"
+    for rel, text in files.items():
+        p = src / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return src
+
+
+def test_the_source_tree_keeps_its_layers():
+    r = check(SOURCE / "src")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout == ""
+
+
+def test_an_upward_include_is_found_with_its_line(tmp_path):
+    src = tree(tmp_path, {
+        "run/child.h": "int x;\n",
+        "alerts/hook.c": '/* #include "run/child.h" in a comment is fine */\n'
+                         '#include "alerts/hook.h"\n#include "util/xalloc.h"\n'
+                         '#include "run/child.h"\n',
+        "util/xalloc.h": "",
+        "logread/series.c": '#include "analysis/epochs.h"\n',
+        "analysis/epochs.c": '#include "logread/series.h"\n',
+    })
+    r = check(src)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith('src/alerts/hook.c:4: upward include "run/..."')
+    assert "[upward-include]" in lines[0]
+    assert lines[1].startswith('src/logread/series.c:1: upward include "analysis/..."')
+    assert lines[-1] == "check-layers: 2 findings"
+    assert len(lines) == 3  # analysis may include logread, and comments do not count
+
+
+def test_two_folders_of_one_layer_do_not_include_each_other(tmp_path):
+    src = tree(tmp_path, {"record/csv.c": '#include "alerts/alerts.h"\n'})
+    r = check(src)
+    assert r.returncode == 1
+    assert r.stdout.startswith('src/record/csv.c:1: upward include "alerts/..."')
+
+
+def test_nvml_outside_its_two_folders_is_found(tmp_path):
+    src = tree(tmp_path, {
+        "sampler/gpu.c": '#include "nvml/nvml_lib.h"\nint a = nvmlDeviceGetCount(0);\n',
+        "nvml/lib.c": "gwn_return r = nvmlInit_v2();\n",
+        "query/q.c": 'const char *doc = "nvmlDeviceGetName() in a string is text";\n'
+                     "/* nvmlInit() in a comment */\n"
+                     "int v = GWN_CLOCKS_EVENT_GPU_IDLE;\n",
+        "run/session.c": '#include "nvml/nvml_lib.h"\n'
+                         "static gw_nvml *n;\n"
+                         "int f(void) { return n->SystemGetDriverVersion(0, 0); }\n"
+                         "int g(void) { return nvmlShutdown(); }\n",
+        "cli/serve.c": 'int sim = strstr(path, "fake-nvml") != 0;\n',
+    })
+    r = check(src)
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == [
+        "src/cli/serve.c:1: production code names the fake NVML library: use the library's "
+        "banner (gw_sampler_system()->banner) instead [fake]",
+        "src/query/q.c:3: an NVML type or constant outside src/nvml and src/sampler: get the "
+        "value through the sampler's API (sampler.h, probe.h) [nvml]",
+        "src/run/session.c:1: an NVML header outside src/nvml and src/sampler: get the value "
+        "through the sampler's API (sampler.h, probe.h) [nvml]",
+        "src/run/session.c:2: the NVML loader outside src/nvml and src/sampler: get the value "
+        "through the sampler's API (sampler.h, probe.h) [nvml]",
+        "src/run/session.c:3: an NVML function pointer outside src/nvml and src/sampler: get "
+        "the value through the sampler's API (sampler.h, probe.h) [nvml]",
+        "src/run/session.c:4: an NVML call outside src/nvml and src/sampler: get the value "
+        "through the sampler's API (sampler.h, probe.h) [nvml]",
+        "check-layers: 6 findings",
+    ]
+
+
+def test_a_folder_in_no_layer_is_named(tmp_path):
+    src = tree(tmp_path, {"newthing/x.c": "int x;\n"})
+    r = check(src)
+    assert r.returncode == 1
+    assert "src/newthing: folder in no layer" in r.stdout
+
+
+def test_usage_errors_exit_2(tmp_path):
+    r = check(tmp_path / "missing")
+    assert r.returncode == 2
+    assert "is not a directory" in r.stderr
