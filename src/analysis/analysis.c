@@ -110,51 +110,11 @@ double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool
     return w > 0 ? sum / w : NAN;
 }
 
-/* Energy (Wh) over span: from the energy counter (mJ, positive steps) when it has two values,
- * else power.draw integrated over the sample weights. */
-/* Power integrated over rows [from, to) in Wh; *any tells whether a power value was there. */
-static double power_wh(const gw_gpu_analysis *g, size_t from, size_t to, bool *any)
+/* Energy over a span: one method for every span (stats.h), so phases and epochs add up to the
+ * whole. The series holds power.draw in W and the counter in mJ. */
+static gw_energy span_energy(const gw_gpu_analysis *g, gw_span span)
 {
-    const double *p = gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_MW);
-    double ws = 0;
-    for (size_t r = from; p && r < to; r++)
-        if (!isnan(p[r])) {
-            ws += p[r] * g->dt_s[r];
-            *any = true;
-        }
-    return ws / 3600.0;
-}
-
-/* Energy over a span. The NVML energy counter is exact but read only every ~10 s (it costs 4 ms),
- * so its increase between the first and the last new reading inside the span is used, and power
- * is integrated over the parts of the span before the first and after the last reading. A span
- * with fewer than two readings (an epoch shorter than the counter's period, nvidia-smi logs) is
- * integrated from power alone. */
-static double span_energy_wh(const gw_gpu_analysis *g, gw_span span, bool *from_counter)
-{
-    const double *e = gw_series_gpu_values(g->gpu, GW_F_ENERGY_MJ);
-    size_t first = SIZE_MAX, last = SIZE_MAX;
-    double prev = (e && span.begin > 0) ? e[span.begin - 1] : NAN;
-    for (size_t r = span.begin; e && r < span.end; r++) {
-        if (isnan(e[r]))
-            continue;
-        if (isnan(prev) || e[r] != prev) { /* a new reading of the counter */
-            if (first == SIZE_MAX)
-                first = r;
-            last = r;
-        }
-        prev = e[r];
-    }
-    bool any = false;
-    if (first != SIZE_MAX && last != first && e[last] > e[first]) {
-        *from_counter = true;
-        /* rows after the last reading add their power; the reading rows' own intervals are
-         * the counter's */
-        return (e[last] - e[first]) / 3.6e6 + power_wh(g, span.begin, first, &any) +
-               power_wh(g, last + 1, span.end, &any);
-    }
-    double wh = power_wh(g, span.begin, span.end, &any);
-    return any ? wh : NAN;
+    return gw_energy_span(&g->energy, span.begin, span.end);
 }
 
 static void phase_result(gw_gpu_analysis *g, gw_phase_result *out, gw_span span, double *scratch)
@@ -163,8 +123,11 @@ static void phase_result(gw_gpu_analysis *g, gw_phase_result *out, gw_span span,
     out->span = span;
     out->stats = xcalloc(t->ncols, sizeof *out->stats);
     for (size_t c = 0; c < t->ncols; c++)
-        gw_stats_summary(t->cols[c].v + span.begin, span.end - span.begin, scratch, &out->stats[c]);
-    out->energy_wh = span_energy_wh(g, span, &g->energy_from_counter);
+        gw_stats_summary(t->cols[c].v + span.begin, g->dt_s + span.begin, span.end - span.begin,
+                         scratch, &out->stats[c]);
+    gw_energy e = span_energy(g, span);
+    out->energy_wh = e.wh;
+    out->energy_partial = e.partial;
     for (int c = 0; c < GW_TIME_COUNT; c++) {
         out->time_s[c] = 0;
         for (size_t r = span.begin; r < span.end; r++)
@@ -191,6 +154,9 @@ static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
     g->dt_s = xmalloc((n ? n : 1) * sizeof *g->dt_s);
     gw_stats_sample_weights(gpu->tab.t_ms, n, g->dt_s);
     g->interval_s = gw_stats_median_interval_ms(gpu->tab.t_ms, n) / 1000.0;
+    gw_energy_curve_build(gpu->tab.t_ms, n, gw_series_gpu_values(gpu, GW_F_POWER_DRAW_MW), 1.0,
+                          gw_series_gpu_values(gpu, GW_F_ENERGY_MJ), 1e-3, g->interval_s * 1000.0,
+                          &g->energy);
     g->in_expected_dip = xcalloc(n ? n : 1, 1);
     const double *util = gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT);
     for (size_t r = 0; util && r < n && !g->worked; r++)
@@ -335,11 +301,9 @@ static void epoch_values(gw_analysis *a)
         for (size_t i = 0; i < a->ngpus; i++) {
             gw_gpu_analysis *g = &a->gpus[i];
             gw_span sp = gw_check_span_of_time(g, a->epochs[k].start_ms, a->epochs[k].end_ms);
-            bool counter;
             a->epoch_util_pct[k * a->ngpus + i] =
                 gw_gpu_mean(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), sp, false);
-            a->epoch_energy_wh[k * a->ngpus + i] =
-                sp.end > sp.begin ? span_energy_wh(g, sp, &counter) : NAN;
+            a->epoch_energy_wh[k * a->ngpus + i] = span_energy(g, sp).wh;
         }
 }
 
@@ -373,6 +337,7 @@ gw_analysis *gw_analyze(const gw_series *s)
     for (size_t i = 0; i < a->ngpus; i++) {
         gw_gpu_analysis *g = &a->gpus[i];
         phase_result(g, &g->whole, gw_span_make(g->gpu, g->dt_s, 0, g->gpu->tab.n), scratch);
+        g->energy_from_counter = span_energy(g, g->whole.span).from_counter;
         for (int p = 0; p < GW_PHASE_COUNT; p++)
             phase_result(g, &g->phase[p], g->phase[p].span, scratch);
     }
@@ -390,6 +355,7 @@ void gw_analysis_free(gw_analysis *a)
     for (size_t i = 0; i < a->ngpus; i++) {
         gw_gpu_analysis *g = &a->gpus[i];
         free(g->dt_s);
+        gw_energy_curve_free(&g->energy);
         free(g->dips);
         free(g->in_expected_dip);
         free(g->whole.stats);

@@ -72,4 +72,11 @@ gw_rc gw_report_write_html(const gw_analysis *a, const char *path, const gw_html
  * report.html (GW_E_IO). */
 gw_rc gw_report_finish_run(const char *run_dir, FILE *out, gw_error *err);
 
+/* The same with a hook that receives the analysis before anything is written (the end-of-run
+ * table takes its figures from it: one statistics engine); write_files false only reads and
+ * analyses (`run --no-report`). */
+typedef void (*gw_report_hook)(const gw_analysis *a, void *ctx);
+gw_rc gw_report_finish_run_with(const char *run_dir, bool write_files, gw_report_hook hook,
+                                void *ctx, FILE *out, gw_error *err);
+
 #endif

@@ -11,6 +11,7 @@
 #include "report/report.h"
 #include "run/child.h"
 #include "run/output.h"
+#include "run/run_table.h"
 #include "sampler/sampler.h"
 #include "serve/exporter.h"
 #include "stall/stall.h"
@@ -458,8 +459,14 @@ static void finish(session *s, int status)
     s->csv = NULL;
     if (s->child_started)
         gw_child_restore_tty(&s->child);
-    gw_run_summary_print(s->summary, stderr);
-    if (!s->cfg->no_report && gw_report_finish_run(s->dir, stderr, &err))
+    /* The table's figures come from the recorded run, analysed once with the report's engine
+     * (src/run/run_table.h); when it cannot be read back the table shows "-". */
+    gw_run_table table = {.rs = s->summary, .to = stderr};
+    gw_rc rc = gw_report_finish_run_with(s->dir, !s->cfg->no_report, gw_run_table_hook, &table,
+                                         stderr, &err);
+    if (!table.printed)
+        gw_run_summary_print(s->summary, stderr);
+    if (rc)
         say("no analysis: %s", err.msg);
     say("recording saved in %s", s->dir);
 }
