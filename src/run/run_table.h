@@ -21,4 +21,8 @@ typedef struct gw_run_table {
 } gw_run_table;
 void gw_run_table_hook(const gw_analysis *a, void *ctx);
 
+/* Prints the table when the hook did not run (the recording could not be analysed), with the
+ * job's figures from run_dir/host.csv when it has rows. */
+void gw_run_table_finish(gw_run_table *t, const char *run_dir);
+
 #endif

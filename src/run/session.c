@@ -460,12 +460,11 @@ static void finish(session *s, int status)
     if (s->child_started)
         gw_child_restore_tty(&s->child);
     /* The table's figures come from the recorded run, analysed once with the report's engine
-     * (src/run/run_table.h); when it cannot be read back the table shows "-". */
+     * (src/run/run_table.h); without GPU rows, the job's line from host.csv alone. */
     gw_run_table table = {.rs = s->summary, .to = stderr};
     gw_rc rc = gw_report_finish_run_with(s->dir, !s->cfg->no_report, gw_run_table_hook, &table,
                                          stderr, &err);
-    if (!table.printed)
-        gw_run_summary_print(s->summary, stderr);
+    gw_run_table_finish(&table, s->dir);
     if (rc)
         say("no analysis: %s", err.msg);
     say("recording saved in %s", s->dir);

@@ -34,7 +34,7 @@ def table_row(stderr, index):
     names = ["util_mean", "util_p95", "sm_mean", "mem_peak", "mem_pct", "temp_max",
              "power_mean", "power_max", "pct_limit", "energy"]
     assert len(cells) == len(names), row
-    return {n: float(c.split()[0]) for n, c in zip(names, cells)}
+    return {n: float("nan") if c == "-" else float(c.split()[0]) for n, c in zip(names, cells)}
 
 
 def test_end_of_run_table_equals_summary_json(scenario, tmp_path):
@@ -54,6 +54,8 @@ def test_end_of_run_table_equals_summary_json(scenario, tmp_path):
         "power_mean": round(st["power.draw [W]"]["mean"]),
         "power_max": round(st["power.draw [W]"]["max"]),
         "energy": round(g["energy_wh"], 2),
+        "mem_pct": round(st["memory.used [MiB]"]["max"] / g["memory_total_mib"] * 100),
+        "pct_limit": round(st["power.draw [W]"]["max"] / g["power_limit_w"] * 100),
     }
     got = {k: t[k] for k in want}
     assert got == want, (r.stderr, g)
@@ -63,6 +65,25 @@ def test_end_of_run_table_equals_summary_json(scenario, tmp_path):
     # the report's phases add up to the whole
     phases = [p["energy_wh"] for p in s["phases"] if p["energy_wh"] is not None]
     assert sum(phases) == pytest.approx(g["energy_wh"], rel=1e-3)
+
+
+def test_no_report_still_shows_figures(scenario, tmp_path):
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", "--no-report", "--", "sleep", "0.5"],
+           scenario({"devices": [h200()]}))
+    assert r.returncode == 0, r.stderr
+    t = table_row(r.stderr, 0)
+    assert t["power_max"] >= 76 and t["energy"] >= 0 and t["mem_peak"] >= 600
+    assert not (out / "summary.json").exists() and not (out / "report.html").exists()
+
+
+def test_table_without_gpu_keeps_the_job_line(scenario, tmp_path):
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", "--", "sleep", "0.5"], scenario({"devices": []}))
+    assert r.returncode == 0, r.stderr
+    assert "only the CPU side was recorded" in r.stderr
+    job = re.search(r"job: peak RSS (\d+) MiB, mean CPU (\d+) %.*up to (\d+) process", r.stderr)
+    assert job and int(job.group(1)) > 0 and int(job.group(3)) >= 1, r.stderr
 
 
 def report(path):
