@@ -100,14 +100,11 @@ static bool row_check(const gw_gpu_analysis *g, gw_time_check c, size_t row)
 
 double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool work_only)
 {
-    double sum = 0, w = 0;
-    for (size_t r = span.begin; v && r < span.end; r++) {
-        if (isnan(v[r]) || (work_only && g->in_expected_dip[r]))
-            continue;
-        sum += v[r] * g->dt_s[r];
-        w += g->dt_s[r];
-    }
-    return w > 0 ? sum / w : NAN;
+    if (!v || span.end <= span.begin)
+        return NAN;
+    return gw_stats_mean_where(v + span.begin, g->dt_s + span.begin,
+                               work_only ? g->in_expected_dip + span.begin : NULL,
+                               span.end - span.begin);
 }
 
 /* Energy over a span: one method for every span (stats.h), so phases and epochs add up to the

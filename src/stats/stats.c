@@ -83,10 +83,15 @@ double gw_stats_quantile(double *a, size_t n, double q)
 
 double gw_stats_mean(const double *v, const double *w, size_t n)
 {
+    return gw_stats_mean_where(v, w, NULL, n);
+}
+
+double gw_stats_mean_where(const double *v, const double *w, const unsigned char *skip, size_t n)
+{
     double sum = 0, wsum = 0, plain = 0;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i])) {
+        if (!isnan(v[i]) && !(skip && skip[i])) {
             if (w) {
                 sum += v[i] * w[i];
                 wsum += w[i];

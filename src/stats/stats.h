@@ -46,8 +46,12 @@ void gw_stats_summary(const double *v, const double *w, size_t count, double *sc
  * a must not hold NAN. Returns NAN when n == 0. */
 double gw_stats_quantile(double *a, size_t n, double q);
 
-/* Mean of the present values of v[0..n) weighted by w (NULL: unweighted), NAN when none. */
+/* Mean of the present values of v[0..n) weighted by w (NULL: unweighted), NAN when none; when
+ * every weight is 0 (samples at one instant) each value counts the same. */
 double gw_stats_mean(const double *v, const double *w, size_t n);
+
+/* The same over the rows whose skip[r] is 0 (skip NULL: every row). */
+double gw_stats_mean_where(const double *v, const double *w, const unsigned char *skip, size_t n);
 
 /* Least-squares line v = slope * t + intercept over rows with a present value.
  * slope_per_s is in v-units per second; r2 is the coefficient of determination (0 when v is

@@ -115,3 +115,4 @@ def test_phase_energy_adds_up_to_the_whole(path):
                  and p["energy_wh"] is not None]
         assert len(parts) >= 2
         assert sum(parts) == pytest.approx(whole, rel=0.005), (path, g["index"], parts, whole)
+        assert all(0 <= p <= whole * 1.000001 for p in parts)  # a phase never exceeds the whole

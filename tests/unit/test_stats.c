@@ -166,6 +166,11 @@ static void test_time_weighted_mean_uneven_gaps(void **state)
     /* absent values are skipped with their weight */
     double v3[] = {10, NAN, 30, 40};
     assert_float_equal(gw_stats_mean(v3, w, 4), (10 + 30 + 40) / 3.0, 1e-12);
+    /* rows left out by a mask (expected dips) */
+    unsigned char skip[4] = {0, 1, 0, 0};
+    assert_float_equal(gw_stats_mean_where(v, w, skip, 4), (10 + 30 + 40) / 3.0, 1e-12);
+    unsigned char all[4] = {1, 1, 1, 1};
+    assert_true(isnan(gw_stats_mean_where(v, w, all, 4)));
 }
 
 /* 11 rows 1 s apart: 100 W for rows 0-4, 300 W from row 5; the counter reads at rows 0 and 10 and
