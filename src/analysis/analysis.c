@@ -109,12 +109,13 @@ double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool
 
 /* Energy over a span: one method for every span (stats.h), so phases and epochs add up to the
  * whole. The series holds power.draw in W and the counter in mJ. */
-static gw_energy span_energy(const gw_gpu_analysis *g, gw_span span)
+static gw_energy span_energy(const gw_energy_curve *c, gw_span span)
 {
-    return gw_energy_span(&g->energy, span.begin, span.end);
+    return gw_energy_span(c, span.begin, span.end);
 }
 
-static void phase_result(gw_gpu_analysis *g, gw_phase_result *out, gw_span span, double *scratch)
+static void phase_result(gw_gpu_analysis *g, const gw_energy_curve *energy, gw_phase_result *out,
+                         gw_span span, double *scratch)
 {
     const gw_series_table *t = &g->gpu->tab;
     out->span = span;
@@ -122,7 +123,7 @@ static void phase_result(gw_gpu_analysis *g, gw_phase_result *out, gw_span span,
     for (size_t c = 0; c < t->ncols; c++)
         gw_stats_summary(t->cols[c].v + span.begin, g->dt_s + span.begin, span.end - span.begin,
                          scratch, &out->stats[c]);
-    gw_energy e = span_energy(g, span);
+    gw_energy e = span_energy(energy, span);
     out->energy_wh = e.wh;
     out->energy_partial = e.partial;
     for (int c = 0; c < GW_TIME_COUNT; c++) {
@@ -151,9 +152,6 @@ static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
     g->dt_s = xmalloc((n ? n : 1) * sizeof *g->dt_s);
     gw_stats_sample_weights(gpu->tab.t_ms, n, g->dt_s);
     g->interval_s = gw_stats_median_interval_ms(gpu->tab.t_ms, n) / 1000.0;
-    gw_energy_curve_build(gpu->tab.t_ms, n, gw_series_gpu_values(gpu, GW_F_POWER_DRAW_MW), 1.0,
-                          gw_series_gpu_values(gpu, GW_F_ENERGY_MJ), 1e-3, g->interval_s * 1000.0,
-                          &g->energy);
     g->in_expected_dip = xcalloc(n ? n : 1, 1);
     const double *util = gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT);
     for (size_t r = 0; util && r < n && !g->worked; r++)
@@ -290,18 +288,28 @@ static void classify_dips(gw_analysis *a)
             epochs_from_dips(a, &a->gpus[i]);
 }
 
-static void epoch_values(gw_analysis *a)
+/* Statistics and energy of the whole record, the phases and the epochs of GPU i. The energy
+ * curve lives only while one GPU is done (16 bytes a row). */
+static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
 {
-    a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
-    a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
-    for (size_t k = 0; k < a->nepochs; k++)
-        for (size_t i = 0; i < a->ngpus; i++) {
-            gw_gpu_analysis *g = &a->gpus[i];
-            gw_span sp = gw_check_span_of_time(g, a->epochs[k].start_ms, a->epochs[k].end_ms);
-            a->epoch_util_pct[k * a->ngpus + i] =
-                gw_gpu_mean(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), sp, false);
-            a->epoch_energy_wh[k * a->ngpus + i] = span_energy(g, sp).wh;
-        }
+    gw_gpu_analysis *g = &a->gpus[i];
+    const gw_series_gpu *gpu = g->gpu;
+    gw_energy_curve energy;
+    /* the series holds power.draw in W and the energy counter in mJ */
+    gw_energy_curve_build(gpu->tab.t_ms, gpu->tab.n, gw_series_gpu_values(gpu, GW_F_POWER_DRAW_MW),
+                          1.0, gw_series_gpu_values(gpu, GW_F_ENERGY_MJ), 1e-3,
+                          g->interval_s * 1000.0, &energy);
+    phase_result(g, &energy, &g->whole, gw_span_make(gpu, g->dt_s, 0, gpu->tab.n), scratch);
+    g->energy_from_counter = span_energy(&energy, g->whole.span).from_counter;
+    for (int p = 0; p < GW_PHASE_COUNT; p++)
+        phase_result(g, &energy, &g->phase[p], g->phase[p].span, scratch);
+    for (size_t k = 0; k < a->nepochs; k++) {
+        gw_span sp = gw_check_span_of_time(g, a->epochs[k].start_ms, a->epochs[k].end_ms);
+        a->epoch_util_pct[k * a->ngpus + i] =
+            gw_gpu_mean(g, gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT), sp, false);
+        a->epoch_energy_wh[k * a->ngpus + i] = span_energy(&energy, sp).wh;
+    }
+    gw_energy_curve_free(&energy);
 }
 
 gw_analysis *gw_analyze(const gw_series *s)
@@ -331,15 +339,11 @@ gw_analysis *gw_analyze(const gw_series *s)
     startup_until_first_epoch(a);
     classify_dips(a);
     double *scratch = xmalloc((max_rows ? max_rows : 1) * sizeof *scratch);
-    for (size_t i = 0; i < a->ngpus; i++) {
-        gw_gpu_analysis *g = &a->gpus[i];
-        phase_result(g, &g->whole, gw_span_make(g->gpu, g->dt_s, 0, g->gpu->tab.n), scratch);
-        g->energy_from_counter = span_energy(g, g->whole.span).from_counter;
-        for (int p = 0; p < GW_PHASE_COUNT; p++)
-            phase_result(g, &g->phase[p], g->phase[p].span, scratch);
-    }
+    a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
+    a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
+    for (size_t i = 0; i < a->ngpus; i++)
+        gpu_figures(a, i, scratch);
     free(scratch);
-    epoch_values(a);
     gw_checks_run(a);
     gw_verdict_sort(&a->verdicts);
     return a;
@@ -352,7 +356,6 @@ void gw_analysis_free(gw_analysis *a)
     for (size_t i = 0; i < a->ngpus; i++) {
         gw_gpu_analysis *g = &a->gpus[i];
         free(g->dt_s);
-        gw_energy_curve_free(&g->energy);
         free(g->dips);
         free(g->in_expected_dip);
         free(g->whole.stats);

@@ -69,7 +69,6 @@ typedef struct gw_gpu_analysis {
     bool worked;                /* utilization.gpu reached work_util_pct at least once */
     bool participant;           /* compared with its peers (worked, or a job process used it) */
     bool energy_from_counter;   /* the whole record's energy used the counter */
-    gw_energy_curve energy;     /* cumulative energy of the rows (stats.h) */
     gw_phase_result whole;
     gw_phase_result phase[GW_PHASE_COUNT];
     size_t ndips;
