@@ -1,6 +1,7 @@
 """One statistics engine (src/stats): the end-of-run table shows the figures summary.json holds,
 and the energy of the phases adds up to the whole, on a fake step scenario and on every real
 recording under examples/recordings."""
+import datetime
 import json
 import re
 import subprocess
@@ -84,6 +85,34 @@ def test_table_without_gpu_keeps_the_job_line(scenario, tmp_path):
     assert "only the CPU side was recorded" in r.stderr
     job = re.search(r"job: peak RSS (\d+) MiB, mean CPU (\d+) %.*up to (\d+) process", r.stderr)
     assert job and int(job.group(1)) > 0 and int(job.group(3)) >= 1, r.stderr
+
+
+def gpu_csv(path, times_s):
+    """A gpu.csv at 360 W (0.1 Wh a second) with rows at the given seconds."""
+    t0 = datetime.datetime(2026, 11, 30, 3, 20, tzinfo=datetime.timezone.utc)
+    lines = ["timestamp, index, utilization.gpu [%], power.draw [W]"]
+    for t in times_s:
+        ts = (t0 + datetime.timedelta(seconds=t)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        lines.append(f"{ts}, 0, 100, 360.00")
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_unbridged_gap_makes_energy_partial(tmp_path):
+    # 60 rows 1 s apart with a 10 s pause after row 29: not bridged, so 58 gaps of 1 s and the
+    # last row's second count (5.9 Wh), and the figure says it is partial
+    csv = gpu_csv(tmp_path / "gpu.csv", [i + (9 if i >= 30 else 0) for i in range(60)])
+    g = report(csv)["gpus"][0]
+    assert g["energy_partial"] is True
+    assert g["energy_wh"] == pytest.approx(5.9, rel=1e-6)
+    r = subprocess.run([GW, "report", str(csv)], capture_output=True, text=True, timeout=60)
+    assert "energy is partial: gaps of more than 5 intervals were not bridged" in r.stdout
+    # a 5 s pause is bridged: all 64 s count
+    gpu_csv(csv, [i + (4 if i >= 30 else 0) for i in range(60)])
+    g = report(csv)["gpus"][0]
+    assert g["energy_partial"] is False and g["energy_wh"] == pytest.approx(6.4, rel=1e-6)
+    r = subprocess.run([GW, "report", str(csv)], capture_output=True, text=True, timeout=60)
+    assert "partial" not in r.stdout
 
 
 def report(path):
