@@ -14,7 +14,8 @@
  *   the gap to the next sample (the value holds until the next reading), one median interval for
  *   the last sample and for a sample before a gap the engine does not bridge.
  * - gaps: consecutive samples up to GW_STATS_BRIDGE_INTERVALS median intervals apart are bridged
- *   (the value or power in between is taken as linear); longer gaps are not observed time.
+ *   (in means the earlier sample stands for the gap; in energy power is taken as linear across
+ *   it); longer gaps are not observed time.
  * - energy (gw_energy_*): see below.
  * Ownership: the caller owns every array it passes and every result; functions allocate only where
  * they say so (scratch NULL, gw_energy_curve_build).
