@@ -21,6 +21,7 @@ import sys
 # Lowest first. A folder may include its own headers and those of lower layers only.
 LAYERS = [
     ["util"],
+    ["stats"],
     ["nvml"],
     ["host"],
     ["events"],

@@ -100,71 +100,32 @@ static bool row_check(const gw_gpu_analysis *g, gw_time_check c, size_t row)
 
 double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool work_only)
 {
-    double sum = 0, w = 0;
-    for (size_t r = span.begin; v && r < span.end; r++) {
-        if (isnan(v[r]) || (work_only && g->in_expected_dip[r]))
-            continue;
-        sum += v[r] * g->dt_s[r];
-        w += g->dt_s[r];
-    }
-    return w > 0 ? sum / w : NAN;
+    if (!v || span.end <= span.begin)
+        return NAN;
+    return gw_stats_mean_where(v + span.begin, g->dt_s + span.begin,
+                               work_only ? g->in_expected_dip + span.begin : NULL,
+                               span.end - span.begin);
 }
 
-/* Energy (Wh) over span: from the energy counter (mJ, positive steps) when it has two values,
- * else power.draw integrated over the sample weights. */
-/* Power integrated over rows [from, to) in Wh; *any tells whether a power value was there. */
-static double power_wh(const gw_gpu_analysis *g, size_t from, size_t to, bool *any)
+/* Energy over a span: one method for every span (stats.h), so phases and epochs add up to the
+ * whole. The series holds power.draw in W and the counter in mJ. */
+static gw_energy span_energy(const gw_energy_curve *c, gw_span span)
 {
-    const double *p = gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_W);
-    double ws = 0;
-    for (size_t r = from; p && r < to; r++)
-        if (!isnan(p[r])) {
-            ws += p[r] * g->dt_s[r];
-            *any = true;
-        }
-    return ws / 3600.0;
+    return gw_energy_span(c, span.begin, span.end);
 }
 
-/* Energy over a span. The NVML energy counter is exact but read only every ~10 s (it costs 4 ms),
- * so its increase between the first and the last new reading inside the span is used, and power
- * is integrated over the parts of the span before the first and after the last reading. A span
- * with fewer than two readings (an epoch shorter than the counter's period, nvidia-smi logs) is
- * integrated from power alone. */
-static double span_energy_wh(const gw_gpu_analysis *g, gw_span span, bool *from_counter)
-{
-    const double *e = gw_series_gpu_values(g->gpu, GW_F_ENERGY_MJ);
-    size_t first = SIZE_MAX, last = SIZE_MAX;
-    double prev = (e && span.begin > 0) ? e[span.begin - 1] : NAN;
-    for (size_t r = span.begin; e && r < span.end; r++) {
-        if (isnan(e[r]))
-            continue;
-        if (isnan(prev) || e[r] != prev) { /* a new reading of the counter */
-            if (first == SIZE_MAX)
-                first = r;
-            last = r;
-        }
-        prev = e[r];
-    }
-    bool any = false;
-    if (first != SIZE_MAX && last != first && e[last] > e[first]) {
-        *from_counter = true;
-        /* rows after the last reading add their power; the reading rows' own intervals are
-         * the counter's */
-        return (e[last] - e[first]) / 3.6e6 + power_wh(g, span.begin, first, &any) +
-               power_wh(g, last + 1, span.end, &any);
-    }
-    double wh = power_wh(g, span.begin, span.end, &any);
-    return any ? wh : NAN;
-}
-
-static void phase_result(gw_gpu_analysis *g, gw_phase_result *out, gw_span span, double *scratch)
+static void phase_result(gw_gpu_analysis *g, const gw_energy_curve *energy, gw_phase_result *out,
+                         gw_span span, double *scratch)
 {
     const gw_series_table *t = &g->gpu->tab;
     out->span = span;
     out->stats = xcalloc(t->ncols, sizeof *out->stats);
     for (size_t c = 0; c < t->ncols; c++)
-        gw_stats_summary(t->cols[c].v + span.begin, span.end - span.begin, scratch, &out->stats[c]);
-    out->energy_wh = span_energy_wh(g, span, &g->energy_from_counter);
+        gw_stats_summary(t->cols[c].v + span.begin, g->dt_s + span.begin, span.end - span.begin,
+                         scratch, &out->stats[c]);
+    gw_energy e = span_energy(energy, span);
+    out->energy_wh = e.wh;
+    out->energy_partial = e.partial;
     for (int c = 0; c < GW_TIME_COUNT; c++) {
         out->time_s[c] = 0;
         for (size_t r = span.begin; r < span.end; r++)
@@ -327,20 +288,28 @@ static void classify_dips(gw_analysis *a)
             epochs_from_dips(a, &a->gpus[i]);
 }
 
-static void epoch_values(gw_analysis *a)
+/* Statistics and energy of the whole record, the phases and the epochs of GPU i. The energy
+ * curve lives only while one GPU is done (16 bytes a row). */
+static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
 {
-    a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
-    a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
-    for (size_t k = 0; k < a->nepochs; k++)
-        for (size_t i = 0; i < a->ngpus; i++) {
-            gw_gpu_analysis *g = &a->gpus[i];
-            gw_span sp = gw_check_span_of_time(g, a->epochs[k].start_ms, a->epochs[k].end_ms);
-            bool counter;
-            a->epoch_util_pct[k * a->ngpus + i] =
-                gw_gpu_mean(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), sp, false);
-            a->epoch_energy_wh[k * a->ngpus + i] =
-                sp.end > sp.begin ? span_energy_wh(g, sp, &counter) : NAN;
-        }
+    gw_gpu_analysis *g = &a->gpus[i];
+    const gw_series_gpu *gpu = g->gpu;
+    gw_energy_curve energy;
+    /* the series holds power.draw in W and the energy counter in mJ */
+    gw_energy_curve_build(gpu->tab.t_ms, gpu->tab.n, gw_series_gpu_values(gpu, GW_F_POWER_DRAW_W),
+                          1.0, gw_series_gpu_values(gpu, GW_F_ENERGY_MJ), 1e-3,
+                          g->interval_s * 1000.0, &energy);
+    phase_result(g, &energy, &g->whole, gw_span_make(gpu, g->dt_s, 0, gpu->tab.n), scratch);
+    g->energy_from_counter = span_energy(&energy, g->whole.span).from_counter;
+    for (int p = 0; p < GW_PHASE_COUNT; p++)
+        phase_result(g, &energy, &g->phase[p], g->phase[p].span, scratch);
+    for (size_t k = 0; k < a->nepochs; k++) {
+        gw_span sp = gw_check_span_of_time(g, a->epochs[k].start_ms, a->epochs[k].end_ms);
+        a->epoch_util_pct[k * a->ngpus + i] =
+            gw_gpu_mean(g, gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT), sp, false);
+        a->epoch_energy_wh[k * a->ngpus + i] = span_energy(&energy, sp).wh;
+    }
+    gw_energy_curve_free(&energy);
 }
 
 gw_analysis *gw_analyze(const gw_series *s)
@@ -370,14 +339,11 @@ gw_analysis *gw_analyze(const gw_series *s)
     startup_until_first_epoch(a);
     classify_dips(a);
     double *scratch = xmalloc((max_rows ? max_rows : 1) * sizeof *scratch);
-    for (size_t i = 0; i < a->ngpus; i++) {
-        gw_gpu_analysis *g = &a->gpus[i];
-        phase_result(g, &g->whole, gw_span_make(g->gpu, g->dt_s, 0, g->gpu->tab.n), scratch);
-        for (int p = 0; p < GW_PHASE_COUNT; p++)
-            phase_result(g, &g->phase[p], g->phase[p].span, scratch);
-    }
+    a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
+    a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
+    for (size_t i = 0; i < a->ngpus; i++)
+        gpu_figures(a, i, scratch);
     free(scratch);
-    epoch_values(a);
     gw_checks_run(a);
     gw_verdict_sort(&a->verdicts);
     return a;

@@ -14,7 +14,7 @@
 #define GW_ANALYSIS_H
 
 #include "analysis/epochs.h"
-#include "analysis/stats.h"
+#include "stats/stats.h"
 #include "analysis/verdict.h"
 #include "logread/series.h"
 
@@ -54,8 +54,9 @@ const char *gw_time_check_name(gw_time_check c);
 
 typedef struct gw_phase_result {
     gw_span span;
-    gw_stats *stats;  /* [gpu->tab.ncols], in the order of the table's columns */
-    double energy_wh; /* NAN when neither an energy counter nor power.draw is present */
+    gw_stats *stats;     /* [gpu->tab.ncols], in the order of the table's columns */
+    double energy_wh;    /* NAN when neither an energy counter nor power.draw is present */
+    bool energy_partial; /* a gap of more than five intervals was not bridged (stats.h) */
     double time_s[GW_TIME_COUNT];
 } gw_phase_result;
 
@@ -67,7 +68,7 @@ typedef struct gw_gpu_analysis {
     double interval_s;          /* median sampling interval */
     bool worked;                /* utilization.gpu reached work_util_pct at least once */
     bool participant;           /* compared with its peers (worked, or a job process used it) */
-    bool energy_from_counter;
+    bool energy_from_counter;   /* the whole record's energy used the counter */
     gw_phase_result whole;
     gw_phase_result phase[GW_PHASE_COUNT];
     size_t ndips;

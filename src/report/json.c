@@ -147,6 +147,7 @@ static cJSON *gpu_json(const gw_analysis *a, const gw_gpu_analysis *g)
     add_num(o, "energy_wh", g->whole.energy_wh);
     cJSON_AddStringToObject(o, "energy_source",
                             g->energy_from_counter ? "energy_counter" : "power.draw");
+    cJSON_AddBoolToObject(o, "energy_partial", g->whole.energy_partial);
     cJSON_AddItemToObject(o, "time_s", times_json(&g->whole));
     cJSON_AddItemToObject(o, "stats", stats_json(g, &g->whole));
     (void)a;
@@ -166,6 +167,7 @@ static cJSON *phases_json(const gw_analysis *a)
             add_span(o, r->span.start_ms, r->span.end_ms);
             cJSON_AddNumberToObject(o, "rows", (double)(r->span.end - r->span.begin));
             add_num(o, "energy_wh", r->energy_wh);
+            cJSON_AddBoolToObject(o, "energy_partial", r->energy_partial);
             cJSON_AddItemToObject(o, "time_s", times_json(r));
             cJSON_AddItemToObject(o, "stats", stats_json(g, r));
             cJSON_AddItemToArray(arr, o);

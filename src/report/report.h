@@ -83,4 +83,12 @@ GW_MUST_USE gw_rc gw_report_write_html_at(const gw_analysis *a, int dirfd, const
  * replaced while recording: nothing is read from the replacement). */
 GW_MUST_USE gw_rc gw_report_finish_run(const char *run_dir, int dirfd, FILE *out, gw_error *err);
 
+/* The same with a hook that receives the analysis before anything is written (the end-of-run
+ * table takes its figures from it: one statistics engine); write_files false only reads and
+ * analyses (`run --no-report`). */
+typedef void (*gw_report_hook)(const gw_analysis *a, void *ctx);
+GW_MUST_USE gw_rc gw_report_finish_run_with(const char *run_dir, int dirfd, bool write_files,
+                                            gw_report_hook hook, void *ctx, FILE *out,
+                                            gw_error *err);
+
 #endif

@@ -177,6 +177,8 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
                 num(g->whole.energy_wh, b[2], 32),
                 num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], 32),
                 g->energy_from_counter ? "the energy counter" : "power.draw");
+    if (g->whole.energy_partial)
+        fprintf(out, "  energy is partial: gaps of more than 5 intervals were not bridged\n");
     fprintf(out, "  time (whole record):");
     for (int c = 0; c < GW_TIME_COUNT; c++)
         fprintf(out, " %s %.1f s%s", gw_time_check_name((gw_time_check)c), g->whole.time_s[c],

@@ -10,6 +10,7 @@
 #include "report/report.h"
 #include "run/child.h"
 #include "run/output.h"
+#include "run/run_table.h"
 #include "sampler/sampler.h"
 #include "serve/exporter.h"
 #include "stall/stall.h"
@@ -455,8 +456,13 @@ static void finish(session *s, int status)
     s->csv = NULL;
     if (s->child_started)
         gw_child_restore_tty(&s->child);
-    gw_run_summary_print(s->summary, stderr);
-    if (!s->cfg->no_report && gw_report_finish_run(s->dir, s->dirfd, stderr, &err))
+    /* The table's figures come from the recorded run, analysed once with the report's engine
+     * (src/run/run_table.h); without GPU rows, the job's line from host.csv alone. */
+    gw_run_table table = {.rs = s->summary, .to = stderr};
+    gw_rc rc = gw_report_finish_run_with(s->dir, s->dirfd, !s->cfg->no_report, gw_run_table_hook,
+                                         &table, stderr, &err);
+    gw_run_table_finish(&table, s->dir);
+    if (rc)
         say("%s", err.msg);
     say("recording saved in %s", s->dir);
 }

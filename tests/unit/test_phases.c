@@ -51,13 +51,15 @@ static void test_energy_counter_preferred(void **state)
         e[r] = 5e9 + (double)r * 360000.0; /* 360 J per second = 0.1 Wh per second */
     gw_analysis *a = synth_analyze(s);
     assert_true(a->gpus[0].energy_from_counter);
-    assert_float_equal(a->gpus[0].whole.energy_wh, 1.0, 1e-9);
+    /* the counter over rows 0..10 (10 s, 1 Wh, not 100 W's 0.28 Wh), then the last row's second
+     * from its power */
+    assert_float_equal(a->gpus[0].whole.energy_wh, 1.0 + 100 / 3600.0, 1e-9);
     gw_analysis_free(a);
     gw_series_free(s);
 }
 
-/* The counter is read every ~10 s: an epoch between two readings is integrated from power, and
- * the parts of a span outside its first and last reading are added from power. */
+/* The counter is read every ~10 s: between two readings it is interpolated in time, and the parts
+ * of the record outside its first and last reading are integrated from power. */
 static void test_energy_counter_read_rarely(void **state)
 {
     (void)state;
@@ -69,8 +71,9 @@ static void test_energy_counter_read_rarely(void **state)
     gw_analysis *a = synth_analyze(s);
     const gw_gpu_analysis *g = &a->gpus[0];
     assert_true(g->energy_from_counter);
-    /* counter from row 0 to row 20 (20 s = 2 Wh) plus power over rows 21..29 (9 s = 0.9 Wh) */
-    assert_float_equal(g->whole.energy_wh, 2.9, 1e-9);
+    /* counter from row 0 to row 20 (20 s = 2 Wh) plus power over rows 20..29 and the last row's
+     * second (10 s = 1 Wh) */
+    assert_float_equal(g->whole.energy_wh, 3.0, 1e-9);
     gw_analysis_free(a);
     gw_series_free(s);
 }

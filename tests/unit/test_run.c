@@ -113,30 +113,49 @@ static void test_summary(void **state)
     (void)state;
     gw_run_summary *rs = gw_run_summary_new();
     gw_sink sink = gw_run_summary_as_sink(rs);
-    gw_device_info dev = {.index = 0, .memory_total_mib = 1000, .power_limit_w = 700};
+    gw_device_info dev = {.index = 2, .memory_total_mib = 1000, .power_limit_w = 700};
     sink.on_start(sink.ctx, &dev, 1);
     gw_gpu_sample g = {0};
     gw_sample s = {.gpu_count = 1, .gpus = &g};
-    /* 20 samples, 1 s apart: util 0..95 by 5, constant 360 W -> 19 s * 360 W = 1.9 Wh */
+    /* 20 samples, 1 s apart: the sink counts them; the figures are handed in */
     for (int i = 0; i < 20; i++)
         feed(&sink, &s, i * 1000, i * 5, 360, 100 + i, i < 10 ? NAN : 50);
     gw_gpu_summary o;
     assert_true(gw_run_summary_gpu(rs, 0, &o));
     assert_false(gw_run_summary_gpu(rs, 1, &o));
-    assert_float_equal(o.util_mean_pct, 47.5, 1e-9);
-    assert_float_equal(o.util_p95_pct, 90, 1e-9); /* nearest rank: 19th of 20 */
-    assert_float_equal(o.sm_active_mean_pct, 50, 1e-9);
-    assert_float_equal(o.mem_peak_mib, 119, 1e-9);
-    assert_float_equal(o.temp_max_c, 49.5, 1e-9);
-    assert_float_equal(o.power_mean_w, 360, 1e-9);
-    assert_float_equal(o.power_limit_w, 700, 1e-9);
-    assert_float_equal(o.energy_wh, 19 * 360 / 3600.0, 1e-9);
+    assert_int_equal(o.samples, 20);
+    assert_true(isnan(o.util_mean_pct) && isnan(o.energy_wh)); /* nothing set yet */
+    assert_float_equal(o.power_limit_w, 700, 0);               /* the device's, until set */
+    gw_gpu_summary f = {.util_mean_pct = 47.5,
+                        .util_p95_pct = 90.25,
+                        .sm_active_mean_pct = 50,
+                        .mem_peak_mib = 119,
+                        .mem_total_mib = 1000,
+                        .temp_max_c = 49.5,
+                        .power_mean_w = 360,
+                        .power_max_w = 361,
+                        .power_limit_w = 600,
+                        .energy_wh = 1.9,
+                        .energy_partial = true};
+    assert_false(gw_run_summary_set_gpu(rs, 0, &f)); /* NVML index 0 was not sampled */
+    assert_true(gw_run_summary_set_gpu(rs, 2, &f));
+    gw_run_summary_set_job(rs, 1095, 150, 3);
+    assert_true(gw_run_summary_gpu(rs, 0, &o));
+    assert_float_equal(o.util_p95_pct, 90.25, 0);
+    assert_float_equal(o.power_limit_w, 600, 0);
+    assert_int_equal(o.samples, 20);
     char *buf = NULL;
     size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    gw_run_summary_print(rs, f);
-    fclose(f);
+    FILE *f2 = open_memstream(&buf, &len);
+    gw_run_summary_print(rs, f2);
+    fclose(f2);
     assert_non_null(strstr(buf, "20 samples over 19 s"));
+    assert_non_null(strstr(buf, "  90 %")); /* p95 printed with no decimals */
+    assert_non_null(strstr(buf, " 1.90 Wh\n"));
+    assert_non_null(strstr(buf, "GPU 2 energy is partial"));
+    assert_non_null(strstr(buf, " 60 %")); /* 361 W of a 600 W limit */
+    for (char *line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+        assert_true(strcspn(line, "\n") <= 80); /* plain output fits 80 columns */
     assert_non_null(strstr(buf, "peak RSS 1095 MiB"));
     assert_non_null(strstr(buf, "mean CPU 150 %"));
     free(buf);

@@ -1,4 +1,5 @@
-/* Statistics: percentiles against numpy's linear interpolation, NAN handling, fits, weights. */
+/* The statistics engine (src/stats): percentiles against numpy's linear interpolation, NAN
+ * handling, fits, time weights, and the energy of spans (counter, power, gap bridging, sums). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -6,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "analysis/stats.h"
+#include "stats/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ static void test_percentiles_known(void **state)
     /* numpy.percentile([1..10], [5, 50, 95]) == [1.45, 5.5, 9.55] */
     double v[] = {7, 3, 10, 1, 9, 2, 8, 5, 4, 6};
     gw_stats s;
-    gw_stats_summary(v, 10, NULL, &s);
+    gw_stats_summary(v, NULL, 10, NULL, &s);
     assert_int_equal(s.n, 10);
     assert_float_equal(s.mean, 5.5, 1e-12);
     assert_float_equal(s.p5, 1.45, 1e-12);
@@ -32,7 +33,7 @@ static void test_percentiles_skip_nan(void **state)
     (void)state;
     double v[] = {NAN, 100, NAN, 0, 50, NAN};
     gw_stats s;
-    gw_stats_summary(v, 6, NULL, &s);
+    gw_stats_summary(v, NULL, 6, NULL, &s);
     assert_int_equal(s.n, 3);
     assert_float_equal(s.mean, 50, 1e-12);
     assert_float_equal(s.p50, 50, 1e-12);
@@ -45,7 +46,7 @@ static void test_all_absent_is_nan_not_zero(void **state)
     (void)state;
     double v[] = {NAN, NAN};
     gw_stats s;
-    gw_stats_summary(v, 2, NULL, &s);
+    gw_stats_summary(v, NULL, 2, NULL, &s);
     assert_int_equal(s.n, 0);
     assert_true(isnan(s.mean) && isnan(s.p5) && isnan(s.p50) && isnan(s.p95) && isnan(s.max));
 }
@@ -55,13 +56,13 @@ static void test_single_and_repeated(void **state)
     (void)state;
     double one[] = {42};
     gw_stats s;
-    gw_stats_summary(one, 1, NULL, &s);
+    gw_stats_summary(one, NULL, 1, NULL, &s);
     assert_float_equal(s.p5, 42, 0);
     assert_float_equal(s.p95, 42, 0);
     double *many = malloc(100001 * sizeof *many);
     for (size_t i = 0; i < 100001; i++)
         many[i] = i < 90000 ? 100 : 0; /* telemetry full of equal values */
-    gw_stats_summary(many, 100001, NULL, &s);
+    gw_stats_summary(many, NULL, 100001, NULL, &s);
     assert_float_equal(s.p5, 0, 0);
     assert_float_equal(s.p50, 100, 0);
     assert_float_equal(s.p95, 100, 0);
@@ -126,8 +127,170 @@ static void test_weights_cap_gaps(void **state)
     gw_stats_sample_weights(t, 6, dt);
     assert_float_equal(gw_stats_median_interval_ms(t, 6), 1000, 0);
     assert_float_equal(dt[0], 1, 1e-12);
-    assert_float_equal(dt[3], 5, 1e-12); /* a 57 s pause counts as 5 intervals */
+    assert_float_equal(dt[3], 1, 1e-12); /* a 57 s pause is not bridged: one interval */
     assert_float_equal(dt[5], 1, 1e-12);
+}
+
+static void test_percentiles_numpy_more(void **state)
+{
+    (void)state;
+    /* numpy.percentile([15, 20, 35, 40, 50], [5, 50, 95]) == [16.0, 35.0, 48.0] */
+    double v[] = {50, 15, 40, 20, 35};
+    gw_stats s;
+    gw_stats_summary(v, NULL, 5, NULL, &s);
+    assert_float_equal(s.p5, 16.0, 1e-12);
+    assert_float_equal(s.p50, 35.0, 1e-12);
+    assert_float_equal(s.p95, 48.0, 1e-12);
+    /* numpy.percentile([1, 2, 3, 4], 25) == 1.75 (nearest rank would say 1) */
+    double a[] = {4, 3, 2, 1};
+    assert_float_equal(gw_stats_quantile(a, 4, 0.25), 1.75, 1e-12);
+}
+
+/* Uneven gaps: each sample weighs the time to the next one; the last one a median interval. */
+static void test_time_weighted_mean_uneven_gaps(void **state)
+{
+    (void)state;
+    int64_t t[] = {0, 1000, 3000, 4000};
+    double v[] = {10, 20, 30, 40}, w[4];
+    gw_stats_sample_weights(t, 4, w);
+    assert_float_equal(w[1], 2, 1e-12);
+    gw_stats s;
+    gw_stats_summary(v, w, 4, NULL, &s);
+    assert_float_equal(s.mean, (10 * 1 + 20 * 2 + 30 * 1 + 40 * 1) / 5.0, 1e-12); /* 24, not 25 */
+    assert_float_equal(gw_stats_mean(v, NULL, 4), 25, 1e-12);
+    /* a 7-interval pause is not bridged: the sample before it weighs one interval, not 5 or 7 */
+    int64_t t2[] = {0, 1000, 2000, 9000};
+    double v2[] = {0, 0, 100, 50}, w2[4];
+    gw_stats_sample_weights(t2, 4, w2);
+    assert_float_equal(gw_stats_mean(v2, w2, 4), 37.5, 1e-12);
+    /* absent values are skipped with their weight */
+    double v3[] = {10, NAN, 30, 40};
+    assert_float_equal(gw_stats_mean(v3, w, 4), (10 + 30 + 40) / 3.0, 1e-12);
+    /* rows left out by a mask (expected dips) */
+    unsigned char skip[4] = {0, 1, 0, 0};
+    assert_float_equal(gw_stats_mean_where(v, w, skip, 4), (10 + 30 + 40) / 3.0, 1e-12);
+    unsigned char all[4] = {1, 1, 1, 1};
+    assert_true(isnan(gw_stats_mean_where(v, w, all, 4)));
+}
+
+/* 11 rows 1 s apart: 100 W for rows 0-4, 300 W from row 5; the counter reads at rows 0 and 10 and
+ * says twice what power says (4200 J for the 2100 J of the trapezoids). */
+static void two_level(int64_t *t, double *p, double *c)
+{
+    for (int r = 0; r < 11; r++) {
+        t[r] = 1700000000000 + r * 1000;
+        p[r] = r < 5 ? 100 : 300;
+        c[r] = r < 10 ? 5e6 : 5e6 + 4200e3; /* mJ, the last reading held */
+    }
+}
+
+static void test_energy_counter_vs_power(void **state)
+{
+    (void)state;
+    int64_t t[11];
+    double p[11], c[11];
+    two_level(t, p, c);
+    gw_energy_curve by_power, both, by_counter;
+    gw_energy_curve_build(t, 11, p, 1.0, NULL, 1e-3, 0, &by_power);
+    gw_energy_curve_build(t, 11, p, 1.0, c, 1e-3, 0, &both);
+    gw_energy_curve_build(t, 11, NULL, 1.0, c, 1e-3, 0, &by_counter);
+    /* power alone: trapezoids 4 x 100 J + 200 J + 5 x 300 J, and the last row's 300 J */
+    gw_energy e = gw_energy_span(&by_power, 0, 11);
+    assert_float_equal(e.wh, 2400 / 3600.0, 1e-12);
+    assert_false(e.from_counter || e.partial);
+    /* the counter over rows 0..10 (4200 J), the last row's second from power (300 J) */
+    e = gw_energy_span(&both, 0, 11);
+    assert_float_equal(e.wh, 4500 / 3600.0, 1e-12);
+    assert_true(e.from_counter);
+    assert_false(e.partial);
+    /* an edge between readings: the counter's increase is shared out like the power integral
+     * (600 J of 2100 before row 5), not by time (5 of 10 s) */
+    assert_float_equal(gw_energy_span(&both, 0, 5).wh, 4200 * 600 / 2100.0 / 3600.0, 1e-12);
+    /* without power the share is by time, and the last row's interval has no figure */
+    assert_float_equal(gw_energy_span(&by_counter, 0, 5).wh, 2100 / 3600.0, 1e-12);
+    e = gw_energy_span(&by_counter, 0, 11);
+    assert_float_equal(e.wh, 4200 / 3600.0, 1e-12);
+    assert_true(e.partial);
+    /* nothing recorded: NAN, never 0 */
+    gw_energy_curve none;
+    gw_energy_curve_build(t, 11, NULL, 1.0, NULL, 1e-3, 0, &none);
+    assert_true(isnan(gw_energy_span(&none, 0, 11).wh));
+    assert_true(isnan(gw_energy_span(&both, 3, 3).wh)); /* an empty span */
+    gw_energy_curve_free(&by_power);
+    gw_energy_curve_free(&both);
+    gw_energy_curve_free(&by_counter);
+    gw_energy_curve_free(&none);
+}
+
+/* 30 rows 1 s apart at 360 W (0.1 Wh a second), with a pause of `gap_s` seconds after row 14,
+ * or `absent` empty power cells from row 10. */
+static gw_energy bridged(int gap_s, int absent)
+{
+    int64_t t[30];
+    double p[30];
+    for (int r = 0; r < 30; r++) {
+        t[r] = r * 1000 + (r > 14 ? (gap_s - 1) * 1000 : 0);
+        p[r] = r >= 10 && r < 10 + absent ? NAN : 360;
+    }
+    gw_energy_curve c;
+    gw_energy_curve_build(t, 30, p, 1.0, NULL, 1e-3, 0, &c);
+    gw_energy e = gw_energy_span(&c, 0, 30);
+    gw_energy_curve_free(&c);
+    return e;
+}
+
+static void test_energy_gap_bridging(void **state)
+{
+    (void)state;
+    gw_energy e = bridged(5, 0); /* a 5-interval pause is bridged */
+    assert_float_equal(e.wh, (29 + 4 + 1) * 0.1, 1e-9);
+    assert_false(e.partial);
+    e = bridged(6, 0); /* a 6-interval pause is not: the 6 s are left out */
+    assert_float_equal(e.wh, (29 + 5 + 1 - 6) * 0.1, 1e-9);
+    assert_true(e.partial);
+    e = bridged(1, 4); /* 4 absent cells: present values 5 intervals apart, bridged */
+    assert_float_equal(e.wh, 30 * 0.1, 1e-9);
+    assert_false(e.partial);
+    e = bridged(1, 5); /* 5 absent cells: 6 intervals apart, not bridged */
+    assert_float_equal(e.wh, (30 - 6) * 0.1, 1e-9);
+    assert_true(e.partial);
+}
+
+/* Any partition of the rows into spans adds up to the whole, whatever mix of counter, power,
+ * bridged and unbridged gaps the rows hold. */
+static void test_energy_spans_add_up(void **state)
+{
+    (void)state;
+    enum { N = 600 };
+    int64_t t[N];
+    double p[N], c[N];
+    srand(11);
+    double counter = 1e9;
+    int64_t now = 0;
+    for (int r = 0; r < N; r++) {
+        now += rand() % 50 == 0 ? 1000 * (1 + rand() % 9) : 1000; /* pauses of up to 9 s */
+        t[r] = now;
+        p[r] = rand() % 20 == 0 ? NAN : 50 + rand() % 600;
+        if (r >= 40 && r < 500 && r % 10 == 0)
+            counter += 1e5 + rand() % 500000; /* a reading every 10 rows, then none */
+        c[r] = r < 40 ? NAN : counter;
+    }
+    gw_energy_curve e;
+    gw_energy_curve_build(t, N, p, 1.0, c, 1e-3, 0, &e);
+    double whole = gw_energy_span(&e, 0, N).wh;
+    assert_true(whole > 0);
+    for (int trial = 0; trial < 50; trial++) {
+        size_t cut[6] = {0, 0, 0, 0, 0, N};
+        for (int k = 1; k < 5; k++)
+            cut[k] = cut[k - 1] + (size_t)rand() % (N - cut[k - 1] + 1);
+        double sum = 0;
+        for (int k = 0; k < 5; k++) {
+            double wh = gw_energy_span(&e, cut[k], cut[k + 1]).wh;
+            sum += isnan(wh) ? 0 : wh; /* empty spans */
+        }
+        assert_float_equal(sum, whole, 1e-9 * whole);
+    }
+    gw_energy_curve_free(&e);
 }
 
 int main(void)
@@ -140,6 +303,11 @@ int main(void)
         cmocka_unit_test(test_quantile_matches_sorting),
         cmocka_unit_test(test_linfit),
         cmocka_unit_test(test_weights_cap_gaps),
+        cmocka_unit_test(test_percentiles_numpy_more),
+        cmocka_unit_test(test_time_weighted_mean_uneven_gaps),
+        cmocka_unit_test(test_energy_counter_vs_power),
+        cmocka_unit_test(test_energy_gap_bridging),
+        cmocka_unit_test(test_energy_spans_add_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

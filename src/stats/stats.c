@@ -1,5 +1,5 @@
 /* Descriptive statistics (see stats.h). */
-#include "analysis/stats.h"
+#include "stats/stats.h"
 
 #include "util/xalloc.h"
 
@@ -81,32 +81,42 @@ double gw_stats_quantile(double *a, size_t n, double q)
     return quantile_in(a, n, 0, n - 1, q);
 }
 
-double gw_stats_mean(const double *v, size_t n)
+double gw_stats_mean(const double *v, const double *w, size_t n)
 {
-    double sum = 0;
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i])) {
-            sum += v[i];
-            m++;
-        }
-    return m ? sum / (double)m : NAN;
+    return gw_stats_mean_where(v, w, NULL, n);
 }
 
-void gw_stats_summary(const double *v, size_t count, double *scratch, gw_stats *out)
+double gw_stats_mean_where(const double *v, const double *w, const unsigned char *skip, size_t n)
+{
+    double sum = 0, wsum = 0, plain = 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]) && !(skip && skip[i])) {
+            if (w) {
+                sum += v[i] * w[i];
+                wsum += w[i];
+            }
+            plain += v[i];
+            m++;
+        }
+    if (m == 0)
+        return NAN;
+    /* no weight at all (one sample at one instant): every sample counts the same */
+    return wsum > 0 ? sum / wsum : plain / (double)m;
+}
+
+void gw_stats_summary(const double *v, const double *w, size_t count, double *scratch,
+                      gw_stats *out)
 {
     double *a = scratch ? scratch : xmalloc((count ? count : 1) * sizeof *a);
     size_t n = 0;
-    double sum = 0;
     for (size_t i = 0; i < count; i++)
-        if (!isnan(v[i])) {
+        if (!isnan(v[i]))
             a[n++] = v[i];
-            sum += v[i];
-        }
     *out =
         (gw_stats){.n = n, .mean = NAN, .min = NAN, .p5 = NAN, .p50 = NAN, .p95 = NAN, .max = NAN};
     if (n > 0) {
-        out->mean = sum / (double)n;
+        out->mean = gw_stats_mean(v, w, count);
         /* The median first: p5 then only needs the lower part and p95 the upper part. */
         size_t k50 = (size_t)floor((double)(n - 1) * 0.5);
         out->p50 = quantile_in(a, n, 0, n - 1, 0.5);
@@ -172,6 +182,6 @@ void gw_stats_sample_weights(const int64_t *t_ms, size_t n, double *dt_s)
     double med_s = gw_stats_median_interval_ms(t_ms, n) / 1000.0;
     for (size_t i = 0; i < n; i++) {
         double gap = i + 1 < n ? (double)(t_ms[i + 1] - t_ms[i]) / 1000.0 : med_s;
-        dt_s[i] = gap < 0 ? 0 : gap > 5 * med_s ? 5 * med_s : gap;
+        dt_s[i] = gap < 0 ? 0 : gap > GW_STATS_BRIDGE_INTERVALS * med_s ? med_s : gap;
     }
 }
