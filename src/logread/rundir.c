@@ -4,6 +4,7 @@
 #include "logread/logread.h"
 #include "logread/timeparse.h"
 
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <cjson/cJSON.h>
@@ -29,7 +30,8 @@ static char *slurp(const char *path, size_t limit)
 static double json_num(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    return cJSON_IsNumber(v) && gw_fmt_sane(v->valuedouble) ? v->valuedouble
+                                                            : NAN; /* absurd: absent */
 }
 
 static const char *json_str(const cJSON *o, const char *key)
@@ -170,6 +172,8 @@ static void read_procs(gw_series *s, size_t input, FILE *f)
             if (k != P_NAME && at[k] >= 0 && !gw_cells_absent(cells[at[k]]))
                 ok = gw_cells_number(cells[at[k]], &v[k], &unit);
         ok = ok && as_id(v[P_INDEX], -1) >= 0;
+        if (!gw_fmt_sane(v[P_USED]))
+            v[P_USED] = NAN; /* absurd (docs/report.md): dropped */
         if (ok)
             gw_series_add_proc(s, input, t_ms, (int)v[P_INDEX], as_id(v[P_PID], -1),
                                at[P_NAME] >= 0 ? cells[at[P_NAME]] : "", v[P_USED],
