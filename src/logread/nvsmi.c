@@ -279,8 +279,9 @@ static const struct {
     {"%", 0, 1000}, {"MiB", 0, 1e9}, {"W", 0, 1e6}, {"MHz", 0, 1e6}, {"mJ", 0, GW_FMT_MAX_ABS},
 };
 
-/* True when v can be a reading of column c: a bit mask fits 64 bits, a field with a unit is in
- * its plausible_range, anything else is within GW_FMT_MAX_ABS. */
+/* True when v can be a reading of column c: a bit mask fits 64 bits, a capacity or limit is at
+ * least 1, a field with a unit is in its plausible_range, anything else is within
+ * GW_FMT_MAX_ABS. */
 static bool plausible(const colmap *c, double v)
 {
     if (!gw_fmt_sane(v) && !(c->kind == C_FIELD && c->field == GW_F_CLOCKS_EVENT_REASONS))
@@ -289,6 +290,11 @@ static bool plausible(const colmap *c, double v)
         return true;
     if (c->field == GW_F_CLOCKS_EVENT_REASONS)
         return v >= 0 && v < 18446744073709551616.0;
+    if (c->field == GW_F_MEM_TOTAL_BYTES || c->field == GW_F_POWER_LIMIT_MW ||
+        c->field == GW_F_POWER_ENFORCED_MW || c->field == GW_F_CLOCK_MAX_SM_MHZ ||
+        c->field == GW_F_CLOCK_MAX_MEM_MHZ)
+        if (!(v >= 1)) /* a capacity or limit of 0 (or -0, or 1e-320) divides into infinity */
+            return false;
     char unit[16];
     field_unit(c->field, unit, sizeof unit);
     for (size_t i = 0; i < sizeof plausible_range / sizeof plausible_range[0]; i++)

@@ -68,9 +68,9 @@ static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
         set_str(&g->name, json_str(dev, "name"));
         set_str(&g->uuid, json_str(dev, "uuid"));
         set_str(&g->pci_bus_id, json_str(dev, "pci_bus_id"));
-        if (!isnan(json_num(dev, "memory_total_mib")))
+        if (json_num(dev, "memory_total_mib") >= 1) /* 0 is no capacity: it divides into inf */
             g->memory_total_mib = json_num(dev, "memory_total_mib");
-        if (!isnan(json_num(dev, "power_limit_w")))
+        if (json_num(dev, "power_limit_w") >= 1)
             g->power_limit_w = json_num(dev, "power_limit_w");
         if (!isnan(json_num(dev, "slowdown_temp_c")))
             g->slowdown_temp_c = json_num(dev, "slowdown_temp_c");

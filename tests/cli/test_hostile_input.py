@@ -111,6 +111,23 @@ def test_values_absurd_for_their_field_are_dropped_at_read(tmp_path):
     assert (st["power.draw [W]"]["min"], st["power.draw [W]"]["max"]) == (200, 200)
 
 
+def test_zero_capacities_are_absent_not_a_division_by_zero(tmp_path):
+    for zero in ("0", "-0", "1e-320", "0.5"):
+        csv = tmp_path / "zero.csv"
+        rows = [HEADER]
+        for i in range(60):
+            rows.append(f"{ts(i)}, 0, 90, {130000 + i}, {zero}, 300, {zero}")
+        csv.write_text("\n".join(rows) + "\n")
+        j, h = tmp_path / "s.json", tmp_path / "r.html"
+        p = report(csv, "--json", j, "--html", h)
+        assert p.returncode == 0, p.stderr
+        g = json.loads(j.read_text())["gpus"][0]
+        assert g["memory_total_mib"] is None and g["power_limit_w"] is None, zero
+        assert g["stats"]["memory.used [MiB]"]["max"] == 130059
+        for out in (p.stdout, h.read_text(), j.read_text()):
+            assert not re.search(r"\binf\b|\bnan\b", out, re.I), zero
+
+
 def gpu_ids_csv(path, n, rows_per_gpu=1):
     rows = ["timestamp, index, uuid, utilization.gpu [%], memory.used [MiB]"]
     for r in range(rows_per_gpu):
