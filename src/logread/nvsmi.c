@@ -237,6 +237,9 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
     if (r->ngpus >= GW_LOGREAD_MAX_GPUS) {
         r->too_many = true;
         snprintf(r->too_many_key, sizeof r->too_many_key, "%s", key);
+        for (char *c = r->too_many_key; *c; c++) /* it goes to a terminal: no escapes */
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
         return NULL;
     }
     r->gpus = xgrow(r->gpus, &r->gpus_cap, r->ngpus + 1, sizeof *r->gpus);
