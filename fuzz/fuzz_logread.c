@@ -1,6 +1,9 @@
-/* libFuzzer harness for the log reader: arbitrary bytes as nvidia-smi / gpu.csv CSV, as a
- * host.csv-style table, as a timestamp, as an epoch line and as the end of a job's output (crash
- * reading), then the whole analysis and both renderers on whatever was read. Build and run with
+/* libFuzzer harness for the log reader and the renderers: arbitrary bytes as nvidia-smi / gpu.csv
+ * CSV, as a host.csv-style table, as a timestamp, as an epoch line and as the end of a job's
+ * output (crash reading), then the whole analysis and every renderer (text, summary.json printed,
+ * the HTML page) on whatever was read. Half the inputs also plant raw doubles from their last
+ * bytes (1e308, inf, nan, denormals) into the values read, past the reader's filter of absurd
+ * values: the renderers must hold on their own (src/util/gw_fmt.h). Build and run with
  * fuzz/run.sh. */
 #include "analysis/analysis.h"
 #include "analysis/crash.h"
@@ -14,16 +17,40 @@
 
 static gw_epoch_matcher *matcher;
 
-static void analyse_and_render(gw_series *s)
+/* Overwrites up to 16 values of the series with the doubles in the input's last bytes. Bit masks
+ * and performance states are left alone: the reader guarantees them (0..2^64, P0..P15). */
+static void plant_raw_doubles(gw_series *s, const uint8_t *data, size_t size)
+{
+    size_t n = size / 8 < 16 ? size / 8 : 16;
+    for (size_t k = 0; k < n && s->ngpus; k++) {
+        gw_series_table *t = &s->gpus[k % s->ngpus]->tab;
+        if (t->ncols == 0 || t->n == 0)
+            continue;
+        gw_series_col *c = &t->cols[(k * 5) % t->ncols];
+        if (c->field == GW_F_CLOCKS_EVENT_REASONS || c->field == GW_F_PSTATE)
+            continue;
+        memcpy(&c->v[(k * 7) % t->n], data + size - 8 * (k + 1), sizeof(double));
+    }
+}
+
+static void analyse_and_render(gw_series *s, const uint8_t *data, size_t size)
 {
     gw_error err;
+    if ((size / 2) % 2 == 0) /* independent of the size % 2 that picks --columns */
+        plant_raw_doubles(s, data, size);
     if (gw_series_finish(s, &err) != GW_OK)
         return;
     gw_analysis *a = gw_analyze(s);
     FILE *null = fopen("/dev/null", "w");
     gw_report_text(null, a, NULL);
+    gw_report_html(null, a, NULL);
     fclose(null);
-    cJSON_Delete(gw_report_json(a));
+    cJSON *j = gw_report_json(a);
+    char *printed = cJSON_PrintUnformatted(j);
+    if (!printed)
+        abort();
+    free(printed);
+    cJSON_Delete(j);
     gw_analysis_free(a);
 }
 
@@ -44,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gw_logread_opts o = {.columns =
                              size % 2 ? "timestamp,index,utilization.gpu,memory.used" : NULL};
     if (gw_logread_gpu_csv(s, f, in, "fuzz", &o, &err) == GW_OK)
-        analyse_and_render(s);
+        analyse_and_render(s, data, size);
     fclose(f);
     gw_series_free(s);
 

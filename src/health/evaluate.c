@@ -1,6 +1,8 @@
 /* Judging a GPU's facts into checklist items; see health.h. Pure: no NVML, no printing. */
 #include "health/health.h"
 
+#include "util/gw_fmt.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -86,9 +88,10 @@ static void list_procs(const gw_health_facts *f, char *buf, size_t len)
     buf[0] = '\0';
     for (unsigned i = 0; i < f->nprocs && used < len; i++) {
         const gw_gpu_process *p = &f->procs[i];
-        char mib[32] = "memory n/a";
-        if (p->used_valid)
-            snprintf(mib, sizeof mib, "%.0f MiB", ceil(p->used_mib));
+        char mib[GW_FMT_SIZE + 8] = "memory n/a", n[GW_FMT_SIZE];
+        if (p->used_valid && gw_fmt_sane(p->used_mib))
+            snprintf(mib, sizeof mib, "%s MiB",
+                     gw_fmt_fixed(n, sizeof n, ceil(p->used_mib), 0, 0, "n/a"));
         used += (size_t)snprintf(buf + used, len - used, "%spid %u %s%s %s", i ? ", " : "", p->pid,
                                  p->visible ? p->name : "(not visible here)",
                                  p->graphics ? " (graphics)" : "", mib);

@@ -43,6 +43,10 @@ bool gw_cells_absent(const char *c)
 {
     if (c[0] == '\0' || strcmp(c, "-") == 0 || strcasecmp(c, "N/A") == 0)
         return true;
+    /* what pandas and printf write for non-numbers: never a reading (docs/report.md) */
+    const char *u = c[0] == '-' || c[0] == '+' ? c + 1 : c;
+    if (strcasecmp(c, "nan") == 0 || strcasecmp(u, "inf") == 0 || strcasecmp(u, "infinity") == 0)
+        return true;
     size_t n = strlen(c);
     return c[0] == '[' && c[n - 1] == ']';
 }
@@ -85,8 +89,8 @@ static const char *parse_decimal(const char *s, double *out)
         return p;
     }
     char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s || !isfinite(v))
+    double v = strtod(s, &end); /* "1e999" overflows to +-inf: absurd, the callers drop it */
+    if (end == s)
         return NULL;
     *out = v;
     return end;

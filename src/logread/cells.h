@@ -16,14 +16,16 @@
  * empty cell. */
 size_t gw_cells_split(char *line, char **cells, size_t max);
 
-/* True for cells that mean "no value": "", "-", "N/A", "n/a", and anything in brackets such as
- * "[N/A]", "[Not Supported]", "[Unknown Error]", "[GPU is lost]". */
+/* True for cells that mean "no value": "", "-", "N/A", "n/a", "nan", "inf", "-inf", "infinity"
+ * (any case), and anything in brackets such as "[N/A]", "[Not Supported]", "[Unknown Error]",
+ * "[GPU is lost]". */
 bool gw_cells_absent(const char *cell);
 
 /* Parses a decimal number with an optional unit after it ("12.5", "-3", "1e3", "575 MiB",
  * "78.50 W", "38 %"), a hex mask "0x0000000000000001", or a performance state "P0".."P15".
  * On success stores the value and a pointer to the unit inside cell ("" when none) and returns
- * true; returns false for anything else (text, "12abc"). */
+ * true; returns false for anything else (text, "12abc"). A number too large for a double
+ * ("1e999") is stored as +-inf: callers drop it as absurd (gw_fmt_sane). */
 bool gw_cells_number(const char *cell, double *value, const char **unit);
 
 /* Splits a header cell "memory.used [MiB]" in place into key "memory.used" and unit "MiB"

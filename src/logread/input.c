@@ -3,6 +3,7 @@
 #include "logread/logread.h"
 #include "logread/timeparse.h"
 
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -70,6 +71,8 @@ static bool table_row(gw_series_table *t, char **cells, size_t n, const long *co
         v[i] = NAN;
         if (!gw_cells_absent(cells[i]) && !gw_cells_number(cells[i], &v[i], &unit))
             return false;
+        if (!gw_fmt_sane(v[i]))
+            v[i] = NAN; /* absurd (docs/report.md): dropped, the row is kept */
     }
     size_t row = gw_series_table_add_row(t, t_ms);
     for (size_t i = 1; i < n; i++)

@@ -10,7 +10,10 @@
  * GPM CSV (unix_time, sm_util_pct, sm_occupancy_pct, tensor_util_pct, dram_bw_util_pct), and
  * training logs whose lines start with a time (epoch lines become "epoch" events).
  * A row that cannot be read is skipped and counted with its line number (series inputs[]); a file
- * with no readable row is an error that names it.
+ * with no readable row is an error that names it. A value absurd for its field (not finite, beyond
+ * GW_FMT_MAX_ABS in its unit, a bit mask outside 64 bits) is dropped at read: the cell is absent,
+ * the row is kept. A file may hold at most GW_LOGREAD_MAX_GPUS distinct GPUs (GW_E_FORMAT
+ * beyond, naming the file, the line and the limit).
  * Must not: analyse or print; the caller decides what to do with notes and skipped rows.
  */
 #ifndef GW_LOGREAD_H
@@ -21,6 +24,12 @@
 #include "util/gw_error.h"
 
 #include <stdio.h>
+
+/* The most distinct GPUs (by uuid, pci.bus_id or index) one GPU CSV may hold: eight 8-GPU nodes.
+ * More is a mis-read id column, not a machine (docs/report.md). */
+#ifndef GW_LOGREAD_MAX_GPUS
+#define GW_LOGREAD_MAX_GPUS 64
+#endif
 
 typedef struct gw_logread_opts {
     /* The --query-gpu field list ("timestamp,index,utilization.gpu,...") of CSV written with
@@ -38,7 +47,8 @@ GW_MUST_USE gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logr
                                    gw_error *err);
 
 /* Reads GPU CSV from an open stream into GPUs of input `input` labelled `source`. path names the
- * stream in messages. Errors as gw_logread_input. */
+ * stream in messages. Errors as gw_logread_input, and GW_E_FORMAT for a file with more than
+ * GW_LOGREAD_MAX_GPUS GPUs. */
 GW_MUST_USE gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source,
                                      const gw_logread_opts *o, gw_error *err);
 

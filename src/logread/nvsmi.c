@@ -3,6 +3,7 @@
 #include "logread/logread.h"
 #include "logread/timeparse.h"
 
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -11,7 +12,12 @@
 #include <string.h>
 #include <strings.h>
 
-enum { MAX_CELLS = 256 };
+enum {
+    MAX_CELLS = 256,
+    GPU_HASH_SLOTS = 2 * GW_LOGREAD_MAX_GPUS, /* a power of two, at most half full */
+};
+_Static_assert((GPU_HASH_SLOTS & (GPU_HASH_SLOTS - 1)) == 0 && GPU_HASH_SLOTS <= 65536,
+               "GW_LOGREAD_MAX_GPUS: a power of two, at most 32768");
 
 typedef enum col_kind {
     C_IGNORE,
@@ -51,6 +57,9 @@ typedef struct reader {
     gpu_slot *gpus;
     size_t ngpus, gpus_cap;
     size_t last;
+    unsigned short gpu_hash[GPU_HASH_SLOTS]; /* 1 + index into gpus by key, 0 = empty */
+    bool too_many;                           /* a row named GPU number GW_LOGREAD_MAX_GPUS + 1 */
+    char too_many_key[64];
     double vals[MAX_CELLS];
 } reader;
 
@@ -167,6 +176,17 @@ typedef struct row_id {
     long index; /* -1 when absent */
 } row_id;
 
+static size_t key_hash(const char *key)
+{
+    size_t h = 2166136261u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+        h = (h ^ *p) * 16777619u;
+    return h & (GPU_HASH_SLOTS - 1);
+}
+
+/* The GPU a row belongs to, created on its first row; NULL (and r->too_many) when it would be
+ * the GW_LOGREAD_MAX_GPUS + 1st of this input. Lookup is hashed: one probe per row in the common
+ * case, however many GPUs the file has. */
 static gpu_slot *find_gpu(reader *r, const row_id *id)
 {
     const char *key = id->uuid && *id->uuid ? id->uuid : id->pci && *id->pci ? id->pci : NULL;
@@ -179,16 +199,28 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
         key = "";
     if (r->ngpus > 0 && strcmp(r->gpus[r->last].g->key, key) == 0)
         return &r->gpus[r->last];
-    for (size_t i = 0; i < r->ngpus; i++)
+    size_t h = key_hash(key);
+    for (; r->gpu_hash[h]; h = (h + 1) & (GPU_HASH_SLOTS - 1)) {
+        size_t i = r->gpu_hash[h] - 1u;
         if (strcmp(r->gpus[i].g->key, key) == 0) {
             r->last = i;
             return &r->gpus[i];
         }
+    }
+    if (r->ngpus >= GW_LOGREAD_MAX_GPUS) {
+        r->too_many = true;
+        snprintf(r->too_many_key, sizeof r->too_many_key, "%s", key);
+        for (char *c = r->too_many_key; *c; c++) /* it goes to a terminal: no escapes */
+            if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                *c = '?';
+        return NULL;
+    }
     r->gpus = xgrow(r->gpus, &r->gpus_cap, r->ngpus + 1, sizeof *r->gpus);
     gpu_slot *slot = &r->gpus[r->ngpus];
     slot->g = gw_series_add_gpu(r->s, r->input, r->source, key);
     slot->lost = false;
     slot->g->index = id->index >= 0 ? (int)id->index : (int)r->ngpus;
+    r->gpu_hash[h] = (unsigned short)(r->ngpus + 1);
     r->last = r->ngpus++;
     return slot;
 }
@@ -214,6 +246,38 @@ static bool is_lost_cell(const char *c)
     return c[0] == '[' && strcasestr(c, "lost") != NULL;
 }
 
+/* The range a reading can have, by the unit of its field: generous (averages and rounding may
+ * overshoot a little), but a value outside is no reading of any GPU (docs/report.md). */
+static const struct {
+    const char *unit;
+    double lo, hi;
+} plausible_range[] = {
+    {"%", 0, 1000}, {"MiB", 0, 1e9}, {"W", 0, 1e6}, {"MHz", 0, 1e6}, {"mJ", 0, GW_FMT_MAX_ABS},
+};
+
+/* True when v can be a reading of column c: a bit mask fits 64 bits, a capacity or limit is at
+ * least 1, a field with a unit is in its plausible_range, anything else is within
+ * GW_FMT_MAX_ABS. */
+static bool plausible(const colmap *c, double v)
+{
+    if (!gw_fmt_sane(v) && !(c->kind == C_FIELD && c->field == GW_F_CLOCKS_EVENT_REASONS))
+        return false;
+    if (c->kind != C_FIELD)
+        return true;
+    if (c->field == GW_F_CLOCKS_EVENT_REASONS)
+        return v >= 0 && v < 18446744073709551616.0;
+    if (c->field == GW_F_MEM_TOTAL_MIB || c->field == GW_F_POWER_LIMIT_W ||
+        c->field == GW_F_POWER_ENFORCED_W || c->field == GW_F_CLOCK_MAX_SM_MHZ ||
+        c->field == GW_F_CLOCK_MAX_MEM_MHZ)
+        if (!(v >= 1)) /* a capacity or limit of 0 (or -0, or 1e-320) divides into infinity */
+            return false;
+    const char *unit = gw_fields[c->field].unit ? gw_fields[c->field].unit : "";
+    for (size_t i = 0; i < sizeof plausible_range / sizeof plausible_range[0]; i++)
+        if (strcmp(unit, plausible_range[i].unit) == 0)
+            return v >= plausible_range[i].lo && v <= plausible_range[i].hi;
+    return true;
+}
+
 /* Parses the value cell of column c into *v (NAN when absent). Returns false when the cell is
  * neither absent nor a number. */
 static bool parse_value(const colmap *c, const char *cell, double *v)
@@ -222,13 +286,17 @@ static bool parse_value(const colmap *c, const char *cell, double *v)
     if (gw_cells_absent(cell))
         return true;
     const char *unit;
-    if (!gw_cells_number(cell, v, &unit))
+    if (!gw_cells_number(cell, v, &unit)) {
+        *v = NAN;
         return c->kind == C_EXTRA; /* unknown columns are not worth losing a row over */
+    }
     if (c->kind == C_FIELD && *unit) {
         *v *= gw_cells_unit_factor(unit, gw_fields[c->field].unit);
     } else if (c->kind == C_FIELD) {
         *v *= c->factor;
     }
+    if (!plausible(c, *v))
+        *v = NAN; /* absurd for any GPU: dropped, the rest of the row is kept */
     return true;
 }
 
@@ -282,10 +350,12 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
     return true;
 }
 
-/* Appends a parsed row to its GPU. */
-static void store_row(reader *r, const parsed_row *p, size_t n)
+/* Appends a parsed row to its GPU; false (nothing stored) when there are too many GPUs. */
+static bool store_row(reader *r, const parsed_row *p, size_t n)
 {
     gpu_slot *slot = find_gpu(r, &p->id);
+    if (!slot)
+        return false;
     gw_series_gpu *g = slot->g;
     fill_identity(g, &p->id);
     int64_t t_ms = r->has_time ? p->t_ms : (int64_t)llround((double)g->tab.n * r->interval_ms);
@@ -308,6 +378,7 @@ static void store_row(reader *r, const parsed_row *p, size_t n)
                                                  "nvidia-smi reported the GPU as lost");
         e->gpu_index = g->index;
     }
+    return true;
 }
 
 /* Reads one data row; returns false when the row cannot be read (nothing is stored then). */
@@ -319,8 +390,7 @@ static bool read_row(reader *r, char **cells, size_t n)
     for (size_t i = 0; i < n; i++)
         if (!parse_cell(r, i, cells[i], &p))
             return false;
-    store_row(r, &p, n);
-    return true;
+    return store_row(r, &p, n);
 }
 
 static void count_bad(gw_series_input *in, long line_no)
@@ -382,8 +452,20 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             count_bad(in, line_no);
         else
             in->rows++;
+        if (r.too_many)
+            break;
     }
     free(line);
+    if (r.too_many) {
+        free_map(&r);
+        free(r.gpus);
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: more than %d GPUs (line %ld adds '%s'): a file may hold at most "
+                            "%d; check that its index/uuid/pci.bus_id column holds GPU ids, or "
+                            "split it by GPU",
+                            r.path, GW_LOGREAD_MAX_GPUS, line_no, r.too_many_key,
+                            GW_LOGREAD_MAX_GPUS);
+    }
     in->untimed = r.ncols > 0 && !r.has_time && in->rows > 0;
     free_map(&r);
     free(r.gpus);

@@ -4,6 +4,7 @@
 #include "logread/logread.h"
 #include "logread/timeparse.h"
 
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <cjson/cJSON.h>
@@ -29,7 +30,8 @@ static char *slurp(const char *path, size_t limit)
 static double json_num(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    return cJSON_IsNumber(v) && gw_fmt_sane(v->valuedouble) ? v->valuedouble
+                                                            : NAN; /* absurd: absent */
 }
 
 static const char *json_str(const cJSON *o, const char *key)
@@ -66,9 +68,9 @@ static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
         set_str(&g->name, json_str(dev, "name"));
         set_str(&g->uuid, json_str(dev, "uuid"));
         set_str(&g->pci_bus_id, json_str(dev, "pci_bus_id"));
-        if (!isnan(json_num(dev, "memory_total_mib")))
+        if (json_num(dev, "memory_total_mib") >= 1) /* 0 is no capacity: it divides into inf */
             g->memory_total_mib = json_num(dev, "memory_total_mib");
-        if (!isnan(json_num(dev, "power_limit_w")))
+        if (json_num(dev, "power_limit_w") >= 1)
             g->power_limit_w = json_num(dev, "power_limit_w");
         if (!isnan(json_num(dev, "slowdown_temp_c")))
             g->slowdown_temp_c = json_num(dev, "slowdown_temp_c");
@@ -163,6 +165,8 @@ static void read_procs(gw_series *s, size_t input, FILE *f)
             if (k != P_NAME && at[k] >= 0 && !gw_cells_absent(cells[at[k]]))
                 ok = gw_cells_number(cells[at[k]], &v[k], &unit);
         ok = ok && as_id(v[P_INDEX], -1) >= 0;
+        if (!gw_fmt_sane(v[P_USED]))
+            v[P_USED] = NAN; /* absurd (docs/report.md): dropped */
         if (ok)
             gw_series_add_proc(s, input, t_ms, (int)v[P_INDEX], as_id(v[P_PID], -1),
                                at[P_NAME] >= 0 ? cells[at[P_NAME]] : "", v[P_USED] * used_factor,

@@ -112,7 +112,9 @@ gw_series_gpu *gw_series_add_gpu(gw_series *s, size_t input, const char *source,
     g->slowdown_temp_c = NAN;
     for (int f = 0; f < GW_F_COUNT; f++)
         g->col_of[f] = -1;
-    s->gpus = xrealloc(s->gpus, (s->ngpus + 1) * sizeof *s->gpus);
+    if (s->ngpus > 0 && strcmp(s->gpus[0]->source, g->source) != 0)
+        s->several_sources = true;
+    s->gpus = xgrow(s->gpus, &s->gpus_cap, s->ngpus + 1, sizeof *s->gpus);
     s->gpus[s->ngpus++] = g;
     return g;
 }
@@ -148,7 +150,7 @@ gw_series_host *gw_series_add_gpm(gw_series *s, size_t input, const char *source
 size_t gw_series_table_add_row(gw_series_table *t, int64_t t_ms)
 {
     if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
+        size_t cap = t->cap ? t->cap * 2 : 16;
         t->t_ms = xrealloc(t->t_ms, cap * sizeof *t->t_ms);
         for (size_t c = 0; c < t->ncols; c++)
             t->cols[c].v = xrealloc(t->cols[c].v, cap * sizeof(double));
@@ -279,11 +281,7 @@ gw_series_proc *gw_series_add_proc(gw_series *s, size_t input, int64_t t_ms, int
 
 char *gw_series_gpu_label(const gw_series *s, const gw_series_gpu *g)
 {
-    bool several = false;
-    for (size_t i = 0; i < s->ngpus; i++)
-        if (strcmp(s->gpus[i]->source, g->source) != 0)
-            several = true;
-    if (several)
+    if (s->several_sources) /* kept by gw_series_add_gpu: labels cost O(1), not O(GPUs) */
         return xasprintf("%s GPU %d", g->source, g->index);
     return xasprintf("GPU %d", g->index);
 }

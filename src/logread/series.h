@@ -138,8 +138,9 @@ typedef struct gw_series_input {
 typedef struct gw_series {
     size_t ninputs;
     gw_series_input *inputs;
-    size_t ngpus;
+    size_t ngpus, gpus_cap;
     gw_series_gpu **gpus;
+    bool several_sources; /* the GPUs come from more than one source (labels name it) */
     size_t nhosts;
     gw_series_host **hosts;
     size_t nprocs, procs_cap;

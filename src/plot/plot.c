@@ -1,6 +1,7 @@
 /* PNG/SVG panels drawn with cairo (see plot.h). */
 #include "plot/plot.h"
 
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -122,10 +123,14 @@ static void y_axis(cairo_t *cr, const panel *p, int axis, const double color[3])
 {
     const gw_chart_metric_info *mi = &gw_chart_metrics[p->metric[axis]];
     double step = gw_plot_nice_step(p->lo[axis], p->hi[axis], 5);
-    for (double v = p->lo[axis]; v <= p->hi[axis] + step * 1e-6; v += step) {
+    /* Counted, not accumulated: lo + step can equal lo when the values are huge. */
+    for (int k = 0; k <= 64; k++) {
+        double v = p->lo[axis] + k * step;
+        if (!(v <= p->hi[axis] + step * 1e-6))
+            break;
         double y = py_of(p, axis, v);
-        char buf[32];
-        snprintf(buf, sizeof buf, "%g", fabs(v) < step * 1e-6 ? 0 : v);
+        char buf[GW_FMT_SIZE];
+        gw_fmt_sig(buf, sizeof buf, fabs(v) < step * 1e-6 ? 0 : v, 6, "");
         if (axis == 0) {
             cairo_set_source_rgb(cr, 0.90, 0.90, 0.90);
             cairo_move_to(cr, p->x, floor(y) + 0.5);
@@ -180,8 +185,9 @@ static void draw_trace(cairo_t *cr, const panel *p, int axis, const gw_chart_gri
         cairo_line_to(cr, p->x + p->w, y);
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
-        snprintf(label, sizeof label, "%s %.4g %s", t->label, t->constant,
-                 gw_chart_metrics[t->metric].unit);
+        char c[GW_FMT_SIZE];
+        snprintf(label, sizeof label, "%s %s %s", t->label,
+                 gw_fmt_sig(c, sizeof c, t->constant, 4, "?"), gw_chart_metrics[t->metric].unit);
         text_at(cr, axis == 0 ? p->x + 6 : p->x + p->w - 6, y - 4, label, axis == 0 ? 0 : 1, 11,
                 false);
         return;
@@ -258,8 +264,10 @@ static size_t legend_entries(const panel *p, const panel_data *d, legend_entry *
             const gw_trace *t = &d->traces[axis].v[i];
             const char *metric = gw_chart_metrics[t->metric].label;
             if (t->reference) {
+                char c[GW_FMT_SIZE];
                 e[n] = (legend_entry){trace_color(p, axis, t), 2, ""};
-                snprintf(e[n++].label, sizeof e->label, "%s %.4g %s", t->label, t->constant,
+                snprintf(e[n++].label, sizeof e->label, "%s %s %s", t->label,
+                         gw_fmt_sig(c, sizeof c, t->constant, 4, "?"),
                          gw_chart_metrics[t->metric].unit);
             } else if (!p->per_gpu_color) {
                 e[n] = (legend_entry){axis_color[axis], axis, ""};

@@ -6,6 +6,7 @@
 #include "report/html_priv.h"
 #include "util/gw_buf.h"
 #include "util/gw_file.h"
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -101,23 +102,10 @@ static void json_str(gw_buf *b, const char *s)
 }
 
 /* A number with at most `decimals` digits after the point, trailing zeros dropped; null when
- * absent. */
+ * absent or absurd (gw_fmt.h). */
 static void json_num(gw_buf *b, double x, int decimals)
 {
-    if (!isfinite(x)) {
-        gw_buf_puts(b, "null");
-        return;
-    }
-    char tmp[64];
-    int n = snprintf(tmp, sizeof tmp, "%.*f", decimals, x);
-    if (decimals > 0) {
-        while (n > 0 && tmp[n - 1] == '0')
-            n--;
-        if (n > 0 && tmp[n - 1] == '.')
-            n--;
-    }
-    tmp[n] = '\0';
-    gw_buf_puts(b, strcmp(tmp, "-0") == 0 ? "0" : tmp);
+    gw_fmt_buf_fixed(b, x, decimals, GW_FMT_TRIM, "null");
 }
 
 static void json_time_s(gw_buf *b, int64_t ms)

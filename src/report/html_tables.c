@@ -2,6 +2,7 @@
 #include "report/html_priv.h"
 
 #include "util/gw_time.h"
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -37,11 +38,18 @@ void gw_html_escape(FILE *out, const char *s)
 static void num_cell(FILE *out, double x, const char *unit)
 {
     fputs("<td class=\"num\">", out);
-    if (!isnan(x)) {
+    if (gw_fmt_sane(x)) {
+        char n[GW_FMT_SIZE];
         int dec = fabs(x) >= 100 || x == floor(x) ? 0 : fabs(x) >= 10 ? 1 : 2;
-        fprintf(out, "%.*f%s%s", dec, x, *unit ? " " : "", unit);
+        fprintf(out, "%s%s%s", gw_fmt_fixed(n, sizeof n, x, dec, 0, ""), *unit ? " " : "", unit);
     }
     fputs("</td>", out);
+}
+
+/* A duration in seconds with one decimal, "?" when absurd. */
+static const char *secs(char *buf, size_t size, int64_t ms)
+{
+    return gw_fmt_fixed(buf, size, (double)ms / 1000.0, 1, 0, "?");
 }
 
 static void text_cell(FILE *out, const char *s)
@@ -61,10 +69,10 @@ static void label_cell(FILE *out, const gw_analysis *a, int slot)
 static void header_section(FILE *out, const gw_analysis *a)
 {
     const gw_series *s = a->series;
-    char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN];
-    fprintf(out, "<h1>gpuwatch report</h1>\n<p class=\"meta\">%zu GPU%s, %s to %s (%.1f s)</p>\n",
+    char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
+    fprintf(out, "<h1>gpuwatch report</h1>\n<p class=\"meta\">%zu GPU%s, %s to %s (%s s)</p>\n",
             s->ngpus, s->ngpus == 1 ? "" : "s", gw_rfc3339_ms(a->start_ms, t0),
-            gw_rfc3339_ms(a->end_ms, t1), (double)(a->end_ms - a->start_ms) / 1000.0);
+            gw_rfc3339_ms(a->end_ms, t1), secs(d, sizeof d, a->end_ms - a->start_ms));
     fputs("<ul class=\"meta\">\n", out);
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
@@ -92,6 +100,7 @@ static void header_section(FILE *out, const gw_analysis *a)
 
 static void evidence_text(FILE *out, const gw_verdict *v)
 {
+    char n[GW_FMT_SIZE];
     for (size_t e = 0; e < v->nevidence; e++) {
         const gw_evidence *ev = &v->evidence[e];
         fputs(e ? ", " : "", out);
@@ -99,14 +108,13 @@ static void evidence_text(FILE *out, const gw_verdict *v)
         fputc('=', out);
         if (ev->text)
             gw_html_escape(out, ev->text);
-        else if (isnan(ev->value))
-            fputs("unknown", out);
         else
-            fprintf(out, "%.4g", ev->value);
+            fputs(gw_fmt_sig(n, sizeof n, ev->value, 4, "unknown"), out);
         if (ev->threshold >= 0) {
             fputs(" (", out);
             gw_html_escape(out, ev->op);
-            fprintf(out, " %g)", gw_thresholds[ev->threshold].value);
+            fprintf(out, " %s)",
+                    gw_fmt_sig(n, sizeof n, gw_thresholds[ev->threshold].value, 6, "?"));
         }
     }
 }
@@ -124,7 +132,7 @@ static void verdicts_section(FILE *out, const gw_analysis *a)
     for (size_t i = 0; i < a->verdicts.n; i++) {
         const gw_verdict *v = &a->verdicts.v[i];
         const char *sev = gw_severity_name(v->severity);
-        char ts[GW_RFC3339_LEN];
+        char ts[GW_RFC3339_LEN], d[GW_FMT_SIZE];
         fprintf(out, "<tr><td class=\"sev sev-%s\">%s</td><td>%s</td>", sev, sev,
                 gw_verdict_name(v->id));
         label_cell(out, a, v->gpu);
@@ -134,8 +142,8 @@ static void verdicts_section(FILE *out, const gw_analysis *a)
         evidence_text(out, v);
         fputs("</div><div class=\"detail\">suggestion: ", out);
         gw_html_escape(out, v->suggestion);
-        fprintf(out, "</div></td><td>%s +%.1f s</td></tr>\n", gw_rfc3339_ms(v->start_ms, ts),
-                (double)(v->end_ms - v->start_ms) / 1000.0);
+        fprintf(out, "</div></td><td>%s +%s s</td></tr>\n", gw_rfc3339_ms(v->start_ms, ts),
+                secs(d, sizeof d, v->end_ms - v->start_ms));
     }
     fputs("</table>\n", out);
 }
@@ -170,15 +178,11 @@ static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, s
     num_cell(out, power_max, "W");
     num_cell(out, 100.0 * power_max / gpu->power_limit_w, "%");
     num_cell(out, g->whole.energy_wh, "Wh");
-    fprintf(
-        out, "<td class=\"num\">%.1f / %.1f / %.1f s</td></tr>\n",
-        (double)(g->phase[GW_PHASE_STARTUP].span.end_ms -
-                 g->phase[GW_PHASE_STARTUP].span.start_ms) /
-            1000.0,
-        (double)(g->phase[GW_PHASE_STEADY].span.end_ms - g->phase[GW_PHASE_STEADY].span.start_ms) /
-            1000.0,
-        (double)(g->phase[GW_PHASE_TAIL].span.end_ms - g->phase[GW_PHASE_TAIL].span.start_ms) /
-            1000.0);
+    char d[3][GW_FMT_SIZE];
+    const gw_phase ph[3] = {GW_PHASE_STARTUP, GW_PHASE_STEADY, GW_PHASE_TAIL};
+    for (int k = 0; k < 3; k++)
+        secs(d[k], sizeof d[k], g->phase[ph[k]].span.end_ms - g->phase[ph[k]].span.start_ms);
+    fprintf(out, "<td class=\"num\">%s / %s / %s s</td></tr>\n", d[0], d[1], d[2]);
 }
 
 static void summary_section(FILE *out, const gw_analysis *a)

@@ -2,6 +2,7 @@
 #include "report/report.h"
 #include "util/gw_json.h"
 
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/gw_file.h"
 #include "util/xalloc.h"
@@ -13,10 +14,11 @@
 
 enum { SCHEMA_VERSION = 1 };
 
-/* Numbers are rounded so the file reads well; NAN becomes null (absent, never 0). */
+/* Numbers are rounded so the file reads well; NAN and absurd values (gw_fmt.h) become null
+ * (absent, never 0). */
 static cJSON *jnum(double x)
 {
-    if (!isfinite(x))
+    if (!gw_fmt_sane(x))
         return cJSON_CreateNull();
     double scale = fabs(x) >= 1 ? 1e3 : 1e6;
     return cJSON_CreateNumber(round(x * scale) / scale);

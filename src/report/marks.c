@@ -2,6 +2,7 @@
 #include "report/report.h"
 
 #include "util/gw_buf.h"
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -33,8 +34,10 @@ static void fields_text(gw_buf *b, const gw_series_event *e)
         const gw_series_field *x = &e->fields[f];
         if (x->text)
             gw_buf_printf(b, "%s%s=%s", f ? " " : "", x->key, x->text);
-        else
-            gw_buf_printf(b, "%s%s=%.6g", f ? " " : "", x->key, x->num);
+        else {
+            gw_buf_printf(b, "%s%s=", f ? " " : "", x->key);
+            gw_fmt_buf_sig(b, x->num, 6, "");
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 /* The text report and the one-line verdict form (see report.h). */
 #include "report/report.h"
 
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -24,20 +25,23 @@ static bool skip_in_table(int field)
            field == GW_F_PSTATE || field == GW_F_POWER_LIMIT_W || field == GW_F_ENERGY_MJ;
 }
 
-/* A number with as many decimals as its size deserves; "" when absent. */
+/* A number with as many decimals as its size deserves; "" when absent or absurd (gw_fmt.h). */
 static const char *num(double x, char *buf, size_t size)
 {
-    if (isnan(x))
-        snprintf(buf, size, "%s", "");
-    else if (fabs(x) >= 100 || (x == floor(x) && fabs(x) < 1e15))
-        snprintf(buf, size, "%.0f", x);
-    else if (fabs(x) >= 10)
-        snprintf(buf, size, "%.1f", x);
-    else if (fabs(x) >= 1 || x == 0)
-        snprintf(buf, size, "%.2f", x);
-    else
-        snprintf(buf, size, "%.3f", x);
-    return buf;
+    int dec = fabs(x) >= 100 || x == floor(x) ? 0 : fabs(x) >= 10 ? 1 : fabs(x) >= 1 ? 2 : 3;
+    return gw_fmt_fixed(buf, size, x, dec, 0, "");
+}
+
+/* Seconds with `dec` decimals; "?" when absurd. */
+static const char *secs(double s, int dec, char *buf, size_t size)
+{
+    return gw_fmt_fixed(buf, size, s, dec, 0, "?");
+}
+
+/* A span of milliseconds in seconds with one decimal. */
+static const char *span_s(int64_t ms, char *buf, size_t size)
+{
+    return secs((double)ms / 1000.0, 1, buf, size);
 }
 
 static const char *sev_color(gw_severity s)
@@ -75,11 +79,15 @@ static void evidence_line(FILE *out, const gw_verdict *v)
         if (ev->text) {
             fprintf(out, " %s=%s", ev->key, ev->text);
         } else {
-            char b[32];
-            fprintf(out, " %s=%s", ev->key, isnan(ev->value) ? "unknown" : num(ev->value, b, 32));
+            char b[GW_FMT_SIZE];
+            fprintf(out, " %s=%s", ev->key,
+                    gw_fmt_sane(ev->value) ? num(ev->value, b, sizeof b) : "unknown");
         }
-        if (ev->threshold >= 0)
-            fprintf(out, " (%s %g)", ev->op, gw_thresholds[ev->threshold].value);
+        if (ev->threshold >= 0) {
+            char b[GW_FMT_SIZE];
+            fprintf(out, " (%s %s)", ev->op,
+                    gw_fmt_sig(b, sizeof b, gw_thresholds[ev->threshold].value, 6, "?"));
+        }
         fputc(e + 1 < v->nevidence ? ',' : '\n', out);
     }
 }
@@ -91,10 +99,10 @@ static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
         fprintf(out, "  none: not enough steady-state data to judge\n");
     for (size_t i = 0; i < a->verdicts.n; i++) {
         const gw_verdict *v = &a->verdicts.v[i];
-        char s[GW_RFC3339_LEN];
+        char s[GW_RFC3339_LEN], d[GW_FMT_SIZE];
         verdict_head(out, a, v, color);
-        fprintf(out, "          span: %s +%.1f s\n", gw_rfc3339_ms(v->start_ms, s),
-                (double)(v->end_ms - v->start_ms) / 1000.0);
+        fprintf(out, "          span: %s +%s s\n", gw_rfc3339_ms(v->start_ms, s),
+                span_s(v->end_ms - v->start_ms, d, sizeof d));
         if (v->nevidence)
             evidence_line(out, v);
         fprintf(out, "          suggestion: %s\n", v->suggestion);
@@ -104,10 +112,10 @@ static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
 static void inputs_section(FILE *out, const gw_analysis *a)
 {
     const gw_series *s = a->series;
-    char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN];
-    fprintf(out, "gpuwatch report: %zu GPU%s, %s to %s (%.1f s)\n", s->ngpus,
+    char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
+    fprintf(out, "gpuwatch report: %zu GPU%s, %s to %s (%s s)\n", s->ngpus,
             s->ngpus == 1 ? "" : "s", gw_rfc3339_ms(a->start_ms, t0), gw_rfc3339_ms(a->end_ms, t1),
-            (double)(a->end_ms - a->start_ms) / 1000.0);
+            span_s(a->end_ms - a->start_ms, d, sizeof d));
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,
@@ -141,10 +149,11 @@ static void stats_table(FILE *out, const gw_gpu_analysis *g, const gw_phase_resu
                 continue;
             shown[c] = true;
             const gw_stats *st = &p->stats[c];
-            char b[5][32];
-            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", t->cols[c].name, num(st->mean, b[0], 32),
-                    num(st->p5, b[1], 32), num(st->p50, b[2], 32), num(st->p95, b[3], 32),
-                    num(st->max, b[4], 32));
+            char b[5][GW_FMT_SIZE];
+            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", t->cols[c].name,
+                    num(st->mean, b[0], sizeof b[0]), num(st->p5, b[1], sizeof b[1]),
+                    num(st->p50, b[2], sizeof b[2]), num(st->p95, b[3], sizeof b[3]),
+                    num(st->max, b[4], sizeof b[4]));
         }
 }
 
@@ -152,37 +161,37 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
 {
     const gw_series_gpu *gpu = g->gpu;
     char *label = gw_series_gpu_label(a->series, gpu);
-    char b[4][32];
+    char b[4][GW_FMT_SIZE], d[GW_FMT_SIZE];
     fprintf(out, "\n%s: %s", label, *gpu->name ? gpu->name : "(name not recorded)");
     if (*gpu->pci_bus_id)
         fprintf(out, ", %s", gpu->pci_bus_id);
-    if (!isnan(gpu->memory_total_mib))
-        fprintf(out, ", %s MiB", num(gpu->memory_total_mib, b[0], 32));
-    if (!isnan(gpu->power_limit_w))
-        fprintf(out, ", %s W limit", num(gpu->power_limit_w, b[1], 32));
+    if (gw_fmt_sane(gpu->memory_total_mib))
+        fprintf(out, ", %s MiB", num(gpu->memory_total_mib, b[0], sizeof b[0]));
+    if (gw_fmt_sane(gpu->power_limit_w))
+        fprintf(out, ", %s W limit", num(gpu->power_limit_w, b[1], sizeof b[1]));
     fprintf(out, "  [%s]\n", gpu->source);
     free(label);
     fprintf(out, "  phases: ");
     for (int p = 0; p < GW_PHASE_COUNT; p++) {
         const gw_span *s = &g->phase[p].span;
-        fprintf(out, "%s %.1f s%s", gw_phase_name((gw_phase)p),
-                (double)(s->end_ms - s->start_ms) / 1000.0, p + 1 < GW_PHASE_COUNT ? ", " : "");
+        fprintf(out, "%s %s s%s", gw_phase_name((gw_phase)p),
+                span_s(s->end_ms - s->start_ms, d, sizeof d), p + 1 < GW_PHASE_COUNT ? ", " : "");
     }
-    fprintf(out, "%s; %zu rows every %.2f s\n", g->worked ? "" : " (the GPU never worked)",
-            gpu->tab.n, g->interval_s);
-    if (isnan(g->whole.energy_wh))
+    fprintf(out, "%s; %zu rows every %s s\n", g->worked ? "" : " (the GPU never worked)",
+            gpu->tab.n, secs(g->interval_s, 2, d, sizeof d));
+    if (!gw_fmt_sane(g->whole.energy_wh))
         fprintf(out, "  energy: not recorded (no power.draw, no energy counter)\n");
     else
         fprintf(out, "  energy: %s Wh (steady state %s Wh; from %s)\n",
-                num(g->whole.energy_wh, b[2], 32),
-                num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], 32),
+                num(g->whole.energy_wh, b[2], sizeof b[2]),
+                num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], sizeof b[3]),
                 g->energy_from_counter ? "the energy counter" : "power.draw");
     if (g->whole.energy_partial)
         fprintf(out, "  energy is partial: gaps of more than 5 intervals were not bridged\n");
     fprintf(out, "  time (whole record):");
     for (int c = 0; c < GW_TIME_COUNT; c++)
-        fprintf(out, " %s %.1f s%s", gw_time_check_name((gw_time_check)c), g->whole.time_s[c],
-                c + 1 < GW_TIME_COUNT ? "," : "\n");
+        fprintf(out, " %s %s s%s", gw_time_check_name((gw_time_check)c),
+                secs(g->whole.time_s[c], 1, d, sizeof d), c + 1 < GW_TIME_COUNT ? "," : "\n");
     stats_table(out, g, g->worked ? &g->phase[GW_PHASE_STEADY] : &g->whole);
 }
 
@@ -201,16 +210,16 @@ static void epochs_section(FILE *out, const gw_analysis *a)
     fputc('\n', out);
     for (size_t k = 0; k < a->nepochs; k++) {
         const gw_epoch *e = &a->epochs[k];
-        char id[32], ts[GW_RFC3339_LEN], b[2][32];
+        char id[32], ts[GW_RFC3339_LEN], b[3][GW_FMT_SIZE];
         if (e->total >= 0)
             snprintf(id, sizeof id, "%ld/%ld", e->number, e->total);
         else
             snprintf(id, sizeof id, "%ld", e->number);
-        fprintf(out, "  %-9s %-25s %8.1f s", id, gw_rfc3339_ms(e->start_ms, ts),
-                (double)(e->end_ms - e->start_ms) / 1000.0);
+        fprintf(out, "  %-9s %-25s %8s s", id, gw_rfc3339_ms(e->start_ms, ts),
+                span_s(e->end_ms - e->start_ms, b[2], sizeof b[2]));
         for (size_t i = 0; i < a->ngpus; i++)
-            fprintf(out, "  %11s %8s", num(a->epoch_util_pct[k * a->ngpus + i], b[0], 32),
-                    num(a->epoch_energy_wh[k * a->ngpus + i], b[1], 32));
+            fprintf(out, "  %11s %8s", num(a->epoch_util_pct[k * a->ngpus + i], b[0], sizeof b[0]),
+                    num(a->epoch_energy_wh[k * a->ngpus + i], b[1], sizeof b[1]));
         fputc('\n', out);
     }
 }

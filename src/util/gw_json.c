@@ -1,12 +1,13 @@
 #include "util/gw_json.h"
 
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 
 #include <math.h>
 
 void gw_json_add_num(cJSON *o, const char *key, double v, int decimals)
 {
-    if (!isfinite(v)) {
+    if (!gw_fmt_sane(v)) {
         cJSON_AddNullToObject(o, key);
         return;
     }

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* Adds key: v rounded to `decimals` digits after the point (decimals < 0: as is), or key: null
- * when v is not finite (NAN marks an absent value). */
+ * when v is absent (NAN) or absurd (not finite, or beyond GW_FMT_MAX_ABS: gw_fmt.h). */
 void gw_json_add_num(cJSON *o, const char *key, double v, int decimals);
 
 /* Adds key: s, or key: null when s is NULL or empty. */

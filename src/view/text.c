@@ -2,6 +2,7 @@
 #include "view/utf8.h"
 #include "view/view.h"
 
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -105,25 +106,27 @@ static const char *util_color(double pct)
 static void fmt_pct(const gw_gpu_sample *g, gw_gpu_field f, char *buf, size_t len,
                     const char **color)
 {
-    if (!gw_has(g, f)) {
+    char n[GW_FMT_SIZE];
+    if (!gw_has(g, f) || !gw_fmt_sane(g->v[f])) {
         snprintf(buf, len, "n/a");
         return;
     }
-    snprintf(buf, len, "%.0f %%", g->v[f]);
+    snprintf(buf, len, "%s %%", gw_fmt_fixed(n, sizeof n, g->v[f], 0, 0, "n/a"));
     *color = util_color(g->v[f]);
 }
 
 static void fmt_temp(const gw_device_info *d, const gw_gpu_sample *g, gpu_cells *c)
 {
-    if (!gw_has(g, GW_F_TEMP_GPU_C)) {
+    double t = g->v[GW_F_TEMP_GPU_C];
+    if (!gw_has(g, GW_F_TEMP_GPU_C) || !gw_fmt_sane(t)) {
         snprintf(c->temp, sizeof c->temp, "n/a");
         return;
     }
-    double t = g->v[GW_F_TEMP_GPU_C];
+    char n[GW_FMT_SIZE];
     snprintf(c->temp, sizeof c->temp,
-             "%.0f\xC2\xB0"
+             "%s\xC2\xB0"
              "C",
-             t);
+             gw_fmt_fixed(n, sizeof n, t, 0, 0, "n/a"));
     if (!isnan(d->slowdown_temp_c))
         c->temp_color = t >= d->slowdown_temp_c - GW_VIEW_TEMP_RED_MARGIN_C      ? RED
                         : t >= d->slowdown_temp_c - GW_VIEW_TEMP_YELLOW_MARGIN_C ? YELLOW
@@ -133,10 +136,7 @@ static void fmt_temp(const gw_device_info *d, const gw_gpu_sample *g, gpu_cells 
 /* A whole number, or "n/a". */
 static void fmt_num(char *buf, size_t len, bool valid, double v)
 {
-    if (valid)
-        snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "n/a");
+    gw_fmt_fixed(buf, len, valid ? v : NAN, 0, 0, "n/a");
 }
 
 static void fmt_memory(const gw_gpu_sample *g, gpu_cells *c)
@@ -231,9 +231,11 @@ static int mig_lines(line *l, const gw_sample *s, unsigned gpu)
         snprintf(buf, sizeof buf, "    MIG %u  ", m->slot);
         put(l, buf);
         put(l, m->name[0] ? m->name : "(unnamed)");
+        char u[GW_FMT_SIZE], t[GW_FMT_SIZE];
         if (m->memory_valid)
-            snprintf(buf, sizeof buf, "  %.0f / %.0f MiB", ceil(m->mem_used_mib),
-                     ceil(m->mem_total_mib));
+            snprintf(buf, sizeof buf, "  %s / %s MiB",
+                     gw_fmt_fixed(u, sizeof u, ceil(m->mem_used_mib), 0, 0, "n/a"),
+                     gw_fmt_fixed(t, sizeof t, ceil(m->mem_total_mib), 0, 0, "n/a"));
         else
             snprintf(buf, sizeof buf, "  n/a MiB");
         put(l, buf);
@@ -266,8 +268,9 @@ static const char *proc_command(const gw_view *v, unsigned k)
 
 static void fmt_proc_mem(const gw_gpu_process *p, char *buf, size_t len)
 {
-    if (p->used_valid)
-        snprintf(buf, len, "%.0f MiB", ceil(p->used_mib));
+    char n[GW_FMT_SIZE];
+    if (p->used_valid && gw_fmt_sane(p->used_mib))
+        snprintf(buf, len, "%s MiB", gw_fmt_fixed(n, sizeof n, ceil(p->used_mib), 0, 0, ""));
     else
         snprintf(buf, len, "n/a");
 }

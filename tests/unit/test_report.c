@@ -10,6 +10,10 @@
 #include "synth.h"
 
 #include <cjson/cJSON.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <stdlib.h>
@@ -143,12 +147,79 @@ static void test_json_nan_is_null(void **state)
     gw_series_free(s);
 }
 
+/* True when word occurs in s with no letter on either side ("inf", not "info"). */
+static bool has_word(const char *s, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(s, word); p; p = strstr(p + 1, word))
+        if ((p == s || !isalpha((unsigned char)p[-1])) && !isalpha((unsigned char)p[n]))
+            return true;
+    return false;
+}
+
+/* Values the reader would have dropped, planted straight into the series: every renderer writes
+ * them absent (gw_fmt.h) instead of overflowing a buffer or printing 300 digits. */
+static void test_renderers_hold_absurd_values(void **state)
+{
+    (void)state;
+    const double absurd[] = {1e60, 1e64, 1e308, -1e300, INFINITY, -INFINITY};
+    for (size_t k = 0; k < sizeof absurd / sizeof absurd[0]; k++) {
+        gw_series *s = synth_new(1, 30);
+        synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, 30, 90);
+        synth_set(s, 0, GW_F_MEM_USED_MIB, 0, 30, absurd[k]);
+        synth_set(s, 0, GW_F_POWER_DRAW_W, 0, 30, absurd[k]);
+        synth_set(s, 0, GW_F_TEMP_GPU_C, 0, 30, absurd[k]);
+        s->gpus[0]->memory_total_mib = absurd[k];
+        s->gpus[0]->power_limit_w = absurd[k];
+        gw_analysis *a = synth_analyze(s);
+        /* verdict messages are the analysis' prose (src/analysis), not a renderer's numbers */
+        for (size_t v = 0; v < a->verdicts.n; v++)
+            a->verdicts.v[v].message[0] = '\0';
+        char *text = NULL, *html = NULL;
+        size_t tlen = 0, hlen = 0;
+        FILE *t = open_memstream(&text, &tlen), *h = open_memstream(&html, &hlen);
+        gw_report_text(t, a, NULL);
+        gw_report_html(h, a, NULL);
+        fclose(t);
+        fclose(h);
+        cJSON *root = gw_report_json(a);
+        char *json = cJSON_PrintUnformatted(root);
+        for (const char *out[] = {text, html, json, NULL}, **o = out; *o; o++) {
+            assert_null(strstr(*o, "e+6"));
+            assert_null(strstr(*o, "e+30"));
+            assert_false(has_word(*o, "inf"));
+            assert_false(has_word(*o, "nan"));
+            assert_null(strstr(*o, "000000000000000000"));
+        }
+        cJSON *gpu = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "gpus"), 0);
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(gpu, "memory_total_mib")));
+        assert_true(cJSON_IsNull(cJSON_GetObjectItem(gpu, "power_limit_w")));
+        cJSON *mem = cJSON_GetObjectItem(cJSON_GetObjectItem(gpu, "stats"), "memory.used [MiB]");
+        assert_true(mem == NULL || cJSON_IsNull(cJSON_GetObjectItem(mem, "max")));
+        cJSON *util = cJSON_GetObjectItem(cJSON_GetObjectItem(gpu, "stats"), "utilization.gpu [%]");
+        assert_float_equal(cJSON_GetObjectItem(util, "max")->valuedouble, 90, 0);
+        /* the HTML GPU table: memory max, memory total, temperature max and power cells empty */
+        const char *row = strstr(html, "<tr><td>GPU 0</td>");
+        assert_non_null(row);
+        assert_non_null(strstr(row, "<td class=\"num\">90 %</td>"));
+        assert_non_null(strstr(row, "<td class=\"num\"></td><td class=\"num\"></td>"
+                                    "<td class=\"num\"></td>"));
+        free(json);
+        cJSON_Delete(root);
+        free(text);
+        free(html);
+        gw_analysis_free(a);
+        gw_series_free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_finish_run),
         cmocka_unit_test(test_finish_run_without_gpu_csv),
         cmocka_unit_test(test_json_nan_is_null),
+        cmocka_unit_test(test_renderers_hold_absurd_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

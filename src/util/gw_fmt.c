@@ -1,0 +1,94 @@
+/* The bounded number formatter (see gw_fmt.h). */
+#include "util/gw_fmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+bool gw_fmt_sane(double x)
+{
+    return isfinite(x) && fabs(x) <= GW_FMT_MAX_ABS;
+}
+
+static int clamp(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Copies s into buf whole, or writes "" when it does not fit: a cut number is a wrong number. */
+static const char *put(char *buf, size_t size, const char *s)
+{
+    size_t n = strlen(s);
+    if (n >= size)
+        n = 0;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Writes absent when the number in tmp (length n, or snprintf's failure) does not fit buf. */
+static const char *finish(char *buf, size_t size, const char *tmp, int n, const char *absent)
+{
+    if (n < 0 || (size_t)n >= GW_FMT_SIZE || (size_t)n >= size)
+        return put(buf, size, absent ? absent : "");
+    return put(buf, size, tmp);
+}
+
+const char *gw_fmt_fixed(char *buf, size_t size, double x, int decimals, unsigned flags,
+                         const char *absent)
+{
+    if (size == 0)
+        return buf;
+    if (!gw_fmt_sane(x))
+        return put(buf, size, absent ? absent : "");
+    char tmp[GW_FMT_SIZE];
+    int d = clamp(decimals, 0, 9);
+    int n = snprintf(tmp, sizeof tmp, "%.*f", d, x);
+    if (n < 0 || (size_t)n >= sizeof tmp)
+        return finish(buf, size, tmp, -1, absent);
+    if ((flags & GW_FMT_TRIM) && d > 0) {
+        while (n > 0 && tmp[n - 1] == '0')
+            n--;
+        if (n > 0 && tmp[n - 1] == '.')
+            n--;
+        tmp[n] = '\0';
+    }
+    if (strcmp(tmp, "-0") == 0 || (tmp[0] == '-' && strspn(tmp + 1, "0.") == strlen(tmp + 1))) {
+        memmove(tmp, tmp + 1, (size_t)n); /* "-0.00" is "0.00" */
+        n--;
+    }
+    return finish(buf, size, tmp, n, absent);
+}
+
+const char *gw_fmt_sig(char *buf, size_t size, double x, int sig, const char *absent)
+{
+    if (size == 0)
+        return buf;
+    if (!gw_fmt_sane(x))
+        return put(buf, size, absent ? absent : "");
+    char tmp[GW_FMT_SIZE];
+    int n = snprintf(tmp, sizeof tmp, "%.*g", clamp(sig, 1, 17), x);
+    if (strcmp(tmp, "-0") == 0)
+        n = snprintf(tmp, sizeof tmp, "0");
+    return finish(buf, size, tmp, n, absent);
+}
+
+void gw_fmt_buf_fixed(gw_buf *b, double x, int decimals, unsigned flags, const char *absent)
+{
+    if (!gw_fmt_sane(x)) {
+        gw_buf_puts(b, absent ? absent : "");
+        return;
+    }
+    char tmp[GW_FMT_SIZE];
+    gw_buf_puts(b, gw_fmt_fixed(tmp, sizeof tmp, x, decimals, flags, absent));
+}
+
+void gw_fmt_buf_sig(gw_buf *b, double x, int sig, const char *absent)
+{
+    if (!gw_fmt_sane(x)) {
+        gw_buf_puts(b, absent ? absent : "");
+        return;
+    }
+    char tmp[GW_FMT_SIZE];
+    gw_buf_puts(b, gw_fmt_sig(tmp, sizeof tmp, x, sig, absent));
+}

@@ -1,0 +1,46 @@
+/*
+ * gw_fmt: the one number formatter of every output (report text, HTML, summary.json, charts,
+ * plots, the live view, the exporter's hand-formatted values).
+ *
+ * Bounded: never writes past the buffer it is given, and never cuts a number (a number that does
+ * not fit is written as the absent marker, or as "" when even that does not fit).
+ * Absurd values are absent: NaN, +-Inf and anything whose magnitude exceeds GW_FMT_MAX_ABS are
+ * written as the caller's absent marker ("" in CSV-like tables, "-" in summaries, "null" in
+ * JSON), never as 0 and never as a 300-digit number. The log reader drops such values at read
+ * (docs/report.md), so this is the last line of defence, not the first.
+ */
+#ifndef GW_FMT_H
+#define GW_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/gw_buf.h"
+
+/* The largest magnitude any output shows: 1e15 MiB, W, MHz, %, mJ or s is no reading of a GPU. */
+#define GW_FMT_MAX_ABS 1e15
+/* A buffer of this size holds every number the formatter writes (sign, 16 digits, point, 9
+ * decimals; or 17 significant digits with an exponent). */
+#define GW_FMT_SIZE 40
+
+enum {
+    GW_FMT_TRIM =
+        1, /* drop trailing zeros after the point, and the point itself ("2.50" -> "2.5") */
+};
+
+/* True for a value worth showing: finite and |x| <= GW_FMT_MAX_ABS. */
+bool gw_fmt_sane(double x);
+
+/* x with `decimals` digits after the point (clamped to 0..9), like "%.*f"; "-0" is written "0".
+ * Writes `absent` (NULL = "") when x is not sane. buf must have size >= 1. Returns buf. */
+const char *gw_fmt_fixed(char *buf, size_t size, double x, int decimals, unsigned flags,
+                         const char *absent);
+
+/* x with at most `sig` significant digits (clamped to 1..17), like "%.*g". Absent as above. */
+const char *gw_fmt_sig(char *buf, size_t size, double x, int sig, const char *absent);
+
+/* The same, appended to a growable buffer. */
+void gw_fmt_buf_fixed(gw_buf *b, double x, int decimals, unsigned flags, const char *absent);
+void gw_fmt_buf_sig(gw_buf *b, double x, int sig, const char *absent);
+
+#endif

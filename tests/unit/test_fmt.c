@@ -1,0 +1,134 @@
+/* Unit tests for src/util/gw_fmt: the bounded number formatter of every output. */
+#include "test_helpers.h"
+
+#include "util/gw_buf.h"
+#include "util/gw_fmt.h"
+
+#include <float.h>
+
+/* A guard byte after the buffer catches any write past `size`. */
+typedef struct guarded {
+    char buf[64];
+    char guard[8];
+} guarded;
+
+static void fill(guarded *g)
+{
+    memset(g->buf, 'X', sizeof g->buf);
+    memset(g->guard, 'G', sizeof g->guard);
+}
+
+static void assert_guard(const guarded *g)
+{
+    for (size_t i = 0; i < sizeof g->guard; i++)
+        assert_int_equal(g->guard[i], 'G');
+}
+
+static void test_fixed_values(void **state)
+{
+    (void)state;
+    char b[GW_FMT_SIZE];
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, 12.345, 2, 0, ""), "12.35");
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, 2.5, 3, GW_FMT_TRIM, ""), "2.5");
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, 40.0, 3, GW_FMT_TRIM, ""), "40");
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, 0.0, 0, 0, "-"), "0"); /* zero is a value */
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, -0.0, 1, 0, ""), "0.0");
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, -0.0001, 2, GW_FMT_TRIM, ""), "0");
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, -3.25, 1, 0, ""), "-3.2");
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, 143771, 0, 0, ""), "143771");
+    /* decimals are clamped to 0..9 */
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, 1.0, 500, 0, ""), "1.000000000");
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, 1.6, -4, 0, ""), "2");
+}
+
+static void test_boundaries(void **state)
+{
+    (void)state;
+    char b[GW_FMT_SIZE];
+    assert_true(gw_fmt_sane(GW_FMT_MAX_ABS));
+    assert_true(gw_fmt_sane(-GW_FMT_MAX_ABS));
+    assert_false(gw_fmt_sane(nextafter(GW_FMT_MAX_ABS, INFINITY)));
+    assert_false(gw_fmt_sane(-nextafter(GW_FMT_MAX_ABS, INFINITY)));
+    /* the largest sane value with the most decimals fits GW_FMT_SIZE */
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, -GW_FMT_MAX_ABS, 9, 0, "?"),
+                        "-1000000000000000.000000000");
+    assert_string_equal(gw_fmt_fixed(b, sizeof b, 1e16, 0, 0, "?"), "?");
+    assert_string_equal(gw_fmt_sig(b, sizeof b, -1.2345678901234567e-300, 17, "?"),
+                        "-1.2345678901234568e-300");
+    assert_string_equal(gw_fmt_sig(b, sizeof b, 1e15, 4, "?"), "1e+15");
+    assert_string_equal(gw_fmt_sig(b, sizeof b, 0.5, 4, "?"), "0.5");
+    assert_string_equal(gw_fmt_sig(b, sizeof b, -0.0, 4, "?"), "0");
+}
+
+static void test_absurd_values_are_absent(void **state)
+{
+    (void)state;
+    const double absurd[] = {NAN, INFINITY, -INFINITY, 1e60, 1e64, 1e200, 1e308, -1e300, DBL_MAX};
+    for (size_t i = 0; i < sizeof absurd / sizeof absurd[0]; i++) {
+        guarded g;
+        fill(&g);
+        assert_string_equal(gw_fmt_fixed(g.buf, sizeof g.buf, absurd[i], 3, 0, "null"), "null");
+        assert_guard(&g);
+        fill(&g);
+        assert_string_equal(gw_fmt_sig(g.buf, sizeof g.buf, absurd[i], 17, "-"), "-");
+        assert_guard(&g);
+        fill(&g);
+        assert_string_equal(gw_fmt_fixed(g.buf, sizeof g.buf, absurd[i], 0, 0, NULL), "");
+        assert_guard(&g);
+        gw_buf b = {0};
+        gw_fmt_buf_fixed(&b, absurd[i], 2, 0, "null");
+        gw_fmt_buf_sig(&b, absurd[i], 6, "");
+        assert_string_equal(b.data, "null");
+        gw_buf_free(&b);
+    }
+}
+
+/* A number that does not fit is absent, never cut ("12345" cut to "123" would be a lie), and
+ * nothing is written past `size`. */
+static void test_truncation(void **state)
+{
+    (void)state;
+    guarded g;
+    fill(&g);
+    assert_string_equal(gw_fmt_fixed(g.buf, 6, 12345.5, 1, 0, "-"), "-");
+    assert_int_equal(g.buf[6], 'X');
+    fill(&g);
+    assert_string_equal(gw_fmt_fixed(g.buf, 8, 12345.5, 1, 0, "-"), "12345.5");
+    fill(&g);
+    assert_string_equal(gw_fmt_fixed(g.buf, 3, 12345, 0, 0, "null"), ""); /* marker too long */
+    assert_int_equal(g.buf[3], 'X');
+    fill(&g);
+    assert_string_equal(gw_fmt_fixed(g.buf, 1, 7, 0, 0, "-"), "");
+    assert_int_equal(g.buf[1], 'X');
+    fill(&g);
+    assert_ptr_equal(gw_fmt_fixed(g.buf, 0, 7, 0, 0, "-"), g.buf); /* size 0: nothing written */
+    assert_int_equal(g.buf[0], 'X');
+    fill(&g);
+    assert_string_equal(gw_fmt_sig(g.buf, 4, 1.5e-7, 6, "?"), "?");
+    assert_int_equal(g.buf[4], 'X');
+}
+
+static void test_buf_variants(void **state)
+{
+    (void)state;
+    gw_buf b = {0};
+    gw_fmt_buf_fixed(&b, 99.96, 1, 0, "null");
+    gw_buf_puts(&b, ",");
+    gw_fmt_buf_fixed(&b, 5.0, 3, GW_FMT_TRIM, "null");
+    gw_buf_puts(&b, ",");
+    gw_fmt_buf_sig(&b, 0.000123456, 3, "null");
+    assert_string_equal(b.data, "100.0,5,0.000123");
+    gw_buf_free(&b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fixed_values),
+        cmocka_unit_test(test_boundaries),
+        cmocka_unit_test(test_absurd_values_are_absent),
+        cmocka_unit_test(test_truncation),
+        cmocka_unit_test(test_buf_variants),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
