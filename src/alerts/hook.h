@@ -12,7 +12,7 @@
  *
  * Processes: gpuwatch is the job's child subreaper and reaps any child it sees exit, so the runner
  * does not fork the hook itself: it forks a small supervisor process (excluded from the job's tree
- * through gw_sampler_exclude_pid, with its process group), a child subreaper itself, that forks
+ * through gw_sampler_exclude_pid), a child subreaper itself, that forks
  * and execs the hook in its own process group and waits for it. Everything the hook starts stays
  * below the supervisor: at the timeout, and as soon as the hook exits (leftovers), the hook's
  * group and the supervisor's other children get SIGTERM, then SIGKILL after 1 s, until none is
