@@ -171,6 +171,9 @@ static void supervise(int wfd, const char *path, char *const argv[], char *const
     /* Hold nothing of gpuwatch's: a pipe's write end kept open here would delay its reader's
      * end of file (the job's exec-error pipe) until this process exits. */
     close_from(3, wfd);
+    /* A group of its own: a signal to gpuwatch's group (`timeout -s KILL`) must not kill the
+     * supervisor and leave the hook running. */
+    setpgid(0, 0);
     /* SIGTERM (blocked, like in gpuwatch's threads, and polled) when the runner thread or
      * gpuwatch ends, even by SIGKILL; checked again in case that happened before. */
     sigset_t term;
@@ -305,6 +308,8 @@ static void run_one(gw_hook_runner *r, const gw_hook_alert *a, int64_t deadline_
         close(fds[0]);
         supervise(fds[1], r->path, r->argv, env, deadline_ns, parent);
     }
+    if (pid > 0)
+        setpgid(pid, pid); /* also here, so that the group exists whoever runs first */
     int fork_errno = errno;
     close(fds[1]);
     gw_child_free_env(env);

@@ -190,6 +190,9 @@ static void guard(pid_t parent, pid_t job)
     sigprocmask(SIG_SETMASK, &all, NULL);
     sigemptyset(&term);
     sigaddset(&term, SIGTERM);
+    /* A group of its own: a signal to gpuwatch's group (`timeout -s KILL gpuwatch run ...`) kills
+     * gpuwatch, not its guard. */
+    setpgid(0, 0);
     prctl(PR_SET_NAME, "gpuwatch-guard");
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     /* gpuwatch may have died before the line above: then the parent is already another one. */
@@ -209,7 +212,8 @@ static void start_guard(gw_child *c)
     if (g == 0)
         guard(parent, c->pid);
     if (g < 0)
-        return; /* the job still runs; only its fate if gpuwatch is killed is left to chance */
+        return;    /* the job still runs; only its fate if gpuwatch is killed is left to chance */
+    setpgid(g, g); /* also here, so that the group exists whoever runs first */
     c->guard = g;
     /* A pidfd signals this process and no other, even if someone else reaped it. */
     c->guard_fd = (int)syscall(SYS_pidfd_open, g, 0U);

@@ -81,24 +81,38 @@ while True:
 
 
 def test_sigkill_gives_the_job_sigterm_and_loses_one_tick_at_most(scenario, tmp_path):
+    """SIGKILL at random moments, of gpuwatch alone or of its whole process group (as `timeout -s
+    KILL` does): the job's group gets SIGTERM, a running hook is stopped, rows are whole."""
     job = tmp_path / "job.py"
     job.write_text(JOB)
+    hook_pids = tmp_path / "hook.pids"
+    hook = tmp_path / "hook.sh"
+    hook.write_text(f"#!/bin/sh\necho $$ >> {hook_pids}\nsleep 100 &\necho $! >> {hook_pids}\n"
+                    "wait\n")
+    hook.chmod(0o755)
     interval = 0.1
     rng = random.Random(12)
     worst = 0.0
-    for n in range(3):
+    for n in range(4):
         out = tmp_path / f"run{n}"
         fate = tmp_path / f"fate{n}"
+        group = n % 2 == 1
         p = subprocess.Popen([GW, "run", "-o", str(out), "-i", str(interval), "--no-report",
+                              f"--on-alert={hook}", "--on-alert-timeout", "60",
                               "--", PYTHON, str(job), str(fate)],
                              env=gw_env(scenario({"devices": [hot_gpu()]})),
                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+                             stderr=subprocess.DEVNULL, start_new_session=group)
         try:
             assert wait_for(lambda: Path(str(fate) + ".pids").exists())
+            assert wait_for(lambda: hook_pids.exists() and
+                            len(hook_pids.read_text().split()) == 2 * (n + 1))
             time.sleep(rng.uniform(0.3, 2.0))
             killed_at = time.time()
-            p.kill()
+            if group:
+                os.killpg(p.pid, signal.SIGKILL)
+            else:
+                p.kill()
             p.wait(timeout=30)
         finally:
             if p.poll() is None:
@@ -107,6 +121,9 @@ def test_sigkill_gives_the_job_sigterm_and_loses_one_tick_at_most(scenario, tmp_
         # the job's whole process group got SIGTERM: the job's handler ran, its child died
         assert wait_for(lambda: fate.exists() and fate.read_text() == f"TERM {job_pid}")
         assert wait_for(lambda: not alive(child_pid) and not alive(job_pid))
+        # the hook that was running, and what it started, went with gpuwatch
+        left = [int(x) for x in hook_pids.read_text().split()]
+        assert wait_for(lambda: not any(alive(x) for x in left))
         # only whole rows, and nothing older than the tick in progress is missing
         for name in ("gpu.csv", "host.csv"):
             text = (out / name).read_text()
