@@ -48,6 +48,8 @@ static void note_error(ini_ctx *x, int line, const gw_error *e)
  * a shell command list, which the hook (run without a shell) would never run. */
 static void check_line(ini_ctx *x, const char *str)
 {
+    if (x->line == 1 && strncmp(str, "\xEF\xBB\xBF", 3) == 0)
+        str += 3; /* a UTF-8 byte order mark, which inih skips too */
     const char *t = str + strspn(str, " \t");
     bool blank = *t == '\0' || *t == '\n' || *t == '\r';
     if (blank || *t == ';' || *t == '#')

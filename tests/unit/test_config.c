@@ -286,6 +286,11 @@ static void test_continuation_lines(void **state)
     assert_true(gw_alerts_config_find(&x->c.alerts, "temp_warning")->threshold == 82);
     assert_true(gw_alerts_config_find(&x->c.alerts, "temp_critical")->threshold == 95);
     assert_true(gw_alerts_config_find(&x->c.alerts, "temp_critical")->clear == 90);
+    /* after a byte order mark and with CRLF line ends as well */
+    assert_int_equal(
+        load(x, "bom.ini", "\xEF\xBB\xBF[hook]\r\n  command = /bin/echo bom\r\n", &err), GW_OK);
+    assert_string_equal(x->c.alerts.hook_argv[1], "bom");
+    expect_error(x, "\xEF\xBB\xBF[hook]\r\ncommand = /bin/echo x\r\n\t/bin/false\r\n", want);
 }
 
 /* A NUL byte is named as such (it used to read as an over-long line). */
