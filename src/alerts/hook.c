@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -38,8 +39,12 @@ typedef struct outcome {
     int how;    /* OUT_* */
     int status; /* waitpid status of the hook (OUT_ENDED, OUT_KILLED) */
     int err;    /* errno of a failed fork */
+    int left;   /* processes the hook left behind, stopped by the supervisor */
 } outcome;
 enum { OUT_ENDED, OUT_KILLED, OUT_NO_FORK };
+
+/* How long what a hook leaves behind, or a hook at its timeout, has between SIGTERM and SIGKILL. */
+#define GW_HOOK_GRACE_NS INT64_C(1000000000)
 
 /* Closes every descriptor from `from` on except `keep` (-1: none). Async-signal-safe. */
 static void close_from(int from, int keep)
@@ -76,14 +81,109 @@ static void exec_hook(const char *path, char *const argv[], char *const env[])
     _exit(127);
 }
 
-/* In the supervisor process (forked from a threaded program): async-signal-safe calls only. */
-static void supervise(int wfd, const char *path, char *const argv[], char *const env[],
-                      int64_t deadline_ns)
+/* Sends sig to the hook's process group and to every child of the calling supervisor (the hook's
+ * orphans, whatever group they moved to). Async-signal-safe. */
+static void signal_all(pid_t hook, int sig)
 {
-    outcome o = {OUT_ENDED, 0, 0};
+    kill(-hook, sig);
+    char path[64] = "/proc/self/task/";
+    /* the supervisor is single-threaded: its pid is its only thread id */
+    char num[16];
+    int n = 0;
+    for (unsigned v = (unsigned)getpid(); v; v /= 10)
+        num[n++] = (char)('0' + v % 10);
+    size_t k = strlen(path);
+    while (n)
+        path[k++] = num[--n];
+    memcpy(path + k, "/children", sizeof "/children");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    char buf[4096];
+    ssize_t got = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    long pid = 0;
+    for (ssize_t i = 0; i < got; i++) {
+        if (buf[i] >= '0' && buf[i] <= '9') {
+            pid = pid * 10 + (buf[i] - '0');
+        } else {
+            if (pid > 0)
+                kill((pid_t)pid, sig);
+            pid = 0;
+        }
+    }
+    if (pid > 0)
+        kill((pid_t)pid, sig);
+}
+
+/* True when SIGTERM (gpuwatch's end through PR_SET_PDEATHSIG) is pending. */
+static bool term_pending(void)
+{
+    sigset_t pend;
+    return sigpending(&pend) == 0 && sigismember(&pend, SIGTERM) == 1;
+}
+
+/* Reaps the supervisor's children without waiting; notes the hook's status. Returns false when no
+ * child is left. */
+static bool reap_some(pid_t hook, outcome *o, bool *hook_done, bool count_left)
+{
+    for (;;) {
+        int st;
+        pid_t w = waitpid(-1, &st, WNOHANG);
+        if (w < 0)
+            return errno == EINTR;
+        if (w == 0)
+            return true;
+        if (w == hook) {
+            o->status = st;
+            *hook_done = true;
+        } else if (count_left) {
+            o->left++;
+        }
+    }
+}
+
+/* Stops the hook's processes: SIGTERM, then SIGKILL after the grace, until no child is left. */
+static void stop_all(pid_t hook, outcome *o, bool *hook_done)
+{
+    /* No child left means nothing of the hook's is left: every process it started is below us. */
+    if (!reap_some(hook, o, hook_done, true))
+        return;
+    signal_all(hook, SIGTERM);
+    int64_t kill_at = gw_mono_ns() + GW_HOOK_GRACE_NS;
+    for (int round = 0; round < 2000; round++) {
+        if (!reap_some(hook, o, hook_done, true))
+            return;
+        if (gw_mono_ns() >= kill_at)
+            signal_all(hook, SIGKILL);
+        struct timespec ts = {0, 5000000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* In the supervisor process (forked from a threaded program): async-signal-safe calls only.
+ * It is a child subreaper, so everything the hook starts stays below it; it ends only when the
+ * hook and all of that are gone. parent: gpuwatch's pid. */
+static void supervise(int wfd, const char *path, char *const argv[], char *const env[],
+                      int64_t deadline_ns, pid_t parent)
+{
+    outcome o = {OUT_ENDED, 0, 0, 0};
     /* Hold nothing of gpuwatch's: a pipe's write end kept open here would delay its reader's
      * end of file (the job's exec-error pipe) until this process exits. */
     close_from(3, wfd);
+    /* A group of its own: a signal to gpuwatch's group (`timeout -s KILL`) must not kill the
+     * supervisor and leave the hook running. */
+    setpgid(0, 0);
+    /* SIGTERM (blocked, like in gpuwatch's threads, and polled) when the runner thread or
+     * gpuwatch ends, even by SIGKILL; checked again in case that happened before. */
+    sigset_t term;
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    sigprocmask(SIG_BLOCK, &term, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    if (getppid() != parent)
+        _exit(1);
     pid_t h = fork();
     if (h == 0)
         exec_hook(path, argv, env);
@@ -92,21 +192,18 @@ static void supervise(int wfd, const char *path, char *const argv[], char *const
         o.err = errno;
     } else {
         setpgid(h, h); /* also here, so that the group exists whoever runs first */
-        for (;;) {
-            pid_t w = waitpid(h, &o.status, WNOHANG);
-            if (w == h || (w < 0 && errno != EINTR))
-                break;
-            if (gw_mono_ns() >= deadline_ns) {
-                kill(-h, SIGKILL);
-                kill(h, SIGKILL);
-                while (waitpid(h, &o.status, 0) < 0 && errno == EINTR) {
-                }
+        bool done = false;
+        while (!done && reap_some(h, &o, &done, false)) {
+            if (gw_mono_ns() >= deadline_ns || term_pending()) {
                 o.how = OUT_KILLED;
                 break;
             }
             struct timespec ts = {0, 5000000};
             nanosleep(&ts, NULL);
         }
+        /* At the timeout the hook's group goes too; after a normal end, what the hook left
+         * behind (counted in o.left) does not outlive it. */
+        stop_all(h, &o, &done);
     }
     ssize_t wr = write(wfd, &o, sizeof o);
     _exit(wr == (ssize_t)sizeof o ? 0 : 1);
@@ -163,16 +260,27 @@ static void report(gw_hook_runner *r, const gw_hook_alert *a, const outcome *o, 
         say(r, "alert hook %s for %s (%s): its supervisor ended without a word", prog, a->rule,
             a->state);
         count(r, &r->stats.failed);
-    } else if (o->how == OUT_NO_FORK) {
+        return;
+    }
+    if (o->how == OUT_NO_FORK) {
         say(r, "alert hook %s for %s: cannot start it: %s", prog, a->rule, strerror(o->err));
         count(r, &r->stats.failed);
-    } else if (o->how == OUT_KILLED) {
+        return;
+    }
+    if (o->how == OUT_KILLED) {
         say(r,
             "alert hook %s for %s (%s) still ran after %.3g s: killed (the limit is [hook] "
             "timeout or --on-alert-timeout)",
             prog, a->rule, a->state, (double)limit_ms / 1000.0);
         count(r, &r->stats.killed);
-    } else if (WIFEXITED(o->status) && WEXITSTATUS(o->status) != 0) {
+        return;
+    }
+    if (o->left > 0)
+        say(r,
+            "alert hook %s for %s (%s) left %d process%s running: stopped (a hook ends when its "
+            "program exits; wait for what it starts)",
+            prog, a->rule, a->state, o->left, o->left == 1 ? "" : "es");
+    if (WIFEXITED(o->status) && WEXITSTATUS(o->status) != 0) {
         say(r, "alert hook %s for %s (%s) exited with status %d", prog, a->rule, a->state,
             WEXITSTATUS(o->status));
         count(r, &r->stats.failed);
@@ -194,11 +302,14 @@ static void run_one(gw_hook_runner *r, const gw_hook_alert *a, int64_t deadline_
         return;
     }
     char **env = hook_env(r, a);
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        supervise(fds[1], r->path, r->argv, env, deadline_ns);
+        supervise(fds[1], r->path, r->argv, env, deadline_ns, parent);
     }
+    if (pid > 0)
+        setpgid(pid, pid); /* also here, so that the group exists whoever runs first */
     int fork_errno = errno;
     close(fds[1]);
     gw_child_free_env(env);

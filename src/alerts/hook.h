@@ -12,9 +12,13 @@
  *
  * Processes: gpuwatch is the job's child subreaper and reaps any child it sees exit, so the runner
  * does not fork the hook itself: it forks a small supervisor process (excluded from the job's tree
- * through gw_sampler_exclude_pid) that forks and execs the hook, waits for it, kills its process
- * group with SIGKILL at the timeout, and writes how it ended into a pipe the runner reads. Whoever
- * reaps the supervisor, the runner learns the hook's exit status.
+ * through gw_sampler_exclude_pid), a child subreaper itself, that forks
+ * and execs the hook in its own process group and waits for it. Everything the hook starts stays
+ * below the supervisor: at the timeout, and as soon as the hook exits (leftovers), the hook's
+ * group and the supervisor's other children get SIGTERM, then SIGKILL after 1 s, until none is
+ * left; then it writes how the hook ended (and how many it left) into a pipe the runner reads.
+ * PR_SET_PDEATHSIG(SIGTERM) does the same when the runner thread or gpuwatch dies. Whoever reaps
+ * the supervisor, the runner learns the hook's exit status.
  *
  * Must not: evaluate rules, or run anything through /bin/sh.
  */

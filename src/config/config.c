@@ -26,8 +26,10 @@ typedef struct ini_ctx {
     gw_config *cfg;
     const char *path;
     FILE *f;
-    int line;     /* lines read so far */
-    int err_line; /* first error: its line (0: none) and message */
+    int line;      /* lines read so far */
+    int err_line;  /* first error: its line (0: none) and message */
+    bool in_value; /* a KEY = VALUE line came since the last [section] line */
+    bool in_hook;  /* the last [section] line was [hook] */
     gw_error err;
 } ini_ctx;
 
@@ -39,22 +41,75 @@ static void note_error(ini_ctx *x, int line, const gw_error *e)
     }
 }
 
-/* An fgets for inih that counts lines and refuses (rather than splits) lines longer than num. */
+/* Checks a raw line before inih sees it. Debian's inih is built with INI_ALLOW_MULTILINE: an
+ * indented line after KEY = VALUE would silently become KEY's new value. gpuwatch's values are one
+ * line, so such a line is an error; an indented line before any key of its section is read as
+ * usual. And inih drops " ; ..." after a value as a comment: in [hook] command that is more likely
+ * a shell command list, which the hook (run without a shell) would never run. */
+static void check_line(ini_ctx *x, const char *str)
+{
+    if (x->line == 1 && strncmp(str, "\xEF\xBB\xBF", 3) == 0)
+        str += 3; /* a UTF-8 byte order mark, which inih skips too */
+    const char *t = str + strspn(str, " \t");
+    bool blank = *t == '\0' || *t == '\n' || *t == '\r';
+    if (blank || *t == ';' || *t == '#')
+        return;
+    gw_error e;
+    if (t > str && x->in_value) { /* even "  [section]": inih reads it as a value too */
+        gw_error_set(&e, GW_E_FORMAT,
+                     "%s:%d: indented line after a KEY = VALUE line (it would replace that "
+                     "value; values are one line): remove the indentation",
+                     x->path, x->line);
+        note_error(x, x->line, &e);
+    } else if (*t == '[') {
+        x->in_value = false;
+        x->in_hook = strncmp(t, "[hook]", 6) == 0;
+        return;
+    } else if (x->in_hook && strncmp(t, "command", 7) == 0 && t[7] && strchr("= \t:", t[7]) &&
+               strchr(t, ';')) {
+        gw_error_set(&e, GW_E_FORMAT,
+                     "%s:%d: [hook] command: ';' is shell syntax, but hooks are exec'd without a "
+                     "shell: put the pipeline in a script (and comments on a line of their own)",
+                     x->path, x->line);
+        note_error(x, x->line, &e);
+    }
+    x->in_value = true;
+}
+
+/* An fgets for inih that counts lines and refuses (rather than splits) lines longer than num or
+ * holding a NUL byte, and continuation lines. */
 static char *counting_reader(char *str, int num, void *stream)
 {
     ini_ctx *x = stream;
-    if (!fgets(str, num, x->f))
+    int n = 0, ch = EOF, nul_at = 0;
+    bool too_long = false;
+    while ((ch = getc(x->f)) != EOF) {
+        if (ch == '\0' && !nul_at)
+            nul_at = n + 1;
+        if (n < num - 1)
+            str[n++] = ch == '\0' ? ' ' : (char)ch;
+        else
+            too_long = true;
+        if (ch == '\n')
+            break;
+    }
+    if (n == 0 && ch == EOF)
         return NULL;
+    str[n] = '\0';
     x->line++;
-    size_t n = strlen(str);
-    if (n > 0 && str[n - 1] != '\n' && !feof(x->f)) {
-        int ch;
-        while ((ch = fgetc(x->f)) != EOF && ch != '\n') {
-        }
-        gw_error e;
+    gw_error e;
+    if (nul_at) {
+        gw_error_set(&e, GW_E_FORMAT,
+                     "%s:%d: NUL byte at column %d: the file is not text (save it as plain "
+                     "UTF-8 text)",
+                     x->path, x->line, nul_at);
+        note_error(x, x->line, &e);
+    } else if (too_long) {
         gw_error_set(&e, GW_E_FORMAT, "%s:%d: line longer than %d characters", x->path, x->line,
                      num - 3);
         note_error(x, x->line, &e);
+    } else {
+        check_line(x, str);
     }
     return str;
 }
@@ -86,10 +141,8 @@ gw_rc gw_config_load_file(gw_config *c, const char *path, bool must_exist, gw_er
     fclose(f);
     if (r > 0 && (x.err_line == 0 || r < x.err_line)) {
         gw_error e;
-        gw_error_set(&e, GW_E_FORMAT,
-                     "%s:%d: not a [section], KEY = VALUE or ; comment line (indented lines "
-                     "continue the previous value)",
-                     path, r);
+        gw_error_set(&e, GW_E_FORMAT, "%s:%d: not a [section], KEY = VALUE or ; comment line", path,
+                     r);
         note_error(&x, r, &e);
     } else if (r < 0) {
         return gw_error_set(err, GW_E_IO, "cannot read the configuration file %s", path);

@@ -211,10 +211,11 @@ static gw_rc apply_rule(gw_config *c, const char *section, const char *key, cons
 /* Splits a [hook] command at spaces and tabs: no shell, so no quotes. */
 static gw_rc apply_hook_command(gw_config *c, const char *value, const char *where, gw_error *err)
 {
-    if (strpbrk(value, "\"'`$|&<>\\"))
+    if (strpbrk(value, "\"'`$|&<>\\;"))
         return gw_error_set(err, GW_E_FORMAT,
-                            "%s: [hook] command: '%s' looks like shell syntax, but the hook runs "
-                            "without a shell (split at spaces): put anything more in a script",
+                            "%s: [hook] command: '%s' looks like shell syntax, but hooks are "
+                            "exec'd without a shell (split at spaces): put the pipeline in a "
+                            "script",
                             where, value);
     char *copy = xstrdup(value);
     char *argv[GW_HOOK_MAX_ARGS + 1];

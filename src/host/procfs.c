@@ -114,19 +114,21 @@ bool gw_proc_stat_parse(const char *line, gw_proc_stat *out)
         return false;
     const char *s = rp + 1;
     char state = 0;
-    long ppid = 0;
+    long ppid = 0, pgrp = 0, session = 0;
     unsigned long long utime = 0, stime = 0, starttime = 0;
     long rss = 0;
     /* fields 3.. : state ppid pgrp session tty_nr tpgid flags minflt cminflt majflt cmajflt utime
      * stime cutime cstime priority nice num_threads itrealvalue starttime vsize rss */
     int n = sscanf(s,
-                   " %c %ld %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d "
+                   " %c %ld %ld %ld %*d %*d %*u %*u %*u %*u %*u %llu %llu %*d %*d %*d %*d %*d %*d "
                    "%llu %*u %ld",
-                   &state, &ppid, &utime, &stime, &starttime, &rss);
-    if (n != 6)
+                   &state, &ppid, &pgrp, &session, &utime, &stime, &starttime, &rss);
+    if (n != 8)
         return false;
     out->pid = (pid_t)pid;
     out->ppid = (pid_t)ppid;
+    out->pgrp = (pid_t)pgrp;
+    out->session = (pid_t)session;
     out->state = state;
     out->utime = utime;
     out->stime = stime;
@@ -159,12 +161,20 @@ bool gw_procfs_comm(const char *proc_root, unsigned pid, char *buf, size_t len)
     return true;
 }
 
-static bool is_excluded(const gw_procfs *p, pid_t pid)
+/* An excluded pid, or a process in the group one of them leads (a hook and what it left). */
+static bool is_excluded(const gw_procfs *p, const gw_proc_stat *st)
 {
     for (int i = 0; i < GW_MAX_EXCLUDED; i++)
-        if (p->excluded[i] && p->excluded[i] == pid)
+        if (p->excluded[i] && (p->excluded[i] == st->pid || p->excluded[i] == st->pgrp))
             return true;
     return false;
+}
+
+/* A process re-parented to `self` belongs to the job only through the job's group or session. */
+static bool adopted(const gw_procfs *p, const gw_proc_stat *st)
+{
+    return p->self && st->ppid == p->self &&
+           (st->pgrp == p->job_root || st->session == p->job_root);
 }
 
 static member *find_next(gw_procfs *p, pid_t pid)
@@ -181,7 +191,7 @@ static bool add_member(gw_procfs *p, pid_t pid)
     if (pid <= 0 || find_next(p, pid))
         return false;
     gw_proc_stat st;
-    if (!read_stat(p, pid, &st) || st.state == 'Z')
+    if (!read_stat(p, pid, &st) || st.state == 'Z' || is_excluded(p, &st))
         return false;
     p->next = xgrow(p->next, &p->cap_next, p->n_next + 1, sizeof *p->next);
     p->next[p->n_next++] = (member){.pid = pid,
@@ -210,8 +220,9 @@ static void add_children_of(gw_procfs *p, pid_t pid)
     }
 }
 
-/* Full scan: adds every process whose parent is a member (or `self`, unless excluded), repeating
- * until the tree stops growing, so grandchildren of other threads are found too. */
+/* Full scan: adds every process whose parent is a member, or that `self` adopted from the job's
+ * group or session, repeating until the tree stops growing, so grandchildren of other threads are
+ * found too. Excluded processes and groups never join. */
 static void full_scan(gw_procfs *p)
 {
     DIR *d = opendir(p->root);
@@ -224,7 +235,7 @@ static void full_scan(gw_procfs *p)
         if (!isdigit((unsigned char)de->d_name[0]))
             continue;
         gw_proc_stat st;
-        if (!read_stat(p, (pid_t)atol(de->d_name), &st) || st.state == 'Z')
+        if (!read_stat(p, (pid_t)atol(de->d_name), &st) || st.state == 'Z' || is_excluded(p, &st))
             continue;
         all = xgrow(all, &cap_all, n_all + 1, sizeof *all);
         all[n_all++] = st;
@@ -236,8 +247,7 @@ static void full_scan(gw_procfs *p)
             const gw_proc_stat *st = &all[i];
             if (find_next(p, st->pid))
                 continue;
-            bool adopted = p->self && st->ppid == p->self && !is_excluded(p, st->pid);
-            if (!adopted && !find_next(p, st->ppid))
+            if (!adopted(p, st) && !find_next(p, st->ppid))
                 continue;
             p->next = xgrow(p->next, &p->cap_next, p->n_next + 1, sizeof *p->next);
             p->next[p->n_next++] = (member){.pid = st->pid,

@@ -27,11 +27,14 @@ typedef struct gw_procfs gw_procfs;
 gw_procfs *gw_procfs_new(const char *proc_root);
 void gw_procfs_free(gw_procfs *p);
 
-/* The job's root pid (0 = no job: job fields are absent). `self` is the pid whose other children
- * also belong to the job (gpuwatch as child subreaper adopts the job's orphans); 0 = none. */
+/* The job's root pid (0 = no job: job fields are absent). The tree is rooted at the job: its
+ * descendants, and processes re-parented to `self` (gpuwatch as child subreaper adopts the job's
+ * orphans; 0 = none) only when they are in the job's process group or session (both the root's
+ * pid: the command starts as a group or session leader). gpuwatch's other children and their
+ * orphans (alert hooks, which run in their own process groups) are never members. */
 void gw_procfs_set_job(gw_procfs *p, pid_t root, pid_t self);
-/* Replaces the set of pids that are children of `self` but not the job's (alert hooks); 0 entries
- * are ignored, at most 16 are kept. */
+/* Replaces the set of pids that are never job members, with every process of the process groups
+ * they lead (alert hook supervisors); 0 entries are ignored, at most 16 are kept. */
 void gw_procfs_set_excluded(gw_procfs *p, const pid_t *pids, size_t n);
 /* How often the whole of /proc is scanned for job members (ms, default 2000). */
 void gw_procfs_set_rescan_ms(gw_procfs *p, int64_t rescan_ms);
@@ -57,6 +60,8 @@ ssize_t gw_procfs_read_small(const char *path, char *buf, size_t len);
 typedef struct gw_proc_stat {
     pid_t pid;
     pid_t ppid;
+    pid_t pgrp;               /* process group */
+    pid_t session;            /* session id */
     char state;               /* R, S, D, Z, T, ... */
     unsigned long long utime; /* clock ticks */
     unsigned long long stime;

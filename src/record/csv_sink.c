@@ -102,6 +102,13 @@ gw_rc gw_csv_sink_open(int dirfd, const char *dir, int64_t interval_ms, gw_csv_s
         gw_csv_sink_close(cs);
         return rc;
     }
+    /* Flush policy: every tick's rows are written at that tick (one write per file), so a
+     * recorder killed with SIGKILL loses only the tick in progress. Batching rows until the
+     * oldest would wait a second lost more than a second: the row that triggers the flush is
+     * only appended after its tick's reads and any lateness of the tick (1.21 s measured on a
+     * loaded machine at the default 0.5 s interval); two or three writes a tick cost microseconds.
+     */
+    cs->gpu.max_delay_ns = cs->host.max_delay_ns = cs->procs.max_delay_ns = 0;
     *out = cs;
     return GW_OK;
 }

@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 bool gw_child_want_pty(void)
@@ -82,11 +85,71 @@ fail:;
     _exit(127);
 }
 
+/* The guard process (forked from a threaded program: async-signal-safe calls only). It holds no
+ * descriptor of gpuwatch's and blocks every signal; PR_SET_PDEATHSIG turns gpuwatch's death (the
+ * death of the thread that forked it, which is the session's thread that lives until gpuwatch
+ * exits) into a SIGTERM here, and then the job's process group gets SIGTERM. A SIGTERM from
+ * anyone else while gpuwatch lives (a kill of gpuwatch's process group) changes nothing. */
+static void guard(pid_t parent, pid_t job)
+{
+    if (syscall(SYS_close_range, 0U, ~0U, 0U) != 0)
+        for (int fd = 0; fd < 4096; fd++)
+            close(fd);
+    sigset_t all, term;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, NULL);
+    sigemptyset(&term);
+    sigaddset(&term, SIGTERM);
+    /* A group of its own: a signal to gpuwatch's group (`timeout -s KILL gpuwatch run ...`) kills
+     * gpuwatch, not its guard. */
+    setpgid(0, 0);
+    prctl(PR_SET_NAME, "gpuwatch-guard");
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    /* gpuwatch may have died before the line above: then the parent is already another one. */
+    while (getppid() == parent) {
+        struct timespec wait = {1, 0};
+        sigtimedwait(&term, NULL, &wait);
+    }
+    kill(-job, SIGTERM);
+    _exit(0);
+}
+
+static void start_guard(gw_child *c)
+{
+    c->guard_fd = -1;
+    pid_t parent = getpid();
+    pid_t g = fork();
+    if (g == 0)
+        guard(parent, c->pid);
+    if (g < 0)
+        return;    /* the job still runs; only its fate if gpuwatch is killed is left to chance */
+    setpgid(g, g); /* also here, so that the group exists whoever runs first */
+    c->guard = g;
+    /* A pidfd signals this process and no other, even if someone else reaped it. */
+    c->guard_fd = (int)syscall(SYS_pidfd_open, g, 0U);
+}
+
+static void stop_guard(gw_child *c)
+{
+    if (c->guard <= 0)
+        return;
+    if (c->guard_fd >= 0) {
+        syscall(SYS_pidfd_send_signal, c->guard_fd, SIGKILL, NULL, 0U);
+        close(c->guard_fd);
+    } else {
+        kill(c->guard, SIGKILL);
+    }
+    while (waitpid(c->guard, NULL, 0) < 0 && errno == EINTR) {
+    }
+    c->guard = 0;
+    c->guard_fd = -1;
+}
+
 gw_rc gw_child_spawn(gw_child *c, const char *path, char *const argv[], char *const env[],
                      bool use_pty, gw_error *err)
 {
     memset(c, 0, sizeof *c);
-    c->pty_master = c->out_fd = c->err_fd = -1;
+    c->pty_master = c->out_fd = c->err_fd = c->guard_fd = -1;
     c->use_pty = use_pty;
     int report[2], outp[2] = {-1, -1}, errp[2] = {-1, -1};
     char slave_name[128] = "";
@@ -130,15 +193,18 @@ gw_rc gw_child_spawn(gw_child *c, const char *path, char *const argv[], char *co
         c->err_fd = errp[0];
     }
     c->pid = pid;
+    start_guard(c);
     int child_errno = 0;
     ssize_t n;
     do
         n = read(report[0], &child_errno, sizeof child_errno);
     while (n < 0 && errno == EINTR);
     close(report[0]);
-    if (n == (ssize_t)sizeof child_errno)
+    if (n == (ssize_t)sizeof child_errno) {
+        stop_guard(c);
         return gw_error_set(err, child_errno == ENOENT ? GW_E_NOTFOUND : GW_E_USAGE,
                             "cannot execute %s: %s", path, strerror(child_errno));
+    }
     if (use_pty && isatty(STDIN_FILENO))
         make_raw(c);
     return GW_OK;
@@ -159,6 +225,7 @@ void gw_child_signal(const gw_child *c, int sig)
 
 void gw_child_close(gw_child *c)
 {
+    stop_guard(c);
     gw_child_restore_tty(c);
     if (c->pty_master >= 0)
         close(c->pty_master);

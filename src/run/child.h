@@ -8,6 +8,9 @@
  * execve of a path resolved beforehand: between fork and exec the child only makes
  * async-signal-safe calls, since gpuwatch's sampling threads are already running.
  *
+ * The job's fate if gpuwatch dies (even by SIGKILL): a small guard process, forked with the job
+ * and stopped by gw_child_close, sends SIGTERM to the job's process group (docs/run-directory.md).
+ *
  * Must not: read the command's output (the session relays it) or wait for it.
  */
 #ifndef GW_CHILD_H
@@ -27,6 +30,8 @@ typedef struct gw_child {
     int out_fd;     /* pipe mode: the command's stdout; -1 in pty mode */
     int err_fd;     /* pipe mode: the command's stderr; -1 in pty mode */
     bool tty_raw;   /* gpuwatch's stdin terminal was put in raw mode */
+    pid_t guard;    /* the guard process (0: none): SIGTERMs the job if gpuwatch dies */
+    int guard_fd;   /* its pidfd, -1 when none */
     struct termios saved_tty;
 } gw_child;
 

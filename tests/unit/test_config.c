@@ -172,8 +172,7 @@ static void test_bad_files_name_file_line_and_reason(void **state)
                  "1: threshold: key outside a section: put it under [alerts], [hook], [check] "
                  "or a rule's [name]");
     expect_error(x, "[temp_warning]\nthreshold 80\n",
-                 "2: not a [section], KEY = VALUE or ; comment line (indented lines continue "
-                 "the previous value)");
+                 "2: not a [section], KEY = VALUE or ; comment line");
     expect_error(x, "[Temp-Warning]\nthreshold = 80\n",
                  "2: [Temp-Warning]: a rule's name is lower-case letters, digits and '_' (at "
                  "most 39)");
@@ -191,8 +190,8 @@ static void test_bad_files_name_file_line_and_reason(void **state)
     expect_error(x, "[alerts]\nenabled = maybe\n",
                  "2: [alerts] enabled: bad value 'maybe' (give true or false)");
     expect_error(x, "[hook]\ncommand = notify \"GPU hot\"\n",
-                 "2: [hook] command: 'notify \"GPU hot\"' looks like shell syntax, but the hook "
-                 "runs without a shell (split at spaces): put anything more in a script");
+                 "2: [hook] command: 'notify \"GPU hot\"' looks like shell syntax, but hooks are "
+                 "exec'd without a shell (split at spaces): put the pipeline in a script");
 }
 
 static void test_bad_rules_found_by_validation(void **state)
@@ -225,6 +224,93 @@ static void test_long_line_and_first_error_wins(void **state)
     expect_error(x, "[temp_warning]\nthreshold = x\n[temp_critical]\nbad line\n",
                  "2: [temp_warning] threshold: bad value 'x' (give a number in the metric's "
                  "unit)");
+}
+
+/* The hook runs without a shell: every piece of shell syntax is refused at load, with FILE:LINE,
+ * including a ';' that inih would drop as an inline comment. */
+static void test_hook_shell_syntax(void **state)
+{
+    ctx *x = *state;
+    static const char *const cmds[] = {"/bin/echo a;b",      "/bin/echo a | wc", "/bin/echo a && b",
+                                       "/bin/echo a > f",    "/bin/echo $(id)",  "/bin/echo `id`",
+                                       "/bin/echo ok ; rm f"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char text[256];
+        snprintf(text, sizeof text, "[alerts]\nenabled = true\n[hook]\ncommand = %s\n", cmds[i]);
+        gw_error err = {0};
+        assert_int_equal(load(x, "sh.ini", text, &err), GW_E_FORMAT);
+        char want[512];
+        snprintf(want, sizeof want, "%s/sh.ini:4: [hook] command: ", x->dir);
+        assert_memory_equal(err.msg, want, strlen(want));
+        assert_non_null(strstr(err.msg, "exec'd without a shell"));
+        assert_non_null(strstr(err.msg, "put the pipeline in a script"));
+    }
+    expect_error(x, "[hook]\ncommand = /bin/echo ok ; comment\n",
+                 "2: [hook] command: ';' is shell syntax, but hooks are exec'd without a shell: "
+                 "put the pipeline in a script (and comments on a line of their own)");
+    /* the same through --set, where no INI comment rule applies */
+    gw_error err = {0};
+    assert_int_equal(gw_config_set(&x->c, "hook.command=/bin/echo a;b", &err), GW_E_FORMAT);
+    assert_string_equal(err.msg, "--set hook.command=/bin/echo a;b: [hook] command: '/bin/echo "
+                                 "a;b' looks like shell syntax, but hooks are exec'd without a "
+                                 "shell (split at spaces): put the pipeline in a script");
+    /* a ';' comment elsewhere, and on its own line in [hook], stays a comment */
+    assert_int_equal(load(x, "ok.ini",
+                          "[hook]\n; notify the team\ncommand = /bin/echo hi\n"
+                          "[temp_warning]\nthreshold = 81 ; degrees\n",
+                          &err),
+                     GW_OK);
+    assert_string_equal(x->c.alerts.hook_argv[1], "hi");
+    assert_true(gw_alerts_config_find(&x->c.alerts, "temp_warning")->threshold == 81);
+}
+
+/* inih (built with INI_ALLOW_MULTILINE) would take an indented line as the previous key's new
+ * value; gpuwatch refuses it. Indentation before a section's first key is harmless. */
+static void test_continuation_lines(void **state)
+{
+    ctx *x = *state;
+    const char *want = "3: indented line after a KEY = VALUE line (it would replace that value; "
+                       "values are one line): remove the indentation";
+    expect_error(x, "[hook]\ncommand = /bin/echo one\n  /bin/false\n", want);
+    expect_error(x, "[temp_warning]\nthreshold = 80\n\tclear = 70\n", want);
+    expect_error(x, "[temp_warning]\nthreshold = 80\n  [temp_critical]\n", want);
+    expect_error(x, "[temp_warning]\nthreshold = 80\n\n\n  duration = 5s\n",
+                 "5: indented line after a KEY = VALUE line (it would replace that value; "
+                 "values are one line): remove the indentation");
+    gw_error err = {0};
+    assert_int_equal(load(x, "ok.ini",
+                          "  [temp_warning]\n  threshold = 82\n  ; indented comment\n\n"
+                          "[temp_critical]\n  threshold = 95\nclear = 90\n",
+                          &err),
+                     GW_OK);
+    assert_true(gw_alerts_config_find(&x->c.alerts, "temp_warning")->threshold == 82);
+    assert_true(gw_alerts_config_find(&x->c.alerts, "temp_critical")->threshold == 95);
+    assert_true(gw_alerts_config_find(&x->c.alerts, "temp_critical")->clear == 90);
+    /* after a byte order mark and with CRLF line ends as well */
+    assert_int_equal(
+        load(x, "bom.ini", "\xEF\xBB\xBF[hook]\r\n  command = /bin/echo bom\r\n", &err), GW_OK);
+    assert_string_equal(x->c.alerts.hook_argv[1], "bom");
+    expect_error(x, "\xEF\xBB\xBF[hook]\r\ncommand = /bin/echo x\r\n\t/bin/false\r\n", want);
+}
+
+/* A NUL byte is named as such (it used to read as an over-long line). */
+static void test_nul_byte(void **state)
+{
+    ctx *x = *state;
+    static const char text[] = "[temp_warning]\nthreshold = 80\nclear = 7\0\n";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/nul.ini", x->dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, sizeof text - 1, f), sizeof text - 1);
+    fclose(f);
+    gw_error err = {0};
+    assert_int_equal(gw_config_load_file(&x->c, path, true, &err), GW_E_FORMAT);
+    char want[1200];
+    snprintf(want, sizeof want,
+             "%s:3: NUL byte at column 10: the file is not text (save it as plain UTF-8 text)",
+             path);
+    assert_string_equal(err.msg, want);
 }
 
 static void test_missing_files(void **state)
@@ -270,6 +356,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad_files_name_file_line_and_reason, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_rules_found_by_validation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_line_and_first_error_wins, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hook_shell_syntax, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_continuation_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nul_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_set_flags, setup, teardown),
     };

@@ -5,22 +5,31 @@
 
 #include <math.h>
 
-/* Writes ROOT/PID/stat with the fields procfs reads: ppid, state, utime, stime, starttime, rss. */
-static void fake_proc(const char *root, int pid, int ppid, char state, unsigned long long utime,
-                      unsigned long long stime, unsigned long long start, long rss_pages,
-                      const char *children)
+/* Writes ROOT/PID/stat with the fields procfs reads: ppid, process group, session, state, utime,
+ * stime, starttime, rss. */
+static void fake_proc_in(const char *root, int pid, int ppid, int pgrp, int session, char state,
+                         unsigned long long utime, unsigned long long stime,
+                         unsigned long long start, long rss_pages, const char *children)
 {
     char name[64], text[512];
     snprintf(name, sizeof name, "%d/stat", pid);
     snprintf(text, sizeof text,
              "%d (py ) thon) %c %d %d %d 0 -1 4194304 100 0 0 0 %llu %llu 0 0 20 0 1 0 %llu "
              "1000000 %ld 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 3 0 0 0 0 0\n",
-             pid, state, ppid, pid, pid, utime, stime, start, rss_pages);
+             pid, state, ppid, pgrp, session, utime, stime, start, rss_pages);
     th_write(root, name, text);
     snprintf(name, sizeof name, "%d/task/%d/children", pid, pid);
     th_write(root, name, children ? children : "");
     snprintf(name, sizeof name, "%d/comm", pid);
     th_write(root, name, "python3\n");
+}
+
+/* A process that leads its own group and session. */
+static void fake_proc(const char *root, int pid, int ppid, char state, unsigned long long utime,
+                      unsigned long long stime, unsigned long long start, long rss_pages,
+                      const char *children)
+{
+    fake_proc_in(root, pid, ppid, pid, pid, state, utime, stime, start, rss_pages, children);
 }
 
 static void fake_host(const char *root, unsigned long long busy, unsigned long long idle)
@@ -38,11 +47,13 @@ static void test_stat_parse(void **state)
 {
     (void)state;
     gw_proc_stat st;
-    const char *line = "4242 (a) b (c)) S 1 4242 4242 0 -1 0 0 0 0 0 150 50 0 0 20 0 3 0 777 "
+    const char *line = "4242 (a) b (c)) S 1 4240 4200 0 -1 0 0 0 0 0 150 50 0 0 20 0 3 0 777 "
                        "123 456 0\n";
     assert_true(gw_proc_stat_parse(line, &st));
     assert_int_equal(st.pid, 4242);
     assert_int_equal(st.ppid, 1);
+    assert_int_equal(st.pgrp, 4240);
+    assert_int_equal(st.session, 4200);
     assert_int_equal(st.state, 'S');
     assert_int_equal(st.utime, 150);
     assert_int_equal(st.stime, 50);
@@ -104,23 +115,40 @@ static void test_reused_pid_and_full_scan(void **state)
     char *root = th_tmpdir();
     fake_host(root, 0, 0);
     /* 301 is a child of 300 created by another thread: not in the main thread's children file,
-     * found by the full scan. 400 is an orphan adopted by `self` (pid 50); 401 is excluded. */
+     * found by the full scan. `self` (pid 50) adopted 400 (the job's process group), 403 (the
+     * job's session: another group of a pty job) and 402, 404, 405, which are not the job's: 402
+     * leads its own group (a hook), 404 is in the group of the excluded 401 (what a hook left
+     * behind), 405 shares gpuwatch's own group. 401 is excluded although in the job's group. */
     fake_proc(root, 300, 50, 'S', 0, 0, 1, 10, "");
     fake_proc(root, 301, 300, 'S', 0, 0, 2, 10, "");
-    fake_proc(root, 400, 50, 'S', 0, 0, 3, 10, "");
-    fake_proc(root, 401, 50, 'S', 0, 0, 4, 10, "");
+    fake_proc_in(root, 400, 50, 300, 300, 'S', 0, 0, 3, 10, "");
+    fake_proc_in(root, 401, 50, 300, 300, 'S', 0, 0, 4, 10, "");
+    fake_proc(root, 402, 50, 'S', 0, 0, 5, 10, "");
+    fake_proc_in(root, 403, 50, 403, 300, 'S', 0, 0, 6, 10, "");
+    fake_proc_in(root, 404, 50, 401, 49, 'S', 0, 0, 7, 10, "");
+    fake_proc_in(root, 405, 50, 49, 49, 'S', 0, 0, 8, 10, "");
+    /* 406 is the job's child in an excluded group (a hook started by the job cannot be, but the
+     * rule holds for every path into the tree) */
+    fake_proc_in(root, 406, 300, 401, 300, 'S', 0, 0, 9, 10, "");
     gw_procfs *p = gw_procfs_new(root);
     gw_procfs_set_job(p, 300, 50);
     pid_t excl[] = {401};
     gw_procfs_set_excluded(p, excl, 1);
     gw_host_sample h;
     gw_procfs_sample(p, INT64_C(5000000000), &h);
+    assert_true(gw_procfs_in_job(p, 300));
     assert_true(gw_procfs_in_job(p, 301));
     assert_true(gw_procfs_in_job(p, 400));
+    assert_true(gw_procfs_in_job(p, 403));
     assert_false(gw_procfs_in_job(p, 401));
-    assert_float_equal(h.job_processes, 3, 0);
+    assert_false(gw_procfs_in_job(p, 402));
+    assert_false(gw_procfs_in_job(p, 404));
+    assert_false(gw_procfs_in_job(p, 405));
+    assert_false(gw_procfs_in_job(p, 406));
+    assert_float_equal(h.job_processes, 4, 0);
+    assert_float_equal(h.job_rss_mib, 4 * 10 * (double)sysconf(_SC_PAGESIZE) / 1048576.0, 1e-9);
     pid_t pids[8];
-    assert_int_equal(gw_procfs_job_pids(p, pids, 8), 3);
+    assert_int_equal(gw_procfs_job_pids(p, pids, 8), 4);
     /* 301 dies and its pid is reused by an unrelated process with another start time: the
      * stale member must not be kept. */
     fake_proc(root, 301, 1, 'S', 0, 0, 99, 10, "");
