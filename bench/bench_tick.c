@@ -4,8 +4,9 @@
  * For each GPU it times, over N iterations: the four core calls made directly (utilization,
  * memory_v2, temperature, power), gpuwatch's fast read of the same four fields, the raw calls
  * behind a whole `run` tick's fast fields, gpuwatch's fast read of them, and the /proc part of a
- * tick (host + a job tree). Prints microseconds per read and the ratios. NVML comes from
- * $GPUWATCH_NVML_LIB (the fake on a CPU-only machine) or libnvidia-ml.so.1.
+ * tick (host + a job tree). Prints microseconds per read and the ratios. With spaced-calls, also
+ * each call alone with calls 100 ms apart, and GPM as a tick reads it, metric by metric. NVML comes
+ * from $GPUWATCH_NVML_LIB (the fake on a CPU-only machine) or libnvidia-ml.so.1.
  *
  *   build/bench_tick [iterations [spaced-calls]]
  */
@@ -219,6 +220,59 @@ static void spaced_ticks(const gw_nvml *n, gw_gpu_dev *d, uint64_t fields, const
            d->info.index, what, sw / 1e3 / ticks, sc / 1e3 / ticks, ticks);
 }
 
+/* GPM as the sampler reads it in every tick: GpmSampleGet every 200 ms (-i 0.2) and
+ * GpmMetricsGet over the last two samples for the GPM fields in `fields`, each call timed alone,
+ * then gw_gpu_read_gpm as a whole. A metrics call on a new pair of samples costs more than one
+ * on a pair already computed (per_call's figure), and what it costs depends on the metrics. */
+static void spaced_gpm(const gw_nvml *n, gw_gpu_dev *d, int ticks, uint64_t fields,
+                       const char *what)
+{
+    static const struct {
+        unsigned id;
+        gw_gpu_field f;
+    } metric[] = {{2, GW_F_GPM_SM_ACTIVE_PCT},
+                  {3, GW_F_GPM_SM_OCCUPANCY_PCT},
+                  {5, GW_F_GPM_TENSOR_ACTIVE_PCT},
+                  {10, GW_F_GPM_DRAM_ACTIVE_PCT},
+                  {1, GW_F_GPM_GR_ACTIVE_PCT}};
+    gwn_gpm_sample smp[2] = {NULL, NULL};
+    if (!d->info.gpm_supported || n->GpmSampleAlloc(&smp[0]) || n->GpmSampleAlloc(&smp[1]))
+        return;
+    int64_t get_cpu = 0, metrics_cpu = 0, read_cpu = 0;
+    n->GpmSampleGet(d->handle, smp[0]);
+    for (int i = 1; i <= ticks; i++) {
+        usleep(200000);
+        int64_t a = cpu_ns();
+        n->GpmSampleGet(d->handle, smp[i & 1]);
+        int64_t b = cpu_ns();
+        memset(&gpm_mg, 0, sizeof gpm_mg);
+        gpm_mg.version = GWN_GPM_METRICS_GET_VERSION;
+        gpm_mg.sample1 = smp[(i - 1) & 1];
+        gpm_mg.sample2 = smp[i & 1];
+        for (size_t k = 0; k < sizeof metric / sizeof metric[0]; k++)
+            if (fields & B(metric[k].f))
+                gpm_mg.metrics[gpm_mg.numMetrics++].metricId = metric[k].id;
+        n->GpmMetricsGet(&gpm_mg);
+        metrics_cpu += cpu_ns() - b;
+        get_cpu += b - a;
+    }
+    gw_gpu_sample s;
+    memset(&s, 0, sizeof s);
+    gw_gpu_read_gpm(n, d, &gpm_mg, fields, &s);
+    for (int i = 0; i < ticks; i++) {
+        usleep(200000);
+        int64_t a = cpu_ns();
+        gw_gpu_read_gpm(n, d, &gpm_mg, fields, &s);
+        read_cpu += cpu_ns() - a;
+    }
+    printf("%-4u GPM 200 ms apart, %-22s GpmSampleGet %7.1f us, GpmMetricsGet %7.1f us, "
+           "gw_gpu_read_gpm %7.1f us CPU\n",
+           d->info.index, what, get_cpu / 1e3 / ticks, metrics_cpu / 1e3 / ticks,
+           read_cpu / 1e3 / ticks);
+    n->GpmSampleFree(smp[0]);
+    n->GpmSampleFree(smp[1]);
+}
+
 static void raw_core(const gw_nvml *n, gwn_device h)
 {
     gwn_utilization u;
@@ -304,6 +358,20 @@ int main(int argc, char **argv)
         if (spaced) {
             spaced_ticks(n, &devs[i], core, "4 core fields", spaced);
             spaced_ticks(n, &devs[i], GW_FIELDS_RECORD, "a run tick's fast fields", spaced);
+            if (n->GpmSampleGet && n->GpmMetricsGet) {
+                static const struct {
+                    uint64_t fields;
+                    const char *what;
+                } sets[] = {{B(GW_F_GPM_SM_ACTIVE_PCT), "SM active (2):"},
+                            {B(GW_F_GPM_SM_OCCUPANCY_PCT), "SM occupancy (3):"},
+                            {B(GW_F_GPM_TENSOR_ACTIVE_PCT), "tensor active (5):"},
+                            {B(GW_F_GPM_DRAM_ACTIVE_PCT), "DRAM active (10):"},
+                            {B(GW_F_GPM_GR_ACTIVE_PCT), "graphics active (1):"},
+                            {GW_FIELDS_GPM & ~B(GW_F_GPM_GR_ACTIVE_PCT), "gpu.csv's 4:"},
+                            {GW_FIELDS_GPM, "all 5:"}};
+                for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++)
+                    spaced_gpm(n, &devs[i], spaced, sets[k].fields, sets[k].what);
+            }
         }
     }
     rss("every call once");

@@ -22,7 +22,8 @@ static struct {
     fake_scenario *sc;   /* while refs > 0 */
     int64_t t0_ns;       /* CLOCK_MONOTONIC at the first nvmlInit */
     double scale;        /* scenario seconds per real second */
-    double offset;       /* scenario time at nvmlInit */
+    double offset;       /* scenario time at t0_ns */
+    double t_init;       /* scenario time at nvmlInit (the energy counter's zero) */
 } st = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The condition variable must wait on CLOCK_MONOTONIC like the rest of the clock, which needs an
@@ -66,6 +67,18 @@ int64_t fake_mono_ns_at(double t)
     if (ns <= -(double)st.t0_ns)
         return 0;
     return st.t0_ns + (int64_t)ns;
+}
+
+/* Not an NVML function: pins the scenario clock at t seconds (time then stands still until the
+ * next call, as with FAKE_NVML_TIME_SCALE=0). Tests that run gpuwatch on a virtual clock
+ * (gw_vclock_start) call it from the clock's hook, so the scenario's timeline is their time. */
+FAKE_EXPORT void fakeNvmlSetTime(double t)
+{
+    pthread_mutex_lock(&st.lock);
+    st.offset = t;
+    st.scale = 0;
+    st.t0_ns = gw_mono_ns();
+    pthread_mutex_unlock(&st.lock);
 }
 
 /* Reads a time variable; false (with msg) when it is set but not a number in [lo, hi]. */
@@ -127,7 +140,7 @@ gwn_return fake_state_init(void)
         } else {
             st.sc = sc;
             st.scale = scale;
-            st.offset = offset;
+            st.offset = st.t_init = offset;
             st.t0_ns = gw_mono_ns();
             st.gen++;
             st.refs = 1;
@@ -166,7 +179,7 @@ gwn_return fake_begin(fake_call *c, fake_call_id id)
         pthread_mutex_unlock(&st.lock);
         return GWN_ERROR_UNINITIALIZED;
     }
-    *c = (fake_call){.sc = st.sc, .mig = -1, .t = now_t(), .t_init = st.offset, .gen = st.gen};
+    *c = (fake_call){.sc = st.sc, .mig = -1, .t = now_t(), .t_init = st.t_init, .gen = st.gen};
     return GWN_SUCCESS;
 }
 
@@ -238,8 +251,25 @@ static bool decode_handle(fake_call *c, gwn_device h)
     return mig == 0 || (c->dev->mig_enabled && mig <= c->dev->nmig);
 }
 
+/* fakeNvmlSetSleep's function, NULL: nanosleep. */
+static void (*sleep_hook)(double ms);
+
+FAKE_EXPORT void fakeNvmlSetSleep(void (*fn)(double ms))
+{
+    pthread_mutex_lock(&st.lock);
+    sleep_hook = fn;
+    pthread_mutex_unlock(&st.lock);
+}
+
 static void sleep_ms(double ms)
 {
+    pthread_mutex_lock(&st.lock);
+    void (*hook)(double) = sleep_hook;
+    pthread_mutex_unlock(&st.lock);
+    if (hook) {
+        hook(ms);
+        return;
+    }
     int64_t ns = (int64_t)(ms * 1e6);
     struct timespec ts = {.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
     while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {

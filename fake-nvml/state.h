@@ -70,6 +70,12 @@ gwn_return fake_wait(fake_call *c, int64_t deadline_ns);
 /* Wakes every fake_wait (lock held). */
 void fake_wake_all(void);
 
+/* Test hooks, exported (not NVML): fakeNvmlSetTime pins the scenario clock at t seconds until
+ * the next call; fakeNvmlSetSleep makes the calls' latencies (latency_ms) call fn instead of
+ * sleeping (NULL: sleep again). With both, a test drives the fake from its own virtual clock. */
+FAKE_EXPORT void fakeNvmlSetTime(double t);
+FAKE_EXPORT void fakeNvmlSetSleep(void (*fn)(double ms));
+
 /* The CLOCK_MONOTONIC time at which the scenario reaches t (lock held); INT64_MAX if never (time
  * frozen by scale 0, or too far). */
 int64_t fake_mono_ns_at(double t);

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What the view shows or puts in JSON. Power limit and GPM come from the sampler's slow reads. */
+/* What the view shows or puts in JSON. The power limit comes from the sampler's slow reads. */
 #define LIVE_FIELDS                                                                                \
     (GW_FIELD_BIT(GW_F_UTIL_GPU_PCT) | GW_FIELD_BIT(GW_F_UTIL_MEM_PCT) |                           \
      GW_FIELD_BIT(GW_F_MEM_TOTAL_MIB) | GW_FIELD_BIT(GW_F_MEM_USED_MIB) |                          \

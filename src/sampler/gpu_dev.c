@@ -1,6 +1,7 @@
 #include "sampler/gpu_dev.h"
 
 #include "host/procfs.h"
+#include "util/gw_time.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -114,9 +115,9 @@ static void read_info(const gw_nvml *n, gw_gpu_dev *d, unsigned index, size_t pr
     in->gpm_supported =
         !(skip & GW_INFO_GPM) && n->GpmSampleGet && n->GpmMetricsGet && n->GpmSampleAlloc &&
         NV(n, GpmQueryDeviceSupport, d->handle, &gs) == GWN_SUCCESS && gs.isSupportedDevice;
-    if (in->gpm_supported && (n->GpmSampleAlloc(&d->gpm[0]) != GWN_SUCCESS ||
-                              n->GpmSampleAlloc(&d->gpm[1]) != GWN_SUCCESS))
-        in->gpm_supported = false;
+    for (int k = 0; in->gpm_supported && k < GW_GPM_RING + 1; k++)
+        if (n->GpmSampleAlloc(&d->gpm[k]) != GWN_SUCCESS)
+            in->gpm_supported = false;
     unsigned cur = 0, pend = 0, max = 0;
     in->mig_enabled = !(skip & GW_INFO_MIG) &&
                       NV(n, DeviceGetMigMode, d->handle, &cur, &pend) == GWN_SUCCESS && cur == 1;
@@ -173,7 +174,7 @@ gw_rc gw_gpu_devs_open_some(const gw_nvml *n, uint32_t skip, gw_gpu_dev **out, u
 void gw_gpu_devs_close(const gw_nvml *n, gw_gpu_dev *devs, unsigned count)
 {
     for (unsigned i = 0; i < count && n; i++)
-        for (int k = 0; k < 2; k++)
+        for (int k = 0; k < GW_GPM_RING + 1; k++)
             if (devs[i].gpm[k] && n->GpmSampleFree)
                 n->GpmSampleFree(devs[i].gpm[k]);
     free(devs);
@@ -357,53 +358,114 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
     d->static_have |= fresh;
 }
 
-void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, gw_gpu_sample *out)
+/* GpmMetricsGet of the metrics asked[0..nask) of gpm_metrics over [gpm[a], gpm[b]]: values into
+ * v[] (NAN where a metric failed). False when the call failed (counted, or the GPU marked lost). */
+static const struct {
+    unsigned id;
+    gw_gpu_field f;
+} gpm_metrics[] = {{GWN_GPM_METRIC_SM_UTIL, GW_F_GPM_SM_ACTIVE_PCT},
+                   {GWN_GPM_METRIC_SM_OCCUPANCY, GW_F_GPM_SM_OCCUPANCY_PCT},
+                   {GWN_GPM_METRIC_ANY_TENSOR_UTIL, GW_F_GPM_TENSOR_ACTIVE_PCT},
+                   {GWN_GPM_METRIC_DRAM_BW_UTIL, GW_F_GPM_DRAM_ACTIVE_PCT},
+                   {GWN_GPM_METRIC_GRAPHICS_UTIL, GW_F_GPM_GR_ACTIVE_PCT}};
+enum { GPM_NMETRICS = sizeof gpm_metrics / sizeof gpm_metrics[0] };
+
+static bool gpm_metrics_get(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg,
+                            const size_t *asked, size_t nask, int a, int b, double *v)
 {
-    static const struct {
-        unsigned id;
-        gw_gpu_field f;
-    } want[] = {{GWN_GPM_METRIC_SM_UTIL, GW_F_GPM_SM_ACTIVE_PCT},
-                {GWN_GPM_METRIC_SM_OCCUPANCY, GW_F_GPM_SM_OCCUPANCY_PCT},
-                {GWN_GPM_METRIC_ANY_TENSOR_UTIL, GW_F_GPM_TENSOR_ACTIVE_PCT},
-                {GWN_GPM_METRIC_DRAM_BW_UTIL, GW_F_GPM_DRAM_ACTIVE_PCT},
-                {GWN_GPM_METRIC_GRAPHICS_UTIL, GW_F_GPM_GR_ACTIVE_PCT}};
-    const size_t nwant = sizeof want / sizeof want[0];
-    if (!d->info.gpm_supported || atomic_load(&d->lost))
+    memset(mg, 0, offsetof(gwn_gpm_metrics_get, metrics) + nask * sizeof mg->metrics[0]);
+    mg->version = GWN_GPM_METRICS_GET_VERSION;
+    mg->numMetrics = (unsigned)nask;
+    mg->sample1 = d->gpm[a];
+    mg->sample2 = d->gpm[b];
+    for (size_t i = 0; i < nask; i++)
+        mg->metrics[i].metricId = gpm_metrics[asked[i]].id;
+    gwn_return r = n->GpmMetricsGet(mg);
+    if (r == GWN_ERROR_GPU_IS_LOST)
+        gw_gpu_mark_lost(d, "nvmlGpmMetricsGet");
+    else if (r != GWN_SUCCESS)
+        gw_gpu_count_error(d, "nvmlGpmMetricsGet");
+    if (r != GWN_SUCCESS)
+        return false;
+    for (size_t i = 0; i < nask; i++) {
+        double x = mg->metrics[i].value;
+        v[i] = mg->metrics[i].nvmlReturn == GWN_SUCCESS && isfinite(x) && x >= 0 && x <= 100.5
+                   ? fmin(x, 100.0)
+                   : NAN;
+    }
+    return true;
+}
+
+void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, uint64_t want,
+                     gw_gpu_sample *out)
+{
+    /* Only the metrics asked for; graphics activity apart (see GW_GPM_GR_WINDOW_MS). */
+    size_t ask[GPM_NMETRICS], nask = 0;
+    const size_t gr = GPM_NMETRICS - 1;
+    for (size_t i = 0; i < gr; i++)
+        if (want & B(gpm_metrics[i].f))
+            ask[nask++] = i;
+    bool want_gr = (want & B(GW_F_GPM_GR_ACTIVE_PCT)) != 0;
+    if (!d->info.gpm_supported || atomic_load(&d->lost) || (nask == 0 && !want_gr))
         return;
-    gwn_gpm_sample cur = d->gpm[d->gpm_cur];
-    gwn_return r = n->GpmSampleGet(d->handle, cur);
+    unsigned cur = d->gpm_next;
+    /* The sample's time: the middle of the call (GpmSampleGet takes ~0.2 ms uncached). */
+    int64_t t0 = gw_mono_ns();
+    gwn_return r = n->GpmSampleGet(d->handle, d->gpm[cur]);
+    int64_t now = t0 + (gw_mono_ns() - t0) / 2;
     if (r != GWN_SUCCESS) {
         /* IN_USE (a profiler holds the counters) and friends: absent until it works again. */
         if (r == GWN_ERROR_GPU_IS_LOST)
             gw_gpu_mark_lost(d, "nvmlGpmSampleGet");
         else if (!gw_nvml_is_unsupported(r))
             gw_gpu_count_error(d, "nvmlGpmSampleGet");
-        d->gpm_have_prev = false;
+        memset(d->gpm_ns, 0, sizeof d->gpm_ns);
+        d->gr_have = false;
         return;
     }
-    if (d->gpm_have_prev) {
-        memset(mg, 0, offsetof(gwn_gpm_metrics_get, metrics) + nwant * sizeof mg->metrics[0]);
-        mg->version = GWN_GPM_METRICS_GET_VERSION;
-        mg->numMetrics = (unsigned)nwant;
-        mg->sample1 = d->gpm[d->gpm_cur ^ 1];
-        mg->sample2 = cur;
-        for (size_t i = 0; i < nwant; i++)
-            mg->metrics[i].metricId = want[i].id;
-        r = n->GpmMetricsGet(mg);
-        if (r == GWN_SUCCESS) {
-            for (size_t i = 0; i < nwant; i++) {
-                double v = mg->metrics[i].value;
-                if (mg->metrics[i].nvmlReturn == GWN_SUCCESS && isfinite(v) && v >= 0 && v <= 100.5)
-                    gw_set(out, want[i].f, fmin(v, 100.0));
-            }
-        } else if (r == GWN_ERROR_GPU_IS_LOST) {
-            gw_gpu_mark_lost(d, "nvmlGpmMetricsGet");
-        } else {
-            gw_gpu_count_error(d, "nvmlGpmMetricsGet");
-        }
+    d->gpm_ns[cur] = now;
+    d->gpm_next = (cur + 1) % GW_GPM_RING;
+    /* The window's start: the newest other sample at least the minimum window old. */
+    int prev = -1;
+    for (int j = 0; j < GW_GPM_RING + 1; j++)
+        if (j != (int)cur && d->gpm_ns[j] &&
+            now - d->gpm_ns[j] >= (int64_t)GW_GPM_MIN_WINDOW_MS * 1000000 &&
+            (prev < 0 || d->gpm_ns[j] > d->gpm_ns[prev]))
+            prev = j;
+    double v[GPM_NMETRICS];
+    if (prev >= 0 && nask && gpm_metrics_get(n, d, mg, ask, nask, prev, (int)cur, v)) {
+        for (size_t i = 0; i < nask; i++)
+            if (!isnan(v[i]))
+                gw_set(out, gpm_metrics[ask[i]].f, v[i]);
+        if (out->valid & GW_FIELDS_GPM)
+            out->gpm = (gw_time_span){d->gpm_ns[prev], now};
     }
-    d->gpm_cur ^= 1;
-    d->gpm_have_prev = true;
+    if (!want_gr)
+        return;
+    /* Graphics activity: over the window from the pinned sample (slot GW_GPM_RING) once it is
+     * GW_GPM_GR_WINDOW_MS old (the first window: GW_GPM_MIN_WINDOW_MS, so that the value comes
+     * as soon as the others), then this sample is pinned (handles swapped; the ring slot it
+     * leaves is free). */
+    const int pin = GW_GPM_RING;
+    int64_t age = now - d->gpm_ns[pin];
+    bool due = d->gpm_ns[pin] &&
+               age >= (int64_t)(d->gr_have ? GW_GPM_GR_WINDOW_MS : GW_GPM_MIN_WINDOW_MS) * 1000000;
+    if (due && gpm_metrics_get(n, d, mg, &gr, 1, pin, (int)cur, v)) {
+        d->gr_have = !isnan(v[0]);
+        d->gr_value = v[0];
+        d->gr_span = (gw_time_span){d->gpm_ns[pin], now};
+    }
+    if (due || !d->gpm_ns[pin]) {
+        gwn_gpm_sample h = d->gpm[pin];
+        d->gpm[pin] = d->gpm[cur];
+        d->gpm_ns[pin] = now;
+        d->gpm[cur] = h;
+        d->gpm_ns[cur] = 0;
+    }
+    if (d->gr_have && !atomic_load(&d->lost)) {
+        gw_set(out, GW_F_GPM_GR_ACTIVE_PCT, d->gr_value);
+        out->gpm_gr = d->gr_span;
+    }
 }
 
 void gw_gpu_read_energy(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
@@ -411,10 +473,14 @@ void gw_gpu_read_energy(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
     if (atomic_load(&d->lost) || (d->slow_unsupported & B(GW_F_ENERGY_MJ)))
         return;
     unsigned long long mj = 0;
-    if (ok(d, NV(n, DeviceGetTotalEnergyConsumption, d->handle, &mj), B(GW_F_ENERGY_MJ),
-           &d->slow_unsupported, "nvmlDeviceGetTotalEnergyConsumption") &&
-        mj < (1ULL << 52))
+    int64_t t0 = gw_mono_ns();
+    gwn_return r = NV(n, DeviceGetTotalEnergyConsumption, d->handle, &mj);
+    int64_t t1 = gw_mono_ns();
+    if (ok(d, r, B(GW_F_ENERGY_MJ), &d->slow_unsupported, "nvmlDeviceGetTotalEnergyConsumption") &&
+        mj < (1ULL << 52)) {
         gw_set(out, GW_F_ENERGY_MJ, (double)mj);
+        out->energy = (gw_time_span){t0, t1};
+    }
 }
 
 void gw_gpu_read_power_limit(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
@@ -422,13 +488,17 @@ void gw_gpu_read_power_limit(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out
     if (atomic_load(&d->lost) || (d->slow_unsupported & B(GW_F_POWER_LIMIT_W)))
         return;
     unsigned mw = 0;
+    int64_t t0 = gw_mono_ns();
     gwn_return r = NV(n, DeviceGetPowerManagementLimit, d->handle, &mw);
     if (gw_nvml_is_unsupported(r))
         r = NV(n, DeviceGetEnforcedPowerLimit, d->handle, &mw);
+    int64_t t1 = gw_mono_ns();
     if (ok(d, r, B(GW_F_POWER_LIMIT_W), &d->slow_unsupported,
            "nvmlDeviceGetPowerManagementLimit") &&
-        mw > 0 && mw < 10000000)
+        mw > 0 && mw < 10000000) {
         gw_set_nvml(out, GW_F_POWER_LIMIT_W, mw);
+        out->power_limit = (gw_time_span){t0, t1};
+    }
 }
 
 typedef gwn_return (*proc_fn)(gwn_device, unsigned int *, void *);

@@ -3,10 +3,11 @@
  *
  * Owns: the NVML handle, the static gw_device_info read once at open, the per-field "unsupported"
  * cache (NOT_SUPPORTED and friends are asked once, then the value stays absent), the lost flag
- * (GPU_IS_LOST from any call: every later read is skipped), the GPM sample pair, and error counts
- * per field. Fast reads (gw_gpu_read_fast: microseconds, every tick) and slow reads
- * (gw_gpu_read_gpm, gw_gpu_read_energy, gw_gpu_read_processes: up to milliseconds, on the slow
- * thread) touch disjoint parts of the struct, so the two threads may use one device concurrently.
+ * (GPU_IS_LOST from any call: every later read is skipped), the GPM samples, and error counts
+ * per field. Tick reads (gw_gpu_read_fast: microseconds; gw_gpu_read_gpm: ~230 us) and slow reads
+ * (gw_gpu_read_energy, gw_gpu_read_power_limit, gw_gpu_read_processes: up to milliseconds, on the
+ * slow thread) touch disjoint parts of the struct, so the two threads may use one device
+ * concurrently.
  *
  * Must not: print, write files or know about sinks.
  */
@@ -34,6 +35,9 @@ typedef struct gw_call_errors {
     uint64_t count[GW_CALL_ERRORS_MAX];
 } gw_call_errors;
 
+/* GPM samples kept per GPU: enough for a GW_GPM_MIN_WINDOW_MS window at the shortest interval. */
+enum { GW_GPM_RING = 4 };
+
 typedef struct gw_gpu_dev {
     gwn_device handle;
     gw_device_info info;
@@ -45,10 +49,14 @@ typedef struct gw_gpu_dev {
     _Atomic(const char *) lost_call; /* the NVML call that saw GPU_IS_LOST first */
     atomic_uint_fast64_t errors;     /* calls that failed with something other than "unsupported" */
     gw_call_errors *call_errors;     /* the same failures by call (borrowed, may be NULL) */
-    /* GPM (slow thread) */
-    gwn_gpm_sample gpm[2];
-    int gpm_cur;
-    bool gpm_have_prev;
+    /* GPM (tick thread): the last GW_GPM_RING samples, then the start of the graphics activity
+     * window, and when each was taken (0 = none); graphics activity held between its windows */
+    gwn_gpm_sample gpm[GW_GPM_RING + 1];
+    int64_t gpm_ns[GW_GPM_RING + 1];
+    unsigned gpm_next;
+    bool gr_have;
+    double gr_value;
+    gw_time_span gr_span;
     size_t proc_stride; /* bytes per process record (16, 24 or 32) */
     /* Values that cannot change while the driver runs (GW_FIELDS_STATIC): the first successful
      * read is kept and served from here (fast thread only). */
@@ -76,15 +84,19 @@ void gw_gpu_devs_close(const gw_nvml *nvml, gw_gpu_dev *devs, unsigned count);
 /* Reads the fast fields in `want` (minus GW_FIELDS_SLOW) into out, clearing out first. */
 void gw_gpu_read_fast(const gw_nvml *nvml, gw_gpu_dev *dev, uint64_t want, gw_gpu_sample *out);
 
-/* GpmSampleGet and, from the second call on, GpmMetricsGet over the window since the previous
- * call: sets the GW_F_GPM_* fields of out. mg is a scratch buffer owned by the caller. */
-void gw_gpu_read_gpm(const gw_nvml *nvml, gw_gpu_dev *dev, gwn_gpm_metrics_get *mg,
+/* GpmSampleGet now and GpmMetricsGet over the window from the newest earlier sample at least
+ * GW_GPM_MIN_WINDOW_MS old: sets the GW_F_GPM_* fields of out that `want` asks for, and out->gpm
+ * to the window. Nothing when no such sample exists yet (the first read, or after a failure).
+ * GW_F_GPM_GR_ACTIVE_PCT apart: over windows of GW_GPM_GR_WINDOW_MS, held in between, its span in
+ * out->gpm_gr. mg is a scratch buffer owned by the caller. */
+void gw_gpu_read_gpm(const gw_nvml *nvml, gw_gpu_dev *dev, gwn_gpm_metrics_get *mg, uint64_t want,
                      gw_gpu_sample *out);
 
-/* GetTotalEnergyConsumption into GW_F_ENERGY_MJ of out. */
+/* GetTotalEnergyConsumption into GW_F_ENERGY_MJ of out, out->energy to the call's span. */
 void gw_gpu_read_energy(const gw_nvml *nvml, gw_gpu_dev *dev, gw_gpu_sample *out);
 
-/* GetPowerManagementLimit (else GetEnforcedPowerLimit) into GW_F_POWER_LIMIT_W of out. */
+/* GetPowerManagementLimit (else GetEnforcedPowerLimit) into GW_F_POWER_LIMIT_W of out,
+ * out->power_limit to the call's span. */
 void gw_gpu_read_power_limit(const gw_nvml *nvml, gw_gpu_dev *dev, gw_gpu_sample *out);
 
 /* Appends the device's compute and graphics processes to *procs (a growable array of *cap

@@ -51,7 +51,7 @@ typedef enum gw_field {
     GW_F_PCIE_WIDTH_MAX,        /* GetMaxPcieLinkWidth */
     GW_F_ECC_UNCORRECTED,       /* GetTotalEccErrors(UNCORRECTED, VOLATILE) */
     GW_F_ENERGY_MJ,             /* GetTotalEnergyConsumption: mJ since driver load (slow read) */
-    GW_F_GPM_SM_ACTIVE_PCT,     /* GPM metric 2 (SM util) over the last slow window (slow read) */
+    GW_F_GPM_SM_ACTIVE_PCT,     /* GPM metric 2 (SM util) over gw_gpu_sample.gpm (in the tick) */
     GW_F_GPM_SM_OCCUPANCY_PCT,  /* GPM metric 3 */
     GW_F_GPM_TENSOR_ACTIVE_PCT, /* GPM metric 5 (any tensor pipe) */
     GW_F_GPM_DRAM_ACTIVE_PCT,   /* GPM metric 10 (DRAM bandwidth) */
@@ -88,20 +88,22 @@ typedef gw_field gw_gpu_field;
      GW_FIELD_BIT(GW_F_CLOCK_MEM_MHZ) | GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) |                  \
      GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELD_BIT(GW_F_ENERGY_MJ) |                                    \
      GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
-     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
-     GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT))
+     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT))
+/* (Not GW_F_GPM_GR_ACTIVE_PCT: no gpu.csv column, and 2 ms of CPU a read; `run --listen` adds it.)
+ */
 
-/* GPM metrics: read on the slow thread every max(interval, 1 s) (GpmSampleGet: 240 us of CPU). */
+/* GPM metrics: sampled in every tick, averaged over the window that ends in it (GpmSampleGet +
+ * GpmMetricsGet: ~230 us of CPU per GPU on an H200; docs/performance.md). */
 #define GW_FIELDS_GPM                                                                              \
     (GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
      GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
      GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT))
 
-/* Fields that come from the slow reader thread (never read inside the fast tick), because their
- * calls cost far more than a tick should (measured on an H200, CPU time per call):
- * GetPowerManagementLimit 530 us and GetTotalEnergyConsumption 4.5 ms (both every max(interval,
- * 10 s)), GPM as above. Calls 100 ms apart cost more than back to back: NVML
- * caches values for a short while (bench/bench_tick with spaced calls). */
+/* Fields that gw_gpu_read_fast leaves alone: the power limit and the energy counter come from the
+ * slow reader thread because their calls cost far more than a tick should (measured on an H200,
+ * CPU time per call): GetPowerManagementLimit 530 us and GetTotalEnergyConsumption 4.5 ms (both
+ * every max(interval, 10 s)); GPM has its own read in the tick (above). Calls 100 ms apart cost
+ * more than back to back: NVML caches values for a short while (bench/bench_tick, spaced). */
 #define GW_FIELDS_SLOW                                                                             \
     (GW_FIELD_BIT(GW_F_ENERGY_MJ) | GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELDS_GPM)
 
@@ -153,12 +155,37 @@ static inline double gw_field_from_nvml(gw_field f, double raw)
     return raw / gw_fields[f].nvml_scale;
 }
 
-/* One GPU's values at one tick. */
+/* A span of CLOCK_MONOTONIC time (ns, the clock of gw_sample.mono_ns); {0, 0} = none. */
+typedef struct gw_time_span {
+    int64_t start_ns;
+    int64_t end_ns;
+} gw_time_span;
+
+/* One GPU's values at one tick. Fast values are read in the tick (at gw_sample.mono_ns, within
+ * read_ns). The others carry the time span they describe, set exactly when their field is:
+ * - gpm: GW_F_GPM_* are averages over [start_ns, end_ns]: from an earlier GPM sample (the previous
+ *   tick's, or the newest one at least GW_GPM_MIN_WINDOW_MS older) to the one taken in this tick,
+ *   so end_ns lies within the tick's read and the window is the interval that ends at the row.
+ * - gpm_gr: GW_F_GPM_GR_ACTIVE_PCT (graphics activity, not a gpu.csv column) is the exception:
+ *   GpmMetricsGet costs ~2 ms of CPU with it on an H200 and 6 us without (docs/performance.md),
+ *   so it is averaged over windows of GW_GPM_GR_WINDOW_MS from sample to sample and held between.
+ * - energy: GW_F_ENERGY_MJ is the counter's value at an instant inside [start_ns, end_ns] (the
+ *   call; 4 ms on an H200), read on the slow thread and held until the next read (10 s).
+ * - power_limit: GW_F_POWER_LIMIT_W was in force during [start_ns, end_ns] (the call), held
+ *   likewise. A held value keeps its span, so consumers see how old it is. */
 typedef struct gw_gpu_sample {
     uint64_t valid; /* GW_FIELD_BIT(f) set when v[f] holds a value */
     double v[GW_F_COUNT];
     bool lost; /* the GPU returned GPU_IS_LOST: every value is absent from now on */
+    gw_time_span gpm;
+    gw_time_span gpm_gr;
+    gw_time_span energy;
+    gw_time_span power_limit;
 } gw_gpu_sample;
+
+/* The shortest GPM window: NVML's metrics need samples at least 100 ms apart. Ticks closer than
+ * that (-i 0.05) average over the last two ticks. Graphics activity's window (gpm_gr above). */
+enum { GW_GPM_MIN_WINDOW_MS = 100, GW_GPM_GR_WINDOW_MS = 1000 };
 
 static inline bool gw_has(const gw_gpu_sample *g, gw_gpu_field f)
 {

@@ -53,8 +53,9 @@ struct gw_sampler {
     size_t procs_cap, migs_cap;
     uint64_t seen_procs_seq;
 
+    gwn_gpm_metrics_get *mg; /* GPM scratch (tick thread) */
+
     /* slow thread scratch */
-    gwn_gpm_metrics_get *mg;
     gw_gpu_sample *scratch_vals;
     gw_gpu_process *scratch_procs;
     size_t scratch_nprocs, scratch_cap;
@@ -169,16 +170,11 @@ static void apply_job(gw_sampler *s)
     pthread_mutex_unlock(&s->job_lock);
 }
 
-static const gw_gpu_field slow_fields[] = {GW_F_ENERGY_MJ,
-                                           GW_F_POWER_LIMIT_W,
-                                           GW_F_GPM_SM_ACTIVE_PCT,
-                                           GW_F_GPM_SM_OCCUPANCY_PCT,
-                                           GW_F_GPM_TENSOR_ACTIVE_PCT,
-                                           GW_F_GPM_DRAM_ACTIVE_PCT,
-                                           GW_F_GPM_GR_ACTIVE_PCT};
+/* The values the slow thread publishes (GPM is read in the tick itself: see read_tick). */
+static const gw_gpu_field slow_fields[] = {GW_F_ENERGY_MJ, GW_F_POWER_LIMIT_W};
 
-/* What a pass of the slow thread reads besides GPM. */
-enum { SLOW_GPM = 1, SLOW_FULL = 2, SLOW_RARE = 4 };
+/* What a pass of the slow thread reads: process lists and MIG devices, the rare values. */
+enum { SLOW_FULL = 2, SLOW_RARE = 4 };
 
 /* SLOW_RARE values (the energy counter: 4.5 ms of CPU per call on an H200; the power limit:
  * 530 us) change slowly or are integrated anyway: read every max(interval, 10 s). */
@@ -213,6 +209,10 @@ static void merge_slow(gw_sampler *s, gw_sample *smp)
             if ((want & GW_FIELD_BIT(f)) && gw_has(&s->slow_vals[i], f))
                 gw_set(g, f, s->slow_vals[i].v[f]);
         }
+        if (gw_has(g, GW_F_ENERGY_MJ))
+            g->energy = s->slow_vals[i].energy;
+        if (gw_has(g, GW_F_POWER_LIMIT_W))
+            g->power_limit = s->slow_vals[i].power_limit;
     }
     if (s->slow_procs_seq != s->seen_procs_seq) {
         s->sample.procs =
@@ -231,7 +231,11 @@ static void merge_slow(gw_sampler *s, gw_sample *smp)
     pthread_mutex_unlock(&s->slow_lock);
 }
 
-/* Reads one tick into s->sample (fast values, then the slow thread's latest). */
+/* Reads one tick into s->sample: fast values, GPM over the window that ends now, then the slow
+ * thread's latest. GPM is sampled in the tick (GpmSampleGet + GpmMetricsGet: ~230 us of CPU per
+ * GPU on an H200, docs/performance.md) so that a row's gpm.* cells describe the interval that
+ * ends at the row, like its GPU-Util; a slow thread's window ended up to a window earlier and was
+ * held, so SM activity lagged GPU-Util by one to two seconds. */
 static void read_tick(gw_sampler *s)
 {
     gw_sample *smp = &s->sample;
@@ -239,8 +243,13 @@ static void read_tick(gw_sampler *s)
     smp->mono_ns = t0;
     smp->wall_ms = gw_wall_ms();
     apply_job(s);
-    for (unsigned i = 0; i < s->ndev; i++)
-        gw_gpu_read_fast(s->nvml, &s->devs[i], s->cfg.fields, &smp->gpus[i]);
+    for (unsigned i = 0; i < s->ndev; i++) {
+        gw_gpu_sample *g = &smp->gpus[i];
+        gw_gpu_read_fast(s->nvml, &s->devs[i], s->cfg.fields, g);
+        g->gpm = g->gpm_gr = g->energy = g->power_limit = (gw_time_span){0, 0};
+        if (s->cfg.fields & GW_FIELDS_GPM)
+            gw_gpu_read_gpm(s->nvml, &s->devs[i], s->mg, s->cfg.fields, g);
+    }
     merge_slow(s, smp);
     if (s->procfs) {
         gw_procfs_sample(s->procfs, t0, &smp->host);
@@ -261,10 +270,9 @@ static void read_tick(gw_sampler *s)
 /* Waits until the monotonic deadline or a stop request; false when stopping. */
 static bool wait_until(gw_sampler *s, int64_t deadline_ns)
 {
-    struct timespec ts = {.tv_sec = deadline_ns / 1000000000, .tv_nsec = deadline_ns % 1000000000};
     pthread_mutex_lock(&s->run_lock);
     while (!s->stop)
-        if (pthread_cond_timedwait(&s->run_cond, &s->run_lock, &ts) == ETIMEDOUT)
+        if (gw_cond_wait_until(&s->run_cond, &s->run_lock, deadline_ns))
             break;
     bool go = !s->stop;
     pthread_mutex_unlock(&s->run_lock);
@@ -301,10 +309,11 @@ static void *tick_main(void *arg)
         if (missed)
             atomic_fetch_add(&s->skipped, missed);
     } while (wait_until(s, deadline));
+    gw_clock_thread_done();
     return NULL;
 }
 
-/* One pass of slow reads into the scratch buffers. SLOW_FULL adds processes and MIG devices,
+/* One pass of slow reads into the scratch buffers: SLOW_FULL processes and MIG devices,
  * SLOW_RARE the power limit and the energy counter. */
 static void slow_read(gw_sampler *s, int what)
 {
@@ -312,8 +321,6 @@ static void slow_read(gw_sampler *s, int what)
     s->scratch_nprocs = s->scratch_nmigs = 0;
     for (unsigned i = 0; i < s->ndev; i++) {
         s->scratch_vals[i].valid = 0;
-        if (f & GW_FIELDS_GPM)
-            gw_gpu_read_gpm(s->nvml, &s->devs[i], s->mg, &s->scratch_vals[i]);
         if ((what & SLOW_RARE) && (f & GW_FIELD_BIT(GW_F_POWER_LIMIT_W)))
             gw_gpu_read_power_limit(s->nvml, &s->devs[i], &s->scratch_vals[i]);
         if ((what & SLOW_RARE) && (f & GW_FIELD_BIT(GW_F_ENERGY_MJ)))
@@ -330,7 +337,7 @@ static void slow_read(gw_sampler *s, int what)
 /* Publishes what the last slow_read(what) read; values it did not read stay as they were. */
 static void slow_publish(gw_sampler *s, int what)
 {
-    uint64_t mine = GW_FIELDS_GPM;
+    uint64_t mine = 0;
     if (what & SLOW_RARE)
         mine |= GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELD_BIT(GW_F_ENERGY_MJ);
     pthread_mutex_lock(&s->slow_lock);
@@ -341,6 +348,10 @@ static void slow_publish(gw_sampler *s, int what)
         for (size_t k = 0; k < sizeof slow_fields / sizeof slow_fields[0]; k++)
             if (src->valid & mine & GW_FIELD_BIT(slow_fields[k]))
                 dst->v[slow_fields[k]] = src->v[slow_fields[k]];
+        if (src->valid & mine & GW_FIELD_BIT(GW_F_ENERGY_MJ))
+            dst->energy = src->energy;
+        if (src->valid & mine & GW_FIELD_BIT(GW_F_POWER_LIMIT_W))
+            dst->power_limit = src->power_limit;
     }
     if ((what & SLOW_FULL) && (s->cfg.processes || s->cfg.migs)) {
         s->slow_procs =
@@ -368,19 +379,16 @@ static void *slow_main(void *arg)
 {
     gw_sampler *s = arg;
     pthread_setname_np(pthread_self(), "gw-slow");
-    /* GpmSampleGet costs ~240 us of CPU when called every 100 ms on an H200 (the values are not
-     * cached then): a 1 s window, DCGM's usual profiling period, keeps it to 0.02 % of a core. */
-    int64_t gpm_period = at_least(s->cfg.interval_ms, 1000);
     int64_t full_period = at_least(s->cfg.interval_ms, 1000);
     int64_t energy_period = at_least(s->cfg.interval_ms, RARE_PERIOD_MS);
     /* gw_sampler_start made the first pass of every kind. */
-    int64_t deadline = s->start_ns + gpm_period, full_deadline = s->start_ns + full_period;
+    int64_t full_deadline = s->start_ns + full_period;
     int64_t energy_deadline = s->start_ns + energy_period;
     uint64_t ignored = 0;
-    while (wait_until(s, deadline)) {
+    while (wait_until(s, full_deadline < energy_deadline ? full_deadline : energy_deadline)) {
         int64_t now = gw_mono_ns();
-        int what = SLOW_GPM | (now >= full_deadline ? SLOW_FULL : 0) |
-                   (now >= energy_deadline ? SLOW_RARE : 0);
+        int what =
+            (now >= full_deadline ? SLOW_FULL : 0) | (now >= energy_deadline ? SLOW_RARE : 0);
         slow_read(s, what);
         slow_publish(s, what);
         now = gw_mono_ns();
@@ -388,8 +396,8 @@ static void *slow_main(void *arg)
             full_deadline = next_deadline(full_deadline, full_period, now, &ignored);
         if (what & SLOW_RARE)
             energy_deadline = next_deadline(energy_deadline, energy_period, now, &ignored);
-        deadline = next_deadline(deadline, gpm_period, now, &ignored);
     }
+    gw_clock_thread_done();
     return NULL;
 }
 
@@ -417,20 +425,29 @@ gw_rc gw_sampler_start(gw_sampler *s, gw_error *err)
         if (s->sinks[i].on_start)
             s->sinks[i].on_start(s->sinks[i].ctx, s->infos, s->ndev);
     /* One slow pass now, so that the first tick already has the power limit, the energy counter
-     * and the process list (and GPM has its first sample). */
-    slow_read(s, SLOW_GPM | SLOW_FULL | SLOW_RARE);
-    slow_publish(s, SLOW_GPM | SLOW_FULL | SLOW_RARE);
+     * and the process list, and a GPM sample that the second tick's window starts from. */
+    slow_read(s, SLOW_FULL | SLOW_RARE);
+    slow_publish(s, SLOW_FULL | SLOW_RARE);
+    if (s->cfg.fields & GW_FIELDS_GPM)
+        for (unsigned i = 0; i < s->ndev; i++)
+            gw_gpu_read_gpm(s->nvml, &s->devs[i], s->mg, s->cfg.fields, &s->scratch_vals[i]);
     s->start_ns = gw_mono_ns();
     s->stop = false;
     /* The slow thread first, so that a process list is usually ready for early ticks. */
-    if (pthread_create(&s->slow_thr, NULL, slow_main, s) != 0)
+    gw_clock_thread_add();
+    if (pthread_create(&s->slow_thr, NULL, slow_main, s) != 0) {
+        gw_clock_thread_done();
         return gw_error_set(err, GW_E_SYSTEM, "cannot start the sampling thread: %s",
                             strerror(errno));
+    }
+    gw_clock_thread_add();
     if (pthread_create(&s->tick_thr, NULL, tick_main, s) != 0) {
+        gw_clock_thread_done();
         pthread_mutex_lock(&s->run_lock);
         s->stop = true;
         pthread_cond_broadcast(&s->run_cond);
         pthread_mutex_unlock(&s->run_lock);
+        gw_clock_wake();
         pthread_join(s->slow_thr, NULL);
         return gw_error_set(err, GW_E_SYSTEM, "cannot start the sampling thread: %s",
                             strerror(errno));
@@ -449,8 +466,12 @@ void gw_sampler_stop(gw_sampler *s)
     s->stop = true;
     pthread_cond_broadcast(&s->run_cond);
     pthread_mutex_unlock(&s->run_lock);
+    gw_clock_wake();
+    /* The caller waits for the threads here, not on the clock (a virtual clock runs on). */
+    gw_clock_thread_done();
     pthread_join(s->tick_thr, NULL);
     pthread_join(s->slow_thr, NULL);
+    gw_clock_thread_add();
     /* Last: the event watcher notices the stop only when its wait times out (up to
      * GW_NVML_EVENTS_WAIT_MS), and no tick may be taken meanwhile. */
     gw_nvml_events_stop(s->events);
@@ -466,7 +487,7 @@ const gw_sample *gw_sampler_read_now(gw_sampler *s)
 {
     /* Repeated one-shot reads (the live view, query -l) take the rare values every 10 s too. */
     int64_t now = gw_mono_ns();
-    int what = SLOW_GPM | SLOW_FULL;
+    int what = SLOW_FULL;
     if (s->last_rare_ns == 0 || now - s->last_rare_ns >= RARE_PERIOD_MS * NS_PER_MS) {
         what |= SLOW_RARE;
         s->last_rare_ns = now;

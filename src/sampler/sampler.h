@@ -3,11 +3,12 @@
  *
  * Owns: the devices (gpu_dev.h), the tick thread and the slow thread. The tick thread follows a
  * monotonic schedule (tick k at start + k * interval, no drift; a tick that is late skips the
- * ticks it missed rather than bunching them) and reads only fast values: NVML's microsecond calls
- * and /proc. The slow thread reads GPM metrics and process lists (every max(interval, 1 s)), the
- * power limit and the energy counter (every max(interval, 10 s)), and
- * publishes them under a mutex; the tick copies the latest
- * published values, so no tick ever waits for a slow read. A device that returns GPU_IS_LOST gets
+ * ticks it missed rather than bunching them) and reads only fast values: NVML's microsecond calls,
+ * a GPM sample (the metrics over the interval that ends at the tick) and /proc. The slow thread
+ * reads process lists (every max(interval, 1 s)), the power limit and the energy counter (every
+ * max(interval, 10 s)), and publishes them under a mutex; the tick copies the latest published
+ * values with their time spans, so no tick ever waits for a slow read. Time comes from gw_time,
+ * which tests replace with a virtual clock. A device that returns GPU_IS_LOST gets
  * one "gpu_lost" event and empty values from then on; the others continue.
  *
  * Sinks run in the tick thread, in the order added, and must not block for long (they write

@@ -342,7 +342,9 @@ def test_record_duration_and_schedule(scenario, tmp_path):
     ts = [rfc3339_to_s(r["timestamp"]) for r in rows]
     assert 27 <= len(ts) <= 32, len(ts)
     gaps = [b - a for a, b in zip(ts, ts[1:])]
-    assert max(gaps) < 0.2, max(gaps)
+    # The exact schedule is tested on a virtual clock (unit.test_sampler_clock); on a real clock
+    # and a loaded machine, a tick may be late by a scheduling delay.
+    assert max(gaps) < 0.3, max(gaps)
     # no drift: tick k is at start + k * 100 ms
     assert abs((ts[-1] - ts[0]) - 0.1 * (len(ts) - 1)) < 0.05
     _, host = read_csv(out / "host.csv")
@@ -384,7 +386,8 @@ def test_slow_reads_never_delay_ticks(scenario, tmp_path):
     _, rows = read_csv(out / "gpu.csv")
     ts = [rfc3339_to_s(r["timestamp"]) for r in rows]
     gaps = [b - a for a, b in zip(ts, ts[1:])]
-    assert max(gaps) < 0.2, max(gaps)
+    # a tick that waited for a slow read would come 0.4 s late (exactly: unit.test_sampler_clock)
+    assert max(gaps) < 0.3, max(gaps)
     _, procs = read_csv(out / "processes.csv")
     assert procs  # the slow list still arrived
 
