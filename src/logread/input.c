@@ -1,6 +1,8 @@
 /* Input recognition and the generic time/number table reader (see logread.h). */
 #include "logread/cells.h"
+#include "logread/lines.h"
 #include "logread/logread.h"
+#include "logread/sniff.h"
 #include "logread/timeparse.h"
 
 #include "util/gw_fmt.h"
@@ -112,21 +114,6 @@ gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table 
     return GW_OK;
 }
 
-/* True when the first non-empty line is a GPM CSV header. */
-static bool is_gpm(FILE *f)
-{
-    char buf[512];
-    bool gpm = false;
-    while (fgets(buf, sizeof buf, f)) {
-        if (buf[strspn(buf, " \t\r\n")] == '\0')
-            continue;
-        gpm = strncmp(buf, "unix_time", 9) == 0 && strstr(buf, "sm_util_pct") != NULL;
-        break;
-    }
-    rewind(f);
-    return gpm;
-}
-
 gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o, gw_error *err)
 {
     struct stat st;
@@ -134,17 +121,37 @@ gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o,
         return gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return gw_logread_run_dir(s, path, err);
-    FILE *f = fopen(path, "r");
+    bool utf16 = false;
+    FILE *f = gw_lines_open_utf8(path, &utf16);
     if (!f)
         return gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
     gw_rc rc;
-    if (is_gpm(f)) {
-        size_t input = gw_series_add_input(s, path, NULL, GW_INPUT_GPM_CSV);
+    const char *what = NULL;
+    size_t input = 0;
+    switch (gw_logread_sniff(f, &what)) {
+    case GW_SHAPE_GPM: {
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPM_CSV);
         gw_series_host *h = gw_series_add_gpm(s, input, path);
         rc = gw_logread_table_csv(s, f, input, &h->tab, gw_logread_gpm_field, err);
-    } else {
-        size_t input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
+        break;
+    }
+    case GW_SHAPE_DMON:
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
+        rc = gw_logread_dmon(s, f, input, path, o, err);
+        break;
+    case GW_SHAPE_FOREIGN:
+        rc = gw_logread_refuse(err, path, what);
+        break;
+    default:
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
         rc = gw_logread_gpu_csv(s, f, input, path, o, err);
+        break;
+    }
+    if (!rc && utf16) {
+        gw_series_input *in = &s->inputs[input];
+        char *note = xasprintf("converted from UTF-16%s%s", *in->note ? "; " : "", in->note);
+        free(in->note);
+        in->note = note;
     }
     fclose(f);
     return rc;

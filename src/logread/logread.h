@@ -52,6 +52,14 @@ GW_MUST_USE gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logr
 GW_MUST_USE gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source,
                                      const gw_logread_opts *o, gw_error *err);
 
+/* Reads `nvidia-smi dmon` output (the "# gpu pwr gtemp ..." header, an optional units line,
+ * whitespace-separated rows, '-' for absent; -o D and -o T add Date and Time columns) into GPUs
+ * of input `input` by their gpu index. Without Date, times count from the start of the file
+ * (dateless; without Time, rows are spaced by o->interval_s, 1 s by default). Errors as
+ * gw_logread_gpu_csv. */
+GW_MUST_USE gw_rc gw_logread_dmon(gw_series *s, FILE *f, size_t input, const char *source,
+                                  const gw_logread_opts *o, gw_error *err);
+
 /* Reads a CSV whose first column is a time (timestamp or unix_time) and whose other columns are
  * numbers into table t (host.csv, GPM CSV). field_of maps a header key ("sm_util_pct") to a
  * gw_gpu_field or -1; a mapped column is named by gw_fields[], any other by its header cell.
