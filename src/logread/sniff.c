@@ -20,6 +20,8 @@ static bool has_word(const char *line, const char *word)
 
 const char *gw_logread_foreign_line(const char *line)
 {
+    if (!strchr("+|#=", line[0]) || !line[0]) /* CSV rows: one test, read on */
+        return NULL;
     if (strstr(line, "NVSMI LOG"))
         return "an `nvidia-smi -q` report";
     if (strncmp(line, "+---", 4) == 0 || strncmp(line, "|===", 4) == 0 ||

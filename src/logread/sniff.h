@@ -28,7 +28,8 @@ typedef enum gw_shape {
 gw_shape gw_logread_sniff(FILE *f, const char **what);
 
 /* The format a line of a CSV file belongs to when it is a section of another format ("an
- * nvidia-smi table", "a dmon/pmon section"), or NULL. */
+ * nvidia-smi table", "a dmon/pmon section"), or NULL. Such lines start with '+', '|', '#' or
+ * '=': any other line costs one test. */
 const char *gw_logread_foreign_line(const char *line);
 
 /* Sets err for a file that is `what` (GW_E_FORMAT, one line, the format and the fix). */
