@@ -86,13 +86,14 @@ gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table 
                            int (*field_of)(const char *key), gw_error *err)
 {
     gw_series_input *in = &s->inputs[input];
-    char *line = NULL, *cells[MAX_COLS];
-    size_t cap = 0, ncols = 0;
+    char *cells[MAX_COLS];
+    size_t ncols = 0;
     long col_of[MAX_COLS], line_no = 0;
     double factor[MAX_COLS];
-    while (getline(&line, &cap, f) >= 0) {
-        line_no++;
-        size_t n = gw_cells_split(line, cells, MAX_COLS);
+    gw_lines l = {.f = f}; /* a BOM dropped, NUL bytes removed and counted */
+    while (gw_lines_next(&l) >= 0) {
+        line_no = l.line_no;
+        size_t n = gw_cells_split(l.line, cells, MAX_COLS);
         if (n == 1 && !*cells[0])
             continue;
         if (n <= MAX_COLS && gw_cells_is_header(cells, n)) {
@@ -107,7 +108,13 @@ gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table 
             in->rows++;
         }
     }
-    free(line);
+    gw_lines_free(&l);
+    if (l.nul_bytes) {
+        char *note = xasprintf("%s%s%zu NUL bytes removed (the first at line %ld)", in->note,
+                               *in->note ? "; " : "", l.nul_bytes, l.first_nul_line);
+        free(in->note);
+        in->note = note;
+    }
     if (in->rows == 0)
         return gw_error_set(err, GW_E_FORMAT, "%s: no readable rows%s", in->path,
                             ncols ? "" : " (no header line starting with timestamp)");

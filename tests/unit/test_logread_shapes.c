@@ -372,6 +372,27 @@ static void test_other_formats_refused(void **state)
     assert_non_null(strstr(msg, "at line 3"));
 }
 
+static void test_table_csv_framing(void **state)
+{
+    (void)state;
+    /* host.csv / GPM CSV: a BOM before the header, NUL bytes inside a row. */
+    static const char text[] = "\xef\xbb\xbftimestamp, cpu.util [%]\n"
+                               "2026-11-30T03:22:23Z, 12\n2026-11-30T03:22:24Z, 1\0\0003\n";
+    FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+    gw_series *s = gw_series_new();
+    size_t in = gw_series_add_input(s, "host.csv", NULL, GW_INPUT_RUN_DIR);
+    gw_series_host *h = gw_series_add_host(s, in, "node");
+    gw_error err = {0};
+    assert_int_equal(gw_logread_table_csv(s, f, in, &h->tab, gw_logread_host_field, &err), GW_OK);
+    fclose(f);
+    assert_int_equal(s->inputs[in].rows, 2);
+    assert_int_equal(h->tab.ncols, 1);
+    assert_true(h->tab.cols[0].v[0] == 12);
+    assert_true(h->tab.cols[0].v[1] == 13);
+    assert_non_null(strstr(s->inputs[in].note, "2 NUL bytes removed (the first at line 3)"));
+    gw_series_free(s);
+}
+
 static void test_header_detection(void **state)
 {
     (void)state;
@@ -401,6 +422,7 @@ int main(void)
         cmocka_unit_test(test_ctime_and_elapsed),
         cmocka_unit_test(test_dmon),
         cmocka_unit_test(test_other_formats_refused),
+        cmocka_unit_test(test_table_csv_framing),
         cmocka_unit_test(test_header_detection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
