@@ -70,6 +70,7 @@ typedef struct reader {
     bool has_time, has_id;
     bool forced;         /* the columns come from --columns */
     bool elapsed;        /* times are seconds since the file's start */
+    bool dated;          /* a timestamp column held a date */
     bool lead_date;      /* rows carry a date column before nvidia-smi's timestamp */
     long forced_bad;     /* line of a header whose width differs from --columns, 0 none */
     size_t forced_n;     /* its number of cells */
@@ -145,11 +146,22 @@ static void map_reason(colmap *c, const char *key)
     }
 }
 
-/* Appends "item" to a ", "-separated list, or "..." once it is full. */
+/* True when list ("a, b, c") holds item. */
+static bool list_has(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; (p = strstr(p, item)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* Appends "item" to a ", "-separated list once (a repeated header says nothing new), or "..."
+ * once it is full. */
 static void list_add(char *list, size_t cap, const char *item)
 {
     size_t n = strlen(list);
-    if (strstr(list, "..."))
+    if (strstr(list, "...") || list_has(list, item))
         return;
     if (n + strlen(item) + 8 > cap) {
         snprintf(list + n, cap - n, "%s...", n ? ", " : "");
@@ -408,9 +420,12 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
     const char *unit;
     switch (c->kind) {
     case C_TIME:
-        if (*cell && gw_timeparse(cell, &p->t_ms) == strlen(cell))
+        if (*cell && gw_timeparse(cell, &p->t_ms) == strlen(cell)) {
+            r->dated = true;
             return true;
-        return parse_elapsed(r, cell, p); /* a small plain number: "0.0", "1.5" */
+        }
+        /* a small plain number, "0.0", "1.5", in a file without dates: seconds */
+        return !r->dated && parse_elapsed(r, cell, p);
     case C_ELAPSED:
         return parse_elapsed(r, cell, p);
     case C_INDEX:
@@ -443,7 +458,6 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
     return true;
 }
 
-/* Appends a parsed row to its GPU; false (nothing stored) when there are too many GPUs. */
 /* Closes the current group of rows that share a timestamp. */
 static void close_group(order_split *o)
 {
@@ -482,6 +496,7 @@ static double row_mem_total(const reader *r, size_t n)
     return NAN;
 }
 
+/* Appends a parsed row to its GPU; false (nothing stored) when there are too many GPUs. */
 static bool store_row(reader *r, const parsed_row *p_in, size_t n)
 {
     parsed_row pos_row = *p_in;

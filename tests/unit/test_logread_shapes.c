@@ -404,6 +404,16 @@ static void test_header_detection(void **state)
     assert_int_equal(s->inputs[0].rows_skipped, 1);
     assert_true(val(s, 0, GW_F_PSTATE, 1) == 2);
     gw_series_free(s);
+    /* A repeated header says its mapping once; a small number in a dated file is a bad row,
+     * not seconds since 1970. */
+    s = read_ok("timestamp, name, gpu_util\n2024/05/01 10:00:00.000, A, 5\n12, A, 6\n"
+                "timestamp, name, gpu_util\n2024/05/01 10:00:02.000, A, 7\n",
+                NULL);
+    assert_int_equal(s->inputs[0].rows, 2);
+    assert_int_equal(s->inputs[0].first_bad_line, 3);
+    assert_false(s->inputs[0].dateless);
+    assert_string_equal(s->inputs[0].note, "columns read as: gpu_util -> utilization.gpu");
+    gw_series_free(s);
 }
 
 int main(void)
