@@ -88,11 +88,10 @@ gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table 
     gw_series_input *in = &s->inputs[input];
     char *cells[MAX_COLS];
     size_t ncols = 0;
-    long col_of[MAX_COLS], line_no = 0;
+    long col_of[MAX_COLS];
     double factor[MAX_COLS];
     gw_lines l = {.f = f}; /* a BOM dropped, NUL bytes removed and counted */
     while (gw_lines_next(&l) >= 0) {
-        line_no = l.line_no;
         size_t n = gw_cells_split(l.line, cells, MAX_COLS);
         if (n == 1 && !*cells[0])
             continue;
@@ -103,7 +102,7 @@ gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table 
         }
         if (n != ncols || !table_row(t, cells, n, col_of, factor)) {
             if (in->rows_skipped++ == 0)
-                in->first_bad_line = line_no;
+                in->first_bad_line = l.line_no;
         } else {
             in->rows++;
         }
