@@ -95,9 +95,9 @@ gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table 
         size_t n = gw_cells_split(l.line, cells, MAX_COLS);
         if (n == 1 && !*cells[0])
             continue;
-        if (n <= MAX_COLS && gw_cells_is_header(cells, n)) {
-            if (table_header(t, cells, n, col_of, factor, field_of))
-                ncols = n;
+        if (n <= MAX_COLS && gw_cells_is_header(cells, n) &&
+            table_header(t, cells, n, col_of, factor, field_of)) {
+            ncols = n; /* a line of names not starting with a time is a bad row below */
             continue;
         }
         if (n != ncols || !table_row(t, cells, n, col_of, factor)) {

@@ -377,7 +377,8 @@ static void test_table_csv_framing(void **state)
     (void)state;
     /* host.csv / GPM CSV: a BOM before the header, NUL bytes inside a row. */
     static const char text[] = "\xef\xbb\xbftimestamp, cpu.util [%]\n"
-                               "2026-11-30T03:22:23Z, 12\n2026-11-30T03:22:24Z, 1\0\0003\n";
+                               "2026-11-30T03:22:23Z, 12\n2026-11-30T03:22:24Z, 1\0\0003\n"
+                               "garbage row\n";
     FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
     gw_series *s = gw_series_new();
     size_t in = gw_series_add_input(s, "host.csv", NULL, GW_INPUT_RUN_DIR);
@@ -386,6 +387,8 @@ static void test_table_csv_framing(void **state)
     assert_int_equal(gw_logread_table_csv(s, f, in, &h->tab, gw_logread_host_field, &err), GW_OK);
     fclose(f);
     assert_int_equal(s->inputs[in].rows, 2);
+    assert_int_equal(s->inputs[in].rows_skipped, 1); /* a line of words is no header */
+    assert_int_equal(s->inputs[in].first_bad_line, 4);
     assert_int_equal(h->tab.ncols, 1);
     assert_true(h->tab.cols[0].v[0] == 12);
     assert_true(h->tab.cols[0].v[1] == 13);
