@@ -1,13 +1,14 @@
 /* libFuzzer harness for the log reader and the renderers: arbitrary bytes as nvidia-smi / gpu.csv
- * CSV, as a host.csv-style table, as a timestamp, as an epoch line and as the end of a job's
- * output (crash reading), then the whole analysis and every renderer (text, summary.json printed,
- * the HTML page) on whatever was read. Half the inputs also plant raw doubles from their last
- * bytes (1e308, inf, nan, denormals) into the values read, past the reader's filter of absurd
- * values: the renderers must hold on their own (src/util/gw_fmt.h). Build and run with
+ * CSV, as a host.csv-style table, as `nvidia-smi dmon` output, as a timestamp, as an epoch line and
+ * as the end of a job's output (crash reading), then the whole analysis and every renderer (text,
+ * summary.json printed, the HTML page) on whatever was read. Half the inputs also plant raw doubles
+ * from their last bytes (1e308, inf, nan, denormals) into the values read, past the reader's filter
+ * of absurd values: the renderers must hold on their own (src/util/gw_fmt.h). Build and run with
  * fuzz/run.sh. */
 #include "analysis/analysis.h"
 #include "analysis/crash.h"
 #include "logread/logread.h"
+#include "logread/sniff.h"
 #include "logread/timeparse.h"
 #include "report/report.h"
 
@@ -80,6 +81,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gw_series_host *h = gw_series_add_host(s, in, "fuzz");
     f = fmemopen(text, size ? size : 1, "r");
     gw_logread_table_csv(s, f, in, &h->tab, gw_logread_gpm_field, &err);
+    fclose(f);
+    gw_series_free(s);
+
+    /* The same bytes as `nvidia-smi dmon` output, after the format sniffer. */
+    s = gw_series_new();
+    in = gw_series_add_input(s, "dmon.txt", NULL, GW_INPUT_GPU_CSV);
+    f = fmemopen(text, size ? size : 1, "r");
+    const char *what;
+    (void)gw_logread_sniff(f, &what);
+    if (gw_logread_dmon(s, f, in, "fuzz", NULL, &err) == GW_OK)
+        analyse_and_render(s, data, size);
     fclose(f);
     gw_series_free(s);
 

@@ -179,16 +179,31 @@ double gw_cells_unit_factor(const char *from, const char *to)
     return f->factor / t->factor;
 }
 
+/* A header cell: a name of letters, digits, '.', '_' and inner spaces that starts with a letter
+ * ("utilization.gpu", "encoder.stats.sessionCount", "GPU ID", "temp_c"), with an optional
+ * " [unit]". Values never look like that: numbers, times, "[N/A]", uuids and bus ids ('-', ':')
+ * do not. */
 static bool is_key(const char *c)
 {
-    if (!islower((unsigned char)c[0]))
+    static const char *values[] = {"Active", "Not Active", "Enabled", "Disabled", "Default",
+                                   "On",     "Off",        "Yes",     "No",       "WDDM"};
+    if (!isalpha((unsigned char)c[0]))
         return false;
+    if (c[0] == 'P' && isdigit((unsigned char)c[1]) &&
+        (!c[2] || (isdigit((unsigned char)c[2]) && !c[3])))
+        return false; /* a performance state "P0".."P15" */
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        if (strcmp(c, values[i]) == 0)
+            return false;
     const char *p = c;
-    while (islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '.' || *p == '_')
+    while (isalnum((unsigned char)*p) || *p == '.' || *p == '_' ||
+           (*p == ' ' && p[1] != ' ' && p[1] != '['))
         p++;
     if (*p == '\0')
         return true;
-    if (p[0] != ' ' || p[1] != '[')
+    if (p[0] == ' ')
+        p++;
+    if (p[0] != '[')
         return false;
     const char *close = strchr(p, ']');
     return close && close[1] == '\0';

@@ -37,8 +37,9 @@ void gw_cells_header(char *cell, const char **key, const char **unit);
  * measure different things: the value is then kept as written. */
 double gw_cells_unit_factor(const char *from, const char *to);
 
-/* True when the header line's cells look like a header: every cell is a lower-case key
- * ("utilization.gpu", "clocks_event_reasons.active") with an optional " [unit]". */
+/* True when the header line's cells look like a header: every cell is a name that starts with a
+ * letter and holds letters, digits, '.', '_' and single inner spaces ("utilization.gpu",
+ * "encoder.stats.sessionCount", "GPU ID"), with an optional " [unit]". */
 bool gw_cells_is_header(char **cells, size_t n);
 
 #endif

@@ -1,6 +1,8 @@
 /* Input recognition and the generic time/number table reader (see logread.h). */
 #include "logread/cells.h"
+#include "logread/lines.h"
 #include "logread/logread.h"
+#include "logread/sniff.h"
 #include "logread/timeparse.h"
 
 #include "util/gw_fmt.h"
@@ -84,47 +86,38 @@ gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table 
                            int (*field_of)(const char *key), gw_error *err)
 {
     gw_series_input *in = &s->inputs[input];
-    char *line = NULL, *cells[MAX_COLS];
-    size_t cap = 0, ncols = 0;
-    long col_of[MAX_COLS], line_no = 0;
+    char *cells[MAX_COLS];
+    size_t ncols = 0;
+    long col_of[MAX_COLS];
     double factor[MAX_COLS];
-    while (getline(&line, &cap, f) >= 0) {
-        line_no++;
-        size_t n = gw_cells_split(line, cells, MAX_COLS);
+    gw_lines l = {.f = f}; /* a BOM dropped, NUL bytes removed and counted */
+    while (gw_lines_next(&l) >= 0) {
+        size_t n = gw_cells_split(l.line, cells, MAX_COLS);
         if (n == 1 && !*cells[0])
             continue;
-        if (n <= MAX_COLS && gw_cells_is_header(cells, n)) {
-            if (table_header(t, cells, n, col_of, factor, field_of))
-                ncols = n;
+        if (n <= MAX_COLS && gw_cells_is_header(cells, n) &&
+            table_header(t, cells, n, col_of, factor, field_of)) {
+            ncols = n; /* a line of names not starting with a time is a bad row below */
             continue;
         }
         if (n != ncols || !table_row(t, cells, n, col_of, factor)) {
             if (in->rows_skipped++ == 0)
-                in->first_bad_line = line_no;
+                in->first_bad_line = l.line_no;
         } else {
             in->rows++;
         }
     }
-    free(line);
+    gw_lines_free(&l);
+    if (l.nul_bytes) {
+        char *note = xasprintf("%s%s%zu NUL bytes removed (the first at line %ld)", in->note,
+                               *in->note ? "; " : "", l.nul_bytes, l.first_nul_line);
+        free(in->note);
+        in->note = note;
+    }
     if (in->rows == 0)
         return gw_error_set(err, GW_E_FORMAT, "%s: no readable rows%s", in->path,
                             ncols ? "" : " (no header line starting with timestamp)");
     return GW_OK;
-}
-
-/* True when the first non-empty line is a GPM CSV header. */
-static bool is_gpm(FILE *f)
-{
-    char buf[512];
-    bool gpm = false;
-    while (fgets(buf, sizeof buf, f)) {
-        if (buf[strspn(buf, " \t\r\n")] == '\0')
-            continue;
-        gpm = strncmp(buf, "unix_time", 9) == 0 && strstr(buf, "sm_util_pct") != NULL;
-        break;
-    }
-    rewind(f);
-    return gpm;
 }
 
 gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o, gw_error *err)
@@ -134,17 +127,37 @@ gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o,
         return gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return gw_logread_run_dir(s, path, err);
-    FILE *f = fopen(path, "r");
+    bool utf16 = false;
+    FILE *f = gw_lines_open_utf8(path, &utf16);
     if (!f)
         return gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
     gw_rc rc;
-    if (is_gpm(f)) {
-        size_t input = gw_series_add_input(s, path, NULL, GW_INPUT_GPM_CSV);
+    const char *what = NULL;
+    size_t input = 0;
+    switch (gw_logread_sniff(f, &what)) {
+    case GW_SHAPE_GPM: {
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPM_CSV);
         gw_series_host *h = gw_series_add_gpm(s, input, path);
         rc = gw_logread_table_csv(s, f, input, &h->tab, gw_logread_gpm_field, err);
-    } else {
-        size_t input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
+        break;
+    }
+    case GW_SHAPE_DMON:
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
+        rc = gw_logread_dmon(s, f, input, path, o, err);
+        break;
+    case GW_SHAPE_FOREIGN:
+        rc = gw_logread_refuse(err, path, what);
+        break;
+    default:
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
         rc = gw_logread_gpu_csv(s, f, input, path, o, err);
+        break;
+    }
+    if (!rc && utf16) {
+        gw_series_input *in = &s->inputs[input];
+        char *note = xasprintf("converted from UTF-16%s%s", *in->note ? "; " : "", in->note);
+        free(in->note);
+        in->note = note;
     }
     fclose(f);
     return rc;

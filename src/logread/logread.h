@@ -9,6 +9,13 @@
  * index; timestamps in nvidia-smi's local "YYYY/MM/DD HH:MM:SS.mmm", RFC 3339 or unix seconds),
  * GPM CSV (unix_time, sm_util_pct, sm_occupancy_pct, tensor_util_pct, dram_bw_util_pct), and
  * training logs whose lines start with a time (epoch lines become "epoch" events).
+ * Real-world shapes (docs/report.md "Accepted shapes"): GPUs without an id column told apart by
+ * their order within a timestamp (refused when ambiguous), a logger's date before nvidia-smi's
+ * timestamp, camelCase and home-made header names (synonyms.c), --columns over a header, UTF-8
+ * BOM, UTF-16 (converted), NUL runs (removed and counted, lines.c), ctime and elapsed-seconds
+ * times, `nvidia-smi dmon` (dmon.c); tables, -q reports, pmon, --query-compute-apps CSV and
+ * bundles of sections are refused naming the format (sniff.c). What was assumed goes to the
+ * input's note.
  * A row that cannot be read is skipped and counted with its line number (series inputs[]); a file
  * with no readable row is an error that names it. A value absurd for its field (not finite, beyond
  * GW_FMT_MAX_ABS in its unit, a bit mask outside 64 bits) is dropped at read: the cell is absent,
@@ -33,7 +40,8 @@
 
 typedef struct gw_logread_opts {
     /* The --query-gpu field list ("timestamp,index,utilization.gpu,...") of CSV written with
-     * noheader; NULL when files carry their header. Ignored for files that have a header. */
+     * noheader, or new names for the columns of a file's header (its width must match: else
+     * GW_E_FORMAT); NULL to use the files' headers. */
     const char *columns;
     /* Spacing of rows (seconds) in CSV without a timestamp column; 0 means 1 s. */
     double interval_s;
@@ -51,6 +59,14 @@ GW_MUST_USE gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logr
  * GW_LOGREAD_MAX_GPUS GPUs. */
 GW_MUST_USE gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source,
                                      const gw_logread_opts *o, gw_error *err);
+
+/* Reads `nvidia-smi dmon` output (the "# gpu pwr gtemp ..." header, an optional units line,
+ * whitespace-separated rows, '-' for absent; -o D and -o T add Date and Time columns) into GPUs
+ * of input `input` by their gpu index. Without Date, times count from the start of the file
+ * (dateless; without Time, rows are spaced by o->interval_s, 1 s by default). Errors as
+ * gw_logread_gpu_csv. */
+GW_MUST_USE gw_rc gw_logread_dmon(gw_series *s, FILE *f, size_t input, const char *source,
+                                  const gw_logread_opts *o, gw_error *err);
 
 /* Reads a CSV whose first column is a time (timestamp or unix_time) and whose other columns are
  * numbers into table t (host.csv, GPM CSV). field_of maps a header key ("sm_util_pct") to a

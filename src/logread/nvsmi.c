@@ -1,6 +1,9 @@
 /* GPU CSV reader: our gpu.csv and every nvidia-smi --query-gpu variant (see logread.h). */
 #include "logread/cells.h"
+#include "logread/lines.h"
 #include "logread/logread.h"
+#include "logread/sniff.h"
+#include "logread/synonyms.h"
 #include "logread/timeparse.h"
 
 #include "util/gw_fmt.h"
@@ -22,6 +25,7 @@ _Static_assert((GPU_HASH_SLOTS & (GPU_HASH_SLOTS - 1)) == 0 && GPU_HASH_SLOTS <=
 typedef enum col_kind {
     C_IGNORE,
     C_TIME,
+    C_ELAPSED, /* seconds since the file's start */
     C_INDEX,
     C_UUID,
     C_PCI,
@@ -45,6 +49,16 @@ typedef struct gpu_slot {
     bool lost; /* a "[GPU is lost]" cell was seen */
 } gpu_slot;
 
+/* Rows that share a timestamp in a file without a GPU id column: the GPUs in their order. */
+typedef struct order_split {
+    int64_t t_ms;            /* timestamp of the current group */
+    size_t n;                /* rows in it so far */
+    size_t min, max;         /* sizes of the closed groups (min 0: none closed) */
+    long min_line, max_line; /* a line of a group of each size */
+    long line, group_line;   /* the current row's line, the current group's first */
+    long conflict_line;      /* a row whose name or memory.total is not its position's GPU's */
+} order_split;
+
 typedef struct reader {
     gw_series *s;
     size_t input;
@@ -54,6 +68,19 @@ typedef struct reader {
     colmap *cols;
     size_t ncols;
     bool has_time, has_id;
+    bool forced;         /* the columns come from --columns */
+    bool elapsed;        /* times are seconds since the file's start */
+    bool dated;          /* a timestamp column held a date */
+    bool lead_date;      /* rows carry a date column before nvidia-smi's timestamp */
+    long forced_bad;     /* line of a header whose width differs from --columns, 0 none */
+    size_t forced_n;     /* its number of cells */
+    long apps_line;      /* line of a --query-compute-apps header, 0 none */
+    const char *foreign; /* a section of another format inside the CSV */
+    long foreign_line;
+    order_split order;
+    char *note;        /* what the report says about the reading, "" when nothing */
+    char ignored[160]; /* the columns ignored, "a, b, c" */
+    char mapped[200];  /* synonyms used, "gpu_util -> utilization.gpu, ..." */
     gpu_slot *gpus;
     size_t ngpus, gpus_cap;
     size_t last;
@@ -73,6 +100,7 @@ typedef struct alias {
 /* Names nvidia-smi accepts (or prints in the header) for the same thing, beyond gw_fields[]. */
 static const alias aliases[] = {
     {"timestamp", C_TIME, -1, 0},
+    {"elapsed", C_ELAPSED, -1, 0},
     {"unix_time", C_TIME, -1, 0},
     {"index", C_INDEX, -1, 0},
     {"uuid", C_UUID, -1, 0},
@@ -118,15 +146,33 @@ static void map_reason(colmap *c, const char *key)
     }
 }
 
-static void map_column(colmap *c, char *cell)
+/* True when list ("a, b, c") holds item. */
+static bool list_has(const char *list, const char *item)
 {
-    const char *key, *unit;
-    gw_cells_header(cell, &key, &unit);
-    memset(c, 0, sizeof *c);
-    c->kind = C_IGNORE;
-    c->field = -1;
-    c->factor = 1.0;
-    snprintf(c->unit, sizeof c->unit, "%s", unit);
+    size_t n = strlen(item);
+    for (const char *p = list; (p = strstr(p, item)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+            return true;
+    return false;
+}
+
+/* Appends "item" to a ", "-separated list once (a repeated header says nothing new), or "..."
+ * once it is full. */
+static void list_add(char *list, size_t cap, const char *item)
+{
+    size_t n = strlen(list);
+    if (strstr(list, "...") || list_has(list, item))
+        return;
+    if (n + strlen(item) + 8 > cap) {
+        snprintf(list + n, cap - n, "%s...", n ? ", " : "");
+        return;
+    }
+    snprintf(list + n, cap - n, "%s%s", n ? ", " : "", item);
+}
+
+/* Maps key to a column kind: nvidia-smi's names and gw_fields[] (C_IGNORE when neither). */
+static void match_key(colmap *c, const char *key)
+{
     for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
         if (aliases[a].kind != C_REASON && strcmp(key, aliases[a].key) == 0) {
             c->kind = aliases[a].kind;
@@ -139,6 +185,48 @@ static void map_column(colmap *c, char *cell)
     }
     if (c->kind == C_IGNORE)
         map_reason(c, key);
+}
+
+/* True when some cell of a header-like line names a column this reader knows (nvidia-smi's
+ * names, gw_fields[], a synonym): "garbage row" is a bad row, not a new header. */
+static bool names_a_column(char **cells, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char buf[128];
+        const char *key, *unit;
+        snprintf(buf, sizeof buf, "%s", cells[i]);
+        gw_cells_header(buf, &key, &unit);
+        colmap c = {.kind = C_IGNORE, .field = -1};
+        match_key(&c, key);
+        if (c.kind != C_IGNORE || gw_logread_synonym(key, &unit) || strcmp(key, "pid") == 0)
+            return true;
+    }
+    return false;
+}
+
+static void map_column(reader *r, colmap *c, char *cell)
+{
+    const char *key, *unit;
+    gw_cells_header(cell, &key, &unit);
+    memset(c, 0, sizeof *c);
+    c->kind = C_IGNORE;
+    c->field = -1;
+    c->factor = 1.0;
+    match_key(c, key);
+    const char *syn_unit, *syn = c->kind == C_IGNORE ? gw_logread_synonym(key, &syn_unit) : NULL;
+    if (syn) { /* a home-made name: said in the report */
+        match_key(c, syn);
+        if (!*unit)
+            unit = syn_unit;
+        char item[96];
+        snprintf(item, sizeof item, "%.40s -> %s", key, syn);
+        list_add(r->mapped, sizeof r->mapped, item);
+    }
+    if (strcmp(key, "pid") == 0 && r->apps_line == 0)
+        r->apps_line = -1; /* set_header gives the line */
+    if (c->kind == C_IGNORE && !*unit)
+        list_add(r->ignored, sizeof r->ignored, key);
+    snprintf(c->unit, sizeof c->unit, "%s", unit);
     if (c->kind == C_FIELD) {
         c->factor = gw_cells_unit_factor(unit, gw_fields[c->field].unit); /* to the field's unit */
     } else if (c->kind == C_IGNORE && *unit) {
@@ -163,9 +251,9 @@ static void set_header(reader *r, char **cells, size_t n)
     r->ncols = n;
     r->has_time = r->has_id = false;
     for (size_t i = 0; i < n; i++) {
-        map_column(&r->cols[i], cells[i]);
+        map_column(r, &r->cols[i], cells[i]);
         col_kind k = r->cols[i].kind;
-        r->has_time |= k == C_TIME;
+        r->has_time |= k == C_TIME || k == C_ELAPSED;
         r->has_id |= k == C_INDEX || k == C_UUID || k == C_PCI;
     }
 }
@@ -309,6 +397,19 @@ typedef struct parsed_row {
     unsigned reasons;
 } parsed_row;
 
+/* Seconds since the file's start ("12.5", "12.5 s") into p->t_ms. */
+static bool parse_elapsed(reader *r, const char *cell, parsed_row *p)
+{
+    double v;
+    const char *unit;
+    if (!gw_cells_number(cell, &v, &unit) || (*unit && strcmp(unit, "s") != 0) || !(v >= 0) ||
+        v > 1e8)
+        return false;
+    p->t_ms = llround(v * 1000.0);
+    r->elapsed = true;
+    return true;
+}
+
 /* Parses cell i of a data row; returns false when the row cannot be read. */
 static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
 {
@@ -319,7 +420,14 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
     const char *unit;
     switch (c->kind) {
     case C_TIME:
-        return *cell && gw_timeparse(cell, &p->t_ms) == strlen(cell);
+        if (*cell && gw_timeparse(cell, &p->t_ms) == strlen(cell)) {
+            r->dated = true;
+            return true;
+        }
+        /* a small plain number, "0.0", "1.5", in a file without dates: seconds */
+        return !r->dated && parse_elapsed(r, cell, p);
+    case C_ELAPSED:
+        return parse_elapsed(r, cell, p);
     case C_INDEX:
         if (gw_cells_absent(cell))
             return true;
@@ -350,13 +458,65 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
     return true;
 }
 
-/* Appends a parsed row to its GPU; false (nothing stored) when there are too many GPUs. */
-static bool store_row(reader *r, const parsed_row *p, size_t n)
+/* Closes the current group of rows that share a timestamp. */
+static void close_group(order_split *o)
 {
+    if (o->n == 0)
+        return;
+    if (o->min == 0 || o->n < o->min) {
+        o->min = o->n;
+        o->min_line = o->group_line;
+    }
+    if (o->n > o->max) {
+        o->max = o->n;
+        o->max_line = o->group_line;
+    }
+}
+
+/* In a file without a GPU id column, the row's position among the rows of its timestamp: GPU
+ * 0 first, as nvidia-smi lists them. */
+static long order_position(reader *r, const parsed_row *p)
+{
+    order_split *o = &r->order;
+    if (o->n > 0 && p->t_ms == o->t_ms)
+        return (long)o->n++;
+    close_group(o);
+    o->t_ms = p->t_ms;
+    o->n = 1;
+    o->group_line = o->line;
+    return 0;
+}
+
+/* The first memory.total of a row, NAN when none. */
+static double row_mem_total(const reader *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (r->cols[i].kind == C_FIELD && r->cols[i].field == GW_F_MEM_TOTAL_MIB)
+            return r->vals[i];
+    return NAN;
+}
+
+/* Appends a parsed row to its GPU; false (nothing stored) when there are too many GPUs. */
+static bool store_row(reader *r, const parsed_row *p_in, size_t n)
+{
+    parsed_row pos_row = *p_in;
+    const parsed_row *p = &pos_row;
+    long pos = r->has_id || !r->has_time ? -1 : order_position(r, p_in);
+    if (pos > 0)
+        pos_row.id.index = pos; /* position 0 keeps the key "" of a one-GPU file */
     gpu_slot *slot = find_gpu(r, &p->id);
     if (!slot)
         return false;
     gw_series_gpu *g = slot->g;
+    if (pos >= 0 && r->order.conflict_line == 0) { /* the same GPU at the same position? */
+        double total = row_mem_total(r, n);
+        const double *had = gw_series_gpu_values(g, GW_F_MEM_TOTAL_MIB);
+        bool name_differs = p->id.name && *p->id.name && *g->name && strcmp(p->id.name, g->name);
+        bool total_differs =
+            had && g->tab.n > 0 && !isnan(total) && !isnan(had[0]) && had[0] != total;
+        if (name_differs || total_differs)
+            r->order.conflict_line = r->order.line;
+    }
     fill_identity(g, &p->id);
     int64_t t_ms = r->has_time ? p->t_ms : (int64_t)llround((double)g->tab.n * r->interval_ms);
     size_t row = gw_series_table_add_row(&g->tab, t_ms);
@@ -384,6 +544,14 @@ static bool store_row(reader *r, const parsed_row *p, size_t n)
 /* Reads one data row; returns false when the row cannot be read (nothing is stored then). */
 static bool read_row(reader *r, char **cells, size_t n)
 {
+    int64_t t;
+    if (n == r->ncols + 1 && r->ncols > 1 && r->cols[0].kind == C_TIME && *cells[0] &&
+        gw_timeparse(cells[0], &t) == strlen(cells[0]) && *cells[1] &&
+        gw_timeparse(cells[1], &t) == strlen(cells[1])) {
+        cells++; /* the date a logger wrote before nvidia-smi's own timestamp */
+        n--;
+        r->lead_date = true;
+    }
     if (n != r->ncols)
         return false;
     parsed_row p = {.id = {.index = -1}};
@@ -417,15 +585,106 @@ static gw_rc no_rows_error(const reader *r, const gw_series_input *in, long line
     return gw_error_set(err, GW_E_FORMAT, "%s: no readable rows (only a header)", r->path);
 }
 
+/* Appends one thing the report should say about the reading to *note ("; " between). */
+static void note_add(char **note, const char *text)
+{
+    char *joined = xasprintf("%s%s%s", *note, **note ? "; " : "", text);
+    free(*note);
+    *note = joined;
+}
+
+/* The refusals found while reading, in the order they matter; GW_OK when none. */
+static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, gw_error *err)
+{
+    const order_split *o = &r->order;
+    if (r->too_many)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: more than %d GPUs (line %ld adds '%s'): a file may hold at most "
+                            "%d; check that its index/uuid/pci.bus_id column holds GPU ids, or "
+                            "split it by GPU",
+                            r->path, GW_LOGREAD_MAX_GPUS, line_no, r->too_many_key,
+                            GW_LOGREAD_MAX_GPUS);
+    if (r->forced_bad)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: --columns names %zu columns but the header at line %ld has %zu: "
+                            "give one name per column",
+                            r->path, r->ncols, r->forced_bad, r->forced_n);
+    if (r->apps_line > 0 && in->rows > 0)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: several sections in one file (GPU CSV, then "
+                            "--query-compute-apps CSV at line %ld): keep the --query-gpu section "
+                            "alone in the file",
+                            r->path, r->apps_line);
+    if (r->apps_line > 0)
+        return gw_logread_refuse(err, r->path,
+                                 "`nvidia-smi --query-compute-apps` CSV (per-process memory)");
+    if (r->foreign && in->rows > 0)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: several sections in one file (GPU CSV, then %s at line %ld): "
+                            "keep the --query-gpu section alone in the file",
+                            r->path, r->foreign, r->foreign_line);
+    if (r->foreign)
+        return gw_logread_refuse(err, r->path, r->foreign);
+    if (o->max >= 2 && o->min != o->max)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: no index, uuid or pci.bus_id column and the rows per timestamp "
+                            "vary (%zu at line %ld, %zu at line %ld): the GPUs cannot be told "
+                            "apart; add index to the --query-gpu list",
+                            r->path, o->min, o->min_line, o->max, o->max_line);
+    if (o->max >= 2 && o->conflict_line)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: no index, uuid or pci.bus_id column and line %ld names another "
+                            "GPU (name or memory.total) than its position did before: the GPUs "
+                            "cannot be told apart by their order; add index to the --query-gpu "
+                            "list",
+                            r->path, o->conflict_line);
+    return GW_OK;
+}
+
+/* What the report says about how the file was read (series input note). */
+static void reading_notes(reader *r, const gw_lines *l)
+{
+    char buf[320];
+    if (r->lead_date)
+        note_add(&r->note, "a date column before nvidia-smi's timestamp (one cell more than the "
+                           "header names) was ignored");
+    if (r->order.max >= 2) {
+        snprintf(buf, sizeof buf,
+                 "%zu GPUs told apart by their order within each timestamp (no index, uuid or "
+                 "pci.bus_id column)",
+                 r->order.max);
+        note_add(&r->note, buf);
+    }
+    if (r->forced)
+        note_add(&r->note, "columns named by --columns");
+    if (*r->mapped) {
+        snprintf(buf, sizeof buf, "columns read as: %s", r->mapped);
+        note_add(&r->note, buf);
+    }
+    if (*r->ignored) {
+        snprintf(buf, sizeof buf, "columns ignored: %s", r->ignored);
+        note_add(&r->note, buf);
+    }
+    if (r->elapsed)
+        note_add(&r->note, "times are seconds since the start of the file: the date is unknown");
+    if (l->nul_bytes) {
+        snprintf(buf, sizeof buf,
+                 "%zu NUL bytes removed from %zu line%s (the first at line %ld: the file was cut "
+                 "or overwritten there, rows beside them may be incomplete)",
+                 l->nul_bytes, l->nul_lines, l->nul_lines == 1 ? "" : "s", l->first_nul_line);
+        note_add(&r->note, buf);
+    }
+}
+
 gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source,
                          const gw_logread_opts *o, gw_error *err)
 {
     reader r = {.s = s, .input = input, .source = source, .path = s->inputs[input].path};
     r.interval_ms = (o && o->interval_s > 0 ? o->interval_s : 1.0) * 1000.0;
+    r.note = xstrdup("");
     gw_series_input *in = &s->inputs[input];
     char *cells[MAX_CELLS];
-    char *line = NULL;
-    size_t cap = 0;
+    gw_lines l = {.f = f};
     long line_no = 0, lines = 0;
     bool headless = false;
     if (o && o->columns) {
@@ -433,15 +692,36 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
         size_t n = gw_cells_split(copy, cells, MAX_CELLS);
         set_header(&r, cells, n < MAX_CELLS ? n : MAX_CELLS);
         free(copy);
+        r.forced = true;
+        r.ignored[0] = r.mapped[0] = '\0'; /* the user's names: nothing to say about them */
     }
-    while (getline(&line, &cap, f) >= 0) {
-        line_no++;
-        size_t n = gw_cells_split(line, cells, MAX_CELLS);
+    while (gw_lines_next(&l) >= 0) {
+        line_no = r.order.line = l.line_no;
+        const char *foreign = gw_logread_foreign_line(l.line + strspn(l.line, " \t"));
+        if (foreign) {
+            if (!r.foreign) {
+                r.foreign = foreign;
+                r.foreign_line = line_no;
+            }
+            break;
+        }
+        size_t n = gw_cells_split(l.line, cells, MAX_CELLS);
         if (n == 1 && cells[0][0] == '\0')
             continue;
         lines++;
-        if (n <= MAX_CELLS && gw_cells_is_header(cells, n)) {
-            set_header(&r, cells, n); /* the first header, a repeated one, or a new query */
+        if (n <= MAX_CELLS && gw_cells_is_header(cells, n) &&
+            (r.forced || names_a_column(cells, n))) {
+            if (r.forced && n != r.ncols) {
+                r.forced_bad = line_no;
+                r.forced_n = n;
+                break;
+            }
+            if (!r.forced)
+                set_header(&r, cells, n); /* the first header, a repeated one, or a new query */
+            if (r.apps_line < 0)
+                r.apps_line = line_no;
+            if (r.apps_line > 0)
+                break;
             continue;
         }
         if (r.ncols == 0) {
@@ -455,21 +735,26 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
         if (r.too_many)
             break;
     }
-    free(line);
-    if (r.too_many) {
-        free_map(&r);
-        free(r.gpus);
-        return gw_error_set(err, GW_E_FORMAT,
-                            "%s: more than %d GPUs (line %ld adds '%s'): a file may hold at most "
-                            "%d; check that its index/uuid/pci.bus_id column holds GPU ids, or "
-                            "split it by GPU",
-                            r.path, GW_LOGREAD_MAX_GPUS, line_no, r.too_many_key,
-                            GW_LOGREAD_MAX_GPUS);
+    gw_lines_free(&l);
+    order_split *os = &r.order;
+    if (os->n > os->max) { /* the last group may be cut short, never longer */
+        os->max = os->n;
+        os->max_line = os->group_line;
     }
-    in->untimed = r.ncols > 0 && !r.has_time && in->rows > 0;
+    if (os->min == 0)
+        os->min = os->max;
+    gw_rc rc = refusal(&r, in, line_no, err);
+    if (!rc) {
+        reading_notes(&r, &l);
+        if (*r.note)
+            note_add(&in->note, r.note);
+        in->untimed = r.ncols > 0 && !r.has_time && in->rows > 0;
+        in->dateless = in->untimed || r.elapsed;
+    }
+    free(r.note);
     free_map(&r);
     free(r.gpus);
-    if (in->rows == 0)
+    if (!rc && in->rows == 0)
         return no_rows_error(&r, in, lines, headless, err);
-    return GW_OK;
+    return rc;
 }

@@ -129,6 +129,8 @@ typedef struct gw_series_input {
     size_t rows_skipped; /* rows that could not be read */
     long first_bad_line; /* 1-based line number of the first skipped row, 0 when none */
     bool untimed;        /* the CSV had no timestamp column: rows were spaced by an interval */
+    bool dateless;       /* times count from the start of the file (rows at an interval, elapsed
+                            seconds, a time of day without a date): the date is unknown */
     char *note;          /* what the reader wants the user to know, "" when nothing */
     int complete;        /* run directory: 1 when meta.json says the recording ended whole, 0 when
                             not (killed, disk full), -1 unknown or not a run directory */

@@ -151,8 +151,60 @@ static size_t parse_unix(const char *s, int64_t *out_ms)
     return end;
 }
 
+/* C's ctime and date(1): "Tue Nov  5 14:03:01 2024", "Tue Nov  5 14:03:01 UTC 2024" (a zone
+ * name other than UTC or GMT is taken as the local zone: the machine that wrote it). */
+static size_t parse_ctime(const char *s, int64_t *out_ms)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    static const char days[] = "SunMonTueWedThuFriSat";
+    int mo = 0, d, h, mi, sec, y;
+    bool day_ok = false;
+    for (int i = 0; i < 7; i++)
+        day_ok |= strncmp(s, days + 3 * i, 3) == 0;
+    if (!day_ok || s[3] != ' ')
+        return 0;
+    for (int i = 0; i < 12 && !mo; i++)
+        if (strncmp(s + 4, months + 3 * i, 3) == 0)
+            mo = i + 1;
+    if (!mo || s[7] != ' ')
+        return 0;
+    size_t i = 8;
+    while (s[i] == ' ')
+        i++;
+    if (!isdigit((unsigned char)s[i]))
+        return 0;
+    d = s[i++] - '0';
+    if (isdigit((unsigned char)s[i]))
+        d = d * 10 + (s[i++] - '0');
+    if (s[i++] != ' ' || !digits(s + i, 2, &h) || s[i + 2] != ':' || !digits(s + i + 3, 2, &mi) ||
+        s[i + 5] != ':' || !digits(s + i + 6, 2, &sec))
+        return 0;
+    i += 8;
+    if (s[i++] != ' ')
+        return 0;
+    bool utc = false;
+    if (isupper((unsigned char)s[i])) { /* a zone name */
+        size_t z = i;
+        while (isupper((unsigned char)s[i]) && i - z < 6)
+            i++;
+        utc = (i - z == 3 && (strncmp(s + z, "UTC", 3) == 0 || strncmp(s + z, "GMT", 3) == 0));
+        if (s[i++] != ' ')
+            return 0;
+    }
+    if (!digits(s + i, 4, &y) || isdigit((unsigned char)s[i + 4]) ||
+        !valid_date_time(mo, d, h, mi, sec))
+        return 0;
+    int64_t secs = utc ? gw_timeparse_days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+                             h * 3600 + mi * 60 + sec
+                       : local_to_unix(y, mo, d, h, mi, sec);
+    *out_ms = secs * 1000;
+    return i + 4;
+}
+
 size_t gw_timeparse(const char *s, int64_t *out_ms)
 {
+    if (s && isalpha((unsigned char)s[0]))
+        return parse_ctime(s, out_ms);
     if (!s || !isdigit((unsigned char)s[0]))
         return 0;
     size_t n = parse_calendar(s, out_ms);

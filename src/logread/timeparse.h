@@ -4,7 +4,8 @@
  * Owns: the three timestamp families of spec.md "Reading logs" — RFC 3339 / ISO 8601
  * ("2026-11-30T03:22:23.578Z", "+02:00", a space instead of "T", "," before the fraction; no zone
  * means local time), nvidia-smi's local "2026/11/30 03:22:23.578", and unix time (9-11 digits:
- * seconds with an optional fraction; 12-13 digits: milliseconds).
+ * seconds with an optional fraction; 12-13 digits: milliseconds), and C's ctime / date(1)
+ * ("Tue Nov  5 14:03:01 2024", "Tue Nov  5 14:03:01 UTC 2024").
  * Local times are converted with the process's time zone (TZ), as nvidia-smi wrote them.
  * Must not: allocate or print.
  */

@@ -113,6 +113,7 @@ static cJSON *inputs_json(const gw_series *s)
         else
             cJSON_AddNullToObject(o, "first_bad_line");
         cJSON_AddBoolToObject(o, "untimed", in->untimed);
+        cJSON_AddBoolToObject(o, "dateless", in->dateless);
         cJSON_AddStringToObject(o, "note", in->note);
         if (in->complete < 0)
             cJSON_AddNullToObject(o, "complete");

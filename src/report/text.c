@@ -44,6 +44,48 @@ static const char *span_s(int64_t ms, char *buf, size_t size)
     return secs((double)ms / 1000.0, 1, buf, size);
 }
 
+/* True when no input knows the date (rows at an interval, elapsed seconds): times are then
+ * shown as seconds from the start of the file, never as 1970. */
+static bool dateless(const gw_series *s)
+{
+    size_t timed = 0;
+    for (size_t i = 0; i < s->ninputs; i++)
+        if (s->inputs[i].kind != GW_INPUT_TRAIN_LOG && s->inputs[i].kind != GW_INPUT_GPM_CSV)
+            timed += !s->inputs[i].dateless;
+    return timed == 0 && s->ninputs > 0;
+}
+
+/* A time: RFC 3339, or "+12.5 s" from the start of the file when the date is unknown. */
+static const char *when(const gw_analysis *a, int64_t ms, char *buf)
+{
+    if (!dateless(a->series))
+        return gw_rfc3339_ms(ms, buf);
+    char d[GW_FMT_SIZE];
+    snprintf(buf, GW_RFC3339_LEN, "+%s s", span_s(ms, d, sizeof d));
+    return buf;
+}
+
+/* Writes text indented by `indent`, wrapped at spaces to fit 80 columns. */
+static void wrapped(FILE *out, const char *text, int indent)
+{
+    int col = 0;
+    for (const char *p = text; *p;) {
+        size_t w = strcspn(p, " ");
+        if (col > indent && col + 1 + (int)w > 79) {
+            fputc('\n', out);
+            col = 0;
+        }
+        if (col == 0)
+            col = fprintf(out, "%*s", p != text ? indent + 2 : indent, "");
+        else
+            col += fprintf(out, " ");
+        col += fprintf(out, "%.*s", (int)w, p);
+        p += w;
+        p += strspn(p, " ");
+    }
+    fputc('\n', out);
+}
+
 static const char *sev_color(gw_severity s)
 {
     return s == GW_SEV_CRITICAL ? "\033[1;31m" : s == GW_SEV_WARNING ? "\033[33m" : "\033[36m";
@@ -101,7 +143,7 @@ static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
         const gw_verdict *v = &a->verdicts.v[i];
         char s[GW_RFC3339_LEN], d[GW_FMT_SIZE];
         verdict_head(out, a, v, color);
-        fprintf(out, "          span: %s +%s s\n", gw_rfc3339_ms(v->start_ms, s),
+        fprintf(out, "          span: %s +%s s\n", when(a, v->start_ms, s),
                 span_s(v->end_ms - v->start_ms, d, sizeof d));
         if (v->nevidence)
             evidence_line(out, v);
@@ -113,9 +155,9 @@ static void inputs_section(FILE *out, const gw_analysis *a)
 {
     const gw_series *s = a->series;
     char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
-    fprintf(out, "gpuwatch report: %zu GPU%s, %s to %s (%s s)\n", s->ngpus,
-            s->ngpus == 1 ? "" : "s", gw_rfc3339_ms(a->start_ms, t0), gw_rfc3339_ms(a->end_ms, t1),
-            span_s(a->end_ms - a->start_ms, d, sizeof d));
+    fprintf(out, "gpuwatch report: %zu GPU%s, %s%s to %s (%s s)\n", s->ngpus,
+            s->ngpus == 1 ? "" : "s", dateless(s) ? "date unknown, " : "", when(a, a->start_ms, t0),
+            when(a, a->end_ms, t1), span_s(a->end_ms - a->start_ms, d, sizeof d));
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,
@@ -125,9 +167,14 @@ static void inputs_section(FILE *out, const gw_analysis *a)
                     in->first_bad_line);
         if (in->untimed)
             fprintf(out, ", no timestamp column: rows placed at a fixed interval");
-        if (*in->note)
-            fprintf(out, "; %s", in->note);
         fputc('\n', out);
+        if (*in->note) { /* one line per thing said, wrapped to 80 columns */
+            char *note = xstrdup(in->note);
+            for (char *save = NULL, *t = strtok_r(note, ";", &save); t;
+                 t = strtok_r(NULL, ";", &save))
+                wrapped(out, t + strspn(t, " "), 4);
+            free(note);
+        }
         if (in->complete == 0)
             fprintf(out, "  incomplete: %s\n", in->incomplete);
     }
@@ -215,7 +262,7 @@ static void epochs_section(FILE *out, const gw_analysis *a)
             snprintf(id, sizeof id, "%ld/%ld", e->number, e->total);
         else
             snprintf(id, sizeof id, "%ld", e->number);
-        fprintf(out, "  %-9s %-25s %8s s", id, gw_rfc3339_ms(e->start_ms, ts),
+        fprintf(out, "  %-9s %-25s %8s s", id, when(a, e->start_ms, ts),
                 span_s(e->end_ms - e->start_ms, b[2], sizeof b[2]));
         for (size_t i = 0; i < a->ngpus; i++)
             fprintf(out, "  %11s %8s", num(a->epoch_util_pct[k * a->ngpus + i], b[0], sizeof b[0]),

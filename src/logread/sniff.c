@@ -1,0 +1,90 @@
+/* Telling log formats apart (see sniff.h). */
+#include "logread/sniff.h"
+
+#include <ctype.h>
+#include <stdbool.h>
+#include <string.h>
+
+/* True when the '#' line's words include `word`. */
+static bool has_word(const char *line, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = line; (p = strstr(p, word)) != NULL; p += n) {
+        bool start = p == line || !isalnum((unsigned char)p[-1]);
+        bool end = !isalnum((unsigned char)p[n]);
+        if (start && end)
+            return true;
+    }
+    return false;
+}
+
+const char *gw_logread_foreign_line(const char *line)
+{
+    if (!strchr("+|#=", line[0]) || !line[0]) /* CSV rows: one test, read on */
+        return NULL;
+    if (strstr(line, "NVSMI LOG"))
+        return "an `nvidia-smi -q` report";
+    if (strncmp(line, "+---", 4) == 0 || strncmp(line, "|===", 4) == 0 ||
+        strstr(line, "NVIDIA-SMI "))
+        return "an `nvidia-smi` table (what `nvidia-smi` or `nvidia-smi -l` prints)";
+    if (line[0] == '#' && has_word(line, "gpu") && has_word(line, "pid"))
+        return "`nvidia-smi pmon` output (per-process samples)";
+    if (line[0] == '#' && has_word(line, "gpu") &&
+        (has_word(line, "pwr") || has_word(line, "sm") || has_word(line, "fb")))
+        return "`nvidia-smi dmon` output";
+    return NULL;
+}
+
+/* A CSV header of --query-compute-apps: a "pid" column. */
+static bool is_apps_header(const char *line)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", line);
+    for (char *tok = strtok(buf, ",\r\n"); tok; tok = strtok(NULL, ",\r\n")) {
+        while (*tok == ' ')
+            tok++;
+        if (strncmp(tok, "pid", 3) == 0 && (tok[3] == '\0' || tok[3] == ' '))
+            return true;
+    }
+    return false;
+}
+
+gw_shape gw_logread_sniff(FILE *f, const char **what)
+{
+    char buf[1024];
+    gw_shape shape = GW_SHAPE_CSV;
+    int lines = 0;
+    *what = NULL;
+    while (lines < 8 && fgets(buf, sizeof buf, f)) {
+        char *p = buf;
+        if (lines == 0 && strncmp(p, "\xef\xbb\xbf", 3) == 0)
+            p += 3;
+        p += strspn(p, " \t\r\n");
+        if (*p == '\0')
+            continue;
+        if (lines++ == 0 && strncmp(p, "unix_time", 9) == 0 && strstr(p, "sm_util_pct")) {
+            shape = GW_SHAPE_GPM;
+            break;
+        }
+        const char *w = gw_logread_foreign_line(p);
+        if (w && strstr(w, "dmon")) {
+            shape = GW_SHAPE_DMON;
+            break;
+        }
+        if (w || (lines == 1 && is_apps_header(p))) {
+            *what = w ? w : "`nvidia-smi --query-compute-apps` CSV (per-process memory)";
+            shape = GW_SHAPE_FOREIGN;
+            break;
+        }
+        if (strchr(p, ',')) /* CSV: its first lines decide */
+            break;
+    }
+    rewind(f);
+    return shape;
+}
+
+gw_rc gw_logread_refuse(gw_error *err, const char *path, const char *what)
+{
+    return gw_error_set(err, GW_E_FORMAT, "%s: this is %s, not a GPU log: %s", path, what,
+                        GW_LOGREAD_HOW_TO_RECORD);
+}

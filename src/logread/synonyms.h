@@ -1,0 +1,17 @@
+/*
+ * synonyms: the column names people give nvidia-smi's fields in home-made loggers
+ * ("gpu_util", "mem_used_mb", "temp_c", "power_w", "GPU ID"), mapped to nvidia-smi's own keys.
+ * Must not: allocate or know about series (nvsmi.c applies the mapping and says it in the report).
+ */
+#ifndef GW_SYNONYMS_H
+#define GW_SYNONYMS_H
+
+#include <stddef.h>
+
+/* The nvidia-smi key a home-made header key stands for ("gpu_util" -> "utilization.gpu",
+ * "GPU ID" -> "index", "elapsed_s" -> "elapsed", meaning seconds since the file's start), or
+ * NULL when it is none. *unit is the unit its suffix names ("mem_used_gb" -> "GiB"; "" when
+ * none). Case, spaces and '-' do not matter. */
+const char *gw_logread_synonym(const char *key, const char **unit);
+
+#endif
