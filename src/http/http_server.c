@@ -8,10 +8,35 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
+
+/* One open connection and its deadline (the reaper's list). */
+typedef struct tracked {
+    int fd;
+    int64_t deadline_ns; /* CLOCK_MONOTONIC */
+    bool reaped;         /* shut down already: libmicrohttpd closes it on its next turn */
+    struct tracked *prev, *next;
+} tracked;
+
+/* The deadlines: connections are added and removed in libmicrohttpd's thread, a reaper thread
+ * shuts down those past their deadline. A socket is shut down, never closed, here: it stays
+ * libmicrohttpd's, and the lock keeps it open until the CLOSED notification has removed it. */
+typedef struct reaper {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t thread;
+    bool running, stop;
+    int64_t timeout_ns;
+    tracked *head, *tail; /* in deadline order: every new deadline is the latest */
+    unsigned long reaped; /* connections shut down for their deadline (for tests and benches) */
+} reaper;
 
 struct gw_http_server {
     gw_http_config cfg;
@@ -21,7 +46,156 @@ struct gw_http_server {
     struct MHD_Daemon *daemon;
     gw_http_handler handler;
     void *ctx;
+    reaper reap;
 };
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- the deadlines ---- */
+
+static void unlink_tracked(reaper *r, tracked *t)
+{
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        r->head = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    else
+        r->tail = t->prev;
+    t->prev = t->next = NULL;
+}
+
+/* Gives t a deadline timeout from now: at the end of the list, as it is the latest. */
+static void arm(reaper *r, tracked *t)
+{
+    t->deadline_ns = mono_ns() + r->timeout_ns;
+    t->prev = r->tail;
+    t->next = NULL;
+    if (r->tail)
+        r->tail->next = t;
+    else
+        r->head = t;
+    r->tail = t;
+}
+
+static void *reaper_main(void *arg)
+{
+    reaper *r = arg;
+    pthread_mutex_lock(&r->lock);
+    while (!r->stop) {
+        int64_t now = mono_ns();
+        /* The list is in deadline order: shut down from the front while they are due. */
+        while (r->head && r->head->deadline_ns <= now) {
+            tracked *t = r->head;
+            unlink_tracked(r, t);
+            t->reaped = true;
+            shutdown(t->fd, SHUT_RDWR);
+            r->reaped++;
+        }
+        if (!r->head) {
+            pthread_cond_wait(&r->wake, &r->lock);
+            continue;
+        }
+        int64_t due = r->head->deadline_ns;
+        struct timespec ts = {.tv_sec = (time_t)(due / 1000000000),
+                              .tv_nsec = (long)(due % 1000000000)};
+        pthread_cond_timedwait(&r->wake, &r->lock, &ts);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+static bool reaper_start(reaper *r, unsigned timeout_s)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&r->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&r->lock, NULL);
+    r->timeout_ns = (int64_t)timeout_s * 1000000000;
+    r->running = pthread_create(&r->thread, NULL, reaper_main, r) == 0;
+    if (!r->running) {
+        pthread_cond_destroy(&r->wake);
+        pthread_mutex_destroy(&r->lock);
+    }
+    return r->running;
+}
+
+/* After libmicrohttpd has stopped: every connection's CLOSED notification has run. */
+static void reaper_stop(reaper *r)
+{
+    if (!r->running)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->stop = true;
+    pthread_cond_signal(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->thread, NULL);
+    pthread_cond_destroy(&r->wake);
+    pthread_mutex_destroy(&r->lock);
+    r->running = false;
+}
+
+/* libmicrohttpd: a connection was accepted (its first deadline starts) or is being closed. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    reaper *r = &((gw_http_server *)cls)->reap;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!ci)
+            return;
+        tracked *t = xcalloc(1, sizeof *t);
+        t->fd = ci->connect_fd;
+        pthread_mutex_lock(&r->lock);
+        bool was_empty = !r->head;
+        arm(r, t);
+        if (was_empty) /* the reaper sleeps without a deadline */
+            pthread_cond_signal(&r->wake);
+        pthread_mutex_unlock(&r->lock);
+        *socket_context = t;
+        return;
+    }
+    tracked *t = *socket_context;
+    if (!t)
+        return;
+    pthread_mutex_lock(&r->lock);
+    if (!t->reaped)
+        unlink_tracked(r, t);
+    pthread_mutex_unlock(&r->lock);
+    free(t);
+    *socket_context = NULL;
+}
+
+/* libmicrohttpd: a request ended. After a complete answer, a kept-alive connection gets a new
+ * deadline for its next request; one that has been shut down stays so. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)con_cls;
+    reaper *r = &((gw_http_server *)cls)->reap;
+    if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        return;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    tracked *t = ci ? ci->socket_context : NULL;
+    if (!t)
+        return;
+    pthread_mutex_lock(&r->lock);
+    if (!t->reaped) {
+        unlink_tracked(r, t);
+        arm(r, t);
+    }
+    pthread_mutex_unlock(&r->lock);
+}
 
 static gw_rc bad_listen(gw_error *err, const char *listen, const char *why)
 {
@@ -227,23 +401,49 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return reply(c, resp.status, resp.content_type, &resp.body, NULL);
 }
 
+/* Room for n connections besides the files the process has open: the soft limit on open files
+ * (1024 under systemd and most shells) is raised towards the hard one when it is too low. */
+static void raise_nofile(unsigned n)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)n + 128;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 gw_rc gw_http_start(gw_http_server *srv, gw_http_handler handler, void *ctx, gw_error *err)
 {
     srv->handler = handler;
     srv->ctx = ctx;
     const gw_http_config *cfg = &srv->cfg;
+    unsigned max = cfg->max_connections ? cfg->max_connections : GW_HTTP_DEFAULT_MAX_CONNECTIONS;
+    unsigned per_ip = cfg->max_per_ip                ? cfg->max_per_ip
+                      : max < GW_HTTP_DEFAULT_PER_IP ? max
+                                                     : GW_HTTP_DEFAULT_PER_IP;
+    unsigned timeout_s = cfg->timeout_s ? cfg->timeout_s : 10;
+    raise_nofile(max);
+    if (!reaper_start(&srv->reap, timeout_s))
+        return gw_error_set(err, GW_E_SYSTEM,
+                            "cannot serve on %s: cannot start a thread (out of memory or "
+                            "threads?)",
+                            srv->address);
     srv->daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, srv,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)srv->fd, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)(cfg->max_connections ? cfg->max_connections : 64), MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)(cfg->timeout_s ? cfg->timeout_s : 10), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)srv->fd, MHD_OPTION_CONNECTION_LIMIT, max,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+        srv, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         (size_t)(cfg->max_request_bytes ? cfg->max_request_bytes : 16384),
         MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
-    if (!srv->daemon)
+    if (!srv->daemon) {
+        reaper_stop(&srv->reap);
         return gw_error_set(err, GW_E_SYSTEM,
                             "cannot serve on %s: libmicrohttpd did not start (out of memory or "
                             "threads?)",
                             srv->address);
+    }
     srv->fd = -1; /* the daemon closes it */
     return GW_OK;
 }
@@ -254,6 +454,7 @@ void gw_http_close(gw_http_server *srv)
         return;
     if (srv->daemon)
         MHD_stop_daemon(srv->daemon);
+    reaper_stop(&srv->reap);
     if (srv->fd >= 0)
         close(srv->fd);
     free(srv->listen);
