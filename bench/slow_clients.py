@@ -6,6 +6,8 @@ Starts `gpuwatch serve` on loopback against the fake NVML library (one constant 
 each attack, measures the time from connect to a complete /metrics answer of one scrape:
   - drip:  64 clients that send one header byte every 2 s and never finish their request;
   - idle:  1,000 connections that send nothing;
+  - spread: the same 1,000 from 20 addresses (127.0.1.1-20), 50 each, more than the server's
+    512 connections at once;
 the scrape comes from 127.0.0.1 (the attacker's own address) and from 127.0.0.2 (another host as
 far as the server can tell). A scrape not answered within --limit seconds is reported as such.
 Also reports how long a dripping client stays connected (it should be --client-timeout).
@@ -73,10 +75,11 @@ def scrape(port, source, limit):
     return None
 
 
-def open_many(port, n):
+def open_many(port, n, sources=("127.0.0.1",)):
     socks = []
-    for _ in range(n):
+    for i in range(n):
         s = socket.socket()
+        s.bind((sources[i % len(sources)], 0))
         s.setblocking(False)
         s.connect_ex(("127.0.0.1", port))
         socks.append(s)
@@ -112,9 +115,11 @@ def attack(binary, scen, kind, source, limit, extra):
                     i += 1
                     stop.wait(2)
             threading.Thread(target=drip, daemon=True).start()
+        elif kind == "spread":
+            socks = open_many(port, 1000, [f"127.0.1.{i}" for i in range(1, 21)])
         else:
             socks = open_many(port, 1000)
-        time.sleep(0.5)
+        time.sleep(4)  # connects the full backlog dropped are retried after 1 s and 3 s
         took = scrape(port, source, limit)
         rss = rss_kib(proc.pid)
     finally:
@@ -155,6 +160,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=str(BUILD / "gpuwatch"))
     ap.add_argument("--limit", type=float, default=30)
+    ap.add_argument("--attacks", default="drip,idle,spread")
     ap.add_argument("--serve-args", default="", help="more arguments for gpuwatch serve, such as "
                     "'--max-connections-per-ip 100000' to measure the deadlines alone")
     a = ap.parse_args()
@@ -163,12 +169,12 @@ def main():
         scen = os.path.join(d, "s.json")
         Path(scen).write_text(json.dumps({"devices": [DEV]}))
         out = {}
-        for kind in ("drip", "idle"):
+        for kind in a.attacks.split(","):
             for source in ("127.0.0.1", "127.0.0.2"):
                 t, rss = attack(a.bin, scen, kind, source, a.limit, extra)
                 out[f"{kind}_scrape_from_{source}_s"] = None if t is None else round(t, 3)
                 out[f"{kind}_rss_kib"] = rss
-                print(f"{kind:4} attack, scrape from {source}: "
+                print(f"{kind:6} attack, scrape from {source}: "
                       + (f"answered after {t:.3f} s" if t is not None
                          else f"not answered within {a.limit:g} s")
                       + f" (server VmRSS {rss / 1024:.1f} MiB)", file=sys.stderr)

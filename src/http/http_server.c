@@ -20,8 +20,10 @@
 /* One open connection and its deadline (the reaper's list). */
 typedef struct tracked {
     int fd;
-    int64_t deadline_ns; /* CLOCK_MONOTONIC */
-    bool reaped;         /* shut down already: libmicrohttpd closes it on its next turn */
+    struct sockaddr_storage addr; /* the client's address (the port is not compared) */
+    int64_t deadline_ns;          /* CLOCK_MONOTONIC */
+    bool busy;                    /* its request has arrived and is being answered */
+    bool reaped; /* shut down already (deadline or evicted): libmicrohttpd closes it next turn */
     struct tracked *prev, *next;
 } tracked;
 
@@ -34,8 +36,9 @@ typedef struct reaper {
     pthread_t thread;
     bool running, stop;
     int64_t timeout_ns;
+    unsigned max, per_ip; /* connections at once, and from one address */
+    unsigned count;       /* connections in the list */
     tracked *head, *tail; /* in deadline order: every new deadline is the latest */
-    unsigned long reaped; /* connections shut down for their deadline (for tests and benches) */
 } reaper;
 
 struct gw_http_server {
@@ -49,6 +52,10 @@ struct gw_http_server {
     reaper reap;
 };
 
+/* libmicrohttpd's own limits sit this far above ours: room for the connections shut down to make
+ * room (make_room) until libmicrohttpd has closed them, so that it keeps accepting meanwhile. */
+enum { CLOSING_ROOM = 32 };
+
 static int64_t mono_ns(void)
 {
     struct timespec ts;
@@ -60,6 +67,7 @@ static int64_t mono_ns(void)
 
 static void unlink_tracked(reaper *r, tracked *t)
 {
+    r->count--;
     if (t->prev)
         t->prev->next = t->next;
     else
@@ -75,6 +83,7 @@ static void unlink_tracked(reaper *r, tracked *t)
 static void arm(reaper *r, tracked *t)
 {
     t->deadline_ns = mono_ns() + r->timeout_ns;
+    r->count++;
     t->prev = r->tail;
     t->next = NULL;
     if (r->tail)
@@ -84,6 +93,56 @@ static void arm(reaper *r, tracked *t)
     r->tail = t;
 }
 
+/* Shuts t down and forgets it: libmicrohttpd sees the end of the stream and closes it. */
+static void drop(reaper *r, tracked *t)
+{
+    unlink_tracked(r, t);
+    t->reaped = true;
+    shutdown(t->fd, SHUT_RDWR);
+}
+
+static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    if (a->ss_family != b->ss_family)
+        return false;
+    if (a->ss_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+    if (a->ss_family == AF_INET6)
+        return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                      &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr)) == 0;
+    return false;
+}
+
+/* Room for t, which just arrived: when its address already has per_ip connections, or the server
+ * max, the one of them that has waited longest without a request in progress (idle, or slow to
+ * send its request) is closed; when every one has a request in progress, t itself is. So a new
+ * client is served at once however many idle or dripping connections an address, or all of
+ * them, hold. Returns false when t was closed. */
+static bool make_room(reaper *r, tracked *t)
+{
+    unsigned same = 0;
+    tracked *idle_same = NULL, *idle_any = NULL;
+    for (tracked *p = r->head; p; p = p->next) {
+        bool mine = same_address(&p->addr, &t->addr);
+        same += mine;
+        if (!p->busy && !idle_any)
+            idle_any = p;
+        if (!p->busy && mine && !idle_same)
+            idle_same = p;
+    }
+    tracked *victim = same >= r->per_ip ? idle_same : r->count >= r->max ? idle_any : t;
+    if (victim == t)
+        return true;
+    if (victim) {
+        drop(r, victim);
+        return true;
+    }
+    t->reaped = true; /* every one is being answered: the newcomer waits for none of them */
+    shutdown(t->fd, SHUT_RDWR);
+    return false;
+}
+
 static void *reaper_main(void *arg)
 {
     reaper *r = arg;
@@ -91,13 +150,8 @@ static void *reaper_main(void *arg)
     while (!r->stop) {
         int64_t now = mono_ns();
         /* The list is in deadline order: shut down from the front while they are due. */
-        while (r->head && r->head->deadline_ns <= now) {
-            tracked *t = r->head;
-            unlink_tracked(r, t);
-            t->reaped = true;
-            shutdown(t->fd, SHUT_RDWR);
-            r->reaped++;
-        }
+        while (r->head && r->head->deadline_ns <= now)
+            drop(r, r->head);
         if (!r->head) {
             pthread_cond_wait(&r->wake, &r->lock);
             continue;
@@ -111,8 +165,10 @@ static void *reaper_main(void *arg)
     return NULL;
 }
 
-static bool reaper_start(reaper *r, unsigned timeout_s)
+static bool reaper_start(reaper *r, unsigned timeout_s, unsigned max, unsigned per_ip)
 {
+    r->max = max;
+    r->per_ip = per_ip;
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -153,13 +209,21 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         if (!ci)
             return;
+        const union MHD_ConnectionInfo *ca =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
         tracked *t = xcalloc(1, sizeof *t);
         t->fd = ci->connect_fd;
+        if (ca && ca->client_addr)
+            memcpy(&t->addr, ca->client_addr,
+                   ca->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                          : sizeof(struct sockaddr_in));
         pthread_mutex_lock(&r->lock);
-        bool was_empty = !r->head;
-        arm(r, t);
-        if (was_empty) /* the reaper sleeps without a deadline */
-            pthread_cond_signal(&r->wake);
+        if (make_room(r, t)) {
+            bool was_empty = !r->head;
+            arm(r, t);
+            if (was_empty) /* the reaper sleeps without a deadline */
+                pthread_cond_signal(&r->wake);
+        }
         pthread_mutex_unlock(&r->lock);
         *socket_context = t;
         return;
@@ -182,19 +246,31 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 {
     (void)con_cls;
     reaper *r = &((gw_http_server *)cls)->reap;
-    if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK)
-        return;
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     tracked *t = ci ? ci->socket_context : NULL;
     if (!t)
         return;
     pthread_mutex_lock(&r->lock);
-    if (!t->reaped) {
+    t->busy = false;
+    if (!t->reaped && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
         unlink_tracked(r, t);
         arm(r, t);
     }
     pthread_mutex_unlock(&r->lock);
+}
+
+/* The request of c has arrived: its connection is no longer idle (see make_room). */
+static void set_busy(gw_http_server *srv, struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    tracked *t = ci ? ci->socket_context : NULL;
+    if (!t)
+        return;
+    pthread_mutex_lock(&srv->reap.lock);
+    t->busy = true;
+    pthread_mutex_unlock(&srv->reap.lock);
 }
 
 static gw_rc bad_listen(gw_error *err, const char *listen, const char *why)
@@ -376,6 +452,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     gw_http_server *srv = cls;
     static int seen;
     bool allowed = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    if (!*con_cls)
+        set_busy(srv, c);
     if (allowed && !*con_cls) {
         /* The first call only announces the headers; answering now would make libmicrohttpd
          * close the connection, as it cannot know whether a body follows. */
@@ -423,18 +501,18 @@ gw_rc gw_http_start(gw_http_server *srv, gw_http_handler handler, void *ctx, gw_
                       : max < GW_HTTP_DEFAULT_PER_IP ? max
                                                      : GW_HTTP_DEFAULT_PER_IP;
     unsigned timeout_s = cfg->timeout_s ? cfg->timeout_s : 10;
-    raise_nofile(max);
-    if (!reaper_start(&srv->reap, timeout_s))
+    raise_nofile(max + CLOSING_ROOM);
+    if (!reaper_start(&srv->reap, timeout_s, max, per_ip))
         return gw_error_set(err, GW_E_SYSTEM,
                             "cannot serve on %s: cannot start a thread (out of memory or "
                             "threads?)",
                             srv->address);
     srv->daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, srv,
-        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)srv->fd, MHD_OPTION_CONNECTION_LIMIT, max,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip, MHD_OPTION_CONNECTION_TIMEOUT, timeout_s,
-        MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
-        srv, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)srv->fd, MHD_OPTION_CONNECTION_LIMIT,
+        max + CLOSING_ROOM, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip + CLOSING_ROOM,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         (size_t)(cfg->max_request_bytes ? cfg->max_request_bytes : 16384),
         MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
     if (!srv->daemon) {

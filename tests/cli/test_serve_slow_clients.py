@@ -1,7 +1,8 @@
-"""`gpuwatch serve` under slow and idle clients (issue 12): clients dripping their request a byte at
-a time and a thousand idle connections do not keep a scrape waiting, a dripping client is closed at
-its deadline (--client-timeout counts from accept, not from its last byte), and connections beyond
---max-connections-per-ip are closed at accept. Loopback only; every loop is bounded."""
+"""`gpuwatch serve` under slow and idle clients (issue 12): clients dripping their request a byte
+at a time and a thousand idle connections do not keep a scrape waiting, a dripping client is
+closed at its deadline (--client-timeout counts from accept, not from its last byte), and a
+connection beyond --max-connections-per-ip (or --max-connections) closes the one idle longest.
+Loopback only; every loop is bounded."""
 import resource
 import socket
 import threading
@@ -41,6 +42,17 @@ def scrape_from(srv, source, guard_s=5.0):
     head, _, body = data.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200"), head
     return body.decode()
+
+
+def scrape_retrying(srv, source, guard_s):
+    """scrape_from, tried again for up to guard_s seconds when the connection is closed."""
+    deadline = time.monotonic() + guard_s
+    while True:
+        try:
+            return scrape_from(srv, source)
+        except (OSError, AssertionError):
+            assert time.monotonic() < deadline, f"no answer from {source} within {guard_s} s"
+            time.sleep(0.05)
 
 
 def closed(sock):
@@ -86,8 +98,10 @@ def test_dripping_clients_do_not_block_scrapes(scenario):
         drip = Drippers(srv, 64, every=2)
         try:
             time.sleep(0.5)  # let them all start dripping
-            for _ in range(3):
-                body = scrape_from(srv, OTHER)
+            # From another address, and from the drippers' own: the dripper waiting longest
+            # makes room (64 is the limit per address).
+            for source in (OTHER, OTHER, ATTACKER, ATTACKER):
+                body = scrape_from(srv, source)
                 assert value(parse(body), "DCGM_FI_DEV_GPU_TEMP", gpu=0) == 65
                 assert value(parse(body), "DCGM_FI_DEV_FB_USED", gpu=0) == 20480
         finally:
@@ -130,52 +144,41 @@ def test_idle_connections_do_not_block_scrapes(scenario):
                 s.connect_ex((srv.host, srv.port))
                 idle.append(s)
             time.sleep(0.5)
+            # From another address at once.
             body = scrape_from(srv, OTHER)
             assert value(parse(body), "DCGM_FI_DEV_GPU_TEMP", gpu=0) == 65
-            # All but --max-connections-per-ip (64) of the thousand are closed at accept.
-            deadline = time.monotonic() + 20  # liveness guard
-            while (still := sum(not closed(s) for s in idle)) > 64:
-                assert time.monotonic() < deadline, still
-                time.sleep(0.1)
-            assert still == 64, still
+            # From theirs too, though connections the kernel's full backlog dropped keep
+            # arriving as their handshakes are retried, and close older ones, a scrape too
+            # before it is read, rarely: a few tries.
+            body = scrape_retrying(srv, ATTACKER, 5)
+            assert value(parse(body), "DCGM_FI_DEV_GPU_TEMP", gpu=0) == 65
         finally:
             for s in idle:
                 s.close()
-        # Once they are gone, the attacker's address is served again.
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                body = scrape_from(srv, ATTACKER)
-                break
-            except (OSError, AssertionError):
-                assert time.monotonic() < deadline, "the attacker's address not served after"
-                time.sleep(0.1)
+        # And once they are gone.
+        body = scrape_retrying(srv, ATTACKER, 10)
         assert value(parse(body), "DCGM_FI_DEV_GPU_TEMP", gpu=0) == 65
 
 
-def test_per_ip_limit_closes_the_excess_at_accept(scenario):
+def test_per_address_limit_closes_the_oldest_idle(scenario):
+    """--max-connections-per-ip 2: a third connection from one address closes that address's
+    connection idle longest; the newer two are served, and other addresses are not affected."""
     with serve(scenario, "--max-connections-per-ip", "2") as srv:
-        socks = [socket.create_connection((srv.host, srv.port), timeout=10,
-                                          source_address=(ATTACKER, 0)) for _ in range(3)]
+        socks = []
         try:
-            third = socks[2]
-            # The third is closed at once (EOF or reset) ...
-            assert closed(third)
-            # ... while the first two stay open and are served.
-            for s in socks[:2]:
+            for _ in range(3):
+                socks.append(socket.create_connection((srv.host, srv.port), timeout=10,
+                                                      source_address=(ATTACKER, 0)))
+            held = [socket.create_connection((srv.host, srv.port), timeout=10,
+                                             source_address=(OTHER, 0)) for _ in range(2)]
+            socks += held
+            assert socks[0].recv(1) == b""  # closed by the server
+            for s in socks[1:3] + held:
                 s.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
                 data = b""
                 while chunk := s.recv(65536):
                     data += chunk
                 assert data.startswith(b"HTTP/1.1 200"), data[:200]
-            # Another address is not limited by this one's connections.
-            held = [socket.create_connection((srv.host, srv.port), source_address=(ATTACKER, 0))
-                    for _ in range(2)]
-            try:
-                assert value(parse(scrape_from(srv, OTHER)), "DCGM_FI_DEV_GPU_TEMP", gpu=0) == 65
-            finally:
-                for s in held:
-                    s.close()
         finally:
             for s in socks:
                 s.close()
