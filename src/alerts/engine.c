@@ -13,6 +13,8 @@
 
 enum { ST_OK, ST_PENDING, ST_FIRING, ST_CLEARING };
 enum { EVENT_QUEUE_MAX = 256 };
+/* job_rss_growth: process counts 0..JOB_COUNTS have a baseline each (more share the last). */
+enum { JOB_COUNTS = 64 };
 
 /* One rule on one GPU (or on the job / the tick). */
 typedef struct inst {
@@ -24,9 +26,13 @@ typedef struct inst {
     double peak;     /* the most extreme value since pending */
     unsigned events; /* events while firing */
     int64_t last_event_ns;
-    int64_t job_first_ns; /* job_rss_growth: first tick with a job (0: none yet) */
-    double baseline;      /* job_rss_growth: lowest job.rss after the warm-up, NAN before */
-    gw_trend *trend;      /* NULL without a trend condition */
+    int64_t job_steady_ns; /* job_rss_growth: since when the job has had job_count processes (0:
+                              no job yet) */
+    int job_count;         /* job_rss_growth: the job's process count (0 when unknown) */
+    int trend_count;       /* job_rss_growth: the count whose baseline the trend window follows */
+    double *job_base;      /* job_rss_growth: [JOB_COUNTS + 1] lowest job.rss with that many
+                              processes once the count has held for the warm-up; NAN before */
+    gw_trend *trend;       /* NULL without a trend condition */
 } inst;
 
 /* An NVML event taken from the bus, waiting for the next tick. */
@@ -329,23 +335,35 @@ static double gpu_value(const gw_gpu_sample *g, gw_alert_metric m)
     }
 }
 
-/* The job's RSS above its lowest value since the warm-up ended; NAN before. A new low restarts
- * the trend window, since the growth series shifts with its baseline. */
+/* The job's RSS above the lowest it had with as many processes, counted once the process count
+ * has held for the warm-up; NAN before. job.rss sums every process's RSS, so DataLoader workers
+ * starting (each counting the pages it shares with its parent) add gigabytes that are no leak:
+ * each process count has its own baseline, and the warm-up starts again whenever the count
+ * changes (the job's start-up, workers started or restarted for an epoch), so what is judged is
+ * growth at a steady set of processes, and a leak shows at every count. A new baseline restarts
+ * the trend window, since the growth series shifts with it. */
 static double job_growth(inst *in, const gw_sample *s)
 {
     double rss = s->host.job_rss_mib;
     if (isnan(rss))
         return NAN;
-    if (in->job_first_ns == 0)
-        in->job_first_ns = s->mono_ns;
-    if (s->mono_ns - in->job_first_ns < in->rule->warmup_ms * 1000000)
+    double np = s->host.job_processes;
+    int count = isnan(np) || np < 0 ? 0 : np > JOB_COUNTS ? JOB_COUNTS : (int)np;
+    if (in->job_steady_ns == 0 || count != in->job_count) {
+        in->job_steady_ns = s->mono_ns;
+        in->job_count = count;
+    }
+    if (s->mono_ns - in->job_steady_ns < in->rule->warmup_ms * 1000000)
         return NAN;
-    if (isnan(in->baseline) || rss < in->baseline) {
-        in->baseline = rss;
+    double *base = &in->job_base[count];
+    if (isnan(*base) || rss < *base || count != in->trend_count) {
+        if (isnan(*base) || rss < *base)
+            *base = rss;
+        in->trend_count = count;
         if (in->trend)
             gw_trend_reset(in->trend, in->rule->trend_window_ms * 1000000);
     }
-    return rss - in->baseline;
+    return rss - *base;
 }
 
 static double value_of(inst *in, const gw_sample *s)
@@ -478,8 +496,10 @@ static void on_sample(void *ctx, const gw_sample *s)
 static void on_start(void *ctx, const gw_device_info *devices, unsigned count)
 {
     gw_alerts *a = ctx;
-    for (int i = 0; i < a->ninsts; i++) /* a sampler started again: start over */
+    for (int i = 0; i < a->ninsts; i++) { /* a sampler started again: start over */
         free(a->insts[i].trend);
+        free(a->insts[i].job_base);
+    }
     free(a->insts);
     free(a->gpu_index);
     a->ninsts = 0;
@@ -500,7 +520,12 @@ static void on_start(void *ctx, const gw_device_info *devices, unsigned count)
             inst *in = &a->insts[a->ninsts++];
             in->rule = rule;
             in->gpu = per_gpu ? g : -1;
-            in->baseline = NAN;
+            in->trend_count = -1;
+            if (rule->metric == GW_AM_JOB_RSS_GROWTH) {
+                in->job_base = xcalloc(JOB_COUNTS + 1, sizeof *in->job_base);
+                for (int c = 0; c <= JOB_COUNTS; c++)
+                    in->job_base[c] = NAN;
+            }
             if (rule->trend != GW_TREND_NONE) {
                 in->trend = xcalloc(1, sizeof *in->trend);
                 gw_trend_reset(in->trend, rule->trend_window_ms * 1000000);
@@ -554,8 +579,10 @@ void gw_alerts_free(gw_alerts *a)
     free(a->hook_argv);
     free(a->hook_path);
     free(a->run_dir);
-    for (int i = 0; i < a->ninsts; i++)
+    for (int i = 0; i < a->ninsts; i++) {
         free(a->insts[i].trend);
+        free(a->insts[i].job_base);
+    }
     free(a->insts);
     free(a->gpu_index);
     pthread_mutex_destroy(&a->lock);

@@ -2,8 +2,8 @@
  * rules: what an alert rule is, the metrics a rule can watch, and the built-in rules with the
  * field's defaults (the practitioners' checklist: temperature above 80 C warning, above 83 C for 3
  * minutes critical; memory above 85 % warning, above 92 % and rising critical; the job's host
- * memory growing by more than 2 GiB warning, more than 3 GiB and linearly critical; a sample slower
- * than 500 ms; a lost GPU; an XID error; a double-bit ECC error).
+ * memory growing by more than 2 GiB warning, more than 3 GiB and linearly critical; samples slower
+ * than 500 ms for 5 s; a lost GPU; an XID error; a double-bit ECC error).
  *
  * Owns: gw_alert_rule (one rule: metric, condition, duration, hysteresis), gw_alerts_config (the
  * rules plus the hook command) and the tables that name metrics, severities and trends. A rule
@@ -26,7 +26,8 @@ typedef enum gw_alert_metric {
     GW_AM_UTIL_GPU,        /* per GPU, %: utilization.gpu (GetUtilizationRates) */
     GW_AM_POWER_PCT,       /* per GPU, %: power.draw / power.limit */
     GW_AM_GPU_LOST,        /* per GPU: 1 once the GPU answered GPU_IS_LOST, else 0 */
-    GW_AM_JOB_RSS_GROWTH,  /* job, MiB: job.rss above its lowest value after the warm-up */
+    GW_AM_JOB_RSS_GROWTH,  /* job, MiB: job.rss above its lowest value with as many processes,
+                              once their count has held for the warm-up */
     GW_AM_SAMPLE_READ_MS,  /* tick, ms: how long reading the tick took (gw_sample.read_ns) */
     GW_AM_XID,             /* per GPU event: the XID number (NVML event 0x8) */
     GW_AM_ECC_DOUBLE_BIT,  /* per GPU event: a double-bit ECC error (NVML event 0x2); value 1 */
@@ -84,7 +85,8 @@ typedef struct gw_alert_rule {
     gw_alert_trend trend;
     int64_t trend_window_ms;
     double trend_min;  /* rising: least increase over the window, in the metric's unit */
-    int64_t warmup_ms; /* job_rss_growth: job time before the baseline is taken */
+    int64_t warmup_ms; /* job_rss_growth: how long the job's process count must hold (from the
+                          start, and again after each change) before its values count */
     char where[GW_ALERT_WHERE_MAX]; /* "FILE:LINE" or "--set" of the last change, for errors */
 } gw_alert_rule;
 

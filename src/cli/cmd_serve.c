@@ -15,6 +15,8 @@
 
 static const char serve_usage[] =
     "usage: gpuwatch serve [--listen ADDR] [-i SEC] [--per-process [--cmdline]]\n"
+    "                      [--max-connections N] [--max-connections-per-ip N]\n"
+    "                      [--client-timeout SEC]\n"
     "\n"
     "Serves every GPU's values to Prometheus on http://ADDR/metrics, with dcgm-exporter's metric\n"
     "names and labels (Grafana dashboard 12239 works unchanged), until SIGTERM or Ctrl-C.\n"
@@ -25,8 +27,10 @@ static const char serve_usage[] =
     "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 1; 500ms, 2s, 1m work)\n"
     "      --per-process   also GPU memory per process name (gpuwatch_process_memory_used_bytes)\n"
     "      --cmdline       label those series with the command line too (may expose arguments)\n"
-    "      --max-connections N  connections served at once; more are refused (default 64)\n"
-    "      --client-timeout SEC  close connections idle this long (default 10)\n"
+    "      --max-connections N  connections at once (512); a new one beyond closes\n"
+    "                      the one idle longest\n"
+    "      --max-connections-per-ip N  the same, for one client address (64)\n"
+    "      --client-timeout SEC  deadline to send a request and get the answer (10)\n"
     "  -h, --help          this text\n"
     "\n"
     "Pages: /metrics (Prometheus text, or OpenMetrics when asked), /healthz (200 while samples\n"
@@ -34,7 +38,7 @@ static const char serve_usage[] =
     "(address in use, NVML), 2 usage error.\n"
     "Example: gpuwatch serve --listen :9400 -i 1\n";
 
-enum { OPT_PER_PROCESS = 1000, OPT_CMDLINE, OPT_MAX_CONN, OPT_TIMEOUT };
+enum { OPT_PER_PROCESS = 1000, OPT_CMDLINE, OPT_MAX_CONN, OPT_PER_IP, OPT_TIMEOUT };
 
 static int usage_error(const char *msg, bool show_usage)
 {
@@ -56,14 +60,16 @@ static bool parse_count(const char *s, unsigned max, unsigned *out)
 /* Returns -1 when parsing succeeded, else the exit status. */
 static int parse(int argc, char **argv, gw_exporter_config *cfg)
 {
-    static const struct option opts[] = {{"listen", required_argument, NULL, 'l'},
-                                         {"interval", required_argument, NULL, 'i'},
-                                         {"per-process", no_argument, NULL, OPT_PER_PROCESS},
-                                         {"cmdline", no_argument, NULL, OPT_CMDLINE},
-                                         {"max-connections", required_argument, NULL, OPT_MAX_CONN},
-                                         {"client-timeout", required_argument, NULL, OPT_TIMEOUT},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {
+        {"listen", required_argument, NULL, 'l'},
+        {"interval", required_argument, NULL, 'i'},
+        {"per-process", no_argument, NULL, OPT_PER_PROCESS},
+        {"cmdline", no_argument, NULL, OPT_CMDLINE},
+        {"max-connections", required_argument, NULL, OPT_MAX_CONN},
+        {"max-connections-per-ip", required_argument, NULL, OPT_PER_IP},
+        {"client-timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     gw_error err = {0};
     int64_t ms = 0;
     optind = 1;
@@ -86,6 +92,11 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
         case OPT_MAX_CONN:
             if (!parse_count(optarg, 100000, &cfg->max_connections))
                 return usage_error("--max-connections wants a whole number from 1 to 100000",
+                                   false);
+            break;
+        case OPT_PER_IP:
+            if (!parse_count(optarg, 100000, &cfg->max_per_ip))
+                return usage_error("--max-connections-per-ip wants a whole number from 1 to 100000",
                                    false);
             break;
         case OPT_TIMEOUT:

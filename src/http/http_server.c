@@ -8,10 +8,38 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
+
+/* One open connection and its deadline (the reaper's list). */
+typedef struct tracked {
+    int fd;
+    struct sockaddr_storage addr; /* the client's address (the port is not compared) */
+    int64_t deadline_ns;          /* CLOCK_MONOTONIC */
+    bool busy;                    /* its request has arrived and is being answered */
+    bool reaped; /* shut down already (deadline or evicted): libmicrohttpd closes it next turn */
+    struct tracked *prev, *next;
+} tracked;
+
+/* The deadlines: connections are added and removed in libmicrohttpd's thread, a reaper thread
+ * shuts down those past their deadline. A socket is shut down, never closed, here: it stays
+ * libmicrohttpd's, and the lock keeps it open until the CLOSED notification has removed it. */
+typedef struct reaper {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_t thread;
+    bool running, stop;
+    int64_t timeout_ns;
+    unsigned max, per_ip; /* connections at once, and from one address */
+    unsigned count;       /* connections in the list */
+    tracked *head, *tail; /* in deadline order: every new deadline is the latest */
+} reaper;
 
 struct gw_http_server {
     gw_http_config cfg;
@@ -21,7 +49,229 @@ struct gw_http_server {
     struct MHD_Daemon *daemon;
     gw_http_handler handler;
     void *ctx;
+    reaper reap;
 };
+
+/* libmicrohttpd's own limits sit this far above ours: room for the connections shut down to make
+ * room (make_room) until libmicrohttpd has closed them, so that it keeps accepting meanwhile. */
+enum { CLOSING_ROOM = 32 };
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- the deadlines ---- */
+
+static void unlink_tracked(reaper *r, tracked *t)
+{
+    r->count--;
+    if (t->prev)
+        t->prev->next = t->next;
+    else
+        r->head = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    else
+        r->tail = t->prev;
+    t->prev = t->next = NULL;
+}
+
+/* Gives t a deadline timeout from now: at the end of the list, as it is the latest. */
+static void arm(reaper *r, tracked *t)
+{
+    t->deadline_ns = mono_ns() + r->timeout_ns;
+    r->count++;
+    t->prev = r->tail;
+    t->next = NULL;
+    if (r->tail)
+        r->tail->next = t;
+    else
+        r->head = t;
+    r->tail = t;
+}
+
+/* Shuts t down and forgets it: libmicrohttpd sees the end of the stream and closes it. */
+static void drop(reaper *r, tracked *t)
+{
+    unlink_tracked(r, t);
+    t->reaped = true;
+    shutdown(t->fd, SHUT_RDWR);
+}
+
+static bool same_address(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+    if (a->ss_family != b->ss_family)
+        return false;
+    if (a->ss_family == AF_INET)
+        return ((const struct sockaddr_in *)a)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)b)->sin_addr.s_addr;
+    if (a->ss_family == AF_INET6)
+        return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+                      &((const struct sockaddr_in6 *)b)->sin6_addr, sizeof(struct in6_addr)) == 0;
+    return false;
+}
+
+/* Room for t, which just arrived: when its address already has per_ip connections, or the server
+ * max, the one of them that has waited longest without a request in progress (idle, or slow to
+ * send its request) is closed; when every one has a request in progress, t itself is. So a new
+ * client is served at once however many idle or dripping connections an address, or all of
+ * them, hold. Returns false when t was closed. */
+static bool make_room(reaper *r, tracked *t)
+{
+    unsigned same = 0;
+    tracked *idle_same = NULL, *idle_any = NULL;
+    for (tracked *p = r->head; p; p = p->next) {
+        bool mine = same_address(&p->addr, &t->addr);
+        same += mine;
+        if (!p->busy && !idle_any)
+            idle_any = p;
+        if (!p->busy && mine && !idle_same)
+            idle_same = p;
+    }
+    tracked *victim = same >= r->per_ip ? idle_same : r->count >= r->max ? idle_any : t;
+    if (victim == t)
+        return true;
+    if (victim) {
+        drop(r, victim);
+        return true;
+    }
+    t->reaped = true; /* every one is being answered: the newcomer waits for none of them */
+    shutdown(t->fd, SHUT_RDWR);
+    return false;
+}
+
+static void *reaper_main(void *arg)
+{
+    reaper *r = arg;
+    pthread_mutex_lock(&r->lock);
+    while (!r->stop) {
+        int64_t now = mono_ns();
+        /* The list is in deadline order: shut down from the front while they are due. */
+        while (r->head && r->head->deadline_ns <= now)
+            drop(r, r->head);
+        if (!r->head) {
+            pthread_cond_wait(&r->wake, &r->lock);
+            continue;
+        }
+        int64_t due = r->head->deadline_ns;
+        struct timespec ts = {.tv_sec = (time_t)(due / 1000000000),
+                              .tv_nsec = (long)(due % 1000000000)};
+        pthread_cond_timedwait(&r->wake, &r->lock, &ts);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return NULL;
+}
+
+static bool reaper_start(reaper *r, unsigned timeout_s, unsigned max, unsigned per_ip)
+{
+    r->max = max;
+    r->per_ip = per_ip;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&r->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&r->lock, NULL);
+    r->timeout_ns = (int64_t)timeout_s * 1000000000;
+    r->running = pthread_create(&r->thread, NULL, reaper_main, r) == 0;
+    if (!r->running) {
+        pthread_cond_destroy(&r->wake);
+        pthread_mutex_destroy(&r->lock);
+    }
+    return r->running;
+}
+
+/* After libmicrohttpd has stopped: every connection's CLOSED notification has run. */
+static void reaper_stop(reaper *r)
+{
+    if (!r->running)
+        return;
+    pthread_mutex_lock(&r->lock);
+    r->stop = true;
+    pthread_cond_signal(&r->wake);
+    pthread_mutex_unlock(&r->lock);
+    pthread_join(r->thread, NULL);
+    pthread_cond_destroy(&r->wake);
+    pthread_mutex_destroy(&r->lock);
+    r->running = false;
+}
+
+/* libmicrohttpd: a connection was accepted (its first deadline starts) or is being closed. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    reaper *r = &((gw_http_server *)cls)->reap;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (!ci)
+            return;
+        const union MHD_ConnectionInfo *ca =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        tracked *t = xcalloc(1, sizeof *t);
+        t->fd = ci->connect_fd;
+        if (ca && ca->client_addr)
+            memcpy(&t->addr, ca->client_addr,
+                   ca->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                          : sizeof(struct sockaddr_in));
+        pthread_mutex_lock(&r->lock);
+        if (make_room(r, t)) {
+            bool was_empty = !r->head;
+            arm(r, t);
+            if (was_empty) /* the reaper sleeps without a deadline */
+                pthread_cond_signal(&r->wake);
+        }
+        pthread_mutex_unlock(&r->lock);
+        *socket_context = t;
+        return;
+    }
+    tracked *t = *socket_context;
+    if (!t)
+        return;
+    pthread_mutex_lock(&r->lock);
+    if (!t->reaped)
+        unlink_tracked(r, t);
+    pthread_mutex_unlock(&r->lock);
+    free(t);
+    *socket_context = NULL;
+}
+
+/* libmicrohttpd: a request ended. After a complete answer, a kept-alive connection gets a new
+ * deadline for its next request; one that has been shut down stays so. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)con_cls;
+    reaper *r = &((gw_http_server *)cls)->reap;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    tracked *t = ci ? ci->socket_context : NULL;
+    if (!t)
+        return;
+    pthread_mutex_lock(&r->lock);
+    t->busy = false;
+    if (!t->reaped && toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) {
+        unlink_tracked(r, t);
+        arm(r, t);
+    }
+    pthread_mutex_unlock(&r->lock);
+}
+
+/* The request of c has arrived: its connection is no longer idle (see make_room). */
+static void set_busy(gw_http_server *srv, struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    tracked *t = ci ? ci->socket_context : NULL;
+    if (!t)
+        return;
+    pthread_mutex_lock(&srv->reap.lock);
+    t->busy = true;
+    pthread_mutex_unlock(&srv->reap.lock);
+}
 
 static gw_rc bad_listen(gw_error *err, const char *listen, const char *why)
 {
@@ -202,6 +452,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     gw_http_server *srv = cls;
     static int seen;
     bool allowed = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
+    if (!*con_cls)
+        set_busy(srv, c);
     if (allowed && !*con_cls) {
         /* The first call only announces the headers; answering now would make libmicrohttpd
          * close the connection, as it cannot know whether a body follows. */
@@ -227,23 +479,49 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     return reply(c, resp.status, resp.content_type, &resp.body, NULL);
 }
 
+/* Room for n connections besides the files the process has open: the soft limit on open files
+ * (1024 under systemd and most shells) is raised towards the hard one when it is too low. */
+static void raise_nofile(unsigned n)
+{
+    struct rlimit rl;
+    rlim_t want = (rlim_t)n + 128;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur >= want)
+        return;
+    rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 gw_rc gw_http_start(gw_http_server *srv, gw_http_handler handler, void *ctx, gw_error *err)
 {
     srv->handler = handler;
     srv->ctx = ctx;
     const gw_http_config *cfg = &srv->cfg;
+    unsigned max = cfg->max_connections ? cfg->max_connections : GW_HTTP_DEFAULT_MAX_CONNECTIONS;
+    unsigned per_ip = cfg->max_per_ip                ? cfg->max_per_ip
+                      : max < GW_HTTP_DEFAULT_PER_IP ? max
+                                                     : GW_HTTP_DEFAULT_PER_IP;
+    unsigned timeout_s = cfg->timeout_s ? cfg->timeout_s : 10;
+    raise_nofile(max + CLOSING_ROOM);
+    if (!reaper_start(&srv->reap, timeout_s, max, per_ip))
+        return gw_error_set(err, GW_E_SYSTEM,
+                            "cannot serve on %s: cannot start a thread (out of memory or "
+                            "threads?)",
+                            srv->address);
     srv->daemon = MHD_start_daemon(
         MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL, 0, NULL, NULL, on_request, srv,
         MHD_OPTION_LISTEN_SOCKET, (MHD_socket)srv->fd, MHD_OPTION_CONNECTION_LIMIT,
-        (unsigned)(cfg->max_connections ? cfg->max_connections : 64), MHD_OPTION_CONNECTION_TIMEOUT,
-        (unsigned)(cfg->timeout_s ? cfg->timeout_s : 10), MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+        max + CLOSING_ROOM, MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip + CLOSING_ROOM,
+        MHD_OPTION_CONNECTION_TIMEOUT, timeout_s, MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
         (size_t)(cfg->max_request_bytes ? cfg->max_request_bytes : 16384),
         MHD_OPTION_STRICT_FOR_CLIENT, 1, MHD_OPTION_END);
-    if (!srv->daemon)
+    if (!srv->daemon) {
+        reaper_stop(&srv->reap);
         return gw_error_set(err, GW_E_SYSTEM,
                             "cannot serve on %s: libmicrohttpd did not start (out of memory or "
                             "threads?)",
                             srv->address);
+    }
     srv->fd = -1; /* the daemon closes it */
     return GW_OK;
 }
@@ -254,6 +532,7 @@ void gw_http_close(gw_http_server *srv)
         return;
     if (srv->daemon)
         MHD_stop_daemon(srv->daemon);
+    reaper_stop(&srv->reap);
     if (srv->fd >= 0)
         close(srv->fd);
     free(srv->listen);

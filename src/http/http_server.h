@@ -3,10 +3,19 @@
  *
  * Owns: parsing the listen address, binding it (so that "address in use" is reported with the
  * address and a fix), the libmicrohttpd daemon (one internal polling thread, epoll), and its
- * limits: connections at once, bytes of request line and headers per connection, and the idle
- * timeout that drops slow or silent clients. Requests other than GET and HEAD get 405 with an
- * Allow header; malformed ones get libmicrohttpd's 400 (or 413/414/431 when too large). Everything
- * else goes to one handler, called in the server's thread, which fills a response.
+ * limits: connections at once, connections at once per client address, bytes of request line and
+ * headers per connection, and each request's absolute deadline. A connection gets timeout_s from
+ * its accept to send its request and receive the whole answer, and again from the end of each
+ * answer for the next request on a kept-alive connection; past it, a reaper thread shuts the
+ * socket down and libmicrohttpd closes it. libmicrohttpd's own timeout only measures idleness
+ * (every byte restarts it), so a client dripping a byte at a time would otherwise never leave.
+ * When a new connection finds its address at max_per_ip connections, or the server at
+ * max_connections, the one of them that has waited longest without a request in progress (idle,
+ * or still sending its request) is closed; when all are being answered, the new one is. So a
+ * scrape is served at once however many idle or dripping connections are open.
+ * Requests other than GET and HEAD get 405 with an Allow header; malformed ones get libmicrohttpd's
+ * 400 (or 413/414/431 when too large). Everything else goes to one handler, called in the server's
+ * thread, which fills a response.
  *
  * Must not: know what the pages contain (the handler does), or print.
  */
@@ -21,11 +30,16 @@
 
 typedef struct gw_http_server gw_http_server;
 
+enum { GW_HTTP_DEFAULT_MAX_CONNECTIONS = 512, GW_HTTP_DEFAULT_PER_IP = 64 };
+
 typedef struct gw_http_config {
     const char *listen;       /* "HOST:PORT", "[V6]:PORT", ":PORT" (all interfaces); port 0 picks
                                  a free one */
-    unsigned max_connections; /* connections served at once; more are closed at accept (64) */
-    unsigned timeout_s;       /* a connection idle this long is closed (10) */
+    unsigned max_connections; /* connections at once (GW_HTTP_DEFAULT_MAX_CONNECTIONS): a new
+                                 one beyond closes the one idle longest (see below) */
+    unsigned max_per_ip;      /* the same for one client address (0: min(max_connections,
+                                 GW_HTTP_DEFAULT_PER_IP)) */
+    unsigned timeout_s;       /* deadline of a request (10): see below */
     size_t max_request_bytes; /* request line + headers per connection (16384) */
 } gw_http_config;
 

@@ -12,6 +12,7 @@ enum { MAX_GROUPS = 16 };
 
 struct gw_epoch_matcher {
     regex_t re;
+    bool is_default; /* GW_EPOCH_DEFAULT_REGEX: an option's value is no epoch line */
 };
 
 /* "\d" -> "[0-9]"; every other escape is kept as written. */
@@ -41,6 +42,7 @@ gw_rc gw_epoch_matcher_new(const char *regex, gw_epoch_matcher **out, gw_error *
     const char *src = regex ? regex : GW_EPOCH_DEFAULT_REGEX;
     char *expanded = expand_digits(src);
     gw_epoch_matcher *m = xcalloc(1, sizeof *m);
+    m->is_default = strcmp(src, GW_EPOCH_DEFAULT_REGEX) == 0;
     int rc = regcomp(&m->re, expanded, REG_EXTENDED | REG_ICASE);
     free(expanded);
     if (rc != 0) {
@@ -75,16 +77,61 @@ static bool all_digits(const char *s, regoff_t from, regoff_t to, long *value)
     return true;
 }
 
+/* A line gpuwatch printed: "gpuwatch: ..." or "gpuwatch mark: ..." (its errors and alerts reach
+ * the job's output when the job runs gpuwatch, and they quote examples such as --field epoch=3). */
+static bool own_line(const char *line)
+{
+    line += strspn(line, " \t\r");
+    if (strncmp(line, "gpuwatch", 8) != 0)
+        return false;
+    line += 8;
+    if (*line == ' ')
+        line += 1 + strspn(line + 1, "abcdefghijklmnopqrstuvwxyz");
+    return *line == ':';
+}
+
+/* True when the word before line[at] is a command-line option ("--field epoch=3", "--epoch 3",
+ * "--resume=epoch 3"): a usage text or a command line, not the script's progress. */
+static bool after_option(const char *line, size_t at)
+{
+    size_t end = at;
+    while (end > 0 && (line[end - 1] == ' ' || line[end - 1] == '\t'))
+        end--;
+    size_t start = end;
+    while (start > 0 && line[start - 1] != ' ' && line[start - 1] != '\t')
+        start--;
+    /* -x, --name, --name= : dashes, then a letter, then letters, digits, '-' or '_' */
+    size_t i = start;
+    while (i < end && i - start < 2 && line[i] == '-')
+        i++;
+    if (i == start || i == end || !isalpha((unsigned char)line[i]))
+        return i - start == 2 && i == end; /* "--epoch 3": the dashes right before it */
+    while (i < end && (isalnum((unsigned char)line[i]) || line[i] == '-' || line[i] == '_'))
+        i++;
+    return i == end || (line[i] == '=' && i + 1 == end);
+}
+
 bool gw_epoch_matcher_match(const gw_epoch_matcher *m, const char *line, long *epoch, long *total)
 {
     regmatch_t g[MAX_GROUPS];
-    if (regexec(&m->re, line, MAX_GROUPS, g, 0) != 0)
+    if (own_line(line))
         return false;
+    size_t off = 0;
+    for (;;) {
+        if (regexec(&m->re, line + off, MAX_GROUPS, g, off ? REG_NOTBOL : 0) != 0)
+            return false;
+        /* The default's first group is the character before "epoch" (or nothing at the start). */
+        size_t word = off + (size_t)g[0].rm_so + (size_t)(g[1].rm_eo - g[1].rm_so);
+        if (!m->is_default || !after_option(line, word))
+            break;
+        off += (size_t)g[0].rm_eo; /* past this match: never empty, it holds "epoch" */
+    }
+    const char *text = line + off;
     long found[2] = {-1, -1};
     int nfound = 0;
     size_t groups = m->re.re_nsub < MAX_GROUPS - 1 ? m->re.re_nsub : MAX_GROUPS - 1;
     for (size_t i = 1; i <= groups && nfound < 2; i++)
-        if (all_digits(line, g[i].rm_so, g[i].rm_eo, &found[nfound]))
+        if (all_digits(text, g[i].rm_so, g[i].rm_eo, &found[nfound]))
             nfound++;
     if (nfound == 0)
         return false;

@@ -31,7 +31,9 @@ GW_MUST_USE gw_rc gw_epoch_matcher_new(const char *regex, gw_epoch_matcher **out
 
 /* Matches one line (no newline needed). Returns true and stores the epoch number in *epoch and
  * the total in *total (-1 when the line has none) when the line is an epoch line. Either pointer
- * may be NULL. */
+ * may be NULL. A line gpuwatch printed ("gpuwatch: ...", "gpuwatch mark: ...") never is one; with
+ * the default expression, neither is "epoch" right after a command-line option ("--field
+ * epoch=3", "--epoch 3": usage texts and command lines). */
 bool gw_epoch_matcher_match(const gw_epoch_matcher *m, const char *line, long *epoch, long *total);
 
 /* NULL is accepted. */

@@ -48,6 +48,7 @@ gw_rc gw_exporter_open(const gw_exporter_config *cfg, gw_exporter **out, gw_erro
     const char *listen = cfg->listen ? cfg->listen : GW_EXPORTER_DEFAULT_LISTEN;
     gw_http_config hc = {.listen = listen,
                          .max_connections = cfg->max_connections,
+                         .max_per_ip = cfg->max_per_ip,
                          .timeout_s = cfg->client_timeout_s,
                          .max_request_bytes = 16384};
     gw_http_server *http = NULL;

@@ -186,7 +186,7 @@ def test_job_memory_step_is_only_a_warning(scenario, tmp_path):
 def test_slow_sample(scenario, tmp_path):
     gpu = dev([{"t": 0}], latency_ms={"temp": 120})
     r, out = run(scenario({"devices": [gpu]}), tmp_path,
-                 "[slow_sample]\nthreshold = 100\nclear = 50\n", interval="0.3",
+                 "[slow_sample]\nthreshold = 100\nclear = 50\nduration = 0.5s\n", interval="0.3",
                  cmd=("sleep", "1.5"))
     assert r.returncode == 0, r.stderr
     a = by_rule(alerts(out))["slow_sample"][0]

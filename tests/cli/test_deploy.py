@@ -35,6 +35,11 @@ def test_systemd_unit(tmp_path):
         pytest.skip("systemd-analyze is not installed")
     unit = (DEPLOY / "systemd" / "gpuwatch.service").read_text()
     assert "DynamicUser=yes" in unit and "ExecStart=/usr/local/bin/gpuwatch serve" in unit
+    # Loopback unless the administrator opens it (issue 12): the only ExecStart line that is not
+    # a comment listens on 127.0.0.1.
+    execs = [ln for ln in unit.splitlines() if ln.startswith("ExecStart=")]
+    assert execs == ["ExecStart=/usr/local/bin/gpuwatch serve --listen 127.0.0.1:9400 "
+                     "--interval 1"], execs
     local = tmp_path / "gpuwatch.service"
     local.write_text(unit.replace("/usr/local/bin/gpuwatch", GW))
     r = subprocess.run([analyze, "verify", str(local)], capture_output=True, text=True,

@@ -104,26 +104,25 @@ def test_many_concurrent_connections(scenario):
 
 
 def test_connection_bound(scenario):
-    """With --max-connections 4 and four connections open, a fifth waits unanswered (in the
-    listen backlog); as soon as the four close, it is served."""
+    """With --max-connections 4 and four idle connections open (from four addresses), a fifth is
+    served at once: the connection idle longest is closed to make room, the other three stay."""
     with serve(scenario, "--max-connections", "4") as srv:
-        held = [socket.create_connection((srv.host, srv.port)) for _ in range(4)]
-        fifth = socket.create_connection((srv.host, srv.port))
+        held = [socket.create_connection((srv.host, srv.port),
+                                         source_address=(f"127.0.0.{3 + i}", 0)) for i in range(4)]
+        for s in held:
+            s.settimeout(20)
+        fifth = socket.create_connection((srv.host, srv.port), timeout=20,
+                                         source_address=("127.0.0.7", 0))
         try:
             fifth.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
-            fifth.settimeout(1)
-            try:
-                early = fifth.recv(65536)
-            except socket.timeout:
-                early = None
-            assert early is None, early
-            for s in held:
-                s.close()
-            fifth.settimeout(20)
             resp = b""
             while chunk := fifth.recv(65536):
                 resp += chunk
             assert status_of(resp) == 200, resp
+            assert held[0].recv(1) == b""  # the oldest, closed by the server
+            for s in held[1:]:  # the others are still served
+                s.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+                assert status_of(s.recv(65536)) == 200
         finally:
             fifth.close()
             for s in held:

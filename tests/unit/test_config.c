@@ -64,7 +64,7 @@ static void test_defaults_are_the_checklist(void **state)
                 {"memory_critical", 92, 88, 0, GW_ALERT_CRITICAL},
                 {"job_memory_warning", 2048, 1536, 0, GW_ALERT_WARNING},
                 {"job_memory_critical", 3072, 2560, 0, GW_ALERT_CRITICAL},
-                {"slow_sample", 500, 250, 0, GW_ALERT_WARNING},
+                {"slow_sample", 500, 250, 5000, GW_ALERT_WARNING},
                 {"gpu_lost", 0, 0, 0, GW_ALERT_CRITICAL}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         gw_alert_rule *r = gw_alerts_config_find(&x->c.alerts, want[i].id);

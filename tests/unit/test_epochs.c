@@ -61,6 +61,36 @@ static void test_default_non_matches(void **state)
     gw_epoch_matcher_free(m);
 }
 
+/* Issue 12: gpuwatch's own error text quoted "--field epoch=3" and made an epoch. */
+static void test_gpuwatch_lines_and_options_never_count(void **state)
+{
+    (void)state;
+    gw_epoch_matcher *m = matcher(NULL);
+    const char *lines[] = {
+        "gpuwatch mark: bad field 'x': give KEY=VALUE (e.g. --field epoch=3 --field lr=0.01)",
+        "gpuwatch: ALERT warning slow_sample: Epoch 3/10",
+        "  gpuwatch run: Epoch 4",
+        "  -f, --field KEY=VALUE  e.g. --field epoch=3",
+        "python3 train.py --epoch 3 --lr 0.1",
+        "resume with -e epoch=5",
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++)
+        if (gw_epoch_matcher_match(m, lines[i], NULL, NULL))
+            fail_msg("matched but should not: %s", lines[i]);
+    /* The script's own lines still count, also after an option elsewhere on the line. */
+    expect(m, "step 10 epoch=3 loss=0.5", 3, -1);
+    expect(m, "--lr 0.1 Epoch 7/9", 7, 9);
+    expect(m, "run --fast: epoch 2 of 4", 2, 4);
+    expect(m, "- Epoch 6", 6, -1);
+    expect(m, "gpuwatchx: epoch 8", 8, -1);
+    gw_epoch_matcher_free(m);
+    /* A custom expression never sees gpuwatch's lines either, but options are the user's call. */
+    m = matcher("epoch=([0-9]+)");
+    assert_false(gw_epoch_matcher_match(m, "gpuwatch: epoch=3", NULL, NULL));
+    expect(m, "--field epoch=3", 3, -1);
+    gw_epoch_matcher_free(m);
+}
+
 static void test_custom_regex(void **state)
 {
     (void)state;
@@ -109,8 +139,11 @@ static void test_build(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_default_formats), cmocka_unit_test(test_default_non_matches),
-        cmocka_unit_test(test_custom_regex),    cmocka_unit_test(test_bad_regex),
+        cmocka_unit_test(test_default_formats),
+        cmocka_unit_test(test_default_non_matches),
+        cmocka_unit_test(test_gpuwatch_lines_and_options_never_count),
+        cmocka_unit_test(test_custom_regex),
+        cmocka_unit_test(test_bad_regex),
         cmocka_unit_test(test_build),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
