@@ -114,6 +114,16 @@ static cJSON *inputs_json(const gw_series *s)
             cJSON_AddNullToObject(o, "first_bad_line");
         cJSON_AddBoolToObject(o, "untimed", in->untimed);
         cJSON_AddStringToObject(o, "note", in->note);
+        cJSON *drop = cJSON_AddObjectToObject(o, "impossible_dropped");
+        for (int f = 0; f < GW_F_COUNT; f++)
+            if (in->impossible[f]) {
+                char key[64];
+                snprintf(key, sizeof key, "%.*s", (int)strcspn(gw_fields[f].csv_header, " ["),
+                         gw_fields[f].csv_header);
+                cJSON_AddNumberToObject(drop, key, (double)in->impossible[f]);
+            }
+        cJSON_AddNumberToObject(o, "time_back", (double)in->time_back);
+        cJSON_AddNumberToObject(o, "time_back_max_s", in->time_back ? in->time_back_s : 0);
         if (in->complete < 0)
             cJSON_AddNullToObject(o, "complete");
         else

@@ -109,6 +109,22 @@ static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
     }
 }
 
+/* What the reader dropped or corrected in an input, a line each (docs/report.md). */
+static void input_repairs(FILE *out, const gw_series_input *in)
+{
+    for (int f = 0; f < GW_F_COUNT; f++)
+        if (in->impossible[f])
+            fprintf(out, "    %.*s: %zu impossible value%s dropped\n",
+                    (int)strcspn(gw_fields[f].csv_header, " ["), gw_fields[f].csv_header,
+                    in->impossible[f], in->impossible[f] == 1 ? "" : "s");
+    if (in->time_back) {
+        char d[GW_FMT_SIZE];
+        fprintf(out, "    time went back at line %ld (%zu time%s, up to %s s): not counted\n",
+                in->time_back_line, in->time_back, in->time_back == 1 ? "" : "s",
+                secs(in->time_back_s, 0, d, sizeof d));
+    }
+}
+
 static void inputs_section(FILE *out, const gw_analysis *a)
 {
     const gw_series *s = a->series;
@@ -128,6 +144,7 @@ static void inputs_section(FILE *out, const gw_analysis *a)
         if (*in->note)
             fprintf(out, "; %s", in->note);
         fputc('\n', out);
+        input_repairs(out, in);
         if (in->complete == 0)
             fprintf(out, "  incomplete: %s\n", in->incomplete);
     }

@@ -182,13 +182,21 @@ void gw_gpu_devs_close(const gw_nvml *n, gw_gpu_dev *devs, unsigned count)
 #define B(f) GW_FIELD_BIT(f)
 
 /* Reads one unsigned value with the common signature (device, unsigned*). */
+/* Stores value v (in the field's unit) when it is within the field's bounds (gw_field_bounds_of:
+ * the same numbers the log reader applies); a value outside is a sentinel and stays absent. */
+static void set_checked(gw_gpu_sample *out, gw_gpu_field f, double v)
+{
+    if (gw_field_plausible(f, v))
+        gw_set(out, f, v);
+}
+
 static void read_uint(gw_gpu_dev *d, gwn_return (*fn)(gwn_device, unsigned int *), const char *call,
-                      gw_gpu_field f, double max, gw_gpu_sample *out)
+                      gw_gpu_field f, gw_gpu_sample *out)
 {
     unsigned v = 0;
     gwn_return r = fn ? fn(d->handle, &v) : GWN_ERROR_FUNCTION_NOT_FOUND;
-    if (ok(d, r, B(f), &d->fast_unsupported, call) && v <= max)
-        gw_set_nvml(out, f, v);
+    if (ok(d, r, B(f), &d->fast_unsupported, call))
+        set_checked(out, f, gw_field_from_nvml(f, v));
 }
 
 static void read_clock(const gw_nvml *n, gw_gpu_dev *d, bool max, int type, gw_gpu_field f,
@@ -198,27 +206,39 @@ static void read_clock(const gw_nvml *n, gw_gpu_dev *d, bool max, int type, gw_g
     gwn_return r = max ? NV(n, DeviceGetMaxClockInfo, d->handle, type, &v)
                        : NV(n, DeviceGetClockInfo, d->handle, type, &v);
     if (ok(d, r, B(f), &d->fast_unsupported,
-           max ? "nvmlDeviceGetMaxClockInfo" : "nvmlDeviceGetClockInfo") &&
-        v > 0 && v < 100000)
-        gw_set(out, f, v);
+           max ? "nvmlDeviceGetMaxClockInfo" : "nvmlDeviceGetClockInfo"))
+        set_checked(out, f, v);
+}
+
+/* Stores a memory reading when every part is within bounds and used <= total (else a sentinel
+ * or a torn read: nothing of it is kept). */
+static void set_memory(gw_gpu_sample *out, double total, double used, double free_b, double rsv)
+{
+    const gw_gpu_field f[4] = {GW_F_MEM_TOTAL_MIB, GW_F_MEM_USED_MIB, GW_F_MEM_FREE_MIB,
+                               GW_F_MEM_RESERVED_MIB};
+    double v[4] = {total, used, free_b, rsv};
+    for (int i = 0; i < 4; i++) {
+        v[i] = isnan(v[i]) ? NAN : gw_field_from_nvml(f[i], v[i]);
+        if (!isnan(v[i]) && !gw_field_plausible(f[i], v[i]))
+            return;
+    }
+    if (!(used <= total))
+        return;
+    for (int i = 0; i < 4; i++)
+        if (!isnan(v[i]))
+            gw_set(out, f[i], v[i]);
 }
 
 static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
 {
     const uint64_t bits = B(GW_F_MEM_TOTAL_MIB) | B(GW_F_MEM_USED_MIB) | B(GW_F_MEM_FREE_MIB) |
                           B(GW_F_MEM_RESERVED_MIB);
-    const double sane = 1e15; /* reject "blank" sentinels near 2^64 */
     if (d->mem_abi != 1) {
         gwn_memory_v2 m = {.version = GWN_MEMORY_V2_VERSION};
         gwn_return r = NV(n, DeviceGetMemoryInfo_v2, d->handle, &m);
         if (r == GWN_SUCCESS) {
             d->mem_abi = 2;
-            if ((double)m.total < sane && m.used <= m.total) {
-                gw_set_nvml(out, GW_F_MEM_TOTAL_MIB, (double)m.total);
-                gw_set_nvml(out, GW_F_MEM_USED_MIB, (double)m.used);
-                gw_set_nvml(out, GW_F_MEM_FREE_MIB, (double)m.free);
-                gw_set_nvml(out, GW_F_MEM_RESERVED_MIB, (double)m.reserved);
-            }
+            set_memory(out, (double)m.total, (double)m.used, (double)m.free, (double)m.reserved);
             return;
         }
         if (r == GWN_ERROR_GPU_IS_LOST) {
@@ -233,12 +253,8 @@ static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
     }
     gwn_memory m;
     if (ok(d, NV(n, DeviceGetMemoryInfo, d->handle, &m), bits, &d->fast_unsupported,
-           "nvmlDeviceGetMemoryInfo") &&
-        (double)m.total < sane && m.used <= m.total) {
-        gw_set_nvml(out, GW_F_MEM_TOTAL_MIB, (double)m.total);
-        gw_set_nvml(out, GW_F_MEM_USED_MIB, (double)m.used);
-        gw_set_nvml(out, GW_F_MEM_FREE_MIB, (double)m.free);
-    }
+           "nvmlDeviceGetMemoryInfo"))
+        set_memory(out, (double)m.total, (double)m.used, (double)m.free, NAN);
 }
 
 /* Reads the remaining fields whose calls need special arguments. */
@@ -247,42 +263,37 @@ static void read_misc(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
     if (want & B(GW_F_TEMP_GPU_C)) {
         unsigned t = 0;
         if (ok(d, NV(n, DeviceGetTemperature, d->handle, GWN_TEMPERATURE_GPU, &t),
-               B(GW_F_TEMP_GPU_C), &d->fast_unsupported, "nvmlDeviceGetTemperature") &&
-            t < 300)
-            gw_set(out, GW_F_TEMP_GPU_C, t);
+               B(GW_F_TEMP_GPU_C), &d->fast_unsupported, "nvmlDeviceGetTemperature"))
+            set_checked(out, GW_F_TEMP_GPU_C, t);
     }
     if (want & B(GW_F_TEMP_MEM_C)) {
         gwn_field_value fv = {.fieldId = GWN_FI_DEV_MEMORY_TEMP};
         if (ok(d, NV(n, DeviceGetFieldValues, d->handle, 1, &fv), B(GW_F_TEMP_MEM_C),
                &d->fast_unsupported, "nvmlDeviceGetFieldValues") &&
             ok(d, fv.nvmlReturn, B(GW_F_TEMP_MEM_C), &d->fast_unsupported,
-               "nvmlDeviceGetFieldValues") &&
-            fv.value.uiVal > 0 && fv.value.uiVal < 300)
-            gw_set(out, GW_F_TEMP_MEM_C, fv.value.uiVal);
+               "nvmlDeviceGetFieldValues"))
+            set_checked(out, GW_F_TEMP_MEM_C, fv.value.uiVal);
     }
     if (want & B(GW_F_CLOCKS_EVENT_REASONS)) {
         unsigned long long mask = 0;
         if (ok(d, NV(n, DeviceGetCurrentClocksEventReasons, d->handle, &mask),
                B(GW_F_CLOCKS_EVENT_REASONS), &d->fast_unsupported,
-               "nvmlDeviceGetCurrentClocksEventReasons") &&
-            mask < (1ULL << 52))
-            gw_set(out, GW_F_CLOCKS_EVENT_REASONS, (double)mask);
+               "nvmlDeviceGetCurrentClocksEventReasons"))
+            set_checked(out, GW_F_CLOCKS_EVENT_REASONS, (double)mask);
     }
     if (want & B(GW_F_PSTATE)) {
         int ps = GWN_PSTATE_UNKNOWN;
         if (ok(d, NV(n, DeviceGetPerformanceState, d->handle, &ps), B(GW_F_PSTATE),
-               &d->fast_unsupported, "nvmlDeviceGetPerformanceState") &&
-            ps >= 0 && ps <= 15)
-            gw_set(out, GW_F_PSTATE, ps);
+               &d->fast_unsupported, "nvmlDeviceGetPerformanceState"))
+            set_checked(out, GW_F_PSTATE, ps);
     }
     if (want & B(GW_F_ECC_UNCORRECTED)) {
         unsigned long long e = 0;
         if (ok(d,
                NV(n, DeviceGetTotalEccErrors, d->handle, GWN_MEMORY_ERROR_TYPE_UNCORRECTED,
                   GWN_VOLATILE_ECC, &e),
-               B(GW_F_ECC_UNCORRECTED), &d->fast_unsupported, "nvmlDeviceGetTotalEccErrors") &&
-            e < (1ULL << 52))
-            gw_set(out, GW_F_ECC_UNCORRECTED, (double)e);
+               B(GW_F_ECC_UNCORRECTED), &d->fast_unsupported, "nvmlDeviceGetTotalEccErrors"))
+            set_checked(out, GW_F_ECC_UNCORRECTED, (double)e);
     }
 }
 
@@ -304,21 +315,18 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
         if (ok(d, NV(n, DeviceGetUtilizationRates, d->handle, &u),
                B(GW_F_UTIL_GPU_PCT) | B(GW_F_UTIL_MEM_PCT), &d->fast_unsupported,
                "nvmlDeviceGetUtilizationRates")) {
-            if (u.gpu <= 100)
-                gw_set(out, GW_F_UTIL_GPU_PCT, u.gpu);
-            if (u.memory <= 100)
-                gw_set(out, GW_F_UTIL_MEM_PCT, u.memory);
+            set_checked(out, GW_F_UTIL_GPU_PCT, u.gpu);
+            set_checked(out, GW_F_UTIL_MEM_PCT, u.memory);
         }
     }
     if (want & (B(GW_F_MEM_TOTAL_MIB) | B(GW_F_MEM_USED_MIB) | B(GW_F_MEM_FREE_MIB) |
                 B(GW_F_MEM_RESERVED_MIB)))
         read_memory(n, d, out);
     if (want & B(GW_F_POWER_DRAW_W))
-        read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_W, 1e7,
-                  out);
+        read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_W, out);
     if (want & B(GW_F_POWER_ENFORCED_W))
         read_uint(d, n->DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit",
-                  GW_F_POWER_ENFORCED_W, 1e7, out);
+                  GW_F_POWER_ENFORCED_W, out);
     if (want & B(GW_F_CLOCK_SM_MHZ))
         read_clock(n, d, false, GWN_CLOCK_SM, GW_F_CLOCK_SM_MHZ, out);
     if (want & B(GW_F_CLOCK_MEM_MHZ))
@@ -330,19 +338,19 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
     if (want & B(GW_F_CLOCK_MAX_MEM_MHZ))
         read_clock(n, d, true, GWN_CLOCK_MEM, GW_F_CLOCK_MAX_MEM_MHZ, out);
     if (want & B(GW_F_FAN_PCT))
-        read_uint(d, n->DeviceGetFanSpeed, "nvmlDeviceGetFanSpeed", GW_F_FAN_PCT, 200, out);
+        read_uint(d, n->DeviceGetFanSpeed, "nvmlDeviceGetFanSpeed", GW_F_FAN_PCT, out);
     if (want & B(GW_F_PCIE_GEN))
         read_uint(d, n->DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration",
-                  GW_F_PCIE_GEN, 32, out);
+                  GW_F_PCIE_GEN, out);
     if (want & B(GW_F_PCIE_GEN_MAX))
         read_uint(d, n->DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration",
-                  GW_F_PCIE_GEN_MAX, 32, out);
+                  GW_F_PCIE_GEN_MAX, out);
     if (want & B(GW_F_PCIE_WIDTH))
         read_uint(d, n->DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth",
-                  GW_F_PCIE_WIDTH, 64, out);
+                  GW_F_PCIE_WIDTH, out);
     if (want & B(GW_F_PCIE_WIDTH_MAX))
         read_uint(d, n->DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth",
-                  GW_F_PCIE_WIDTH_MAX, 64, out);
+                  GW_F_PCIE_WIDTH_MAX, out);
     read_misc(n, d, want, out);
     /* A call in this tick may have found the GPU lost: then nothing of this tick is trusted. */
     if (atomic_load(&d->lost)) {
@@ -393,7 +401,7 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, g
         if (r == GWN_SUCCESS) {
             for (size_t i = 0; i < nwant; i++) {
                 double v = mg->metrics[i].value;
-                if (mg->metrics[i].nvmlReturn == GWN_SUCCESS && isfinite(v) && v >= 0 && v <= 100.5)
+                if (mg->metrics[i].nvmlReturn == GWN_SUCCESS && gw_field_plausible(want[i].f, v))
                     gw_set(out, want[i].f, fmin(v, 100.0));
             }
         } else if (r == GWN_ERROR_GPU_IS_LOST) {
@@ -412,9 +420,8 @@ void gw_gpu_read_energy(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
         return;
     unsigned long long mj = 0;
     if (ok(d, NV(n, DeviceGetTotalEnergyConsumption, d->handle, &mj), B(GW_F_ENERGY_MJ),
-           &d->slow_unsupported, "nvmlDeviceGetTotalEnergyConsumption") &&
-        mj < (1ULL << 52))
-        gw_set(out, GW_F_ENERGY_MJ, (double)mj);
+           &d->slow_unsupported, "nvmlDeviceGetTotalEnergyConsumption"))
+        set_checked(out, GW_F_ENERGY_MJ, (double)mj);
 }
 
 void gw_gpu_read_power_limit(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
@@ -425,10 +432,8 @@ void gw_gpu_read_power_limit(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out
     gwn_return r = NV(n, DeviceGetPowerManagementLimit, d->handle, &mw);
     if (gw_nvml_is_unsupported(r))
         r = NV(n, DeviceGetEnforcedPowerLimit, d->handle, &mw);
-    if (ok(d, r, B(GW_F_POWER_LIMIT_W), &d->slow_unsupported,
-           "nvmlDeviceGetPowerManagementLimit") &&
-        mw > 0 && mw < 10000000)
-        gw_set_nvml(out, GW_F_POWER_LIMIT_W, mw);
+    if (ok(d, r, B(GW_F_POWER_LIMIT_W), &d->slow_unsupported, "nvmlDeviceGetPowerManagementLimit"))
+        set_checked(out, GW_F_POWER_LIMIT_W, gw_field_from_nvml(GW_F_POWER_LIMIT_W, mw));
 }
 
 typedef gwn_return (*proc_fn)(gwn_device, unsigned int *, void *);

@@ -1,0 +1,99 @@
+"""gpuwatch report on logs whose numbers cannot be believed as they stand (issue 15, items 6-10):
+impossible values are dropped and counted per column with the sampler's bounds, verdicts need
+enough samples, time going back is said and not counted, a missing column is not a zero, names
+are made safe at the door, and no sentence contradicts its own numbers. Every input is written
+here, small, by hand."""
+import json
+import os
+import subprocess
+
+BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
+ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
+
+
+def report(*args, timeout=60):
+    return subprocess.run([BIN, "report", *map(str, args)], capture_output=True, env=ENV,
+                          timeout=timeout)
+
+
+def ts(i, hour=14):
+    """nvidia-smi's own timestamp form, i seconds after HH:00:00 (i may be negative)."""
+    s = hour * 3600 + i
+    return f"2026/11/05 {s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}.000"
+
+
+def write(path, header, rows):
+    path.write_text(header + "\n" + "\n".join(rows) + "\n")
+    return path
+
+
+def run_json(path, *extra):
+    p = report(path, "--json", "-", *extra)
+    assert p.returncode == 0, p.stderr.decode()
+    return json.loads(p.stdout)
+
+
+def text(path, *extra):
+    p = report(path, *extra)
+    assert p.returncode == 0, p.stderr.decode()
+    return p.stdout.decode()
+
+
+def ids(summary):
+    return sorted(v["id"] for v in summary["verdicts"])
+
+
+# ---- item 6: impossible numbers ---------------------------------------------------------------
+
+IMPOSSIBLE_HEADER = ("timestamp, index, utilization.gpu [%], memory.used [MiB], memory.total [MiB], "
+                     "temperature.gpu, power.draw [W], total_energy_consumption [mJ]")
+
+
+def impossible_rows():
+    rows = []
+    for i in range(120):
+        u, mem, temp, pw, mj = "90", "20000", "65", "300.00", str(1000000 + i * 300000)
+        u = {10: "4294967295", 20: "808334905"}.get(i, u)
+        mj = {30: "9223372036854775794", 40: "1.407e14"}.get(i, mj)
+        temp = {50: "-273", 60: "65535"}.get(i, temp)
+        pw = "-5.00" if i in (70, 71, 72) else pw
+        mem = "90000" if i == 80 else mem
+        rows.append(f"{ts(i)}, 0, {u}, {mem}, 81559, {temp}, {pw}, {mj}")
+    return rows
+
+
+def test_impossible_values_are_dropped_counted_and_said(tmp_path):
+    csv = write(tmp_path / "impossible.csv", IMPOSSIBLE_HEADER, impossible_rows())
+    s = run_json(csv)
+    inp = s["inputs"][0]
+    assert inp["rows"] == 120 and inp["rows_skipped"] == 0
+    assert inp["impossible_dropped"] == {"utilization.gpu": 2, "memory.used": 1,
+                                         "temperature.gpu": 2, "power.draw": 3,
+                                         "total_energy_consumption": 2}
+    st = s["gpus"][0]["stats"]
+    assert st["utilization.gpu [%]"]["max"] == 90 and st["utilization.gpu [%]"]["mean"] == 90
+    assert st["temperature.gpu"]["max"] == 65 and st["temperature.gpu"]["p5"] == 65
+    assert st["power.draw [W]"]["p5"] == 300
+    assert st["memory.used [MiB]"]["max"] == 20000
+    # the counter runs at 300 W for 120 s: 10 Wh, not the sentinels' trillions
+    assert abs(s["gpus"][0]["energy_wh"] - 10.0) < 0.01
+    # 90000 of 81559 MiB was dropped: no "memory peaked at 110%"
+    assert "memory_near_capacity" not in ids(s)
+    out = text(csv)
+    for line in ("    utilization.gpu: 2 impossible values dropped",
+                 "    memory.used: 1 impossible value dropped",
+                 "    temperature.gpu: 2 impossible values dropped",
+                 "    power.draw: 3 impossible values dropped",
+                 "    total_energy_consumption: 2 impossible values dropped"):
+        assert line + "\n" in out, out
+    assert "4294967295" not in out and "65535" not in out
+
+
+def test_plausible_values_at_the_bounds_are_kept(tmp_path):
+    """The edges of the bounds are real readings: 0 and 100 %, 0 W, 0 C are not dropped."""
+    rows = [f"{ts(i)}, 0, {100 if i % 2 else 0}, 0, 81559, 0, 0.00, {i * 1000}" for i in range(30)]
+    s = run_json(write(tmp_path / "edges.csv", IMPOSSIBLE_HEADER, rows))
+    assert s["inputs"][0]["impossible_dropped"] == {}
+    st = s["gpus"][0]["stats"]
+    assert st["utilization.gpu [%]"]["max"] == 100 and st["utilization.gpu [%]"]["p5"] == 0
+    assert st["temperature.gpu"]["max"] == 0
