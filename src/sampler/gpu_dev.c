@@ -1,6 +1,7 @@
 #include "sampler/gpu_dev.h"
 
 #include "host/procfs.h"
+#include "util/gw_utf8.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -85,6 +86,11 @@ static void read_info(const gw_nvml *n, gw_gpu_dev *d, unsigned index, size_t pr
         const char *bus = n->pci_info_abi == 1 ? pci.busIdLegacy : pci.busId;
         snprintf(in->pci_bus_id, sizeof in->pci_bus_id, "%.*s", (int)sizeof pci.busId, bus);
     }
+    /* NVML's strings are untrusted bytes: made valid UTF-8 without escapes here, once, so that no
+     * terminal, meta.json or summary.json ever sees them raw (util/gw_utf8.h) */
+    gw_utf8_clean_buf(in->name, sizeof in->name);
+    gw_utf8_clean_buf(in->uuid, sizeof in->uuid);
+    gw_utf8_clean_buf(in->pci_bus_id, sizeof in->pci_bus_id);
     gwn_memory_v2 m2 = {.version = GWN_MEMORY_V2_VERSION};
     gwn_memory m1;
     if (!(skip & GW_INFO_MEMORY)) {
@@ -513,6 +519,8 @@ static void read_mig(const gw_nvml *n, gwn_device h, gw_mig_device *m)
         m->name[0] = '\0';
     if (NV(n, DeviceGetUUID, h, m->uuid, sizeof m->uuid) != GWN_SUCCESS)
         m->uuid[0] = '\0';
+    gw_utf8_clean_buf(m->name, sizeof m->name);
+    gw_utf8_clean_buf(m->uuid, sizeof m->uuid);
     m->mem_used_mib = m->mem_total_mib = NAN;
     gwn_memory_v2 m2 = {.version = GWN_MEMORY_V2_VERSION};
     gwn_memory m1;

@@ -97,3 +97,51 @@ def test_plausible_values_at_the_bounds_are_kept(tmp_path):
     st = s["gpus"][0]["stats"]
     assert st["utilization.gpu [%]"]["max"] == 100 and st["utilization.gpu [%]"]["p5"] == 0
     assert st["temperature.gpu"]["max"] == 0
+
+
+# ---- item 9: text from NVML and from files is sanitised at the door ----------------------------
+
+BAD_NAME = b"NVIDIA \xff\xfe H200 \x1b[31mRED\x1b[0m\x07"
+
+
+def test_names_read_from_a_file_are_sanitised(tmp_path):
+    csv = tmp_path / "names.csv"
+    rows = [b"timestamp, index, name, utilization.gpu [%]"]
+    rows += [ts(i).encode() + b", 0, " + BAD_NAME + b", 90" for i in range(30)]
+    csv.write_bytes(b"\n".join(rows) + b"\n")
+    for args in ([], ["--json", "-"]):
+        p = report(csv, *args)
+        assert p.returncode == 0, p.stderr
+        out = p.stdout.decode("utf-8")  # strict: raises on invalid UTF-8
+        assert "\x1b" not in out and "\x07" not in out
+    s = json.loads(report(csv, "--json", "-").stdout.decode("utf-8"))
+    assert s["gpus"][0]["name"] == "NVIDIA \ufffd\ufffd H200 ?[31mRED?[0m?"
+    html = tmp_path / "r.html"
+    assert report(csv, "--html", html).returncode == 0
+    assert b"\x1b" not in html.read_bytes()
+    html.read_bytes().decode("utf-8")
+
+
+def test_names_from_nvml_are_sanitised(tmp_path):
+    """The fake NVML returns a name with escape sequences: check --json, query and meta.json (and
+    the summary.json written from it) get it made safe."""
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    from conftest import gw, h200
+    sc = tmp_path / "sc.json"
+    sc.write_text(json.dumps({"devices": [h200(name="NVIDIA \u001b[2J\u009b1mH200\u0007")]}))
+    r = gw(["check", "--json"], sc)
+    assert r.stdout, r.stderr
+    out = json.loads(r.stdout)
+    assert out["gpus"][0]["name"] == "NVIDIA ?[2J?1mH200?"
+    q = gw(["query", "--query-gpu=name", "--format=csv,noheader"], sc)
+    assert q.returncode == 0, q.stderr
+    assert q.stdout.strip() == "NVIDIA ?[2J?1mH200?"
+    d = tmp_path / "run"
+    r = gw(["run", "-o", d, "--", "sleep", "1.5"], sc, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "\x1b" not in r.stdout and "\x1b" not in r.stderr
+    meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
+    assert meta["devices"][0]["name"] == "NVIDIA ?[2J?1mH200?"
+    summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
+    assert summary["gpus"][0]["name"] == "NVIDIA ?[2J?1mH200?"
