@@ -145,3 +145,71 @@ def test_names_from_nvml_are_sanitised(tmp_path):
     assert meta["devices"][0]["name"] == "NVIDIA ?[2J?1mH200?"
     summary = json.loads((d / "summary.json").read_text(encoding="utf-8"))
     assert summary["gpus"][0]["name"] == "NVIDIA ?[2J?1mH200?"
+
+
+# ---- item 7: too little data for a verdict; time going back -------------------------------------
+
+H_UMP = "timestamp, index, utilization.gpu [%], memory.used [MiB], memory.total [MiB], power.draw [W]"
+
+
+def test_two_samples_give_no_verdict(tmp_path):
+    rows = [f"{ts(0)}, 0, 100, 79000, 81559, 400", f"{ts(1)}, 0, 100, 80500, 81559, 400"]
+    s = run_json(write(tmp_path / "two.csv", H_UMP, rows))
+    assert ids(s) == []  # was critical memory_near_capacity (98.7 %) and would be saturated
+    assert s["thresholds"]["min_steady_samples"] == 10
+    assert s["thresholds"]["memory_min_samples"] == 5
+    # the same numbers over enough samples do fire: the minimum is what held them back
+    rows = [f"{ts(i)}, 0, 100, {79000 + 200 * i}, 81559, 400" for i in range(10)]
+    s = run_json(write(tmp_path / "ten.csv", H_UMP, rows))
+    assert "memory_near_capacity" in ids(s) and "gpu_saturated" not in ids(s)
+    v = next(v for v in s["verdicts"] if v["id"] == "memory_near_capacity")
+    assert v["severity"] == "critical" and v["evidence"]["peak_used_mib"] == 80800
+
+
+def test_one_idle_reading_is_no_idle_stretch(tmp_path):
+    """One 0 % reading at a 61 s interval weighs 61 s: more than idle_hold_s, but one sample."""
+    rows = [f"{ts(61 * i)}, 0, {0 if i == 1 else 95}, 30000, 81559, 400" for i in range(12)]
+    s = run_json(write(tmp_path / "one_idle.csv", H_UMP, rows))
+    assert "idle_holding_memory" not in ids(s)
+    assert s["thresholds"]["idle_hold_samples"] == 3
+    # three idle readings in a row are a stretch
+    rows = [f"{ts(61 * i)}, 0, {0 if i in (1, 2, 3) else 95}, 30000, 81559, 400" for i in range(12)]
+    s = run_json(write(tmp_path / "three_idle.csv", H_UMP, rows))
+    v = next(v for v in s["verdicts"] if v["id"] == "idle_holding_memory")
+    assert v["evidence"]["idle_s"] == 183 and v["evidence"]["memory_held_mib"] == 30000
+
+
+def test_time_going_back_is_said_and_not_counted(tmp_path):
+    """60 rows from 10:00:00, then the clock is set back an hour and 60 more rows follow: 120 s
+    of samples, not a 3600 s steady state."""
+    rows = [f"{ts(i, 10)}, 0, 90, 30000, 81559, 400" for i in range(60)]
+    rows += [f"{ts(i - 3600 + 60, 10)}, 0, 90, 30000, 81559, 400" for i in range(60)]
+    csv = write(tmp_path / "back.csv", H_UMP, rows)
+    s = run_json(csv)
+    inp = s["inputs"][0]
+    assert inp["time_back"] == 1 and inp["time_back_max_s"] == 3599
+    g = s["gpus"][0]
+    steady = next(p for p in g["phases"] if p["phase"] == "steady") if isinstance(
+        g.get("phases"), list) else None
+    assert abs(g["energy_wh"] - 400 * 120 / 3600) < 0.01
+    assert g["energy_partial"] is False
+    out = text(csv)
+    assert "    time went back at line 62 (1 time, up to 3599 s): not counted\n" in out
+    assert "steady 120.0 s" in out and "3600" not in out.split("Verdicts")[1]
+    assert steady is None or abs(steady["duration_s"] - 120) < 1e-6
+
+
+def test_starved_idle_share_is_of_the_work_time(tmp_path):
+    """busy X % and idle Y % describe the same seconds: here X + Y = 100 exactly, also when every
+    other row has no utilisation (a second query interleaved): the old share divided the idle
+    time by all the time, utilisation or not."""
+    def util(i):
+        return "100" if i < 3 else "" if i % 2 else "100" if i % 4 == 0 else "0"
+    rows = [f"{ts(i)}, 0, {util(i)}, 30000, 81559, 300" for i in range(121)]
+    s = run_json(write(tmp_path / "starved.csv", H_UMP, rows))
+    v = next(v for v in s["verdicts"] if v["id"] == "gpu_starved")
+    busy, idle = v["evidence"]["busy_pct"], v["evidence"]["idle_share_pct"]
+    assert abs(busy + idle - 100) < 1e-6, (busy, idle)
+    assert 53 < busy < 54  # main said busy 53.2 %, idle 24 %: 23 % of the time was neither
+    out = text(tmp_path / "starved.csv")
+    assert f"idle {idle:.0f}%" in out and f"busy {busy:.1f}%" in out
