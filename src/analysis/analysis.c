@@ -158,6 +158,8 @@ static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
         g->worked = util[r] >= GW_TH(GW_TH_WORK_UTIL_PCT);
     gw_span ph[GW_PHASE_COUNT];
     gw_phases_detect(util, gpu->tab.t_ms, g->dt_s, n, ph);
+    gw_phases_end_at_release(util, gw_series_gpu_values(gpu, GW_F_MEM_USED_MIB), gpu->tab.t_ms,
+                             g->dt_s, n, ph);
     for (int p = 0; p < GW_PHASE_COUNT; p++)
         g->phase[p].span = ph[p];
     for (size_t h = 0; h < s->nhosts; h++)

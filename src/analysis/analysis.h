@@ -113,6 +113,13 @@ void gw_analysis_free(gw_analysis *a);
 void gw_phases_detect(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
                       gw_span out[GW_PHASE_COUNT]);
 
+/* Ends the steady state where the job let go of the GPU: from the first row of a final stretch in
+ * which memory.used stays below tail_release_pct of its steady peak (and utilisation averages
+ * below busy_util_pct: a desktop's 4-30 %, not the job) to the end, that stretch becomes the
+ * tail. Needs min_steady_samples rows in the stretch; mem or util NULL: nothing changes. */
+void gw_phases_end_at_release(const double *util, const double *mem, const int64_t *t_ms,
+                              const double *dt_s, size_t n, gw_span out[GW_PHASE_COUNT]);
+
 /* Idle runs (util < idle_util_pct) of at least dip_min_s inside steady; *out newly allocated. */
 size_t gw_dips_find(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
                     gw_span steady, gw_dip **out);

@@ -13,6 +13,10 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
     [GW_TH_MIN_STEADY_SAMPLES] = {"min_steady_samples", 10,
                                   "steady states with fewer samples are not judged (busy, "
                                   "starved, thermal, power verdicts)"},
+    [GW_TH_TAIL_RELEASE_PCT] = {"tail_release_pct", 25,
+                                "memory.used below this share of its steady-state peak from "
+                                "some row to the end, with utilization.gpu below busy_util_pct "
+                                "on average: the job let go of the GPU, the tail starts there"},
     [GW_TH_DIP_MIN_S] = {"dip_min_s", 2, "idle runs at least this long in steady state are dips"},
     [GW_TH_DIP_ALIGN_S] = {"dip_align_s", 3,
                            "a dip within this many seconds of an epoch boundary belongs to it"},

@@ -16,6 +16,7 @@ typedef enum gw_threshold_id {
     GW_TH_STARVED_CRITICAL_PCT, /* mean util < this: starved is critical */
     GW_TH_MIN_STEADY_S,         /* steady state shorter than this: too short to judge */
     GW_TH_MIN_STEADY_SAMPLES,   /* ... or with fewer samples than this (a 60 s log's 2 rows) */
+    GW_TH_TAIL_RELEASE_PCT,     /* memory.used below this % of its peak to the end: job over */
     GW_TH_DIP_MIN_S,            /* an idle run at least this long inside steady state: a dip */
     GW_TH_DIP_ALIGN_S,          /* a dip within this of an epoch boundary is at the boundary */
     GW_TH_DIP_BURST_S,          /* busy bursts shorter than this do not split an idle run */

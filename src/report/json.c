@@ -152,7 +152,10 @@ static cJSON *gpu_json(const gw_analysis *a, const gw_gpu_analysis *g)
     cJSON_AddNumberToObject(o, "rows", (double)gpu->tab.n);
     add_num(o, "interval_s", g->interval_s);
     add_span(o, g->whole.span.start_ms, g->whole.span.end_ms);
-    cJSON_AddBoolToObject(o, "worked", g->worked);
+    if (gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT)) /* unknown without utilisation */
+        cJSON_AddBoolToObject(o, "worked", g->worked);
+    else
+        cJSON_AddNullToObject(o, "worked");
     cJSON_AddBoolToObject(o, "participant", g->participant);
     add_num(o, "busy_pct", g->busy_pct);
     add_num(o, "work_s", g->work_s);

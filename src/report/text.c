@@ -92,11 +92,22 @@ static void evidence_line(FILE *out, const gw_verdict *v)
     }
 }
 
+/* Why nothing was judged, in the words of what is missing. */
+static const char *no_verdict_reason(const gw_analysis *a)
+{
+    size_t without_util = 0;
+    for (size_t i = 0; i < a->ngpus; i++)
+        without_util += !gw_series_gpu_values(a->gpus[i].gpu, GW_F_UTIL_GPU_PCT);
+    if (a->ngpus && without_util == a->ngpus)
+        return "utilisation not recorded, so busy and idle cannot be judged";
+    return "not enough steady-state data to judge";
+}
+
 static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
 {
     fprintf(out, "\nVerdicts\n");
     if (a->verdicts.n == 0)
-        fprintf(out, "  none: not enough steady-state data to judge\n");
+        fprintf(out, "  none: %s\n", no_verdict_reason(a));
     for (size_t i = 0; i < a->verdicts.n; i++) {
         const gw_verdict *v = &a->verdicts.v[i];
         char s[GW_RFC3339_LEN], d[GW_FMT_SIZE];
@@ -194,7 +205,11 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         fprintf(out, "%s %s s%s", gw_phase_name((gw_phase)p),
                 span_s(s->end_ms - s->start_ms, d, sizeof d), p + 1 < GW_PHASE_COUNT ? ", " : "");
     }
-    fprintf(out, "%s; %zu rows every %s s\n", g->worked ? "" : " (the GPU never worked)",
+    /* missing is not zero: without a utilisation column nothing says the GPU did not work */
+    fprintf(out, "%s; %zu rows every %s s\n",
+            !gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT) ? " (utilisation not recorded)"
+            : g->worked                                   ? ""
+                                                          : " (the GPU never worked)",
             gpu->tab.n, secs(g->interval_s, 2, d, sizeof d));
     if (!gw_fmt_sane(g->whole.energy_wh))
         fprintf(out, "  energy: not recorded (no power.draw, no energy counter)\n");

@@ -213,3 +213,70 @@ def test_starved_idle_share_is_of_the_work_time(tmp_path):
     assert 53 < busy < 54  # main said busy 53.2 %, idle 24 %: 23 % of the time was neither
     out = text(tmp_path / "starved.csv")
     assert f"idle {idle:.0f}%" in out and f"busy {busy:.1f}%" in out
+
+
+# ---- item 8: missing is not zero -------------------------------------------------------------
+
+
+def test_a_log_without_utilisation_is_not_a_gpu_that_never_worked(tmp_path):
+    rows = [f"{ts(i)}, 0, 30000, 81559, 250" for i in range(120)]
+    csv = write(tmp_path / "noutil.csv",
+                "timestamp, index, memory.used [MiB], memory.total [MiB], power.draw [W]", rows)
+    out = text(csv)
+    assert "never worked" not in out
+    assert "(utilisation not recorded)" in out
+    assert "  none: utilisation not recorded, so busy and idle cannot be judged\n" in out
+    s = run_json(csv)
+    g = s["gpus"][0]
+    assert g["worked"] is None  # unknown, not false
+    assert abs(g["energy_wh"] - 250 * 120 / 3600) < 0.01
+    assert g["stats"]["memory.used [MiB]"]["mean"] == 30000
+
+
+def test_power_in_every_other_row_is_bridged(tmp_path):
+    h = "timestamp, index, utilization.gpu [%], power.draw [W]"
+    every = run_json(write(tmp_path / "every.csv", h,
+                           [f"{ts(i)}, 0, 90, 300" for i in range(121)]))
+    half = run_json(write(tmp_path / "half.csv", h,
+                          [f"{ts(i)}, 0, 90, {'' if i % 2 else '300'}" for i in range(121)]))
+    want = 300 * 121 / 3600  # 120 s between the rows and the last row's interval
+    assert abs(every["gpus"][0]["energy_wh"] - want) < 1e-3
+    assert abs(half["gpus"][0]["energy_wh"] - want) < 1e-3  # not half of it
+    assert half["gpus"][0]["energy_partial"] is False
+
+
+def test_capacity_from_used_plus_free_catches_a_near_oom(tmp_path):
+    rows = []
+    for i in range(160):
+        used = 15000 + 50 * i if i < 100 else 20137
+        rows.append(f"{ts(i)}, 0, 90, {used}, {20148 - used}")
+    csv = write(tmp_path / "nototal.csv",
+                "timestamp, index, utilization.gpu [%], memory.used [MiB], memory.free [MiB]", rows)
+    s = run_json(csv)
+    v = next(v for v in s["verdicts"] if v["id"] == "memory_near_capacity")
+    assert v["severity"] == "critical"
+    assert v["evidence"]["peak_used_mib"] == 20137 and v["evidence"]["memory_total_mib"] == 20148
+    assert s["gpus"][0]["memory_total_mib"] == 20148
+    assert s["inputs"][0]["note"] == "memory.total taken as memory.used + memory.free"
+    assert "memory peaked at 99.9% of the GPU (20137 of 20148 MiB)" in text(csv)
+
+
+def test_the_desktop_after_the_job_does_not_keep_the_steady_state_open(tmp_path):
+    """300 s of training at 95 % holding 30000 MiB, then 600 s of a desktop at 4-30 % with 900 MiB:
+    the steady state is the 300 s of the job; the desktop is the tail."""
+    desk = [4, 6, 12, 18, 25, 30, 8]
+    rows = [f"{ts(i)}, 0, 95, 30000, 81559, 400" for i in range(300)]
+    rows += [f"{ts(i)}, 0, {desk[i % 7]}, 900, 81559, 40" for i in range(300, 900)]
+    csv = write(tmp_path / "desktop.csv", H_UMP, rows)
+    s = run_json(csv)
+    assert ids(s) == ["gpu_saturated"]  # was critical gpu_starved 41.5 % over 900 s
+    v = s["verdicts"][0]
+    assert v["evidence"]["busy_pct"] == 95 and v["evidence"]["work_s"] == 300
+    out = text(csv)
+    assert "phases: startup 0.0 s, steady 300.0 s, tail 600.0 s" in out
+    assert s["thresholds"]["tail_release_pct"] == 25
+    # a job that keeps its memory while it works at 4-30 % is still judged as a whole
+    rows = [f"{ts(i)}, 0, 95, 30000, 81559, 400" for i in range(300)]
+    rows += [f"{ts(i)}, 0, {desk[i % 7]}, 30000, 81559, 40" for i in range(300, 900)]
+    s = run_json(write(tmp_path / "slow.csv", H_UMP, rows))
+    assert "gpu_starved" in ids(s)
