@@ -337,6 +337,13 @@ gw_analysis *gw_analyze(const gw_series *s)
         a->gpus[i].slot = i;
         gpu_basics(s, &a->gpus[i]);
     }
+    a->record_end_ms = a->end_ms;
+    for (size_t i = 0; i < a->ngpus; i++) {
+        const gw_gpu_analysis *g = &a->gpus[i];
+        size_t n = g->gpu->tab.n;
+        if (n && gw_span_make(g->gpu, g->dt_s, n, n).end_ms > a->record_end_ms)
+            a->record_end_ms = gw_span_make(g->gpu, g->dt_s, n, n).end_ms;
+    }
     epochs_from_events(a);
     startup_until_first_epoch(a);
     classify_dips(a);

@@ -92,6 +92,9 @@ const char *gw_epoch_origin_name(gw_epoch_origin o);
 typedef struct gw_analysis {
     const gw_series *series;
     int64_t start_ms, end_ms; /* first and last row of any GPU */
+    int64_t record_end_ms;    /* where the last row's interval ends (its weight after it): the
+                                 record is [start_ms, record_end_ms), which each GPU's phases
+                                 tile exactly, so they never add up to more than the record */
     size_t ngpus;
     gw_gpu_analysis *gpus; /* [ngpus], same order as series->gpus */
     gw_epoch_origin epoch_origin;

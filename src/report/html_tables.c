@@ -72,7 +72,7 @@ static void header_section(FILE *out, const gw_analysis *a)
     char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
     fprintf(out, "<h1>gpuwatch report</h1>\n<p class=\"meta\">%zu GPU%s, %s to %s (%s s)</p>\n",
             s->ngpus, s->ngpus == 1 ? "" : "s", gw_rfc3339_ms(a->start_ms, t0),
-            gw_rfc3339_ms(a->end_ms, t1), secs(d, sizeof d, a->end_ms - a->start_ms));
+            gw_rfc3339_ms(a->record_end_ms, t1), secs(d, sizeof d, a->record_end_ms - a->start_ms));
     fputs("<ul class=\"meta\">\n", out);
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];

@@ -264,7 +264,7 @@ cJSON *gw_report_json(const gw_analysis *a)
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema_version", SCHEMA_VERSION);
     cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
-    add_span(root, a->start_ms, a->end_ms);
+    add_span(root, a->start_ms, a->record_end_ms);
     cJSON_AddItemToObject(root, "inputs", inputs_json(a->series));
     cJSON *gpus = cJSON_AddArrayToObject(root, "gpus");
     for (size_t i = 0; i < a->ngpus; i++)

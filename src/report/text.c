@@ -141,8 +141,9 @@ static void inputs_section(FILE *out, const gw_analysis *a)
     const gw_series *s = a->series;
     char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
     fprintf(out, "gpuwatch report: %zu GPU%s, %s to %s (%s s)\n", s->ngpus,
-            s->ngpus == 1 ? "" : "s", gw_rfc3339_ms(a->start_ms, t0), gw_rfc3339_ms(a->end_ms, t1),
-            span_s(a->end_ms - a->start_ms, d, sizeof d));
+            s->ngpus == 1 ? "" : "s", gw_rfc3339_ms(a->start_ms, t0),
+            gw_rfc3339_ms(a->record_end_ms, t1),
+            span_s(a->record_end_ms - a->start_ms, d, sizeof d));
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,

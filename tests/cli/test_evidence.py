@@ -189,14 +189,14 @@ def test_time_going_back_is_said_and_not_counted(tmp_path):
     inp = s["inputs"][0]
     assert inp["time_back"] == 1 and inp["time_back_max_s"] == 3599
     g = s["gpus"][0]
-    steady = next(p for p in g["phases"] if p["phase"] == "steady") if isinstance(
-        g.get("phases"), list) else None
+    steady = next(p for p in s["phases"] if p["phase"] == "steady")
     assert abs(g["energy_wh"] - 400 * 120 / 3600) < 0.01
     assert g["energy_partial"] is False
     out = text(csv)
     assert "    time went back at line 62 (1 time, up to 3599 s): not counted\n" in out
     assert "steady 120.0 s" in out and "3600" not in out.split("Verdicts")[1]
-    assert steady is None or abs(steady["duration_s"] - 120) < 1e-6
+    assert steady["duration_s"] == 120 and steady["rows"] == 120
+    assert s["duration_s"] == 120
 
 
 def test_starved_idle_share_is_of_the_work_time(tmp_path):
@@ -280,3 +280,65 @@ def test_the_desktop_after_the_job_does_not_keep_the_steady_state_open(tmp_path)
     rows += [f"{ts(i)}, 0, {desk[i % 7]}, 30000, 81559, 40" for i in range(300, 900)]
     s = run_json(write(tmp_path / "slow.csv", H_UMP, rows))
     assert "gpu_starved" in ids(s)
+
+
+# ---- item 10: no sentence contradicts its own numbers -------------------------------------------
+
+
+def test_idle_holding_names_the_stretch_holding_the_most_memory(tmp_path):
+    """A 200 s idle stretch holding 2000 MiB, then a 90 s one holding 30000 MiB: the verdict is
+    about the second (main named the longest, with its 2000 MiB)."""
+    u, m = [], []
+    for i in range(600):
+        idle_a, idle_b = 100 <= i < 300, 400 <= i < 490
+        u.append(0 if idle_a or idle_b else 95)
+        m.append(2000 if idle_a else 30000)
+    rows = [f"{ts(i)}, 0, {u[i]}, {m[i]}, 81559, 300" for i in range(600)]
+    s = run_json(write(tmp_path / "hold.csv", H_UMP, rows))
+    v = next(v for v in s["verdicts"] if v["id"] == "idle_holding_memory")
+    assert v["evidence"]["memory_held_mib"] == 30000 and v["evidence"]["idle_s"] == 90
+    assert v["evidence"]["stretches"] == 2
+    assert v["start"] == "2026-11-05T14:06:40.000Z"
+    assert "idle for 90 s while holding 30000 MiB" in text(tmp_path / "hold.csv")
+
+
+def shapes(tmp_path):
+    """Every input of this file's shapes, for the consistency checks."""
+    out = [write(tmp_path / "impossible.csv", IMPOSSIBLE_HEADER, impossible_rows())]
+    desk = [4, 6, 12, 18, 25, 30, 8]
+    out.append(write(tmp_path / "desktop.csv", H_UMP,
+                     [f"{ts(i)}, 0, 95, 30000, 81559, 400" for i in range(300)] +
+                     [f"{ts(i)}, 0, {desk[i % 7]}, 900, 81559, 40" for i in range(300, 900)]))
+    out.append(write(tmp_path / "back.csv", H_UMP,
+                     [f"{ts(i, 10)}, 0, 90, 30000, 81559, 400" for i in range(60)] +
+                     [f"{ts(i - 3540, 10)}, 0, 90, 30000, 81559, 400" for i in range(60)]))
+    out.append(write(tmp_path / "gap.csv", H_UMP,  # a pause of 10 minutes in the recording
+                     [f"{ts(i)}, 0, {30 if i % 3 else 95}, 30000, 81559, 400" for i in range(60)] +
+                     [f"{ts(660 + i)}, 0, 0, 30000, 81559, 80" for i in range(120)]))
+    out.append(write(tmp_path / "sixty.csv", H_UMP,
+                     [f"{ts(60 * i)}, 0, {0 if i in (3, 4, 5) else 90}, 30000, 81559, 400"
+                      for i in range(20)]))
+    return out
+
+
+def test_phases_add_up_to_the_record_and_numbers_agree_with_words(tmp_path):
+    for csv in shapes(tmp_path):
+        s = run_json(csv)
+        phases = [p for p in s["phases"] if p["gpu"] == 0]
+        total = sum(p["duration_s"] for p in phases)
+        assert abs(total - s["duration_s"]) < 1e-6, (csv.name, total, s["duration_s"])
+        assert sum(p["rows"] for p in phases) == s["gpus"][0]["rows"], csv.name
+        assert phases[0]["start"] == s["start"] and phases[-1]["end"] == s["end"], csv.name
+        for v in s["verdicts"]:
+            assert s["start"] <= v["start"] <= v["end"] <= s["end"], (csv.name, v["id"])
+            e = v["evidence"]
+            if v["id"] == "gpu_starved":
+                assert e["busy_pct"] + e["idle_share_pct"] <= 100 + 1e-6, csv.name
+                assert e["work_s"] <= s["duration_s"], csv.name
+            if v["id"] == "idle_holding_memory":
+                assert e["idle_s"] <= v["duration_s"] + 1e-6, csv.name
+        t = s["gpus"][0]["time_s"]
+        assert t["idle"] + t["busy"] <= s["duration_s"] + 1e-6, csv.name
+        out = text(csv)
+        head = out.splitlines()[0]
+        assert head.endswith(f"to {s['end']} ({s['duration_s']:.1f} s)"), (csv.name, head)
