@@ -1,5 +1,6 @@
 /* The tables of the HTML report: inputs, verdicts, per-GPU summary, epochs (see html_priv.h). */
 #include "report/html_priv.h"
+#include "report/report.h"
 
 #include "util/gw_time.h"
 #include "util/gw_fmt.h"
@@ -123,7 +124,7 @@ static void verdicts_section(FILE *out, const gw_analysis *a)
 {
     fputs("<h2 id=\"verdicts\">Verdicts</h2>\n", out);
     if (a->verdicts.n == 0) {
-        fputs("<p>None: not enough steady-state data to judge.</p>\n", out);
+        fprintf(out, "<p>None: %s.</p>\n", gw_report_no_verdict_reason(a));
         return;
     }
     fputs("<table class=\"verdicts\">\n<tr><th>severity</th><th>verdict</th><th>GPU</th>"

@@ -92,8 +92,7 @@ static void evidence_line(FILE *out, const gw_verdict *v)
     }
 }
 
-/* Why nothing was judged, in the words of what is missing. */
-static const char *no_verdict_reason(const gw_analysis *a)
+const char *gw_report_no_verdict_reason(const gw_analysis *a)
 {
     size_t without_util = 0;
     for (size_t i = 0; i < a->ngpus; i++)
@@ -107,7 +106,7 @@ static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
 {
     fprintf(out, "\nVerdicts\n");
     if (a->verdicts.n == 0)
-        fprintf(out, "  none: %s\n", no_verdict_reason(a));
+        fprintf(out, "  none: %s\n", gw_report_no_verdict_reason(a));
     for (size_t i = 0; i < a->verdicts.n; i++) {
         const gw_verdict *v = &a->verdicts.v[i];
         char s[GW_RFC3339_LEN], d[GW_FMT_SIZE];

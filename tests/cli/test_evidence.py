@@ -99,6 +99,22 @@ def test_plausible_values_at_the_bounds_are_kept(tmp_path):
     assert st["temperature.gpu"]["max"] == 0
 
 
+def test_the_sampler_drops_the_same_values(tmp_path):
+    """The NVML side applies the same bounds: the fake NVML reports the sentinels of the file
+    above, and `gpuwatch query` (the sampler) shows them as not available."""
+    import sys
+    sys.path.insert(0, os.path.dirname(__file__))
+    from conftest import gw, h200
+    sc = tmp_path / "sc.json"
+    point = {"t": 0, "util_gpu": 4294967295, "util_mem": 40, "mem_used_mib": 600,
+             "temp_c": 65535, "power_w": 76, "sm_clock_mhz": 345}
+    sc.write_text(json.dumps({"devices": [h200(timeline=[point])]}))
+    q = gw(["query", "--query-gpu=utilization.gpu,utilization.memory,temperature.gpu,power.draw",
+            "--format=csv,noheader"], sc)
+    assert q.returncode == 0, q.stderr
+    assert q.stdout.strip() == "[N/A], 40 %, [N/A], 76.00 W"
+
+
 # ---- item 9: text from NVML and from files is sanitised at the door ----------------------------
 
 BAD_NAME = b"NVIDIA \xff\xfe H200 \x1b[31mRED\x1b[0m\x07"
@@ -231,6 +247,10 @@ def test_a_log_without_utilisation_is_not_a_gpu_that_never_worked(tmp_path):
     assert g["worked"] is None  # unknown, not false
     assert abs(g["energy_wh"] - 250 * 120 / 3600) < 0.01
     assert g["stats"]["memory.used [MiB]"]["mean"] == 30000
+    html = tmp_path / "r.html"
+    assert report(csv, "--html", html).returncode == 0
+    assert "<p>None: utilisation not recorded, so busy and idle cannot be judged.</p>" in \
+        html.read_text()
 
 
 def test_power_in_every_other_row_is_bridged(tmp_path):
