@@ -251,6 +251,11 @@ def test_a_log_without_utilisation_is_not_a_gpu_that_never_worked(tmp_path):
     assert report(csv, "--html", html).returncode == 0
     assert "<p>None: utilisation not recorded, so busy and idle cannot be judged.</p>" in \
         html.read_text()
+    # MIG: the column is there, every cell "[Not Supported]": the same
+    mig = write(tmp_path / "mig.csv", "timestamp, index, utilization.gpu [%], memory.used [MiB]",
+                [f"{ts(i)}, 0, [Not Supported], 3000" for i in range(60)])
+    assert "(utilisation not recorded)" in text(mig) and "never worked" not in text(mig)
+    assert run_json(mig)["gpus"][0]["worked"] is None
 
 
 def test_power_in_every_other_row_is_bridged(tmp_path):
