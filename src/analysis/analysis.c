@@ -158,6 +158,8 @@ static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
         g->worked = util[r] >= GW_TH(GW_TH_WORK_UTIL_PCT);
     gw_span ph[GW_PHASE_COUNT];
     gw_phases_detect(util, gpu->tab.t_ms, g->dt_s, n, ph);
+    gw_phases_end_at_release(util, gw_series_gpu_values(gpu, GW_F_MEM_USED_MIB), gpu->tab.t_ms,
+                             g->dt_s, n, ph);
     for (int p = 0; p < GW_PHASE_COUNT; p++)
         g->phase[p].span = ph[p];
     for (size_t h = 0; h < s->nhosts; h++)
@@ -334,6 +336,13 @@ gw_analysis *gw_analyze(const gw_series *s)
         a->gpus[i].gpu = s->gpus[i];
         a->gpus[i].slot = i;
         gpu_basics(s, &a->gpus[i]);
+    }
+    a->record_end_ms = a->end_ms;
+    for (size_t i = 0; i < a->ngpus; i++) {
+        const gw_gpu_analysis *g = &a->gpus[i];
+        size_t n = g->gpu->tab.n;
+        if (n && gw_span_make(g->gpu, g->dt_s, n, n).end_ms > a->record_end_ms)
+            a->record_end_ms = gw_span_make(g->gpu, g->dt_s, n, n).end_ms;
     }
     epochs_from_events(a);
     startup_until_first_epoch(a);

@@ -92,6 +92,9 @@ const char *gw_epoch_origin_name(gw_epoch_origin o);
 typedef struct gw_analysis {
     const gw_series *series;
     int64_t start_ms, end_ms; /* first and last row of any GPU */
+    int64_t record_end_ms;    /* where the last row's interval ends (its weight after it): the
+                                 record is [start_ms, record_end_ms), which each GPU's phases
+                                 tile exactly, so they never add up to more than the record */
     size_t ngpus;
     gw_gpu_analysis *gpus; /* [ngpus], same order as series->gpus */
     gw_epoch_origin epoch_origin;
@@ -112,6 +115,13 @@ void gw_analysis_free(gw_analysis *a);
 /* Start-up / steady / tail from utilization.gpu (util may be NULL: all steady). */
 void gw_phases_detect(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
                       gw_span out[GW_PHASE_COUNT]);
+
+/* Ends the steady state where the job let go of the GPU: from the first row of a final stretch in
+ * which memory.used stays below tail_release_pct of its steady peak (and utilisation averages
+ * below busy_util_pct: a desktop's 4-30 %, not the job) to the end, that stretch becomes the
+ * tail. Needs min_steady_samples rows in the stretch; mem or util NULL: nothing changes. */
+void gw_phases_end_at_release(const double *util, const double *mem, const int64_t *t_ms,
+                              const double *dt_s, size_t n, gw_span out[GW_PHASE_COUNT]);
 
 /* Idle runs (util < idle_util_pct) of at least dip_min_s inside steady; *out newly allocated. */
 size_t gw_dips_find(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,

@@ -37,6 +37,16 @@ static inline bool gw_work_row(const gw_gpu_analysis *g, size_t r)
     gw_span st = g->phase[GW_PHASE_STEADY].span;
     return r >= st.begin && r < st.end && !g->in_expected_dip[r];
 }
+/* Samples of the steady state outside expected dips with a value in v (every row when v is NULL):
+ * a verdict about the steady state needs min_steady_samples of them (thresholds.h). */
+static inline size_t gw_work_samples(const gw_gpu_analysis *g, const double *v)
+{
+    size_t n = 0;
+    for (size_t r = g->phase[GW_PHASE_STEADY].span.begin; r < g->phase[GW_PHASE_STEADY].span.end;
+         r++)
+        n += !g->in_expected_dip[r] && (!v || v[r] == v[r]);
+    return n;
+}
 /* p50 of values[r] over rows where keep(g, r) holds; NAN when fewer than 3 values. */
 double gw_check_p50(const gw_gpu_analysis *g, const double *values,
                     bool (*keep)(const gw_gpu_analysis *, size_t));

@@ -60,6 +60,38 @@ void gw_phases_detect(const double *util, const int64_t *t_ms, const double *dt_
     out[GW_PHASE_TAIL] = rows(t_ms, dt_s, n, e, n);
 }
 
+void gw_phases_end_at_release(const double *util, const double *mem, const int64_t *t_ms,
+                              const double *dt_s, size_t n, gw_span out[GW_PHASE_COUNT])
+{
+    gw_span st = out[GW_PHASE_STEADY];
+    if (!util || !mem || st.end <= st.begin)
+        return;
+    double peak = NAN;
+    for (size_t r = st.begin; r < st.end; r++)
+        if (!isnan(mem[r]) && !(mem[r] <= peak))
+            peak = mem[r];
+    if (!(peak > 0))
+        return;
+    double low = peak * GW_TH(GW_TH_TAIL_RELEASE_PCT) / 100.0;
+    size_t k = n; /* the first row of the final stretch below `low` (to the end of the record) */
+    while (k > st.begin && (isnan(mem[k - 1]) || mem[k - 1] < low))
+        k--;
+    while (k < st.end && isnan(mem[k])) /* the stretch starts with a reading below `low` */
+        k++;
+    if (k <= st.begin || k >= st.end || (double)(st.end - k) < GW_TH(GW_TH_MIN_STEADY_SAMPLES))
+        return;
+    double sum = 0, w = 0;
+    for (size_t r = k; r < st.end; r++)
+        if (!isnan(util[r])) {
+            sum += util[r] * dt_s[r];
+            w += dt_s[r];
+        }
+    if (!(w > 0) || !(sum / w < GW_TH(GW_TH_BUSY_UTIL_PCT)))
+        return;
+    out[GW_PHASE_STEADY] = rows(t_ms, dt_s, n, st.begin, k);
+    out[GW_PHASE_TAIL] = rows(t_ms, dt_s, n, k, n);
+}
+
 static bool idle_at(const double *util, size_t i)
 {
     return !isnan(util[i]) && util[i] < GW_TH(GW_TH_IDLE_UTIL_PCT);

@@ -10,6 +10,13 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
     [GW_TH_STARVED_CRITICAL_PCT] = {"starved_critical_util_pct", 50,
                                     "mean utilization.gpu < this: starvation is critical"},
     [GW_TH_MIN_STEADY_S] = {"min_steady_s", 10, "shorter steady states are not judged"},
+    [GW_TH_MIN_STEADY_SAMPLES] = {"min_steady_samples", 10,
+                                  "steady states with fewer samples are not judged (busy, "
+                                  "starved, thermal, power verdicts)"},
+    [GW_TH_TAIL_RELEASE_PCT] = {"tail_release_pct", 25,
+                                "memory.used below this share of its steady-state peak from "
+                                "some row to the end, with utilization.gpu below busy_util_pct "
+                                "on average: the job let go of the GPU, the tail starts there"},
     [GW_TH_DIP_MIN_S] = {"dip_min_s", 2, "idle runs at least this long in steady state are dips"},
     [GW_TH_DIP_ALIGN_S] = {"dip_align_s", 3,
                            "a dip within this many seconds of an epoch boundary belongs to it"},
@@ -45,6 +52,8 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
                                 "peak memory.used / memory.total above this: near capacity"},
     [GW_TH_MEM_CAPACITY_CRIT_PCT] = {"memory_capacity_critical_pct", 98,
                                      "peak memory.used / memory.total above this: critical"},
+    [GW_TH_MEM_MIN_SAMPLES] = {"memory_min_samples", 5,
+                               "memory verdicts need at least this many memory.used samples"},
     [GW_TH_THERMAL_SHARE_PCT] = {"thermal_share_pct", 5,
                                  "share of steady time with thermal slowdown above this: "
                                  "throttling"},
@@ -65,6 +74,9 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
                              "an idle stretch holding at least this much memory"},
     [GW_TH_IDLE_HOLD_S] = {"idle_hold_s", 60,
                            "idle stretch holding memory longer than this: idle_holding_memory"},
+    [GW_TH_IDLE_HOLD_SAMPLES] = {"idle_hold_samples", 3,
+                                 "... and over at least this many samples (one reading is no "
+                                 "stretch)"},
     [GW_TH_IMBALANCE_GAP_PCT] = {"imbalance_gap_pct", 15,
                                  "a GPU's mean utilization.gpu more than this many points below "
                                  "the median of all GPUs"},

@@ -15,6 +15,8 @@ typedef enum gw_threshold_id {
     GW_TH_BUSY_UTIL_PCT,        /* mean util of the work time >= this: busy; < this: starved */
     GW_TH_STARVED_CRITICAL_PCT, /* mean util < this: starved is critical */
     GW_TH_MIN_STEADY_S,         /* steady state shorter than this: too short to judge */
+    GW_TH_MIN_STEADY_SAMPLES,   /* ... or with fewer samples than this (a 60 s log's 2 rows) */
+    GW_TH_TAIL_RELEASE_PCT,     /* memory.used below this % of its peak to the end: job over */
     GW_TH_DIP_MIN_S,            /* an idle run at least this long inside steady state: a dip */
     GW_TH_DIP_ALIGN_S,          /* a dip within this of an epoch boundary is at the boundary */
     GW_TH_DIP_BURST_S,          /* busy bursts shorter than this do not split an idle run */
@@ -30,6 +32,7 @@ typedef enum gw_threshold_id {
     GW_TH_LEAK_OOM_CRITICAL_S,    /* projected time to out-of-memory < this: critical */
     GW_TH_MEM_CAPACITY_PCT,       /* peak memory.used / total > this: near capacity */
     GW_TH_MEM_CAPACITY_CRIT_PCT,  /* > this: critical */
+    GW_TH_MEM_MIN_SAMPLES,        /* memory verdicts need at least this many memory.used samples */
     GW_TH_THERMAL_SHARE_PCT,      /* share of steady time thermally slowed > this: throttling */
     GW_TH_THERMAL_CRIT_SHARE_PCT, /* > this: critical */
     GW_TH_HOT_TEMP_C,             /* without throttling: temperature > this ... */
@@ -39,6 +42,7 @@ typedef enum gw_threshold_id {
     GW_TH_POWER_NEAR_LIMIT_RATIO, /* without the reasons column: power / limit >= this is capped */
     GW_TH_IDLE_HOLD_MIB,          /* idle stretch holding at least this much memory ... */
     GW_TH_IDLE_HOLD_S,            /* ... for longer than this: idle_holding_memory */
+    GW_TH_IDLE_HOLD_SAMPLES,      /* ... over at least this many samples */
     GW_TH_IMBALANCE_GAP_PCT,      /* util mean this many points below the median of all GPUs */
     GW_TH_IMBALANCE_WINDOWS_PCT,  /* ... and below in more than this share of 10 windows */
     GW_TH_WORKER_BUSY_PCT,        /* job CPU per DataLoader worker > this: workers busy */

@@ -31,8 +31,25 @@ static const char *const suggest_unknown =
 
 static bool judged(const gw_gpu_analysis *g)
 {
-    return g->participant && gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT) &&
-           !isnan(g->busy_pct) && g->work_s >= GW_TH(GW_TH_MIN_STEADY_S);
+    const double *u = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
+    return g->participant && u && !isnan(g->busy_pct) && g->work_s >= GW_TH(GW_TH_MIN_STEADY_S) &&
+           (double)gw_work_samples(g, u) >= GW_TH(GW_TH_MIN_STEADY_SAMPLES);
+}
+
+/* Share (%) of the work time (steady state outside expected dips: the time busy_pct is the mean
+ * of) that the GPU was idle, so that "busy X %" and "idle Y %" describe the same seconds. */
+static double idle_share_of_work(const gw_gpu_analysis *g)
+{
+    const double *u = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
+    gw_span st = g->phase[GW_PHASE_STEADY].span;
+    double idle = 0, all = 0;
+    for (size_t r = st.begin; r < st.end; r++) {
+        if (!gw_work_row(g, r) || isnan(u[r]))
+            continue;
+        all += g->dt_s[r];
+        idle += u[r] < GW_TH(GW_TH_IDLE_UTIL_PCT) ? g->dt_s[r] : 0;
+    }
+    return all > 0 ? 100.0 * idle / all : NAN;
 }
 
 /* Bursts of work inside the work rows: count, mean length, longest idle run. */
@@ -126,12 +143,11 @@ static void starved(gw_analysis *a, gw_gpu_analysis *g)
     size_t nb;
     double burst_s, idle_max_s;
     bursts(g, &nb, &burst_s, &idle_max_s);
-    double idle_share =
-        100.0 * g->phase[GW_PHASE_STEADY].time_s[GW_TIME_IDLE] / (g->work_s > 0 ? g->work_s : 1);
+    double idle_share = idle_share_of_work(g);
     gw_verdict_check(v, "busy_pct", g->busy_pct, "<", GW_TH_BUSY_UTIL_PCT);
     if (sev == GW_SEV_CRITICAL)
         gw_verdict_check(v, "busy_pct_critical", g->busy_pct, "<", GW_TH_STARVED_CRITICAL_PCT);
-    gw_verdict_num(v, "idle_share_pct", idle_share > 100 ? 100 : idle_share);
+    gw_verdict_num(v, "idle_share_pct", idle_share);
     gw_verdict_num(v, "work_s", g->work_s);
     gw_verdict_num(v, "bursts", (double)nb);
     gw_verdict_num(v, "burst_mean_s", burst_s);
@@ -146,7 +162,7 @@ static void starved(gw_analysis *a, gw_gpu_analysis *g)
                        : !(burst_s > SHORT_BURST_S)         ? suggest_unknown
                                                             : suggest_idle_stretches;
     gw_verdict_say(v, sugg, "GPU busy %.1f%% of the steady state (%.0f s), idle %.0f%%; cause: %s",
-                   g->busy_pct, g->work_s, idle_share > 100 ? 100 : idle_share, cause);
+                   g->busy_pct, g->work_s, idle_share, cause);
 }
 
 static bool busy_work_row(const gw_gpu_analysis *g, size_t r)

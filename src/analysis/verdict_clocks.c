@@ -51,7 +51,7 @@ void gw_check_thermal(gw_analysis *a, gw_gpu_analysis *g)
 {
     const gw_phase_result *st = &g->phase[GW_PHASE_STEADY];
     double total = steady_s(g);
-    if (!(total > 0))
+    if (!(total > 0) || (double)gw_work_samples(g, NULL) < GW_TH(GW_TH_MIN_STEADY_SAMPLES))
         return;
     double share = 100.0 * st->time_s[GW_TIME_THERMAL] / total;
     if (!(share > GW_TH(GW_TH_THERMAL_SHARE_PCT))) {
@@ -107,7 +107,8 @@ void gw_check_power(gw_analysis *a, gw_gpu_analysis *g)
 {
     const gw_phase_result *st = &g->phase[GW_PHASE_STEADY];
     double total = steady_s(g);
-    if (!(total > 0) || !g->worked)
+    if (!(total > 0) || !g->worked ||
+        (double)gw_work_samples(g, NULL) < GW_TH(GW_TH_MIN_STEADY_SAMPLES))
         return;
     bool has_mask = gw_series_gpu_values(g->gpu, GW_F_CLOCKS_EVENT_REASONS) != NULL;
     double cap = has_mask ? share_with_bit(g, REASON_SW_POWER_CAP, total)

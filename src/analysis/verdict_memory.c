@@ -108,12 +108,13 @@ void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g)
 void gw_check_memory_capacity(gw_analysis *a, gw_gpu_analysis *g)
 {
     const double *mem = gw_series_gpu_values(g->gpu, GW_F_MEM_USED_MIB);
-    size_t n = g->gpu->tab.n, first = n, last = n, peak_row = n;
+    size_t n = g->gpu->tab.n, first = n, last = n, peak_row = n, samples = 0;
     double peak_pct = NAN;
     for (size_t r = 0; mem && r < n; r++) {
         double total = total_at(g, r);
         if (isnan(mem[r]) || !(total > 0))
             continue;
+        samples++;
         double pct = 100.0 * mem[r] / total;
         if (isnan(peak_pct) || pct > peak_pct) {
             peak_pct = pct;
@@ -124,7 +125,8 @@ void gw_check_memory_capacity(gw_analysis *a, gw_gpu_analysis *g)
             last = r;
         }
     }
-    if (!(peak_pct > GW_TH(GW_TH_MEM_CAPACITY_PCT)))
+    if (!(peak_pct > GW_TH(GW_TH_MEM_CAPACITY_PCT)) ||
+        (double)samples < GW_TH(GW_TH_MEM_MIN_SAMPLES))
         return;
     bool critical = peak_pct > GW_TH(GW_TH_MEM_CAPACITY_CRIT_PCT);
     gw_span s = gw_span_make(g->gpu, g->dt_s, first, last + 1);
@@ -170,6 +172,9 @@ void gw_check_idle_holding(gw_analysis *a, gw_gpu_analysis *g)
     size_t n = g->gpu->tab.n, stretches = 0;
     gw_span best = {0};
     double best_s = 0, held = NAN;
+    /* A stretch is judged on the time its samples observed (a gap the statistics engine does not
+     * bridge is not idle time) and needs idle_hold_samples samples; of several, the one holding
+     * the most memory is named (then the longest). */
     for (size_t r = 0; u && mem && r < n;) {
         size_t e = r;
         double min_mem = INFINITY;
@@ -183,10 +188,12 @@ void gw_check_idle_holding(gw_analysis *a, gw_gpu_analysis *g)
             continue;
         }
         gw_span s = gw_span_make(g->gpu, g->dt_s, r, e);
-        double dur = (double)(s.end_ms - s.start_ms) / 1000.0;
-        if (dur > GW_TH(GW_TH_IDLE_HOLD_S)) {
+        double dur = 0;
+        for (size_t k = r; k < e; k++)
+            dur += g->dt_s[k];
+        if (dur > GW_TH(GW_TH_IDLE_HOLD_S) && (double)(e - r) >= GW_TH(GW_TH_IDLE_HOLD_SAMPLES)) {
             stretches++;
-            if (dur > best_s) {
+            if (stretches == 1 || min_mem > held || (min_mem == held && dur > best_s)) {
                 best_s = dur;
                 best = s;
                 held = min_mem;

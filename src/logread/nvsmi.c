@@ -46,7 +46,8 @@ typedef struct colmap {
 
 typedef struct gpu_slot {
     gw_series_gpu *g;
-    bool lost; /* a "[GPU is lost]" cell was seen */
+    bool lost;        /* a "[GPU is lost]" cell was seen */
+    int64_t shift_ms; /* added to this GPU's times since its clock went back (place_in_time) */
 } gpu_slot;
 
 /* Rows that share a timestamp in a file without a GPU id column: the GPUs in their order. */
@@ -84,6 +85,7 @@ typedef struct reader {
     gpu_slot *gpus;
     size_t ngpus, gpus_cap;
     size_t last;
+    long line_no;                            /* the line being read */
     unsigned short gpu_hash[GPU_HASH_SLOTS]; /* 1 + index into gpus by key, 0 = empty */
     bool too_many;                           /* a row named GPU number GW_LOGREAD_MAX_GPUS + 1 */
     char too_many_key[64];
@@ -307,6 +309,7 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
     gpu_slot *slot = &r->gpus[r->ngpus];
     slot->g = gw_series_add_gpu(r->s, r->input, r->source, key);
     slot->lost = false;
+    slot->shift_ms = 0;
     slot->g->index = id->index >= 0 ? (int)id->index : (int)r->ngpus;
     r->gpu_hash[h] = (unsigned short)(r->ngpus + 1);
     r->last = r->ngpus++;
@@ -334,41 +337,19 @@ static bool is_lost_cell(const char *c)
     return c[0] == '[' && strcasestr(c, "lost") != NULL;
 }
 
-/* The range a reading can have, by the unit of its field: generous (averages and rounding may
- * overshoot a little), but a value outside is no reading of any GPU (docs/report.md). */
-static const struct {
-    const char *unit;
-    double lo, hi;
-} plausible_range[] = {
-    {"%", 0, 1000}, {"MiB", 0, 1e9}, {"W", 0, 1e6}, {"MHz", 0, 1e6}, {"mJ", 0, GW_FMT_MAX_ABS},
-};
-
-/* True when v can be a reading of column c: a bit mask fits 64 bits, a capacity or limit is at
- * least 1, a field with a unit is in its plausible_range, anything else is within
- * GW_FMT_MAX_ABS. */
+/* True when v can be a reading of column c: a known field within its bounds (the sampler's
+ * gw_field_bounds_of: a capacity or limit is at least 1, utilisation 0-100, ...), anything else
+ * within GW_FMT_MAX_ABS. */
 static bool plausible(const colmap *c, double v)
 {
-    if (!gw_fmt_sane(v) && !(c->kind == C_FIELD && c->field == GW_F_CLOCKS_EVENT_REASONS))
-        return false;
-    if (c->kind != C_FIELD)
-        return true;
-    if (c->field == GW_F_CLOCKS_EVENT_REASONS)
-        return v >= 0 && v < 18446744073709551616.0;
-    if (c->field == GW_F_MEM_TOTAL_MIB || c->field == GW_F_POWER_LIMIT_W ||
-        c->field == GW_F_POWER_ENFORCED_W || c->field == GW_F_CLOCK_MAX_SM_MHZ ||
-        c->field == GW_F_CLOCK_MAX_MEM_MHZ)
-        if (!(v >= 1)) /* a capacity or limit of 0 (or -0, or 1e-320) divides into infinity */
-            return false;
-    const char *unit = gw_fields[c->field].unit ? gw_fields[c->field].unit : "";
-    for (size_t i = 0; i < sizeof plausible_range / sizeof plausible_range[0]; i++)
-        if (strcmp(unit, plausible_range[i].unit) == 0)
-            return v >= plausible_range[i].lo && v <= plausible_range[i].hi;
-    return true;
+    if (c->kind == C_FIELD)
+        return gw_field_plausible(c->field, v);
+    return gw_fmt_sane(v);
 }
 
 /* Parses the value cell of column c into *v (NAN when absent). Returns false when the cell is
- * neither absent nor a number. */
-static bool parse_value(const colmap *c, const char *cell, double *v)
+ * neither absent nor a number. Sets *impossible when a number was dropped as impossible. */
+static bool parse_value(const colmap *c, const char *cell, double *v, bool *impossible)
 {
     *v = NAN;
     if (gw_cells_absent(cell))
@@ -383,8 +364,10 @@ static bool parse_value(const colmap *c, const char *cell, double *v)
     } else if (c->kind == C_FIELD) {
         *v *= c->factor;
     }
-    if (!plausible(c, *v))
-        *v = NAN; /* absurd for any GPU: dropped, the rest of the row is kept */
+    if (!plausible(c, *v)) {
+        *v = NAN; /* absurd for any GPU: dropped (and counted), the rest of the row is kept */
+        *impossible = c->kind == C_FIELD;
+    }
     return true;
 }
 
@@ -395,6 +378,7 @@ typedef struct parsed_row {
     bool lost;       /* a "[GPU is lost]" cell */
     bool any_reason; /* a single-reason column had "Active" or "Not Active" */
     unsigned reasons;
+    uint64_t impossible; /* GW_FIELD_BIT of the fields whose value was dropped as impossible */
 } parsed_row;
 
 /* Seconds since the file's start ("12.5", "12.5 s") into p->t_ms. */
@@ -445,8 +429,13 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
         p->id.name = gw_cells_absent(cell) ? NULL : cell;
         return true;
     case C_FIELD:
-    case C_EXTRA:
-        return parse_value(c, cell, &r->vals[i]);
+    case C_EXTRA: {
+        bool bad = false;
+        bool ok = parse_value(c, cell, &r->vals[i], &bad);
+        if (bad)
+            p->impossible |= GW_FIELD_BIT(c->field);
+        return ok;
+    }
     case C_REASON:
         if (strcasecmp(cell, "Active") == 0)
             p->reasons |= c->bit;
@@ -456,6 +445,49 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
         return true;
     }
     return true;
+}
+
+/* The time a row is stored at: its own, unless the clock went back before the GPU's previous
+ * row (a clock set back, logs joined out of order). Then the step back is counted
+ * (docs/report.md) and not taken as time: the row continues one interval after the previous
+ * row, and the rows after it keep that offset. */
+static int64_t place_in_time(reader *r, gpu_slot *slot, int64_t t_ms)
+{
+    const gw_series_table *t = &slot->g->tab;
+    int64_t at = t_ms + slot->shift_ms;
+    if (t->n == 0 || at >= t->t_ms[t->n - 1])
+        return at;
+    gw_series_input *in = &r->s->inputs[r->input];
+    int64_t prev = t->t_ms[t->n - 1];
+    int64_t step = t->n >= 2 ? prev - t->t_ms[t->n - 2] : 0;
+    if (step <= 0 || step > 3600000)
+        step = (int64_t)r->interval_ms;
+    double back_s = (double)(prev - at) / 1000.0;
+    if (in->time_back++ == 0)
+        in->time_back_line = r->line_no;
+    if (back_s > in->time_back_s)
+        in->time_back_s = back_s;
+    slot->shift_ms += prev + step - at;
+    return prev + step;
+}
+
+/* Drops memory.used above memory.total (no GPU holds more than it has), then counts the values
+ * this row lost as impossible, per field. */
+static void count_impossible(reader *r, parsed_row *p, size_t n)
+{
+    size_t used = n, total = n;
+    for (size_t i = 0; i < n; i++)
+        if (r->cols[i].kind == C_FIELD && r->cols[i].field == GW_F_MEM_USED_MIB)
+            used = i;
+        else if (r->cols[i].kind == C_FIELD && r->cols[i].field == GW_F_MEM_TOTAL_MIB)
+            total = i;
+    if (used < n && total < n && r->vals[used] > r->vals[total]) {
+        r->vals[used] = NAN;
+        p->impossible |= GW_FIELD_BIT(GW_F_MEM_USED_MIB);
+    }
+    gw_series_input *in = &r->s->inputs[r->input];
+    for (int f = 0; p->impossible && f < GW_F_COUNT; f++)
+        in->impossible[f] += (p->impossible >> f) & 1u;
 }
 
 /* Closes the current group of rows that share a timestamp. */
@@ -518,8 +550,10 @@ static bool store_row(reader *r, const parsed_row *p_in, size_t n)
             r->order.conflict_line = r->order.line;
     }
     fill_identity(g, &p->id);
-    int64_t t_ms = r->has_time ? p->t_ms : (int64_t)llround((double)g->tab.n * r->interval_ms);
+    int64_t t_ms = r->has_time ? place_in_time(r, slot, p->t_ms)
+                               : (int64_t)llround((double)g->tab.n * r->interval_ms);
     size_t row = gw_series_table_add_row(&g->tab, t_ms);
+    count_impossible(r, &pos_row, n);
     for (size_t i = 0; i < n; i++) {
         const colmap *c = &r->cols[i];
         if (c->kind == C_FIELD && !isnan(r->vals[i]))
@@ -697,6 +731,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
     }
     while (gw_lines_next(&l) >= 0) {
         line_no = r.order.line = l.line_no;
+        r.line_no = line_no;
         const char *foreign = gw_logread_foreign_line(l.line + strspn(l.line, " \t"));
         if (foreign) {
             if (!r.foreign) {

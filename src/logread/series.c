@@ -1,6 +1,7 @@
 /* The in-memory series model (see series.h). */
 #include "logread/series.h"
 
+#include "util/gw_utf8.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -344,6 +345,38 @@ static double column_max(const gw_series_gpu *g, gw_gpu_field f)
     return m;
 }
 
+/* The capacity a GPU without memory.total shows: the largest memory.used + memory.free of a row
+ * (what nvidia-smi's total is, less the driver's reservation); NAN without both. */
+static double used_plus_free(const gw_series_gpu *g)
+{
+    const double *u = gw_series_gpu_values(g, GW_F_MEM_USED_MIB);
+    const double *f = gw_series_gpu_values(g, GW_F_MEM_FREE_MIB);
+    double m = NAN;
+    for (size_t r = 0; u && f && r < g->tab.n; r++)
+        if (!isnan(u[r]) && !isnan(f[r]) && (isnan(m) || u[r] + f[r] > m))
+            m = u[r] + f[r];
+    return m >= 1 ? m : NAN;
+}
+
+/* Adds a sentence to an input's note. */
+static void note_add(gw_series_input *in, const char *text)
+{
+    if (strstr(in->note, text))
+        return;
+    char *note = *in->note ? xasprintf("%s; %s", in->note, text) : xstrdup(text);
+    free(in->note);
+    in->note = note;
+}
+
+/* Strings read from files are untrusted bytes: made valid UTF-8 without escape sequences here,
+ * once, for every reader (util/gw_utf8.h), before any output sees them. */
+static void clean_text(char **str)
+{
+    char *clean = gw_utf8_clean_dup(*str);
+    free(*str);
+    *str = clean;
+}
+
 static void merge_gpm(gw_series_gpu *g, const gw_series_table *gp)
 {
     double tol_ms = 1000;
@@ -415,7 +448,14 @@ gw_rc gw_series_finish(gw_series *s, gw_error *err)
             g->memory_total_mib = column_max(g, GW_F_MEM_TOTAL_MIB);
         if (isnan(g->power_limit_w))
             g->power_limit_w = column_max(g, GW_F_POWER_LIMIT_W);
+        if (isnan(g->memory_total_mib) && !isnan(g->memory_total_mib = used_plus_free(g)))
+            note_add(&s->inputs[g->input], "memory.total taken as memory.used + memory.free");
+        clean_text(&g->name);
+        clean_text(&g->uuid);
+        clean_text(&g->pci_bus_id);
     }
+    for (size_t i = 0; i < s->nprocs; i++)
+        clean_text(&s->procs[i].name);
     for (size_t i = 0; i < s->nhosts; i++)
         table_sort(&s->hosts[i]->tab);
     for (size_t i = 0; i < s->ngpm; i++) {

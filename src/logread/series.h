@@ -135,6 +135,13 @@ typedef struct gw_series_input {
     int complete;        /* run directory: 1 when meta.json says the recording ended whole, 0 when
                             not (killed, disk full), -1 unknown or not a run directory */
     char *incomplete;    /* when complete is 0: why, one short line; else "" */
+    /* Values of GPU field f that no GPU can report (outside gw_field_bounds_of[f], or
+     * memory.used above memory.total), dropped when read: impossible[f] of them. */
+    size_t impossible[GW_F_COUNT];
+    size_t time_back;    /* rows whose time went back before their GPU's previous row */
+    long time_back_line; /* 1-based line of the first such row, 0 when none */
+    double time_back_s;  /* the largest step back in seconds: not counted as time, the rows
+                            after it continue one interval after the row before it */
 } gw_series_input;
 
 typedef struct gw_series {

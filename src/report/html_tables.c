@@ -1,5 +1,6 @@
 /* The tables of the HTML report: inputs, verdicts, per-GPU summary, epochs (see html_priv.h). */
 #include "report/html_priv.h"
+#include "report/report.h"
 
 #include "util/gw_time.h"
 #include "util/gw_fmt.h"
@@ -72,7 +73,7 @@ static void header_section(FILE *out, const gw_analysis *a)
     char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
     fprintf(out, "<h1>gpuwatch report</h1>\n<p class=\"meta\">%zu GPU%s, %s to %s (%s s)</p>\n",
             s->ngpus, s->ngpus == 1 ? "" : "s", gw_rfc3339_ms(a->start_ms, t0),
-            gw_rfc3339_ms(a->end_ms, t1), secs(d, sizeof d, a->end_ms - a->start_ms));
+            gw_rfc3339_ms(a->record_end_ms, t1), secs(d, sizeof d, a->record_end_ms - a->start_ms));
     fputs("<ul class=\"meta\">\n", out);
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
@@ -123,7 +124,7 @@ static void verdicts_section(FILE *out, const gw_analysis *a)
 {
     fputs("<h2 id=\"verdicts\">Verdicts</h2>\n", out);
     if (a->verdicts.n == 0) {
-        fputs("<p>None: not enough steady-state data to judge.</p>\n", out);
+        fprintf(out, "<p>None: %s.</p>\n", gw_report_no_verdict_reason(a));
         return;
     }
     fputs("<table class=\"verdicts\">\n<tr><th>severity</th><th>verdict</th><th>GPU</th>"

@@ -115,6 +115,16 @@ static cJSON *inputs_json(const gw_series *s)
         cJSON_AddBoolToObject(o, "untimed", in->untimed);
         cJSON_AddBoolToObject(o, "dateless", in->dateless);
         cJSON_AddStringToObject(o, "note", in->note);
+        cJSON *drop = cJSON_AddObjectToObject(o, "impossible_dropped");
+        for (int f = 0; f < GW_F_COUNT; f++)
+            if (in->impossible[f]) {
+                char key[64];
+                snprintf(key, sizeof key, "%.*s", (int)strcspn(gw_fields[f].csv_header, " ["),
+                         gw_fields[f].csv_header);
+                cJSON_AddNumberToObject(drop, key, (double)in->impossible[f]);
+            }
+        cJSON_AddNumberToObject(o, "time_back", (double)in->time_back);
+        cJSON_AddNumberToObject(o, "time_back_max_s", in->time_back ? in->time_back_s : 0);
         if (in->complete < 0)
             cJSON_AddNullToObject(o, "complete");
         else
@@ -143,7 +153,10 @@ static cJSON *gpu_json(const gw_analysis *a, const gw_gpu_analysis *g)
     cJSON_AddNumberToObject(o, "rows", (double)gpu->tab.n);
     add_num(o, "interval_s", g->interval_s);
     add_span(o, g->whole.span.start_ms, g->whole.span.end_ms);
-    cJSON_AddBoolToObject(o, "worked", g->worked);
+    if (gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT)) /* unknown without utilisation */
+        cJSON_AddBoolToObject(o, "worked", g->worked);
+    else
+        cJSON_AddNullToObject(o, "worked");
     cJSON_AddBoolToObject(o, "participant", g->participant);
     add_num(o, "busy_pct", g->busy_pct);
     add_num(o, "work_s", g->work_s);
@@ -252,7 +265,7 @@ cJSON *gw_report_json(const gw_analysis *a)
     cJSON *root = cJSON_CreateObject();
     cJSON_AddNumberToObject(root, "schema_version", SCHEMA_VERSION);
     cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
-    add_span(root, a->start_ms, a->end_ms);
+    add_span(root, a->start_ms, a->record_end_ms);
     cJSON_AddItemToObject(root, "inputs", inputs_json(a->series));
     cJSON *gpus = cJSON_AddArrayToObject(root, "gpus");
     for (size_t i = 0; i < a->ngpus; i++)

@@ -134,11 +134,21 @@ static void evidence_line(FILE *out, const gw_verdict *v)
     }
 }
 
+const char *gw_report_no_verdict_reason(const gw_analysis *a)
+{
+    size_t without_util = 0;
+    for (size_t i = 0; i < a->ngpus; i++)
+        without_util += !gw_series_gpu_values(a->gpus[i].gpu, GW_F_UTIL_GPU_PCT);
+    if (a->ngpus && without_util == a->ngpus)
+        return "utilisation not recorded, so busy and idle cannot be judged";
+    return "not enough steady-state data to judge";
+}
+
 static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
 {
     fprintf(out, "\nVerdicts\n");
     if (a->verdicts.n == 0)
-        fprintf(out, "  none: not enough steady-state data to judge\n");
+        fprintf(out, "  none: %s\n", gw_report_no_verdict_reason(a));
     for (size_t i = 0; i < a->verdicts.n; i++) {
         const gw_verdict *v = &a->verdicts.v[i];
         char s[GW_RFC3339_LEN], d[GW_FMT_SIZE];
@@ -151,13 +161,29 @@ static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
     }
 }
 
+/* What the reader dropped or corrected in an input, a line each (docs/report.md). */
+static void input_repairs(FILE *out, const gw_series_input *in)
+{
+    for (int f = 0; f < GW_F_COUNT; f++)
+        if (in->impossible[f])
+            fprintf(out, "    %.*s: %zu impossible value%s dropped\n",
+                    (int)strcspn(gw_fields[f].csv_header, " ["), gw_fields[f].csv_header,
+                    in->impossible[f], in->impossible[f] == 1 ? "" : "s");
+    if (in->time_back) {
+        char d[GW_FMT_SIZE];
+        fprintf(out, "    time went back at line %ld (%zu time%s, up to %s s): not counted\n",
+                in->time_back_line, in->time_back, in->time_back == 1 ? "" : "s",
+                secs(in->time_back_s, 0, d, sizeof d));
+    }
+}
+
 static void inputs_section(FILE *out, const gw_analysis *a)
 {
     const gw_series *s = a->series;
     char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
     fprintf(out, "gpuwatch report: %zu GPU%s, %s%s to %s (%s s)\n", s->ngpus,
             s->ngpus == 1 ? "" : "s", dateless(s) ? "date unknown, " : "", when(a, a->start_ms, t0),
-            when(a, a->end_ms, t1), span_s(a->end_ms - a->start_ms, d, sizeof d));
+            when(a, a->record_end_ms, t1), span_s(a->record_end_ms - a->start_ms, d, sizeof d));
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,
@@ -175,6 +201,7 @@ static void inputs_section(FILE *out, const gw_analysis *a)
                 wrapped(out, t + strspn(t, " "), 4);
             free(note);
         }
+        input_repairs(out, in);
         if (in->complete == 0)
             fprintf(out, "  incomplete: %s\n", in->incomplete);
     }
@@ -224,7 +251,11 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         fprintf(out, "%s %s s%s", gw_phase_name((gw_phase)p),
                 span_s(s->end_ms - s->start_ms, d, sizeof d), p + 1 < GW_PHASE_COUNT ? ", " : "");
     }
-    fprintf(out, "%s; %zu rows every %s s\n", g->worked ? "" : " (the GPU never worked)",
+    /* missing is not zero: without a utilisation column nothing says the GPU did not work */
+    fprintf(out, "%s; %zu rows every %s s\n",
+            !gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT) ? " (utilisation not recorded)"
+            : g->worked                                   ? ""
+                                                          : " (the GPU never worked)",
             gpu->tab.n, secs(g->interval_s, 2, d, sizeof d));
     if (!gw_fmt_sane(g->whole.energy_wh))
         fprintf(out, "  energy: not recorded (no power.draw, no energy counter)\n");

@@ -100,6 +100,52 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
                                 "/proc/PID/stat: the pid descends from the wrapped command"),
 };
 
+/* 2^52: counters and masks are exact in a double below it; NVML's sentinels are above. */
+#define EXACT 4503599627370495.0
+
+/* The bounds of every GPU field (see sample.h): what NVML can report, with room for rounding.
+ * Energy: 1e14 mJ is 4.5 years at 700 W since the driver loaded; NVML's blank sentinels
+ * (2^47 = 1.407e14, 2^63 - 14) lie above it. */
+const gw_field_bounds gw_field_bounds_of[GW_F_COUNT] = {
+    [GW_F_UTIL_GPU_PCT] = {0, 100},
+    [GW_F_UTIL_MEM_PCT] = {0, 100},
+    [GW_F_MEM_TOTAL_MIB] = {1, 1e9}, /* a capacity of 0 divides into infinity */
+    [GW_F_MEM_USED_MIB] = {0, 1e9},
+    [GW_F_MEM_FREE_MIB] = {0, 1e9},
+    [GW_F_MEM_RESERVED_MIB] = {0, 1e9},
+    [GW_F_TEMP_GPU_C] = {0, 299},
+    [GW_F_TEMP_MEM_C] = {1, 299}, /* the field value reads 0 where there is no sensor */
+    [GW_F_POWER_DRAW_W] = {0, 10000},
+    [GW_F_POWER_LIMIT_W] = {1, 10000},
+    [GW_F_POWER_ENFORCED_W] = {1, 10000},
+    [GW_F_CLOCK_SM_MHZ] = {1, 99999},
+    [GW_F_CLOCK_MEM_MHZ] = {1, 99999},
+    [GW_F_CLOCK_GR_MHZ] = {1, 99999},
+    [GW_F_CLOCK_MAX_SM_MHZ] = {1, 99999},
+    [GW_F_CLOCK_MAX_MEM_MHZ] = {1, 99999},
+    [GW_F_CLOCKS_EVENT_REASONS] = {0, EXACT},
+    [GW_F_PSTATE] = {0, 15},
+    [GW_F_FAN_PCT] = {0, 200},
+    [GW_F_PCIE_GEN] = {0, 32},
+    [GW_F_PCIE_GEN_MAX] = {0, 32},
+    [GW_F_PCIE_WIDTH] = {0, 64},
+    [GW_F_PCIE_WIDTH_MAX] = {0, 64},
+    [GW_F_ECC_UNCORRECTED] = {0, EXACT},
+    [GW_F_ENERGY_MJ] = {0, 1e14},
+    [GW_F_GPM_SM_ACTIVE_PCT] = {0, 100.5}, /* GPM ratios overshoot 100 by rounding */
+    [GW_F_GPM_SM_OCCUPANCY_PCT] = {0, 100.5},
+    [GW_F_GPM_TENSOR_ACTIVE_PCT] = {0, 100.5},
+    [GW_F_GPM_DRAM_ACTIVE_PCT] = {0, 100.5},
+    [GW_F_GPM_GR_ACTIVE_PCT] = {0, 100.5},
+};
+
+bool gw_field_plausible(gw_field f, double v)
+{
+    if ((unsigned)f >= GW_F_COUNT)
+        return false;
+    return v >= gw_field_bounds_of[f].lo && v <= gw_field_bounds_of[f].hi;
+}
+
 int gw_field_format_csv(gw_field f, double v, char *buf, size_t len)
 {
     const gw_field_info *fi = &gw_fields[f];

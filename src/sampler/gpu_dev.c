@@ -2,6 +2,7 @@
 
 #include "host/procfs.h"
 #include "util/gw_time.h"
+#include "util/gw_utf8.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -86,6 +87,11 @@ static void read_info(const gw_nvml *n, gw_gpu_dev *d, unsigned index, size_t pr
         const char *bus = n->pci_info_abi == 1 ? pci.busIdLegacy : pci.busId;
         snprintf(in->pci_bus_id, sizeof in->pci_bus_id, "%.*s", (int)sizeof pci.busId, bus);
     }
+    /* NVML's strings are untrusted bytes: made valid UTF-8 without escapes here, once, so that no
+     * terminal, meta.json or summary.json ever sees them raw (util/gw_utf8.h) */
+    gw_utf8_clean_buf(in->name, sizeof in->name);
+    gw_utf8_clean_buf(in->uuid, sizeof in->uuid);
+    gw_utf8_clean_buf(in->pci_bus_id, sizeof in->pci_bus_id);
     gwn_memory_v2 m2 = {.version = GWN_MEMORY_V2_VERSION};
     gwn_memory m1;
     if (!(skip & GW_INFO_MEMORY)) {
@@ -183,13 +189,21 @@ void gw_gpu_devs_close(const gw_nvml *n, gw_gpu_dev *devs, unsigned count)
 #define B(f) GW_FIELD_BIT(f)
 
 /* Reads one unsigned value with the common signature (device, unsigned*). */
+/* Stores value v (in the field's unit) when it is within the field's bounds (gw_field_bounds_of:
+ * the same numbers the log reader applies); a value outside is a sentinel and stays absent. */
+static void set_checked(gw_gpu_sample *out, gw_gpu_field f, double v)
+{
+    if (gw_field_plausible(f, v))
+        gw_set(out, f, v);
+}
+
 static void read_uint(gw_gpu_dev *d, gwn_return (*fn)(gwn_device, unsigned int *), const char *call,
-                      gw_gpu_field f, double max, gw_gpu_sample *out)
+                      gw_gpu_field f, gw_gpu_sample *out)
 {
     unsigned v = 0;
     gwn_return r = fn ? fn(d->handle, &v) : GWN_ERROR_FUNCTION_NOT_FOUND;
-    if (ok(d, r, B(f), &d->fast_unsupported, call) && v <= max)
-        gw_set_nvml(out, f, v);
+    if (ok(d, r, B(f), &d->fast_unsupported, call))
+        set_checked(out, f, gw_field_from_nvml(f, v));
 }
 
 static void read_clock(const gw_nvml *n, gw_gpu_dev *d, bool max, int type, gw_gpu_field f,
@@ -199,27 +213,39 @@ static void read_clock(const gw_nvml *n, gw_gpu_dev *d, bool max, int type, gw_g
     gwn_return r = max ? NV(n, DeviceGetMaxClockInfo, d->handle, type, &v)
                        : NV(n, DeviceGetClockInfo, d->handle, type, &v);
     if (ok(d, r, B(f), &d->fast_unsupported,
-           max ? "nvmlDeviceGetMaxClockInfo" : "nvmlDeviceGetClockInfo") &&
-        v > 0 && v < 100000)
-        gw_set(out, f, v);
+           max ? "nvmlDeviceGetMaxClockInfo" : "nvmlDeviceGetClockInfo"))
+        set_checked(out, f, v);
+}
+
+/* Stores a memory reading when every part is within bounds and used <= total (else a sentinel
+ * or a torn read: nothing of it is kept). */
+static void set_memory(gw_gpu_sample *out, double total, double used, double free_b, double rsv)
+{
+    const gw_gpu_field f[4] = {GW_F_MEM_TOTAL_MIB, GW_F_MEM_USED_MIB, GW_F_MEM_FREE_MIB,
+                               GW_F_MEM_RESERVED_MIB};
+    double v[4] = {total, used, free_b, rsv};
+    for (int i = 0; i < 4; i++) {
+        v[i] = isnan(v[i]) ? NAN : gw_field_from_nvml(f[i], v[i]);
+        if (!isnan(v[i]) && !gw_field_plausible(f[i], v[i]))
+            return;
+    }
+    if (!(used <= total))
+        return;
+    for (int i = 0; i < 4; i++)
+        if (!isnan(v[i]))
+            gw_set(out, f[i], v[i]);
 }
 
 static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
 {
     const uint64_t bits = B(GW_F_MEM_TOTAL_MIB) | B(GW_F_MEM_USED_MIB) | B(GW_F_MEM_FREE_MIB) |
                           B(GW_F_MEM_RESERVED_MIB);
-    const double sane = 1e15; /* reject "blank" sentinels near 2^64 */
     if (d->mem_abi != 1) {
         gwn_memory_v2 m = {.version = GWN_MEMORY_V2_VERSION};
         gwn_return r = NV(n, DeviceGetMemoryInfo_v2, d->handle, &m);
         if (r == GWN_SUCCESS) {
             d->mem_abi = 2;
-            if ((double)m.total < sane && m.used <= m.total) {
-                gw_set_nvml(out, GW_F_MEM_TOTAL_MIB, (double)m.total);
-                gw_set_nvml(out, GW_F_MEM_USED_MIB, (double)m.used);
-                gw_set_nvml(out, GW_F_MEM_FREE_MIB, (double)m.free);
-                gw_set_nvml(out, GW_F_MEM_RESERVED_MIB, (double)m.reserved);
-            }
+            set_memory(out, (double)m.total, (double)m.used, (double)m.free, (double)m.reserved);
             return;
         }
         if (r == GWN_ERROR_GPU_IS_LOST) {
@@ -234,12 +260,8 @@ static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
     }
     gwn_memory m;
     if (ok(d, NV(n, DeviceGetMemoryInfo, d->handle, &m), bits, &d->fast_unsupported,
-           "nvmlDeviceGetMemoryInfo") &&
-        (double)m.total < sane && m.used <= m.total) {
-        gw_set_nvml(out, GW_F_MEM_TOTAL_MIB, (double)m.total);
-        gw_set_nvml(out, GW_F_MEM_USED_MIB, (double)m.used);
-        gw_set_nvml(out, GW_F_MEM_FREE_MIB, (double)m.free);
-    }
+           "nvmlDeviceGetMemoryInfo"))
+        set_memory(out, (double)m.total, (double)m.used, (double)m.free, NAN);
 }
 
 /* Reads the remaining fields whose calls need special arguments. */
@@ -248,42 +270,37 @@ static void read_misc(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
     if (want & B(GW_F_TEMP_GPU_C)) {
         unsigned t = 0;
         if (ok(d, NV(n, DeviceGetTemperature, d->handle, GWN_TEMPERATURE_GPU, &t),
-               B(GW_F_TEMP_GPU_C), &d->fast_unsupported, "nvmlDeviceGetTemperature") &&
-            t < 300)
-            gw_set(out, GW_F_TEMP_GPU_C, t);
+               B(GW_F_TEMP_GPU_C), &d->fast_unsupported, "nvmlDeviceGetTemperature"))
+            set_checked(out, GW_F_TEMP_GPU_C, t);
     }
     if (want & B(GW_F_TEMP_MEM_C)) {
         gwn_field_value fv = {.fieldId = GWN_FI_DEV_MEMORY_TEMP};
         if (ok(d, NV(n, DeviceGetFieldValues, d->handle, 1, &fv), B(GW_F_TEMP_MEM_C),
                &d->fast_unsupported, "nvmlDeviceGetFieldValues") &&
             ok(d, fv.nvmlReturn, B(GW_F_TEMP_MEM_C), &d->fast_unsupported,
-               "nvmlDeviceGetFieldValues") &&
-            fv.value.uiVal > 0 && fv.value.uiVal < 300)
-            gw_set(out, GW_F_TEMP_MEM_C, fv.value.uiVal);
+               "nvmlDeviceGetFieldValues"))
+            set_checked(out, GW_F_TEMP_MEM_C, fv.value.uiVal);
     }
     if (want & B(GW_F_CLOCKS_EVENT_REASONS)) {
         unsigned long long mask = 0;
         if (ok(d, NV(n, DeviceGetCurrentClocksEventReasons, d->handle, &mask),
                B(GW_F_CLOCKS_EVENT_REASONS), &d->fast_unsupported,
-               "nvmlDeviceGetCurrentClocksEventReasons") &&
-            mask < (1ULL << 52))
-            gw_set(out, GW_F_CLOCKS_EVENT_REASONS, (double)mask);
+               "nvmlDeviceGetCurrentClocksEventReasons"))
+            set_checked(out, GW_F_CLOCKS_EVENT_REASONS, (double)mask);
     }
     if (want & B(GW_F_PSTATE)) {
         int ps = GWN_PSTATE_UNKNOWN;
         if (ok(d, NV(n, DeviceGetPerformanceState, d->handle, &ps), B(GW_F_PSTATE),
-               &d->fast_unsupported, "nvmlDeviceGetPerformanceState") &&
-            ps >= 0 && ps <= 15)
-            gw_set(out, GW_F_PSTATE, ps);
+               &d->fast_unsupported, "nvmlDeviceGetPerformanceState"))
+            set_checked(out, GW_F_PSTATE, ps);
     }
     if (want & B(GW_F_ECC_UNCORRECTED)) {
         unsigned long long e = 0;
         if (ok(d,
                NV(n, DeviceGetTotalEccErrors, d->handle, GWN_MEMORY_ERROR_TYPE_UNCORRECTED,
                   GWN_VOLATILE_ECC, &e),
-               B(GW_F_ECC_UNCORRECTED), &d->fast_unsupported, "nvmlDeviceGetTotalEccErrors") &&
-            e < (1ULL << 52))
-            gw_set(out, GW_F_ECC_UNCORRECTED, (double)e);
+               B(GW_F_ECC_UNCORRECTED), &d->fast_unsupported, "nvmlDeviceGetTotalEccErrors"))
+            set_checked(out, GW_F_ECC_UNCORRECTED, (double)e);
     }
 }
 
@@ -305,21 +322,18 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
         if (ok(d, NV(n, DeviceGetUtilizationRates, d->handle, &u),
                B(GW_F_UTIL_GPU_PCT) | B(GW_F_UTIL_MEM_PCT), &d->fast_unsupported,
                "nvmlDeviceGetUtilizationRates")) {
-            if (u.gpu <= 100)
-                gw_set(out, GW_F_UTIL_GPU_PCT, u.gpu);
-            if (u.memory <= 100)
-                gw_set(out, GW_F_UTIL_MEM_PCT, u.memory);
+            set_checked(out, GW_F_UTIL_GPU_PCT, u.gpu);
+            set_checked(out, GW_F_UTIL_MEM_PCT, u.memory);
         }
     }
     if (want & (B(GW_F_MEM_TOTAL_MIB) | B(GW_F_MEM_USED_MIB) | B(GW_F_MEM_FREE_MIB) |
                 B(GW_F_MEM_RESERVED_MIB)))
         read_memory(n, d, out);
     if (want & B(GW_F_POWER_DRAW_W))
-        read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_W, 1e7,
-                  out);
+        read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_W, out);
     if (want & B(GW_F_POWER_ENFORCED_W))
         read_uint(d, n->DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit",
-                  GW_F_POWER_ENFORCED_W, 1e7, out);
+                  GW_F_POWER_ENFORCED_W, out);
     if (want & B(GW_F_CLOCK_SM_MHZ))
         read_clock(n, d, false, GWN_CLOCK_SM, GW_F_CLOCK_SM_MHZ, out);
     if (want & B(GW_F_CLOCK_MEM_MHZ))
@@ -331,19 +345,19 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
     if (want & B(GW_F_CLOCK_MAX_MEM_MHZ))
         read_clock(n, d, true, GWN_CLOCK_MEM, GW_F_CLOCK_MAX_MEM_MHZ, out);
     if (want & B(GW_F_FAN_PCT))
-        read_uint(d, n->DeviceGetFanSpeed, "nvmlDeviceGetFanSpeed", GW_F_FAN_PCT, 200, out);
+        read_uint(d, n->DeviceGetFanSpeed, "nvmlDeviceGetFanSpeed", GW_F_FAN_PCT, out);
     if (want & B(GW_F_PCIE_GEN))
         read_uint(d, n->DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration",
-                  GW_F_PCIE_GEN, 32, out);
+                  GW_F_PCIE_GEN, out);
     if (want & B(GW_F_PCIE_GEN_MAX))
         read_uint(d, n->DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration",
-                  GW_F_PCIE_GEN_MAX, 32, out);
+                  GW_F_PCIE_GEN_MAX, out);
     if (want & B(GW_F_PCIE_WIDTH))
         read_uint(d, n->DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth",
-                  GW_F_PCIE_WIDTH, 64, out);
+                  GW_F_PCIE_WIDTH, out);
     if (want & B(GW_F_PCIE_WIDTH_MAX))
         read_uint(d, n->DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth",
-                  GW_F_PCIE_WIDTH_MAX, 64, out);
+                  GW_F_PCIE_WIDTH_MAX, out);
     read_misc(n, d, want, out);
     /* A call in this tick may have found the GPU lost: then nothing of this tick is trusted. */
     if (atomic_load(&d->lost)) {
@@ -435,8 +449,8 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, u
     double v[GPM_NMETRICS];
     if (prev >= 0 && nask && gpm_metrics_get(n, d, mg, ask, nask, prev, (int)cur, v)) {
         for (size_t i = 0; i < nask; i++)
-            if (!isnan(v[i]))
-                gw_set(out, gpm_metrics[ask[i]].f, v[i]);
+            if (gw_field_plausible(gpm_metrics[ask[i]].f, v[i]))
+                gw_set(out, gpm_metrics[ask[i]].f, fmin(v[i], 100.0));
         if (out->valid & GW_FIELDS_GPM)
             out->gpm = (gw_time_span){d->gpm_ns[prev], now};
     }
@@ -451,7 +465,7 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, u
     bool due = d->gpm_ns[pin] &&
                age >= (int64_t)(d->gr_have ? GW_GPM_GR_WINDOW_MS : GW_GPM_MIN_WINDOW_MS) * 1000000;
     if (due && gpm_metrics_get(n, d, mg, &gr, 1, pin, (int)cur, v)) {
-        d->gr_have = !isnan(v[0]);
+        d->gr_have = gw_field_plausible(GW_F_GPM_GR_ACTIVE_PCT, v[0]);
         d->gr_value = v[0];
         d->gr_span = (gw_time_span){d->gpm_ns[pin], now};
     }
@@ -463,7 +477,7 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, u
         d->gpm_ns[cur] = 0;
     }
     if (d->gr_have && !atomic_load(&d->lost)) {
-        gw_set(out, GW_F_GPM_GR_ACTIVE_PCT, d->gr_value);
+        gw_set(out, GW_F_GPM_GR_ACTIVE_PCT, fmin(d->gr_value, 100.0));
         out->gpm_gr = d->gr_span;
     }
 }
@@ -477,7 +491,7 @@ void gw_gpu_read_energy(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
     gwn_return r = NV(n, DeviceGetTotalEnergyConsumption, d->handle, &mj);
     int64_t t1 = gw_mono_ns();
     if (ok(d, r, B(GW_F_ENERGY_MJ), &d->slow_unsupported, "nvmlDeviceGetTotalEnergyConsumption") &&
-        mj < (1ULL << 52)) {
+        gw_field_plausible(GW_F_ENERGY_MJ, (double)mj)) {
         gw_set(out, GW_F_ENERGY_MJ, (double)mj);
         out->energy = (gw_time_span){t0, t1};
     }
@@ -493,10 +507,11 @@ void gw_gpu_read_power_limit(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out
     if (gw_nvml_is_unsupported(r))
         r = NV(n, DeviceGetEnforcedPowerLimit, d->handle, &mw);
     int64_t t1 = gw_mono_ns();
+    double limit_w = gw_field_from_nvml(GW_F_POWER_LIMIT_W, mw);
     if (ok(d, r, B(GW_F_POWER_LIMIT_W), &d->slow_unsupported,
            "nvmlDeviceGetPowerManagementLimit") &&
-        mw > 0 && mw < 10000000) {
-        gw_set_nvml(out, GW_F_POWER_LIMIT_W, mw);
+        gw_field_plausible(GW_F_POWER_LIMIT_W, limit_w)) {
+        gw_set(out, GW_F_POWER_LIMIT_W, limit_w);
         out->power_limit = (gw_time_span){t0, t1};
     }
 }
@@ -578,6 +593,8 @@ static void read_mig(const gw_nvml *n, gwn_device h, gw_mig_device *m)
         m->name[0] = '\0';
     if (NV(n, DeviceGetUUID, h, m->uuid, sizeof m->uuid) != GWN_SUCCESS)
         m->uuid[0] = '\0';
+    gw_utf8_clean_buf(m->name, sizeof m->name);
+    gw_utf8_clean_buf(m->uuid, sizeof m->uuid);
     m->mem_used_mib = m->mem_total_mib = NAN;
     gwn_memory_v2 m2 = {.version = GWN_MEMORY_V2_VERSION};
     gwn_memory m1;

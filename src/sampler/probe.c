@@ -4,6 +4,7 @@
 #include "sampler/clock_reasons.h"
 #include "sampler/gpu_dev.h"
 #include "util/gw_time.h"
+#include "util/gw_utf8.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -100,6 +101,8 @@ void gw_system_read(const gw_nvml *n, gw_system_info *out)
     if (!n->SystemGetNVMLVersion ||
         n->SystemGetNVMLVersion(out->nvml_version, sizeof out->nvml_version) != GWN_SUCCESS)
         out->nvml_version[0] = '\0';
+    gw_utf8_clean_buf(out->driver_version, sizeof out->driver_version);
+    gw_utf8_clean_buf(out->nvml_version, sizeof out->nvml_version);
     if (!n->SystemGetCudaDriverVersion ||
         n->SystemGetCudaDriverVersion(&out->cuda_driver_version) != GWN_SUCCESS)
         out->cuda_driver_version = 0;

@@ -149,6 +149,19 @@ int gw_field_format_csv(gw_field f, double v, char *buf, size_t len);
 /* The field of `group` whose CSV header key (the header before " [unit]") is key, or -1. */
 int gw_field_by_key(gw_field_group group, const char *key);
 
+/* The range a reading of GPU field f can have, in the field's unit (inclusive). A value outside
+ * is no reading of any GPU (a "blank" sentinel near 2^32 or 2^64, -273 C, a negative power): the
+ * sampler drops it at the NVML read and the log reader (logread/nvsmi.c) drops and counts it when
+ * reading a file, with the same numbers. docs/report.md lists them. */
+typedef struct gw_field_bounds {
+    double lo, hi;
+} gw_field_bounds;
+extern const gw_field_bounds gw_field_bounds_of[GW_F_COUNT];
+
+/* True when v (in the field's unit) is within gw_field_bounds_of[f]; false for NAN and for
+ * fields that are not GPU fields. */
+bool gw_field_plausible(gw_field f, double v);
+
 /* Raw NVML value of field f in the field's unit (bytes -> MiB, mW -> W). */
 static inline double gw_field_from_nvml(gw_field f, double raw)
 {

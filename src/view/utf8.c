@@ -1,75 +1,9 @@
 /* UTF-8 validation, width and shortening for the live view (see utf8.h). */
 #include "view/utf8.h"
+#include "util/gw_utf8.h"
 
 #include <stdint.h>
 #include <string.h>
-
-static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
-
-/* Decodes one well-formed UTF-8 sequence at s (n bytes available): returns its length and sets
- * *cp, or 0 when the bytes there are not a well-formed sequence (RFC 3629 table). */
-static size_t decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    size_t len;
-    uint32_t v;
-    unsigned char lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        v = c & 0x0F;
-        if (c == 0xE0)
-            lo = 0xA0; /* no overlong forms */
-        else if (c == 0xED)
-            hi = 0x9F; /* no surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        v = c & 0x07;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F; /* nothing past U+10FFFF */
-    } else {
-        return 0;
-    }
-    if (n < len || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if (i > 1 && (s[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    *cp = v;
-    return len;
-}
-
-void gw_utf8_sanitize(const char *s, size_t n, gw_buf *out)
-{
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        uint32_t cp = 0;
-        size_t len = decode(p + i, n - i, &cp);
-        if (len == 0) {
-            gw_buf_append(out, REPLACEMENT, 3);
-            i++;
-            continue;
-        }
-        if (cp == 0 || cp == '\t' || cp == '\n')
-            gw_buf_append(out, " ", 1);
-        else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
-            gw_buf_append(out, "?", 1);
-        else
-            gw_buf_append(out, s + i, len);
-        i += len;
-    }
-}
 
 /* Columns of one code point (a small table instead of the locale's wcwidth). */
 static int cp_width(uint32_t cp)
@@ -92,7 +26,7 @@ static int cp_width(uint32_t cp)
 static size_t step(const char *s, int *cols)
 {
     uint32_t cp = 0;
-    size_t len = decode((const unsigned char *)s, strlen(s), &cp);
+    size_t len = gw_utf8_decode((const unsigned char *)s, strlen(s), &cp);
     if (len == 0) {
         *cols = 1;
         return 1;

@@ -43,7 +43,7 @@ def test_elapsed_seconds_say_the_date_is_unknown(tmp_path):
     p = run(f)
     assert p.returncode == 0, p.stderr
     head = p.stdout.splitlines()[0]
-    assert head == "gpuwatch report: 1 GPU, date unknown, +0.0 s to +29.0 s (29.0 s)"
+    assert head == "gpuwatch report: 1 GPU, date unknown, +0.0 s to +30.0 s (30.0 s)"
     assert "1970" not in p.stdout
     assert "elapsed_s -> elapsed" in p.stdout
 

@@ -1,4 +1,5 @@
-/* Unit tests for src/view/utf8.c: replacement of bad bytes, widths, shortening. */
+/* Unit tests for util/gw_utf8.c (replacement of bad bytes) and src/view/utf8.c (widths,
+ * shortening). */
 #include "test_helpers.h"
 
 #include "view/utf8.h"
@@ -105,6 +106,26 @@ static void test_fit_never_cuts_a_character(void **state)
     free(s);
 }
 
+/* The fixed-buffer form the sampler uses on NVML's strings: sanitised in place, never cut inside
+ * a character, and safe on a buffer NVML filled without a NUL. */
+static void test_clean_buf_in_place(void **state)
+{
+    (void)state;
+    char name[16] = "GPU \x1b[2J\xff";
+    gw_utf8_clean_buf(name, sizeof name);
+    assert_string_equal(name, "GPU ?[2J\xEF\xBF\xBD");
+    char full[8];
+    memcpy(full,
+           "ab\xff\xff\xff"
+           "cde",
+           8); /* no NUL: 3 bad bytes grow to 9 */
+    gw_utf8_clean_buf(full, sizeof full);
+    assert_string_equal(full, "ab\xEF\xBF\xBD"); /* 7 bytes max: the second U+FFFD would be cut */
+    char *dup = gw_utf8_clean_dup("x\x07y");
+    assert_string_equal(dup, "x?y");
+    free(dup);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -113,6 +134,7 @@ int main(void)
         cmocka_unit_test(test_sanitize_neutralises_controls),
         cmocka_unit_test(test_width),
         cmocka_unit_test(test_fit_never_cuts_a_character),
+        cmocka_unit_test(test_clean_buf_in_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
