@@ -154,13 +154,23 @@ warmup = 0.5s
 threshold = 300
 clear = 250
 warmup = 0.5s
-trend_window = 2s
+trend_window = 4s
 """
 
+# The trend window (4 s) is much longer than the step's allocation takes even on a loaded
+# machine (a 400 MiB memset sampled over several ticks must still read as a step, not a line);
+# the growth lasts longer than the window.
 GROW = ("import time\nkeep = []\ntime.sleep(1.0)\n"
-        "for i in range(14):\n    keep.append(b'x' * (30 << 20)); time.sleep(0.15)\n"
+        "for i in range(32):\n    keep.append(b'x' * (20 << 20)); time.sleep(0.15)\n"
         "time.sleep(1.0)\n")
-STEP = ("import time\ntime.sleep(1.5)\nkeep = b'x' * (400 << 20)\ntime.sleep(2.5)\n")
+# A step of 400 MiB in one system call, however loaded the machine: the pages are filled in a
+# memfd first (not in the job's RSS until mapped), then mapped at once with MAP_POPULATE. A
+# memset of 400 MiB on a loaded 2-core machine took 3 s and read as linear growth.
+STEP = ("import mmap, os, time\nfd = os.memfd_create('step')\nchunk = b'x' * (1 << 20)\n"
+        "for i in range(400):\n    os.write(fd, chunk)\n"
+        "time.sleep(1.5)\n"
+        "m = mmap.mmap(fd, 400 << 20, flags=mmap.MAP_SHARED | mmap.MAP_POPULATE)\n"
+        "time.sleep(2.5)\n")
 
 
 def test_job_memory_growing_linearly(scenario, tmp_path):
