@@ -84,10 +84,18 @@ typedef enum gw_epoch_origin {
     GW_EPOCHS_LOG,    /* a --log file */
     GW_EPOCHS_DIPS,   /* detected from regular dips of one GPU */
     GW_EPOCHS_MARKS,  /* "epoch" marks of a run directory (gpuwatch mark, python/gpuwatch.py) */
+    GW_EPOCHS_OUTPUT, /* a run directory's output.log read again with its output.idx */
 } gw_epoch_origin;
 
-/* "none", "events", "log", "dips", "marks". */
+/* "none", "events", "log", "dips", "marks", "output". */
 const char *gw_epoch_origin_name(gw_epoch_origin o);
+
+/* One GPU in the training and the validation part of an epoch (epochs whose output showed
+ * them, see gw_epoch): time-weighted means, NAN when unknown. */
+typedef struct gw_epoch_parts {
+    double train_util_pct, val_util_pct; /* utilization.gpu: the GPU's busy share */
+    double train_sm_pct, val_sm_pct;     /* GPM SM activity */
+} gw_epoch_parts;
 
 typedef struct gw_analysis {
     const gw_series *series;
@@ -97,9 +105,10 @@ typedef struct gw_analysis {
     gw_epoch_origin epoch_origin;
     size_t nepochs;
     gw_epoch *epochs;
-    double *epoch_util_pct;   /* [nepochs * ngpus]: mean utilization.gpu, NAN when unknown */
-    double *epoch_energy_wh;  /* [nepochs * ngpus] */
-    gw_verdict_list verdicts; /* sorted: critical first */
+    double *epoch_util_pct;      /* [nepochs * ngpus]: mean utilization.gpu, NAN when unknown */
+    double *epoch_energy_wh;     /* [nepochs * ngpus] */
+    gw_epoch_parts *epoch_parts; /* [nepochs * ngpus]: the training and validation parts */
+    gw_verdict_list verdicts;    /* sorted: critical first */
 } gw_analysis;
 
 /* Analyses a finished series (gw_series_finish done). Never fails; the result is freed with

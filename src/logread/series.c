@@ -42,6 +42,7 @@ void gw_series_free(gw_series *s)
         free(s->inputs[i].incomplete);
     }
     free(s->inputs);
+    free(s->progress);
     for (size_t i = 0; i < s->ngpus; i++) {
         gw_series_gpu *g = s->gpus[i];
         table_free(&g->tab);

@@ -1,0 +1,116 @@
+"""The job's own phases from what it prints, replayed with its redraws through `gpuwatch run` on the
+fake NVML (issue 14): epochs, validation_s and steps_per_s as the bars printed them; output.idx
+lets the report read the output again, with an --epoch-regex given only afterwards."""
+import json
+import sys
+
+import pytest
+
+from conftest import GW, PYTHON, SOURCE, gw, gw_env, h200
+
+sys.path.insert(0, str(SOURCE / "tests" / "cli"))
+from progress_fixtures import EXPECT  # noqa: E402
+
+REPLAY = SOURCE / "tests" / "cli" / "replay_output.py"
+
+
+def record(scenario, tmp_path, *cmd, opts=()):
+    sc = scenario({"devices": [h200()]})
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", *opts, "--", *cmd], sc, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return out, sc
+
+
+def epochs(summary):
+    return [(e["epoch"], e["total"], e.get("steps"), e.get("steps_per_s"), e.get("validation_s"))
+            for e in summary["epochs"]]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECT))
+def test_replayed_output_gives_the_bars_figures(scenario, tmp_path, name):
+    run, _ = record(scenario, tmp_path, PYTHON, REPLAY, name)
+    s = json.loads((run / "summary.json").read_text())
+    assert s["epoch_source"] == "output"
+    got = epochs(s)
+    assert len(got) == len(EXPECT[name]), got
+    for g, want in zip(got, EXPECT[name]):
+        assert g[:3] == want[:3], (g, want)
+        for k in (3, 4):  # exact where the bars print their own times, else only present
+            if want[k] is None:
+                assert g[k] is None or g[k] > 0, (g, want)
+            else:
+                assert g[k] == want[k], (g, want)
+    for e in s["epochs"]:
+        assert e["duration_s"] >= 0 and e["start"] <= e["end"]
+    # the live epoch events agree with the report on which epochs there were (Hugging Face's
+    # epochs are only known at the end: its bar counts all steps)
+    if name != "hf_trainer":
+        ev = [json.loads(line) for line in (run / "events.jsonl").read_text().splitlines()]
+        assert [e["epoch"] for e in ev if e["type"] == "epoch"] == [w[0] for w in EXPECT[name]]
+
+
+def test_stderr_bars_and_the_text_report(scenario, tmp_path):
+    run, sc = record(scenario, tmp_path, PYTHON, REPLAY, "yolov9", "--stderr")
+    idx = (run / "output.idx").read_text().splitlines()
+    assert idx[0].startswith("# gpuwatch output index 1")
+    offsets = [int(line.split()[0]) for line in idx[1:]]
+    assert offsets[0] == 0 and offsets == sorted(offsets)
+    assert offsets[-1] < (run / "output.log").stat().st_size
+    r = gw(["report", run], sc)
+    assert r.returncode == 0, r.stderr
+    assert "Epochs (from output)" in r.stdout
+    rows = [line.split() for line in r.stdout.split("Epoch phases")[1].splitlines()[2:5]]
+    assert [(x[0], x[3], x[5], x[6]) for x in rows] == [
+        ("1/3", "3", "8", "2"), ("2/3", "1", "8", "4"), ("3/3", "2", "8", "1")]
+    assert "nan" not in r.stdout.lower()
+    section = r.stdout.split("Epochs (from output)")[1]
+    assert all(len(line) <= 80 for line in section.splitlines())
+
+
+def test_mentions_make_no_epoch(scenario, tmp_path):
+    lines = ["Epoch 1/2", "Saving checkpoint runs/exp/epoch_3.pt",
+             "Best results observed at epoch 57, best model saved as best.pt.",
+             "saving model checkpoint epoch 9", "Epoch 2/2"]
+    script = "import time\nfor l in %r:\n    print(l, flush=True)\n    time.sleep(0.01)\n" % lines
+    run, sc = record(scenario, tmp_path, PYTHON, "-c", script)
+    s = json.loads((run / "summary.json").read_text())
+    assert [e["epoch"] for e in s["epochs"]] == [1, 2]
+
+
+def test_epoch_regex_after_the_run(scenario, tmp_path):
+    """A pattern forgotten at the start can be given to the report: output.idx keeps the times."""
+    script = ("import time\nfor r in (1, 2, 3):\n    print(f'round {r} of 3', flush=True)\n"
+              "    time.sleep(0.05)\n")
+    run, sc = record(scenario, tmp_path, PYTHON, "-c", script)
+    s = json.loads((run / "summary.json").read_text())
+    assert s["epochs"] == [] or s["epoch_source"] == "dips"
+    r = gw(["report", run, "--json", "-", "--epoch-regex", "round ([0-9]+) of ([0-9]+)"], sc)
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["epoch_source"] == "output"
+    assert [(e["epoch"], e["total"]) for e in s["epochs"]] == [(1, 3), (2, 3), (3, 3)]
+    # the output and its index also go in as --log (its lines start with no time)
+    r = gw(["report", run / "gpu.csv", "--log", run / "output.log", "--json", "-",
+            "--epoch-regex", "round ([0-9]+)"], sc)
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["epoch_source"] == "log" and [e["epoch"] for e in s["epochs"]] == [1, 2, 3]
+
+
+def test_run_with_epoch_regex_is_read_back_with_it(scenario, tmp_path):
+    script = ("import time\nfor r in (1, 2):\n    print(f'round {r}', flush=True)\n"
+              "    print(f'Epoch {r + 5}/9', flush=True)\n    time.sleep(0.05)\n")
+    run, sc = record(scenario, tmp_path, PYTHON, "-c", script,
+                     opts=("--epoch-regex", "^round ([0-9]+)"))
+    assert "# epoch-regex: ^round ([0-9]+)" in (run / "output.idx").read_text()
+    s = json.loads((run / "summary.json").read_text())
+    assert [e["epoch"] for e in s["epochs"]] == [1, 2]
+
+
+def test_epoch_regex_on_a_run_without_index_says_why(scenario, tmp_path):
+    run, sc = record(scenario, tmp_path, PYTHON, "-c", "print('round 1')")
+    (run / "output.idx").unlink()
+    r = gw(["report", run, "--epoch-regex", "round ([0-9]+)"], sc)
+    assert r.returncode == 0, r.stderr
+    assert "--epoch-regex cannot re-read this run: it has no output.idx" in r.stdout
