@@ -289,36 +289,17 @@ static void startup_until_first_epoch(gw_analysis *a)
     }
 }
 
-static void epochs_from_dips(gw_analysis *a, const gw_gpu_analysis *g)
-{
-    a->epochs = xcalloc(g->ndips + 1, sizeof *a->epochs);
-    int64_t start = g->phase[GW_PHASE_STEADY].span.start_ms;
-    for (size_t d = 0; d <= g->ndips; d++) {
-        int64_t end = d < g->ndips ? g->dips[d].span.end_ms : g->phase[GW_PHASE_STEADY].span.end_ms;
-        a->epochs[d] =
-            (gw_epoch){.number = (long)d + 1, .total = -1, .start_ms = start, .end_ms = end};
-        start = end;
-    }
-    a->nepochs = g->ndips + 1;
-    a->epoch_origin = GW_EPOCHS_DIPS;
-}
-
 static void classify_dips(gw_analysis *a)
 {
     for (size_t i = 0; i < a->ngpus; i++) {
         gw_gpu_analysis *g = &a->gpus[i];
-        double period, cv;
+        /* Regular dips alone are no evidence of validation: a periodic input stall is regular
+         * too. Only the job's epochs and validation marks make a dip expected. */
         if (a->nepochs)
             gw_dips_mark_epochs(g->dips, g->ndips, a->epochs, a->nepochs);
-        else if (gw_dips_regular(g->dips, g->ndips, &period, &cv))
-            for (size_t d = 0; d < g->ndips; d++)
-                g->dips[d].expected = true;
         gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
         settle_dips(g);
     }
-    for (size_t i = 0; i < a->ngpus && a->nepochs == 0; i++)
-        if (a->gpus[i].ndips > 0 && a->gpus[i].dips[0].expected)
-            epochs_from_dips(a, &a->gpus[i]);
 }
 
 /* The training part of an epoch runs from its start to its validation (or to the end of its

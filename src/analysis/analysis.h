@@ -35,7 +35,9 @@ typedef struct gw_span {
 /* An idle run inside the steady state. */
 typedef struct gw_dip {
     gw_span span;
-    bool expected; /* at an epoch boundary (or regular) in a GPU-bound run */
+    bool expected;       /* validation/checkpointing placed there by the job's output, its marks
+                            or its epochs (at a boundary), in a GPU-bound run */
+    bool at_epoch_start; /* not expected: at the start of an epoch's training part */
 } gw_dip;
 
 /* Time (s) a GPU spent in each of these conditions. */
@@ -126,7 +128,10 @@ void gw_phases_detect(const double *util, const int64_t *t_ms, const double *dt_
 size_t gw_dips_find(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
                     gw_span steady, gw_dip **out);
 
-/* Marks dips at an epoch boundary as expected; returns how many. */
+/* Marks dips as expected where the epochs place validation or checkpointing: for epochs whose
+ * output showed their parts (train_end_ms, val_start_ms), dips lying mostly between the end of
+ * training and the next epoch's start; for others, dips at an epoch boundary. A dip at the start
+ * of an epoch's training part is marked at_epoch_start instead. Returns how many are expected. */
 size_t gw_dips_mark_epochs(gw_dip *dips, size_t n, const gw_epoch *epochs, size_t nepochs);
 
 /* True when at least dip_min_regular dips start at regular intervals (CV <= dip_period_cv);

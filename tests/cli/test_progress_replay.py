@@ -84,7 +84,7 @@ def test_epoch_regex_after_the_run(scenario, tmp_path):
               "    time.sleep(0.05)\n")
     run, sc = record(scenario, tmp_path, PYTHON, "-c", script)
     s = json.loads((run / "summary.json").read_text())
-    assert s["epochs"] == [] or s["epoch_source"] == "dips"
+    assert s["epochs"] == [] and s["epoch_source"] == "none"
     r = gw(["report", run, "--json", "-", "--epoch-regex", "round ([0-9]+) of ([0-9]+)"], sc)
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
@@ -114,3 +114,27 @@ def test_epoch_regex_on_a_run_without_index_says_why(scenario, tmp_path):
     r = gw(["report", run, "--epoch-regex", "round ([0-9]+)"], sc)
     assert r.returncode == 0, r.stderr
     assert "--epoch-regex cannot re-read this run: it has no output.idx" in r.stdout
+
+
+def test_periodic_input_stall_is_not_validation(tmp_path):
+    """The issue's 1 Hz log: idle 3 s of every 5 s for ten minutes, with a training log of
+    checkpoint names and an early-stopping line: no epoch, no expected_dips, a starved GPU."""
+    t0 = 1_800_000_000
+    rows = ["timestamp, index, utilization.gpu [%], memory.used [MiB], power.draw [W]"]
+    for k in range(600):
+        busy = k % 5 < 2
+        rows.append(f"{t0 + k}, 0, {98 if busy else 0}, 20000, {600 if busy else 90}")
+    csv = tmp_path / "gpu.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    log = tmp_path / "train.log"
+    log.write_text(f"{t0 + 100} saving checkpoint epoch_3.pt\n"
+                   f"{t0 + 200} Saving checkpoint to ckpt/epoch4.pt\n"
+                   f"{t0 + 590} Stopping training early as no improvement observed in last 50 "
+                   "epochs. Best results observed at epoch 57, best model saved as best.pt.\n")
+    r = gw(["report", csv, "--log", log, "--json", "-"])
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["epochs"] == [] and s["epoch_source"] == "none"
+    got = {v["id"] for v in s["verdicts"]}
+    assert "expected_dips" not in got and "gpu_starved" in got
+    assert all("nan" not in v["message"].lower() for v in s["verdicts"])
