@@ -59,8 +59,9 @@ struct gw_progress {
     size_t nsm, capsm;
     int64_t last_keep_ms;
     unsigned inst;
-    long train_total; /* the training bar's total, -1 before one is seen */
-    int last_kind;    /* 0 none, 1 training bar, 2 validation */
+    int64_t inst_start_ms; /* when the current training bar was made */
+    long train_total;      /* the training bar's total, -1 before one is seen */
+    int last_kind;         /* 0 none, 1 training bar, 2 validation */
     val_run *vr;
     size_t nvr, capvr;
     hf_dict *hf;
@@ -284,6 +285,17 @@ static bool parse_bar(const char *line, bar *b)
     counts += strspn(counts, " ");
     if (!read_counts(&counts, &b->n, &b->total))
         return false;
+    /* the counts end the line or come before "[", a time, a rate or a glyph: a bar whose line
+     * ran on into other text (a warning printed without '\r') tells no reliable time */
+    if (*counts && *counts != ' ')
+        return false;
+    const char *next = counts + strspn(counts, " ");
+    size_t len = strcspn(next, " ,]");
+    double sec;
+    bool rate = len > 2 && len < 24 && (isdigit((unsigned char)*next) || *next == '?') &&
+                (strncmp(next + len - 2, "/s", 2) == 0 || strncmp(next + len - 3, "/it", 3) == 0);
+    if (*next && *next != '[' && !keras && !time_token(next, len, &sec) && !rate)
+        return false;
     read_timing(counts, b);
     if (keras)
         b->elapsed_s = NAN; /* Keras shows the time left while running: only its s/step counts */
@@ -469,11 +481,21 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* a new bar: its count starts over, its total changes, or it names another epoch */
     bool new_inst =
         !last || b->n < last->n || b->total != last->total || (new_epoch && last->n == last->total);
-    if (new_inst)
+    if (new_inst) {
         p->inst++;
-    int64_t inst_start = t_ms;
-    for (size_t i = p->nsm; !new_inst && i-- > 0 && p->sm[i].inst == p->inst;)
-        inst_start = p->sm[i].t_ms;
+        /* a bar first seen at count 0 with its clock running was made earlier (YOLOv9's first
+         * draw is lost in a warning's line; the first batch took 6 s): back to its making, but
+         * not before what came earlier */
+        p->inst_start_ms = t_ms;
+        if (b->n == 0 && b->elapsed_s > 0) {
+            int64_t made = t_ms - (int64_t)(b->elapsed_s * 1000.0);
+            int64_t before = last ? last->t_ms : 0;
+            if (p->nvr && p->vr[p->nvr - 1].last_ms > before)
+                before = p->vr[p->nvr - 1].last_ms;
+            p->inst_start_ms = made > before ? made : before;
+        }
+    }
+    int64_t inst_start = p->inst_start_ms;
     if (p->train_total < 0 || labelled)
         p->train_total = b->total;
     add_sample(p, b, t_ms, new_inst);
@@ -520,7 +542,9 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         bool val = b.val || (b.epoch < 0 && val_desc(b.desc));
         long e, t;
         bool incl, labelled = !val && bar_epoch(p, &b, &e, &t, &incl);
-        if (!val && !labelled && p->train_total >= 0 && b.total != p->train_total)
+        const sample *cur = p->nsm ? &p->sm[p->nsm - 1] : NULL;
+        if (!val && !labelled && p->train_total >= 0 && b.total != p->train_total &&
+            (p->nhf || (cur && cur->n < cur->total)))
             val = true; /* another bar while training: Hugging Face's evaluation bar */
         if (val) {
             if (p->nst || p->nsm)
@@ -566,6 +590,16 @@ static void hf_starts(gw_progress *p)
     }
 }
 
+/* A bar's own clock prints whole seconds (tqdm's "00:17"); the wall time of its draws is finer.
+ * The wall time is taken when it agrees with the clock (output replayed faster than it was
+ * made does not), else the clock. */
+static double clock_or_wall(double printed, double wall)
+{
+    if (isnan(printed))
+        return wall;
+    return printed <= wall + 0.5 && wall < printed + 1.5 ? wall : printed;
+}
+
 /* Steps and their rate in [from, to): per bar instance, its count from where it stood before
  * `from` (0 when it started inside) to its highest draw, over the bar's own elapsed time when it
  * prints one, else the wall time of the draws. A bar that only redraws its end there (Keras after
@@ -603,7 +637,10 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, gw_pro
         double span = NAN;
         long n0 = f->n;
         if (!isnan(l->elapsed_s) && inside) {
+            /* from the bar's making: its first draw at count 0 and what its clock said then */
             span = l->elapsed_s;
+            if (f->n == 0 && !isnan(f->elapsed_s))
+                span = clock_or_wall(span, (double)(l->t_ms - f->t_ms) / 1000.0 + f->elapsed_s);
             n0 = 0;
         } else if (!isnan(l->elapsed_s) && !isnan(f->elapsed_s) && l->n > f->n) {
             span = l->elapsed_s - f->elapsed_s;
@@ -629,7 +666,7 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, gw_pro
 
 static double run_s(const val_run *v)
 {
-    return !isnan(v->elapsed_s) ? v->elapsed_s : (double)(v->last_ms - v->first_ms) / 1000.0;
+    return clock_or_wall(v->elapsed_s, (double)(v->last_ms - v->first_ms) / 1000.0);
 }
 
 /* Validation in [from, to): the validation bars there, else the time after the training bar

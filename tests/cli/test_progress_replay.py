@@ -138,3 +138,27 @@ def test_periodic_input_stall_is_not_validation(tmp_path):
     got = {v["id"] for v in s["verdicts"]}
     assert "expected_dips" not in got and "gpu_starved" in got
     assert all("nan" not in v["message"].lower() for v in s["verdicts"])
+
+
+def test_real_yolov9_run_against_its_own_bars():
+    """A real YOLOv9 train_dual.py run (3 epochs, yolov9-s, 8 workers, batch 64) on one H200 under
+    gpuwatch run: the report's figures against what the bars printed. The bars' clocks print
+    whole seconds ('38/38 00:20', '2/2 00:01'), so the figures lie within that second."""
+    run = SOURCE / "examples" / "recordings" / "h200-yolov9-3epochs"
+    r = gw(["report", run, "--json", "-"])
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["epoch_source"] == "output"
+    train_clock = [20, 16, 15]  # the training bars' last draws: 38/38 00:20, 00:16, 00:15
+    val_clock = [1, 0, 0]  # the validation bars': 2/2 00:01, 00:00, 00:00
+    assert [(e["epoch"], e["total"], e["steps"]) for e in s["epochs"]] == [
+        (1, 3, 38), (2, 3, 38), (3, 3, 38)]
+    for e, tc, vc in zip(s["epochs"], train_clock, val_clock):
+        assert 38 / (tc + 1) < e["steps_per_s"] <= 38 / tc, e
+        assert vc <= e["validation_s"] < vc + 1, e
+        g = e["gpus"][0]
+        assert g["train_util_mean_pct"] > g["validation_util_mean_pct"] >= 0
+    # the last epoch ends with its own validation, not with the final evaluation of best.pt
+    assert s["epochs"][2]["duration_s"] < 18  # 16.2 s; with the final evaluation 19.8 s
+    log = (run / "output.log").read_text(errors="replace")
+    assert log.count("mAP50-95:   0%") == 4  # three epochs' validations and the final one

@@ -126,8 +126,8 @@ static void test_ultralytics(void **state)
     (void)state;
     static const line l[] = {
         {0, "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size"},
-        {10, "        1/3      2.1G      1.234      2.345      1.111         45        640:   "
-             "0%|          | 0/8 [00:00<?, ?it/s]"},
+        {0, "        1/3      2.1G      1.234      2.345      1.111         45        640:   "
+            "0%|          | 0/8 [00:00<?, ?it/s]"},
         {4000, "        1/3      2.1G      1.234      2.345      1.111         45        640: "
                "100%|" FULL "| 8/8 [00:04<00:00,  2.00it/s]"},
         {4100, "                 Class     Images  Instances      Box(P          R      mAP50  "
@@ -146,7 +146,7 @@ static void test_ultralytics(void **state)
     size_t n;
     gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
     assert_int_equal(n, 3);
-    expect(&e[0], 1, 3, 10, 5000, 1.0, 8, 2.0);
+    expect(&e[0], 1, 3, 0, 5000, 1.0, 8, 2.0);
     expect(&e[1], 2, 3, 5000, 6000, 1.0, 8, 4.0);
     expect(&e[2], 3, 3, 6000, 6100, 2.0, 8, 2.0);
     free(e);
@@ -188,20 +188,20 @@ static void test_hf_trainer(void **state)
         {5000, " 17%|" BAR "| 5/30 [00:05<00:25,  1.00it/s]"},
         {5001, "{'loss': 0.6931, 'grad_norm': 1.25, 'learning_rate': 4.5e-05, 'epoch': 0.5}"},
         {10000, " 33%|" BAR "| 10/30 [00:10<00:20,  1.00it/s]"},
-        {10100, "  0%|          | 0/5 [00:00<?, ?it/s]"},
+        {10000, "  0%|          | 0/5 [00:00<?, ?it/s]"},
         {12000, "100%|" FULL "| 5/5 [00:02<00:00,  2.50it/s]"},
-        {12001, "{'eval_loss': 0.52, 'eval_runtime': 2.0, 'eval_samples_per_second': 20.0, "
+        {12000, "{'eval_loss': 0.52, 'eval_runtime': 2.0, 'eval_samples_per_second': 20.0, "
                 "'eval_steps_per_second': 2.5, 'epoch': 1.0}"},
         {13000, " 37%|" BAR "| 11/30 [00:13<00:21,  0.90it/s]"},
         {22000, " 67%|" BAR "| 20/30 [00:22<00:11,  1.00it/s]"},
-        {22100, "  0%|          | 0/5 [00:00<?, ?it/s]"},
+        {22000, "  0%|          | 0/5 [00:00<?, ?it/s]"},
         {24000, "100%|" FULL "| 5/5 [00:02<00:00,  2.50it/s]"},
-        {24001, "{'eval_loss': 0.41, 'eval_runtime': 2.0, 'epoch': 2.0}"},
+        {24000, "{'eval_loss': 0.41, 'eval_runtime': 2.0, 'epoch': 2.0}"},
         {25000, " 70%|" BAR "| 21/30 [00:25<00:10,  0.90it/s]"},
         {34000, "100%|" FULL "| 30/30 [00:34<00:00,  1.00it/s]"},
-        {34100, "  0%|          | 0/5 [00:00<?, ?it/s]"},
+        {34000, "  0%|          | 0/5 [00:00<?, ?it/s]"},
         {36000, "100%|" FULL "| 5/5 [00:02<00:00,  2.50it/s]"},
-        {36001, "{'eval_loss': 0.38, 'eval_runtime': 2.0, 'epoch': 3.0}"},
+        {36000, "{'eval_loss': 0.38, 'eval_runtime': 2.0, 'epoch': 3.0}"},
         {36002, "{'train_runtime': 36.0, 'train_samples_per_second': 6.6, "
                 "'train_steps_per_second': 0.83, 'train_loss': 0.5, 'epoch': 3.0}"},
     };
@@ -210,7 +210,7 @@ static void test_hf_trainer(void **state)
     assert_int_equal(n, 3);
     expect(&e[0], 1, 3, 0, 13000, 2.0, 10, 1.0);
     expect(&e[1], 2, 3, 13000, 25000, 2.0, 10, 1.0);
-    expect(&e[2], 3, 3, 25000, 36001, 2.0, 10, 1.0);
+    expect(&e[2], 3, 3, 25000, 36000, 2.0, 10, 1.0);
     free(e);
 }
 
@@ -317,6 +317,30 @@ static void test_user_regex(void **state)
     gw_epoch_matcher_free(m);
 }
 
+/* A real YOLOv9 epoch on an H200: the bar's clock prints whole seconds ("38/38 00:20", "2/2
+ * 00:00"); the wall time of its draws agrees with it and is finer, so it is taken. */
+static void test_wall_refines_the_clock(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "  0%|          | 0/38 00:00"},
+        {6030, "        0/2      34.8G      4.9      5.3      5.5        140        640:   "
+               "0%|          | 0/38 00:06"},
+        {20430,
+         "        0/2      34.8G      4.5      5.2      5.4        122        640: 100%|" FULL
+         "| 38/38 00:20"},
+        {20500, "                 Class     Images  Instances          P          R      mAP50   "
+                "mAP50-95:   0%|          | 0/2 00:00"},
+        {21300, "                 Class     Images  Instances          P          R      mAP50   "
+                "mAP50-95: 100%|" FULL "| 2/2 00:00"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 1);
+    expect(&e[0], 1, 3, 0, 21300, 0.8, 38, 38 / 20.43);
+    free(e);
+}
+
 /* The step-rate series: steps per second between kept draws of the training bar. */
 static void test_rates(void **state)
 {
@@ -348,7 +372,7 @@ int main(void)
         cmocka_unit_test(test_lightning), cmocka_unit_test(test_hf_trainer),
         cmocka_unit_test(test_timm),      cmocka_unit_test(test_keras),
         cmocka_unit_test(test_mentions),  cmocka_unit_test(test_user_regex),
-        cmocka_unit_test(test_rates),
+        cmocka_unit_test(test_rates),     cmocka_unit_test(test_wall_refines_the_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
