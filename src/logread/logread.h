@@ -92,8 +92,8 @@ GW_MUST_USE gw_rc gw_logread_output(gw_series *s, size_t input, const char *log_
                                     const char *idx_path, const gw_epoch_matcher *m,
                                     int64_t *last_ms, gw_error *err);
 
-/* Finishes p and stores its epochs in the series for input `input`: s->progress entries and
- * "epoch" events. */
+/* Finishes p and stores its epochs in the series for input `input` (s->progress entries, and
+ * "epoch" events for training logs) and its training bars' step rate (s->rate_*). */
 void gw_logread_keep_epochs(gw_series *s, size_t input, gw_progress *p);
 
 #endif

@@ -68,6 +68,23 @@ void gw_logread_keep_epochs(gw_series *s, size_t input, gw_progress *p)
         ev->total = e[i].total;
     }
     free(e);
+    gw_progress_rate *r = NULL;
+    size_t nr = gw_progress_rates(p, &r);
+    s->rate_t_ms = xrealloc(s->rate_t_ms, (s->nrates + nr + 1) * sizeof *s->rate_t_ms);
+    s->rate_steps_per_s =
+        xrealloc(s->rate_steps_per_s, (s->nrates + nr + 1) * sizeof *s->rate_steps_per_s);
+    for (size_t i = 0; i < nr; i++) {
+        /* in time order over all inputs (one chart line): insert from the end */
+        size_t k = s->nrates++;
+        while (k > 0 && s->rate_t_ms[k - 1] > r[i].t_ms) {
+            s->rate_t_ms[k] = s->rate_t_ms[k - 1];
+            s->rate_steps_per_s[k] = s->rate_steps_per_s[k - 1];
+            k--;
+        }
+        s->rate_t_ms[k] = r[i].t_ms;
+        s->rate_steps_per_s[k] = r[i].steps_per_s;
+    }
+    free(r);
 }
 
 gw_rc gw_logread_output(gw_series *s, size_t input, const char *log_path, const char *idx_path,

@@ -743,12 +743,17 @@ size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out)
     size_t n = 0, cap = 0;
     for (size_t i = 1; i < p->nsm; i++) {
         const sample *a = &p->sm[i - 1], *b = &p->sm[i];
-        if (a->inst != b->inst || b->t_ms <= a->t_ms || b->n < a->n || b->total != p->train_total)
+        if (b->total != p->train_total)
             continue;
+        double v;
+        if (a->inst != b->inst)
+            v = NAN; /* between two bars (validation, the next epoch's start): a gap */
+        else if (b->t_ms > a->t_ms && b->n > a->n)
+            v = (double)(b->n - a->n) * 1000.0 / (double)(b->t_ms - a->t_ms);
+        else
+            continue; /* a redraw of the same count (the bar's close) */
         r = xgrow(r, &cap, n + 1, sizeof *r);
-        r[n++] = (gw_progress_rate){.t_ms = b->t_ms,
-                                    .steps_per_s = (double)(b->n - a->n) * 1000.0 /
-                                                   (double)(b->t_ms - a->t_ms)};
+        r[n++] = (gw_progress_rate){.t_ms = b->t_ms, .steps_per_s = v};
     }
     *out = r;
     return n;

@@ -42,7 +42,8 @@ typedef struct gw_progress_epoch {
                              it prints none); NAN when unknown */
 } gw_progress_epoch;
 
-/* One point of the step-rate series: the steps per second between two training-bar draws. */
+/* One point of the step-rate series: the steps per second between two training-bar draws
+ * (NAN at the first draw of a new bar: a gap in the line). */
 typedef struct gw_progress_rate {
     int64_t t_ms;
     double steps_per_s;

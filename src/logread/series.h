@@ -162,6 +162,10 @@ typedef struct gw_series {
     /* Epochs from the job's output, in input order then time (logread/progress.h). */
     size_t nprogress;
     gw_series_epoch *progress;
+    /* The training bars' step rate from the same output: [nrates] unix ms and steps/s. */
+    size_t nrates;
+    int64_t *rate_t_ms;
+    double *rate_steps_per_s;
     /* The report's --epoch-regex for the readers (not owned), NULL for the built-in reading. */
     const gw_epoch_matcher *epoch_matcher;
 } gw_series;

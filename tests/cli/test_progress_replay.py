@@ -162,3 +162,23 @@ def test_real_yolov9_run_against_its_own_bars():
     assert s["epochs"][2]["duration_s"] < 18  # 16.2 s; with the final evaluation 19.8 s
     log = (run / "output.log").read_text(errors="replace")
     assert log.count("mAP50-95:   0%") == 4  # three epochs' validations and the final one
+
+
+def test_step_rate_chart_next_to_gpu_util(tmp_path):
+    """The HTML report shows the job's steps per second on the time axis, after GPU-Util."""
+    run = SOURCE / "examples" / "recordings" / "h200-yolov9-3epochs"
+    html = tmp_path / "r.html"
+    r = gw(["report", run, "--html", html])
+    assert r.returncode == 0, r.stderr
+    data = json.loads(html.read_text().split('id="gw-data">', 1)[1].split("</script>", 1)[0])
+    ids = [c["id"] for c in data["charts"]]
+    assert ids[:2] == ["util", "steps"]
+    steps = data["charts"][1]["series"]
+    assert [s["metric"] for s in steps] == ["steps"]
+    rates = [v for v in steps[0]["v"] if v is not None]
+    assert len(rates) >= 30  # about one a second over 3 x 15-20 s of training
+    assert 1.5 < sorted(rates)[len(rates) // 2] < 3.5  # the bars: 38 steps in 15-20 s
+    # a recording without bars has no such chart
+    r = gw(["report", SOURCE / "examples" / "recordings" / "h200-underfilled", "--html", html])
+    data = json.loads(html.read_text().split('id="gw-data">', 1)[1].split("</script>", 1)[0])
+    assert "steps" not in [c["id"] for c in data["charts"]]
