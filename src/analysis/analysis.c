@@ -25,11 +25,11 @@ const char *gw_time_check_name(gw_time_check c)
     return c < GW_TIME_COUNT ? time_names[c] : "unknown";
 }
 
-static const char *const origin_names[] = {"none", "events", "log", "dips", "marks"};
+static const char *const origin_names[] = {"none", "events", "log", "dips", "marks", "output"};
 
 const char *gw_epoch_origin_name(gw_epoch_origin o)
 {
-    return (unsigned)o < 5 ? origin_names[o] : "unknown";
+    return (unsigned)o < 6 ? origin_names[o] : "unknown";
 }
 
 static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
@@ -169,13 +169,46 @@ static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
     g->ndips = gw_dips_find(util, gpu->tab.t_ms, g->dt_s, n, ph[GW_PHASE_STEADY], &g->dips);
 }
 
-/* Epoch events of the log inputs when there are any (a --log overrides), else epoch marks of
- * run dirs, else their epoch events (from the command's output). */
+/* The epochs the job's output showed, with their steps and validation (logread/progress.h), of
+ * inputs of one kind; false when there are none. */
+static bool epochs_from_output(gw_analysis *a, gw_input_kind want)
+{
+    const gw_series *s = a->series;
+    size_t n = 0;
+    for (size_t i = 0; i < s->nprogress; i++)
+        n += s->inputs[s->progress[i].input].kind == want;
+    if (n == 0)
+        return false;
+    a->epochs = xcalloc(n, sizeof *a->epochs);
+    for (size_t i = 0; i < s->nprogress; i++) {
+        const gw_progress_epoch *p = &s->progress[i].e;
+        if (s->inputs[s->progress[i].input].kind != want)
+            continue;
+        a->epochs[a->nepochs++] = (gw_epoch){.number = p->number,
+                                             .total = p->total,
+                                             .start_ms = p->start_ms,
+                                             .end_ms = p->end_ms,
+                                             .train_end_ms = p->train_end_ms,
+                                             .val_start_ms = p->val_start_ms,
+                                             .val_end_ms = p->val_end_ms,
+                                             .validation_s = p->validation_s,
+                                             .steps = p->steps,
+                                             .steps_per_s = p->steps_per_s};
+    }
+    a->epoch_origin = want == GW_INPUT_TRAIN_LOG ? GW_EPOCHS_LOG : GW_EPOCHS_OUTPUT;
+    return true;
+}
+
+/* Epochs of the log inputs when there are any (a --log overrides), else epoch marks of run dirs,
+ * else the run's output read again with its index, else its epoch events (from the command's
+ * output as the run read it). */
 static void epochs_from_events(gw_analysis *a)
 {
     static const gw_epoch_origin origin[3] = {GW_EPOCHS_LOG, GW_EPOCHS_MARKS, GW_EPOCHS_EVENTS};
     const gw_series *s = a->series;
     for (int pass = 0; pass < 3 && a->nepochs == 0; pass++) {
+        if (pass != 1 && epochs_from_output(a, pass == 0 ? GW_INPUT_TRAIN_LOG : GW_INPUT_RUN_DIR))
+            break;
         gw_input_kind want = pass == 0 ? GW_INPUT_TRAIN_LOG : GW_INPUT_RUN_DIR;
         int64_t *t = xmalloc((s->nevents + 1) * sizeof *t);
         long *num = xmalloc((s->nevents + 1) * sizeof *num);
@@ -258,36 +291,41 @@ static void startup_until_first_epoch(gw_analysis *a)
     }
 }
 
-static void epochs_from_dips(gw_analysis *a, const gw_gpu_analysis *g)
-{
-    a->epochs = xcalloc(g->ndips + 1, sizeof *a->epochs);
-    int64_t start = g->phase[GW_PHASE_STEADY].span.start_ms;
-    for (size_t d = 0; d <= g->ndips; d++) {
-        int64_t end = d < g->ndips ? g->dips[d].span.end_ms : g->phase[GW_PHASE_STEADY].span.end_ms;
-        a->epochs[d] =
-            (gw_epoch){.number = (long)d + 1, .total = -1, .start_ms = start, .end_ms = end};
-        start = end;
-    }
-    a->nepochs = g->ndips + 1;
-    a->epoch_origin = GW_EPOCHS_DIPS;
-}
-
 static void classify_dips(gw_analysis *a)
 {
     for (size_t i = 0; i < a->ngpus; i++) {
         gw_gpu_analysis *g = &a->gpus[i];
-        double period, cv;
+        /* Regular dips alone are no evidence of validation: a periodic input stall is regular
+         * too. Only the job's epochs and validation marks make a dip expected. */
         if (a->nepochs)
             gw_dips_mark_epochs(g->dips, g->ndips, a->epochs, a->nepochs);
-        else if (gw_dips_regular(g->dips, g->ndips, &period, &cv))
-            for (size_t d = 0; d < g->ndips; d++)
-                g->dips[d].expected = true;
         gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
         settle_dips(g);
     }
-    for (size_t i = 0; i < a->ngpus && a->nepochs == 0; i++)
-        if (a->gpus[i].ndips > 0 && a->gpus[i].dips[0].expected)
-            epochs_from_dips(a, &a->gpus[i]);
+}
+
+/* The training part of an epoch runs from its start to its validation (or to the end of its
+ * training bar), the validation part from there to the validation's end (or the epoch's). */
+static void epoch_parts(const gw_analysis *a, const gw_gpu_analysis *g, size_t k,
+                        gw_epoch_parts *out)
+{
+    const gw_epoch *e = &a->epochs[k];
+    *out = (gw_epoch_parts){NAN, NAN, NAN, NAN};
+    int64_t val_start = e->val_start_ms ? e->val_start_ms : e->train_end_ms;
+    int64_t val_end = e->val_start_ms ? e->val_end_ms : e->end_ms;
+    int64_t train_end = val_start ? val_start : e->end_ms;
+    const double *util = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
+    const double *sm = gw_series_gpu_values(g->gpu, GW_F_GPM_SM_ACTIVE_PCT);
+    if (!e->train_end_ms && !e->val_start_ms)
+        return; /* the output showed no parts */
+    gw_span tr = gw_check_span_of_time(g, e->start_ms, train_end);
+    out->train_util_pct = util ? gw_gpu_mean(g, util, tr, false) : NAN;
+    out->train_sm_pct = sm ? gw_gpu_mean(g, sm, tr, false) : NAN;
+    if (val_start && val_end > val_start) {
+        gw_span va = gw_check_span_of_time(g, val_start, val_end);
+        out->val_util_pct = util ? gw_gpu_mean(g, util, va, false) : NAN;
+        out->val_sm_pct = sm ? gw_gpu_mean(g, sm, va, false) : NAN;
+    }
 }
 
 /* Statistics and energy of the whole record, the phases and the epochs of GPU i. The energy
@@ -310,6 +348,7 @@ static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
         a->epoch_util_pct[k * a->ngpus + i] =
             gw_gpu_mean(g, gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT), sp, false);
         a->epoch_energy_wh[k * a->ngpus + i] = span_energy(&energy, sp).wh;
+        epoch_parts(a, g, k, &a->epoch_parts[k * a->ngpus + i]);
     }
     gw_energy_curve_free(&energy);
 }
@@ -350,6 +389,7 @@ gw_analysis *gw_analyze(const gw_series *s)
     double *scratch = xmalloc((max_rows ? max_rows : 1) * sizeof *scratch);
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
+    a->epoch_parts = xcalloc(a->nepochs * a->ngpus + 1, sizeof *a->epoch_parts);
     for (size_t i = 0; i < a->ngpus; i++)
         gpu_figures(a, i, scratch);
     free(scratch);
@@ -375,6 +415,7 @@ void gw_analysis_free(gw_analysis *a)
     free(a->epochs);
     free(a->epoch_util_pct);
     free(a->epoch_energy_wh);
+    free(a->epoch_parts);
     gw_verdict_list_free(&a->verdicts);
     free(a);
 }

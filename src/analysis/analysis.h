@@ -35,7 +35,9 @@ typedef struct gw_span {
 /* An idle run inside the steady state. */
 typedef struct gw_dip {
     gw_span span;
-    bool expected; /* at an epoch boundary (or regular) in a GPU-bound run */
+    bool expected;       /* validation/checkpointing placed there by the job's output, its marks
+                            or its epochs (at a boundary), in a GPU-bound run */
+    bool at_epoch_start; /* not expected: at the start of an epoch's training part */
 } gw_dip;
 
 /* Time (s) a GPU spent in each of these conditions. */
@@ -84,10 +86,18 @@ typedef enum gw_epoch_origin {
     GW_EPOCHS_LOG,    /* a --log file */
     GW_EPOCHS_DIPS,   /* detected from regular dips of one GPU */
     GW_EPOCHS_MARKS,  /* "epoch" marks of a run directory (gpuwatch mark, python/gpuwatch.py) */
+    GW_EPOCHS_OUTPUT, /* a run directory's output.log read again with its output.idx */
 } gw_epoch_origin;
 
-/* "none", "events", "log", "dips", "marks". */
+/* "none", "events", "log", "dips", "marks", "output". */
 const char *gw_epoch_origin_name(gw_epoch_origin o);
+
+/* One GPU in the training and the validation part of an epoch (epochs whose output showed
+ * them, see gw_epoch): time-weighted means, NAN when unknown. */
+typedef struct gw_epoch_parts {
+    double train_util_pct, val_util_pct; /* utilization.gpu: the GPU's busy share */
+    double train_sm_pct, val_sm_pct;     /* GPM SM activity */
+} gw_epoch_parts;
 
 typedef struct gw_analysis {
     const gw_series *series;
@@ -100,9 +110,10 @@ typedef struct gw_analysis {
     gw_epoch_origin epoch_origin;
     size_t nepochs;
     gw_epoch *epochs;
-    double *epoch_util_pct;   /* [nepochs * ngpus]: mean utilization.gpu, NAN when unknown */
-    double *epoch_energy_wh;  /* [nepochs * ngpus] */
-    gw_verdict_list verdicts; /* sorted: critical first */
+    double *epoch_util_pct;      /* [nepochs * ngpus]: mean utilization.gpu, NAN when unknown */
+    double *epoch_energy_wh;     /* [nepochs * ngpus] */
+    gw_epoch_parts *epoch_parts; /* [nepochs * ngpus]: the training and validation parts */
+    gw_verdict_list verdicts;    /* sorted: critical first */
 } gw_analysis;
 
 /* Analyses a finished series (gw_series_finish done). Never fails; the result is freed with
@@ -127,7 +138,10 @@ void gw_phases_end_at_release(const double *util, const double *mem, const int64
 size_t gw_dips_find(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
                     gw_span steady, gw_dip **out);
 
-/* Marks dips at an epoch boundary as expected; returns how many. */
+/* Marks dips as expected where the epochs place validation or checkpointing: for epochs whose
+ * output showed their parts (train_end_ms, val_start_ms), dips lying mostly between the end of
+ * training and the next epoch's start; for others, dips at an epoch boundary. A dip at the start
+ * of an epoch's training part is marked at_epoch_start instead. Returns how many are expected. */
 size_t gw_dips_mark_epochs(gw_dip *dips, size_t n, const gw_epoch *epochs, size_t nepochs);
 
 /* True when at least dip_min_regular dips start at regular intervals (CV <= dip_period_cv);

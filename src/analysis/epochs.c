@@ -3,6 +3,7 @@
 
 #include "util/xalloc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +21,12 @@ size_t gw_epochs_build(const int64_t *t_ms, const long *number, const long *tota
         e = xgrow(e, &cap, count + 1, sizeof *e);
         if (count > 0)
             e[count - 1].end_ms = t_ms[i];
-        e[count] = (gw_epoch){.number = number[i], .total = total[i], .start_ms = t_ms[i]};
+        e[count] = (gw_epoch){.number = number[i],
+                              .total = total[i],
+                              .start_ms = t_ms[i],
+                              .validation_s = NAN,
+                              .steps = -1,
+                              .steps_per_s = NAN};
         count++;
     }
     if (count > 0)

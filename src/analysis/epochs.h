@@ -20,6 +20,12 @@ typedef struct gw_epoch {
     long total;       /* -1 when unknown */
     int64_t start_ms; /* first line / event of this epoch number */
     int64_t end_ms;   /* start of the next epoch, or the end given for the last one */
+    /* What the job's output showed (logread/progress.h); unknown without it: */
+    int64_t train_end_ms;             /* the training bar reached its total, 0 unknown */
+    int64_t val_start_ms, val_end_ms; /* validation, 0 when none was seen */
+    double validation_s;              /* NAN unknown */
+    long steps;                       /* -1 unknown */
+    double steps_per_s;               /* NAN unknown */
 } gw_epoch;
 
 /* Builds epochs from a time-ordered list of (time, epoch number, total): a new epoch starts

@@ -134,20 +134,50 @@ size_t gw_dips_find(const double *util, const int64_t *t_ms, const double *dt_s,
     return count;
 }
 
+/* The part of [a, b) inside [c, d), in ms. */
+static int64_t overlap_ms(int64_t a, int64_t b, int64_t c, int64_t d)
+{
+    int64_t lo = a > c ? a : c, hi = b < d ? b : d;
+    return hi > lo ? hi - lo : 0;
+}
+
+/* A dip in an epoch whose output showed where training ended: expected when it lies mostly
+ * after that (validation, checkpointing), at_epoch_start when it begins at the epoch's start. */
+static void mark_by_parts(gw_dip *d, const gw_epoch *e, int64_t tol)
+{
+    int64_t after = e->val_start_ms && (!e->train_end_ms || e->val_start_ms < e->train_end_ms)
+                        ? e->val_start_ms
+                        : e->train_end_ms;
+    int64_t len = d->span.end_ms - d->span.start_ms;
+    if (after && 2 * overlap_ms(d->span.start_ms, d->span.end_ms, after - tol, e->end_ms) > len)
+        d->expected = true;
+    else if (d->span.start_ms <= e->start_ms + tol && d->span.end_ms > e->start_ms)
+        d->at_epoch_start = true;
+}
+
 size_t gw_dips_mark_epochs(gw_dip *dips, size_t n, const gw_epoch *epochs, size_t nepochs)
 {
     int64_t tol = (int64_t)(GW_TH(GW_TH_DIP_ALIGN_S) * 1000.0);
     size_t marked = 0;
     for (size_t d = 0; d < n; d++) {
         for (size_t k = 0; k < nepochs && !dips[d].expected; k++) {
+            const gw_epoch *e = &epochs[k];
+            if (e->train_end_ms || e->val_start_ms) {
+                if (dips[d].span.start_ms < e->end_ms + tol &&
+                    dips[d].span.end_ms > e->start_ms - tol)
+                    mark_by_parts(&dips[d], e, tol);
+                continue;
+            }
             /* The boundaries: every epoch's start but the first, and the last epoch's end. */
-            const int64_t b[2] = {k > 0 ? epochs[k].start_ms : INT64_MIN,
-                                  k + 1 == nepochs ? epochs[k].end_ms : INT64_MIN};
+            const int64_t b[2] = {k > 0 ? e->start_ms : INT64_MIN,
+                                  k + 1 == nepochs ? e->end_ms : INT64_MIN};
             for (int i = 0; i < 2; i++)
                 if (b[i] != INT64_MIN && b[i] >= dips[d].span.start_ms - tol &&
                     b[i] <= dips[d].span.end_ms + tol)
                     dips[d].expected = true;
         }
+        if (dips[d].expected)
+            dips[d].at_epoch_start = false;
         marked += dips[d].expected;
     }
     return marked;

@@ -50,8 +50,8 @@ typedef struct gw_verdict {
     int gpu;          /* index into series->gpus, or -1 for the whole job */
     int64_t start_ms; /* the span the verdict covers (unix ms) */
     int64_t end_ms;
-    char *cause;      /* gpu_starved: "input_pipeline" | "cpu_bound" | "unknown"; job_failed:
-                         "xid" | "gpu_lost" | "nccl_timeout" | "signal" | "interrupted" |
+    char *cause;      /* gpu_starved: "input_pipeline" | "cpu_bound" | "epoch_start" | "unknown";
+                         job_failed:      "xid" | "gpu_lost" | "nccl_timeout" | "signal" | "interrupted" |
                          "exit_status"; else NULL */
     char *message;    /* one line with the key numbers */
     char *suggestion; /* one actionable suggestion */

@@ -5,6 +5,7 @@
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,27 @@ static const char *const suggest_unknown =
     "keep up: record the job with `gpuwatch run` to see its CPU side; meanwhile try more "
     "DataLoader workers, pin_memory=True, persistent_workers=True, cv2.setNumThreads(0) and "
     "local storage instead of network storage.";
+
+static const char *const suggest_epoch_start =
+    "The GPU waits at the start of each epoch while the DataLoader starts its workers and fills "
+    "its first batches: set persistent_workers=True (and prefetch_factor) so the workers stay up "
+    "between epochs.";
+
+/* Dips at the start of epochs' training parts (not expected): when they are at least two and
+ * half of the unexpected dips, the epoch start is the cause. */
+static size_t epoch_start_dips(const gw_gpu_analysis *g)
+{
+    size_t at = 0, other = 0;
+    for (size_t d = 0; d < g->ndips; d++) {
+        if (g->dips[d].expected)
+            continue;
+        if (g->dips[d].at_epoch_start)
+            at++;
+        else
+            other++;
+    }
+    return at >= 2 && at >= other ? at : 0;
+}
 
 /* A burst of work shorter than this is "short" (a batch or a few). */
 #define SHORT_BURST_S 10.0
@@ -152,15 +174,19 @@ static void starved(gw_analysis *a, gw_gpu_analysis *g)
     gw_verdict_num(v, "bursts", (double)nb);
     gw_verdict_num(v, "burst_mean_s", burst_s);
     gw_verdict_num(v, "idle_run_max_s", idle_max_s);
-    const char *cause = starved_cause(g, v);
+    size_t at_start = epoch_start_dips(g);
+    const char *cause = at_start ? "epoch_start" : starved_cause(g, v);
+    if (at_start)
+        gw_verdict_num(v, "epoch_start_dips", (double)at_start);
     gw_verdict_set_cause(v, cause);
     gw_verdict_text(v, "cause", cause);
     /* Without CPU-side evidence the GPU's rhythm still tells something: many short bursts are
      * the signature of a per-batch wait; long stretches are a different story. */
-    const char *sugg = strcmp(cause, "input_pipeline") == 0 ? suggest_input
-                       : strcmp(cause, "cpu_bound") == 0    ? suggest_cpu
-                       : !(burst_s > SHORT_BURST_S)         ? suggest_unknown
-                                                            : suggest_idle_stretches;
+    const char *sugg = at_start                               ? suggest_epoch_start
+                       : strcmp(cause, "input_pipeline") == 0 ? suggest_input
+                       : strcmp(cause, "cpu_bound") == 0      ? suggest_cpu
+                       : !(burst_s > SHORT_BURST_S)           ? suggest_unknown
+                                                              : suggest_idle_stretches;
     gw_verdict_say(v, sugg, "GPU busy %.1f%% of the steady state (%.0f s), idle %.0f%%; cause: %s",
                    g->busy_pct, g->work_s, idle_share, cause);
 }
@@ -260,17 +286,20 @@ void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g)
         gw_verdict_num(v, "dip_share_pct", share);
     gw_verdict_num(v, "period_s", period);
     gw_verdict_check(v, "busy_pct", g->busy_pct, ">=", GW_TH_BUSY_UTIL_PCT);
-    const char *with = a->epoch_origin == GW_EPOCHS_NONE || a->epoch_origin == GW_EPOCHS_DIPS
-                           ? "regular period"
-                           : "epoch boundaries";
+    const char *with = a->nepochs == 0                       ? "validation marks"
+                       : a->epoch_origin == GW_EPOCHS_OUTPUT ? "validation in the job's output"
+                                                             : "epoch boundaries";
     gw_verdict_text(v, "aligned_with", with);
+    char share_txt[48] = "";
+    if (!isnan(share))
+        snprintf(share_txt, sizeof share_txt, ", %.0f%% of the steady state", share);
     gw_verdict_say(v,
                    "Not a bottleneck of training itself. If the dips are long, validate less "
                    "often or on a subset, and save checkpoints asynchronously (e.g. "
                    "torch.distributed.checkpoint.async_save) so training resumes sooner.",
-                   "%zu dips of %.1f s on average at %s (validation/checkpoint, %.0f%% of the "
-                   "steady state); the GPU is busy %.1f%% in between",
-                   n, total_s / (double)n, with, share, g->busy_pct);
+                   "%zu dips of %.1f s on average at %s (validation/checkpoint%s); the GPU is "
+                   "busy %.1f%% in between",
+                   n, total_s / (double)n, with, share_txt, g->busy_pct);
 }
 
 /* Verdicts that mean "not simply saturated". */

@@ -4,8 +4,8 @@
  *
  * Owns:
  * - the chart metrics (GPU-Util, SM and tensor activity, memory, temperature, power, SM clock, the
- *   job's CPU % and RSS, per-process GPU memory): key, label, unit and the series column each
- *   comes from, with the conversion to the unit shown (MiB -> GiB);
+ *   job's CPU % and RSS, per-process GPU memory, the job's training steps per second): key, label,
+ * unit and the series column each comes from, with the conversion to the unit shown (MiB -> GiB);
  * - traces: one line per GPU (or per node, or per GPU process) of a metric, and the reference
  *   lines drawn against it (memory total, slowdown temperature, power limit);
  * - throttle bands: the time intervals in which clocks_event_reasons has a slowdown reason set;
@@ -35,6 +35,7 @@ typedef enum gw_chart_metric {
     GW_CM_CPU,      /* host.csv job.cpu [%] (100 % = one core) */
     GW_CM_RSS,      /* host.csv job.rss [MiB], shown in GiB */
     GW_CM_PROC_MEM, /* processes.csv used_memory [MiB] per GPU process, shown in GiB */
+    GW_CM_STEPS,    /* training steps per second, from the job's progress bars */
     GW_CM_COUNT
 } gw_chart_metric;
 

@@ -18,6 +18,7 @@ const gw_chart_metric_info gw_chart_metrics[GW_CM_COUNT] = {
     [GW_CM_CPU] = {"cpu", "CPU", "%", 1},
     [GW_CM_RSS] = {"rss", "RSS", "GiB", 2},
     [GW_CM_PROC_MEM] = {"procmem", "process GPU memory", "GiB", 2},
+    [GW_CM_STEPS] = {"steps", "training steps", "steps/s", 2},
 };
 
 int gw_chart_metric_parse(const char *key)
@@ -193,10 +194,25 @@ static size_t reference_traces(const gw_analysis *a, gw_chart_metric m, size_t f
     return added;
 }
 
+/* The job's training steps per second, one trace (its progress bars, logread/progress.h). */
+static size_t steps_traces(const gw_analysis *a, gw_trace_list *out)
+{
+    const gw_series *s = a->series;
+    if (s->nrates == 0)
+        return 0;
+    gw_trace *t = gw_trace_add(out, GW_CM_STEPS, xstrdup("job"), -1);
+    t->n = s->nrates;
+    t->t_ms = s->rate_t_ms;
+    t->v = s->rate_steps_per_s;
+    return 1;
+}
+
 size_t gw_chart_traces(const gw_analysis *a, gw_chart_metric m, size_t max_procs,
                        gw_trace_list *out)
 {
     size_t first = out->n;
+    if (m == GW_CM_STEPS)
+        return steps_traces(a, out);
     if (m == GW_CM_CPU || m == GW_CM_RSS)
         return host_traces(a, m, out);
     if (m == GW_CM_PROC_MEM)

@@ -35,14 +35,16 @@ int gw_cli_input_option(const char *cmd, int c, const char *arg, gw_cli_inputs *
 
 gw_rc gw_cli_read_inputs(const gw_cli_inputs *in, gw_series *s, gw_error *err)
 {
-    gw_epoch_matcher *m = NULL;
-    gw_rc rc = gw_epoch_matcher_new(in->epoch_regex, &m, err);
+    gw_epoch_matcher *m = NULL; /* NULL: the built-in reading of the job's output */
+    gw_rc rc = in->epoch_regex ? gw_epoch_matcher_new(in->epoch_regex, &m, err) : GW_OK;
+    s->epoch_matcher = m;
     for (int i = 0; !rc && i < in->npaths; i++)
         rc = gw_logread_input(s, in->paths[i], &in->read, err);
     if (!rc && in->log)
         rc = gw_logread_train_log(s, in->log, m, err);
     if (!rc)
         rc = gw_series_finish(s, err);
+    s->epoch_matcher = NULL;
     gw_epoch_matcher_free(m);
     return rc;
 }

@@ -85,11 +85,31 @@ int gw_logread_host_field(const char *key);
  * processes.csv and events.jsonl are read when present. */
 GW_MUST_USE gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err);
 
-/* Reads a training log: every line (split at LF or CR) that starts with a time (optionally in
- * '[' ']') is matched against m; a line whose epoch number differs from the previous match
- * becomes an "epoch" event; a final "log_end" event marks the last timed line. Lines without a
- * time are ignored. Errors: GW_E_IO, GW_E_FORMAT when no line starts with a time. */
+/* Reads a training log. With an index beside it (gw_logread_index_path: a run's output.log and
+ * output.idx) every line has the time it arrived; otherwise every line (split at LF or CR) that
+ * starts with a time (optionally in '[' ']') is read at that time and lines without one are
+ * ignored. The lines go through logread/progress.h with m (NULL: the built-in understanding):
+ * its epochs become "epoch" events and s->progress entries; a final "log_end" event marks the
+ * last line. Errors: GW_E_IO, GW_E_FORMAT when no line has a time. */
 GW_MUST_USE gw_rc gw_logread_train_log(gw_series *s, const char *path, const gw_epoch_matcher *m,
                                        gw_error *err);
+
+/* The index of an output log: "DIR/output.log" -> "DIR/output.idx", "x.log" -> "x.idx", any
+ * other name + ".idx" (newly allocated). */
+char *gw_logread_index_path(const char *log_path);
+
+/* Reads a job's output (log_path) with its index (idx_path: lines "OFFSET UNIX_MS", the bytes
+ * from OFFSET on arrived then; "# epoch-regex: RE" names the expression the run used, taken
+ * when m is NULL) into input `input`: lines split and cleaned as gpuwatch run split them
+ * (util/line_split.h), read by logread/progress.h; epochs become "epoch" events and
+ * s->progress entries; *last_ms (may be NULL) gets the last line's time. Errors: GW_E_IO,
+ * GW_E_FORMAT when the run's expression does not compile. */
+GW_MUST_USE gw_rc gw_logread_output(gw_series *s, size_t input, const char *log_path,
+                                    const char *idx_path, const gw_epoch_matcher *m,
+                                    int64_t *last_ms, gw_error *err);
+
+/* Finishes p and stores its epochs in the series for input `input` (s->progress entries, and
+ * "epoch" events for training logs) and its training bars' step rate (s->rate_*). */
+void gw_logread_keep_epochs(gw_series *s, size_t input, gw_progress *p);
 
 #endif

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { META_MAX_BYTES = 4 << 20, PROC_CELLS = 16 };
 
@@ -188,6 +189,26 @@ static FILE *open_part(gw_series *s, const char *dir, const char *name, const ch
     return f;
 }
 
+/* The job's output with the times its lines arrived (output.idx): its epochs, steps and
+ * validation, read again now (with the report's --epoch-regex when one is given). */
+static void read_output(gw_series *s, const char *dir, size_t gpu_input, const char *source)
+{
+    char *log = xasprintf("%s/output.log", dir);
+    char *idx = gw_logread_index_path(log);
+    if (access(idx, R_OK) == 0) {
+        size_t input = gw_series_add_input(s, log, source, GW_INPUT_RUN_DIR);
+        gw_error err;
+        if (gw_logread_output(s, input, log, idx, s->epoch_matcher, NULL, &err))
+            set_str(&s->inputs[input].note, err.msg);
+    } else if (s->epoch_matcher && access(log, R_OK) == 0) {
+        set_str(&s->inputs[gpu_input].note,
+                "--epoch-regex cannot re-read this run: it has no output.idx (recorded before "
+                "gpuwatch kept output times); give a log whose lines start with a time with --log");
+    }
+    free(idx);
+    free(log);
+}
+
 gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
 {
     char *meta_path = xasprintf("%s/meta.json", dir);
@@ -233,6 +254,7 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
         fclose(f);
     }
     gw_logread_output_tail(s, dir, gpu_input, source);
+    read_output(s, dir, gpu_input, source);
 out:
     cJSON_Delete(meta);
     free(source);

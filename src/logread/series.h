@@ -22,6 +22,7 @@
 #ifndef GW_SERIES_H
 #define GW_SERIES_H
 
+#include "logread/progress.h"
 #include "sampler/sample.h"
 #include "util/gw_error.h"
 
@@ -121,6 +122,12 @@ typedef enum gw_input_kind {
     GW_INPUT_TRAIN_LOG, /* a training log whose lines start with a time */
 } gw_input_kind;
 
+/* An epoch as the job's output showed it (a --log file, a run's output.log with its index). */
+typedef struct gw_series_epoch {
+    size_t input;
+    gw_progress_epoch e;
+} gw_series_epoch;
+
 typedef struct gw_series_input {
     char *path;
     char *source; /* node/source label of what it holds (run host or path) */
@@ -161,6 +168,15 @@ typedef struct gw_series {
     /* GPM tables waiting for gw_series_finish to merge them into a GPU (input index in input). */
     size_t ngpm;
     gw_series_host **gpm;
+    /* Epochs from the job's output, in input order then time (logread/progress.h). */
+    size_t nprogress;
+    gw_series_epoch *progress;
+    /* The training bars' step rate from the same output: [nrates] unix ms and steps/s. */
+    size_t nrates;
+    int64_t *rate_t_ms;
+    double *rate_steps_per_s;
+    /* The report's --epoch-regex for the readers (not owned), NULL for the built-in reading. */
+    const gw_epoch_matcher *epoch_matcher;
 } gw_series;
 
 gw_series *gw_series_new(void);

@@ -205,13 +205,18 @@ static void epochs_section(FILE *out, const gw_analysis *a)
         return;
     fprintf(out,
             "<h2 id=\"epochs\">Epochs (from %s)</h2>\n<table class=\"epochs\">\n<tr>"
-            "<th>epoch</th><th>start (UTC)</th><th>duration</th>",
+            "<th>epoch</th><th>start (UTC)</th><th>duration</th><th>validation</th>"
+            "<th>steps</th><th>steps/s</th>",
             gw_epoch_origin_name(a->epoch_origin));
     for (size_t i = 0; i < a->ngpus; i++) {
         char *label = gw_series_gpu_label(a->series, a->series->gpus[i]);
         fputs("<th>", out);
         gw_html_escape(out, label);
         fputs(" util</th><th>", out);
+        gw_html_escape(out, label);
+        fputs(" busy in training</th><th>", out);
+        gw_html_escape(out, label);
+        fputs(" busy in validation</th><th>", out);
         gw_html_escape(out, label);
         fputs(" energy</th>", out);
         free(label);
@@ -225,8 +230,14 @@ static void epochs_section(FILE *out, const gw_analysis *a)
             fprintf(out, "/%ld", e->total);
         fprintf(out, "</td><td>%s</td>", gw_rfc3339_ms(e->start_ms, ts));
         num_cell(out, (double)(e->end_ms - e->start_ms) / 1000.0, "s");
+        num_cell(out, e->validation_s, "s");
+        num_cell(out, e->steps >= 0 ? (double)e->steps : NAN, "");
+        num_cell(out, e->steps_per_s, "");
         for (size_t i = 0; i < a->ngpus; i++) {
+            const gw_epoch_parts *pt = &a->epoch_parts[k * a->ngpus + i];
             num_cell(out, a->epoch_util_pct[k * a->ngpus + i], "%");
+            num_cell(out, pt->train_util_pct, "%");
+            num_cell(out, pt->val_util_pct, "%");
             num_cell(out, a->epoch_energy_wh[k * a->ngpus + i], "Wh");
         }
         fputs("</tr>\n", out);

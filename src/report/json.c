@@ -218,12 +218,24 @@ static cJSON *epochs_json(const gw_analysis *a)
         else
             cJSON_AddNullToObject(o, "total");
         add_span(o, e->start_ms, e->end_ms);
+        /* from the job's output; absent when it did not show them */
+        if (!isnan(e->validation_s))
+            add_num(o, "validation_s", e->validation_s);
+        if (e->steps >= 0)
+            cJSON_AddNumberToObject(o, "steps", (double)e->steps);
+        if (gw_fmt_sane(e->steps_per_s))
+            add_num(o, "steps_per_s", e->steps_per_s);
         cJSON *gpus = cJSON_AddArrayToObject(o, "gpus");
         for (size_t i = 0; i < a->ngpus; i++) {
             cJSON *g = cJSON_CreateObject();
+            const gw_epoch_parts *pt = &a->epoch_parts[k * a->ngpus + i];
             add_gpu_ref(g, a, (int)i);
             add_num(g, "util_mean_pct", a->epoch_util_pct[k * a->ngpus + i]);
             add_num(g, "energy_wh", a->epoch_energy_wh[k * a->ngpus + i]);
+            add_num(g, "train_util_mean_pct", pt->train_util_pct);
+            add_num(g, "validation_util_mean_pct", pt->val_util_pct);
+            add_num(g, "train_sm_active_pct", pt->train_sm_pct);
+            add_num(g, "validation_sm_active_pct", pt->val_sm_pct);
             cJSON_AddItemToArray(gpus, g);
         }
         cJSON_AddItemToArray(arr, o);

@@ -302,6 +302,53 @@ static void epochs_section(FILE *out, const gw_analysis *a)
     }
 }
 
+/* Mean of a part's figure over the GPUs that have it, NAN when none does. */
+static double parts_mean(const gw_analysis *a, size_t k, bool val)
+{
+    double sum = 0;
+    int n = 0;
+    for (size_t i = 0; i < a->ngpus; i++) {
+        const gw_epoch_parts *p = &a->epoch_parts[k * a->ngpus + i];
+        double v = val ? p->val_util_pct : p->train_util_pct;
+        if (!isnan(v)) {
+            sum += v;
+            n++;
+        }
+    }
+    return n ? sum / n : NAN;
+}
+
+/* Steps and validation of each epoch, when the job's output showed them. */
+static void epoch_parts_section(FILE *out, const gw_analysis *a)
+{
+    bool any = false;
+    for (size_t k = 0; k < a->nepochs; k++)
+        any |= a->epochs[k].steps >= 0 || !isnan(a->epochs[k].validation_s);
+    if (!any)
+        return;
+    fprintf(out, "\nEpoch phases (from the job's output; GPU busy: mean of the GPUs)\n");
+    fprintf(out, "  %-9s %10s %12s %8s %9s %10s %10s\n", "epoch", "duration", "validation", "steps",
+            "steps/s", "busy train", "busy val");
+    for (size_t k = 0; k < a->nepochs; k++) {
+        const gw_epoch *e = &a->epochs[k];
+        char id[32], b[6][GW_FMT_SIZE];
+        if (e->total >= 0)
+            snprintf(id, sizeof id, "%ld/%ld", e->number, e->total);
+        else
+            snprintf(id, sizeof id, "%ld", e->number);
+        char busy[2][GW_FMT_SIZE + 1];
+        for (int v = 0; v < 2; v++) {
+            const char *x = num(parts_mean(a, k, v), b[4 + v], sizeof b[4 + v]);
+            snprintf(busy[v], sizeof busy[v], "%s%s", x, *x ? "%" : "");
+        }
+        fprintf(out, "  %-9s %8s s %10s s %8s %9s %10s %10s\n", id,
+                span_s(e->end_ms - e->start_ms, b[0], sizeof b[0]),
+                num(e->validation_s, b[1], sizeof b[1]),
+                e->steps >= 0 ? num((double)e->steps, b[2], sizeof b[2]) : "",
+                num(e->steps_per_s, b[3], sizeof b[3]), busy[0], busy[1]);
+    }
+}
+
 void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
 {
     inputs_section(out, a);
@@ -309,5 +356,6 @@ void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
     for (size_t i = 0; i < a->ngpus; i++)
         gpu_section(out, a, &a->gpus[i]);
     epochs_section(out, a);
+    epoch_parts_section(out, a);
     gw_report_marks_text(out, a);
 }

@@ -1,8 +1,8 @@
 #include "run/session.h"
 
 #include "alerts/alerts.h"
-#include "analysis/epochs.h"
 #include "events/events.h"
+#include "logread/progress.h"
 #include "record/csv_sink.h"
 #include "record/eventlog.h"
 #include "record/meta.h"
@@ -57,8 +57,8 @@ typedef struct session {
     int child_status; /* waitpid status */
     int64_t child_done_ms;
     gw_line_splitter split_out, split_err;
-    gw_epoch_matcher *epochs; /* epoch lines in the command's output become "epoch" events */
-    long last_epoch;
+    gw_epoch_matcher *epochs; /* --epoch-regex, NULL for the built-in understanding */
+    gw_progress *progress;    /* the command's output: its epochs become "epoch" events */
     gw_meta meta;
     int signals_forwarded;
     gw_exporter *exporter; /* --listen (issue 7) */
@@ -155,6 +155,8 @@ static bool open_recording(session *s)
     if (!rc && cfg->is_run) {
         rc = gw_output_open(&s->out, s->dirfd, s->dir, &err);
         s->out_open = rc == GW_OK;
+        if (s->out_open && cfg->epoch_regex)
+            gw_output_index_note(&s->out, "epoch-regex", cfg->epoch_regex);
     }
     if (rc) {
         say("%s", err.msg);
@@ -208,16 +210,14 @@ static void announce(const session *s)
         banner[0] ? " — " : "", banner);
 }
 
-/* Each line the command prints: an epoch line whose number differs from the last one becomes an
- * "epoch" event (progress bars redraw the same epoch line many times). */
+/* Each line the command prints: a line or bar that starts an epoch becomes an "epoch" event
+ * (logread/progress.h: progress bars redraw the same epoch many times). */
 static void on_line(void *ctx, const char *line, int64_t wall_ms)
 {
     session *s = ctx;
     long epoch = 0, total = -1;
-    if (!s->epochs || !gw_epoch_matcher_match(s->epochs, line, &epoch, &total) ||
-        epoch == s->last_epoch)
+    if (!s->progress || !gw_progress_feed(s->progress, line, wall_ms, &epoch, &total))
         return;
-    s->last_epoch = epoch;
     gw_event ev = gw_event_make(GW_EV_EPOCH, wall_ms);
     ev.epoch.epoch = epoch;
     ev.epoch.total = total;
@@ -249,10 +249,11 @@ static bool start_child(session *s, int *status)
     s->meta.job_pid = s->child.pid;
     gw_sampler_set_job(s->sampler, s->child.pid, getpid());
     gw_stall_set_job(s->stall, s->child.pid, getpid(), gw_mono_ns());
-    s->last_epoch = -1;
-    if (gw_epoch_matcher_new(s->cfg->epoch_regex, &s->epochs, &err)) {
+    if (s->cfg->epoch_regex && gw_epoch_matcher_new(s->cfg->epoch_regex, &s->epochs, &err)) {
         say("%s", err.msg); /* checked by the CLI already; keep recording without epochs */
         s->epochs = NULL;
+    } else {
+        s->progress = gw_progress_new(s->epochs);
     }
     s->split_out.fn = s->split_err.fn = on_line;
     s->split_out.ctx = s->split_err.ctx = s;
@@ -489,6 +490,7 @@ static void cleanup(session *s)
     gw_eventlog_close(s->events);
     gw_events_free(s->bus);
     gw_run_summary_free(s->summary);
+    gw_progress_free(s->progress);
     gw_epoch_matcher_free(s->epochs);
     if (s->sigfd >= 0)
         close(s->sigfd);

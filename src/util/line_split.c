@@ -1,11 +1,11 @@
 /* Output lines for watchers (see line_split.h). */
 #include "util/line_split.h"
 
-static void emit_line(gw_line_splitter *ls, int64_t wall_ms)
+static void emit_line(gw_line_splitter *ls)
 {
     ls->line[ls->len] = '\0';
     if (ls->fn)
-        ls->fn(ls->ctx, ls->line, wall_ms);
+        ls->fn(ls->ctx, ls->line, ls->text_ms);
     ls->len = 0;
 }
 
@@ -34,15 +34,17 @@ void gw_line_splitter_feed(gw_line_splitter *ls, const char *data, size_t n, int
             ls->esc = 1;
         } else if (c == '\n' || c == '\r') {
             if (ls->len)
-                emit_line(ls, wall_ms);
+                emit_line(ls);
         } else if (ls->len < GW_OUTPUT_LINE_MAX) {
             ls->line[ls->len++] = (char)c;
+            ls->text_ms = wall_ms;
         }
     }
 }
 
 void gw_line_splitter_finish(gw_line_splitter *ls, int64_t wall_ms)
 {
+    (void)wall_ms; /* the line's time is when its last character came */
     if (ls->len)
-        emit_line(ls, wall_ms);
+        emit_line(ls);
 }

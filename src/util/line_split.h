@@ -14,13 +14,16 @@
 
 enum { GW_OUTPUT_LINE_MAX = 4096 };
 
-/* Called with each complete line (NUL-terminated, no line end, no escape sequences). */
+/* Called with each complete line (NUL-terminated, no line end, no escape sequences) and the time
+ * its last character arrived: a progress bar's redraw is ended by the '\r' of the next one,
+ * which may come much later. */
 typedef void (*gw_line_fn)(void *ctx, const char *line, int64_t wall_ms);
 
 typedef struct gw_line_splitter {
     char line[GW_OUTPUT_LINE_MAX + 1];
     size_t len;
-    int esc; /* 0 none, 1 after ESC, 2 inside CSI, 3 inside OSC */
+    int esc;         /* 0 none, 1 after ESC, 2 inside CSI, 3 inside OSC */
+    int64_t text_ms; /* when the line's last character arrived */
     gw_line_fn fn;
     void *ctx;
 } gw_line_splitter;

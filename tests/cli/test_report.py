@@ -97,11 +97,12 @@ def test_epochs_with_validation_has_expected_dips_not_starvation():
     assert all(e["gpus"][0]["energy_wh"] > 1 for e in s["epochs"])
 
 
-def test_epochs_with_validation_detects_epochs_from_dips_without_log():
+def test_regular_dips_without_the_log_are_not_called_validation():
+    """Without the log nothing places validation at the dips: regular alone is what a periodic
+    input stall looks like too, so no expected_dips and no epochs made up from the dips."""
     s = summary(*trace("epochs_with_validation", gpm=False, log=False))
-    assert "expected_dips" in ids(s) and "gpu_starved" not in ids(s)
-    assert verdict(s, "expected_dips")["evidence"]["aligned_with"] == "regular period"
-    assert s["epoch_source"] == "dips" and len(s["epochs"]) >= 4
+    assert "expected_dips" not in ids(s) and "gpu_starved" in ids(s)
+    assert s["epoch_source"] == "none" and s["epochs"] == []
 
 
 def test_memory_leak_slope_and_time_to_oom():

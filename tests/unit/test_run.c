@@ -10,15 +10,17 @@
 
 typedef struct lines {
     char got[8][128];
+    int64_t ms[8];
     int n;
 } lines;
 
 static void collect(void *ctx, const char *line, int64_t wall_ms)
 {
     lines *l = ctx;
-    (void)wall_ms;
-    if (l->n < 8)
+    if (l->n < 8) {
+        l->ms[l->n] = wall_ms;
         snprintf(l->got[l->n++], sizeof l->got[0], "%s", line);
+    }
 }
 
 static void test_line_splitter(void **state)
@@ -36,9 +38,13 @@ static void test_line_splitter(void **state)
     assert_string_equal(l.got[1], " 10%|#  |");
     assert_string_equal(l.got[2], " 50%|## |");
     assert_string_equal(l.got[3], "done with it");
+    /* a line's time is when its last character came, not when the next '\r' ended it */
+    assert_int_equal(l.ms[2], 1);
+    assert_int_equal(l.ms[3], 2);
     gw_line_splitter_finish(&ls, 3);
     assert_int_equal(l.n, 5);
     assert_string_equal(l.got[4], "last");
+    assert_int_equal(l.ms[4], 2);
 }
 
 static void test_long_line_is_cut(void **state)

@@ -438,9 +438,9 @@ static void test_expected_dips(void **state)
     gw_analysis_free(a);
     gw_series_free(s);
 
-    a = epoch_run(&s, 3, 0, false); /* no epochs: the dips are regular, so still expected */
-    assert_int_equal(a->epoch_origin, GW_EPOCHS_DIPS);
-    assert_non_null(synth_verdict(a, GW_V_EXPECTED_DIPS, 0));
+    a = epoch_run(&s, 3, 0, false); /* no epochs: regular dips alone are no validation */
+    assert_int_equal(a->epoch_origin, GW_EPOCHS_NONE);
+    assert_null(synth_verdict(a, GW_V_EXPECTED_DIPS, 0));
     gw_analysis_free(a);
     gw_series_free(s);
 

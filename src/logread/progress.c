@@ -1,0 +1,760 @@
+/* What a job's output says about its phases (see progress.h). */
+#include "logread/progress.h"
+
+#include "util/xalloc.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum { DESC_MAX = 256, KEEP_MS = 1000 };
+
+/* A bar draw (or a timm line), parsed. */
+typedef struct bar {
+    long n, total;
+    double elapsed_s; /* the bar's own elapsed time, NAN when it prints none */
+    double step_s;    /* seconds per step when the bar prints it (Keras "20ms/step"), else NAN */
+    char desc[DESC_MAX];
+    long epoch, epoch_total; /* a timm "Train: 3 [" line's epoch, else -1 */
+    int val;                 /* 1 validation by its own words, 0 not said */
+} bar;
+
+typedef struct start {
+    long raw, total;
+    int64_t t_ms;
+    bool inclusive; /* a YOLO column: the total is the last epoch's number */
+} start;
+
+typedef struct sample {
+    int64_t t_ms;
+    long n, total;
+    double elapsed_s, step_s;
+    unsigned inst; /* bar instance: a new one whenever the count starts over */
+    bool keep;     /* false: the latest draw, replaced by the next one of the same instance */
+} sample;
+
+typedef struct val_run {
+    int64_t first_ms, last_ms;
+    double elapsed_s; /* the bar's own, NAN when none */
+    long last_n;
+} val_run;
+
+typedef struct hf_dict {
+    int64_t t_ms;
+    double epoch;
+    long n; /* the training bar's count when it was printed, -1 unknown */
+} hf_dict;
+
+struct gw_progress {
+    const gw_epoch_matcher *user;
+    gw_epoch_matcher *dflt;
+    bool header_seen; /* "Epoch GPU_mem ..." */
+    int zero_based;   /* -1 not decided yet */
+    start *st;
+    size_t nst, capst;
+    sample *sm;
+    size_t nsm, capsm;
+    int64_t last_keep_ms;
+    unsigned inst;
+    int64_t inst_start_ms; /* when the current training bar was made */
+    long train_total;      /* the training bar's total, -1 before one is seen */
+    int last_kind;         /* 0 none, 1 training bar, 2 validation */
+    val_run *vr;
+    size_t nvr, capvr;
+    hf_dict *hf;
+    size_t nhf, caphf;
+    int64_t last_ms;
+};
+
+gw_progress *gw_progress_new(const gw_epoch_matcher *user)
+{
+    gw_progress *p = xcalloc(1, sizeof *p);
+    p->user = user;
+    gw_error err = {0};
+    if (!user && gw_epoch_matcher_new(NULL, &p->dflt, &err))
+        p->dflt = NULL; /* the default always compiles */
+    p->zero_based = -1;
+    p->train_total = -1;
+    return p;
+}
+
+void gw_progress_free(gw_progress *p)
+{
+    if (!p)
+        return;
+    gw_epoch_matcher_free(p->dflt);
+    free(p->st);
+    free(p->sm);
+    free(p->vr);
+    free(p->hf);
+    free(p);
+}
+
+/* ---- reading numbers and times ---- */
+
+static bool read_long(const char **s, long *v)
+{
+    const char *p = *s;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    long x = 0;
+    int d = 0;
+    while (isdigit((unsigned char)*p) && d < 12) {
+        x = x * 10 + (*p++ - '0');
+        d++;
+    }
+    if (isdigit((unsigned char)*p))
+        return false;
+    *s = p;
+    *v = x;
+    return true;
+}
+
+/* "n/total" (spaces allowed around '/'); total must be > 0 and n <= total. */
+static bool read_counts(const char **s, long *n, long *total)
+{
+    const char *p = *s;
+    if (!read_long(&p, n))
+        return false;
+    p += strspn(p, " ");
+    if (*p++ != '/')
+        return false;
+    p += strspn(p, " ");
+    if (!read_long(&p, total) || *total <= 0 || *n > *total)
+        return false;
+    *s = p;
+    return true;
+}
+
+/* A time token: "01:23", "1:02:03", "14.1s", "5s", "120ms"; "<..." after it is ignored. */
+static bool time_token(const char *t, size_t len, double *sec)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return false;
+    memcpy(buf, t, len);
+    buf[len] = '\0';
+    char *lt = strchr(buf, '<');
+    if (lt)
+        *lt = '\0';
+    if (!isdigit((unsigned char)buf[0]))
+        return false;
+    if (strchr(buf, ':')) {
+        double v = 0;
+        const char *p = buf;
+        for (int parts = 0; *p; parts++) {
+            long x;
+            if (parts > 2 || !read_long(&p, &x))
+                return false;
+            v = v * 60 + (double)x;
+            if (*p == ':')
+                p++;
+            else if (*p)
+                return false;
+        }
+        *sec = v;
+        return true;
+    }
+    char *end;
+    double v = strtod(buf, &end);
+    if (strcmp(end, "s") == 0)
+        *sec = v;
+    else if (strcmp(end, "ms") == 0)
+        *sec = v / 1000.0;
+    else
+        return false;
+    return true;
+}
+
+/* The part of a bar after its counts: elapsed time and seconds per step, in any of the forms
+ * "[00:05<00:06, 8.80it/s, loss=1]", "00:17", "3.2it/s 14.1s<17.2s", "2s 20ms/step - loss". */
+static void read_timing(const char *p, bar *b)
+{
+    while (*p) {
+        p += strspn(p, " [],");
+        size_t len = strcspn(p, " [],");
+        if (len == 0)
+            break;
+        double v;
+        const char *slash = memchr(p, '/', len);
+        if (slash && len > 5 && strncmp(p + len - 5, "/step", 5) == 0) {
+            if (time_token(p, (size_t)(slash - p), &v) && v > 0)
+                b->step_s = v;
+        } else if (!slash && isnan(b->elapsed_s) && time_token(p, len, &v)) {
+            b->elapsed_s = v;
+        }
+        if (*p == '-' || memchr(p, '=', len))
+            break; /* metrics from here on */
+        p += len;
+    }
+}
+
+/* The text before "NN%": a bar's description, trimmed, without its final ':'. */
+static void set_desc(bar *b, const char *line, const char *pct)
+{
+    const char *e = pct;
+    while (e > line && (isdigit((unsigned char)e[-1]) || e[-1] == '.'))
+        e--;
+    while (e > line && (e[-1] == ' ' || e[-1] == ':'))
+        e--;
+    const char *s = line + strspn(line, " ");
+    size_t len = e > s ? (size_t)(e - s) : 0;
+    if (len >= DESC_MAX)
+        len = DESC_MAX - 1;
+    memcpy(b->desc, s, len);
+    b->desc[len] = '\0';
+}
+
+static bool is_glyph(const char *p)
+{
+    /* '━' U+2501, '─' U+2500 (Keras 3, ultralytics), '=' '>' '.' '[' (Keras 2) */
+    return strncmp(p, "\xe2\x94\x81", 3) == 0 || strncmp(p, "\xe2\x94\x80", 3) == 0 || *p == '[';
+}
+
+static void bar_init(bar *b)
+{
+    memset(b, 0, sizeof *b);
+    b->elapsed_s = NAN;
+    b->step_s = NAN;
+    b->epoch = b->epoch_total = -1;
+}
+
+/* timm: "Train: 3 [ 100/1251 (  8%)]  Loss: ..." and "Test: [  10/48]  Time: ..." */
+static bool parse_timm(const char *line, bar *b)
+{
+    const char *p = line + strspn(line, " ");
+    bool train = strncmp(p, "Train: ", 7) == 0;
+    if (!train && strncmp(p, "Test: ", 6) != 0 && strncmp(p, "Test (EMA): ", 12) != 0)
+        return false;
+    p = strchr(p, ':') + 1;
+    p += strspn(p, " ");
+    if (train && !read_long(&p, &b->epoch))
+        return false;
+    p += strspn(p, " ");
+    if (*p++ != '[')
+        return false;
+    p += strspn(p, " ");
+    if (!read_counts(&p, &b->n, &b->total))
+        return false;
+    b->val = !train;
+    if (train)
+        b->n++; /* a 0-based batch index, printed when that batch is done */
+    else
+        b->epoch = -1;
+    return true;
+}
+
+/* A progress bar draw: tqdm ("desc: 45%|###  | 45/100 ..."), ultralytics' own bar ("desc: 45%
+ * ━━━─── 45/100 ..."), Keras ("45/100 ━━━━ 2s 20ms/step - loss: ..."). */
+static bool parse_bar(const char *line, bar *b)
+{
+    bar_init(b);
+    if (parse_timm(line, b))
+        return true;
+    const char *p = strstr(line, "%|"), *counts = NULL;
+    if (p) {
+        const char *q = strchr(p + 2, '|');
+        if (!q)
+            return false;
+        set_desc(b, line, p);
+        counts = q + 1;
+    } else {
+        const char *g = strstr(line, "\xe2\x94\x81");
+        if (!g)
+            g = strstr(line, "\xe2\x94\x80");
+        const char *lead = line + strspn(line, " ");
+        if (g && g > line + 1 && g[-1] == ' ' && g[-2] == '%') {
+            set_desc(b, line, g - 2);
+            counts = g;
+            while (is_glyph(counts))
+                counts += counts[0] == '[' ? 1 : 3;
+        } else if (isdigit((unsigned char)*lead)) { /* Keras */
+            const char *c = lead;
+            long n, t;
+            if (!read_counts(&c, &n, &t) || *c != ' ' || !is_glyph(c + 1))
+                return false;
+            counts = lead;
+        } else {
+            return false;
+        }
+    }
+    bool keras = counts == line + strspn(line, " ");
+    counts += strspn(counts, " ");
+    if (!read_counts(&counts, &b->n, &b->total))
+        return false;
+    /* the counts end the line or come before "[", a time, a rate or a glyph: a bar whose line
+     * ran on into other text (a warning printed without '\r') tells no reliable time */
+    if (*counts && *counts != ' ')
+        return false;
+    const char *next = counts + strspn(counts, " ");
+    size_t len = strcspn(next, " ,]");
+    double sec;
+    bool rate = len > 2 && len < 24 && (isdigit((unsigned char)*next) || *next == '?') &&
+                (strncmp(next + len - 2, "/s", 2) == 0 || strncmp(next + len - 3, "/it", 3) == 0);
+    if (*next && *next != '[' && !keras && !time_token(next, len, &sec) && !rate)
+        return false;
+    read_timing(counts, b);
+    if (keras)
+        b->elapsed_s = NAN; /* Keras shows the time left while running: only its s/step counts */
+    return true;
+}
+
+/* ---- what a bar or a line says ---- */
+
+static bool has_word(const char *s, const char *w)
+{
+    size_t n = strlen(w);
+    for (const char *p = s; (p = strcasestr(p, w)) != NULL; p += n)
+        if ((p == s || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[n]))
+            return true;
+    return false;
+}
+
+/* A validation or evaluation bar by its description. */
+static bool val_desc(const char *d)
+{
+    return strcasestr(d, "valid") || strcasestr(d, "eval") || has_word(d, "test") ||
+           strcasestr(d, "sanity") || (has_word(d, "Class") && has_word(d, "Images"));
+}
+
+/* The YOLO epoch column: the description's first word is "e/E" and the second a GPU memory
+ * ("5.1G") or a header "Epoch GPU_mem" came before. */
+static bool yolo_column(const gw_progress *p, const char *d, long *e, long *t)
+{
+    const char *s = d;
+    if (!read_counts(&s, e, t) || *s != ' ')
+        return false;
+    s += strspn(s, " ");
+    const char *w = s;
+    while (isdigit((unsigned char)*w) || *w == '.')
+        w++;
+    return p->header_seen || (w > s && (*w == 'G' || *w == 'M') && w[1] == ' ');
+}
+
+/* Words that, right before "epoch N", make the line a mention and not an epoch's start. */
+static bool mention_before(const char *line, const char *at)
+{
+    static const char *const words[] = {
+        "at",       "from",     "of",     "after",   "since",   "until",      "to",
+        "in",       "best",     "saving", "saved",   "save",    "checkpoint", "last",
+        "previous", "resuming", "resume", "resumed", "loading", "loaded",     "load"};
+    const char *e = at;
+    while (e > line && !isalnum((unsigned char)e[-1]))
+        e--;
+    const char *s = e;
+    while (s > line && isalpha((unsigned char)s[-1]))
+        s--;
+    size_t n = (size_t)(e - s);
+    for (size_t i = 0; n && i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && strncasecmp(s, words[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* The default matcher's epoch line, unless it only mentions an epoch: a word such as "at",
+ * "best", "checkpoint" right before it, or a file name ("epoch3.pt"). */
+static bool default_epoch(const gw_progress *p, const char *line, long *e, long *t)
+{
+    if (!p->dflt || !gw_epoch_matcher_match(p->dflt, line, e, t))
+        return false;
+    for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
+        if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
+            continue;
+        const char *d = q + 5;
+        d += strspn(d, " \t:=#[");
+        if (!isdigit((unsigned char)*d))
+            continue;
+        if (mention_before(line, q))
+            return false;
+        while (isdigit((unsigned char)*d))
+            d++;
+        if ((*d == '.' || *d == '_' || *d == '-') && isalpha((unsigned char)d[1]))
+            return false;
+        return true;
+    }
+    return true;
+}
+
+static bool epoch_of_line(const gw_progress *p, const char *line, long *e, long *t)
+{
+    if (p->user)
+        return gw_epoch_matcher_match(p->user, line, e, t);
+    return default_epoch(p, line, e, t);
+}
+
+/* ---- recording ---- */
+
+static long norm_number(const gw_progress *p, long raw)
+{
+    return raw + (p->zero_based == 1);
+}
+
+/* A new epoch when raw differs from the last one. */
+static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int64_t t_ms,
+                      long *epoch, long *tot)
+{
+    if (p->nst && p->st[p->nst - 1].raw == raw) {
+        if (p->st[p->nst - 1].total < 0)
+            p->st[p->nst - 1].total = total;
+        return false;
+    }
+    if (p->zero_based < 0)
+        p->zero_based = raw == 0;
+    p->st = xgrow(p->st, &p->capst, p->nst + 1, sizeof *p->st);
+    p->st[p->nst++] = (start){.raw = raw, .total = total, .t_ms = t_ms, .inclusive = inclusive};
+    if (epoch)
+        *epoch = norm_number(p, raw);
+    if (tot)
+        *tot = total < 0 ? -1 : total + (inclusive && p->zero_based == 1);
+    return true;
+}
+
+static void add_sample(gw_progress *p, const bar *b, int64_t t_ms, bool new_inst)
+{
+    sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
+    if (!last || last->keep || last->inst != p->inst) {
+        p->sm = xgrow(p->sm, &p->capsm, p->nsm + 1, sizeof *p->sm);
+        last = &p->sm[p->nsm++];
+    }
+    /* kept: a bar's first and last draws, one a second, and the draws around other lines (a
+     * log dict, an evaluation): there an epoch of a Hugging Face bar may end or start */
+    bool keep =
+        new_inst || b->n == b->total || t_ms - p->last_keep_ms >= KEEP_MS || p->last_kind != 1;
+    *last = (sample){.t_ms = t_ms,
+                     .n = b->n,
+                     .total = b->total,
+                     .elapsed_s = b->elapsed_s,
+                     .step_s = b->step_s,
+                     .inst = p->inst,
+                     .keep = keep};
+    if (keep)
+        p->last_keep_ms = t_ms;
+}
+
+/* Another line came: the training bar's latest draw is kept. */
+static void keep_last(gw_progress *p)
+{
+    if (p->nsm)
+        p->sm[p->nsm - 1].keep = true;
+}
+
+static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
+{
+    keep_last(p);
+    val_run *v = p->nvr ? &p->vr[p->nvr - 1] : NULL;
+    if (!v || p->last_kind != 2 || b->n < v->last_n) {
+        p->vr = xgrow(p->vr, &p->capvr, p->nvr + 1, sizeof *p->vr);
+        v = &p->vr[p->nvr++];
+        *v = (val_run){.first_ms = t_ms, .elapsed_s = NAN};
+    }
+    v->last_ms = t_ms;
+    v->last_n = b->n;
+    if (!isnan(b->elapsed_s))
+        v->elapsed_s = b->elapsed_s;
+    p->last_kind = 2;
+}
+
+/* The epoch a training bar's description (or timm line) names: returns false when none. */
+static bool bar_epoch(const gw_progress *p, const bar *b, long *e, long *t, bool *inclusive)
+{
+    *inclusive = false;
+    if (b->epoch >= 0) {
+        *e = b->epoch;
+        *t = b->epoch_total;
+        return true;
+    }
+    if (!p->user && yolo_column(p, b->desc, e, t))
+        return *inclusive = true;
+    return b->desc[0] && epoch_of_line(p, b->desc, e, t);
+}
+
+/* A training bar draw; returns true when it starts an epoch. */
+static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch, long *total)
+{
+    long e = -1, t = -1;
+    bool inclusive, labelled = bar_epoch(p, b, &e, &t, &inclusive);
+    const sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
+    bool new_epoch = labelled && (!p->nst || p->st[p->nst - 1].raw != e);
+    /* a new bar: its count starts over, its total changes, or it names another epoch */
+    bool new_inst =
+        !last || b->n < last->n || b->total != last->total || (new_epoch && last->n == last->total);
+    if (new_inst) {
+        p->inst++;
+        /* a bar first seen at count 0 with its clock running was made earlier (YOLOv9's first
+         * draw is lost in a warning's line; the first batch took 6 s): back to its making, but
+         * not before what came earlier */
+        p->inst_start_ms = t_ms;
+        if (b->n == 0 && b->elapsed_s > 0) {
+            int64_t made = t_ms - (int64_t)(b->elapsed_s * 1000.0);
+            int64_t before = last ? last->t_ms : 0;
+            if (p->nvr && p->vr[p->nvr - 1].last_ms > before)
+                before = p->vr[p->nvr - 1].last_ms;
+            p->inst_start_ms = made > before ? made : before;
+        }
+    }
+    int64_t inst_start = p->inst_start_ms;
+    if (p->train_total < 0 || labelled)
+        p->train_total = b->total;
+    add_sample(p, b, t_ms, new_inst);
+    p->last_kind = 1;
+    return labelled && add_start(p, e, t, inclusive, inst_start, epoch, total);
+}
+
+/* Hugging Face Trainer's log dicts: {'loss': 0.7, ..., 'epoch': 0.5}. */
+static bool hf_line(gw_progress *p, const char *line, int64_t t_ms)
+{
+    const char *s = line + strspn(line, " ");
+    if (*s != '{')
+        return false;
+    const char *k = strstr(s, "'epoch': ");
+    if (!k)
+        return false;
+    char *end;
+    double x = strtod(k + 9, &end);
+    if (end == k + 9 || !(x >= 0) || x > 1e6)
+        return false;
+    long n = -1;
+    for (size_t i = p->nsm; i-- > 0;)
+        if (p->sm[i].total == p->train_total) {
+            n = p->sm[i].n;
+            break;
+        }
+    keep_last(p);
+    p->hf = xgrow(p->hf, &p->caphf, p->nhf + 1, sizeof *p->hf);
+    p->hf[p->nhf++] = (hf_dict){.t_ms = t_ms, .epoch = x, .n = n};
+    if (strstr(s, "'eval_") && p->nvr && p->last_kind == 2)
+        p->vr[p->nvr - 1].last_ms = t_ms; /* the evaluation ends with its results */
+    p->last_kind = 0;
+    return true;
+}
+
+bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
+{
+    if (t_ms > p->last_ms)
+        p->last_ms = t_ms;
+    if (hf_line(p, line, t_ms))
+        return false;
+    bar b;
+    if (parse_bar(line, &b)) {
+        bool val = b.val || (b.epoch < 0 && val_desc(b.desc));
+        long e, t;
+        bool incl, labelled = !val && bar_epoch(p, &b, &e, &t, &incl);
+        const sample *cur = p->nsm ? &p->sm[p->nsm - 1] : NULL;
+        if (!val && !labelled && p->train_total >= 0 && b.total != p->train_total &&
+            (p->nhf || (cur && cur->n < cur->total)))
+            val = true; /* another bar while training: Hugging Face's evaluation bar */
+        if (val) {
+            if (p->nst || p->nsm)
+                add_val(p, &b, t_ms);
+            return false;
+        }
+        return on_train_bar(p, &b, t_ms, epoch, total);
+    }
+    if (has_word(line, "Epoch") && has_word(line, "GPU_mem")) {
+        p->header_seen = true;
+        return false;
+    }
+    long e, t;
+    if (epoch_of_line(p, line, &e, &t))
+        return add_start(p, e, t, false, t_ms, epoch, total);
+    return false;
+}
+
+/* ---- the epochs ---- */
+
+/* Hugging Face: one bar over all steps; the steps of an epoch are count / 'epoch'. */
+static void hf_starts(gw_progress *p)
+{
+    if (p->nst || !p->nhf || !p->nsm)
+        return;
+    double spe = 0;
+    for (size_t i = 0; i < p->nhf; i++)
+        if (p->hf[i].epoch > 0 && p->hf[i].n > 0)
+            spe = (double)p->hf[i].n / p->hf[i].epoch;
+    if (!(spe >= 1))
+        return;
+    long per = lround(spe);
+    long epochs = lround((double)p->sm[p->nsm - 1].total / (double)per);
+    p->zero_based = 0;
+    for (long k = 0; k < epochs; k++) {
+        /* epoch k+1 starts with the first draw that shows one of its steps */
+        for (size_t i = 0; i < p->nsm; i++) {
+            if (p->sm[i].total == p->train_total && (k == 0 || p->sm[i].n > k * per)) {
+                add_start(p, k + 1, epochs, false, p->sm[i].t_ms, NULL, NULL);
+                break;
+            }
+        }
+    }
+}
+
+/* A bar's own clock prints whole seconds (tqdm's "00:17"); the wall time of its draws is finer.
+ * The wall time is taken when it agrees with the clock (output replayed faster than it was
+ * made does not), else the clock. */
+static double clock_or_wall(double printed, double wall)
+{
+    if (isnan(printed))
+        return wall;
+    return printed <= wall + 0.5 && wall < printed + 1.5 ? wall : printed;
+}
+
+/* Steps and their rate in [from, to): per bar instance, its count from where it stood before
+ * `from` (0 when it started inside) to its highest draw, over the bar's own elapsed time when it
+ * prints one, else the wall time of the draws. A bar that only redraws its end there (Keras after
+ * validation, at the next epoch's first line) gives nothing. */
+static void train_figures(const gw_progress *p, int64_t from, int64_t to, gw_progress_epoch *e)
+{
+    long steps = 0;
+    double secs = 0, step_s = NAN;
+    bool any = false, secs_ok = true;
+    for (size_t i = 0, j; i < p->nsm; i = j + 1) {
+        for (j = i; j + 1 < p->nsm && p->sm[j + 1].inst == p->sm[i].inst;)
+            j++;
+        size_t first = SIZE_MAX, last = SIZE_MAX;
+        for (size_t k = i; k <= j; k++) {
+            if (p->sm[k].t_ms < from || p->sm[k].t_ms >= to)
+                continue;
+            if (first == SIZE_MAX)
+                first = k;
+            if (last == SIZE_MAX || p->sm[k].n > p->sm[last].n)
+                last = k; /* the first draw of the highest count: later redraws add no step */
+        }
+        if (first == SIZE_MAX)
+            continue;
+        const sample *f = &p->sm[first], *l = &p->sm[last];
+        bool inside = first == i; /* the instance began in this span */
+        /* an epoch inside a bar (Hugging Face): from the draw before the span */
+        long base = inside ? 0 : p->sm[first - 1].n;
+        if (l->n <= base)
+            continue;
+        steps += l->n - base;
+        if (!e->train_end_ms && l->n == l->total)
+            e->train_end_ms = l->t_ms;
+        /* the rate over the draws seen: the bar's own clock from 0 (or from the first draw),
+         * else the wall time between the first and the last draw */
+        double span = NAN;
+        long n0 = f->n;
+        if (!isnan(l->elapsed_s) && inside) {
+            /* from the bar's making: its first draw at count 0 and what its clock said then */
+            span = l->elapsed_s;
+            if (f->n == 0 && !isnan(f->elapsed_s))
+                span = clock_or_wall(span, (double)(l->t_ms - f->t_ms) / 1000.0 + f->elapsed_s);
+            n0 = 0;
+        } else if (!isnan(l->elapsed_s) && !isnan(f->elapsed_s) && l->n > f->n) {
+            span = l->elapsed_s - f->elapsed_s;
+        } else if (l->t_ms > f->t_ms) {
+            span = (double)(l->t_ms - f->t_ms) / 1000.0;
+        }
+        if (span > 0 && l->n > n0)
+            secs += span * (double)(l->n - base) / (double)(l->n - n0);
+        else
+            secs_ok = false;
+        if (!isnan(l->step_s))
+            step_s = l->step_s;
+        any = true;
+    }
+    if (!any)
+        return;
+    e->steps = steps;
+    if (!isnan(step_s))
+        e->steps_per_s = 1.0 / step_s;
+    else if (secs_ok && secs > 0)
+        e->steps_per_s = (double)steps / secs;
+}
+
+static double run_s(const val_run *v)
+{
+    return clock_or_wall(v->elapsed_s, (double)(v->last_ms - v->first_ms) / 1000.0);
+}
+
+/* Validation in [from, to): the validation bars there, else the time after the training bar
+ * ended. The last epoch keeps only its first validation (a final evaluation follows in YOLO). */
+static void val_figures(const gw_progress *p, int64_t from, int64_t to, bool last,
+                        gw_progress_epoch *e)
+{
+    double s = 0;
+    int runs = 0;
+    for (size_t i = 0; i < p->nvr; i++) {
+        const val_run *v = &p->vr[i];
+        if (v->first_ms < from || v->first_ms >= to || (last && runs == 1))
+            continue;
+        s += run_s(v);
+        if (!runs)
+            e->val_start_ms = v->first_ms;
+        e->val_end_ms = v->last_ms;
+        runs++;
+    }
+    if (runs)
+        e->validation_s = s;
+    else if (e->train_end_ms && e->end_ms > e->train_end_ms)
+        e->validation_s = (double)(e->end_ms - e->train_end_ms) / 1000.0;
+}
+
+size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
+{
+    hf_starts(p);
+    *out = NULL;
+    if (!p->nst)
+        return 0;
+    bool inclusive = false;
+    for (size_t i = 0; i < p->nst; i++)
+        if (p->st[i].inclusive || (p->st[i].total >= 0 && p->st[i].raw == p->st[i].total))
+            inclusive = true;
+    gw_progress_epoch *e = xcalloc(p->nst, sizeof *e);
+    for (size_t i = 0; i < p->nst; i++) {
+        const start *s = &p->st[i];
+        bool last = i + 1 == p->nst;
+        int64_t to = last ? INT64_MAX : p->st[i + 1].t_ms;
+        e[i] = (gw_progress_epoch){
+            .number = norm_number(p, s->raw),
+            .total = s->total < 0 ? -1 : s->total + (inclusive && p->zero_based == 1),
+            .start_ms = s->t_ms,
+            .end_ms = last ? p->last_ms : to,
+            .validation_s = NAN,
+            .steps = -1,
+            .steps_per_s = NAN};
+        train_figures(p, s->t_ms, to, &e[i]);
+        if (last) {
+            /* the last epoch ends with its training and first validation, not the record */
+            int64_t end = s->t_ms;
+            for (size_t k = 0; k < p->nsm; k++)
+                if (p->sm[k].t_ms >= s->t_ms && p->sm[k].t_ms > end)
+                    end = p->sm[k].t_ms;
+            for (size_t k = 0; k < p->nvr; k++)
+                if (p->vr[k].first_ms >= s->t_ms) {
+                    if (p->vr[k].last_ms > end)
+                        end = p->vr[k].last_ms;
+                    break;
+                }
+            if (p->nsm || p->nvr)
+                e[i].end_ms = end;
+        }
+        val_figures(p, s->t_ms, last ? e[i].end_ms + 1 : to, last, &e[i]);
+    }
+    *out = e;
+    return p->nst;
+}
+
+size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out)
+{
+    gw_progress_rate *r = NULL;
+    size_t n = 0, cap = 0;
+    for (size_t i = 1; i < p->nsm; i++) {
+        const sample *a = &p->sm[i - 1], *b = &p->sm[i];
+        if (b->total != p->train_total)
+            continue;
+        double v;
+        if (a->inst != b->inst)
+            v = NAN; /* between two bars (validation, the next epoch's start): a gap */
+        else if (b->t_ms > a->t_ms && b->n > a->n)
+            v = (double)(b->n - a->n) * 1000.0 / (double)(b->t_ms - a->t_ms);
+        else
+            continue; /* a redraw of the same count (the bar's close) */
+        r = xgrow(r, &cap, n + 1, sizeof *r);
+        r[n++] = (gw_progress_rate){.t_ms = b->t_ms, .steps_per_s = v};
+    }
+    *out = r;
+    return n;
+}

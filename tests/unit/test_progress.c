@@ -1,0 +1,385 @@
+/* The job's own phases from its output (logread/progress.h): fixtures written from how each
+ * trainer prints (tqdm's meter, YOLOv9 train_dual.py / val_dual.py, ultralytics, Lightning,
+ * Hugging Face Trainer, timm train.py, Keras' progbar), fed with chosen times, exact figures. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "logread/progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BAR  "\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88     "
+#define FULL BAR BAR
+#define KBAR "\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81"
+
+typedef struct line {
+    int64_t t_ms;
+    const char *text;
+} line;
+
+/* Feeds lines; counts the epochs started as the lines came and returns the epochs at the end. */
+static size_t feed(gw_progress *p, const line *l, size_t n, size_t *starts)
+{
+    *starts = 0;
+    for (size_t i = 0; i < n; i++) {
+        long e, t;
+        if (gw_progress_feed(p, l[i].text, l[i].t_ms, &e, &t))
+            (*starts)++;
+    }
+    gw_progress_epoch *ep = NULL;
+    size_t count = gw_progress_finish(p, &ep);
+    free(ep);
+    return count;
+}
+
+static gw_progress_epoch *run(const line *l, size_t n, size_t *count)
+{
+    gw_progress *p = gw_progress_new(NULL);
+    for (size_t i = 0; i < n; i++)
+        gw_progress_feed(p, l[i].text, l[i].t_ms, NULL, NULL);
+    gw_progress_epoch *e = NULL;
+    *count = gw_progress_finish(p, &e);
+    gw_progress_free(p);
+    return e;
+}
+
+static void expect(const gw_progress_epoch *e, long number, long total, int64_t start, int64_t end,
+                   double val_s, long steps, double rate)
+{
+    assert_int_equal(e->number, number);
+    assert_int_equal(e->total, total);
+    assert_int_equal(e->start_ms, start);
+    assert_int_equal(e->end_ms, end);
+    if (isnan(val_s))
+        assert_true(isnan(e->validation_s));
+    else
+        assert_float_equal(e->validation_s, val_s, 1e-9);
+    assert_int_equal(e->steps, steps);
+    if (isnan(rate))
+        assert_true(isnan(e->steps_per_s));
+    else
+        assert_float_equal(e->steps_per_s, rate, 1e-9);
+}
+
+/* YOLOv9 train_dual.py: header, a bar first drawn without description, then "0/2  5.12G ..." as
+ * its first column (0-based, inclusive total), bar format "| n/total elapsed"; val_dual.py's
+ * "Class Images ..." bar; after the last epoch a final evaluation that is no epoch's. */
+static void test_yolov9(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size"},
+        {100, "  0%|          | 0/4 00:00"},
+        {200, "        0/2      5.12G      1.234      2.345      1.111         45        640:   "
+              "0%|          | 0/4 00:00"},
+        {1000, "        0/2      5.12G      1.234      2.345      1.111         45        640:  "
+               "50%|" BAR "| 2/4 00:04"},
+        {2000, "        0/2      5.12G      1.234      2.345      1.111         45        640: "
+               "100%|" FULL "| 4/4 00:08"},
+        {2100, "                 Class     Images  Instances          P          R      mAP50   "
+               "mAP50-95:   0%|          | 0/2 00:00"},
+        {3100, "                 Class     Images  Instances          P          R      mAP50   "
+               "mAP50-95: 100%|" FULL "| 2/2 00:03"},
+        {3200, "                   all        100        200      0.512      0.433      0.41    "
+               "  0.25"},
+        {4000, "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size"},
+        {4100, "  0%|          | 0/4 00:00"},
+        {4200, "        1/2      5.12G      1.1      2.1      1.0         45        640: 100%|" FULL
+               "| 4/4 00:04"},
+        {4300, "                 Class     Images  Instances          P          R      mAP50   "
+               "mAP50-95: 100%|" FULL "| 2/2 00:02"},
+        {5000, "  0%|          | 0/4 00:00"},
+        {5100, "        2/2      5.12G      1.0      2.0      0.9         45        640: 100%|" FULL
+               "| 4/4 00:02"},
+        {5200, "                 Class     Images  Instances          P          R      mAP50   "
+               "mAP50-95: 100%|" FULL "| 2/2 00:01"},
+        {5300, "3 epochs completed in 0.002 hours."},
+        {5350, "                 Class     Images  Instances          P          R      mAP50   "
+               "mAP50-95:   0%|          | 0/2 00:00"},
+        {5400, "                 Class     Images  Instances          P          R      mAP50   "
+               "mAP50-95: 100%|" FULL "| 2/2 00:05"},
+        {6000, "Results saved to runs/train/exp"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 3);
+    expect(&e[0], 1, 3, 100, 4100, 3.0, 4, 0.5);
+    assert_int_equal(e[0].train_end_ms, 2000);
+    assert_int_equal(e[0].val_start_ms, 2100);
+    assert_int_equal(e[0].val_end_ms, 3100);
+    expect(&e[1], 2, 3, 4100, 5000, 2.0, 4, 1.0);
+    expect(&e[2], 3, 3, 5000, 5200, 1.0, 4, 2.0); /* not the final evaluation's 5 s */
+    free(e);
+}
+
+/* ultralytics: 1-based "1/3" rows under the header, tqdm's "[elapsed<remaining, rate]", its
+ * "Box(P R mAP50 mAP50-95)" validation bar, and the early-stopping line. */
+static void test_ultralytics(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "      Epoch    GPU_mem   box_loss   cls_loss   dfl_loss  Instances       Size"},
+        {0, "        1/3      2.1G      1.234      2.345      1.111         45        640:   "
+            "0%|          | 0/8 [00:00<?, ?it/s]"},
+        {4000, "        1/3      2.1G      1.234      2.345      1.111         45        640: "
+               "100%|" FULL "| 8/8 [00:04<00:00,  2.00it/s]"},
+        {4100, "                 Class     Images  Instances      Box(P          R      mAP50  "
+               "mAP50-95): 100%|" FULL "| 2/2 [00:01<00:00,  2.00it/s]"},
+        {5000, "        2/3      2.1G      1.2      2.3      1.1         45        640: 100%|" FULL
+               "| 8/8 [00:02<00:00,  4.00it/s]"},
+        {5100, "                 Class     Images  Instances      Box(P          R      mAP50  "
+               "mAP50-95): 100%|" FULL "| 2/2 [00:01<00:00,  2.00it/s]"},
+        {6000, "        3/3      2.1G      1.2      2.3      1.1         45        640: 100%|" FULL
+               "| 8/8 [00:04<00:00,  2.00it/s]"},
+        {6100, "                 Class     Images  Instances      Box(P          R      mAP50  "
+               "mAP50-95): 100%|" FULL "| 2/2 [00:02<00:00,  1.00it/s]"},
+        {6200, "Stopping training early as no improvement observed in last 2 epochs. Best results "
+               "observed at epoch 1, best model saved as best.pt."},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 3);
+    expect(&e[0], 1, 3, 0, 5000, 1.0, 8, 2.0);
+    expect(&e[1], 2, 3, 5000, 6000, 1.0, 8, 4.0);
+    expect(&e[2], 3, 3, 6000, 6100, 2.0, 8, 2.0);
+    free(e);
+}
+
+/* Lightning: a sanity check before training, "Epoch 0:" bars (0-based, reset each epoch) whose
+ * elapsed goes on during validation, "Validation DataLoader 0" bars. */
+static void test_lightning(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "Sanity Checking DataLoader 0: 100%|" FULL "| 2/2 [00:00<00:00, 10.00it/s]"},
+        {100, "Epoch 0:   0%|          | 0/10 [00:00<?, ?it/s]"},
+        {2100, "Epoch 0:  50%|" BAR "| 5/10 [00:02<00:02,  2.50it/s, v_num=0]"},
+        {4100, "Epoch 0: 100%|" FULL "| 10/10 [00:04<00:00,  2.50it/s, v_num=0]"},
+        {4200, "Validation DataLoader 0: 100%|" FULL "| 3/3 [00:01<00:00,  3.00it/s]"},
+        {5100, "Epoch 0: 100%|" FULL "| 10/10 [00:05<00:00,  2.00it/s, v_num=0, val_loss=0.5]"},
+        {5200, "Epoch 1:   0%|          | 0/10 [00:00<?, ?it/s, v_num=0, val_loss=0.5]"},
+        {7200, "Epoch 1: 100%|" FULL "| 10/10 [00:02<00:00,  5.00it/s, v_num=0, val_loss=0.5]"},
+        {7300, "Validation DataLoader 0: 100%|" FULL "| 3/3 [00:02<00:00,  1.50it/s]"},
+        {9300, "Epoch 1: 100%|" FULL "| 10/10 [00:04<00:00,  2.50it/s, v_num=0, val_loss=0.4]"},
+        {9400, "`Trainer.fit` stopped: `max_epochs=2` reached."},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 2);
+    expect(&e[0], 1, -1, 100, 5200, 1.0, 10, 2.5);
+    expect(&e[1], 2, -1, 5200, 9300, 2.0, 10, 5.0);
+    free(e);
+}
+
+/* Hugging Face Trainer: one bar over all 30 steps, an evaluation bar of another total after each
+ * epoch, log dicts with 'epoch'. The bar's clock runs on through evaluation. */
+static void test_hf_trainer(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "  0%|          | 0/30 [00:00<?, ?it/s]"},
+        {5000, " 17%|" BAR "| 5/30 [00:05<00:25,  1.00it/s]"},
+        {5001, "{'loss': 0.6931, 'grad_norm': 1.25, 'learning_rate': 4.5e-05, 'epoch': 0.5}"},
+        {10000, " 33%|" BAR "| 10/30 [00:10<00:20,  1.00it/s]"},
+        {10000, "  0%|          | 0/5 [00:00<?, ?it/s]"},
+        {12000, "100%|" FULL "| 5/5 [00:02<00:00,  2.50it/s]"},
+        {12000, "{'eval_loss': 0.52, 'eval_runtime': 2.0, 'eval_samples_per_second': 20.0, "
+                "'eval_steps_per_second': 2.5, 'epoch': 1.0}"},
+        {13000, " 37%|" BAR "| 11/30 [00:13<00:21,  0.90it/s]"},
+        {22000, " 67%|" BAR "| 20/30 [00:22<00:11,  1.00it/s]"},
+        {22000, "  0%|          | 0/5 [00:00<?, ?it/s]"},
+        {24000, "100%|" FULL "| 5/5 [00:02<00:00,  2.50it/s]"},
+        {24000, "{'eval_loss': 0.41, 'eval_runtime': 2.0, 'epoch': 2.0}"},
+        {25000, " 70%|" BAR "| 21/30 [00:25<00:10,  0.90it/s]"},
+        {34000, "100%|" FULL "| 30/30 [00:34<00:00,  1.00it/s]"},
+        {34000, "  0%|          | 0/5 [00:00<?, ?it/s]"},
+        {36000, "100%|" FULL "| 5/5 [00:02<00:00,  2.50it/s]"},
+        {36000, "{'eval_loss': 0.38, 'eval_runtime': 2.0, 'epoch': 3.0}"},
+        {36002, "{'train_runtime': 36.0, 'train_samples_per_second': 6.6, "
+                "'train_steps_per_second': 0.83, 'train_loss': 0.5, 'epoch': 3.0}"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 3);
+    expect(&e[0], 1, 3, 0, 13000, 2.0, 10, 1.0);
+    expect(&e[1], 2, 3, 13000, 25000, 2.0, 10, 1.0);
+    expect(&e[2], 3, 3, 25000, 36000, 2.0, 10, 1.0);
+    free(e);
+}
+
+/* timm train.py: "Train: E [idx/updates (pct)]" lines (0-based epoch, 0-based batch index),
+ * "Test: [idx/last]" lines; no bar clock: wall times of the lines. */
+static void test_timm(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "Train: 0 [   0/100 (  1%)]  Loss: 6.91 (6.91)  Time: 1.000s,  256.00/s  (1.000s,  "
+            "256.00/s)  LR: 1.000e-05  Data: 0.5 (0.5)"},
+        {5000, "Train: 0 [  50/100 ( 51%)]  Loss: 6.50 (6.70)  Time: 0.100s, 2560.00/s  (0.110s, "
+               "2327.27/s)  LR: 1.000e-05  Data: 0.01 (0.02)"},
+        {9900, "Train: 0 [  99/100 (100%)]  Loss: 6.20 (6.50)  Time: 0.100s, 2560.00/s  (0.100s, "
+               "2560.00/s)  LR: 1.000e-05  Data: 0.01 (0.02)"},
+        {10000, "Test: [   0/9]  Time: 0.500 (0.500)  Loss:  6.0 ( 6.0)  Acc@1:  1.0 (  1.0)"},
+        {11500, "Test: [   9/9]  Time: 0.100 (0.150)  Loss:  6.0 ( 6.0)  Acc@1:  1.0 (  1.0)"},
+        {11600, "Current checkpoints:"},
+        {11601, " ('./output/train/checkpoint-0.pth.tar', 1.0)"},
+        {12000, "Train: 1 [   0/100 (  1%)]  Loss: 6.00 (6.00)  Time: 0.200s,  1280.00/s"},
+        {16950, "Train: 1 [  99/100 (100%)]  Loss: 5.00 (5.50)  Time: 0.050s,  5120.00/s"},
+        {17000, "Test: [   0/9]  Time: 0.500 (0.500)  Loss:  5.0 ( 5.0)"},
+        {18000, "Test: [   9/9]  Time: 0.100 (0.150)  Loss:  5.0 ( 5.0)"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 2);
+    /* batch index 0..99 is steps 1..100: 99 steps in 9.9 s */
+    expect(&e[0], 1, -1, 0, 12000, 1.5, 100, 10.0);
+    expect(&e[1], 2, -1, 12000, 18000, 1.0, 100, 20.0);
+    free(e);
+}
+
+/* Keras 3: "Epoch 1/2" lines, then progbars "n/50 ━━━ ETA s/step - metrics" whose last draw,
+ * after validation, adds val_ metrics. */
+static void test_keras(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "Epoch 1/2"},
+        {100, " 1/50 " KBAR " 10s 200ms/step - accuracy: 0.1000 - loss: 2.3026"},
+        {2600, "25/50 " KBAR " 2s 100ms/step - accuracy: 0.5000 - loss: 1.5"},
+        {5000, "50/50 " KBAR " 0s 100ms/step - accuracy: 0.8000 - loss: 0.6"},
+        {6000, "50/50 " KBAR " 6s 100ms/step - accuracy: 0.8000 - loss: 0.6 - val_accuracy: "
+               "0.7000 - val_loss: 0.7"},
+        {6000, "Epoch 2/2"},
+        {6100, " 1/50 " KBAR " 5s 100ms/step - accuracy: 0.8000 - loss: 0.5"},
+        {8500, "50/50 " KBAR " 0s 50ms/step - accuracy: 0.9000 - loss: 0.3"},
+        {9000, "50/50 " KBAR " 3s 50ms/step - accuracy: 0.9000 - loss: 0.3 - val_accuracy: "
+               "0.8000 - val_loss: 0.4"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 2);
+    expect(&e[0], 1, 2, 0, 6000, 1.0, 50, 10.0);
+    expect(&e[1], 2, 2, 6000, 9000, 0.5, 50, 20.0);
+    free(e);
+}
+
+/* Lines that mention an epoch make none; the default's forms still do. */
+static void test_mentions(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "Epoch 1/10"},
+        {1, "Best results observed at epoch 57, best model saved as best.pt."},
+        {2, "saving checkpoint epoch_3.pt"},
+        {3, "Saving checkpoint to ckpt/epoch3.pt"},
+        {4, "Saving model checkpoint epoch 4"},
+        {5, "resuming from epoch 7"},
+        {6, "loaded weights of epoch 8/10"},
+        {7, "Train Epoch: 2 [0/60000 (0%)]\tLoss: 2.3"},
+        {8, "epoch=3 step=10 loss=0.5"},
+    };
+    gw_progress *p = gw_progress_new(NULL);
+    size_t starts;
+    size_t n = feed(p, l, sizeof l / sizeof *l, &starts);
+    gw_progress_free(p);
+    assert_int_equal(starts, 3);
+    assert_int_equal(n, 3);
+}
+
+/* A user's expression replaces the built-in understanding of epochs; bars still give steps. */
+static void test_user_regex(void **state)
+{
+    (void)state;
+    gw_epoch_matcher *m = NULL;
+    gw_error err;
+    assert_int_equal(gw_epoch_matcher_new("^round ([0-9]+)", &m, &err), GW_OK);
+    gw_progress *p = gw_progress_new(m);
+    long e = -7, t = -7;
+    assert_false(gw_progress_feed(p, "Epoch 1/3", 0, &e, &t));
+    assert_true(gw_progress_feed(p, "round 1", 10, &e, &t));
+    assert_int_equal(e, 1);
+    assert_int_equal(t, -1);
+    assert_false(gw_progress_feed(p, "        0/2      5.12G   640: 100%|" FULL "| 4/4 00:02", 2010,
+                                  &e, &t));
+    assert_true(gw_progress_feed(p, "round 2", 3000, &e, &t));
+    gw_progress_epoch *ep = NULL;
+    assert_int_equal(gw_progress_finish(p, &ep), 2);
+    expect(&ep[0], 1, -1, 10, 3000, 0.99, 4, 2.0);
+    free(ep);
+    gw_progress_free(p);
+    gw_epoch_matcher_free(m);
+}
+
+/* A real YOLOv9 epoch on an H200: the bar's clock prints whole seconds ("38/38 00:20", "2/2
+ * 00:00"); the wall time of its draws agrees with it and is finer, so it is taken. */
+static void test_wall_refines_the_clock(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "  0%|          | 0/38 00:00"},
+        {6030, "        0/2      34.8G      4.9      5.3      5.5        140        640:   "
+               "0%|          | 0/38 00:06"},
+        {20430,
+         "        0/2      34.8G      4.5      5.2      5.4        122        640: 100%|" FULL
+         "| 38/38 00:20"},
+        {20500, "                 Class     Images  Instances          P          R      mAP50   "
+                "mAP50-95:   0%|          | 0/2 00:00"},
+        {21300, "                 Class     Images  Instances          P          R      mAP50   "
+                "mAP50-95: 100%|" FULL "| 2/2 00:00"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 1);
+    expect(&e[0], 1, 3, 0, 21300, 0.8, 38, 38 / 20.43);
+    free(e);
+}
+
+/* The step-rate series: steps per second between kept draws of the training bar. */
+static void test_rates(void **state)
+{
+    (void)state;
+    /* the bar's close redraws its count (no point); the next epoch's bar starts a gap */
+    static const line l[] = {
+        {0, "Epoch 0:   0%|          | 0/10 [00:00<?, ?it/s]"},
+        {2000, "Epoch 0:  50%|" BAR "| 4/10 [00:02<00:03,  2.00it/s]"},
+        {4000, "Epoch 0: 100%|" FULL "| 10/10 [00:04<00:00,  2.50it/s]"},
+        {4100, "Epoch 0: 100%|" FULL "| 10/10 [00:04<00:00,  2.50it/s]"},
+        {5000, "Epoch 1:   0%|          | 0/10 [00:00<?, ?it/s]"},
+        {6000, "Epoch 1:  50%|" BAR "| 5/10 [00:01<00:01,  5.00it/s]"},
+    };
+    gw_progress *p = gw_progress_new(NULL);
+    for (size_t i = 0; i < sizeof l / sizeof *l; i++)
+        gw_progress_feed(p, l[i].text, l[i].t_ms, NULL, NULL);
+    gw_progress_epoch *e = NULL;
+    assert_int_equal(gw_progress_finish(p, &e), 2);
+    free(e);
+    gw_progress_rate *r = NULL;
+    assert_int_equal(gw_progress_rates(p, &r), 4);
+    assert_int_equal(r[0].t_ms, 2000);
+    assert_float_equal(r[0].steps_per_s, 2.0, 1e-9);
+    assert_float_equal(r[1].steps_per_s, 3.0, 1e-9);
+    assert_int_equal(r[2].t_ms, 5000);
+    assert_true(isnan(r[2].steps_per_s));
+    assert_float_equal(r[3].steps_per_s, 5.0, 1e-9);
+    free(r);
+    gw_progress_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_yolov9),    cmocka_unit_test(test_ultralytics),
+        cmocka_unit_test(test_lightning), cmocka_unit_test(test_hf_trainer),
+        cmocka_unit_test(test_timm),      cmocka_unit_test(test_keras),
+        cmocka_unit_test(test_mentions),  cmocka_unit_test(test_user_regex),
+        cmocka_unit_test(test_rates),     cmocka_unit_test(test_wall_refines_the_clock),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
