@@ -187,7 +187,7 @@ static void draw_trace(cairo_t *cr, const panel *p, int axis, const gw_chart_gri
         cairo_set_dash(cr, NULL, 0, 0);
         char c[GW_FMT_SIZE];
         snprintf(label, sizeof label, "%s %s %s", t->label,
-                 gw_fmt_sig(c, sizeof c, t->constant, 4, "?"), gw_chart_metrics[t->metric].unit);
+                 gw_fmt_auto(c, sizeof c, t->constant, "?"), gw_chart_metrics[t->metric].unit);
         text_at(cr, axis == 0 ? p->x + 6 : p->x + p->w - 6, y - 4, label, axis == 0 ? 0 : 1, 11,
                 false);
         return;
@@ -267,7 +267,7 @@ static size_t legend_entries(const panel *p, const panel_data *d, legend_entry *
                 char c[GW_FMT_SIZE];
                 e[n] = (legend_entry){trace_color(p, axis, t), 2, ""};
                 snprintf(e[n++].label, sizeof e->label, "%s %s %s", t->label,
-                         gw_fmt_sig(c, sizeof c, t->constant, 4, "?"),
+                         gw_fmt_auto(c, sizeof c, t->constant, "?"),
                          gw_chart_metrics[t->metric].unit);
             } else if (!p->per_gpu_color) {
                 e[n] = (legend_entry){axis_color[axis], axis, ""};
