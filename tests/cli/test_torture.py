@@ -1,5 +1,6 @@
 """Regressions found by the torture pass after issue 12's fixes (hostile numbers, planted links,
 full disks, odd hooks and INI files): each test is one defect that pass found."""
+import calendar
 import os
 import re
 import subprocess
@@ -38,3 +39,21 @@ def test_html_evidence_numbers_are_plain(tmp_path):
     ev = re.findall(r'<div class="detail">evidence: ([^<]*)</div>', html.read_text())
     near = [e for e in ev if e.startswith("peak_pct=")]
     assert near == ["peak_pct=98.1 (&gt; 98), " + want], ev
+
+
+def test_idle_gpu_with_epochs_has_no_expected_dips(tmp_path):
+    """A GPU idle for the whole run (a CPU-only job, util 0 or -0 in every row) with epoch lines in
+    the log: the steady state was one 'dip', and expected_dips said 'the GPU is busy nan% in
+    between' in the text and the HTML page."""
+    csv, log, html = tmp_path / "idle.csv", tmp_path / "train.log", tmp_path / "r.html"
+    rows = [HEADER] + [f"{ts(i)}, 0, {'-0' if i % 2 else '0'}, 30000, 143771, 80, 700"
+                       for i in range(300)]
+    csv.write_text("\n".join(rows) + "\n")
+    t0 = calendar.timegm((2026, 11, 30, 3, 0, 0))
+    log.write_text("".join(f"{t0 + 30 * k} Epoch {k}/9\n" for k in range(1, 10)))
+    p = gw("report", csv, "--log", log, "--html", html, "--json", tmp_path / "s.json")
+    assert p.returncode == 0, p.stderr
+    assert "\n  9/9       2026-11-30T03:04:30.000Z" in p.stdout, p.stdout
+    assert "expected_dips" not in p.stdout, p.stdout
+    for out in (p.stdout, html.read_text()):
+        assert not re.search(r"\bnan\b|\binf\b", out)
