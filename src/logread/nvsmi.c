@@ -252,7 +252,8 @@ static const struct {
     const char *unit;
     double lo, hi;
 } plausible_range[] = {
-    {"%", 0, 1000}, {"MiB", 0, 1e9}, {"W", 0, 1e6}, {"MHz", 0, 1e6}, {"mJ", 0, GW_FMT_MAX_ABS},
+    {"%", 0, 1000},    {"MiB", 0, 1e9}, {"W", 0, 1e6}, {"MHz", 0, 1e6}, {"mJ", 0, GW_FMT_MAX_ABS},
+    {"C", -273, 1000}, /* temperature.gpu/.memory: 1e15 C made a thermal verdict */
 };
 
 /* True when v can be a reading of column c: a bit mask fits 64 bits, a capacity or limit is at

@@ -1,6 +1,7 @@
 """Regressions found by the torture pass after issue 12's fixes (hostile numbers, planted links,
 full disks, odd hooks and INI files): each test is one defect that pass found."""
 import calendar
+import json
 import os
 import re
 import subprocess
@@ -57,3 +58,26 @@ def test_idle_gpu_with_epochs_has_no_expected_dips(tmp_path):
     assert "expected_dips" not in p.stdout, p.stdout
     for out in (p.stdout, html.read_text()):
         assert not re.search(r"\bnan\b|\binf\b", out)
+
+
+def test_absurd_temperatures_are_dropped_at_read(tmp_path):
+    """temperature.gpu had no plausible range (only the 1e15 bound): 1e15 C on every row made a
+    thermal_throttling verdict with temp_max_c=1e+15. Now -273..1000 C, like the other units."""
+    csv, j = tmp_path / "hot.csv", tmp_path / "s.json"
+    head = HEADER + ", temperature.gpu, clocks_event_reasons.active"
+    rows = [head]
+    for i in range(120):
+        rows.append(f"{ts(i)}, 0, 99, 30000, 143771, 600, 700, 1e15, 0x0000000000000040")
+        bad = {10: "-1e15", 11: "1001", 12: "-274"}.get(i, str(60 + i % 20))
+        rows.append(f"{ts(i)}, 1, 99, 30000, 143771, 600, 700, {bad}, 0x0000000000000000")
+    csv.write_text("\n".join(rows) + "\n")
+    p = gw("report", csv, "--json", j)
+    assert p.returncode == 0, p.stderr
+    s = json.loads(j.read_text())
+    g0, g1 = (next(g for g in s["gpus"] if g["index"] == k) for k in (0, 1))
+    assert g0["stats"].get("temperature.gpu") is None
+    t1 = g1["stats"]["temperature.gpu"]
+    assert (t1["min"], t1["max"], t1["n"]) == (60, 79, 117)
+    for v in s["verdicts"]:
+        assert v["evidence"].get("temp_max_c") is None or v["evidence"]["temp_max_c"] <= 1000, v
+    assert "1e+15" not in p.stdout and "1000000000000000" not in p.stdout
