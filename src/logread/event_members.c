@@ -3,6 +3,7 @@
 
 #include "logread/timeparse.h"
 #include "util/gw_buf.h"
+#include "util/gw_file.h"
 #include "util/line_split.h"
 #include "util/xalloc.h"
 
@@ -105,7 +106,7 @@ static void keep_line(void *ctx, const char *line, int64_t wall_ms)
 void gw_logread_output_tail(gw_series *s, const char *dir, size_t input, const char *source)
 {
     char *path = xasprintf("%s/output.log", dir);
-    FILE *f = fopen(path, "rb");
+    FILE *f = gw_file_open_regular(path, "rb");
     free(path);
     if (!f)
         return;

@@ -13,6 +13,7 @@
 
 #include "util/gw_error.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -54,6 +55,13 @@ gw_rc gw_file_out_open_path(gw_file_out *o, const char *path, gw_error *err);
  * failure the temporary file is removed, the target is left as it was, and err says so (GW_E_IO).
  * o is released either way; errno holds the cause of a failure (also after the open functions). */
 gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err);
+
+/* Opens a file of a run directory for reading ("r" or "rb"), following links, only when it is a
+ * regular file: a FIFO planted there would block the reader forever and a device (/dev/zero,
+ * /dev/urandom) never ends. NULL with errno set when it cannot be opened; errno
+ * GW_FILE_NOT_REGULAR when it is not a regular file. */
+#define GW_FILE_NOT_REGULAR EINVAL
+FILE *gw_file_open_regular(const char *path, const char *mode);
 
 /* Gives up: closes and removes the temporary file. NULL members are accepted. */
 void gw_file_out_abort(gw_file_out *o);

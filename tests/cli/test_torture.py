@@ -6,6 +6,8 @@ import os
 import re
 import subprocess
 
+import pytest
+
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
 ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
 HEADER = ("timestamp, index, utilization.gpu [%], memory.used [MiB], memory.total [MiB], "
@@ -81,3 +83,57 @@ def test_absurd_temperatures_are_dropped_at_read(tmp_path):
     for v in s["verdicts"]:
         assert v["evidence"].get("temp_max_c") is None or v["evidence"]["temp_max_c"] <= 1000, v
     assert "1e+15" not in p.stdout and "1000000000000000" not in p.stdout
+
+
+def run_dir_copy(tmp_path):
+    """A small run directory (gpu.csv, meta.json, events.jsonl, output.log) written by hand."""
+    d = tmp_path / "run"
+    d.mkdir()
+    rows = [HEADER] + [f"{ts(i)}, 0, 90, 30000, 143771, 600, 700" for i in range(30)]
+    (d / "gpu.csv").write_text("\n".join(rows) + "\n")
+    (d / "meta.json").write_text('{"mode": "run", "host": "n1", "complete": true}')
+    (d / "events.jsonl").write_text('{"timestamp": "2026-11-30T03:00:01.000Z", "type": "epoch", '
+                                    '"epoch": 1, "total": 2, "line": "Epoch 1/2"}\n')
+    (d / "output.log").write_text("Epoch 1/2\n")
+    return d
+
+
+@pytest.mark.parametrize("name,kind", [("events.jsonl", "fifo"), ("gpu.csv", "fifo"),
+                                       ("meta.json", "fifo"), ("host.csv", "fifo"),
+                                       ("output.log", "/dev/zero"), ("processes.csv", "dir")])
+def test_fifo_or_device_in_a_run_dir_is_an_error_not_a_hang(tmp_path, name, kind):
+    """A run directory of another user with a FIFO planted as events.jsonl (or any file): the
+    report opened it and blocked forever; /dev/zero as output.log never ends. Now one line naming
+    the file, exit 1, at once."""
+    d = run_dir_copy(tmp_path)
+    p = d / name
+    keep = p.read_bytes() if p.exists() else None
+    if p.exists():
+        p.unlink()
+    if kind == "fifo":
+        os.mkfifo(p)
+    elif kind == "dir":
+        p.mkdir()
+    else:
+        p.symlink_to(kind)
+    r = gw("report", d, timeout=20)
+    assert r.returncode == 1, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert lines == [f"gpuwatch: report: {d}/{name} is not a regular file (a FIFO, device or "
+                     "directory): remove it (gpuwatch writes only regular files in a run "
+                     "directory)"], r.stderr
+    p.unlink() if kind != "dir" else p.rmdir()
+    if keep is not None:
+        p.write_bytes(keep)  # the same directory without the planted file is read
+    r = gw("report", d, timeout=20)
+    assert r.returncode == 0 and "input " + str(d / "gpu.csv") in r.stdout, r.stderr
+
+
+def test_symlinked_run_dir_files_are_still_read(tmp_path):
+    """Links to regular files are followed (a run directory assembled with ln -s)."""
+    d = run_dir_copy(tmp_path)
+    (d / "gpu.csv").rename(tmp_path / "elsewhere.csv")
+    (d / "gpu.csv").symlink_to(tmp_path / "elsewhere.csv")
+    r = gw("report", d, "--json", "-")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["inputs"][0]["rows"] == 30
