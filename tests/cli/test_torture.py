@@ -5,13 +5,36 @@ import json
 import os
 import re
 import subprocess
+import time
+from pathlib import Path
 
 import pytest
+
+from conftest import PYTHON, gw_env, h200
 
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
 ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
 HEADER = ("timestamp, index, utilization.gpu [%], memory.used [MiB], memory.total [MiB], "
           "power.draw [W], power.limit [W]")
+
+
+def alive(pid):
+    """True while pid runs (a zombie has exited)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(") ", 1)[1][0] != "Z"
+
+
+def wait_for(cond, limit_s=20.0):
+    """Polls cond until it holds or limit_s passes (a bound on waiting, not an assertion)."""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
 
 
 def gw(*args, timeout=60, **kw):
@@ -137,3 +160,51 @@ def test_symlinked_run_dir_files_are_still_read(tmp_path):
     r = gw("report", d, "--json", "-")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["inputs"][0]["rows"] == 30
+
+
+CHECKPOINT_JOB = """
+import os, signal, sys, time
+out = sys.argv[1]
+me = os.getppid()
+kids = open("/proc/%d/task/%d/children" % (me, me)).read().split()
+guard = [k for k in kids if open("/proc/%s/comm" % k).read().strip() == "gpuwatch-guard"]
+def on_term(sig, frame):
+    print("SIGTERM: saving checkpoint...", flush=True)   # gpuwatch is gone: nobody reads this
+    print("x" * 200000, flush=True)                     # more than a pipe holds
+    time.sleep(0.3)
+    open(out + ".ckpt", "w").write("saved")
+    print("checkpoint saved", file=sys.stderr, flush=True)
+    sys.exit(143)
+signal.signal(signal.SIGTERM, on_term)
+open(out + ".pids", "w").write("%d %s" % (os.getpid(), " ".join(guard)))
+while True:
+    print("step", flush=True)
+    time.sleep(0.05)
+"""
+
+
+def test_job_printing_in_its_sigterm_handler_saves_its_checkpoint(tmp_path):
+    """gpuwatch SIGKILLed: the guard gives the job SIGTERM (docs/run-directory.md), but the job's
+    output pipe had no reader left, so the first line its handler printed ('saving checkpoint')
+    killed it (BrokenPipeError; SIGPIPE in C) and the checkpoint was never written. The guard now
+    reads and drops the job's output after gpuwatch died, then exits when the job is gone."""
+    sc = tmp_path / "sc.json"
+    sc.write_text(json.dumps({"devices": [h200()]}))
+    job, base = tmp_path / "job.py", tmp_path / "fate"
+    job.write_text(CHECKPOINT_JOB)
+    p = subprocess.Popen([BIN, "run", "-o", str(tmp_path / "run"), "-i", "0.1", "--no-report",
+                          "--", PYTHON, str(job), str(base)], env=gw_env(sc),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    pids = Path(str(base) + ".pids")
+    try:
+        assert wait_for(pids.exists)
+        time.sleep(0.3)
+    finally:
+        p.kill()
+        p.wait(timeout=30)
+    job_pid, guard_pid = (int(x) for x in pids.read_text().split())
+    ckpt = Path(str(base) + ".ckpt")
+    assert wait_for(lambda: ckpt.exists() and ckpt.read_text() == "saved")
+    assert wait_for(lambda: not alive(job_pid))
+    assert wait_for(lambda: not alive(guard_pid))  # the job's end is the guard's
