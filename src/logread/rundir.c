@@ -45,7 +45,7 @@ static void set_str(char **dst, const char *src)
 {
     if (src && *src) {
         free(*dst);
-        *dst = xstrdup(src);
+        *dst = gw_series_text(src, false);
     }
 }
 

@@ -208,3 +208,49 @@ def test_job_printing_in_its_sigterm_handler_saves_its_checkpoint(tmp_path):
     assert wait_for(lambda: ckpt.exists() and ckpt.read_text() == "saved")
     assert wait_for(lambda: not alive(job_pid))
     assert wait_for(lambda: not alive(guard_pid))  # the job's end is the guard's
+
+
+def test_escape_sequences_in_an_ini_file_do_not_reach_the_terminal(tmp_path):
+    """A gpuwatch.ini value, key or section with an escape sequence was quoted raw in the error
+    ('bad value '\\x1b]0;pwned\\x07...''): every error message writes control bytes as '?'."""
+    cases = {b"[temp_warning]\nthreshold = \x1b]0;pwned\x07\x1b[2J\n":
+             "2: [temp_warning] threshold: bad value '?]0;pwned??[2J' (give a number in the "
+             "metric's unit)",
+             b"[\x1b[31mx]\nthreshold = 80\n":
+             "2: [?[31mx]: a rule's name is lower-case letters, digits and '_' (at most 39)"}
+    for n, (text, want) in enumerate(cases.items()):
+        ini = tmp_path / f"bad{n}.ini"
+        ini.write_bytes(text)
+        r = subprocess.run([BIN, "run", "--config", str(ini), "-o", str(tmp_path / "run"), "--",
+                            "true"], capture_output=True, env=gw_env(), timeout=60)
+        assert r.returncode == 2
+        assert r.stderr.decode() == f"gpuwatch run: {ini}:{want}\n"
+        assert not (tmp_path / "run").exists()
+
+
+def test_escape_sequences_in_a_recording_do_not_reach_the_terminal(tmp_path):
+    """meta.json's host and GPU name, a CSV's name column, events and process names are printed
+    by the report: an escape sequence planted there reached the terminal raw. Control bytes read
+    from a file are '?' in every output."""
+    d = run_dir_copy(tmp_path)
+    (d / "meta.json").write_text(json.dumps({
+        "mode": "run", "host": "\x1b]0;HOST\x07", "complete": True,
+        "devices": [{"index": 0, "name": "NV\x1b[31mRED", "uuid": "GPU-\x1b[2J",
+                     "pci_bus_id": "00000000:00:06.0", "memory_total_mib": 143771}]}))
+    (d / "processes.csv").write_text(
+        "timestamp, index, pid, process_name, used_memory [MiB], in_job\n" + "".join(
+            f"{ts(i)}, 0, 77, evil\x1b[8m, 30000, 0\n" for i in range(30)))
+    csv = tmp_path / "smi.csv"
+    csv.write_text("timestamp, index, name, utilization.gpu [%]\n" + "".join(
+        f"{ts(i)}, 0, H\x1b[5m200, 50\n" for i in range(30)))
+    r = subprocess.run([BIN, "report", str(d), str(csv)], capture_output=True, env=ENV,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.decode()
+    assert "NV?[31mRED" in out and "[?]0;HOST?]" in out and "H?[5m200" in out, out
+    j = subprocess.run([BIN, "report", str(d), "--json", "-"], capture_output=True, env=ENV,
+                       timeout=60)
+    s = json.loads(j.stdout)
+    assert s["gpus"][0]["name"] == "NV?[31mRED"
+    for stream in (r.stdout, r.stderr, j.stdout, j.stderr):
+        assert not re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", stream)
