@@ -5,7 +5,8 @@
  * O_EXCL|O_NOFOLLOW (a name that already exists, a symbolic link included, is an error, never
  * followed or truncated) and mode 0644 less the umask (GW_FILE_MODE). Files that must appear whole
  * (meta.json, summary.json, report.html) are written to a new temporary file beside the target
- * and renamed over it only once every byte was written and synced: a failed write removes the
+ * (unnamed, O_TMPFILE, where the file system allows: a SIGKILL while writing leaves nothing) and
+ * renamed over it only once every byte was written and synced: a failed write removes the
  * temporary file and leaves the target as it was. Must not: decide what goes into a file.
  */
 #ifndef GW_FILE_H
@@ -33,7 +34,7 @@ typedef struct gw_file_out {
     bool own_dirfd;
     bool direct; /* stdout, a character device or a FIFO: written in place, nothing renamed */
     char *name;  /* the target's name in dirfd */
-    char *tmp;   /* the temporary file's name in dirfd */
+    char *tmp;   /* the temporary file's name in dirfd (NULL while it is an unnamed O_TMPFILE) */
     char *label; /* the target as the user knows it, for messages */
     int fd;      /* the temporary file */
     int err_no;  /* the first failed write's errno, 0 if none */

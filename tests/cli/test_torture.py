@@ -254,3 +254,26 @@ def test_escape_sequences_in_a_recording_do_not_reach_the_terminal(tmp_path):
     assert s["gpus"][0]["name"] == "NV?[31mRED"
     for stream in (r.stdout, r.stderr, j.stdout, j.stderr):
         assert not re.search(rb"[\x00-\x08\x0b-\x1f\x7f]", stream)
+
+
+def test_report_killed_while_writing_leaves_no_temporary_file(tmp_path):
+    """summary.json and report.html are written to a temporary file and renamed: a report killed
+    (SIGKILL, OOM) while writing left '.report.html.xxxxxx' and '.summary.json.xxxxxx' behind, 11
+    of 25 kills, each as large as the report. Now the file has no name until it is whole."""
+    import random
+    import signal
+    d = run_dir_copy(tmp_path)
+    rng = random.Random(3)
+    for _ in range(15):
+        p = subprocess.Popen([BIN, "report", str(d), "--json", str(d / "summary.json"),
+                              "--html", str(d / "report.html")], env=ENV,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.0, 0.05))
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        assert [f.name for f in d.iterdir() if f.name.startswith(".")] == []
+    r = gw("report", d, "--json", d / "summary.json", "--html", d / "report.html")
+    assert r.returncode == 0, r.stderr
+    assert json.loads((d / "summary.json").read_text())["inputs"][0]["rows"] == 30
+    assert (d / "report.html").read_text().rstrip().endswith("</html>")
+    assert [f.name for f in d.iterdir() if f.name.startswith(".")] == []
