@@ -112,19 +112,49 @@ gw_rc gw_logread_table_csv(gw_series *s, FILE *f, size_t input, gw_series_table 
     return GW_OK;
 }
 
-/* True when the first non-empty line is a GPM CSV header. */
+/* True when the first non-empty line is a GPM CSV header; f is left where it was. */
 static bool is_gpm(FILE *f)
 {
     char buf[512];
     bool gpm = false;
+    long at = ftell(f);
     while (fgets(buf, sizeof buf, f)) {
         if (buf[strspn(buf, " \t\r\n")] == '\0')
             continue;
         gpm = strncmp(buf, "unix_time", 9) == 0 && strstr(buf, "sm_util_pct") != NULL;
         break;
     }
-    rewind(f);
+    fseek(f, at, SEEK_SET);
     return gpm;
+}
+
+/* Opens an input CSV so that it can be read twice (is_gpm looks ahead): a pipe
+ * (`<(nvidia-smi ...)`, /dev/stdin) is read into memory first; its first line was lost and the
+ * file refused as "not a header". A UTF-8 byte order mark (a CSV saved on Windows) is skipped. */
+static FILE *open_input(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f && fseek(f, 0, SEEK_SET) != 0) {
+        char *buf = NULL;
+        size_t n = 0, cap = 0, got;
+        do {
+            buf = xgrow(buf, &cap, n + 65536, 1);
+            got = fread(buf + n, 1, cap - n, f);
+            n += got;
+        } while (got > 0);
+        fclose(f);
+        FILE *m = fmemopen(NULL, n + 1, "w+"); /* a copy that fclose frees */
+        if (m && (fwrite(buf, 1, n, m) != n || fseek(m, 0, SEEK_SET) != 0)) {
+            fclose(m);
+            m = NULL;
+        }
+        free(buf);
+        f = m;
+    }
+    char bom[3];
+    if (f && !(fread(bom, 1, 3, f) == 3 && memcmp(bom, "\xef\xbb\xbf", 3) == 0))
+        fseek(f, 0, SEEK_SET);
+    return f;
 }
 
 gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o, gw_error *err)
@@ -134,7 +164,7 @@ gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o,
         return gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return gw_logread_run_dir(s, path, err);
-    FILE *f = fopen(path, "r");
+    FILE *f = open_input(path);
     if (!f)
         return gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
     gw_rc rc;

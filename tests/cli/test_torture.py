@@ -277,3 +277,24 @@ def test_report_killed_while_writing_leaves_no_temporary_file(tmp_path):
     assert json.loads((d / "summary.json").read_text())["inputs"][0]["rows"] == 30
     assert (d / "report.html").read_text().rstrip().endswith("</html>")
     assert [f.name for f in d.iterdir() if f.name.startswith(".")] == []
+
+
+@pytest.mark.parametrize("bom", [False, True])
+def test_csv_from_a_pipe_or_with_a_byte_order_mark_is_read(tmp_path, bom):
+    """`gpuwatch report <(nvidia-smi ...)` or `... | gpuwatch report /dev/stdin`: the reader
+    looked at the first line to tell a GPM CSV and rewound, which a pipe cannot do, so the header
+    was lost and the file refused as 'the first line is not a header'. A UTF-8 byte order mark (a
+    CSV saved on Windows) was refused the same way."""
+    rows = [HEADER] + [f"{ts(i)}, 0, 90, 30000, 143771, 600, 700" for i in range(40)]
+    data = ("\ufeff" if bom else "") + "\n".join(rows) + "\n"
+    (tmp_path / "f.csv").write_text(data)
+    for args, stdin in ((["/dev/stdin"], data), ([str(tmp_path / "f.csv")], None)):
+        r = subprocess.run([BIN, "report", *args, "--json", "-"], input=stdin, text=True,
+                           capture_output=True, env=ENV, timeout=60)
+        assert r.returncode == 0, r.stderr
+        s = json.loads(r.stdout)
+        assert s["inputs"][0]["rows"] == 40 and s["inputs"][0]["rows_skipped"] == 0
+        assert s["gpus"][0]["stats"]["utilization.gpu [%]"]["mean"] == 90
+    r = subprocess.run([BIN, "report", "/dev/stdin"], input="\ufeff" if bom else "", text=True,
+                       capture_output=True, env=ENV, timeout=60)
+    assert r.returncode == 1 and r.stderr == "gpuwatch: report: /dev/stdin: the file is empty\n"
