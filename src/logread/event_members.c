@@ -49,6 +49,8 @@ static void mark_fields(gw_series_event *e, const cJSON *fields)
     {
         if (!f->string)
             continue;
+        if (e->nfields >= GW_MARK_MAX_FIELDS)
+            break;
         if (cJSON_IsNumber(f)) {
             gw_series_event_add_field(e, f->string, f->valuedouble, NULL);
         } else if (cJSON_IsBool(f)) {
@@ -254,6 +256,8 @@ static void read_mark(gw_event_read *r, const cJSON *o)
     {
         if (!f->string)
             continue;
+        if (r->fields.n >= GW_MARK_MAX_FIELDS)
+            break;
         if (cJSON_IsNumber(f)) {
             gw_event_fields_put(&r->fields, f->string, GW_EVV_NUMBER, f->valuedouble, false, NULL);
         } else if (cJSON_IsString(f)) {

@@ -298,3 +298,19 @@ def test_csv_from_a_pipe_or_with_a_byte_order_mark_is_read(tmp_path, bom):
     r = subprocess.run([BIN, "report", "/dev/stdin"], input="\ufeff" if bom else "", text=True,
                        capture_output=True, env=ENV, timeout=60)
     assert r.returncode == 1 and r.stderr == "gpuwatch: report: /dev/stdin: the file is empty\n"
+
+
+def test_a_marker_with_thousands_of_fields_keeps_its_first_64(tmp_path):
+    """A marker (gpuwatch mark, python/gpuwatch.py) with 40,000 fields took the report 9 s
+    (each field was looked for among those read before: quadratic), 100,000 several minutes.
+    The reader keeps a marker's first 64 fields (docs/markers.md)."""
+    d = run_dir_copy(tmp_path)
+    mark = {"timestamp": "2026-11-30T03:00:05.000Z", "type": "mark", "text": "dump",
+            "fields": {f"k{i}": i for i in range(20000)}}
+    with open(d / "events.jsonl", "a") as f:
+        f.write(json.dumps(mark) + "\n")
+    r = gw("report", d, "--json", "-")
+    assert r.returncode == 0, r.stderr
+    marks = json.loads(r.stdout)["marks"]
+    assert [m["text"] for m in marks] == ["dump"]
+    assert marks[0]["fields"] == {f"k{i}": i for i in range(64)}
