@@ -314,3 +314,79 @@ def test_a_marker_with_thousands_of_fields_keeps_its_first_64(tmp_path):
     marks = json.loads(r.stdout)["marks"]
     assert [m["text"] for m in marks] == ["dump"]
     assert marks[0]["fields"] == {f"k{i}": i for i in range(64)}
+
+
+def limited(nbytes):
+    """preexec_fn: every file written may grow to nbytes (ulimit -f)."""
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (nbytes, nbytes))
+    return limit
+
+
+def test_report_and_plot_under_a_file_size_limit_say_so(tmp_path):
+    """Under `ulimit -f`, `gpuwatch report --json FILE` and `gpuwatch plot` died of SIGXFSZ
+    (exit -25, not a word; plot left a cut PNG): only `run` ignored the signal. Now the write
+    fails with EFBIG like on a full disk: one line per file, exit 1, nothing partial, and the
+    report's text is still printed."""
+    d = run_dir_copy(tmp_path)
+    out = tmp_path / "out"
+    out.mkdir()
+    r = subprocess.run([BIN, "report", str(d), "--json", str(out / "s.json"), "--html",
+                        str(out / "r.html")], capture_output=True, text=True, env=ENV,
+                       timeout=60, preexec_fn=limited(2000))
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert r.stdout.startswith("gpuwatch report: 1 GPU,")
+    assert r.stderr.splitlines() == [
+        f"gpuwatch: report: cannot write {out}/{n}: File too large; the partial file was "
+        "removed: free some space or choose another place" for n in ("s.json", "r.html")]
+    for ext in ("png", "svg"):
+        r = subprocess.run([BIN, "plot", str(d), "-o", str(out / f"p.{ext}")],
+                           capture_output=True, text=True, env=ENV, timeout=60,
+                           preexec_fn=limited(1000))
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        assert r.stderr == (f"gpuwatch: plot: cannot write {out}/p.{ext}: File too large; "
+                            "nothing partial was kept: free some space or choose a writable "
+                            "path\n")
+    assert list(out.iterdir()) == []
+
+
+def test_plot_replaces_another_users_link_instead_of_writing_through_it(tmp_path):
+    """`gpuwatch plot -o FILE` let cairo open FILE: another user's symbolic link there was
+    followed and the file it points to (root's) overwritten with the PNG, as report's --html did
+    before issue 12. The plot is now written like the report's files."""
+    import shutil
+    import stat as st
+    import tempfile
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv to act as a second user")
+    user = "gwattacker"
+    if subprocess.run(["id", "-u", user], capture_output=True).returncode != 0:
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell",
+                        "/usr/sbin/nologin", user], check=True, capture_output=True)
+    uid = int(subprocess.run(["id", "-u", user], capture_output=True, text=True).stdout)
+    gid = int(subprocess.run(["id", "-g", user], capture_output=True, text=True).stdout)
+    top = Path(tempfile.mkdtemp(prefix="gwtorture-", dir="/tmp"))
+    try:
+        top.chmod(0o755)
+        secret = top / "secret"
+        secret.write_text("root only\n")
+        secret.chmod(0o600)
+        att = top / "att"
+        att.mkdir()
+        os.chown(att, uid, gid)
+        subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "sh",
+                        "-ec", f"ln -s {secret} p.png; ln -s {secret} p.svg"], cwd=att,
+                       check=True)
+        d = run_dir_copy(tmp_path)
+        for n in ("p.png", "p.svg"):
+            r = gw("plot", d, "-o", att / n)
+            assert r.returncode == 0, r.stderr
+            lst = (att / n).lstat()
+            assert st.S_ISREG(lst.st_mode) and lst.st_uid == 0
+        assert secret.read_text() == "root only\n"
+        assert (att / "p.png").read_bytes().startswith(b"\x89PNG")
+        assert b"<svg" in (att / "p.svg").read_bytes()[:200]
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
