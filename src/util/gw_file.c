@@ -33,6 +33,27 @@ FILE *gw_file_open_regular(const char *path, const char *mode)
     return f;
 }
 
+FILE *gw_file_open_stream(const char *path)
+{
+    struct stat lst;
+    bool link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+    if (link && lst.st_uid != geteuid() && lst.st_uid != 0) {
+        errno = ELOOP;
+        return NULL;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (link ? 0 : O_NOFOLLOW),
+                  GW_FILE_MODE);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
 int gw_file_create_at(int dirfd, const char *name, int extra_flags)
 {
     return openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | extra_flags,

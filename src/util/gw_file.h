@@ -64,6 +64,13 @@ gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err);
 #define GW_FILE_NOT_REGULAR EINVAL
 FILE *gw_file_open_regular(const char *path, const char *mode);
 
+/* Opens path for output written as it goes (`query -f FILE`, a log that grows), truncating it,
+ * with the link policy of gw_file_out_open_path: a symbolic link at path that belongs to you or
+ * root is followed, another user's is refused (errno ELOOP) rather than written through; a link
+ * swapped in after the check is not followed either. Mode GW_FILE_MODE less the umask. NULL with
+ * errno on failure. */
+FILE *gw_file_open_stream(const char *path);
+
 /* Gives up: closes and removes the temporary file. NULL members are accepted. */
 void gw_file_out_abort(gw_file_out *o);
 

@@ -352,8 +352,8 @@ def test_report_and_plot_under_a_file_size_limit_say_so(tmp_path):
     assert list(out.iterdir()) == []
 
 
-def test_plot_replaces_another_users_link_instead_of_writing_through_it(tmp_path):
-    """`gpuwatch plot -o FILE` let cairo open FILE: another user's symbolic link there was
+def test_plot_and_query_do_not_write_through_another_users_link(tmp_path):
+    """`gpuwatch plot -o FILE` let cairo open FILE (and `query -f FILE` fopen'd it): another user's symbolic link there was
     followed and the file it points to (root's) overwritten with the PNG, as report's --html did
     before issue 12. The plot is now written like the report's files."""
     import shutil
@@ -388,5 +388,24 @@ def test_plot_replaces_another_users_link_instead_of_writing_through_it(tmp_path
         assert secret.read_text() == "root only\n"
         assert (att / "p.png").read_bytes().startswith(b"\x89PNG")
         assert b"<svg" in (att / "p.svg").read_bytes()[:200]
+        # query -f FILE (a log written as it goes, nvidia-smi's -f): refused, never followed
+        subprocess.run(["setpriv", f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "sh",
+                        "-ec", f"ln -s {secret} q.csv"], cwd=att, check=True)
+        sc = tmp_path / "sc.json"
+        sc.write_text(json.dumps({"devices": [h200()]}))
+        r = subprocess.run([BIN, "query", "--query-gpu=index,name", "--format=csv", "-f",
+                            str(att / "q.csv")], capture_output=True, text=True,
+                           env=gw_env(sc), timeout=60)
+        assert r.returncode == 1
+        assert r.stderr == (f"gpuwatch query: cannot write {att}/q.csv: it is another user's "
+                            "symbolic link (-f FILE): choose a path of yours\n")
+        assert secret.read_text() == "root only\n"
+        mine = tmp_path / "mine.csv"
+        (tmp_path / "link.csv").symlink_to(mine)  # your own link is followed
+        r = subprocess.run([BIN, "query", "--query-gpu=index,name", "--format=csv", "-f",
+                            str(tmp_path / "link.csv")], capture_output=True, text=True,
+                           env=gw_env(sc), timeout=60)
+        assert r.returncode == 0, r.stderr
+        assert mine.read_text() == "index, name\n0, NVIDIA H200\n"
     finally:
         shutil.rmtree(top, ignore_errors=True)
