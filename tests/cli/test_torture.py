@@ -409,3 +409,16 @@ def test_plot_and_query_do_not_write_through_another_users_link(tmp_path):
         assert mine.read_text() == "index, name\n0, NVIDIA H200\n"
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_absurd_marker_numbers_are_null_in_summary_json(tmp_path):
+    """`gpuwatch mark x -f n=1e308` records a number; summary.json's marks wrote it as 1e+308
+    (the text report already showed it absent): every number of summary.json is bounded."""
+    d = run_dir_copy(tmp_path)
+    with open(d / "events.jsonl", "a") as f:
+        f.write('{"timestamp": "2026-11-30T03:00:05.000Z", "type": "mark", "text": "m", '
+                '"fields": {"n": 1e308, "neg": -1e16, "ok": 12.5, "s": "1e308"}}\n')
+    r = gw("report", d, "--json", "-")
+    assert r.returncode == 0, r.stderr
+    marks = json.loads(r.stdout)["marks"]
+    assert marks[0]["fields"] == {"n": None, "neg": None, "ok": 12.5, "s": "1e308"}
