@@ -71,6 +71,7 @@ static void exec_hook(const char *path, char *const argv[], char *const env[])
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     sigaction(SIGPIPE, &dfl, NULL);
+    sigaction(SIGXFSZ, &dfl, NULL); /* gpuwatch ignores it (cli/main.c); the hook gets it back */
     int fd = open("/dev/null", O_RDONLY);
     if (fd > 0) {
         dup2(fd, STDIN_FILENO);

@@ -266,7 +266,9 @@ void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g)
             last = d;
             total_s += (double)(g->dips[d].span.end_ms - g->dips[d].span.start_ms) / 1000.0;
         }
-    if (n == 0)
+    /* no busy time between the dips (an idle GPU whose whole steady state is one "dip"): nothing
+     * was interrupted, and the message would say "busy nan% in between" */
+    if (n == 0 || isnan(g->busy_pct))
         return;
     double steady_s =
         (double)(g->phase[GW_PHASE_STEADY].span.end_ms - g->phase[GW_PHASE_STEADY].span.start_ms) /

@@ -1,6 +1,7 @@
 /* gpuwatch: dispatches to a subcommand; see commands.h. */
 #include "cli/commands.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,6 +40,10 @@ static void usage(FILE *to)
 
 int main(int argc, char **argv)
 {
+    /* A file-size limit (ulimit -f) fails a write with EFBIG, said and handled like a full disk,
+     * instead of killing gpuwatch with SIGXFSZ: `gpuwatch report --json FILE` died silently.
+     * Commands gpuwatch starts get the default back (run/child.c, alerts/hook.c). */
+    signal(SIGXFSZ, SIG_IGN);
     const char *first = argc >= 2 ? argv[1] : "";
     if (argc == 2 && (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0)) {
         usage(stdout);

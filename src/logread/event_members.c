@@ -3,6 +3,7 @@
 
 #include "logread/timeparse.h"
 #include "util/gw_buf.h"
+#include "util/gw_file.h"
 #include "util/line_split.h"
 #include "util/xalloc.h"
 
@@ -48,6 +49,8 @@ static void mark_fields(gw_series_event *e, const cJSON *fields)
     {
         if (!f->string)
             continue;
+        if (e->nfields >= GW_MARK_MAX_FIELDS)
+            break;
         if (cJSON_IsNumber(f)) {
             gw_series_event_add_field(e, f->string, f->valuedouble, NULL);
         } else if (cJSON_IsBool(f)) {
@@ -105,7 +108,7 @@ static void keep_line(void *ctx, const char *line, int64_t wall_ms)
 void gw_logread_output_tail(gw_series *s, const char *dir, size_t input, const char *source)
 {
     char *path = xasprintf("%s/output.log", dir);
-    FILE *f = fopen(path, "rb");
+    FILE *f = gw_file_open_regular(path, "rb");
     free(path);
     if (!f)
         return;
@@ -253,6 +256,8 @@ static void read_mark(gw_event_read *r, const cJSON *o)
     {
         if (!f->string)
             continue;
+        if (r->fields.n >= GW_MARK_MAX_FIELDS)
+            break;
         if (cJSON_IsNumber(f)) {
             gw_event_fields_put(&r->fields, f->string, GW_EVV_NUMBER, f->valuedouble, false, NULL);
         } else if (cJSON_IsString(f)) {

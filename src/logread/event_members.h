@@ -17,6 +17,8 @@
 enum {
     GW_TAIL_MAX_BYTES = 65536, /* output.log is read from this far before its end */
     GW_TAIL_MAX_LINES = 200,   /* and its last lines kept */
+    GW_MARK_MAX_FIELDS = 64,   /* a marker's first fields read; 40,000 took 9 s (duplicate
+                                  keys are looked for in the ones read so far) */
 };
 
 /* An events.jsonl line read back into the bus's event type: the reading edge of gw_event (the

@@ -110,6 +110,26 @@ FILE *gw_lines_open_utf8(const char *path, bool *converted)
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;
+    if (fseek(f, 0, SEEK_SET) != 0) {
+        /* A pipe (`report <(nvidia-smi ...)`, /dev/stdin): read into memory first, since the
+         * readers look ahead and rewind (the first line was lost and the file refused). */
+        char *buf = NULL;
+        size_t n = 0, cap = 0, got;
+        do {
+            buf = xgrow(buf, &cap, n + 65536, 1);
+            got = fread(buf + n, 1, cap - n, f);
+            n += got;
+        } while (got > 0);
+        fclose(f);
+        f = fmemopen(NULL, n + 1, "w+"); /* a copy that fclose frees */
+        if (f && (fwrite(buf, 1, n, f) != n || fseek(f, 0, SEEK_SET) != 0)) {
+            fclose(f);
+            f = NULL;
+        }
+        free(buf);
+        if (!f)
+            return NULL;
+    }
     unsigned char bom[2];
     size_t n = fread(bom, 1, 2, f);
     bool le = n == 2 && bom[0] == 0xff && bom[1] == 0xfe;

@@ -320,15 +320,15 @@ static void fill_identity(gw_series_gpu *g, const row_id *id)
 {
     if (id->uuid && *id->uuid && !*g->uuid) {
         free(g->uuid);
-        g->uuid = xstrdup(id->uuid);
+        g->uuid = gw_series_text(id->uuid, false);
     }
     if (id->pci && *id->pci && !*g->pci_bus_id) {
         free(g->pci_bus_id);
-        g->pci_bus_id = xstrdup(id->pci);
+        g->pci_bus_id = gw_series_text(id->pci, false);
     }
     if (id->name && *id->name && !*g->name) {
         free(g->name);
-        g->name = xstrdup(id->name);
+        g->name = gw_series_text(id->name, false);
     }
 }
 

@@ -4,6 +4,7 @@
 #include "logread/logread.h"
 #include "logread/timeparse.h"
 
+#include "util/gw_file.h"
 #include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
@@ -18,7 +19,7 @@ enum { META_MAX_BYTES = 4 << 20, PROC_CELLS = 16 };
 
 static char *slurp(const char *path, size_t limit)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = gw_file_open_regular(path, "r");
     if (!f)
         return NULL;
     char *buf = xmalloc(limit + 1);
@@ -45,7 +46,7 @@ static void set_str(char **dst, const char *src)
 {
     if (src && *src) {
         free(*dst);
-        *dst = xstrdup(src);
+        *dst = gw_series_text(src, false);
     }
 }
 
@@ -177,12 +178,23 @@ static void read_procs(gw_series *s, size_t input, FILE *f)
     free(line);
 }
 
-/* Opens DIR/NAME and registers it as an input; NULL (and no input) when it does not exist. */
+/* A file of the run directory that is a FIFO, a device or a directory: reading it would block
+ * forever or never end (another user may have planted it). */
+static gw_rc not_regular(gw_error *err, const char *dir, const char *name)
+{
+    return gw_error_set(err, GW_E_IO,
+                        "%s/%s is not a regular file (a FIFO, device or directory): remove it "
+                        "(gpuwatch writes only regular files in a run directory)",
+                        dir, name);
+}
+
+/* Opens DIR/NAME and registers it as an input; NULL (and no input) when it does not exist, or is
+ * not a regular file (errno GW_FILE_NOT_REGULAR). */
 static FILE *open_part(gw_series *s, const char *dir, const char *name, const char *source,
                        size_t *input)
 {
     char *path = xasprintf("%s/%s", dir, name);
-    FILE *f = fopen(path, "r");
+    FILE *f = gw_file_open_regular(path, "r");
     if (f)
         *input = gw_series_add_input(s, path, source, GW_INPUT_RUN_DIR);
     free(path);
@@ -214,6 +226,8 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     char *meta_path = xasprintf("%s/meta.json", dir);
     char *meta_text = slurp(meta_path, META_MAX_BYTES);
     free(meta_path);
+    if (!meta_text && errno == GW_FILE_NOT_REGULAR)
+        return not_regular(err, dir, "meta.json");
     cJSON *meta = meta_text ? cJSON_Parse(meta_text) : NULL;
     free(meta_text);
     char *source = xstrdup(json_str(meta, "host") ? json_str(meta, "host") : dir);
@@ -223,6 +237,10 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     gw_rc rc = GW_OK;
     size_t input;
     FILE *f = open_part(s, dir, "gpu.csv", source, &input);
+    if (!f && errno == GW_FILE_NOT_REGULAR) {
+        rc = not_regular(err, dir, "gpu.csv");
+        goto out;
+    }
     if (!f) {
         rc = gw_error_set(err, GW_E_IO, "%s/gpu.csv: %s (is %s a gpuwatch run directory?)", dir,
                           strerror(errno), dir);
@@ -236,6 +254,19 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     if (meta) {
         apply_meta_devices(s, input, meta);
         apply_meta_complete(&s->inputs[input], meta);
+    }
+    static const char *const parts[] = {"host.csv", "processes.csv", "events.jsonl", "output.log"};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        char *path = xasprintf("%s/%s", dir, parts[i]);
+        FILE *p = gw_file_open_regular(path, "r");
+        bool bad = !p && errno == GW_FILE_NOT_REGULAR;
+        free(path);
+        if (p)
+            fclose(p);
+        if (bad) {
+            rc = not_regular(err, dir, parts[i]);
+            goto out;
+        }
     }
     if ((f = open_part(s, dir, "host.csv", source, &input))) {
         gw_series_host *h = gw_series_add_host(s, input, source);

@@ -87,13 +87,22 @@ void gw_series_free(gw_series *s)
     free(s);
 }
 
+char *gw_series_text(const char *text, bool keep_newlines)
+{
+    char *copy = xstrdup(text ? text : "");
+    for (unsigned char *c = (unsigned char *)copy; *c; c++)
+        if ((*c < 0x20 && !(keep_newlines && *c == '\n')) || *c == 0x7f)
+            *c = '?';
+    return copy;
+}
+
 size_t gw_series_add_input(gw_series *s, const char *path, const char *source, gw_input_kind kind)
 {
     s->inputs = xrealloc(s->inputs, (s->ninputs + 1) * sizeof *s->inputs);
     gw_series_input *in = &s->inputs[s->ninputs];
     memset(in, 0, sizeof *in);
     in->path = xstrdup(path);
-    in->source = xstrdup(source ? source : path);
+    in->source = gw_series_text(source ? source : path, false);
     in->kind = kind;
     in->note = xstrdup("");
     in->complete = -1;
@@ -105,7 +114,7 @@ gw_series_gpu *gw_series_add_gpu(gw_series *s, size_t input, const char *source,
 {
     gw_series_gpu *g = xcalloc(1, sizeof *g);
     g->input = input;
-    g->source = xstrdup(source);
+    g->source = gw_series_text(source, false);
     g->key = xstrdup(key ? key : "");
     g->index = -1;
     g->uuid = xstrdup("");
@@ -135,7 +144,7 @@ static gw_series_host *new_host(size_t input, const char *source)
 {
     gw_series_host *h = xcalloc(1, sizeof *h);
     h->input = input;
-    h->source = xstrdup(source);
+    h->source = gw_series_text(source, false);
     return h;
 }
 
@@ -223,7 +232,7 @@ gw_series_event *gw_series_add_event(gw_series *s, size_t input, int64_t t_ms, c
     e->input = input;
     e->t_ms = t_ms;
     e->type = xstrdup(type);
-    e->text = xstrdup(text ? text : "");
+    e->text = gw_series_text(text, false);
     e->gpu_index = -1;
     e->epoch = -1;
     e->total = -1;
@@ -243,13 +252,13 @@ void gw_series_event_add_field(gw_series_event *e, const char *key, double num, 
     gw_series_field *f = &e->fields[e->nfields++];
     f->key = xstrdup(key);
     f->num = text ? NAN : num;
-    f->text = text ? xstrdup(text) : NULL;
+    f->text = text ? gw_series_text(text, false) : NULL;
 }
 
 void gw_series_event_set(char **member, const char *value)
 {
     free(*member);
-    *member = xstrdup(value ? value : "");
+    *member = gw_series_text(value, false);
 }
 
 double gw_series_event_field_num(const gw_series_event *e, const char *key)
@@ -264,8 +273,10 @@ void gw_series_add_tail(gw_series *s, size_t input, const char *source, const ch
                         size_t lines)
 {
     s->tails = xrealloc(s->tails, (s->ntails + 1) * sizeof *s->tails);
-    s->tails[s->ntails++] = (gw_series_tail){
-        .input = input, .source = xstrdup(source), .text = xstrdup(text), .lines = lines};
+    s->tails[s->ntails++] = (gw_series_tail){.input = input,
+                                             .source = gw_series_text(source, false),
+                                             .text = gw_series_text(text, true),
+                                             .lines = lines};
 }
 
 gw_series_proc *gw_series_add_proc(gw_series *s, size_t input, int64_t t_ms, int gpu_index,
@@ -277,7 +288,7 @@ gw_series_proc *gw_series_add_proc(gw_series *s, size_t input, int64_t t_ms, int
     p->t_ms = t_ms;
     p->gpu_index = gpu_index;
     p->pid = pid;
-    p->name = xstrdup(name ? name : "");
+    p->name = gw_series_text(name, false);
     p->used_mib = used_mib;
     p->in_job = in_job;
     return p;

@@ -179,6 +179,11 @@ typedef struct gw_series {
     const gw_epoch_matcher *epoch_matcher;
 } gw_series;
 
+/* A copy of a string read from a file (a GPU or host name, a process name, an event's text), safe
+ * to print on a terminal: control bytes (but '\n' with keep_newlines) and DEL become '?', so an
+ * escape sequence planted in meta.json or a CSV cannot drive the terminal showing the report. */
+char *gw_series_text(const char *text, bool keep_newlines);
+
 gw_series *gw_series_new(void);
 void gw_series_free(gw_series *s);
 

@@ -1,6 +1,7 @@
 /* PNG/SVG panels drawn with cairo (see plot.h). */
 #include "plot/plot.h"
 
+#include "util/gw_file.h"
 #include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
@@ -187,7 +188,7 @@ static void draw_trace(cairo_t *cr, const panel *p, int axis, const gw_chart_gri
         cairo_set_dash(cr, NULL, 0, 0);
         char c[GW_FMT_SIZE];
         snprintf(label, sizeof label, "%s %s %s", t->label,
-                 gw_fmt_sig(c, sizeof c, t->constant, 4, "?"), gw_chart_metrics[t->metric].unit);
+                 gw_fmt_auto(c, sizeof c, t->constant, "?"), gw_chart_metrics[t->metric].unit);
         text_at(cr, axis == 0 ? p->x + 6 : p->x + p->w - 6, y - 4, label, axis == 0 ? 0 : 1, 11,
                 false);
         return;
@@ -267,7 +268,7 @@ static size_t legend_entries(const panel *p, const panel_data *d, legend_entry *
                 char c[GW_FMT_SIZE];
                 e[n] = (legend_entry){trace_color(p, axis, t), 2, ""};
                 snprintf(e[n++].label, sizeof e->label, "%s %s %s", t->label,
-                         gw_fmt_sig(c, sizeof c, t->constant, 4, "?"),
+                         gw_fmt_auto(c, sizeof c, t->constant, "?"),
                          gw_chart_metrics[t->metric].unit);
             } else if (!p->per_gpu_color) {
                 e[n] = (legend_entry){axis_color[axis], axis, ""};
@@ -428,21 +429,35 @@ static void draw_all(cairo_t *cr, const gw_analysis *a, const gw_plot_opts *o, i
     }
 }
 
+/* cairo's output, into the file being written. */
+static cairo_status_t to_file(void *closure, const unsigned char *data, unsigned int length)
+{
+    return fwrite(data, 1, length, closure) == length ? CAIRO_STATUS_SUCCESS
+                                                      : CAIRO_STATUS_WRITE_ERROR;
+}
+
+/* Written like report's --json/--html (gw_file_out_open_path): another user's symbolic link at
+ * path is replaced, never written through (cairo's own file output followed it and overwrote
+ * what it pointed to), and the image appears whole or not at all. */
 gw_rc gw_plot_write(const gw_analysis *a, const gw_plot_opts *o, const char *path,
                     gw_plot_format fmt, gw_error *err)
 {
+    gw_file_out out;
+    gw_rc rc = gw_file_out_open_path(&out, path, err);
+    if (rc)
+        return rc;
     int width = o->width_px > 0 ? o->width_px : GW_PLOT_WIDTH_PX;
     int panel_h = o->panel_height_px > 0 ? o->panel_height_px : GW_PLOT_PANEL_HEIGHT_PX;
     int height = panel_h * (o->npanels > 0 ? o->npanels : 1);
     cairo_surface_t *surf = fmt == GW_PLOT_SVG
-                                ? cairo_svg_surface_create(path, width, height)
+                                ? cairo_svg_surface_create_for_stream(to_file, out.f, width, height)
                                 : cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
     cairo_t *cr = cairo_create(surf);
     draw_all(cr, a, o, width, panel_h);
     cairo_destroy(cr);
     cairo_status_t st;
     if (fmt == GW_PLOT_PNG)
-        st = cairo_surface_write_to_png(surf, path);
+        st = cairo_surface_write_to_png_stream(surf, to_file, out.f);
     else {
         cairo_surface_finish(surf);
         st = cairo_surface_status(surf);
@@ -452,8 +467,13 @@ gw_rc gw_plot_write(const gw_analysis *a, const gw_plot_opts *o, const char *pat
      * them and leak checkers see a clean exit */
     cairo_debug_reset_static_data();
     FcFini();
-    if (st != CAIRO_STATUS_SUCCESS)
-        return gw_error_set(err, GW_E_IO, "cannot write %s: %s; choose a writable path", path,
-                            cairo_status_to_string(st));
-    return GW_OK;
+    if (st != CAIRO_STATUS_SUCCESS) {
+        int e = out.err_no; /* the failed write's errno (a full disk), 0 if cairo failed */
+        gw_file_out_abort(&out);
+        return gw_error_set(err, GW_E_IO,
+                            "cannot write %s: %s; nothing partial was kept: free some space or "
+                            "choose a writable path",
+                            path, e ? strerror(e) : cairo_status_to_string(st));
+    }
+    return gw_file_out_commit(&out, err);
 }

@@ -2,6 +2,7 @@
 #include "query/query.h"
 
 #include "sampler/sampler.h"
+#include "util/gw_file.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -155,9 +156,15 @@ int gw_query_main(const gw_query_config *cfg)
     signal(SIGPIPE, SIG_IGN);
     tzset();
     int rc = 1;
-    if (cfg->out_path && !(q.out = fopen(cfg->out_path, "w"))) {
-        fprintf(stderr, "gpuwatch query: cannot write %s: %s (-f FILE)\n", cfg->out_path,
-                strerror(errno));
+    if (cfg->out_path && !(q.out = gw_file_open_stream(cfg->out_path))) {
+        if (errno == ELOOP) /* another user's link: never written through */
+            fprintf(stderr,
+                    "gpuwatch query: cannot write %s: it is another user's symbolic link "
+                    "(-f FILE): choose a path of yours\n",
+                    cfg->out_path);
+        else
+            fprintf(stderr, "gpuwatch query: cannot write %s: %s (-f FILE)\n", cfg->out_path,
+                    strerror(errno));
         q.out = NULL;
         goto done;
     }

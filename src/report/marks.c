@@ -3,6 +3,7 @@
 
 #include "util/gw_buf.h"
 #include "util/gw_fmt.h"
+#include "util/gw_json.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -106,10 +107,8 @@ static cJSON *mark_json(const gw_series *s, const gw_series_event *e)
         const gw_series_field *x = &e->fields[f];
         if (x->text)
             cJSON_AddStringToObject(fields, x->key, x->text);
-        else if (isfinite(x->num))
-            cJSON_AddNumberToObject(fields, x->key, x->num);
-        else
-            cJSON_AddNullToObject(fields, x->key);
+        else /* null when absent or absurd (1e308 from `gpuwatch mark -f n=1e308`) */
+            gw_json_add_num(fields, x->key, x->num, -1);
     }
     return o;
 }

@@ -28,8 +28,7 @@ static bool skip_in_table(int field)
 /* A number with as many decimals as its size deserves; "" when absent or absurd (gw_fmt.h). */
 static const char *num(double x, char *buf, size_t size)
 {
-    int dec = fabs(x) >= 100 || x == floor(x) ? 0 : fabs(x) >= 10 ? 1 : fabs(x) >= 1 ? 2 : 3;
-    return gw_fmt_fixed(buf, size, x, dec, 0, "");
+    return gw_fmt_auto(buf, size, x, "");
 }
 
 /* Seconds with `dec` decimals; "?" when absurd. */

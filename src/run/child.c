@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 bool gw_child_want_pty(void)
@@ -85,15 +87,60 @@ fail:;
     _exit(127);
 }
 
-/* The guard process (forked from a threaded program: async-signal-safe calls only). It holds no
- * descriptor of gpuwatch's and blocks every signal; PR_SET_PDEATHSIG turns gpuwatch's death (the
- * death of the thread that forked it, which is the session's thread that lives until gpuwatch
- * exits) into a SIGTERM here, and then the job's process group gets SIGTERM. A SIGTERM from
- * anyone else while gpuwatch lives (a kill of gpuwatch's process group) changes nothing. */
-static void guard(pid_t parent, pid_t job)
+/* After gpuwatch died: reads and drops what the job writes to its stdout and stderr pipes (fds
+ * 3 and 4, -1 when absent) until every writer closed them or GW_GUARD_GRACE_S passed. Without a
+ * reader, the first line a job prints in its SIGTERM handler ("saving checkpoint...") killed it
+ * with SIGPIPE (a BrokenPipeError in Python) before the checkpoint was saved. */
+static void drain(int fds[2])
 {
-    if (syscall(SYS_close_range, 0U, ~0U, 0U) != 0)
-        for (int fd = 0; fd < 4096; fd++)
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char buf[4096];
+    for (;;) {
+        struct pollfd p[2];
+        nfds_t n = 0;
+        for (int i = 0; i < 2; i++)
+            if (fds[i] >= 0)
+                p[n++] = (struct pollfd){.fd = fds[i], .events = POLLIN};
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long left_ms = GW_GUARD_GRACE_S * 1000L - (now.tv_sec - t0.tv_sec) * 1000L -
+                       (now.tv_nsec - t0.tv_nsec) / 1000000L;
+        if (n == 0 || left_ms <= 0)
+            return;
+        int r = poll(p, n, (int)left_ms);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return;
+        for (nfds_t k = 0; k < n; k++)
+            if (p[k].revents && read(p[k].fd, buf, sizeof buf) <= 0)
+                for (int i = 0; i < 2; i++)
+                    if (fds[i] == p[k].fd) {
+                        close(fds[i]);
+                        fds[i] = -1;
+                    }
+    }
+}
+
+/* The guard process (forked from a threaded program: async-signal-safe calls only). It holds no
+ * descriptor of gpuwatch's but the read ends of the job's output pipes (pipe mode; it reads them
+ * only once gpuwatch is gone), and blocks every signal; PR_SET_PDEATHSIG turns gpuwatch's death
+ * (the death of the thread that forked it, which is the session's thread that lives until
+ * gpuwatch exits) into a SIGTERM here, and then the job's process group gets SIGTERM. A SIGTERM
+ * from anyone else while gpuwatch lives (a kill of gpuwatch's process group) changes nothing. */
+static void guard(pid_t parent, pid_t job, int out_fd, int err_fd)
+{
+    /* the job's pipes as fds 3 and 4 (copied above 64 first, so that neither overwrites the
+     * other), everything else closed */
+    int keep[2] = {out_fd >= 0 ? fcntl(out_fd, F_DUPFD, 64) : -1,
+                   err_fd >= 0 ? fcntl(err_fd, F_DUPFD, 64) : -1};
+    for (int i = 0; i < 2; i++)
+        if (keep[i] >= 0)
+            keep[i] = dup2(keep[i], 3 + i);
+    for (int fd = 0; fd < 3; fd++)
+        close(fd);
+    if (syscall(SYS_close_range, 5U, ~0U, 0U) != 0)
+        for (int fd = 5; fd < 4096; fd++)
             close(fd);
     sigset_t all, term;
     sigfillset(&all);
@@ -111,6 +158,7 @@ static void guard(pid_t parent, pid_t job)
         sigtimedwait(&term, NULL, &wait);
     }
     kill(-job, SIGTERM);
+    drain(keep);
     _exit(0);
 }
 
@@ -120,7 +168,7 @@ static void start_guard(gw_child *c)
     pid_t parent = getpid();
     pid_t g = fork();
     if (g == 0)
-        guard(parent, c->pid);
+        guard(parent, c->pid, c->out_fd, c->err_fd);
     if (g < 0)
         return;    /* the job still runs; only its fate if gpuwatch is killed is left to chance */
     setpgid(g, g); /* also here, so that the group exists whoever runs first */

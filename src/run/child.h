@@ -9,7 +9,9 @@
  * async-signal-safe calls, since gpuwatch's sampling threads are already running.
  *
  * The job's fate if gpuwatch dies (even by SIGKILL): a small guard process, forked with the job
- * and stopped by gw_child_close, sends SIGTERM to the job's process group (docs/run-directory.md).
+ * and stopped by gw_child_close, sends SIGTERM to the job's process group (docs/run-directory.md)
+ * and then reads (and drops) the job's output for up to GW_GUARD_GRACE_S, so that a job printing
+ * while it saves a checkpoint is not killed by SIGPIPE.
  *
  * Must not: read the command's output (the session relays it) or wait for it.
  */
@@ -22,6 +24,9 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <termios.h>
+
+/* Seconds the guard keeps the job's output pipes read after gpuwatch died (Slurm's KillWait). */
+#define GW_GUARD_GRACE_S 30
 
 typedef struct gw_child {
     pid_t pid;

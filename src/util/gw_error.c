@@ -10,6 +10,15 @@ gw_rc gw_error_set(gw_error *err, gw_rc rc, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        unsigned char *m = (unsigned char *)err->msg;
+        for (size_t i = 0; m[i]; i++) {
+            if (m[i] == 0xc2 && m[i + 1] >= 0x80 && m[i + 1] <= 0x9f) { /* C1 (CSI) in UTF-8 */
+                m[i] = '?';
+                m[++i] = '?';
+            } else if (m[i] < 0x20 || m[i] == 0x7f) {
+                m[i] = '?';
+            }
+        }
         err->rc = rc;
     }
     return rc;

@@ -36,6 +36,9 @@ typedef struct gw_error {
 } gw_error;
 
 /* Sets err->rc and formats err->msg (truncated to GW_ERROR_MSG_MAX - 1 bytes). err may be NULL.
+ * The message is one line for a terminal: control bytes (C0, DEL, UTF-8 C1) that it quotes from
+ * input (a file name, an INI value, a CSV cell) are written as '?', so an escape sequence in a
+ * hostile file cannot drive the terminal that shows the error.
  * Returns rc so that callers can write `return gw_error_set(err, GW_E_IO, "...")`. */
 gw_rc gw_error_set(gw_error *err, gw_rc rc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -12,15 +12,58 @@
 #include <time.h>
 #include <unistd.h>
 
+FILE *gw_file_open_regular(const char *path, const char *mode)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = GW_FILE_NOT_REGULAR;
+        return NULL;
+    }
+    (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *f = fdopen(fd, mode);
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
+FILE *gw_file_open_stream(const char *path)
+{
+    struct stat lst;
+    bool link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+    if (link && lst.st_uid != geteuid() && lst.st_uid != 0) {
+        errno = ELOOP;
+        return NULL;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | (link ? 0 : O_NOFOLLOW),
+                  GW_FILE_MODE);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        errno = e;
+    }
+    return f;
+}
+
 int gw_file_create_at(int dirfd, const char *name, int extra_flags)
 {
     return openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | extra_flags,
                   GW_FILE_MODE);
 }
 
-/* Creates ".NAME.XXXXXX" beside name: a fresh name each try, so a leftover or a planted file (or
- * link) of that name is skipped, never opened. */
-static int create_tmp(int dirfd, const char *name, char **tmp)
+/* Makes ".NAME.XXXXXX" beside name: a fresh name each try, so a leftover or a planted file (or
+ * link) of that name is skipped, never opened. With anon < 0 creates the file and returns its
+ * descriptor; else gives the anonymous (O_TMPFILE) file anon that name and returns 0. */
+static int create_tmp(int dirfd, const char *name, int anon, char **tmp)
 {
     static atomic_uint counter;
     struct timespec ts;
@@ -33,7 +76,14 @@ static int create_tmp(int dirfd, const char *name, char **tmp)
             suffix[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[(x >> (10 + 5 * i)) % 36];
         suffix[6] = '\0';
         *tmp = xasprintf(".%s.%s", name, suffix);
-        int fd = gw_file_create_at(dirfd, *tmp, O_TRUNC);
+        int fd;
+        if (anon < 0) {
+            fd = gw_file_create_at(dirfd, *tmp, O_TRUNC);
+        } else {
+            char proc[64];
+            snprintf(proc, sizeof proc, "/proc/self/fd/%d", anon);
+            fd = linkat(AT_FDCWD, proc, dirfd, *tmp, AT_SYMLINK_FOLLOW);
+        }
         if (fd >= 0 || errno != EEXIST)
             return fd;
         free(*tmp);
@@ -80,7 +130,11 @@ gw_rc gw_file_out_open_at(gw_file_out *o, int dirfd, const char *name, const cha
     o->dirfd = dirfd;
     o->name = xstrdup(name);
     o->label = xstrdup(label ? label : name);
-    o->fd = create_tmp(dirfd, name, &o->tmp);
+    /* An unnamed file (O_TMPFILE) gets its name only once written and synced: a gpuwatch killed
+     * while writing leaves nothing behind. Where the file system lacks it, a named one. */
+    o->fd = openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, GW_FILE_MODE);
+    if (o->fd < 0)
+        o->fd = create_tmp(dirfd, name, -1, &o->tmp);
     if (o->fd >= 0 && !(o->f = fopencookie(o, "w", (cookie_io_functions_t){.write = cookie_write})))
         close(o->fd);
     if (!o->f) {
@@ -196,11 +250,14 @@ gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err)
         e = o->err_no;
     if (!e && fsync(o->fd) != 0)
         e = errno;
+    if (!e && !o->tmp && create_tmp(o->dirfd, o->name, o->fd, &o->tmp) != 0)
+        e = errno; /* the unnamed file: a name for the moment before the rename */
     close(o->fd);
     if (!e && renameat(o->dirfd, o->tmp, o->dirfd, o->name) != 0)
         e = errno;
     if (e) {
-        unlinkat(o->dirfd, o->tmp, 0);
+        if (o->tmp)
+            unlinkat(o->dirfd, o->tmp, 0);
         gw_error_set(err, GW_E_IO,
                      "cannot write %s: %s; the partial file was removed: free some space or "
                      "choose another place",

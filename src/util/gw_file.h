@@ -5,7 +5,8 @@
  * O_EXCL|O_NOFOLLOW (a name that already exists, a symbolic link included, is an error, never
  * followed or truncated) and mode 0644 less the umask (GW_FILE_MODE). Files that must appear whole
  * (meta.json, summary.json, report.html) are written to a new temporary file beside the target
- * and renamed over it only once every byte was written and synced: a failed write removes the
+ * (unnamed, O_TMPFILE, where the file system allows: a SIGKILL while writing leaves nothing) and
+ * renamed over it only once every byte was written and synced: a failed write removes the
  * temporary file and leaves the target as it was. Must not: decide what goes into a file.
  */
 #ifndef GW_FILE_H
@@ -13,6 +14,7 @@
 
 #include "util/gw_error.h"
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -32,7 +34,7 @@ typedef struct gw_file_out {
     bool own_dirfd;
     bool direct; /* stdout, a character device or a FIFO: written in place, nothing renamed */
     char *name;  /* the target's name in dirfd */
-    char *tmp;   /* the temporary file's name in dirfd */
+    char *tmp;   /* the temporary file's name in dirfd (NULL while it is an unnamed O_TMPFILE) */
     char *label; /* the target as the user knows it, for messages */
     int fd;      /* the temporary file */
     int err_no;  /* the first failed write's errno, 0 if none */
@@ -54,6 +56,20 @@ gw_rc gw_file_out_open_path(gw_file_out *o, const char *path, gw_error *err);
  * failure the temporary file is removed, the target is left as it was, and err says so (GW_E_IO).
  * o is released either way; errno holds the cause of a failure (also after the open functions). */
 gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err);
+
+/* Opens a file of a run directory for reading ("r" or "rb"), following links, only when it is a
+ * regular file: a FIFO planted there would block the reader forever and a device (/dev/zero,
+ * /dev/urandom) never ends. NULL with errno set when it cannot be opened; errno
+ * GW_FILE_NOT_REGULAR when it is not a regular file. */
+#define GW_FILE_NOT_REGULAR EINVAL
+FILE *gw_file_open_regular(const char *path, const char *mode);
+
+/* Opens path for output written as it goes (`query -f FILE`, a log that grows), truncating it,
+ * with the link policy of gw_file_out_open_path: a symbolic link at path that belongs to you or
+ * root is followed, another user's is refused (errno ELOOP) rather than written through; a link
+ * swapped in after the check is not followed either. Mode GW_FILE_MODE less the umask. NULL with
+ * errno on failure. */
+FILE *gw_file_open_stream(const char *path);
 
 /* Gives up: closes and removes the temporary file. NULL members are accepted. */
 void gw_file_out_abort(gw_file_out *o);

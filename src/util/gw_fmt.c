@@ -73,6 +73,13 @@ const char *gw_fmt_sig(char *buf, size_t size, double x, int sig, const char *ab
     return finish(buf, size, tmp, n, absent);
 }
 
+const char *gw_fmt_auto(char *buf, size_t size, double x, const char *absent)
+{
+    double a = fabs(x);
+    int dec = a >= 100 || x == floor(x) ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+    return gw_fmt_fixed(buf, size, x, dec, 0, absent);
+}
+
 void gw_fmt_buf_fixed(gw_buf *b, double x, int decimals, unsigned flags, const char *absent)
 {
     if (!gw_fmt_sane(x)) {

@@ -39,6 +39,11 @@ const char *gw_fmt_fixed(char *buf, size_t size, double x, int decimals, unsigne
 /* x with at most `sig` significant digits (clamped to 1..17), like "%.*g". Absent as above. */
 const char *gw_fmt_sig(char *buf, size_t size, double x, int sig, const char *absent);
 
+/* x with as many decimals as its size deserves, never an exponent: 0 when |x| >= 100 or x is an
+ * integer, 1 from 10, 2 from 1, else 3 (27155 -> "27155", 12.34 -> "12.3", 0.1234 -> "0.123").
+ * For numbers people read (report text, HTML evidence, chart labels). Absent as above. */
+const char *gw_fmt_auto(char *buf, size_t size, double x, const char *absent);
+
 /* The same, appended to a growable buffer. */
 void gw_fmt_buf_fixed(gw_buf *b, double x, int decimals, unsigned flags, const char *absent);
 void gw_fmt_buf_sig(gw_buf *b, double x, int sig, const char *absent);

@@ -60,6 +60,25 @@ static void test_boundaries(void **state)
     assert_string_equal(gw_fmt_sig(b, sizeof b, -0.0, 4, "?"), "0");
 }
 
+/* Numbers people read never switch to an exponent: an H200's 143771 MiB in a verdict's evidence
+ * was "1.438e+05" in the HTML page and on plot reference lines (torture pass, issue 12). */
+static void test_auto_decimals_never_an_exponent(void **state)
+{
+    (void)state;
+    char b[GW_FMT_SIZE];
+    assert_string_equal(gw_fmt_auto(b, sizeof b, 143771, "?"), "143771");
+    assert_string_equal(gw_fmt_auto(b, sizeof b, 543100.25, "?"), "543100");
+    assert_string_equal(gw_fmt_auto(b, sizeof b, 12.34, "?"), "12.3");
+    assert_string_equal(gw_fmt_auto(b, sizeof b, 1.234, "?"), "1.23");
+    assert_string_equal(gw_fmt_auto(b, sizeof b, 0.1234, "?"), "0.123");
+    assert_string_equal(gw_fmt_auto(b, sizeof b, -0.0001, "?"), "0.000");
+    assert_string_equal(gw_fmt_auto(b, sizeof b, 7.0, "?"), "7");
+    assert_string_equal(gw_fmt_auto(b, sizeof b, -GW_FMT_MAX_ABS, "?"), "-1000000000000000");
+    assert_string_equal(gw_fmt_auto(b, sizeof b, 2e15, "?"), "?");
+    assert_string_equal(gw_fmt_auto(b, sizeof b, NAN, "unknown"), "unknown");
+    assert_string_equal(gw_fmt_auto(b, 4, 143771, "?"), "?");
+}
+
 static void test_absurd_values_are_absent(void **state)
 {
     (void)state;
@@ -126,6 +145,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_values),
         cmocka_unit_test(test_boundaries),
+        cmocka_unit_test(test_auto_decimals_never_an_exponent),
         cmocka_unit_test(test_absurd_values_are_absent),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_buf_variants),

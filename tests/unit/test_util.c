@@ -85,6 +85,17 @@ static void test_error(void **state)
     assert_int_equal(gw_error_set(&err, GW_E_IO, "cannot write %s", "x.csv"), GW_E_IO);
     assert_string_equal(err.msg, "cannot write x.csv");
     assert_int_equal(gw_error_set(NULL, GW_E_FORMAT, "ignored"), GW_E_FORMAT);
+    /* quoted input cannot drive the terminal: an INI value "\033]0;pwned\a\033[2J" was echoed
+     * raw in "bad value '...'" (torture pass); UTF-8 text other than C1 controls is kept */
+    gw_error_set(&err, GW_E_USAGE, "bad value '%s'",
+                 "\033]0;pwned\a\033[2J\r\n\x7f\xc2\x9b"
+                 "1m");
+    assert_string_equal(err.msg, "bad value '?]0;pwned??[2J?????1m'");
+    gw_error_set(&err, GW_E_USAGE, "%s",
+                 "\xc2\xb0"
+                 "C \xe2\x80\x94 caf\xc3\xa9 \xc2");
+    assert_string_equal(err.msg, "\xc2\xb0"
+                                 "C \xe2\x80\x94 caf\xc3\xa9 \xc2");
     gw_error_clear(&err);
     assert_int_equal(err.rc, GW_OK);
     assert_string_equal(gw_rc_str(GW_E_USAGE), "usage error");
