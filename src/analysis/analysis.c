@@ -240,7 +240,9 @@ static void epochs_from_events(gw_analysis *a)
     }
 }
 
-/* Keeps the expected marks only when the GPU is busy outside them; fills work_s and busy_pct. */
+/* Keeps the expected marks only when the GPU is busy outside them (a GPU with no work outside
+ * them, one that never worked or only ever worked lightly, has no expected dip: its idle time is
+ * judged as idle, starved or holding memory); fills work_s and busy_pct. */
 static void settle_dips(gw_gpu_analysis *g)
 {
     const double *util = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
@@ -252,7 +254,7 @@ static void settle_dips(gw_gpu_analysis *g)
                  r++)
                 g->in_expected_dip[r] = 1;
         g->busy_pct = g->worked || g->participant ? gw_gpu_mean(g, util, st, true) : NAN;
-        if (pass == 1 || !(g->busy_pct < GW_TH(GW_TH_BUSY_UTIL_PCT)))
+        if (pass == 1 || g->busy_pct >= GW_TH(GW_TH_BUSY_UTIL_PCT))
             break;
         for (size_t d = 0; d < g->ndips; d++) /* not GPU-bound: no dip is "expected" */
             g->dips[d].expected = false;

@@ -9,6 +9,10 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
                              "starved"},
     [GW_TH_STARVED_CRITICAL_PCT] = {"starved_critical_util_pct", 50,
                                     "mean utilization.gpu < this: starvation is critical"},
+    [GW_TH_LAUNCH_QUIET_PCT] = {"launch_quiet_share_pct", 5,
+                                "starved, yet utilization.gpu below work_util_pct in at most "
+                                "this share of the work time: never left waiting, only lightly "
+                                "used - launch-bound"},
     [GW_TH_MIN_STEADY_S] = {"min_steady_s", 10, "shorter steady states are not judged"},
     [GW_TH_MIN_STEADY_SAMPLES] = {"min_steady_samples", 10,
                                   "steady states with fewer samples are not judged (busy, "

@@ -14,6 +14,7 @@ typedef enum gw_threshold_id {
     GW_TH_IDLE_UTIL_PCT,        /* util < this: an idle sample */
     GW_TH_BUSY_UTIL_PCT,        /* mean util of the work time >= this: busy; < this: starved */
     GW_TH_STARVED_CRITICAL_PCT, /* mean util < this: starved is critical */
+    GW_TH_LAUNCH_QUIET_PCT,     /* starved, util < work_util_pct at most this % of the time */
     GW_TH_MIN_STEADY_S,         /* steady state shorter than this: too short to judge */
     GW_TH_MIN_STEADY_SAMPLES,   /* ... or with fewer samples than this (a 60 s log's 2 rows) */
     GW_TH_TAIL_RELEASE_PCT,     /* memory.used below this % of its peak to the end: job over */

@@ -245,13 +245,55 @@ static void underfilled(gw_analysis *a, gw_gpu_analysis *g)
                        power, limit, 100 * ratio, 100 * GW_TH(GW_TH_UNDERFILL_POWER_RATIO));
 }
 
+static const char *const suggest_launch =
+    "The GPU is never left waiting but gets only tiny pieces of work: kernel launches, not data, "
+    "set the pace. Raise the batch size, capture the step with CUDA graphs or "
+    "torch.compile(mode=\"reduce-overhead\"), and remove per-step synchronisation (.item(), "
+    ".cpu(), printing tensors).";
+
+/* Share (%) of the work time with utilization.gpu below work_util_pct: no kernel at all. */
+static double quiet_share_of_work(const gw_gpu_analysis *g)
+{
+    const double *u = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
+    gw_span st = g->phase[GW_PHASE_STEADY].span;
+    double quiet = 0, all = 0;
+    for (size_t r = st.begin; r < st.end; r++) {
+        if (!gw_work_row(g, r) || isnan(u[r]))
+            continue;
+        all += g->dt_s[r];
+        quiet += u[r] < GW_TH(GW_TH_WORK_UTIL_PCT) ? g->dt_s[r] : 0;
+    }
+    return all > 0 ? 100.0 * quiet / all : NAN;
+}
+
+/* A starved GPU that is lightly and steadily used (8 % for a whole minute, no quiet stretch) does
+ * not wait for data between bursts: its work comes in a trickle of small launches. The verdict
+ * says so (launch-bound) and gets the suggestion for it; its cause stays what the host showed. */
+static void launch_bound(gw_gpu_analysis *g, gw_verdict *v)
+{
+    double quiet = quiet_share_of_work(g);
+    if (!(quiet <= GW_TH(GW_TH_LAUNCH_QUIET_PCT)))
+        return;
+    double sm = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_ACTIVE_PCT), gw_work_row);
+    gw_verdict_check(v, "quiet_share_pct", quiet, "<=", GW_TH_LAUNCH_QUIET_PCT);
+    gw_verdict_text(v, "pattern", "launch_bound");
+    char sm_txt[48] = "";
+    if (!isnan(sm))
+        snprintf(sm_txt, sizeof sm_txt, ", SM activity %.1f%%", sm);
+    gw_verdict_say(v, suggest_launch,
+                   "GPU lightly and steadily used: busy %.1f%% of the steady state (%.0f s) with "
+                   "no quiet stretch%s; launch-bound; cause: %s",
+                   g->busy_pct, g->work_s, sm_txt, v->cause ? v->cause : "unknown");
+}
+
 void gw_check_starved_underfilled(gw_analysis *a, gw_gpu_analysis *g)
 {
     if (!judged(g))
         return;
-    if (g->busy_pct < GW_TH(GW_TH_BUSY_UTIL_PCT))
+    if (g->busy_pct < GW_TH(GW_TH_BUSY_UTIL_PCT)) {
         starved(a, g);
-    else
+        launch_bound(g, &a->verdicts.v[a->verdicts.n - 1]);
+    } else
         underfilled(a, g);
 }
 

@@ -2,6 +2,7 @@
 #include "analysis/checks.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define REASON_SW_POWER_CAP   0x4u
@@ -140,14 +141,17 @@ void gw_check_power(gw_analysis *a, gw_gpu_analysis *g)
                        "chassis): ask the administrator to check PSU redundancy and the node's "
                        "power policy.",
                        "hardware power brake during %.1f%% of the steady state", brake);
-    else
+    else {
+        char limit[32] = ""; /* a limit that was not recorded is left out */
+        if (!isnan(g->gpu->power_limit_w))
+            snprintf(limit, sizeof limit, " (%.0f W)", g->gpu->power_limit_w);
         gw_verdict_say(v,
                        "The GPU runs at its power limit, doing all the work its power budget "
                        "allows. If the limit was lowered (`nvidia-smi -q -d POWER` shows default "
                        "and current), restoring it (`nvidia-smi -pl`) buys speed; else nothing to "
                        "fix.",
-                       "at the power limit (%.0f W) during %.1f%% of the steady state",
-                       g->gpu->power_limit_w, cap);
+                       "at the power limit%s during %.1f%% of the steady state", limit, cap);
+    }
 }
 
 void gw_check_gpu_lost(gw_analysis *a)

@@ -18,5 +18,6 @@ int gw_cmd_check(int argc, char **argv);
 int gw_cmd_live(int argc, char **argv);
 int gw_cmd_query(int argc, char **argv);
 int gw_cmd_mark(int argc, char **argv);
+int gw_cmd_log(int argc, char **argv);
 
 #endif

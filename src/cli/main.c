@@ -19,6 +19,7 @@ static const gw_command commands[] = {
     {"check", gw_cmd_check, "check every GPU before training (Nagios exit codes)"},
     {"query", gw_cmd_query, "nvidia-smi --query-gpu compatible CSV (gpuwatch query --help)"},
     {"mark", gw_cmd_mark, "record a marker (epoch, step, ...) in the run that wraps this job"},
+    {"log", gw_cmd_log, "the job's output with bar redraws collapsed and each line's time"},
     {"serve", gw_cmd_serve, "serve every GPU's values to Prometheus (dcgm-exporter's names)"},
 };
 

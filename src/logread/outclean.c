@@ -1,0 +1,142 @@
+/* output.log cleaned: bar redraws collapsed, lines with their times (see outclean.h). */
+#include "logread/outclean.h"
+
+#include "util/gw_buf.h"
+#include "util/xalloc.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CHUNK = 65536, SEGMENT_MAX = 1 << 20 }; /* a redraw longer than 1 MiB is cut */
+
+typedef struct clean {
+    gw_buf seg, keep;        /* the redraw being read; the line's last non-blank redraw */
+    int64_t seg_ms, keep_ms; /* when their last character arrived */
+    bool open;               /* bytes of a line not yet delivered */
+    int esc;                 /* 0 none, 1 after ESC, 2 inside CSI, 3 inside OSC */
+    gw_outclean_fn fn;
+    void *ctx;
+} clean;
+
+static bool blank(const gw_buf *b)
+{
+    for (size_t i = 0; i < b->len; i++)
+        if (b->data[i] != ' ' && b->data[i] != '\t')
+            return false;
+    return true;
+}
+
+static void end_redraw(clean *c)
+{
+    if (c->seg.len && !blank(&c->seg)) {
+        gw_buf t = c->keep;
+        c->keep = c->seg;
+        c->seg = t;
+        c->keep_ms = c->seg_ms;
+    }
+    gw_buf_reset(&c->seg);
+}
+
+static void end_line(clean *c, int64_t ms)
+{
+    end_redraw(c);
+    /* a line of blank redraws only (an empty line) is as old as its line end */
+    c->fn(c->ctx, c->keep.len ? c->keep.data : "", c->keep.len, c->keep.len ? c->keep_ms : ms);
+    gw_buf_reset(&c->keep);
+    c->open = false;
+}
+
+static void feed(clean *c, const char *data, size_t n, int64_t ms)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = (unsigned char)data[i];
+        c->open = true;
+        switch (c->esc) { /* the escape rules of util/line_split.c */
+        case 1:
+            c->esc = ch == '[' ? 2 : ch == ']' ? 3 : 0;
+            continue;
+        case 2:
+            if (ch >= 0x40 && ch <= 0x7e)
+                c->esc = 0;
+            continue;
+        case 3:
+            c->esc = ch == 0x07 ? 0 : ch == 0x1b ? 1 : 3;
+            continue;
+        default:
+            break;
+        }
+        if (ch == 0x1b) {
+            c->esc = 1;
+        } else if (ch == '\n') {
+            end_line(c, ms);
+        } else if (ch == '\r') {
+            end_redraw(c);
+        } else if (c->seg.len < SEGMENT_MAX) {
+            gw_buf_append(&c->seg, (const char *)&data[i], 1);
+            c->seg_ms = ms;
+        }
+    }
+}
+
+/* The next "OFFSET MS" entry of output.idx (its header lines start with '#'). */
+static bool next_entry(FILE *idx, char **line, size_t *cap, uint64_t *off, int64_t *ms)
+{
+    while (idx && getline(line, cap, idx) >= 0)
+        if ((*line)[0] != '#' && sscanf(*line, "%" SCNu64 " %" SCNd64, off, ms) == 2)
+            return true;
+    return false;
+}
+
+gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_fn fn, void *ctx,
+                       gw_error *err)
+{
+    FILE *idx = NULL;
+    if (idx_path && !(idx = fopen(idx_path, "r")))
+        return gw_error_set(err, GW_E_IO, "%s: %s", idx_path, strerror(errno));
+    FILE *log = fopen(log_path, "rb");
+    if (!log) {
+        int e = errno;
+        if (idx)
+            fclose(idx);
+        return gw_error_set(err, GW_E_IO, "%s: %s", log_path, strerror(e));
+    }
+    clean c = {.fn = fn, .ctx = ctx};
+    char *line = NULL, *buf = xmalloc(CHUNK);
+    size_t cap = 0;
+    uint64_t pos = 0, next_off = 0, off0 = 0;
+    int64_t ms = 0, next_ms = 0;
+    next_entry(idx, &line, &cap, &off0, &ms); /* bytes before the first entry: its time */
+    bool more = next_entry(idx, &line, &cap, &next_off, &next_ms);
+    gw_rc rc = GW_OK;
+    for (;;) {
+        size_t want = CHUNK;
+        if (more && next_off - pos < want)
+            want = (size_t)(next_off - pos);
+        size_t got = want ? fread(buf, 1, want, log) : 0;
+        if (want && got == 0) {
+            if (ferror(log))
+                rc = gw_error_set(err, GW_E_IO, "%s: %s", log_path, strerror(errno));
+            break;
+        }
+        feed(&c, buf, got, ms);
+        pos += got;
+        while (more && pos >= next_off) { /* bytes from next_off on arrived at next_ms */
+            ms = next_ms;
+            more = next_entry(idx, &line, &cap, &next_off, &next_ms);
+        }
+    }
+    if (!rc && c.open)
+        end_line(&c, ms);
+    gw_buf_free(&c.seg);
+    gw_buf_free(&c.keep);
+    free(buf);
+    free(line);
+    fclose(log);
+    if (idx)
+        fclose(idx);
+    return rc;
+}
