@@ -10,6 +10,9 @@ Rules (curl's checksrc is the model: one line per finding, file:line: what and h
                   constant (gwn_*, GWN_*), the loader (gw_nvml, gw_nvml_open/load/close/...), a
                   function pointer of the loader (->DeviceGetXxx(...), .DeviceGetXxx(...)), a
                   library loaded by hand (dlopen, dlsym) or an include of src/nvml
+  must-use        a header declares a function returning gw_rc without GW_MUST_USE
+                  (warn_unused_result), so a dropped error would compile; gw_error_set, which
+                  returns its rc argument for `return gw_error_set(...)`, is the one exception
   fake            production code that names the fake library ("fake-nvml", FAKE_NVML_*,
                   fakeNvmlSetTime, also split over adjacent literals "FAKE_" "NVML"): a
                   simulator announces itself through gpuwatch_nvml_banner instead
@@ -56,6 +59,9 @@ NVML_PATTERNS = [
 # literals on one line are joined first ("fake" "-nvml").
 FAKE = re.compile(r"fake[-_]?nvml", re.IGNORECASE)
 ADJACENT = re.compile(r'"\s*"')
+# A header's function declaration returning gw_rc; GW_MUST_USE must come before it on the line.
+RC_DECL = re.compile(r"^\s*(?:extern\s+)?gw_rc\s+(\w+)\s*\(")
+MUST_USE_EXEMPT = {"gw_error_set"}
 
 
 def strip_comments(text):
@@ -115,6 +121,12 @@ def check_file(path, rel, folder, findings):
                 "%s:%d: upward include \"%s/...\": src/%s is %s and may include only lower "
                 "layers; move what both need down (docs/architecture.md) [upward-include]"
                 % (rel, no, to, folder, layer_words(RANK[folder])))
+        d = RC_DECL.match(line) if rel.endswith(".h") else None
+        if d and d.group(1) not in MUST_USE_EXEMPT:
+            findings.append(
+                "%s:%d: %s returns gw_rc without GW_MUST_USE: declare it "
+                "`GW_MUST_USE gw_rc %s(...)` so that a dropped error does not compile [must-use]"
+                % (rel, no, d.group(1), d.group(1)))
         if FAKE.search(ADJACENT.sub("", line)):
             findings.append(
                 "%s:%d: production code names the fake NVML library: use the library's banner "

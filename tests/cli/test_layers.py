@@ -131,3 +131,21 @@ def test_the_rules_are_not_fooled_by_other_spellings(tmp_path):
     assert "an NVML function pointer" in lines[6]
     assert "an NVML header" in lines[7]
     assert lines[-1] == "check-layers: 9 findings"
+
+
+def test_a_gw_rc_without_must_use_is_found(tmp_path):
+    src = tree(tmp_path, {
+        "util/gw_file.h": "gw_rc gw_file_commit(gw_file *f, gw_error *err);\n"
+                          "GW_MUST_USE gw_rc gw_file_open(const char *p, gw_error *err);\n"
+                          "gw_rc gw_error_set(gw_error *err, gw_rc rc, const char *fmt, ...);\n",
+        "util/gw_file.c": "gw_rc gw_file_commit(gw_file *f, gw_error *err) { return 0; }\n"
+                          "static gw_rc helper(void) { return 0; }\n",
+    })
+    r = check(src)
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == [
+        "src/util/gw_file.h:1: gw_file_commit returns gw_rc without GW_MUST_USE: declare it "
+        "`GW_MUST_USE gw_rc gw_file_commit(...)` so that a dropped error does not compile "
+        "[must-use]",
+        "check-layers: 1 finding",
+    ]
