@@ -265,7 +265,10 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
                 num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], sizeof b[3]),
                 g->energy_from_counter ? "the energy counter" : "power.draw");
     if (g->whole.energy_partial)
-        fprintf(out, "  energy is partial: gaps of more than 5 intervals were not bridged\n");
+        fprintf(out, "  energy is partial: %s\n",
+                gw_verdict_find(&a->verdicts, GW_V_GPU_LOST, (int)g->slot)
+                    ? "the GPU was lost (see its verdict)"
+                    : "gaps of more than 5 intervals were not bridged");
     fprintf(out, "  time (whole record):");
     for (int c = 0; c < GW_TIME_COUNT; c++)
         fprintf(out, " %s %s s%s", gw_time_check_name((gw_time_check)c),
