@@ -262,13 +262,16 @@ static void epochs_from_dips(gw_analysis *a, const gw_gpu_analysis *g)
 {
     a->epochs = xcalloc(g->ndips + 1, sizeof *a->epochs);
     int64_t start = g->phase[GW_PHASE_STEADY].span.start_ms;
+    size_t n = 0;
     for (size_t d = 0; d <= g->ndips; d++) {
         int64_t end = d < g->ndips ? g->dips[d].span.end_ms : g->phase[GW_PHASE_STEADY].span.end_ms;
-        a->epochs[d] =
+        if (d == g->ndips && end <= start)
+            break; /* the last dip ends the steady state (validation, then exit): no epoch after */
+        a->epochs[n++] =
             (gw_epoch){.number = (long)d + 1, .total = -1, .start_ms = start, .end_ms = end};
         start = end;
     }
-    a->nepochs = g->ndips + 1;
+    a->nepochs = n;
     a->epoch_origin = GW_EPOCHS_DIPS;
 }
 

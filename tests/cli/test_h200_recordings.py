@@ -79,3 +79,7 @@ def test_earlier_recordings():
     v = next(v for v in s["verdicts"] if v["id"] == "expected_dips")
     assert v["severity"] == "warning" and v["evidence"]["busy_pct"] >= 80
     assert "gpu_starved" not in {v["id"] for v in s["verdicts"]}
+    # the epochs told by the dips are the job's 3 (--epochs 3): the last validation ends the
+    # steady state, and no empty fourth epoch follows it
+    assert [(e["epoch"], round(e["duration_s"], 1)) for e in s["epochs"]] == [
+        (1, 10.8), (2, 11.6), (3, 11.8)]

@@ -123,6 +123,34 @@ static void test_dips_regular_without_epochs(void **state)
     gw_series_free(s);
 }
 
+static void test_no_empty_epoch_after_a_last_dip_ending_the_steady_state(void **state)
+{
+    (void)state;
+    /* 5 cycles of 17 s busy, 3 s idle; the job lets go of its memory right after the fifth dip
+     * (validation, then exit), so the steady state ends where that dip ends: 5 epochs, not a
+     * sixth of 0 s after the last dip (the resnet50 recording showed "4 ... 0.0 s") */
+    size_t n = 10 + 5 * 20 + 12;
+    gw_series *s = synth_new(1, n);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, n, 0);
+    synth_set(s, 0, GW_F_MEM_USED_MIB, 0, n, 0);
+    synth_set(s, 0, GW_F_MEM_USED_MIB, 10, 10 + 5 * 20, 20000);
+    for (size_t k = 0; k < 5; k++)
+        synth_set(s, 0, GW_F_UTIL_GPU_PCT, 10 + k * 20, 10 + k * 20 + 17, 100);
+    /* the last dip's last row still shows a little work (6 %: work, but idle), as a job's
+     * shutdown does, so the steady state runs to its end */
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 10 + 5 * 20 - 1, 10 + 5 * 20, 6);
+    gw_analysis *a = synth_analyze(s);
+    const gw_gpu_analysis *g = &a->gpus[0];
+    assert_int_equal(g->ndips, 5);
+    assert_true(g->dips[4].span.end_ms == g->phase[GW_PHASE_STEADY].span.end_ms);
+    assert_int_equal(a->epoch_origin, GW_EPOCHS_DIPS);
+    assert_int_equal(a->nepochs, 5);
+    for (size_t e = 0; e < a->nepochs; e++)
+        assert_int_equal(a->epochs[e].end_ms - a->epochs[e].start_ms, 20000);
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
 static void test_dip_shorter_than_min_is_no_dip(void **state)
 {
     (void)state;
@@ -157,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_energy_counter_read_rarely),
         cmocka_unit_test(test_never_worked),
         cmocka_unit_test(test_dips_regular_without_epochs),
+        cmocka_unit_test(test_no_empty_epoch_after_a_last_dip_ending_the_steady_state),
         cmocka_unit_test(test_dip_shorter_than_min_is_no_dip),
         cmocka_unit_test(test_mark_epochs),
     };
