@@ -9,7 +9,8 @@ Rules (curl's checksrc is the model: one line per finding, file:line: what and h
   nvml            outside src/nvml and src/sampler: an NVML call (nvmlXxx(...)), an NVML type or
                   constant (gwn_*, GWN_*), the loader (gw_nvml, gw_nvml_open/load/close/...), a
                   function pointer of the loader (->DeviceGetXxx(...), .DeviceGetXxx(...)), a
-                  library loaded by hand (dlopen, dlsym) or an include of src/nvml
+                  library loaded by hand (dlopen, dlsym), a call built by token pasting
+                  (nvml##x) or an include of src/nvml
   must-use        a header declares a function returning gw_rc without GW_MUST_USE
                   (warn_unused_result), so a dropped error would compile; gw_error_set, which
                   returns its rc argument for `return gw_error_set(...)`, is the one exception
@@ -48,7 +49,7 @@ RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}
 # "x/y.h" and <x/y.h> alike (src/ is on the include path), "../x/y.h" and "a/../x/y.h" resolved.
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 NVML_PATTERNS = [
-    (re.compile(r"\bnvml[A-Z]\w*\s*\("), "an NVML call"),
+    (re.compile(r"\bnvml[A-Z]\w*\s*\(|\bnvml\s*##"), "an NVML call"),
     (re.compile(r"\b(gwn|GWN)_\w+"), "an NVML type or constant"),
     (re.compile(r"\bgw_nvml\b|\bgw_nvml_(open|load|close|return_name|init_message|call_message|"
                 r"is_unsupported)\b"), "the NVML loader"),

@@ -108,7 +108,8 @@ def test_the_rules_are_not_fooled_by_other_spellings(tmp_path):
         "record/d.c": '#include "../nvml/nvml_lib.h"\n',
         "query/e.c": 'void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW);\n'
                      'void *f = dlsym(h, "nvmlDeviceGetCount_v2");\n',
-        "query/f.c": "int v = lib.DeviceGetCount(&n);\nint w = s.Device;\n",
+        "query/f.c": "int v = lib.DeviceGetCount(&n);\nint w = s.Device;\n"
+                     "#define NV(f) nvml##f\n",
         "cli/g.c": 'const char *e = getenv("FAKE_" "NVML_SCENARIO");\n',
         "run/h.c": 'void *set = sym("fakeNvmlSetTime");\n',
     })
@@ -123,14 +124,16 @@ def test_the_rules_are_not_fooled_by_other_spellings(tmp_path):
         "src/query/e.c:1 [nvml]",
         "src/query/e.c:2 [nvml]",
         "src/query/f.c:1 [nvml]",
+        "src/query/f.c:3 [nvml]",
         "src/record/d.c:1 [nvml]",
         "src/run/h.c:1 [fake]",
     ]
     assert 'upward include "run/..."' in lines[0]
     assert "a library loaded by hand (dlopen, dlsym)" in lines[4]
     assert "an NVML function pointer" in lines[6]
-    assert "an NVML header" in lines[7]
-    assert lines[-1] == "check-layers: 9 findings"
+    assert "an NVML call" in lines[7]
+    assert "an NVML header" in lines[8]
+    assert lines[-1] == "check-layers: 10 findings"
 
 
 def test_a_gw_rc_without_must_use_is_found(tmp_path):
