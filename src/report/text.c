@@ -32,6 +32,11 @@ static const char *num(double x, char *buf, size_t size)
     return gw_fmt_fixed(buf, size, x, dec, 0, "");
 }
 
+const char *gw_report_evidence_num(double x, char *buf, size_t size)
+{
+    return gw_fmt_sane(x) ? num(x, buf, size) : "unknown";
+}
+
 /* Seconds with `dec` decimals; "?" when absurd. */
 static const char *secs(double s, int dec, char *buf, size_t size)
 {
@@ -122,8 +127,7 @@ static void evidence_line(FILE *out, const gw_verdict *v)
             fprintf(out, " %s=%s", ev->key, ev->text);
         } else {
             char b[GW_FMT_SIZE];
-            fprintf(out, " %s=%s", ev->key,
-                    gw_fmt_sane(ev->value) ? num(ev->value, b, sizeof b) : "unknown");
+            fprintf(out, " %s=%s", ev->key, gw_report_evidence_num(ev->value, b, sizeof b));
         }
         if (ev->threshold >= 0) {
             char b[GW_FMT_SIZE];
