@@ -140,11 +140,15 @@ static void evidence_line(FILE *out, const gw_verdict *v)
 
 const char *gw_report_no_verdict_reason(const gw_analysis *a)
 {
-    size_t without_util = 0;
-    for (size_t i = 0; i < a->ngpus; i++)
+    size_t without_util = 0, worked = 0;
+    for (size_t i = 0; i < a->ngpus; i++) {
         without_util += !gw_series_gpu_values(a->gpus[i].gpu, GW_F_UTIL_GPU_PCT);
+        worked += a->gpus[i].worked;
+    }
     if (a->ngpus && without_util == a->ngpus)
         return "utilisation not recorded, so busy and idle cannot be judged";
+    if (a->ngpus && without_util == 0 && worked == 0)
+        return "no GPU worked (utilization.gpu below work_util_pct throughout)";
     return "not enough steady-state data to judge";
 }
 

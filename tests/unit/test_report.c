@@ -244,6 +244,31 @@ static void test_evidence_numbers_equal_in_text_and_html(void **state)
     gw_series_free(s);
 }
 
+/* A record in which no GPU ever worked says so, not "not enough steady-state data". */
+static void test_no_verdict_when_no_gpu_worked_says_so(void **state)
+{
+    (void)state;
+    gw_series *s = synth_new(2, 30);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, 30, 0);
+    synth_set(s, 1, GW_F_UTIL_GPU_PCT, 0, 30, 3);
+    gw_analysis *a = synth_analyze(s);
+    assert_int_equal(a->verdicts.n, 0);
+    const char *why = gw_report_no_verdict_reason(a);
+    assert_string_equal(why, "no GPU worked (utilization.gpu below work_util_pct throughout)");
+    gw_analysis_free(a);
+    gw_series_free(s);
+    /* one GPU worked (briefly: too short to judge): the old reason */
+    s = synth_new(2, 30);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, 30, 0);
+    synth_set(s, 1, GW_F_UTIL_GPU_PCT, 0, 30, 0);
+    synth_set(s, 1, GW_F_UTIL_GPU_PCT, 10, 12, 90);
+    a = synth_analyze(s);
+    assert_int_equal(a->verdicts.n, 0);
+    assert_string_equal(gw_report_no_verdict_reason(a), "not enough steady-state data to judge");
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -252,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_json_nan_is_null),
         cmocka_unit_test(test_renderers_hold_absurd_values),
         cmocka_unit_test(test_evidence_numbers_equal_in_text_and_html),
+        cmocka_unit_test(test_no_verdict_when_no_gpu_worked_says_so),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
