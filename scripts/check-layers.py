@@ -2,19 +2,27 @@
 """check-layers: fails when src/ breaks gpuwatch's layering (docs/architecture.md).
 
 Rules (curl's checksrc is the model: one line per finding, file:line: what and how to fix):
-  upward-include  a file in src/A includes "B/..." where B's layer is not below A's;
-                  two folders of one layer do not include each other either
+  upward-include  a file in src/A includes "B/..." (or <B/...>, "../B/...", "A/../B/...") where
+                  B's layer is not below A's; two folders of one layer do not include each other
+                  either
   unknown-folder  a folder of src/ that LAYERS does not place
   nvml            outside src/nvml and src/sampler: an NVML call (nvmlXxx(...)), an NVML type or
                   constant (gwn_*, GWN_*), the loader (gw_nvml, gw_nvml_open/load/close/...), a
-                  function pointer of the loader (->DeviceGetXxx(...)) or #include "nvml/..."
-  fake            production code that names the fake library ("fake-nvml", FAKE_NVML_*): a
+                  function pointer of the loader (->DeviceGetXxx(...), .DeviceGetXxx(...)), a
+                  library loaded by hand (dlopen, dlsym), a call built by token pasting
+                  (nvml##x) or an include of src/nvml
+  must-use        a header declares a function returning gw_rc without GW_MUST_USE
+                  (warn_unused_result), so a dropped error would compile; gw_error_set, which
+                  returns its rc argument for `return gw_error_set(...)`, is the one exception
+  fake            production code that names the fake library ("fake-nvml", FAKE_NVML_*,
+                  fakeNvmlSetTime, also split over adjacent literals "FAKE_" "NVML"): a
                   simulator announces itself through gpuwatch_nvml_banner instead
 
 Usage: scripts/check-layers.py [SRC_DIR]   (default: src/ beside this script)
 Exit status: 0 clean, 1 findings, 2 usage error.
 """
 import os
+import posixpath
 import re
 import sys
 
@@ -38,16 +46,23 @@ LAYERS = [
 NVML_FOLDERS = {"nvml", "sampler"}
 
 RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"/]+)/[^"]*"')
+# "x/y.h" and <x/y.h> alike (src/ is on the include path), "../x/y.h" and "a/../x/y.h" resolved.
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 NVML_PATTERNS = [
-    (re.compile(r"\bnvml[A-Z]\w*\s*\("), "an NVML call"),
+    (re.compile(r"\bnvml[A-Z]\w*\s*\(|\bnvml\s*##"), "an NVML call"),
     (re.compile(r"\b(gwn|GWN)_\w+"), "an NVML type or constant"),
     (re.compile(r"\bgw_nvml\b|\bgw_nvml_(open|load|close|return_name|init_message|call_message|"
                 r"is_unsupported)\b"), "the NVML loader"),
-    (re.compile(r"->\s*(System|Device|Gpm|Event)[A-Z]\w*\s*\("), "an NVML function pointer"),
-    (re.compile(r'^\s*#\s*include\s+"nvml/'), "an NVML header"),
+    (re.compile(r"(->|\.)\s*(System|Device|Gpm|Event)[A-Z]\w*\s*\("), "an NVML function pointer"),
+    (re.compile(r"\bdl(open|sym|vsym|mopen)\s*\("), "a library loaded by hand (dlopen, dlsym)"),
 ]
-FAKE = re.compile(r"fake-nvml|FAKE_NVML")
+# The fake's directory, its variables and its own exports (fakeNvmlSetTime), in any case; string
+# literals on one line are joined first ("fake" "-nvml").
+FAKE = re.compile(r"fake[-_]?nvml", re.IGNORECASE)
+ADJACENT = re.compile(r'"\s*"')
+# A header's function declaration returning gw_rc; GW_MUST_USE must come before it on the line.
+RC_DECL = re.compile(r"^\s*(?:extern\s+)?gw_rc\s+(\w+)\s*\(")
+MUST_USE_EXEMPT = {"gw_error_set"}
 
 
 def strip_comments(text):
@@ -86,27 +101,47 @@ def layer_words(rank):
     return "layer %d (%s)" % (rank, ", ".join(LAYERS[rank]))
 
 
+def included_folder(rel, target):
+    """The src/ folder an include names, or None (a file of the same folder, a system header):
+    "./x.h" and "../run/x.h" are resolved from the including file, "a/../run/x.h" is run's."""
+    target = target.strip()
+    if target.startswith("."):
+        target = posixpath.join(posixpath.dirname(rel[len("src/"):]), target)
+    parts = posixpath.normpath(target).split("/")
+    return parts[0] if len(parts) > 1 and parts[0] in RANK else None
+
+
 def check_file(path, rel, folder, findings):
     with open(path, encoding="utf-8", errors="replace") as f:
         code = strip_comments(f.read())
     for no, line in enumerate(code.split("\n"), 1):
         m = INCLUDE.match(line)
-        if m and m.group(1) != folder and m.group(1) in RANK:
-            to = m.group(1)
-            if RANK[to] >= RANK[folder]:
-                findings.append(
-                    "%s:%d: upward include \"%s/...\": src/%s is %s and may include only lower "
-                    "layers; move what both need down (docs/architecture.md) [upward-include]"
-                    % (rel, no, to, folder, layer_words(RANK[folder])))
-        if FAKE.search(line):
+        to = included_folder(rel, m.group(2)) if m else None
+        if to and to != folder and RANK[to] >= RANK[folder]:
+            findings.append(
+                "%s:%d: upward include \"%s/...\": src/%s is %s and may include only lower "
+                "layers; move what both need down (docs/architecture.md) [upward-include]"
+                % (rel, no, to, folder, layer_words(RANK[folder])))
+        d = RC_DECL.match(line) if rel.endswith(".h") else None
+        if d and d.group(1) not in MUST_USE_EXEMPT:
+            findings.append(
+                "%s:%d: %s returns gw_rc without GW_MUST_USE: declare it "
+                "`GW_MUST_USE gw_rc %s(...)` so that a dropped error does not compile [must-use]"
+                % (rel, no, d.group(1), d.group(1)))
+        if FAKE.search(ADJACENT.sub("", line)):
             findings.append(
                 "%s:%d: production code names the fake NVML library: use the library's banner "
                 "(gw_sampler_system()->banner) instead [fake]" % (rel, no))
         if folder in NVML_FOLDERS:
             continue
         bare = blank_strings(line)
+        if to == "nvml":
+            findings.append(
+                "%s:%d: an NVML header outside src/nvml and src/sampler: get the value through "
+                "the sampler's API (sampler.h, probe.h) [nvml]" % (rel, no))
+            continue
         for pattern, what in NVML_PATTERNS:
-            if pattern.search(line if what == "an NVML header" else bare):
+            if pattern.search(bare):
                 findings.append(
                     "%s:%d: %s outside src/nvml and src/sampler: get the value through the "
                     "sampler's API (sampler.h, probe.h) [nvml]" % (rel, no, what))

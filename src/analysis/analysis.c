@@ -223,11 +223,11 @@ static void epochs_from_events(gw_analysis *a)
                 t[n] = e->t_ms;
                 gw_mark_epoch(e, (long)n + 1, &num[n], &tot[n]);
                 n++;
-            } else if (pass != 1 && strcmp(e->type, "epoch") == 0 && e->epoch >= 0) {
+            } else if (pass != 1 && e->kind == GW_EV_EPOCH && e->epoch >= 0) {
                 t[n] = e->t_ms;
                 num[n] = e->epoch;
                 tot[n++] = e->total;
-            } else if (strcmp(e->type, "log_end") == 0 || strcmp(e->type, "job_exit") == 0) {
+            } else if (e->kind == GW_SERIES_EV_LOG_END || e->kind == GW_EV_JOB_EXIT) {
                 end = e->t_ms;
             }
         }

@@ -9,7 +9,7 @@
 
 bool gw_mark_is(const gw_series_event *e, const char *name)
 {
-    return strcmp(e->type, "mark") == 0 && strcasecmp(e->text, name) == 0;
+    return e->kind == GW_EV_MARK && strcasecmp(e->text, name) == 0;
 }
 
 /* The first field among keys holding a whole number that fits a long, else -1. */
@@ -38,7 +38,7 @@ size_t gw_dips_mark_validation(const gw_series *s, const gw_series_gpu *g, gw_di
     size_t marked = 0;
     for (size_t i = 0; i < s->nevents; i++) {
         const gw_series_event *e = &s->events[i];
-        if (strcmp(e->type, "mark") != 0 || strncasecmp(e->text, "validation", 10) != 0 ||
+        if (e->kind != GW_EV_MARK || strncasecmp(e->text, "validation", 10) != 0 ||
             strcmp(s->inputs[e->input].source, g->source) != 0)
             continue;
         for (size_t d = 0; d < n; d++)

@@ -1,6 +1,7 @@
 /* Phases (start-up, steady state, tail) and dips (see analysis.h). */
 #include "analysis/analysis.h"
 #include "analysis/thresholds.h"
+#include "stats/stats.h"
 
 #include "util/xalloc.h"
 
@@ -80,13 +81,8 @@ void gw_phases_end_at_release(const double *util, const double *mem, const int64
         k++;
     if (k <= st.begin || k >= st.end || (double)(st.end - k) < GW_TH(GW_TH_MIN_STEADY_SAMPLES))
         return;
-    double sum = 0, w = 0;
-    for (size_t r = k; r < st.end; r++)
-        if (!isnan(util[r])) {
-            sum += util[r] * dt_s[r];
-            w += dt_s[r];
-        }
-    if (!(w > 0) || !(sum / w < GW_TH(GW_TH_BUSY_UTIL_PCT)))
+    /* the stretch's time-weighted mean, by the engine */
+    if (!(gw_stats_mean(util + k, dt_s + k, st.end - k) < GW_TH(GW_TH_BUSY_UTIL_PCT)))
         return;
     out[GW_PHASE_STEADY] = rows(t_ms, dt_s, n, st.begin, k);
     out[GW_PHASE_TAIL] = rows(t_ms, dt_s, n, k, n);

@@ -159,7 +159,7 @@ void gw_check_gpu_lost(gw_analysis *a)
     const gw_series *s = a->series;
     for (size_t i = 0; i < s->nevents; i++) {
         const gw_series_event *e = &s->events[i];
-        if (strcmp(e->type, "gpu_lost") != 0)
+        if (e->kind != GW_EV_GPU_LOST)
             continue;
         int slot = -1;
         for (size_t k = 0; k < a->ngpus; k++)

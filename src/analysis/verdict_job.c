@@ -18,22 +18,22 @@ static const char *source_of(const gw_series *s, const gw_series_event *e)
     return s->inputs[e->input].source;
 }
 
-static bool is_event(const gw_series *s, const gw_series_event *e, const char *type,
+static bool is_event(const gw_series *s, const gw_series_event *e, gw_event_kind kind,
                      const char *source)
 {
-    return strcmp(e->type, type) == 0 && strcmp(source_of(s, e), source) == 0;
+    return e->kind == (int)kind && strcmp(source_of(s, e), source) == 0;
 }
 
-static bool is_stall(const gw_series_event *e, const char *type)
+static bool is_stall(const gw_series_event *e, gw_event_kind kind)
 {
-    return strcmp(e->type, type) == 0 && strcmp(e->rule, "job_stalled") == 0;
+    return e->kind == (int)kind && strcmp(e->rule, "job_stalled") == 0;
 }
 
 /* The first job_exit of source after event index `from`, or NULL. */
 static const gw_series_event *exit_after(const gw_series *s, size_t from, const char *source)
 {
     for (size_t i = from; i < s->nevents; i++)
-        if (is_event(s, &s->events[i], "job_exit", source))
+        if (is_event(s, &s->events[i], GW_EV_JOB_EXIT, source))
             return &s->events[i];
     return NULL;
 }
@@ -47,9 +47,9 @@ static const gw_series_event *resolution_of(const gw_series *s, size_t i)
         const gw_series_event *e = &s->events[k];
         if (strcmp(source_of(s, e), source) != 0)
             continue;
-        if (is_stall(e, "alert_resolved"))
+        if (is_stall(e, GW_EV_ALERT_RESOLVED))
             return e;
-        if (is_stall(e, "alert"))
+        if (is_stall(e, GW_EV_ALERT))
             return NULL;
     }
     return NULL;
@@ -134,7 +134,7 @@ void gw_check_job_stalled(gw_analysis *a)
 {
     const gw_series *s = a->series;
     for (size_t i = 0; i < s->nevents; i++)
-        if (is_stall(&s->events[i], "alert"))
+        if (is_stall(&s->events[i], GW_EV_ALERT))
             stall_verdict(a, i);
 }
 
@@ -155,13 +155,13 @@ static const gw_series_tail *tail_of(const gw_series *s, const char *source)
     return NULL;
 }
 
-/* The last event of type from source up to 2 s after the exit (the XID may be logged later). */
-static const gw_series_event *last_event(const gw_series *s, const char *type, const char *source,
+/* The last event of that kind from source up to 2 s after the exit (the XID may be logged later). */
+static const gw_series_event *last_event(const gw_series *s, gw_event_kind kind, const char *source,
                                          int64_t until_ms)
 {
     const gw_series_event *found = NULL;
     for (size_t i = 0; i < s->nevents && s->events[i].t_ms <= until_ms + 2000; i++)
-        if (is_event(s, &s->events[i], type, source))
+        if (is_event(s, &s->events[i], kind, source))
             found = &s->events[i];
     return found;
 }
@@ -335,8 +335,8 @@ static gw_verdict *failed(gw_analysis *a, const exit_facts *f, gw_severity sev, 
 static bool gpu_failed(gw_analysis *a, const exit_facts *f)
 {
     const gw_series *s = a->series;
-    const gw_series_event *x = last_event(s, "xid", f->source, f->exit->t_ms);
-    const gw_series_event *lost = last_event(s, "gpu_lost", f->source, f->exit->t_ms);
+    const gw_series_event *x = last_event(s, GW_EV_XID, f->source, f->exit->t_ms);
+    const gw_series_event *lost = last_event(s, GW_EV_GPU_LOST, f->source, f->exit->t_ms);
     const gw_series_event *e = x ? x : lost;
     if (!e)
         return false;
@@ -438,7 +438,7 @@ void gw_check_job_exit(gw_analysis *a)
     int64_t window = (int64_t)fmax(LAST_SAMPLES_MS, 2000.0 * interval_s);
     for (size_t i = 0; i < s->nevents; i++) {
         const gw_series_event *e = &s->events[i];
-        if (strcmp(e->type, "job_exit") != 0 || s->inputs[e->input].kind != GW_INPUT_RUN_DIR)
+        if (e->kind != GW_EV_JOB_EXIT || s->inputs[e->input].kind != GW_INPUT_RUN_DIR)
             continue;
         if (e->signal <= 0 && (isnan(e->code) || e->code == 0)) /* succeeded, or unknown */
             continue;

@@ -23,7 +23,7 @@ typedef void (*gw_outclean_fn)(void *ctx, const char *line, size_t len, int64_t 
 /* Reads log_path (and idx_path, its output.idx, when not NULL) and calls fn for each cleaned
  * line, in order. A last line without line end is delivered too. Errors: a file that cannot be
  * opened or read (GW_E_IO, naming it). */
-gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_fn fn, void *ctx,
-                       gw_error *err);
+GW_MUST_USE gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_fn fn,
+                                   void *ctx, gw_error *err);
 
 #endif

@@ -232,6 +232,10 @@ gw_series_event *gw_series_add_event(gw_series *s, size_t input, int64_t t_ms, c
     e->input = input;
     e->t_ms = t_ms;
     e->type = xstrdup(type);
+    gw_event_kind kind;
+    e->kind = gw_event_kind_of(type, &kind)  ? (int)kind
+              : strcmp(type, "log_end") == 0 ? GW_SERIES_EV_LOG_END
+                                             : GW_SERIES_EV_OTHER;
     e->text = gw_series_text(text, false);
     e->gpu_index = -1;
     e->epoch = -1;

@@ -22,6 +22,7 @@
 #ifndef GW_SERIES_H
 #define GW_SERIES_H
 
+#include "events/events.h"
 #include "logread/progress.h"
 #include "sampler/sample.h"
 #include "util/gw_error.h"
@@ -86,10 +87,15 @@ typedef struct gw_series_field {
                    arrays and objects), else NULL */
 } gw_series_field;
 
+/* gw_series_event.kind beyond gw_event_kind: a training log's last timed line, other types. */
+enum { GW_SERIES_EV_LOG_END = GW_EV_KIND_COUNT, GW_SERIES_EV_OTHER };
+
 typedef struct gw_series_event {
     size_t input;
     int64_t t_ms;
     char *type;       /* "epoch", "job_start", "job_exit", "gpu_lost", "alert", "log_end", ... */
+    int kind;         /* what readers dispatch on: the gw_event_kind of a type gpuwatch writes,
+                         else GW_SERIES_EV_LOG_END or GW_SERIES_EV_OTHER (another tool's) */
     int gpu_index;    /* -1 when the event is not about one GPU */
     long epoch;       /* "epoch" events: the epoch number; else -1 */
     long total;       /* "epoch" events: the number of epochs when known; else -1 */

@@ -110,7 +110,7 @@ static void evidence_text(FILE *out, const gw_verdict *v)
         if (ev->text)
             gw_html_escape(out, ev->text);
         else
-            fputs(gw_fmt_auto(n, sizeof n, ev->value, "unknown"), out);
+            fputs(gw_report_evidence_num(ev->value, n, sizeof n), out);
         if (ev->threshold >= 0) {
             fputs(" (", out);
             gw_html_escape(out, ev->op);

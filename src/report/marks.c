@@ -18,7 +18,7 @@ enum {
 
 static bool is_mark(const gw_series_event *e)
 {
-    return strcmp(e->type, "mark") == 0;
+    return e->kind == GW_EV_MARK;
 }
 
 static size_t count_text(const gw_series *s, const char *text)

@@ -35,6 +35,10 @@ void gw_report_verdict_lines(FILE *out, const gw_analysis *a, const gw_report_op
  * (every mark, except that a text marked more than 10 times gets one summary line), and the
  * "marks" (at most 1000) and "marks_total" members of summary.json. */
 void gw_report_marks_text(FILE *out, const gw_analysis *a);
+/* A verdict's evidence number as the text and the HTML report print it (the same digits in
+ * both: 0 decimals from 100 and for integers, 1 from 10, 2 from 1, else 3); "unknown" when
+ * absurd. */
+const char *gw_report_evidence_num(double x, char *buf, size_t size);
 /* Why no verdict was given, in the words of what is missing (text and HTML say the same). */
 const char *gw_report_no_verdict_reason(const gw_analysis *a);
 void gw_report_marks_json(cJSON *root, const gw_analysis *a);

@@ -31,6 +31,11 @@ static const char *num(double x, char *buf, size_t size)
     return gw_fmt_auto(buf, size, x, "");
 }
 
+const char *gw_report_evidence_num(double x, char *buf, size_t size)
+{
+    return gw_fmt_sane(x) ? num(x, buf, size) : "unknown";
+}
+
 /* Seconds with `dec` decimals; "?" when absurd. */
 static const char *secs(double s, int dec, char *buf, size_t size)
 {
@@ -121,8 +126,7 @@ static void evidence_line(FILE *out, const gw_verdict *v)
             fprintf(out, " %s=%s", ev->key, ev->text);
         } else {
             char b[GW_FMT_SIZE];
-            fprintf(out, " %s=%s", ev->key,
-                    gw_fmt_sane(ev->value) ? num(ev->value, b, sizeof b) : "unknown");
+            fprintf(out, " %s=%s", ev->key, gw_report_evidence_num(ev->value, b, sizeof b));
         }
         if (ev->threshold >= 0) {
             char b[GW_FMT_SIZE];
@@ -135,11 +139,15 @@ static void evidence_line(FILE *out, const gw_verdict *v)
 
 const char *gw_report_no_verdict_reason(const gw_analysis *a)
 {
-    size_t without_util = 0;
-    for (size_t i = 0; i < a->ngpus; i++)
+    size_t without_util = 0, worked = 0;
+    for (size_t i = 0; i < a->ngpus; i++) {
         without_util += !gw_series_gpu_values(a->gpus[i].gpu, GW_F_UTIL_GPU_PCT);
+        worked += a->gpus[i].worked;
+    }
     if (a->ngpus && without_util == a->ngpus)
         return "utilisation not recorded, so busy and idle cannot be judged";
+    if (a->ngpus && without_util == 0 && worked == 0)
+        return "no GPU worked (utilization.gpu below work_util_pct throughout)";
     return "not enough steady-state data to judge";
 }
 
@@ -264,7 +272,10 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
                 num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], sizeof b[3]),
                 g->energy_from_counter ? "the energy counter" : "power.draw");
     if (g->whole.energy_partial)
-        fprintf(out, "  energy is partial: gaps of more than 5 intervals were not bridged\n");
+        fprintf(out, "  energy is partial: %s\n",
+                gw_verdict_find(&a->verdicts, GW_V_GPU_LOST, (int)g->slot)
+                    ? "the GPU was lost (see its verdict)"
+                    : "gaps of more than 5 intervals were not bridged");
     fprintf(out, "  time (whole record):");
     for (int c = 0; c < GW_TIME_COUNT; c++)
         fprintf(out, " %s %s s%s", gw_time_check_name((gw_time_check)c),

@@ -20,9 +20,9 @@ static const gw_stats *whole(const gw_gpu_analysis *g, gw_gpu_field f)
 #define MAX(g, f)  (whole(g, f) ? whole(g, f)->max : NAN)
 
 /* Figures of a host.csv column over the whole record, with the engine's weights. */
-static void host_stats(const gw_series_host *h, const char *name, const double *w, gw_stats *out)
+static void host_stats(const gw_series_host *h, gw_gpu_field f, const double *w, gw_stats *out)
 {
-    long c = gw_series_table_find(&h->tab, name);
+    long c = gw_series_table_find(&h->tab, gw_fields[f].csv_header);
     gw_stats_summary(c >= 0 ? h->tab.cols[c].v : NULL, w, c >= 0 ? h->tab.n : 0, NULL, out);
 }
 
@@ -32,9 +32,9 @@ static void job_figures(const gw_series_host *h, gw_run_summary *rs)
     double *w = xmalloc((h->tab.n ? h->tab.n : 1) * sizeof *w);
     gw_stats_sample_weights(h->tab.t_ms, h->tab.n, w);
     gw_stats rss, cpu, procs;
-    host_stats(h, "job.rss [MiB]", w, &rss);
-    host_stats(h, "job.cpu [%]", w, &cpu);
-    host_stats(h, "job.processes", w, &procs);
+    host_stats(h, GW_F_JOB_RSS_MIB, w, &rss);
+    host_stats(h, GW_F_JOB_CPU_PCT, w, &cpu);
+    host_stats(h, GW_F_JOB_PROCESSES, w, &procs);
     free(w);
     gw_run_summary_set_job(rs, rss.max, cpu.mean, procs.max);
 }

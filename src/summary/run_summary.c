@@ -141,10 +141,10 @@ void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
     for (unsigned i = 0; i < rs->n; i++) {
         gw_gpu_summary g;
         gw_run_summary_gpu(rs, i, &g);
-        if (g.lost)
+        if (g.lost) /* its energy is partial too, for that reason, not for gaps */
             fprintf(to, "GPU %u was lost: its figures end where it stopped answering\n",
                     rs->gpus[i].info.index);
-        if (g.energy_partial)
+        else if (g.energy_partial)
             fprintf(to, "GPU %u energy is partial: gaps of more than 5 intervals not bridged\n",
                     rs->gpus[i].info.index);
     }

@@ -41,8 +41,8 @@ typedef struct gw_file_out {
 } gw_file_out;
 
 /* Starts writing name in dirfd; label names the target in messages. Errors: GW_E_IO. */
-gw_rc gw_file_out_open_at(gw_file_out *o, int dirfd, const char *name, const char *label,
-                          gw_error *err);
+GW_MUST_USE gw_rc gw_file_out_open_at(gw_file_out *o, int dirfd, const char *name,
+                                      const char *label, gw_error *err);
 
 /* Starts writing a path the user gave: "-" is stdout; an existing file that is not a regular file
  * or directory (/dev/null, a terminal, a pipe) is written in place; anything else through a
@@ -50,12 +50,12 @@ gw_rc gw_file_out_open_at(gw_file_out *o, int dirfd, const char *name, const cha
  * (one you made) is followed to where it points; another user's link is replaced, never written
  * through. An existing path under /dev or /proc (/dev/stdout, /dev/fd/N) is written in place.
  * Errors: GW_E_IO. */
-gw_rc gw_file_out_open_path(gw_file_out *o, const char *path, gw_error *err);
+GW_MUST_USE gw_rc gw_file_out_open_path(gw_file_out *o, const char *path, gw_error *err);
 
 /* Finishes: flushes, syncs, closes and renames the temporary file over the target. On any
  * failure the temporary file is removed, the target is left as it was, and err says so (GW_E_IO).
  * o is released either way; errno holds the cause of a failure (also after the open functions). */
-gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err);
+GW_MUST_USE gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err);
 
 /* Opens a file of a run directory for reading ("r" or "rb"), following links, only when it is a
  * regular file: a FIFO planted there would block the reader forever and a device (/dev/zero,

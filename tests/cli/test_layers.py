@@ -97,3 +97,58 @@ def test_usage_errors_exit_2(tmp_path):
     r = check(tmp_path / "missing")
     assert r.returncode == 2
     assert "is not a directory" in r.stderr
+
+
+def test_the_rules_are_not_fooled_by_other_spellings(tmp_path):
+    src = tree(tmp_path, {
+        "run/child.h": "int x;\n",
+        "alerts/a.c": "#include <run/child.h>\n#include <sys/types.h>\n#include <cjson/cJSON.h>\n",
+        "alerts/b.c": '#include "../run/child.h"\n#include "./hook.h"\n#include "hook.h"\n',
+        "alerts/c.c": '#include "alerts/../run/child.h"\n#include "../util/xalloc.h"\n',
+        "record/d.c": '#include "../nvml/nvml_lib.h"\n',
+        "query/e.c": 'void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW);\n'
+                     'void *f = dlsym(h, "nvmlDeviceGetCount_v2");\n',
+        "query/f.c": "int v = lib.DeviceGetCount(&n);\nint w = s.Device;\n"
+                     "#define NV(f) nvml##f\n",
+        "cli/g.c": 'const char *e = getenv("FAKE_" "NVML_SCENARIO");\n',
+        "run/h.c": 'void *set = sym("fakeNvmlSetTime");\n',
+    })
+    r = check(src)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert [line.split(": ")[0] + " " + line.rsplit(" ", 1)[1] for line in lines[:-1]] == [
+        "src/alerts/a.c:1 [upward-include]",
+        "src/alerts/b.c:1 [upward-include]",
+        "src/alerts/c.c:1 [upward-include]",
+        "src/cli/g.c:1 [fake]",
+        "src/query/e.c:1 [nvml]",
+        "src/query/e.c:2 [nvml]",
+        "src/query/f.c:1 [nvml]",
+        "src/query/f.c:3 [nvml]",
+        "src/record/d.c:1 [nvml]",
+        "src/run/h.c:1 [fake]",
+    ]
+    assert 'upward include "run/..."' in lines[0]
+    assert "a library loaded by hand (dlopen, dlsym)" in lines[4]
+    assert "an NVML function pointer" in lines[6]
+    assert "an NVML call" in lines[7]
+    assert "an NVML header" in lines[8]
+    assert lines[-1] == "check-layers: 10 findings"
+
+
+def test_a_gw_rc_without_must_use_is_found(tmp_path):
+    src = tree(tmp_path, {
+        "util/gw_file.h": "gw_rc gw_file_commit(gw_file *f, gw_error *err);\n"
+                          "GW_MUST_USE gw_rc gw_file_open(const char *p, gw_error *err);\n"
+                          "gw_rc gw_error_set(gw_error *err, gw_rc rc, const char *fmt, ...);\n",
+        "util/gw_file.c": "gw_rc gw_file_commit(gw_file *f, gw_error *err) { return 0; }\n"
+                          "static gw_rc helper(void) { return 0; }\n",
+    })
+    r = check(src)
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == [
+        "src/util/gw_file.h:1: gw_file_commit returns gw_rc without GW_MUST_USE: declare it "
+        "`GW_MUST_USE gw_rc gw_file_commit(...)` so that a dropped error does not compile "
+        "[must-use]",
+        "check-layers: 1 finding",
+    ]

@@ -115,6 +115,22 @@ def test_unbridged_gap_makes_energy_partial(tmp_path):
     assert "partial" not in r.stdout
 
 
+def test_a_lost_gpu_s_partial_energy_says_why(tmp_path):
+    # nvidia-smi's rows after the GPU fell off the bus read [GPU is lost]: its energy is partial
+    # because it was lost, not because of gaps in the recording
+    csv = gpu_csv(tmp_path / "gpu.csv", range(60))
+    lines = csv.read_text().splitlines()
+    lines[41:] = [l.rsplit(", ", 2)[0] + ", [GPU is lost], [GPU is lost]" for l in lines[41:]]
+    csv.write_text("\n".join(lines) + "\n")
+    r = subprocess.run([GW, "report", str(csv)], capture_output=True, text=True, timeout=60)
+    assert "gpu_lost" in r.stdout, r.stdout
+    assert "  energy is partial: the GPU was lost (see its verdict)\n" in r.stdout, r.stdout
+    assert "gaps of more than 5" not in r.stdout
+    g = report(csv)["gpus"][0]
+    # 40 rows with power, 1 s apart: the 39 seconds between them at 360 W
+    assert g["energy_partial"] is True and g["energy_wh"] == pytest.approx(3.9, rel=1e-6)
+
+
 def report(path):
     r = subprocess.run([GW, "report", str(path), "--json", "-"], capture_output=True, text=True,
                        timeout=60)

@@ -5,6 +5,7 @@
 
 #include "events/events.h"
 #include "logread/event_members.h"
+#include "logread/series.h"
 #include "record/eventlog.h"
 
 #include <math.h>
@@ -337,6 +338,33 @@ static void test_kind_names(void **state)
     assert_string_equal(gw_event_kind_name(GW_EV_ECC_DOUBLE_BIT), "ecc_double_bit");
 }
 
+/* The series model the report reads keeps each event's kind, so readers switch on it and never
+ * compare type strings: every kind gpuwatch writes, a training log's end, another tool's type. */
+static void test_series_events_carry_their_kind(void **state)
+{
+    (void)state;
+    gw_event ev[16];
+    size_t n = all_kinds(ev);
+    gw_series *s = gw_series_new();
+    for (size_t i = 0; i < n; i++)
+        assert_true(gw_logread_event_line(s, 0, expected_lines[i]));
+    assert_true(gw_logread_event_line(
+        s, 0, "{\"timestamp\":\"2027-01-15T08:00:00.123Z\",\"type\":\"checkpoint\"}"));
+    assert_true(gw_logread_event_line(
+        s, 0, "{\"timestamp\":\"2027-01-15T08:00:00.123Z\",\"type\":\"log_end\"}"));
+    gw_series_add_event(s, 0, T_MS, "log_end", NULL); /* as the training-log reader adds it */
+    assert_int_equal(s->nevents, n + 3);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(s->events[i].kind, ev[i].kind);
+        assert_string_equal(s->events[i].type, gw_event_kind_name(ev[i].kind));
+    }
+    assert_int_equal(s->events[n].kind, GW_SERIES_EV_OTHER);
+    assert_string_equal(s->events[n].type, "checkpoint");
+    assert_int_equal(s->events[n + 1].kind, GW_SERIES_EV_LOG_END);
+    assert_int_equal(s->events[n + 2].kind, GW_SERIES_EV_LOG_END);
+    gw_series_free(s);
+}
+
 typedef struct seen {
     int n;
     gw_event_kind kind[4];
@@ -414,6 +442,7 @@ int main(void)
         cmocka_unit_test(test_every_kind_round_trips_through_events_jsonl),
         cmocka_unit_test(test_reader_refuses_what_gpuwatch_does_not_write),
         cmocka_unit_test(test_kind_names),
+        cmocka_unit_test(test_series_events_carry_their_kind),
         cmocka_unit_test(test_bus_delivers_to_every_listener_in_order),
         cmocka_unit_test(test_one_printer_for_a_lost_gpu),
         cmocka_unit_test(test_epoch_line_is_cut_at_200_bytes),

@@ -213,6 +213,62 @@ static void test_renderers_hold_absurd_values(void **state)
     }
 }
 
+/* A verdict's evidence reads the same in the text and the HTML report (the HTML printed 4
+ * significant digits, the text 2 decimals: "4.997" there, "5.00" here). */
+static void test_evidence_numbers_equal_in_text_and_html(void **state)
+{
+    (void)state;
+    gw_series *s = synth_new(1, 30);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, 30, 90);
+    gw_analysis *a = synth_analyze(s);
+    gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_GPU_LOST, GW_SEV_CRITICAL, 0, SYNTH_T0_MS,
+                                   SYNTH_T0_MS + 1000);
+    gw_verdict_num(v, "a", 4.997);
+    gw_verdict_num(v, "b", 0.3);
+    gw_verdict_num(v, "c", 123.4);
+    gw_verdict_num(v, "d", 86.54);
+    gw_verdict_num(v, "e", NAN);
+    char *text = NULL, *html = NULL;
+    size_t tlen = 0, hlen = 0;
+    FILE *t = open_memstream(&text, &tlen), *h = open_memstream(&html, &hlen);
+    gw_report_text(t, a, NULL);
+    gw_report_html(h, a, NULL);
+    fclose(t);
+    fclose(h);
+    const char *want = "evidence: a=5.00, b=0.300, c=123, d=86.5, e=unknown";
+    assert_non_null(strstr(text, want));
+    assert_non_null(strstr(html, want));
+    free(text);
+    free(html);
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
+/* A record in which no GPU ever worked says so, not "not enough steady-state data". */
+static void test_no_verdict_when_no_gpu_worked_says_so(void **state)
+{
+    (void)state;
+    gw_series *s = synth_new(2, 30);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, 30, 0);
+    synth_set(s, 1, GW_F_UTIL_GPU_PCT, 0, 30, 3);
+    gw_analysis *a = synth_analyze(s);
+    assert_int_equal(a->verdicts.n, 0);
+    const char *why = gw_report_no_verdict_reason(a);
+    assert_string_equal(why, "no GPU worked (utilization.gpu below work_util_pct throughout)");
+    gw_analysis_free(a);
+    gw_series_free(s);
+    /* one GPU worked (briefly: too short to judge): the old reason */
+    s = synth_new(2, 30);
+    synth_set(s, 0, GW_F_UTIL_GPU_PCT, 0, 30, 0);
+    synth_set(s, 1, GW_F_UTIL_GPU_PCT, 0, 30, 0);
+    synth_set(s, 1, GW_F_UTIL_GPU_PCT, 10, 12, 90);
+    a = synth_analyze(s);
+    assert_int_equal(a->verdicts.n, 0);
+    assert_string_equal(gw_report_no_verdict_reason(a), "not enough steady-state data to judge");
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +276,8 @@ int main(void)
         cmocka_unit_test(test_finish_run_without_gpu_csv),
         cmocka_unit_test(test_json_nan_is_null),
         cmocka_unit_test(test_renderers_hold_absurd_values),
+        cmocka_unit_test(test_evidence_numbers_equal_in_text_and_html),
+        cmocka_unit_test(test_no_verdict_when_no_gpu_worked_says_so),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -165,6 +165,15 @@ static void test_summary(void **state)
     assert_non_null(strstr(buf, "peak RSS 1095 MiB"));
     assert_non_null(strstr(buf, "mean CPU 150 %"));
     free(buf);
+    /* the GPU is lost: that is why its energy is partial, not gaps in the recording */
+    s.gpus[0].lost = true;
+    sink.on_sample(sink.ctx, &s);
+    f2 = open_memstream(&buf, &len);
+    gw_run_summary_print(rs, f2);
+    fclose(f2);
+    assert_non_null(strstr(buf, "GPU 2 was lost: its figures end where it stopped answering\n"));
+    assert_null(strstr(buf, "partial"));
+    free(buf);
     gw_run_summary_free(rs);
 }
 

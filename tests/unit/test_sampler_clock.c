@@ -174,6 +174,28 @@ static void test_slow_reads_never_delay_ticks(void **state)
     assert_true(s.energy[s.n - 1].start_ns == V0 && s.energy[s.n - 1].end_ns == V0 + 300 * MS);
 }
 
+static void test_energy_reaches_the_row_it_is_read_for(void **state)
+{
+    (void)state;
+    /* the counter takes 4 ms and is read every 10 s, just before the tick due then (lead: twice
+     * the last read and 2 ms), so the row at 10 s carries a reading from the interval before it
+     * and from no earlier; read with the tick, it reached the next row, 200 ms after the reading,
+     * and the report takes a row's counter value as the row's (energy of spans one tick off) */
+    static const char json[] = "{'devices': [{'latency_ms': {'energy': 4}, 'timeline': ["
+                               "{'t': 0, 'util_gpu': 5, 'util_mem': 1, 'mem_used_mib': 600, "
+                               "'power_w': 76}]}]}";
+    static seen s = {.busy_seq = -1};
+    record(json, 200, 10250 * MS, &s);
+    int64_t first = s.mono[0];
+    assert_true(first == V0 + 4 * MS); /* after the start's pass */
+    assert_int_equal(s.n, 52);
+    assert_true(s.mono[50] == first + 10000 * MS);
+    assert_true(s.energy[49].start_ns == V0 && s.energy[49].end_ns == V0 + 4 * MS);
+    assert_true(s.energy[50].start_ns == s.mono[50] - 10 * MS);
+    assert_true(s.energy[50].end_ns == s.mono[50] - 6 * MS);
+    assert_true(s.energy[51].start_ns == s.energy[50].start_ns);
+}
+
 /* Every row's gpm.* cells are the mean over the window that ends at the row: for interval
  * `ms`, from the newest tick at least 100 ms earlier. */
 static void check_gpm_windows(int64_t ms, unsigned lag)
@@ -240,6 +262,7 @@ int main(void)
         cmocka_unit_test_teardown(test_late_tick_skips_and_keeps_the_grid, fake_teardown),
         cmocka_unit_test_teardown(test_slow_reads_never_delay_ticks, fake_teardown),
         cmocka_unit_test_teardown(test_gpm_window_ends_at_the_row, fake_teardown),
+        cmocka_unit_test_teardown(test_energy_reaches_the_row_it_is_read_for, fake_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
