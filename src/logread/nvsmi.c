@@ -37,11 +37,13 @@ typedef enum col_kind {
 
 typedef struct colmap {
     col_kind kind;
-    int field;     /* C_FIELD */
-    double factor; /* C_FIELD: header unit -> field unit */
-    char unit[16]; /* unit given by the header, "" when none */
-    char *name;    /* C_EXTRA: column name in the series */
-    unsigned bit;  /* C_REASON: the clocks_event_reasons bit */
+    int field;          /* C_FIELD */
+    double factor;      /* C_FIELD: header unit -> field unit */
+    char unit[16];      /* unit given by the header, "" when none */
+    char *name;         /* C_EXTRA: column name in the series */
+    unsigned bit;       /* C_REASON: the clocks_event_reasons bit */
+    char syn[48];       /* the home-made name this column was mapped from, "" when none */
+    const char *syn_to; /* the name it was read as (synonyms.c) */
 } colmap;
 
 typedef struct gpu_slot {
@@ -216,13 +218,12 @@ static void map_column(reader *r, colmap *c, char *cell)
     c->factor = 1.0;
     match_key(c, key);
     const char *syn_unit, *syn = c->kind == C_IGNORE ? gw_logread_synonym(key, &syn_unit) : NULL;
-    if (syn) { /* a home-made name: said in the report */
+    if (syn) { /* a home-made name: said in the report (set_header) */
         match_key(c, syn);
         if (!*unit)
             unit = syn_unit;
-        char item[96];
-        snprintf(item, sizeof item, "%.40s -> %s", key, syn);
-        list_add(r->mapped, sizeof r->mapped, item);
+        snprintf(c->syn, sizeof c->syn, "%.40s", key);
+        c->syn_to = syn;
     }
     if (strcmp(key, "pid") == 0 && r->apps_line == 0)
         r->apps_line = -1; /* set_header gives the line */
@@ -246,15 +247,42 @@ static void free_map(reader *r)
     r->ncols = 0;
 }
 
+/* True when column i, mapped from a home-made name, reads what another column already reads:
+ * one under its own name (`utilization.gpu [%]` beside `gpu_util`), or an earlier home-made
+ * one. Two columns for one value would overwrite each other row by row. */
+static bool synonym_taken(const colmap *cols, size_t n, size_t i)
+{
+    const colmap *c = &cols[i];
+    if (c->kind == C_IGNORE || c->kind == C_EXTRA || c->kind == C_REASON)
+        return false;
+    for (size_t j = 0; j < n; j++) {
+        const colmap *o = &cols[j];
+        bool same = o->kind == c->kind && (c->kind != C_FIELD || o->field == c->field);
+        if (j != i && same && (!*o->syn || j < i))
+            return true;
+    }
+    return false;
+}
+
 static void set_header(reader *r, char **cells, size_t n)
 {
     free_map(r);
     r->cols = xcalloc(n, sizeof *r->cols);
     r->ncols = n;
     r->has_time = r->has_id = false;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++)
         map_column(r, &r->cols[i], cells[i]);
-        col_kind k = r->cols[i].kind;
+    for (size_t i = 0; i < n; i++) {
+        colmap *c = &r->cols[i];
+        if (*c->syn && synonym_taken(r->cols, n, i)) { /* the column's own name wins */
+            c->kind = C_IGNORE;
+            list_add(r->ignored, sizeof r->ignored, c->syn);
+        } else if (*c->syn) {
+            char item[96];
+            snprintf(item, sizeof item, "%s -> %s", c->syn, c->syn_to);
+            list_add(r->mapped, sizeof r->mapped, item);
+        }
+        col_kind k = c->kind;
         r->has_time |= k == C_TIME || k == C_ELAPSED;
         r->has_id |= k == C_INDEX || k == C_UUID || k == C_PCI;
     }
