@@ -67,10 +67,11 @@ static void counter_intervals(const int64_t *t, size_t n, const double *c, doubl
     for (size_t r = 0; c && r < n; r++) {
         if (isnan(c[r]) || c[r] == last_v)
             continue;
-        double joules = (c[r] - last_v) * to_j, pow = 0;
+        double joules = (c[r] - last_v) * to_j;
         double span = last != SIZE_MAX ? (double)(t[r] - t[last]) : 0;
         if (last != SIZE_MAX && c[r] > last_v && span > 0 &&
             joules <= GW_STATS_MAX_POWER_W * span / 1000.0) { /* more is a glitch, not energy */
+            double pow = 0;
             for (size_t k = last; k < r && !isnan(pow); k++)
                 pow += pj[k]; /* NAN as soon as one interval has no power */
             for (size_t k = last; k < r; k++)
