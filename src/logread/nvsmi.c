@@ -317,7 +317,8 @@ static bool store_row(reader *r, const parsed_row *p_in, size_t n)
     if (!slot)
         return false;
     gw_series_gpu *g = slot->g;
-    if (pos >= 0 && r->order.conflict_line == 0) { /* the same GPU at the same position? */
+    bool untimed = !r->has_id && !r->has_time; /* one GPU, unless rows say otherwise */
+    if ((pos >= 0 || untimed) && r->order.conflict_line == 0) { /* the same GPU as before? */
         double total = row_mem_total(r, n);
         const double *had = gw_series_gpu_values(g, GW_F_MEM_TOTAL_MIB);
         bool name_differs = p->id.name && *p->id.name && *g->name && strcmp(p->id.name, g->name);
@@ -498,6 +499,13 @@ static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, g
                             "vary (%zu at line %ld, %zu at line %ld): the GPUs cannot be told "
                             "apart; add index to the --query-gpu list",
                             r->path, o->min, o->min_line, o->max, o->max_line);
+    if (o->conflict_line && !r->has_time)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: no timestamp and no index, uuid or pci.bus_id column, and line "
+                            "%ld names another GPU (name or memory.total) than the rows before: "
+                            "the rows of several GPUs cannot be told apart; add timestamp,index "
+                            "to the --query-gpu list",
+                            r->path, o->conflict_line);
     if (o->max >= 2 && o->conflict_line)
         return gw_error_set(err, GW_E_FORMAT,
                             "%s: no index, uuid or pci.bus_id column and line %ld names another "
@@ -522,6 +530,9 @@ static void reading_notes(reader *r, const gw_lines *l)
                  r->order.max);
         note_add(&r->note, buf);
     }
+    if (!r->has_time && !r->has_id && r->ncols > 0)
+        note_add(&r->note, "no timestamp or index column: every row taken as one GPU's (a log of "
+                           "several GPUs needs timestamp,index)");
     if (r->forced)
         note_add(&r->note, "columns named by --columns");
     if (*r->mapped) {

@@ -38,3 +38,62 @@ def test_home_made_name_never_overrides_the_real_column(tmp_path):
     assert s["gpus"][0]["stats"]["utilization.gpu [%]"]["p50"] == 95
     assert "columns ignored: util" in s["inputs"][0]["note"]
     assert "gpu_util -> utilization.gpu" in s["inputs"][0]["note"]
+
+
+def test_gpus_without_timestamp_or_id(tmp_path):
+    # rows of two GPU models, no timestamp and no index: refused, not merged into one GPU
+    f = tmp_path / "mixed.csv"
+    rows = ["name, utilization.gpu [%], memory.total [MiB]"]
+    for _ in range(20):
+        rows += ["NVIDIA A100-SXM4-40GB, 95, 40960", "Tesla T4, 0, 15360"]
+    f.write_text("\n".join(rows) + "\n")
+    p = run(f)
+    assert p.returncode == 1
+    err = p.stderr.strip().splitlines()
+    assert len(err) == 1, err
+    assert "line 3 names another GPU (name or memory.total)" in err[0]
+    assert "add timestamp,index to the --query-gpu list" in err[0]
+    # the same without name and memory.total cannot be told apart: taken as one GPU, and said
+    f.write_text("utilization.gpu [%]\n" + "95\n3\n" * 20)
+    s = json.loads(run(f, "--json", "-").stdout)
+    assert len(s["gpus"]) == 1
+    assert "every row taken as one GPU's" in s["inputs"][0]["note"]
+
+
+def test_dmon_sentinels_are_not_busy(tmp_path):
+    # a 4294967295 sm cell read "GPU busy 1431655825.0%"
+    f = tmp_path / "dmon.txt"
+    lines = ["# gpu   pwr gtemp mtemp    sm   mem", "# Idx     W     C     C     %     %"]
+    for i in range(30):
+        sm = "4294967295" if i % 3 == 0 else "90"
+        pwr = "65535" if i % 5 == 0 else "250"
+        lines.append(f"    0   {pwr}    60     -    {sm}    40")
+    f.write_text("\n".join(lines) + "\n")
+    p = run(f, "--json", "-")
+    assert p.returncode == 0, p.stderr
+    s = json.loads(p.stdout)
+    st = s["gpus"][0]["stats"]
+    assert st["utilization.gpu [%]"]["max"] == 90
+    assert st["power.draw [W]"]["max"] == 250
+    assert s["inputs"][0]["impossible_dropped"] == {"utilization.gpu": 10, "power.draw": 6}
+    assert abs(s["gpus"][0]["energy_wh"] - 250 * 30 / 3600) < 1e-3  # 2.08 Wh, not 102
+    out = run(f).stdout
+    assert "utilization.gpu: 10 impossible values dropped" in out
+    assert "4294967295" not in out and "65535" not in out
+
+
+def test_energy_counter_sentinel_and_power_every_other_row(tmp_path):
+    f = tmp_path / "energy.csv"
+    rows = ["timestamp, utilization.gpu [%], power.draw [W], total_energy_consumption [mJ]"]
+    for i in range(40):
+        e = 4294967295 if i == 12 else 1000000 + i * 300000
+        rows.append(f"{stamp(i)}, 90, 300, {e}")
+    f.write_text("\n".join(rows) + "\n")
+    s = json.loads(run(f, "--json", "-").stdout)
+    assert abs(s["gpus"][0]["energy_wh"] - 40 * 300 / 3600) < 1e-3  # it said 1195 Wh
+    rows = ["timestamp, utilization.gpu [%], power.draw [W]"]
+    rows += [f"{stamp(i)}, 95, {'300' if i % 2 == 0 else '[N/A]'}" for i in range(60)]
+    f.write_text("\n".join(rows) + "\n")
+    s = json.loads(run(f, "--json", "-").stdout)
+    assert abs(s["gpus"][0]["energy_wh"] - 5.0) < 1e-3  # 4.83, "partial"
+    assert s["gpus"][0]["energy_partial"] is False
