@@ -256,6 +256,23 @@ static void test_energy_gap_bridging(void **state)
     assert_true(e.partial);
 }
 
+/* A steady 50 % with jittery weights: the weighted sum rounds to 49.99999999999999, which put
+ * "busy 50.0 %" in the critical band (< 50). A mean lies within its values. */
+static void test_mean_within_values(void **state)
+{
+    (void)state;
+    double v[40], w[40];
+    for (int i = 0; i < 40; i++) {
+        v[i] = 50;
+        w[i] = 1.0 + (i * 7 % 1000) / 1000.0 * 0.3;
+    }
+    assert_true(gw_stats_mean(v, w, 40) == 50);
+    assert_true(gw_stats_mean_where(v, w, NULL, 40) == 50);
+    v[3] = 60;
+    double m = gw_stats_mean(v, w, 40);
+    assert_true(m > 50 && m < 60);
+}
+
 /* Power in every other row, the last row's cell absent (issue 15 item 8): the absent cells at
  * the edges hold the nearest value like those between are bridged, so 60 rows at 300 W are 5 Wh,
  * not 58 s of it flagged partial. More than GW_STATS_BRIDGE_INTERVALS away they are not. */
@@ -361,6 +378,7 @@ int main(void)
         cmocka_unit_test(test_energy_gap_bridging),
         cmocka_unit_test(test_energy_spans_add_up),
         cmocka_unit_test(test_energy_edges_held),
+        cmocka_unit_test(test_mean_within_values),
         cmocka_unit_test(test_energy_counter_glitch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
