@@ -86,6 +86,22 @@ static void wrapped(FILE *out, const char *text, int indent)
     fputc('\n', out);
 }
 
+/* Writes head and the items after it, ", " between, indented by `indent` and wrapped between
+ * items to fit 80 columns ("evidence: a=1 (> 0), b=2"; an item is never cut). */
+static void wrapped_items(FILE *out, const char *head, char **items, size_t n, int indent)
+{
+    int col = fprintf(out, "%*s%s", indent, "", head);
+    for (size_t i = 0; i < n; i++) {
+        int w = (int)strlen(items[i]) + (i + 1 < n ? 1 : 0);
+        if (i > 0 && col + 1 + w > 79)
+            col = fprintf(out, "\n%*s", indent + 2, "") - 1;
+        else
+            col += fprintf(out, " ");
+        col += fprintf(out, "%s%s", items[i], i + 1 < n ? "," : "");
+    }
+    fputc('\n', out);
+}
+
 static const char *sev_color(gw_severity s)
 {
     return s == GW_SEV_CRITICAL ? "\033[1;31m" : s == GW_SEV_WARNING ? "\033[33m" : "\033[36m";
@@ -115,23 +131,22 @@ void gw_report_verdict_lines(FILE *out, const gw_analysis *a, const gw_report_op
 
 static void evidence_line(FILE *out, const gw_verdict *v)
 {
-    fprintf(out, "          evidence:");
+    char **items = xcalloc(v->nevidence ? v->nevidence : 1, sizeof *items);
     for (size_t e = 0; e < v->nevidence; e++) {
         const gw_evidence *ev = &v->evidence[e];
-        if (ev->text) {
-            fprintf(out, " %s=%s", ev->key, ev->text);
-        } else {
-            char b[GW_FMT_SIZE];
-            fprintf(out, " %s=%s", ev->key,
-                    gw_fmt_sane(ev->value) ? num(ev->value, b, sizeof b) : "unknown");
-        }
-        if (ev->threshold >= 0) {
-            char b[GW_FMT_SIZE];
-            fprintf(out, " (%s %s)", ev->op,
-                    gw_fmt_sig(b, sizeof b, gw_thresholds[ev->threshold].value, 6, "?"));
-        }
-        fputc(e + 1 < v->nevidence ? ',' : '\n', out);
+        char b[GW_FMT_SIZE], t[GW_FMT_SIZE], op[48] = "";
+        const char *value = ev->text                 ? ev->text
+                            : gw_fmt_sane(ev->value) ? num(ev->value, b, sizeof b)
+                                                     : "unknown";
+        if (ev->threshold >= 0)
+            snprintf(op, sizeof op, " (%s %s)", ev->op,
+                     gw_fmt_sig(t, sizeof t, gw_thresholds[ev->threshold].value, 6, "?"));
+        items[e] = xasprintf("%s=%s%s", ev->key, value, op);
     }
+    wrapped_items(out, "evidence:", items, v->nevidence, 10);
+    for (size_t e = 0; e < v->nevidence; e++)
+        free(items[e]);
+    free(items);
 }
 
 const char *gw_report_no_verdict_reason(const gw_analysis *a)
@@ -157,7 +172,9 @@ static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
                 span_s(v->end_ms - v->start_ms, d, sizeof d));
         if (v->nevidence)
             evidence_line(out, v);
-        fprintf(out, "          suggestion: %s\n", v->suggestion);
+        char *sugg = xasprintf("suggestion: %s", v->suggestion);
+        wrapped(out, sugg, 10);
+        free(sugg);
     }
 }
 
@@ -266,10 +283,13 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
                 g->energy_from_counter ? "the energy counter" : "power.draw");
     if (g->whole.energy_partial)
         fprintf(out, "  energy is partial: gaps of more than 5 intervals were not bridged\n");
-    fprintf(out, "  time (whole record):");
+    char *times[GW_TIME_COUNT];
     for (int c = 0; c < GW_TIME_COUNT; c++)
-        fprintf(out, " %s %s s%s", gw_time_check_name((gw_time_check)c),
-                secs(g->whole.time_s[c], 1, d, sizeof d), c + 1 < GW_TIME_COUNT ? "," : "\n");
+        times[c] = xasprintf("%s %s s", gw_time_check_name((gw_time_check)c),
+                             secs(g->whole.time_s[c], 1, d, sizeof d));
+    wrapped_items(out, "time (whole record):", times, GW_TIME_COUNT, 2);
+    for (int c = 0; c < GW_TIME_COUNT; c++)
+        free(times[c]);
     stats_table(out, g, g->worked ? &g->phase[GW_PHASE_STEADY] : &g->whole);
 }
 
