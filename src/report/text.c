@@ -86,18 +86,17 @@ static void wrapped(FILE *out, const char *text, int indent)
     fputc('\n', out);
 }
 
-/* Writes head and the items after it, ", " between, indented by `indent` and wrapped between
- * items to fit 80 columns ("evidence: a=1 (> 0), b=2"; an item is never cut). */
+/* Writes head and the items after it, a space between, indented by `indent` and wrapped
+ * between items to fit 80 columns (an item, "busy_pct=50 (< 80),", is never cut). */
 static void wrapped_items(FILE *out, const char *head, char **items, size_t n, int indent)
 {
     int col = fprintf(out, "%*s%s", indent, "", head);
     for (size_t i = 0; i < n; i++) {
-        int w = (int)strlen(items[i]) + (i + 1 < n ? 1 : 0);
-        if (i > 0 && col + 1 + w > 79)
+        if (i > 0 && col + 1 + (int)strlen(items[i]) > 79)
             col = fprintf(out, "\n%*s", indent + 2, "") - 1;
         else
             col += fprintf(out, " ");
-        col += fprintf(out, "%s%s", items[i], i + 1 < n ? "," : "");
+        col += fprintf(out, "%s", items[i]);
     }
     fputc('\n', out);
 }
@@ -141,7 +140,7 @@ static void evidence_line(FILE *out, const gw_verdict *v)
         if (ev->threshold >= 0)
             snprintf(op, sizeof op, " (%s %s)", ev->op,
                      gw_fmt_sig(t, sizeof t, gw_thresholds[ev->threshold].value, 6, "?"));
-        items[e] = xasprintf("%s=%s%s", ev->key, value, op);
+        items[e] = xasprintf("%s=%s%s%s", ev->key, value, op, e + 1 < v->nevidence ? "," : "");
     }
     wrapped_items(out, "evidence:", items, v->nevidence, 10);
     for (size_t e = 0; e < v->nevidence; e++)
@@ -262,18 +261,25 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         fprintf(out, ", %s W limit", num(gpu->power_limit_w, b[1], sizeof b[1]));
     fprintf(out, "  [%s]\n", gpu->source);
     free(label);
-    fprintf(out, "  phases: ");
+    char *items[GW_PHASE_COUNT + 1];
+    /* missing is not zero: without a utilisation column nothing says the GPU did not work */
+    const char *why = !gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT) ? " (utilisation not recorded)"
+                      : g->worked                                   ? ""
+                                                                    : " (the GPU never worked)";
     for (int p = 0; p < GW_PHASE_COUNT; p++) {
         const gw_span *s = &g->phase[p].span;
-        fprintf(out, "%s %s s%s", gw_phase_name((gw_phase)p),
-                span_s(s->end_ms - s->start_ms, d, sizeof d), p + 1 < GW_PHASE_COUNT ? ", " : "");
+        items[p] = xasprintf("%s %s s%s", gw_phase_name((gw_phase)p),
+                             span_s(s->end_ms - s->start_ms, d, sizeof d),
+                             p + 1 < GW_PHASE_COUNT ? "," : "");
     }
-    /* missing is not zero: without a utilisation column nothing says the GPU did not work */
-    fprintf(out, "%s; %zu rows every %s s\n",
-            !gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT) ? " (utilisation not recorded)"
-            : g->worked                                   ? ""
-                                                          : " (the GPU never worked)",
-            gpu->tab.n, secs(g->interval_s, 2, d, sizeof d));
+    char *tail = items[GW_PHASE_COUNT - 1];
+    items[GW_PHASE_COUNT - 1] = xasprintf("%s%s;", tail, why);
+    free(tail);
+    items[GW_PHASE_COUNT] =
+        xasprintf("%zu rows every %s s", gpu->tab.n, secs(g->interval_s, 2, d, sizeof d));
+    wrapped_items(out, "phases:", items, GW_PHASE_COUNT + 1, 2);
+    for (int p = 0; p <= GW_PHASE_COUNT; p++)
+        free(items[p]);
     if (!gw_fmt_sane(g->whole.energy_wh))
         fprintf(out, "  energy: not recorded (no power.draw, no energy counter)\n");
     else
@@ -285,8 +291,9 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         fprintf(out, "  energy is partial: gaps of more than 5 intervals were not bridged\n");
     char *times[GW_TIME_COUNT];
     for (int c = 0; c < GW_TIME_COUNT; c++)
-        times[c] = xasprintf("%s %s s", gw_time_check_name((gw_time_check)c),
-                             secs(g->whole.time_s[c], 1, d, sizeof d));
+        times[c] =
+            xasprintf("%s %s s%s", gw_time_check_name((gw_time_check)c),
+                      secs(g->whole.time_s[c], 1, d, sizeof d), c + 1 < GW_TIME_COUNT ? "," : "");
     wrapped_items(out, "time (whole record):", times, GW_TIME_COUNT, 2);
     for (int c = 0; c < GW_TIME_COUNT; c++)
         free(times[c]);

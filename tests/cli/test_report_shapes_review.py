@@ -97,3 +97,26 @@ def test_energy_counter_sentinel_and_power_every_other_row(tmp_path):
     s = json.loads(run(f, "--json", "-").stdout)
     assert abs(s["gpus"][0]["energy_wh"] - 5.0) < 1e-3  # 4.83, "partial"
     assert s["gpus"][0]["energy_partial"] is False
+
+
+def test_text_lines_fit_80_columns(tmp_path):
+    # three GPUs without ids, one starved, one never working: evidence, suggestions, phases and
+    # time lines were 95-320 columns; an evidence item is never cut
+    f = tmp_path / "three.csv"
+    rows = ["timestamp, utilization.gpu [%], memory.used [MiB]"]
+    for i in range(40):
+        rows += [f"{stamp(i)}, 91, 30000", f"{stamp(i)}, 0, 12000", f"{stamp(i)}, 50, 5000"]
+    f.write_text("\n".join(rows) + "\n")
+    p = subprocess.run([os.path.abspath(BIN), "report", "three.csv"], capture_output=True,
+                       text=True, env=ENV, cwd=tmp_path)  # a short path: it is in two lines
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    heads = ("info", "warning", "critical", "gpuwatch report:")
+    long = [l for l in lines if len(l) > 80 and not l.startswith(heads)]
+    assert not long, long
+    assert "          evidence: busy_pct=50 (< 80), idle_share_pct=0, work_s=40, bursts=1," in lines
+    assert "  phases: startup 0.0 s, steady 40.0 s, tail 0.0 s (the GPU never worked);" in lines
+    assert "    40 rows every 1.00 s" in lines
+    # critical only below 50: a steady 50 % is a warning (it read "50 (< 50)")
+    v = next(l for l in lines if "gpu_starved" in l)
+    assert v.startswith("warning"), v
