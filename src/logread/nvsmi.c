@@ -186,9 +186,9 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
     case C_ELAPSED:
         return parse_elapsed(r, cell, p) ||
                why_bad(r, cell, "the elapsed column", "is not a number of seconds");
-    case C_INDEX:
+    case C_INDEX: /* an absent index would make the row another GPU's: skipped */
         if (gw_cells_absent(cell))
-            return true;
+            return why_bad(r, cell, "index", "is not a GPU index");
         if (!gw_cells_number(cell, &v, &unit) || *unit || v < 0 || v > 1e6)
             return why_bad(r, cell, "index", "is not a GPU index");
         p->id.index = (long)v;

@@ -120,3 +120,15 @@ def test_text_lines_fit_80_columns(tmp_path):
     # critical only below 50: a steady 50 % is a warning (it read "50 (< 50)")
     v = next(l for l in lines if "gpu_starved" in l)
     assert v.startswith("warning"), v
+
+
+def test_absent_index_cell_is_no_new_gpu(tmp_path):
+    # an [N/A] index made a second GPU of one row
+    f = tmp_path / "na.csv"
+    rows = ["timestamp, index, utilization.gpu [%]"]
+    rows += [f"{stamp(i)}, {'[N/A]' if i == 7 else 0}, 90" for i in range(30)]
+    f.write_text("\n".join(rows) + "\n")
+    s = json.loads(run(f, "--json", "-").stdout)
+    assert [g["index"] for g in s["gpus"]] == [0]
+    assert s["inputs"][0]["rows"] == 29
+    assert s["inputs"][0]["rows_skipped"] == 1 and s["inputs"][0]["first_bad_line"] == 9
