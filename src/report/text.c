@@ -207,9 +207,9 @@ static void inputs_section(FILE *out, const gw_analysis *a)
         if (in->rows_skipped)
             fprintf(out, ", %zu unreadable skipped (first at line %ld)", in->rows_skipped,
                     in->first_bad_line);
-        if (in->untimed)
-            fprintf(out, ", no timestamp column: rows placed at a fixed interval");
         fputc('\n', out);
+        if (in->untimed)
+            fprintf(out, "    no timestamp column: rows placed at a fixed interval\n");
         if (*in->note) { /* one line per thing said, wrapped to 80 columns */
             char *note = xstrdup(in->note);
             for (char *save = NULL, *t = strtok_r(note, ";", &save); t;
@@ -240,10 +240,14 @@ static void stats_table(FILE *out, const gw_gpu_analysis *g, const gw_phase_resu
             shown[c] = true;
             const gw_stats *st = &p->stats[c];
             char b[5][GW_FMT_SIZE];
-            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", t->cols[c].name,
-                    num(st->mean, b[0], sizeof b[0]), num(st->p5, b[1], sizeof b[1]),
-                    num(st->p50, b[2], sizeof b[2]), num(st->p95, b[3], sizeof b[3]),
-                    num(st->max, b[4], sizeof b[4]));
+            const char *name = t->cols[c].name;
+            if (strlen(name) > 28) { /* a long name on its own line: the row fits 80 columns */
+                fprintf(out, "  %s\n", name);
+                name = "";
+            }
+            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", name, num(st->mean, b[0], sizeof b[0]),
+                    num(st->p5, b[1], sizeof b[1]), num(st->p50, b[2], sizeof b[2]),
+                    num(st->p95, b[3], sizeof b[3]), num(st->max, b[4], sizeof b[4]));
         }
 }
 

@@ -132,3 +132,21 @@ def test_absent_index_cell_is_no_new_gpu(tmp_path):
     assert [g["index"] for g in s["gpus"]] == [0]
     assert s["inputs"][0]["rows"] == 29
     assert s["inputs"][0]["rows_skipped"] == 1 and s["inputs"][0]["first_bad_line"] == 9
+
+
+def test_dmon_text_fits_80_columns(tmp_path):
+    # dmon without Date/Time: the "no timestamp column" line and clocks.current.graphics [MHz]
+    # (29 characters, one more than the table's name column) were 81-88 columns
+    f = tmp_path / "d.txt"
+    lines = ["# gpu   pwr gtemp mtemp    sm   mem   enc   dec  mclk  pclk"]
+    lines += ["    0   310    61     -    97    40     0     0  2619  1980"] * 30
+    f.write_text("\n".join(lines) + "\n")
+    p = subprocess.run([os.path.abspath(BIN), "report", "d.txt"], capture_output=True,
+                       text=True, env=ENV, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    long = [l for l in lines if len(l) > 80 and not l.startswith(("info", "gpuwatch report:"))]
+    assert not long, long
+    assert "    no timestamp column: rows placed at a fixed interval" in lines
+    i = lines.index("  clocks.current.graphics [MHz]")
+    assert lines[i + 1].split() == ["1980"] * 5
