@@ -35,6 +35,12 @@ void gw_report_verdict_lines(FILE *out, const gw_analysis *a, const gw_report_op
  * (every mark, except that a text marked more than 10 times gets one summary line), and the
  * "marks" (at most 1000) and "marks_total" members of summary.json. */
 void gw_report_marks_text(FILE *out, const gw_analysis *a);
+/* True when no input knows the date (rows at an interval, elapsed seconds, dmon without Date):
+ * times are then shown as seconds from the start of the file, never as 1970 (text and HTML). */
+bool gw_report_dateless(const gw_series *s);
+/* A time: RFC 3339, or "+12.5 s" from the start of the file when the date is unknown; buf holds
+ * GW_RFC3339_LEN bytes. */
+const char *gw_report_when(const gw_analysis *a, int64_t ms, char *buf);
 /* Why no verdict was given, in the words of what is missing (text and HTML say the same). */
 const char *gw_report_no_verdict_reason(const gw_analysis *a);
 void gw_report_marks_json(cJSON *root, const gw_analysis *a);

@@ -44,9 +44,7 @@ static const char *span_s(int64_t ms, char *buf, size_t size)
     return secs((double)ms / 1000.0, 1, buf, size);
 }
 
-/* True when no input knows the date (rows at an interval, elapsed seconds): times are then
- * shown as seconds from the start of the file, never as 1970. */
-static bool dateless(const gw_series *s)
+bool gw_report_dateless(const gw_series *s)
 {
     size_t timed = 0;
     for (size_t i = 0; i < s->ninputs; i++)
@@ -55,10 +53,9 @@ static bool dateless(const gw_series *s)
     return timed == 0 && s->ninputs > 0;
 }
 
-/* A time: RFC 3339, or "+12.5 s" from the start of the file when the date is unknown. */
-static const char *when(const gw_analysis *a, int64_t ms, char *buf)
+const char *gw_report_when(const gw_analysis *a, int64_t ms, char *buf)
 {
-    if (!dateless(a->series))
+    if (!gw_report_dateless(a->series))
         return gw_rfc3339_ms(ms, buf);
     char d[GW_FMT_SIZE];
     snprintf(buf, GW_RFC3339_LEN, "+%s s", span_s(ms, d, sizeof d));
@@ -167,7 +164,7 @@ static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
         const gw_verdict *v = &a->verdicts.v[i];
         char s[GW_RFC3339_LEN], d[GW_FMT_SIZE];
         verdict_head(out, a, v, color);
-        fprintf(out, "          span: %s +%s s\n", when(a, v->start_ms, s),
+        fprintf(out, "          span: %s +%s s\n", gw_report_when(a, v->start_ms, s),
                 span_s(v->end_ms - v->start_ms, d, sizeof d));
         if (v->nevidence)
             evidence_line(out, v);
@@ -198,8 +195,9 @@ static void inputs_section(FILE *out, const gw_analysis *a)
     const gw_series *s = a->series;
     char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
     fprintf(out, "gpuwatch report: %zu GPU%s, %s%s to %s (%s s)\n", s->ngpus,
-            s->ngpus == 1 ? "" : "s", dateless(s) ? "date unknown, " : "", when(a, a->start_ms, t0),
-            when(a, a->record_end_ms, t1), span_s(a->record_end_ms - a->start_ms, d, sizeof d));
+            s->ngpus == 1 ? "" : "s", gw_report_dateless(s) ? "date unknown, " : "",
+            gw_report_when(a, a->start_ms, t0), gw_report_when(a, a->record_end_ms, t1),
+            span_s(a->record_end_ms - a->start_ms, d, sizeof d));
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,
@@ -324,7 +322,7 @@ static void epochs_section(FILE *out, const gw_analysis *a)
             snprintf(id, sizeof id, "%ld/%ld", e->number, e->total);
         else
             snprintf(id, sizeof id, "%ld", e->number);
-        fprintf(out, "  %-9s %-25s %8s s", id, when(a, e->start_ms, ts),
+        fprintf(out, "  %-9s %-25s %8s s", id, gw_report_when(a, e->start_ms, ts),
                 span_s(e->end_ms - e->start_ms, b[2], sizeof b[2]));
         for (size_t i = 0; i < a->ngpus; i++)
             fprintf(out, "  %11s %8s", num(a->epoch_util_pct[k * a->ngpus + i], b[0], sizeof b[0]),

@@ -150,3 +150,27 @@ def test_dmon_text_fits_80_columns(tmp_path):
     assert "    no timestamp column: rows placed at a fixed interval" in lines
     i = lines.index("  clocks.current.graphics [MHz]")
     assert lines[i + 1].split() == ["1980"] * 5
+
+
+def test_html_of_a_dateless_log_never_says_1970(tmp_path):
+    # elapsed seconds: the text said "date unknown, +0.0 s", the page "1970-01-01T00:00:00.000Z"
+    f = tmp_path / "elapsed.csv"
+    f.write_text("elapsed_s,utilization.gpu,memory.used\n" +
+                 "".join(f"{i * 0.5:.1f},90,1000\n" for i in range(30)))
+    html = tmp_path / "r.html"
+    p = run(f, "--html", html)
+    assert p.returncode == 0, p.stderr
+    page = html.read_text()
+    assert "1970" not in page
+    assert '<p class="meta">1 GPU, date unknown, +0.0 s to +15.0 s (15.0 s)</p>' in page
+    assert '"dateless":true' in page
+    src = os.environ.get("GPUWATCH_SOURCE")
+    if not src or subprocess.run(["which", "node"], capture_output=True).returncode:
+        return  # the browser half needs node and chromium (cli.test_html_report has them)
+    shot = tmp_path / "shot.png"  # its time axis reads +0.0 s ... +15.0 s
+    b = subprocess.run(["node", os.path.join(src, "tests/browser/check_report.mjs"), str(html),
+                        str(shot), "1200"], capture_output=True, text=True, timeout=120)
+    assert b.returncode == 0, b.stderr[-2000:]
+    r = json.loads(b.stdout)
+    assert r["pageErrors"] == [] and r["console"] == [], r
+    assert r["charts"] and all(c["gridPoints"] == 30 for c in r["charts"]), r["charts"]
