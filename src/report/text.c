@@ -130,13 +130,15 @@ static void evidence_line(FILE *out, const gw_verdict *v)
     char **items = xcalloc(v->nevidence ? v->nevidence : 1, sizeof *items);
     for (size_t e = 0; e < v->nevidence; e++) {
         const gw_evidence *ev = &v->evidence[e];
-        char b[GW_FMT_SIZE], t[GW_FMT_SIZE], op[48] = "";
+        char b[GW_FMT_SIZE], op[48] = "";
         const char *value = ev->text                 ? ev->text
                             : gw_fmt_sane(ev->value) ? num(ev->value, b, sizeof b)
                                                      : "unknown";
-        if (ev->threshold >= 0)
+        if (ev->threshold >= 0) {
+            char t[GW_FMT_SIZE];
             snprintf(op, sizeof op, " (%s %s)", ev->op,
                      gw_fmt_sig(t, sizeof t, gw_thresholds[ev->threshold].value, 6, "?"));
+        }
         items[e] = xasprintf("%s=%s%s%s", ev->key, value, op, e + 1 < v->nevidence ? "," : "");
     }
     wrapped_items(out, "evidence:", items, v->nevidence, 10);
