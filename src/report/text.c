@@ -203,7 +203,9 @@ static void inputs_section(FILE *out, const gw_analysis *a)
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,
-                in->kind == GW_INPUT_TRAIN_LOG ? "timed lines" : "rows");
+                in->kind == GW_INPUT_TRAIN_LOG ? "timed lines"
+                : in->rows == 1                ? "row"
+                                               : "rows");
         if (in->rows_skipped)
             fprintf(out, ", %zu unreadable skipped (first at line %ld)", in->rows_skipped,
                     in->first_bad_line);
@@ -280,7 +282,8 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
     items[GW_PHASE_COUNT - 1] = xasprintf("%s%s;", tail, why);
     free(tail);
     items[GW_PHASE_COUNT] =
-        xasprintf("%zu rows every %s s", gpu->tab.n, secs(g->interval_s, 2, d, sizeof d));
+        xasprintf("%zu row%s every %s s", gpu->tab.n, gpu->tab.n == 1 ? "" : "s",
+                  secs(g->interval_s, 2, d, sizeof d));
     wrapped_items(out, "phases:", items, GW_PHASE_COUNT + 1, 2);
     for (int p = 0; p <= GW_PHASE_COUNT; p++)
         free(items[p]);
