@@ -409,8 +409,13 @@ static void count_bad(gw_series_input *in, long line_no)
  * of names the report does not know, or a row (a CSV written without its header). */
 static void first_line_shape(reader *r, char **cells, size_t n)
 {
+    const char *c0 = cells[0];
+    if (c0[0] == '{' || (c0[0] == '[' && (c0[1] == '{' || c0[1] == '"'))) {
+        snprintf(r->bad_why, sizeof r->bad_why, "JSON"); /* gpustat --json, nvitop, jq */
+        return;
+    }
     if (n == 1) {
-        snprintf(r->bad_why, sizeof r->bad_why, strchr(cells[0], ';') ? "semicolons" : "not CSV");
+        snprintf(r->bad_why, sizeof r->bad_why, strchr(c0, ';') ? "semicolons" : "not CSV");
         return;
     }
     if (n > MAX_CELLS || !gw_cells_is_header(cells, n))
@@ -428,6 +433,10 @@ static gw_rc no_rows_error(const reader *r, const gw_series_input *in, long line
                             "%s: not a GPU log the report reads (its first line is neither CSV "
                             "nor `nvidia-smi dmon`): %s",
                             r->path, GW_LOGREAD_HOW_TO_RECORD);
+    if (headless && strcmp(r->bad_why, "JSON") == 0)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: this is JSON, not a GPU log the report reads: %s", r->path,
+                            GW_LOGREAD_HOW_TO_RECORD);
     if (headless && strcmp(r->bad_why, "semicolons") == 0)
         return gw_error_set(err, GW_E_FORMAT,
                             "%s: cells separated by ';' (a spreadsheet's export): save it as CSV "

@@ -147,6 +147,11 @@ static void test_headers_and_text(void **state)
             msg, sizeof msg);
     assert_non_null(strstr(msg, "not a GPU log the report reads (its first line is neither CSV"));
     assert_null(strstr(msg, "--columns"));
+    refused("{\"time\": 1733050000, \"gpu_util\": 90}\n", msg, sizeof msg); /* JSON lines */
+    assert_non_null(strstr(msg, "this is JSON, not a GPU log the report reads"));
+    assert_null(strstr(msg, "--columns"));
+    refused("{\n  \"gpus\": []\n}\n", msg, sizeof msg); /* gpustat --json */
+    assert_non_null(strstr(msg, "this is JSON"));
     refused("timestamp;utilization.gpu [%]\n2025/06/01 10:00:00.000;70\n", msg, sizeof msg);
     assert_non_null(strstr(msg, "cells separated by ';'"));
     refused("when,busy,ram\n2025-06-01 10:00:00,70,5000\n", msg, sizeof msg);
