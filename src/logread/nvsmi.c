@@ -354,14 +354,16 @@ static bool store_row(reader *r, const parsed_row *p_in, size_t n)
 }
 
 /* True when cells 0 and 1 are a time cut at the ',' before its milliseconds ("2025-06-01
- * 10:00:00" and "123", as Python's logging writes them); *joined gets "2025-06-01 10:00:00.123". */
+ * 10:00:00" and "123", as Python's logging writes them, with no space around the ','); *joined
+ * gets "2025-06-01 10:00:00.123". A row of one cell too many written "10:00:00, 250" is not. */
 static bool comma_millis(char **cells, char joined[96])
 {
     int64_t t;
     size_t len = strlen(cells[0]);
     const char *ms = cells[1];
-    if (len < 8 || len > 80 || strspn(ms, "0123456789") != 3 || ms[3] != '\0' ||
-        !strchr(cells[0], ':') || strchr(cells[0], '.') || gw_timeparse(cells[0], &t) != len)
+    if (len < 8 || len > 80 || ms != cells[0] + len + 1 || /* "00,123": no space around ',' */
+        strspn(ms, "0123456789") != 3 || ms[3] != '\0' || !strchr(cells[0], ':') ||
+        strchr(cells[0], '.') || gw_timeparse(cells[0], &t) != len)
         return false;
     snprintf(joined, 96, "%s.%s", cells[0], ms);
     return gw_timeparse(joined, &t) == strlen(joined);

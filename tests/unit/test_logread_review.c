@@ -116,6 +116,12 @@ static void test_times_people_write(void **state)
     assert_true(val(s, 0, GW_F_UTIL_GPU_PCT, 2) == 70);
     assert_non_null(strstr(s->inputs[0].note, "Python logging"));
     gw_series_free(s);
+    /* one cell too many after a whole-second time, ", " between cells: a bad row, not ms */
+    s = read_ok("time,gpu_util\n2025-06-01 10:00:00, 250, 50\n2025-06-01 10:00:01, 60\n");
+    assert_int_equal(s->inputs[0].rows, 1);
+    assert_int_equal(s->inputs[0].rows_skipped, 1);
+    assert_true(val(s, 0, GW_F_UTIL_GPU_PCT, 0) == 60);
+    gw_series_free(s);
     /* a time no parser reads: the refusal names the cell, not only the line */
     char msg[512];
     refused("timestamp,utilization.gpu\n01/06/2025 10:00:00,50\n01/06/2025 10:00:01,50\n", msg,
