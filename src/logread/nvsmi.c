@@ -528,9 +528,30 @@ static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, g
 }
 
 /* What the report says about how the file was read (series input note). */
+/* True when a GPU's utilization.gpu is a 0-1 ratio rather than percent: never above 1, with
+ * fractions (nvidia-smi and NVML write whole percents). Said, not rescaled. */
+static bool util_looks_like_ratio(const reader *r)
+{
+    for (size_t i = 0; i < r->ngpus; i++) {
+        const gw_series_gpu *g = r->gpus[i].g;
+        const double *u = gw_series_gpu_values(g, GW_F_UTIL_GPU_PCT);
+        bool fraction = false, above = false;
+        for (size_t k = 0; u && k < g->tab.n; k++) {
+            above |= u[k] > 1;
+            fraction |= u[k] > 0 && u[k] < 1;
+        }
+        if (fraction && !above)
+            return true;
+    }
+    return false;
+}
+
 static void reading_notes(reader *r, const gw_lines *l)
 {
     char buf[320];
+    if (util_looks_like_ratio(r))
+        note_add(&r->note, "utilization.gpu is never above 1 and has fractions: read as percent, "
+                           "but if it is a 0-1 ratio, write it x 100");
     if (r->lead_date)
         note_add(&r->note, "a date column before nvidia-smi's timestamp (one cell more than the "
                            "header names) was ignored");

@@ -165,6 +165,19 @@ static void test_headers_and_text(void **state)
     assert_null(strstr(msg, "noheader"));
 }
 
+static void test_util_ratio_said(void **state)
+{
+    (void)state;
+    /* a 0-1 ratio read as percent made "the GPU never worked": said, values kept as written */
+    gw_series *s = read_ok("time,gpu_util\n2025-06-01 10:00:00,0.92\n2025-06-01 10:00:01,0.9\n");
+    assert_true(val(s, 0, GW_F_UTIL_GPU_PCT, 0) == 0.92);
+    assert_non_null(strstr(s->inputs[0].note, "if it is a 0-1 ratio, write it x 100"));
+    gw_series_free(s);
+    s = read_ok("time,gpu_util\n2025-06-01 10:00:00,0\n2025-06-01 10:00:01,1\n"); /* idle */
+    assert_null(strstr(s->inputs[0].note, "ratio"));
+    gw_series_free(s);
+}
+
 static void test_utf16_without_bom(void **state)
 {
     (void)state;
@@ -194,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_dmon_bounds_and_selections),
         cmocka_unit_test(test_times_people_write),
         cmocka_unit_test(test_headers_and_text),
+        cmocka_unit_test(test_util_ratio_said),
         cmocka_unit_test(test_utf16_without_bom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
