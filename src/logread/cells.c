@@ -135,9 +135,12 @@ void gw_cells_header(char *cell, const char **key, const char **unit)
     *key = cell;
     *unit = "";
     char *open = strchr(cell, '[');
+    size_t len = strlen(cell);
+    if (!open && len > 2 && cell[len - 1] == ')') /* a spreadsheet's "GPU Util (%)" */
+        open = strrchr(cell, '(');
     if (!open)
         return;
-    char *close = strchr(open, ']');
+    char *close = strchr(open, *open == '[' ? ']' : ')');
     if (close)
         *close = '\0';
     *unit = open + 1;
@@ -197,15 +200,15 @@ static bool is_key(const char *c)
             return false;
     const char *p = c;
     while (isalnum((unsigned char)*p) || *p == '.' || *p == '_' ||
-           (*p == ' ' && p[1] != ' ' && p[1] != '['))
+           (*p == ' ' && p[1] != ' ' && p[1] != '[' && p[1] != '('))
         p++;
     if (*p == '\0')
         return true;
     if (p[0] == ' ')
         p++;
-    if (p[0] != '[')
+    if (p[0] != '[' && p[0] != '(')
         return false;
-    const char *close = strchr(p, ']');
+    const char *close = strchr(p, p[0] == '[' ? ']' : ')');
     return close && close[1] == '\0';
 }
 

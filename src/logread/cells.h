@@ -28,8 +28,8 @@ bool gw_cells_absent(const char *cell);
  * ("1e999") is stored as +-inf: callers drop it as absurd (gw_fmt_sane). */
 bool gw_cells_number(const char *cell, double *value, const char **unit);
 
-/* Splits a header cell "memory.used [MiB]" in place into key "memory.used" and unit "MiB"
- * (unit "" when there are no brackets). */
+/* Splits a header cell "memory.used [MiB]" (or a spreadsheet's "Memory Used (MiB)") in place
+ * into key "memory.used" and unit "MiB" (unit "" when there are no brackets). */
 void gw_cells_header(char *cell, const char **key, const char **unit);
 
 /* Factor that converts a value in unit `from` into unit `to` (MiB/GiB/KiB/B, W/mW/kW,
@@ -39,7 +39,7 @@ double gw_cells_unit_factor(const char *from, const char *to);
 
 /* True when the header line's cells look like a header: every cell is a name that starts with a
  * letter and holds letters, digits, '.', '_' and single inner spaces ("utilization.gpu",
- * "encoder.stats.sessionCount", "GPU ID"), with an optional " [unit]". */
+ * "encoder.stats.sessionCount", "GPU ID"), with an optional " [unit]" or " (unit)". */
 bool gw_cells_is_header(char **cells, size_t n);
 
 #endif

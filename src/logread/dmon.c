@@ -42,6 +42,7 @@ typedef struct dmon {
     size_t ncols;
     char ignored[160];
     bool has_date, has_time, any_tod;
+    bool any_value;              /* a header named a column the report reads */
     int64_t day_ms, last_tod_ms; /* time of day only: days added at each midnight */
 } dmon;
 
@@ -82,6 +83,7 @@ static void dmon_header(dmon *d, char **tok, size_t n)
                 snprintf(d->ignored + len, sizeof d->ignored - len, "%s%s", len ? ", " : "",
                          tok[i]);
         }
+        d->any_value |= c->kind == D_FIELD || c->kind == D_EXTRA;
         d->has_date |= c->kind == D_DATE;
         d->has_time |= c->kind == D_TIME;
     }
@@ -141,6 +143,7 @@ static bool dmon_row(gw_series *s, size_t input, const char *source, dmon *d, ch
     long index = -1;
     const char *date = NULL, *tod = NULL;
     double v[DMON_MAX_COLS];
+    uint64_t impossible = 0; /* GW_FIELD_BIT of the fields dropped as impossible */
     for (size_t i = 0; i < d->ncols; i++) {
         const dcol *c = &d->cols[i];
         const char *unit;
@@ -164,8 +167,12 @@ static bool dmon_row(gw_series *s, size_t input, const char *source, dmon *d, ch
                 break;
             if (!gw_cells_number(tok[i], &v[i], &unit) || *unit)
                 return false;
-            if (!gw_fmt_sane(v[i]) || v[i] < 0)
-                v[i] = NAN; /* no reading of any GPU: dropped, the row is kept */
+            if (c->kind == D_FIELD ? !gw_field_plausible((gw_field)c->field, v[i])
+                                   : !gw_fmt_sane(v[i]) || v[i] < 0) {
+                v[i] = NAN; /* no reading of any GPU (the sampler's bounds): dropped, counted */
+                if (c->kind == D_FIELD)
+                    impossible |= GW_FIELD_BIT(c->field);
+            }
             break;
         case D_IGNORE:
             break;
@@ -182,6 +189,8 @@ static bool dmon_row(gw_series *s, size_t input, const char *source, dmon *d, ch
     if (!row_time(d, d->has_date ? date : NULL, tod, g->tab.n, interval_ms, &t_ms))
         return false;
     size_t row = gw_series_table_add_row(&g->tab, t_ms);
+    for (int f = 0; impossible && f < GW_F_COUNT; f++)
+        s->inputs[input].impossible[f] += (impossible >> f) & 1u;
     for (size_t i = 0; i < d->ncols; i++) {
         if (isnan(v[i]))
             continue;
@@ -236,6 +245,12 @@ gw_rc gw_logread_dmon(gw_series *s, FILE *f, size_t input, const char *source,
                             in->rows_skipped ? " (every row has another number of cells than "
                                                "the '# gpu ...' header)"
                                              : "");
+    if (!d.any_value)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: `nvidia-smi dmon` output without a column the report reads "
+                            "(sm, mem, pwr, gtemp, fb, mclk, pclk): record with `nvidia-smi dmon "
+                            "-s pucm`",
+                            in->path);
     in->untimed = !d.has_time;
     in->dateless = !d.has_date || !d.has_time;
     char *note =

@@ -104,6 +104,11 @@ static FILE *utf16_to_utf8(FILE *f, bool big_endian)
     return m;
 }
 
+static bool ascii(unsigned char c)
+{
+    return (c >= 0x20 && c < 0x7f) || c == '\t' || c == '\r' || c == '\n';
+}
+
 FILE *gw_lines_open_utf8(const char *path, bool *converted)
 {
     *converted = false;
@@ -130,14 +135,16 @@ FILE *gw_lines_open_utf8(const char *path, bool *converted)
         if (!f)
             return NULL;
     }
-    unsigned char bom[2];
-    size_t n = fread(bom, 1, 2, f);
-    bool le = n == 2 && bom[0] == 0xff && bom[1] == 0xfe;
-    bool be = n == 2 && bom[0] == 0xfe && bom[1] == 0xff;
-    if (!le && !be) {
-        rewind(f);
+    unsigned char bom[4];
+    size_t n = fread(bom, 1, 4, f);
+    bool le = n >= 2 && bom[0] == 0xff && bom[1] == 0xfe;
+    bool be = n >= 2 && bom[0] == 0xfe && bom[1] == 0xff;
+    /* no byte order mark (Windows tools, iconv -t UTF-16LE): two ASCII characters, each with a
+     * NUL byte beside it, cannot start UTF-8 text */
+    bool le_bare = n == 4 && ascii(bom[0]) && !bom[1] && ascii(bom[2]) && !bom[3];
+    bool be_bare = n == 4 && !bom[0] && ascii(bom[1]) && !bom[2] && ascii(bom[3]);
+    if (fseek(f, le || be ? 2 : 0, SEEK_SET) != 0 || (!le && !be && !le_bare && !be_bare))
         return f;
-    }
     *converted = true;
-    return utf16_to_utf8(f, be);
+    return utf16_to_utf8(f, be || be_bare);
 }

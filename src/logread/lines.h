@@ -27,8 +27,8 @@ ssize_t gw_lines_next(gw_lines *l);
 void gw_lines_free(gw_lines *l);
 
 /* Opens path for reading as UTF-8 text: a file that starts with a UTF-16 byte order mark (what
- * PowerShell's `>` writes) is converted into memory and *converted set true. NULL (errno set)
- * when it cannot be opened. */
+ * PowerShell's `>` writes), or without one with two ASCII characters in UTF-16, is converted into
+ * memory and *converted set true. NULL (errno set) when it cannot be opened. */
 FILE *gw_lines_open_utf8(const char *path, bool *converted);
 
 #endif

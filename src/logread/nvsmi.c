@@ -2,8 +2,8 @@
 #include "logread/cells.h"
 #include "logread/lines.h"
 #include "logread/logread.h"
+#include "logread/nvsmi_priv.h"
 #include "logread/sniff.h"
-#include "logread/synonyms.h"
 #include "logread/timeparse.h"
 
 #include "util/gw_fmt.h"
@@ -14,251 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-enum {
-    MAX_CELLS = 256,
-    GPU_HASH_SLOTS = 2 * GW_LOGREAD_MAX_GPUS, /* a power of two, at most half full */
-};
-_Static_assert((GPU_HASH_SLOTS & (GPU_HASH_SLOTS - 1)) == 0 && GPU_HASH_SLOTS <= 65536,
-               "GW_LOGREAD_MAX_GPUS: a power of two, at most 32768");
-
-typedef enum col_kind {
-    C_IGNORE,
-    C_TIME,
-    C_ELAPSED, /* seconds since the file's start */
-    C_INDEX,
-    C_UUID,
-    C_PCI,
-    C_NAME,
-    C_FIELD,  /* a known gw_gpu_field */
-    C_EXTRA,  /* an unknown column with a unit: kept under its header */
-    C_REASON, /* clocks_event_reasons.<one reason>: "Active" / "Not Active" */
-} col_kind;
-
-typedef struct colmap {
-    col_kind kind;
-    int field;     /* C_FIELD */
-    double factor; /* C_FIELD: header unit -> field unit */
-    char unit[16]; /* unit given by the header, "" when none */
-    char *name;    /* C_EXTRA: column name in the series */
-    unsigned bit;  /* C_REASON: the clocks_event_reasons bit */
-} colmap;
-
-typedef struct gpu_slot {
-    gw_series_gpu *g;
-    bool lost;        /* a "[GPU is lost]" cell was seen */
-    int64_t shift_ms; /* added to this GPU's times since its clock went back (place_in_time) */
-} gpu_slot;
-
-/* Rows that share a timestamp in a file without a GPU id column: the GPUs in their order. */
-typedef struct order_split {
-    int64_t t_ms;            /* timestamp of the current group */
-    size_t n;                /* rows in it so far */
-    size_t min, max;         /* sizes of the closed groups (min 0: none closed) */
-    long min_line, max_line; /* a line of a group of each size */
-    long line, group_line;   /* the current row's line, the current group's first */
-    long conflict_line;      /* a row whose name or memory.total is not its position's GPU's */
-} order_split;
-
-typedef struct reader {
-    gw_series *s;
-    size_t input;
-    const char *source;
-    const char *path;
-    double interval_ms;
-    colmap *cols;
-    size_t ncols;
-    bool has_time, has_id;
-    bool forced;         /* the columns come from --columns */
-    bool elapsed;        /* times are seconds since the file's start */
-    bool dated;          /* a timestamp column held a date */
-    bool lead_date;      /* rows carry a date column before nvidia-smi's timestamp */
-    long forced_bad;     /* line of a header whose width differs from --columns, 0 none */
-    size_t forced_n;     /* its number of cells */
-    long apps_line;      /* line of a --query-compute-apps header, 0 none */
-    const char *foreign; /* a section of another format inside the CSV */
-    long foreign_line;
-    order_split order;
-    char *note;        /* what the report says about the reading, "" when nothing */
-    char ignored[160]; /* the columns ignored, "a, b, c" */
-    char mapped[200];  /* synonyms used, "gpu_util -> utilization.gpu, ..." */
-    gpu_slot *gpus;
-    size_t ngpus, gpus_cap;
-    size_t last;
-    long line_no;                            /* the line being read */
-    unsigned short gpu_hash[GPU_HASH_SLOTS]; /* 1 + index into gpus by key, 0 = empty */
-    bool too_many;                           /* a row named GPU number GW_LOGREAD_MAX_GPUS + 1 */
-    char too_many_key[64];
-    double vals[MAX_CELLS];
-} reader;
-
-typedef struct alias {
-    const char *key;
-    col_kind kind;
-    int field;
-    unsigned bit;
-} alias;
-
-/* Names nvidia-smi accepts (or prints in the header) for the same thing, beyond gw_fields[]. */
-static const alias aliases[] = {
-    {"timestamp", C_TIME, -1, 0},
-    {"elapsed", C_ELAPSED, -1, 0},
-    {"unix_time", C_TIME, -1, 0},
-    {"index", C_INDEX, -1, 0},
-    {"uuid", C_UUID, -1, 0},
-    {"gpu_uuid", C_UUID, -1, 0},
-    {"pci.bus_id", C_PCI, -1, 0},
-    {"gpu_bus_id", C_PCI, -1, 0},
-    {"name", C_NAME, -1, 0},
-    {"gpu_name", C_NAME, -1, 0},
-    {"clocks.sm", C_FIELD, GW_F_CLOCK_SM_MHZ, 0},
-    {"clocks.gr", C_FIELD, GW_F_CLOCK_GR_MHZ, 0},
-    {"clocks.mem", C_FIELD, GW_F_CLOCK_MEM_MHZ, 0},
-    {"clocks.max.mem", C_FIELD, GW_F_CLOCK_MAX_MEM_MHZ, 0},
-    {"clocks.max.memory", C_FIELD, GW_F_CLOCK_MAX_MEM_MHZ, 0},
-    {"clocks_throttle_reasons.active", C_FIELD, GW_F_CLOCKS_EVENT_REASONS, 0},
-    {"power.draw.average", C_FIELD, GW_F_POWER_DRAW_W, 0},
-    {"power.draw.instant", C_FIELD, GW_F_POWER_DRAW_W, 0},
-    {"sm_util_pct", C_FIELD, GW_F_GPM_SM_ACTIVE_PCT, 0},
-    {"sm_occupancy_pct", C_FIELD, GW_F_GPM_SM_OCCUPANCY_PCT, 0},
-    {"tensor_util_pct", C_FIELD, GW_F_GPM_TENSOR_ACTIVE_PCT, 0},
-    {"dram_bw_util_pct", C_FIELD, GW_F_GPM_DRAM_ACTIVE_PCT, 0},
-    {"gpu_idle", C_REASON, -1, 0x1},
-    {"applications_clocks_setting", C_REASON, -1, 0x2},
-    {"sw_power_cap", C_REASON, -1, 0x4},
-    {"hw_slowdown", C_REASON, -1, 0x8},
-    {"sync_boost", C_REASON, -1, 0x10},
-    {"sw_thermal_slowdown", C_REASON, -1, 0x20},
-    {"hw_thermal_slowdown", C_REASON, -1, 0x40},
-    {"hw_power_brake_slowdown", C_REASON, -1, 0x80},
-};
-
-static void map_reason(colmap *c, const char *key)
-{
-    static const char *prefixes[] = {"clocks_event_reasons.", "clocks_throttle_reasons."};
-    for (size_t p = 0; p < 2; p++) {
-        size_t n = strlen(prefixes[p]);
-        if (strncmp(key, prefixes[p], n) != 0)
-            continue;
-        for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
-            if (aliases[a].kind == C_REASON && strcmp(key + n, aliases[a].key) == 0) {
-                c->kind = C_REASON;
-                c->bit = aliases[a].bit;
-            }
-    }
-}
-
-/* True when list ("a, b, c") holds item. */
-static bool list_has(const char *list, const char *item)
-{
-    size_t n = strlen(item);
-    for (const char *p = list; (p = strstr(p, item)) != NULL; p += n)
-        if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
-            return true;
-    return false;
-}
-
-/* Appends "item" to a ", "-separated list once (a repeated header says nothing new), or "..."
- * once it is full. */
-static void list_add(char *list, size_t cap, const char *item)
-{
-    size_t n = strlen(list);
-    if (strstr(list, "...") || list_has(list, item))
-        return;
-    if (n + strlen(item) + 8 > cap) {
-        snprintf(list + n, cap - n, "%s...", n ? ", " : "");
-        return;
-    }
-    snprintf(list + n, cap - n, "%s%s", n ? ", " : "", item);
-}
-
-/* Maps key to a column kind: nvidia-smi's names and gw_fields[] (C_IGNORE when neither). */
-static void match_key(colmap *c, const char *key)
-{
-    for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
-        if (aliases[a].kind != C_REASON && strcmp(key, aliases[a].key) == 0) {
-            c->kind = aliases[a].kind;
-            c->field = aliases[a].field;
-        }
-    int f = c->kind == C_IGNORE ? gw_field_by_key(GW_FG_GPU, key) : -1;
-    if (f >= 0) {
-        c->kind = C_FIELD;
-        c->field = f;
-    }
-    if (c->kind == C_IGNORE)
-        map_reason(c, key);
-}
-
-/* True when some cell of a header-like line names a column this reader knows (nvidia-smi's
- * names, gw_fields[], a synonym): "garbage row" is a bad row, not a new header. */
-static bool names_a_column(char **cells, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        char buf[128];
-        const char *key, *unit;
-        snprintf(buf, sizeof buf, "%s", cells[i]);
-        gw_cells_header(buf, &key, &unit);
-        colmap c = {.kind = C_IGNORE, .field = -1};
-        match_key(&c, key);
-        if (c.kind != C_IGNORE || gw_logread_synonym(key, &unit) || strcmp(key, "pid") == 0)
-            return true;
-    }
-    return false;
-}
-
-static void map_column(reader *r, colmap *c, char *cell)
-{
-    const char *key, *unit;
-    gw_cells_header(cell, &key, &unit);
-    memset(c, 0, sizeof *c);
-    c->kind = C_IGNORE;
-    c->field = -1;
-    c->factor = 1.0;
-    match_key(c, key);
-    const char *syn_unit, *syn = c->kind == C_IGNORE ? gw_logread_synonym(key, &syn_unit) : NULL;
-    if (syn) { /* a home-made name: said in the report */
-        match_key(c, syn);
-        if (!*unit)
-            unit = syn_unit;
-        char item[96];
-        snprintf(item, sizeof item, "%.40s -> %s", key, syn);
-        list_add(r->mapped, sizeof r->mapped, item);
-    }
-    if (strcmp(key, "pid") == 0 && r->apps_line == 0)
-        r->apps_line = -1; /* set_header gives the line */
-    if (c->kind == C_IGNORE && !*unit)
-        list_add(r->ignored, sizeof r->ignored, key);
-    snprintf(c->unit, sizeof c->unit, "%s", unit);
-    if (c->kind == C_FIELD) {
-        c->factor = gw_cells_unit_factor(unit, gw_fields[c->field].unit); /* to the field's unit */
-    } else if (c->kind == C_IGNORE && *unit) {
-        c->kind = C_EXTRA;
-        c->name = xasprintf("%s [%s]", key, unit);
-    }
-}
-
-static void free_map(reader *r)
-{
-    for (size_t i = 0; i < r->ncols; i++)
-        free(r->cols[i].name);
-    free(r->cols);
-    r->cols = NULL;
-    r->ncols = 0;
-}
-
-static void set_header(reader *r, char **cells, size_t n)
-{
-    free_map(r);
-    r->cols = xcalloc(n, sizeof *r->cols);
-    r->ncols = n;
-    r->has_time = r->has_id = false;
-    for (size_t i = 0; i < n; i++) {
-        map_column(r, &r->cols[i], cells[i]);
-        col_kind k = r->cols[i].kind;
-        r->has_time |= k == C_TIME || k == C_ELAPSED;
-        r->has_id |= k == C_INDEX || k == C_UUID || k == C_PCI;
-    }
-}
 
 /* The identity cells of one row. */
 typedef struct row_id {
@@ -394,6 +149,20 @@ static bool parse_elapsed(reader *r, const char *cell, parsed_row *p)
     return true;
 }
 
+/* Notes why the first skipped row was skipped (said when no row could be read); false. */
+static bool why_bad(reader *r, const char *cell, const char *col, const char *what)
+{
+    if (r->bad_why[0])
+        return false;
+    char clean[48];
+    snprintf(clean, sizeof clean, "%s", cell);
+    for (char *c = clean; *c; c++) /* it goes to a terminal: no escapes */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
+    snprintf(r->bad_why, sizeof r->bad_why, "'%s' in %s %s", clean, col, what);
+    return false;
+}
+
 /* Parses cell i of a data row; returns false when the row cannot be read. */
 static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
 {
@@ -409,14 +178,19 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
             return true;
         }
         /* a small plain number, "0.0", "1.5", in a file without dates: seconds */
-        return !r->dated && parse_elapsed(r, cell, p);
-    case C_ELAPSED:
-        return parse_elapsed(r, cell, p);
-    case C_INDEX:
-        if (gw_cells_absent(cell))
+        if (!r->dated && parse_elapsed(r, cell, p))
             return true;
+        return why_bad(r, cell, "timestamp",
+                       "is not a time the report reads (nvidia-smi's, RFC 3339, ctime, unix "
+                       "seconds)");
+    case C_ELAPSED:
+        return parse_elapsed(r, cell, p) ||
+               why_bad(r, cell, "the elapsed column", "is not a number of seconds");
+    case C_INDEX: /* an absent index would make the row another GPU's: skipped */
+        if (gw_cells_absent(cell))
+            return why_bad(r, cell, "index", "is not a GPU index");
         if (!gw_cells_number(cell, &v, &unit) || *unit || v < 0 || v > 1e6)
-            return false;
+            return why_bad(r, cell, "index", "is not a GPU index");
         p->id.index = (long)v;
         return true;
     case C_UUID:
@@ -434,7 +208,10 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
         bool ok = parse_value(c, cell, &r->vals[i], &bad);
         if (bad)
             p->impossible |= GW_FIELD_BIT(c->field);
-        return ok;
+        const char *col = c->kind == C_EXTRA               ? c->name
+                          : gw_fields[c->field].csv_header ? gw_fields[c->field].csv_header
+                                                           : gw_fields[c->field].key;
+        return ok || why_bad(r, cell, col, "is not a number");
     }
     case C_REASON:
         if (strcasecmp(cell, "Active") == 0)
@@ -540,7 +317,8 @@ static bool store_row(reader *r, const parsed_row *p_in, size_t n)
     if (!slot)
         return false;
     gw_series_gpu *g = slot->g;
-    if (pos >= 0 && r->order.conflict_line == 0) { /* the same GPU at the same position? */
+    bool untimed = !r->has_id && !r->has_time; /* one GPU, unless rows say otherwise */
+    if ((pos >= 0 || untimed) && r->order.conflict_line == 0) { /* the same GPU as before? */
         double total = row_mem_total(r, n);
         const double *had = gw_series_gpu_values(g, GW_F_MEM_TOTAL_MIB);
         bool name_differs = p->id.name && *p->id.name && *g->name && strcmp(p->id.name, g->name);
@@ -575,6 +353,22 @@ static bool store_row(reader *r, const parsed_row *p_in, size_t n)
     return true;
 }
 
+/* True when cells 0 and 1 are a time cut at the ',' before its milliseconds ("2025-06-01
+ * 10:00:00" and "123", as Python's logging writes them, with no space around the ','); *joined
+ * gets "2025-06-01 10:00:00.123". A row of one cell too many written "10:00:00, 250" is not. */
+static bool comma_millis(char **cells, char joined[96])
+{
+    int64_t t;
+    size_t len = strlen(cells[0]);
+    const char *ms = cells[1];
+    if (len < 8 || len > 80 || ms != cells[0] + len + 1 || /* "00,123": no space around ',' */
+        strspn(ms, "0123456789") != 3 || ms[3] != '\0' || !strchr(cells[0], ':') ||
+        strchr(cells[0], '.') || gw_timeparse(cells[0], &t) != len)
+        return false;
+    snprintf(joined, 96, "%s.%s", cells[0], ms);
+    return gw_timeparse(joined, &t) == strlen(joined);
+}
+
 /* Reads one data row; returns false when the row cannot be read (nothing is stored then). */
 static bool read_row(reader *r, char **cells, size_t n)
 {
@@ -586,8 +380,20 @@ static bool read_row(reader *r, char **cells, size_t n)
         n--;
         r->lead_date = true;
     }
-    if (n != r->ncols)
-        return false;
+    char joined[96];
+    if (n == r->ncols + 1 && r->cols[0].kind == C_TIME && comma_millis(cells, joined)) {
+        cells[1] = joined; /* "10:00:00,123" (Python logging): one timestamp */
+        cells++;
+        n--;
+        r->comma_ms = true;
+    }
+    if (n != r->ncols) {
+        char count[24];
+        snprintf(count, sizeof count, "%zu cells", n);
+        return why_bad(r, count, "a row",
+                       r->ncols > n ? "where the header names more"
+                                    : "where the header names fewer");
+    }
     parsed_row p = {.id = {.index = -1}};
     for (size_t i = 0; i < n; i++)
         if (!parse_cell(r, i, cells[i], &p))
@@ -601,9 +407,48 @@ static void count_bad(gw_series_input *in, long line_no)
         in->first_bad_line = line_no;
 }
 
+/* Says what a first line that is no header is instead (no_rows_error): not CSV at all, a header
+ * of names the report does not know, or a row (a CSV written without its header). */
+static void first_line_shape(reader *r, char **cells, size_t n)
+{
+    const char *c0 = cells[0];
+    if (c0[0] == '{' || (c0[0] == '[' && (c0[1] == '{' || c0[1] == '"'))) {
+        snprintf(r->bad_why, sizeof r->bad_why, "JSON"); /* gpustat --json, nvitop, jq */
+        return;
+    }
+    if (n == 1) {
+        snprintf(r->bad_why, sizeof r->bad_why, strchr(c0, ';') ? "semicolons" : "not CSV");
+        return;
+    }
+    if (n > MAX_CELLS || !gw_cells_is_header(cells, n))
+        return;
+    snprintf(r->bad_why, sizeof r->bad_why, "names");
+    for (size_t i = 0; i < n; i++)
+        nvsmi_list_add(r->ignored, sizeof r->ignored, cells[i]);
+}
+
 static gw_rc no_rows_error(const reader *r, const gw_series_input *in, long lines, bool headless,
                            gw_error *err)
 {
+    if (headless && strcmp(r->bad_why, "not CSV") == 0)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: not a GPU log the report reads (its first line is neither CSV "
+                            "nor `nvidia-smi dmon`): %s",
+                            r->path, GW_LOGREAD_HOW_TO_RECORD);
+    if (headless && strcmp(r->bad_why, "JSON") == 0)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: this is JSON, not a GPU log the report reads: %s", r->path,
+                            GW_LOGREAD_HOW_TO_RECORD);
+    if (headless && strcmp(r->bad_why, "semicolons") == 0)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: cells separated by ';' (a spreadsheet's export): save it as CSV "
+                            "with ',' between cells and '.' before decimals",
+                            r->path);
+    if (headless && strcmp(r->bad_why, "names") == 0)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: the header names no column the report knows (%s): name them with "
+                            "--columns, e.g. --columns timestamp,utilization.gpu,memory.used",
+                            r->path, r->ignored);
     if (headless)
         return gw_error_set(err, GW_E_FORMAT,
                             "%s: the first line is not a header (written with "
@@ -613,9 +458,9 @@ static gw_rc no_rows_error(const reader *r, const gw_series_input *in, long line
     if (lines == 0)
         return gw_error_set(err, GW_E_FORMAT, "%s: the file is empty", r->path);
     if (in->rows_skipped)
-        return gw_error_set(err, GW_E_FORMAT,
-                            "%s: no readable rows (%zu rows skipped, the first at line %ld)",
-                            r->path, in->rows_skipped, in->first_bad_line);
+        return gw_error_set(
+            err, GW_E_FORMAT, "%s: no readable rows (%zu rows skipped, the first at line %ld%s%s)",
+            r->path, in->rows_skipped, in->first_bad_line, r->bad_why[0] ? ": " : "", r->bad_why);
     return gw_error_set(err, GW_E_FORMAT, "%s: no readable rows (only a header)", r->path);
 }
 
@@ -665,6 +510,13 @@ static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, g
                             "vary (%zu at line %ld, %zu at line %ld): the GPUs cannot be told "
                             "apart; add index to the --query-gpu list",
                             r->path, o->min, o->min_line, o->max, o->max_line);
+    if (o->conflict_line && !r->has_time)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: no timestamp and no index, uuid or pci.bus_id column, and line "
+                            "%ld names another GPU (name or memory.total) than the rows before: "
+                            "the rows of several GPUs cannot be told apart; add timestamp,index "
+                            "to the --query-gpu list",
+                            r->path, o->conflict_line);
     if (o->max >= 2 && o->conflict_line)
         return gw_error_set(err, GW_E_FORMAT,
                             "%s: no index, uuid or pci.bus_id column and line %ld names another "
@@ -676,9 +528,30 @@ static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, g
 }
 
 /* What the report says about how the file was read (series input note). */
+/* True when a GPU's utilization.gpu is a 0-1 ratio rather than percent: never above 1, with
+ * fractions (nvidia-smi and NVML write whole percents). Said, not rescaled. */
+static bool util_looks_like_ratio(const reader *r)
+{
+    for (size_t i = 0; i < r->ngpus; i++) {
+        const gw_series_gpu *g = r->gpus[i].g;
+        const double *u = gw_series_gpu_values(g, GW_F_UTIL_GPU_PCT);
+        bool fraction = false, above = false;
+        for (size_t k = 0; u && k < g->tab.n; k++) {
+            above |= u[k] > 1;
+            fraction |= u[k] > 0 && u[k] < 1;
+        }
+        if (fraction && !above)
+            return true;
+    }
+    return false;
+}
+
 static void reading_notes(reader *r, const gw_lines *l)
 {
     char buf[320];
+    if (util_looks_like_ratio(r))
+        note_add(&r->note, "utilization.gpu is never above 1 and has fractions: read as percent, "
+                           "but if it is a 0-1 ratio, write it x 100");
     if (r->lead_date)
         note_add(&r->note, "a date column before nvidia-smi's timestamp (one cell more than the "
                            "header names) was ignored");
@@ -689,6 +562,9 @@ static void reading_notes(reader *r, const gw_lines *l)
                  r->order.max);
         note_add(&r->note, buf);
     }
+    if (!r->has_time && !r->has_id && r->ncols > 0)
+        note_add(&r->note, "no timestamp or index column: every row taken as one GPU's (a log of "
+                           "several GPUs needs timestamp,index)");
     if (r->forced)
         note_add(&r->note, "columns named by --columns");
     if (*r->mapped) {
@@ -699,6 +575,9 @@ static void reading_notes(reader *r, const gw_lines *l)
         snprintf(buf, sizeof buf, "columns ignored: %s", r->ignored);
         note_add(&r->note, buf);
     }
+    if (r->comma_ms)
+        note_add(&r->note, "timestamps with ',' before the milliseconds (Python logging's) read "
+                           "as one cell");
     if (r->elapsed)
         note_add(&r->note, "times are seconds since the start of the file: the date is unknown");
     if (l->nul_bytes) {
@@ -724,7 +603,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
     if (o && o->columns) {
         char *copy = xstrdup(o->columns);
         size_t n = gw_cells_split(copy, cells, MAX_CELLS);
-        set_header(&r, cells, n < MAX_CELLS ? n : MAX_CELLS);
+        nvsmi_set_header(&r, cells, n < MAX_CELLS ? n : MAX_CELLS);
         free(copy);
         r.forced = true;
         r.ignored[0] = r.mapped[0] = '\0'; /* the user's names: nothing to say about them */
@@ -745,14 +624,15 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             continue;
         lines++;
         if (n <= MAX_CELLS && gw_cells_is_header(cells, n) &&
-            (r.forced || names_a_column(cells, n))) {
+            (r.forced || nvsmi_names_a_column(cells, n))) {
             if (r.forced && n != r.ncols) {
                 r.forced_bad = line_no;
                 r.forced_n = n;
                 break;
             }
             if (!r.forced)
-                set_header(&r, cells, n); /* the first header, a repeated one, or a new query */
+                nvsmi_set_header(&r, cells,
+                                 n); /* the first header, a repeated one, or a new query */
             if (r.apps_line < 0)
                 r.apps_line = line_no;
             if (r.apps_line > 0)
@@ -761,6 +641,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
         }
         if (r.ncols == 0) {
             headless = true;
+            first_line_shape(&r, cells, n);
             break;
         }
         if (n > MAX_CELLS || !read_row(&r, cells, n))
@@ -787,7 +668,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
         in->dateless = in->untimed || r.elapsed;
     }
     free(r.note);
-    free_map(&r);
+    nvsmi_free_map(&r);
     free(r.gpus);
     if (!rc && in->rows == 0)
         return no_rows_error(&r, in, lines, headless, err);

@@ -29,9 +29,11 @@ const char *gw_logread_foreign_line(const char *line)
         return "an `nvidia-smi` table (what `nvidia-smi` or `nvidia-smi -l` prints)";
     if (line[0] == '#' && has_word(line, "gpu") && has_word(line, "pid"))
         return "`nvidia-smi pmon` output (per-process samples)";
-    if (line[0] == '#' && has_word(line, "gpu") &&
-        (has_word(line, "pwr") || has_word(line, "sm") || has_word(line, "fb")))
-        return "`nvidia-smi dmon` output";
+    static const char *dmon_words[] = {"pwr",  "gtemp", "sm",    "mem",   "fb",   "mclk",
+                                       "pclk", "sbecc", "rxpci", "pviol", "bar1", "enc"};
+    for (size_t i = 0; line[0] == '#' && has_word(line, "gpu") && i < 12; i++)
+        if (has_word(line, dmon_words[i])) /* any -s selection: p u c v m e t */
+            return "`nvidia-smi dmon` output";
     return NULL;
 }
 

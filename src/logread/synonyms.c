@@ -9,6 +9,10 @@ static const struct {
     const char *name;
     const char *key;
 } synonyms[] = {
+    {"timestamp", "timestamp"}, /* "Timestamp", "TIMESTAMP": any case */
+    {"index", "index"},
+    {"name", "name"},
+    {"uuid", "uuid"},
     {"time", "timestamp"},
     {"date", "timestamp"},
     {"datetime", "timestamp"},

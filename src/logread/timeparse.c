@@ -151,8 +151,9 @@ static size_t parse_unix(const char *s, int64_t *out_ms)
     return end;
 }
 
-/* C's ctime and date(1): "Tue Nov  5 14:03:01 2024", "Tue Nov  5 14:03:01 UTC 2024" (a zone
- * name other than UTC or GMT is taken as the local zone: the machine that wrote it). */
+/* C's ctime and date(1): "Tue Nov  5 14:03:01 2024", "Tue Nov  5 14:03:01 UTC 2024", en_US's
+ * "Tue Nov  5 02:03:01 PM UTC 2024" (a zone name other than UTC or GMT is taken as the local
+ * zone: the machine that wrote it). */
 static size_t parse_ctime(const char *s, int64_t *out_ms)
 {
     static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
@@ -182,6 +183,12 @@ static size_t parse_ctime(const char *s, int64_t *out_ms)
     i += 8;
     if (s[i++] != ' ')
         return 0;
+    if ((s[i] == 'A' || s[i] == 'P') && s[i + 1] == 'M' && s[i + 2] == ' ') { /* en_US date(1) */
+        if (h < 1 || h > 12)
+            return 0;
+        h = h % 12 + (s[i] == 'P' ? 12 : 0);
+        i += 3;
+    }
     bool utc = false;
     if (isupper((unsigned char)s[i])) { /* a zone name */
         size_t z = i;

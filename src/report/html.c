@@ -283,7 +283,8 @@ static void data_json(gw_buf *b, const gw_analysis *a, const gw_html_opts *o)
 {
     int64_t t0, t1;
     gw_chart_span(a, &t0, &t1);
-    gw_buf_printf(b, "{\"version\":1,\"t0\":%lld,\"gpus\":[", (long long)t0);
+    gw_buf_printf(b, "{\"version\":1,\"t0\":%lld,\"dateless\":%s,\"gpus\":[", (long long)t0,
+                  gw_report_dateless(a->series) ? "true" : "false");
     for (size_t i = 0; i < a->series->ngpus; i++) {
         char *label = gw_series_gpu_label(a->series, a->series->gpus[i]);
         gw_buf_puts(b, i ? ",{\"label\":" : "{\"label\":");

@@ -71,9 +71,10 @@ static void header_section(FILE *out, const gw_analysis *a)
 {
     const gw_series *s = a->series;
     char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
-    fprintf(out, "<h1>gpuwatch report</h1>\n<p class=\"meta\">%zu GPU%s, %s to %s (%s s)</p>\n",
-            s->ngpus, s->ngpus == 1 ? "" : "s", gw_rfc3339_ms(a->start_ms, t0),
-            gw_rfc3339_ms(a->record_end_ms, t1), secs(d, sizeof d, a->record_end_ms - a->start_ms));
+    fprintf(out, "<h1>gpuwatch report</h1>\n<p class=\"meta\">%zu GPU%s, %s%s to %s (%s s)</p>\n",
+            s->ngpus, s->ngpus == 1 ? "" : "s", gw_report_dateless(s) ? "date unknown, " : "",
+            gw_report_when(a, a->start_ms, t0), gw_report_when(a, a->record_end_ms, t1),
+            secs(d, sizeof d, a->record_end_ms - a->start_ms));
     fputs("<ul class=\"meta\">\n", out);
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
@@ -127,9 +128,10 @@ static void verdicts_section(FILE *out, const gw_analysis *a)
         fprintf(out, "<p>None: %s.</p>\n", gw_report_no_verdict_reason(a));
         return;
     }
-    fputs("<table class=\"verdicts\">\n<tr><th>severity</th><th>verdict</th><th>GPU</th>"
-          "<th>what</th><th>span (UTC)</th></tr>\n",
-          out);
+    fprintf(out,
+            "<table class=\"verdicts\">\n<tr><th>severity</th><th>verdict</th><th>GPU</th>"
+            "<th>what</th><th>span (%s)</th></tr>\n",
+            gw_report_dateless(a->series) ? "from the start" : "UTC");
     for (size_t i = 0; i < a->verdicts.n; i++) {
         const gw_verdict *v = &a->verdicts.v[i];
         const char *sev = gw_severity_name(v->severity);
@@ -143,7 +145,7 @@ static void verdicts_section(FILE *out, const gw_analysis *a)
         evidence_text(out, v);
         fputs("</div><div class=\"detail\">suggestion: ", out);
         gw_html_escape(out, v->suggestion);
-        fprintf(out, "</div></td><td>%s +%s s</td></tr>\n", gw_rfc3339_ms(v->start_ms, ts),
+        fprintf(out, "</div></td><td>%s +%s s</td></tr>\n", gw_report_when(a, v->start_ms, ts),
                 secs(d, sizeof d, v->end_ms - v->start_ms));
     }
     fputs("</table>\n", out);
@@ -205,9 +207,10 @@ static void epochs_section(FILE *out, const gw_analysis *a)
         return;
     fprintf(out,
             "<h2 id=\"epochs\">Epochs (from %s)</h2>\n<table class=\"epochs\">\n<tr>"
-            "<th>epoch</th><th>start (UTC)</th><th>duration</th><th>validation</th>"
+            "<th>epoch</th><th>start (%s)</th><th>duration</th><th>validation</th>"
             "<th>steps</th><th>steps/s</th>",
-            gw_epoch_origin_name(a->epoch_origin));
+            gw_epoch_origin_name(a->epoch_origin),
+            gw_report_dateless(a->series) ? "from the start" : "UTC");
     for (size_t i = 0; i < a->ngpus; i++) {
         char *label = gw_series_gpu_label(a->series, a->series->gpus[i]);
         fputs("<th>", out);
@@ -228,7 +231,7 @@ static void epochs_section(FILE *out, const gw_analysis *a)
         fprintf(out, "<tr><td>%ld", e->number);
         if (e->total >= 0)
             fprintf(out, "/%ld", e->total);
-        fprintf(out, "</td><td>%s</td>", gw_rfc3339_ms(e->start_ms, ts));
+        fprintf(out, "</td><td>%s</td>", gw_report_when(a, e->start_ms, ts));
         num_cell(out, (double)(e->end_ms - e->start_ms) / 1000.0, "s");
         num_cell(out, e->validation_s, "s");
         num_cell(out, e->steps >= 0 ? (double)e->steps : NAN, "");

@@ -39,6 +39,12 @@ void gw_report_marks_text(FILE *out, const gw_analysis *a);
  * both: 0 decimals from 100 and for integers, 1 from 10, 2 from 1, else 3); "unknown" when
  * absurd. */
 const char *gw_report_evidence_num(double x, char *buf, size_t size);
+/* True when no input knows the date (rows at an interval, elapsed seconds, dmon without Date):
+ * times are then shown as seconds from the start of the file, never as 1970 (text and HTML). */
+bool gw_report_dateless(const gw_series *s);
+/* A time: RFC 3339, or "+12.5 s" from the start of the file when the date is unknown; buf holds
+ * GW_RFC3339_LEN bytes. */
+const char *gw_report_when(const gw_analysis *a, int64_t ms, char *buf);
 /* Why no verdict was given, in the words of what is missing (text and HTML say the same). */
 const char *gw_report_no_verdict_reason(const gw_analysis *a);
 void gw_report_marks_json(cJSON *root, const gw_analysis *a);

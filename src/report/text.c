@@ -48,9 +48,7 @@ static const char *span_s(int64_t ms, char *buf, size_t size)
     return secs((double)ms / 1000.0, 1, buf, size);
 }
 
-/* True when no input knows the date (rows at an interval, elapsed seconds): times are then
- * shown as seconds from the start of the file, never as 1970. */
-static bool dateless(const gw_series *s)
+bool gw_report_dateless(const gw_series *s)
 {
     size_t timed = 0;
     for (size_t i = 0; i < s->ninputs; i++)
@@ -59,10 +57,9 @@ static bool dateless(const gw_series *s)
     return timed == 0 && s->ninputs > 0;
 }
 
-/* A time: RFC 3339, or "+12.5 s" from the start of the file when the date is unknown. */
-static const char *when(const gw_analysis *a, int64_t ms, char *buf)
+const char *gw_report_when(const gw_analysis *a, int64_t ms, char *buf)
 {
-    if (!dateless(a->series))
+    if (!gw_report_dateless(a->series))
         return gw_rfc3339_ms(ms, buf);
     char d[GW_FMT_SIZE];
     snprintf(buf, GW_RFC3339_LEN, "+%s s", span_s(ms, d, sizeof d));
@@ -86,6 +83,21 @@ static void wrapped(FILE *out, const char *text, int indent)
         col += fprintf(out, "%.*s", (int)w, p);
         p += w;
         p += strspn(p, " ");
+    }
+    fputc('\n', out);
+}
+
+/* Writes head and the items after it, a space between, indented by `indent` and wrapped
+ * between items to fit 80 columns (an item, "busy_pct=50 (< 80),", is never cut). */
+static void wrapped_items(FILE *out, const char *head, char **items, size_t n, int indent)
+{
+    int col = fprintf(out, "%*s%s", indent, "", head);
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0 && col + 1 + (int)strlen(items[i]) > 79)
+            col = fprintf(out, "\n%*s", indent + 2, "") - 1;
+        else
+            col += fprintf(out, " ");
+        col += fprintf(out, "%s", items[i]);
     }
     fputc('\n', out);
 }
@@ -119,22 +131,22 @@ void gw_report_verdict_lines(FILE *out, const gw_analysis *a, const gw_report_op
 
 static void evidence_line(FILE *out, const gw_verdict *v)
 {
-    fprintf(out, "          evidence:");
+    char **items = xcalloc(v->nevidence ? v->nevidence : 1, sizeof *items);
     for (size_t e = 0; e < v->nevidence; e++) {
         const gw_evidence *ev = &v->evidence[e];
-        if (ev->text) {
-            fprintf(out, " %s=%s", ev->key, ev->text);
-        } else {
-            char b[GW_FMT_SIZE];
-            fprintf(out, " %s=%s", ev->key, gw_report_evidence_num(ev->value, b, sizeof b));
-        }
+        char b[GW_FMT_SIZE], op[48] = "";
+        const char *value = ev->text ? ev->text : gw_report_evidence_num(ev->value, b, sizeof b);
         if (ev->threshold >= 0) {
-            char b[GW_FMT_SIZE];
-            fprintf(out, " (%s %s)", ev->op,
-                    gw_fmt_sig(b, sizeof b, gw_thresholds[ev->threshold].value, 6, "?"));
+            char t[GW_FMT_SIZE];
+            snprintf(op, sizeof op, " (%s %s)", ev->op,
+                     gw_fmt_sig(t, sizeof t, gw_thresholds[ev->threshold].value, 6, "?"));
         }
-        fputc(e + 1 < v->nevidence ? ',' : '\n', out);
+        items[e] = xasprintf("%s=%s%s%s", ev->key, value, op, e + 1 < v->nevidence ? "," : "");
     }
+    wrapped_items(out, "evidence:", items, v->nevidence, 10);
+    for (size_t e = 0; e < v->nevidence; e++)
+        free(items[e]);
+    free(items);
 }
 
 const char *gw_report_no_verdict_reason(const gw_analysis *a)
@@ -160,11 +172,13 @@ static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
         const gw_verdict *v = &a->verdicts.v[i];
         char s[GW_RFC3339_LEN], d[GW_FMT_SIZE];
         verdict_head(out, a, v, color);
-        fprintf(out, "          span: %s +%s s\n", when(a, v->start_ms, s),
+        fprintf(out, "          span: %s +%s s\n", gw_report_when(a, v->start_ms, s),
                 span_s(v->end_ms - v->start_ms, d, sizeof d));
         if (v->nevidence)
             evidence_line(out, v);
-        fprintf(out, "          suggestion: %s\n", v->suggestion);
+        char *sugg = xasprintf("suggestion: %s", v->suggestion);
+        wrapped(out, sugg, 10);
+        free(sugg);
     }
 }
 
@@ -189,18 +203,21 @@ static void inputs_section(FILE *out, const gw_analysis *a)
     const gw_series *s = a->series;
     char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
     fprintf(out, "gpuwatch report: %zu GPU%s, %s%s to %s (%s s)\n", s->ngpus,
-            s->ngpus == 1 ? "" : "s", dateless(s) ? "date unknown, " : "", when(a, a->start_ms, t0),
-            when(a, a->record_end_ms, t1), span_s(a->record_end_ms - a->start_ms, d, sizeof d));
+            s->ngpus == 1 ? "" : "s", gw_report_dateless(s) ? "date unknown, " : "",
+            gw_report_when(a, a->start_ms, t0), gw_report_when(a, a->record_end_ms, t1),
+            span_s(a->record_end_ms - a->start_ms, d, sizeof d));
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,
-                in->kind == GW_INPUT_TRAIN_LOG ? "timed lines" : "rows");
+                in->kind == GW_INPUT_TRAIN_LOG ? "timed lines"
+                : in->rows == 1                ? "row"
+                                               : "rows");
         if (in->rows_skipped)
             fprintf(out, ", %zu unreadable skipped (first at line %ld)", in->rows_skipped,
                     in->first_bad_line);
-        if (in->untimed)
-            fprintf(out, ", no timestamp column: rows placed at a fixed interval");
         fputc('\n', out);
+        if (in->untimed)
+            fprintf(out, "    no timestamp column: rows placed at a fixed interval\n");
         if (*in->note) { /* one line per thing said, wrapped to 80 columns */
             char *note = xstrdup(in->note);
             for (char *save = NULL, *t = strtok_r(note, ";", &save); t;
@@ -231,10 +248,14 @@ static void stats_table(FILE *out, const gw_gpu_analysis *g, const gw_phase_resu
             shown[c] = true;
             const gw_stats *st = &p->stats[c];
             char b[5][GW_FMT_SIZE];
-            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", t->cols[c].name,
-                    num(st->mean, b[0], sizeof b[0]), num(st->p5, b[1], sizeof b[1]),
-                    num(st->p50, b[2], sizeof b[2]), num(st->p95, b[3], sizeof b[3]),
-                    num(st->max, b[4], sizeof b[4]));
+            const char *name = t->cols[c].name;
+            if (strlen(name) > 28) { /* a long name on its own line: the row fits 80 columns */
+                fprintf(out, "  %s\n", name);
+                name = "";
+            }
+            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", name, num(st->mean, b[0], sizeof b[0]),
+                    num(st->p5, b[1], sizeof b[1]), num(st->p50, b[2], sizeof b[2]),
+                    num(st->p95, b[3], sizeof b[3]), num(st->max, b[4], sizeof b[4]));
         }
 }
 
@@ -252,18 +273,26 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         fprintf(out, ", %s W limit", num(gpu->power_limit_w, b[1], sizeof b[1]));
     fprintf(out, "  [%s]\n", gpu->source);
     free(label);
-    fprintf(out, "  phases: ");
+    char *items[GW_PHASE_COUNT + 1];
+    /* missing is not zero: without a utilisation column nothing says the GPU did not work */
+    const char *why = !gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT) ? " (utilisation not recorded)"
+                      : g->worked                                   ? ""
+                                                                    : " (the GPU never worked)";
     for (int p = 0; p < GW_PHASE_COUNT; p++) {
         const gw_span *s = &g->phase[p].span;
-        fprintf(out, "%s %s s%s", gw_phase_name((gw_phase)p),
-                span_s(s->end_ms - s->start_ms, d, sizeof d), p + 1 < GW_PHASE_COUNT ? ", " : "");
+        items[p] = xasprintf("%s %s s%s", gw_phase_name((gw_phase)p),
+                             span_s(s->end_ms - s->start_ms, d, sizeof d),
+                             p + 1 < GW_PHASE_COUNT ? "," : "");
     }
-    /* missing is not zero: without a utilisation column nothing says the GPU did not work */
-    fprintf(out, "%s; %zu rows every %s s\n",
-            !gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT) ? " (utilisation not recorded)"
-            : g->worked                                   ? ""
-                                                          : " (the GPU never worked)",
-            gpu->tab.n, secs(g->interval_s, 2, d, sizeof d));
+    char *tail = items[GW_PHASE_COUNT - 1];
+    items[GW_PHASE_COUNT - 1] = xasprintf("%s%s;", tail, why);
+    free(tail);
+    items[GW_PHASE_COUNT] =
+        xasprintf("%zu row%s every %s s", gpu->tab.n, gpu->tab.n == 1 ? "" : "s",
+                  secs(g->interval_s, 2, d, sizeof d));
+    wrapped_items(out, "phases:", items, GW_PHASE_COUNT + 1, 2);
+    for (int p = 0; p <= GW_PHASE_COUNT; p++)
+        free(items[p]);
     if (!gw_fmt_sane(g->whole.energy_wh))
         fprintf(out, "  energy: not recorded (no power.draw, no energy counter)\n");
     else
@@ -276,10 +305,14 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
                 gw_verdict_find(&a->verdicts, GW_V_GPU_LOST, (int)g->slot)
                     ? "the GPU was lost (see its verdict)"
                     : "gaps of more than 5 intervals were not bridged");
-    fprintf(out, "  time (whole record):");
+    char *times[GW_TIME_COUNT];
     for (int c = 0; c < GW_TIME_COUNT; c++)
-        fprintf(out, " %s %s s%s", gw_time_check_name((gw_time_check)c),
-                secs(g->whole.time_s[c], 1, d, sizeof d), c + 1 < GW_TIME_COUNT ? "," : "\n");
+        times[c] =
+            xasprintf("%s %s s%s", gw_time_check_name((gw_time_check)c),
+                      secs(g->whole.time_s[c], 1, d, sizeof d), c + 1 < GW_TIME_COUNT ? "," : "");
+    wrapped_items(out, "time (whole record):", times, GW_TIME_COUNT, 2);
+    for (int c = 0; c < GW_TIME_COUNT; c++)
+        free(times[c]);
     stats_table(out, g, g->worked ? &g->phase[GW_PHASE_STEADY] : &g->whole);
 }
 
@@ -303,7 +336,7 @@ static void epochs_section(FILE *out, const gw_analysis *a)
             snprintf(id, sizeof id, "%ld/%ld", e->number, e->total);
         else
             snprintf(id, sizeof id, "%ld", e->number);
-        fprintf(out, "  %-9s %-25s %8s s", id, when(a, e->start_ms, ts),
+        fprintf(out, "  %-9s %-25s %8s s", id, gw_report_when(a, e->start_ms, ts),
                 span_s(e->end_ms - e->start_ms, b[2], sizeof b[2]));
         for (size_t i = 0; i < a->ngpus; i++)
             fprintf(out, "  %11s %8s", num(a->epoch_util_pct[k * a->ngpus + i], b[0], sizeof b[0]),

@@ -27,6 +27,16 @@ static double *power_at_rows(const int64_t *t, size_t n, const double *p, double
         }
         prev = r;
     }
+    /* absent cells before the first and after the last value: held, like the last row's power */
+    size_t first = 0;
+    while (first < n && isnan(w[first]))
+        first++;
+    for (size_t k = 0; first < n && k < first; k++)
+        if ((double)(t[first] - t[k]) <= limit_ms)
+            w[k] = w[first];
+    for (size_t k = prev == SIZE_MAX ? n : prev + 1; k < n; k++)
+        if ((double)(t[k] - t[prev]) <= limit_ms)
+            w[k] = w[prev];
     return w;
 }
 
@@ -57,8 +67,11 @@ static void counter_intervals(const int64_t *t, size_t n, const double *c, doubl
     for (size_t r = 0; c && r < n; r++) {
         if (isnan(c[r]) || c[r] == last_v)
             continue;
-        if (last != SIZE_MAX && c[r] > last_v && t[r] > t[last]) {
-            double joules = (c[r] - last_v) * to_j, span = (double)(t[r] - t[last]), pow = 0;
+        double joules = (c[r] - last_v) * to_j;
+        double span = last != SIZE_MAX ? (double)(t[r] - t[last]) : 0;
+        if (last != SIZE_MAX && c[r] > last_v && span > 0 &&
+            joules <= GW_STATS_MAX_POWER_W * span / 1000.0) { /* more is a glitch, not energy */
+            double pow = 0;
             for (size_t k = last; k < r && !isnan(pow); k++)
                 pow += pj[k]; /* NAN as soon as one interval has no power */
             for (size_t k = last; k < r; k++)

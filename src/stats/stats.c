@@ -88,7 +88,7 @@ double gw_stats_mean(const double *v, const double *w, size_t n)
 
 double gw_stats_mean_where(const double *v, const double *w, const unsigned char *skip, size_t n)
 {
-    double sum = 0, wsum = 0, plain = 0;
+    double sum = 0, wsum = 0, plain = 0, lo = INFINITY, hi = -INFINITY;
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!isnan(v[i]) && !(skip && skip[i])) {
@@ -97,12 +97,17 @@ double gw_stats_mean_where(const double *v, const double *w, const unsigned char
                 wsum += w[i];
             }
             plain += v[i];
+            lo = fmin(lo, v[i]);
+            hi = fmax(hi, v[i]);
             m++;
         }
     if (m == 0)
         return NAN;
     /* no weight at all (one sample at one instant): every sample counts the same */
-    return wsum > 0 ? sum / wsum : plain / (double)m;
+    double mean = wsum > 0 ? sum / wsum : plain / (double)m;
+    /* a mean lies within its values: rounding must not put a steady 50 % at 49.999999 (below a
+     * threshold of 50 that the text then shows it "< 50") */
+    return fmin(fmax(mean, lo), hi);
 }
 
 void gw_stats_summary(const double *v, const double *w, size_t count, double *scratch,

@@ -32,6 +32,10 @@
  * (a 5-interval gap measured as 5.02 is still bridged, a 6-interval gap is not). */
 #define GW_STATS_BRIDGE_INTERVALS 5.5
 
+/* No GPU draws more (power.draw's bound in src/sampler/fields.c): an energy counter step that
+ * means more is a glitch (a blank sentinel such as 4294967295 mJ between two readings). */
+#define GW_STATS_MAX_POWER_W 10000.0
+
 typedef struct gw_stats {
     size_t n;                            /* present (non-NAN) values */
     double mean, min, p5, p50, p95, max; /* all NAN when n == 0; mean is time-weighted */
@@ -82,8 +86,10 @@ void gw_stats_sample_weights(const int64_t *t_ms, size_t n, double *dt_s);
  *     between readings falls where the power says the energy went), else it is linear in time;
  *  2. else power integrated (trapezoid) between the rows (the last row's power held), where an
  *     absent power cell is bridged linearly between the present values around it when those are
- *     at most GW_STATS_BRIDGE_INTERVALS median intervals apart, and a gap between rows is bridged
- *     up to the same limit;
+ *     at most GW_STATS_BRIDGE_INTERVALS median intervals apart (absent cells before the first or
+ *     after the last value hold it up to the same limit), and a gap between rows is bridged up to
+ *     the same limit. A counter increase above GW_STATS_MAX_POWER_W is not energy: its
+ *     intervals fall back to power;
  *  3. else nothing: the interval is "uncovered" and a span holding it is partial.
  * The curve holds the cumulative sums, so the energy of rows [b, e) is J[e] - J[b]: adjacent
  * spans add up to their union exactly, and a span covers the time of its rows' weights.

@@ -256,6 +256,75 @@ static void test_energy_gap_bridging(void **state)
     assert_true(e.partial);
 }
 
+/* A steady 50 % with jittery weights: the weighted sum rounds to 49.99999999999999, which put
+ * "busy 50.0 %" in the critical band (< 50). A mean lies within its values. */
+static void test_mean_within_values(void **state)
+{
+    (void)state;
+    double v[40], w[40];
+    for (int i = 0; i < 40; i++) {
+        v[i] = 50;
+        w[i] = 1.0 + (i * 7 % 1000) / 1000.0 * 0.3;
+    }
+    assert_true(gw_stats_mean(v, w, 40) == 50);
+    assert_true(gw_stats_mean_where(v, w, NULL, 40) == 50);
+    v[3] = 60;
+    double m = gw_stats_mean(v, w, 40);
+    assert_true(m > 50 && m < 60);
+}
+
+/* Power in every other row, the last row's cell absent (issue 15 item 8): the absent cells at
+ * the edges hold the nearest value like those between are bridged, so 60 rows at 300 W are 5 Wh,
+ * not 58 s of it flagged partial. More than GW_STATS_BRIDGE_INTERVALS away they are not. */
+static void test_energy_edges_held(void **state)
+{
+    (void)state;
+    int64_t t[60];
+    double p[60];
+    for (int r = 0; r < 60; r++) {
+        t[r] = r * 1000;
+        p[r] = r % 2 == 0 ? 300 : NAN;
+    }
+    gw_energy_curve c;
+    gw_energy_curve_build(t, 60, p, 1.0, NULL, 1e-3, 0, &c);
+    gw_energy e = gw_energy_span(&c, 0, 60);
+    assert_float_equal(e.wh, 60 * 300 / 3600.0, 1e-9);
+    assert_false(e.partial);
+    gw_energy_curve_free(&c);
+    for (int r = 0; r < 60; r++) /* 10 absent cells at each end: 5 held on each side */
+        p[r] = r >= 10 && r < 50 ? 300 : NAN;
+    gw_energy_curve_build(t, 60, p, 1.0, NULL, 1e-3, 0, &c);
+    e = gw_energy_span(&c, 0, 60);
+    assert_float_equal(e.wh, (5 + 40 + 4) * 300 / 3600.0, 1e-9); /* 5 -> 54: 49 intervals */
+    assert_true(e.partial);
+    gw_energy_curve_free(&c);
+}
+
+/* One energy counter reading of 4294967295 mJ (a blank sentinel) among readings 1 s and 300 J
+ * apart: 2^32 mJ in a second is 4 MW, no GPU's energy; the power covers those intervals (it gave
+ * 1195 Wh for a 40 s, 3.3 Wh log). */
+static void test_energy_counter_glitch(void **state)
+{
+    (void)state;
+    int64_t t[40];
+    double p[40], c[40];
+    for (int r = 0; r < 40; r++) {
+        t[r] = r * 1000;
+        p[r] = 300;
+        c[r] = r == 12 ? 4294967295.0 : 1e6 + r * 300000.0;
+    }
+    gw_energy_curve e;
+    gw_energy_curve_build(t, 40, p, 1.0, c, 1e-3, 0, &e);
+    assert_float_equal(gw_energy_span(&e, 0, 40).wh, 40 * 300 / 3600.0, 1e-9);
+    gw_energy_curve_free(&e);
+    gw_energy_curve_build(t, 40, NULL, 1.0, c, 1e-3, 0, &e); /* no power: those 2 s unknown */
+    gw_energy g = gw_energy_span(&e, 0, 40);
+    assert_true(g.partial);
+    assert_true(g.wh < 40 * 300 / 3600.0);
+    assert_float_equal(gw_energy_span(&e, 0, 11).wh, 11 * 300 / 3600.0, 1e-9);
+    gw_energy_curve_free(&e);
+}
+
 /* Any partition of the rows into spans adds up to the whole, whatever mix of counter, power,
  * bridged and unbridged gaps the rows hold. */
 static void test_energy_spans_add_up(void **state)
@@ -308,6 +377,9 @@ int main(void)
         cmocka_unit_test(test_energy_counter_vs_power),
         cmocka_unit_test(test_energy_gap_bridging),
         cmocka_unit_test(test_energy_spans_add_up),
+        cmocka_unit_test(test_energy_edges_held),
+        cmocka_unit_test(test_mean_within_values),
+        cmocka_unit_test(test_energy_counter_glitch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,8 +36,15 @@
     return y;
   }
 
+  /* Seconds from the start of a file whose date is unknown (its times count from 0, not from
+   * a date). */
+  function sinceStart(s) {
+    return "+" + (Math.abs(s) < 100 ? s.toFixed(1) : s.toFixed(0)) + " s";
+  }
+
   /* Tick labels of the time axis in UTC, 24-hour; the date where it changes. */
   function timeLabels(u, splits, ai, space, incr) {
+    if (data.dateless) return splits.map(sinceStart);
     var lastDate = null;
     return splits.map(function (t) {
       var iso = new Date(t * 1000).toISOString(), date = iso.slice(0, 10);
@@ -48,7 +55,9 @@
     });
   }
 
-  function fmtTime(t) { return new Date(t * 1000).toISOString().replace(".000Z", "Z"); }
+  function fmtTime(t) {
+    return data.dateless ? sinceStart(t) : new Date(t * 1000).toISOString().replace(".000Z", "Z");
+  }
 
   /* Epoch lines and verdict spans on every chart; throttle bands on the clock chart. */
   function overlayPlugin(chart) {
@@ -144,7 +153,7 @@
     parent.appendChild(box);
     var x = undelta(chart.x, 0).map(function (ms) { return (data.t0 + ms) / 1000; });
     var aligned = [x];
-    var series = [{label: "time (UTC)", value: function (u, v) { return v == null ? "--" : fmtTime(v); }}];
+    var series = [{label: data.dateless ? "time (date unknown)" : "time (UTC)", value: function (u, v) { return v == null ? "--" : fmtTime(v); }}];
     var axes = [{values: timeLabels}];
     chart.axes.forEach(function (ax, k) {
       axes.push({scale: ax.unit, side: k === 0 ? 3 : 1, label: ax.label, grid: {show: k === 0},

@@ -1,0 +1,103 @@
+/*
+ * nvsmi_priv: the GPU CSV reader's own types, shared by nvsmi.c (rows) and nvsmi_header.c (header
+ * lines: which column is what). Private to src/logread.
+ */
+#ifndef GW_NVSMI_PRIV_H
+#define GW_NVSMI_PRIV_H
+
+#include "logread/logread.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    MAX_CELLS = 256,
+    GPU_HASH_SLOTS = 2 * GW_LOGREAD_MAX_GPUS, /* a power of two, at most half full */
+};
+_Static_assert((GPU_HASH_SLOTS & (GPU_HASH_SLOTS - 1)) == 0 && GPU_HASH_SLOTS <= 65536,
+               "GW_LOGREAD_MAX_GPUS: a power of two, at most 32768");
+
+typedef enum col_kind {
+    C_IGNORE,
+    C_TIME,
+    C_ELAPSED, /* seconds since the file's start */
+    C_INDEX,
+    C_UUID,
+    C_PCI,
+    C_NAME,
+    C_FIELD,  /* a known gw_gpu_field */
+    C_EXTRA,  /* an unknown column with a unit: kept under its header */
+    C_REASON, /* clocks_event_reasons.<one reason>: "Active" / "Not Active" */
+} col_kind;
+
+typedef struct colmap {
+    col_kind kind;
+    int field;          /* C_FIELD */
+    double factor;      /* C_FIELD: header unit -> field unit */
+    char unit[16];      /* unit given by the header, "" when none */
+    char *name;         /* C_EXTRA: column name in the series */
+    unsigned bit;       /* C_REASON: the clocks_event_reasons bit */
+    char syn[48];       /* the home-made name this column was mapped from, "" when none */
+    const char *syn_to; /* the name it was read as (synonyms.c) */
+} colmap;
+
+typedef struct gpu_slot {
+    gw_series_gpu *g;
+    bool lost;        /* a "[GPU is lost]" cell was seen */
+    int64_t shift_ms; /* added to this GPU's times since its clock went back (place_in_time) */
+} gpu_slot;
+
+/* Rows that share a timestamp in a file without a GPU id column: the GPUs in their order. */
+typedef struct order_split {
+    int64_t t_ms;            /* timestamp of the current group */
+    size_t n;                /* rows in it so far */
+    size_t min, max;         /* sizes of the closed groups (min 0: none closed) */
+    long min_line, max_line; /* a line of a group of each size */
+    long line, group_line;   /* the current row's line, the current group's first */
+    long conflict_line;      /* a row whose name or memory.total is not its position's GPU's */
+} order_split;
+
+typedef struct reader {
+    gw_series *s;
+    size_t input;
+    const char *source;
+    const char *path;
+    double interval_ms;
+    colmap *cols;
+    size_t ncols;
+    bool has_time, has_id;
+    bool forced;         /* the columns come from --columns */
+    bool elapsed;        /* times are seconds since the file's start */
+    bool dated;          /* a timestamp column held a date */
+    bool lead_date;      /* rows carry a date column before nvidia-smi's timestamp */
+    long forced_bad;     /* line of a header whose width differs from --columns, 0 none */
+    size_t forced_n;     /* its number of cells */
+    long apps_line;      /* line of a --query-compute-apps header, 0 none */
+    const char *foreign; /* a section of another format inside the CSV */
+    long foreign_line;
+    order_split order;
+    char *note;        /* what the report says about the reading, "" when nothing */
+    char ignored[160]; /* the columns ignored, "a, b, c" */
+    char bad_why[160]; /* why the first skipped row was skipped, "" when none */
+    bool comma_ms;     /* timestamps written "10:00:00,123" (Python logging) were joined */
+    char mapped[200];  /* synonyms used, "gpu_util -> utilization.gpu, ..." */
+    gpu_slot *gpus;
+    size_t ngpus, gpus_cap;
+    size_t last;
+    long line_no;                            /* the line being read */
+    unsigned short gpu_hash[GPU_HASH_SLOTS]; /* 1 + index into gpus by key, 0 = empty */
+    bool too_many;                           /* a row named GPU number GW_LOGREAD_MAX_GPUS + 1 */
+    char too_many_key[64];
+    double vals[MAX_CELLS];
+} reader;
+
+/* Appends "item" to a ", "-separated list once, or "..." once it is full. */
+void nvsmi_list_add(char *list, size_t cap, const char *item);
+/* True when some cell of a header-like line names a column this reader knows. */
+bool nvsmi_names_a_column(char **cells, size_t n);
+/* Maps a header line's cells to r->cols (the synonyms used and columns ignored said). */
+void nvsmi_set_header(reader *r, char **cells, size_t n);
+void nvsmi_free_map(reader *r);
+
+#endif
