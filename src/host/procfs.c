@@ -21,7 +21,9 @@ typedef struct member {
     unsigned long long starttime; /* tells a reused pid from the process we saw before */
     unsigned long long cpu_ticks; /* utime + stime */
     long rss_pages;
-    bool seen; /* found in this sample */
+    pid_t ppid;
+    char state; /* R, S, D, ... at this sample */
+    bool seen;  /* found in this sample */
 } member;
 
 struct gw_procfs {
@@ -35,12 +37,18 @@ struct gw_procfs {
     long page_size;
     /* host CPU counters from the previous sample */
     bool have_cpu;
-    unsigned long long cpu_total, cpu_idle;
+    unsigned long long cpu_total, cpu_idle, cpu_iowait, cpu_steal;
+    double ncpu; /* CPUs counted in /proc/stat */
+    /* pids holding a GPU context (the sampler's last process list) */
+    pid_t *gpu_pids;
+    size_t n_gpu_pids, cap_gpu_pids;
     /* job members: previous sample's and the one being built */
     member *members;
     size_t n_members, cap_members;
     member *next;
     size_t n_next, cap_next;
+    double *cpu; /* CPU % of each member of next, this sample */
+    size_t cap_cpu;
     int64_t last_mono_ns;
     bool have_job_cpu;
 };
@@ -66,7 +74,17 @@ void gw_procfs_free(gw_procfs *p)
     free(p->root);
     free(p->members);
     free(p->next);
+    free(p->gpu_pids);
+    free(p->cpu);
     free(p);
+}
+
+void gw_procfs_set_gpu_pids(gw_procfs *p, const unsigned *pids, size_t n)
+{
+    p->gpu_pids = xgrow(p->gpu_pids, &p->cap_gpu_pids, n ? n : 1, sizeof *p->gpu_pids);
+    for (size_t i = 0; i < n; i++)
+        p->gpu_pids[i] = (pid_t)pids[i];
+    p->n_gpu_pids = n;
 }
 
 void gw_procfs_set_job(gw_procfs *p, pid_t root, pid_t self)
@@ -198,6 +216,8 @@ static bool add_member(gw_procfs *p, pid_t pid)
                                     .starttime = st.starttime,
                                     .cpu_ticks = st.utime + st.stime,
                                     .rss_pages = st.rss_pages,
+                                    .ppid = st.ppid,
+                                    .state = st.state,
                                     .seen = true};
     return true;
 }
@@ -254,6 +274,8 @@ static void full_scan(gw_procfs *p)
                                             .starttime = st->starttime,
                                             .cpu_ticks = st->utime + st->stime,
                                             .rss_pages = st->rss_pages,
+                                            .ppid = st->ppid,
+                                            .state = st->state,
                                             .seen = true};
             grew = true;
         }
@@ -267,6 +289,64 @@ static const member *find_prev(const gw_procfs *p, pid_t pid, unsigned long long
         if (p->members[i].pid == pid && p->members[i].starttime == starttime)
             return &p->members[i];
     return NULL;
+}
+
+static bool holds_gpu(const gw_procfs *p, pid_t pid)
+{
+    for (size_t i = 0; i < p->n_gpu_pids; i++)
+        if (p->gpu_pids[i] == pid)
+            return true;
+    return false;
+}
+
+/* The role of member i of p->next: a GPU context holder, one of its descendants, or the rest.
+ * The parent chain is followed through members only, at most 32 levels. */
+static gw_role role_of(gw_procfs *p, size_t i)
+{
+    if (holds_gpu(p, p->next[i].pid))
+        return GW_ROLE_TRAIN;
+    pid_t up = p->next[i].ppid;
+    for (int depth = 0; depth < 32 && up > 0; depth++) {
+        if (holds_gpu(p, up))
+            return GW_ROLE_WORKERS;
+        const member *m = find_next(p, up);
+        if (!m)
+            break;
+        up = m->ppid;
+    }
+    return GW_ROLE_REST;
+}
+
+/* Role sums over the members of p->next; cpu[i] is member i's CPU % (NAN on the first tick). */
+static void sample_roles(gw_procfs *p, const double *cpu, gw_host_sample *h)
+{
+    double n[GW_ROLE_COUNT] = {0}, run[GW_ROLE_COUNT] = {0}, sleep[GW_ROLE_COUNT] = {0},
+           dwait[GW_ROLE_COUNT] = {0};
+    for (int r = 0; r < GW_ROLE_COUNT; r++)
+        h->role[r] = (gw_role_sample){0, 0, 0, 0, 0, 0, 0};
+    for (size_t i = 0; i < p->n_next; i++) {
+        gw_role r = role_of(p, i);
+        gw_role_sample *rs = &h->role[r];
+        n[r]++;
+        char st = p->next[i].state;
+        run[r] += st == 'R';
+        sleep[r] += st == 'S' || st == 'I';
+        dwait[r] += st == 'D';
+        rs->cpu_pct += cpu[i];
+        rs->cpu_max_pct = fmax(rs->cpu_max_pct, cpu[i]);
+        rs->saturated += cpu[i] >= GW_ROLE_SATURATED_PCT;
+    }
+    for (int r = 0; r < GW_ROLE_COUNT; r++) {
+        gw_role_sample *rs = &h->role[r];
+        rs->processes = n[r];
+        bool any = n[r] > 0, timed = any && !isnan(h->job_cpu_pct);
+        rs->cpu_pct = timed ? rs->cpu_pct : NAN;
+        rs->cpu_max_pct = timed ? rs->cpu_max_pct : NAN;
+        rs->saturated = timed ? rs->saturated : NAN;
+        rs->running_pct = any ? 100.0 * run[r] / n[r] : NAN;
+        rs->sleeping_pct = any ? 100.0 * sleep[r] / n[r] : NAN;
+        rs->disk_wait_pct = any ? 100.0 * dwait[r] / n[r] : NAN;
+    }
 }
 
 static void sample_job(gw_procfs *p, int64_t mono_ns, gw_host_sample *h)
@@ -290,21 +370,27 @@ static void sample_job(gw_procfs *p, int64_t mono_ns, gw_host_sample *h)
         p->last_scan_ns = mono_ns;
     }
     double dt_s = (double)(mono_ns - p->last_mono_ns) / 1e9;
+    bool timed = p->have_job_cpu && dt_s > 0;
     unsigned long long delta_ticks = 0;
     long rss_pages = 0;
+    p->cpu = xgrow(p->cpu, &p->cap_cpu, p->n_next ? p->n_next : 1, sizeof *p->cpu);
     for (size_t i = 0; i < p->n_next; i++) {
         const member *m = &p->next[i];
         const member *prev = find_prev(p, m->pid, m->starttime);
         /* A process born since the last sample contributes all its CPU time so far. */
-        delta_ticks += prev ? (m->cpu_ticks >= prev->cpu_ticks ? m->cpu_ticks - prev->cpu_ticks : 0)
-                            : m->cpu_ticks;
+        unsigned long long d =
+            prev ? (m->cpu_ticks >= prev->cpu_ticks ? m->cpu_ticks - prev->cpu_ticks : 0)
+                 : m->cpu_ticks;
+        delta_ticks += d;
+        p->cpu[i] = timed ? 100.0 * (double)d / (double)p->clk_tck / dt_s : NAN;
         rss_pages += m->rss_pages;
     }
     h->job_processes = (double)p->n_next;
     h->job_rss_mib = (double)rss_pages * (double)p->page_size / (1024.0 * 1024.0);
-    h->job_cpu_pct = (p->have_job_cpu && dt_s > 0)
-                         ? 100.0 * (double)delta_ticks / (double)p->clk_tck / dt_s
-                         : NAN;
+    h->job_cpu_pct = timed ? 100.0 * (double)delta_ticks / (double)p->clk_tck / dt_s : NAN;
+    sample_roles(p, p->cpu, h);
+    if (!isnan(h->cpu_util_pct) && !isnan(h->job_cpu_pct) && p->ncpu > 0)
+        h->others_pct = fmax(0.0, h->cpu_util_pct - h->job_cpu_pct / p->ncpu);
     /* Swap the arrays: next becomes the current member list. */
     member *tm = p->members;
     size_t tc = p->cap_members;
@@ -317,14 +403,27 @@ static void sample_job(gw_procfs *p, int64_t mono_ns, gw_host_sample *h)
     p->have_job_cpu = true;
 }
 
+/* The "cpuN" lines of /proc/stat; when the read was cut short, the online CPUs instead. */
+static double count_cpus(const char *stat, bool truncated)
+{
+    double n = 0;
+    for (const char *s = strstr(stat, "\ncpu"); s; s = strstr(s + 1, "\ncpu"))
+        n += isdigit((unsigned char)s[4]) != 0;
+    if (truncated || n < 1) {
+        long on = sysconf(_SC_NPROCESSORS_ONLN);
+        n = on > 0 ? (double)on : n;
+    }
+    return n;
+}
+
 static void sample_host(gw_procfs *p, gw_host_sample *h)
 {
     char path[256], buf[4096];
     snprintf(path, sizeof path, "%s/stat", p->root);
     unsigned long long v[8] = {0};
-    if (gw_procfs_read_small(path, buf, sizeof buf) > 0 &&
-        sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-               &v[4], &v[5], &v[6], &v[7]) >= 4) {
+    ssize_t got = gw_procfs_read_small(path, buf, sizeof buf);
+    if (got > 0 && sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                          &v[3], &v[4], &v[5], &v[6], &v[7]) >= 4) {
         unsigned long long total = 0;
         for (int i = 0; i < 8; i++)
             total += v[i];
@@ -333,9 +432,17 @@ static void sample_host(gw_procfs *p, gw_host_sample *h)
             double dt = (double)(total - p->cpu_total);
             double di = idle >= p->cpu_idle ? (double)(idle - p->cpu_idle) : 0;
             h->cpu_util_pct = fmax(0.0, fmin(100.0, 100.0 * (1.0 - di / dt)));
+            double dw = v[4] >= p->cpu_iowait ? (double)(v[4] - p->cpu_iowait) : 0;
+            double ds = v[7] >= p->cpu_steal ? (double)(v[7] - p->cpu_steal) : 0;
+            h->iowait_pct = fmin(100.0, 100.0 * dw / dt);
+            h->steal_pct = fmin(100.0, 100.0 * ds / dt);
         }
+        if (!p->have_cpu)
+            p->ncpu = count_cpus(buf, (size_t)got + 1 >= sizeof buf);
         p->cpu_total = total;
         p->cpu_idle = idle;
+        p->cpu_iowait = v[4];
+        p->cpu_steal = v[7];
         p->have_cpu = true;
     }
     snprintf(path, sizeof path, "%s/meminfo", p->root);
@@ -361,7 +468,7 @@ static void sample_host(gw_procfs *p, gw_host_sample *h)
 
 void gw_procfs_sample(gw_procfs *p, int64_t mono_ns, gw_host_sample *h)
 {
-    *h = (gw_host_sample){NAN, NAN, NAN, NAN, NAN, NAN};
+    *h = gw_host_sample_absent();
     sample_host(p, h);
     if (p->job_root > 0)
         sample_job(p, mono_ns, h);

@@ -39,6 +39,10 @@ void gw_procfs_set_excluded(gw_procfs *p, const pid_t *pids, size_t n);
 /* How often the whole of /proc is scanned for job members (ms, default 2000). */
 void gw_procfs_set_rescan_ms(gw_procfs *p, int64_t rescan_ms);
 
+/* The pids that hold a GPU context (the sampler's process list): job members among them are the
+ * training role, their descendants the workers, other members the rest (host_sample.h). */
+void gw_procfs_set_gpu_pids(gw_procfs *p, const unsigned *pids, size_t n);
+
 /* Reads host and job values at monotonic time mono_ns into *h (absent values are NAN). */
 void gw_procfs_sample(gw_procfs *p, int64_t mono_ns, gw_host_sample *h);
 
