@@ -209,8 +209,8 @@ const char *gw_starved_cause(const gw_analysis *a, const gw_gpu_analysis *g, gw_
         gw_verdict_num(v, "train_saturated_share_pct", t_sat);
         snprintf(why, len,
                  "a DataLoader worker at >= %.0f%% of a core %.0f%% of the time (busiest %.0f%%, "
-                 "%.0f worker%s), the training process at %.0f%% waiting",
-                 sat, w_sat, w_max, workers, workers == 1 ? "" : "s", t_max);
+                 "%.0f worker%s); the training process at %.0f%%, asleep %.0f%% of the time",
+                 sat, w_sat, w_max, workers, workers == 1 ? "" : "s", t_max, t_sleep);
         *sugg = suggest_input;
         return "input_pipeline";
     }
