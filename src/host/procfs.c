@@ -14,6 +14,10 @@
 #include <unistd.h>
 
 enum { GW_MAX_EXCLUDED = 16 };
+/* Members whose /proc files stay open between ticks (two descriptors each): a read through an
+ * open descriptor costs a third of an open + read + close, and stays bound to that process (a
+ * dead one reads ESRCH, never a reused pid). Members beyond this are read by path. */
+enum { GW_MAX_HELD = 256 };
 
 /* A member of the job tree as of the last sample, with the CPU time seen then. */
 typedef struct member {
@@ -22,8 +26,9 @@ typedef struct member {
     unsigned long long cpu_ticks; /* utime + stime */
     long rss_pages;
     pid_t ppid;
-    char state; /* R, S, D, ... at this sample */
-    bool seen;  /* found in this sample */
+    int fd_stat, fd_children; /* held open between ticks, -1 when not */
+    char state;               /* R, S, D, ... at this sample */
+    bool seen;                /* found in this sample */
 } member;
 
 struct gw_procfs {
@@ -51,12 +56,40 @@ struct gw_procfs {
     size_t cap_cpu;
     int64_t last_mono_ns;
     bool have_job_cpu;
+    size_t held;     /* members with a stat descriptor held open (fd_stat >= 0) */
+    size_t max_held; /* GW_MAX_HELD on the real /proc; 0 on a fake tree (tests), whose files
+                        read on after their process "dies" */
 };
+
+/* Closes the descriptors still held by the n members of m. */
+static void close_members(gw_procfs *p, member *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (m[i].fd_stat >= 0) {
+            close(m[i].fd_stat);
+            p->held--;
+        }
+        if (m[i].fd_children >= 0)
+            close(m[i].fd_children);
+        m[i].fd_stat = m[i].fd_children = -1;
+    }
+}
+
+/* pread of a held /proc file from its start, NUL-terminated; -1 when the process is gone. */
+static ssize_t read_held(int fd, char *buf, size_t len)
+{
+    ssize_t n = pread(fd, buf, len - 1, 0);
+    if (n < 0)
+        return -1;
+    buf[n] = '\0';
+    return n;
+}
 
 gw_procfs *gw_procfs_new(const char *proc_root)
 {
     gw_procfs *p = xcalloc(1, sizeof *p);
     p->root = xstrdup(proc_root ? proc_root : "/proc");
+    p->max_held = strcmp(p->root, "/proc") == 0 ? GW_MAX_HELD : 0;
     p->rescan_ns = INT64_C(2000000000);
     p->clk_tck = sysconf(_SC_CLK_TCK);
     p->page_size = sysconf(_SC_PAGESIZE);
@@ -72,6 +105,7 @@ void gw_procfs_free(gw_procfs *p)
     if (!p)
         return;
     free(p->root);
+    close_members(p, p->members, p->n_members);
     free(p->members);
     free(p->next);
     free(p->gpu_pids);
@@ -91,6 +125,7 @@ void gw_procfs_set_job(gw_procfs *p, pid_t root, pid_t self)
 {
     p->job_root = root;
     p->self = self;
+    close_members(p, p->members, p->n_members);
     p->n_members = 0;
     p->have_job_cpu = false;
     p->last_scan_ns = 0;
@@ -203,31 +238,86 @@ static member *find_next(gw_procfs *p, pid_t pid)
     return NULL;
 }
 
-/* Adds pid to the tree being built, reading its stat; returns false when it is gone. */
-static bool add_member(gw_procfs *p, pid_t pid)
+/* The previous sample's member with this pid, or NULL. */
+static member *prev_by_pid(gw_procfs *p, pid_t pid)
+{
+    for (size_t i = 0; i < p->n_members; i++)
+        if (p->members[i].pid == pid)
+            return &p->members[i];
+    return NULL;
+}
+
+/* Adds pid to the tree being built, reading its stat through the descriptor the previous sample
+ * held for it when there is one (which moves to the new entry), else by path; expect_start, when
+ * not 0, must be its start time. Returns false when it is gone. */
+static bool add_member(gw_procfs *p, pid_t pid, unsigned long long expect_start)
 {
     if (pid <= 0 || find_next(p, pid))
         return false;
     gw_proc_stat st;
-    if (!read_stat(p, pid, &st) || st.state == 'Z' || is_excluded(p, &st))
+    char buf[1024];
+    member *prev = prev_by_pid(p, pid);
+    int fd = -1, fd_children = -1;
+    if (prev && prev->fd_stat >= 0) {
+        if (read_held(prev->fd_stat, buf, sizeof buf) > 0 && gw_proc_stat_parse(buf, &st)) {
+            fd = prev->fd_stat, fd_children = prev->fd_children;
+            prev->fd_stat = prev->fd_children = -1;
+        } else {
+            close_members(p, prev, 1);
+            return false; /* that process is gone; a new one with its pid is found by path */
+        }
+    } else {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%d/stat", p->root, (int)pid);
+        if (p->held < p->max_held && (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+            if (read_held(fd, buf, sizeof buf) <= 0 || !gw_proc_stat_parse(buf, &st)) {
+                close(fd);
+                return false;
+            }
+            p->held++;
+        } else if (gw_procfs_read_small(path, buf, sizeof buf) <= 0 ||
+                   !gw_proc_stat_parse(buf, &st)) {
+            return false;
+        }
+    }
+    if (st.state == 'Z' || is_excluded(p, &st) || (expect_start && st.starttime != expect_start)) {
+        member gone = {.fd_stat = fd, .fd_children = fd_children};
+        close_members(p, &gone, 1);
         return false;
+    }
     p->next = xgrow(p->next, &p->cap_next, p->n_next + 1, sizeof *p->next);
     p->next[p->n_next++] = (member){.pid = pid,
                                     .starttime = st.starttime,
                                     .cpu_ticks = st.utime + st.stime,
                                     .rss_pages = st.rss_pages,
                                     .ppid = st.ppid,
+                                    .fd_stat = fd,
+                                    .fd_children = fd_children,
                                     .state = st.state,
                                     .seen = true};
     return true;
 }
 
-/* Adds the children listed in /proc/PID/task/PID/children (main thread's children). */
-static void add_children_of(gw_procfs *p, pid_t pid)
+/* Adds the children listed in /proc/PID/task/PID/children (main thread's children) of member i,
+ * through its held descriptor when it has one. */
+static void add_children_of(gw_procfs *p, size_t i)
 {
-    char path[256], buf[4096];
-    snprintf(path, sizeof path, "%s/%d/task/%d/children", p->root, (int)pid, (int)pid);
-    if (gw_procfs_read_small(path, buf, sizeof buf) <= 0)
+    char buf[4096];
+    member *m = &p->next[i];
+    ssize_t n;
+    if (m->fd_stat >= 0 && m->fd_children < 0) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%d/task/%d/children", p->root, (int)m->pid, (int)m->pid);
+        m->fd_children = open(path, O_RDONLY | O_CLOEXEC);
+    }
+    if (m->fd_children >= 0) {
+        n = read_held(m->fd_children, buf, sizeof buf);
+    } else {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%d/task/%d/children", p->root, (int)m->pid, (int)m->pid);
+        n = gw_procfs_read_small(path, buf, sizeof buf);
+    }
+    if (n <= 0)
         return;
     char *s = buf;
     while (*s) {
@@ -235,7 +325,7 @@ static void add_children_of(gw_procfs *p, pid_t pid)
         long c = strtol(s, &end, 10);
         if (end == s)
             break;
-        add_member(p, (pid_t)c);
+        add_member(p, (pid_t)c, 0);
         s = end;
     }
 }
@@ -275,6 +365,8 @@ static void full_scan(gw_procfs *p)
                                             .cpu_ticks = st->utime + st->stime,
                                             .rss_pages = st->rss_pages,
                                             .ppid = st->ppid,
+                                            .fd_stat = -1,
+                                            .fd_children = -1,
                                             .state = st->state,
                                             .seen = true};
             grew = true;
@@ -353,18 +445,15 @@ static void sample_job(gw_procfs *p, int64_t mono_ns, gw_host_sample *h)
 {
     p->n_next = 0;
     /* When the root is gone, orphans adopted by `self` may still be running: keep going. */
-    (void)add_member(p, p->job_root);
+    (void)add_member(p, p->job_root, 0);
     /* Walk the known members' children (the array grows while we walk it). */
     for (size_t i = 0; i < p->n_next; i++)
-        add_children_of(p, p->next[i].pid);
+        add_children_of(p, i);
     /* Previous members whose parent link we did not follow this time (children of non-main
      * threads) stay members while they live. */
-    for (size_t i = 0; i < p->n_members; i++) {
-        gw_proc_stat st;
-        if (!find_next(p, p->members[i].pid) && read_stat(p, p->members[i].pid, &st) &&
-            st.starttime == p->members[i].starttime && st.state != 'Z')
-            add_member(p, p->members[i].pid);
-    }
+    for (size_t i = 0; i < p->n_members; i++)
+        if (!find_next(p, p->members[i].pid))
+            add_member(p, p->members[i].pid, p->members[i].starttime);
     if (mono_ns - p->last_scan_ns >= p->rescan_ns) {
         full_scan(p);
         p->last_scan_ns = mono_ns;
@@ -391,7 +480,9 @@ static void sample_job(gw_procfs *p, int64_t mono_ns, gw_host_sample *h)
     sample_roles(p, p->cpu, h);
     if (!isnan(h->cpu_util_pct) && !isnan(h->job_cpu_pct) && p->ncpu > 0)
         h->others_pct = fmax(0.0, h->cpu_util_pct - h->job_cpu_pct / p->ncpu);
-    /* Swap the arrays: next becomes the current member list. */
+    /* Swap the arrays: next becomes the current member list; what the old one still holds is
+     * of processes that left the job. */
+    close_members(p, p->members, p->n_members);
     member *tm = p->members;
     size_t tc = p->cap_members;
     p->members = p->next;
