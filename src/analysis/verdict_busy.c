@@ -179,16 +179,21 @@ static void underfilled(gw_analysis *a, gw_gpu_analysis *g)
         return;
     gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_UNDERFILLED_KERNELS, GW_SEV_WARNING,
                                    (int)g->slot, st.start_ms, st.end_ms);
+    double occ =
+        gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_OCCUPANCY_PCT), busy_work_row);
+    double tensor =
+        gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_TENSOR_ACTIVE_PCT), busy_work_row);
     gw_verdict_check(v, "busy_share_pct", share, ">", GW_TH_UNDERFILL_MIN_SHARE);
     gw_verdict_num(v, "util_p50_pct",
                    gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), busy_work_row));
     if (by_gpm) {
         gw_verdict_check(v, "sm_active_p50_pct", sm, "<", GW_TH_UNDERFILL_SM_ACTIVE_PCT);
-        gw_verdict_num(v, "sm_occupancy_p50_pct",
-                       gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_OCCUPANCY_PCT),
-                                    busy_work_row));
+        gw_verdict_num(v, "sm_occupancy_p50_pct", occ);
+        gw_verdict_num(v, "tensor_active_p50_pct", tensor);
+        gw_verdict_text(v, "evidence_source", "gpm");
     } else {
         gw_verdict_check(v, "power_ratio", ratio, "<", GW_TH_UNDERFILL_POWER_RATIO);
+        gw_verdict_text(v, "evidence_source", "power (no GPM: the weaker evidence)");
     }
     gw_verdict_num(v, "power_p50_w", power);
     gw_verdict_num(v, "power_limit_w", limit);
@@ -199,11 +204,12 @@ static void underfilled(gw_analysis *a, gw_gpu_analysis *g)
     if (by_gpm)
         gw_verdict_say(v, sugg,
                        "GPU-Util reads busy but only %.1f%% of the SMs work (GPM SM "
-                       "activity p50 < %g%%)",
-                       sm, GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT));
+                       "activity p50 < %g%%; occupancy %.0f%%, tensor activity %.1f%%)",
+                       sm, GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT), occ, tensor);
     else
         gw_verdict_say(v, sugg,
-                       "GPU-Util reads busy but the GPU draws %.0f W of %.0f W (%.0f%% < %.0f%%)",
+                       "GPU-Util reads busy but the GPU draws %.0f W of %.0f W (%.0f%% < %.0f%%; "
+                       "power, no GPM)",
                        power, limit, 100 * ratio, 100 * GW_TH(GW_TH_UNDERFILL_POWER_RATIO));
 }
 

@@ -32,7 +32,7 @@ def role(cpu, cpu_max, saturated, n, running=0, sleeping=100, disk_wait=0):
     return [cpu, cpu_max, saturated, n, running, sleeping, disk_wait]
 
 
-def run_dir(root, util, host_row, epochs=(), sm=None):
+def run_dir(root, util, host_row, epochs=(), sm=None, power=None):
     """A run directory at 1 Hz: util[i] per second, host_row(i) -> dict of host values."""
     root.mkdir()
     (root / "meta.json").write_text(json.dumps({
@@ -43,8 +43,10 @@ def run_dir(root, util, host_row, epochs=(), sm=None):
     rows = [GPU_HEADER]
     for i, u in enumerate(util):
         s = 0.9 * u if sm is None else sm(u)
-        rows.append(f"{ts(T0 + i)}, 0, {u}, {u // 2}, 20000, 143771, 60, {100 + 5 * u:.2f}, "
-                    f"700.00, 1980, 0x0000000000000000, P0, {s:.1f}, 40.0, 3.0, 30.0")
+        gpm = f"{s:.1f}, 40.0, 3.0, 30.0" if s is not None else ", , , "
+        p = 100 + 5 * u if power is None else power
+        rows.append(f"{ts(T0 + i)}, 0, {u}, {u // 2}, 20000, 143771, 60, {p:.2f}, "
+                    f"700.00, 1980, 0x0000000000000000, P0, {gpm}")
     (root / "gpu.csv").write_text("\n".join(rows) + "\n")
     hrows = [HOST_HEADER]
     for i in range(len(util)):
@@ -286,3 +288,26 @@ def test_real_main_burning_with_idle_workers(scenario, tmp_path):
     assert mean(rows, "job.train.cpu_max [%]") > 3 * mean(rows, "job.workers.cpu_max [%]")
     assert mean(rows, "job.workers.sleeping [%]") > 80
     assert v["cause"] == ("host_contention" if contended(v) else "cpu_bound"), v
+
+
+def verdicts_of(d):
+    r = subprocess.run([GW, "report", str(d), "--json", "-"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    return {v["id"]: v for v in json.loads(r.stdout)["verdicts"]}
+
+
+def test_underfilled_says_which_evidence_it_used(tmp_path):
+    busy = [0] * 3 + [95] * 40
+    idle_host = lambda i: {"train": IDLE_TRAIN, "workers": role(0, 0, 0, 0),
+                           "rest": role(0, 0, 0, 0)}
+    gpm = verdicts_of(run_dir(tmp_path / "gpm", busy, idle_host, sm=lambda u: 0.1 * u))
+    ev = gpm["underfilled_kernels"]["evidence"]
+    assert ev["evidence_source"] == "gpm" and ev["tensor_active_p50_pct"] == 3
+    assert "occupancy 40%, tensor activity 3.0%" in gpm["underfilled_kernels"]["message"]
+    # without GPM: power against the limit, said to be the weaker evidence
+    pw = verdicts_of(run_dir(tmp_path / "pw", busy, idle_host, sm=lambda u: None, power=150))
+    ev = pw["underfilled_kernels"]["evidence"]
+    assert ev["evidence_source"].startswith("power") and "weaker" in ev["evidence_source"]
+    assert ev["power_ratio"] == pytest.approx(150 / 700, rel=1e-3)
+    assert "power, no GPM" in pw["underfilled_kernels"]["message"]
