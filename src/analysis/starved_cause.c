@@ -160,6 +160,27 @@ static const char *legacy_cause(const host_view *h, gw_verdict *v, const char **
     return "unknown";
 }
 
+gw_roles_summary gw_roles_of(const gw_gpu_analysis *g)
+{
+    gw_roles_summary r = {false, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+    if (!g->host || g->host->tab.n == 0)
+        return r;
+    gw_span st = g->phase[GW_PHASE_STEADY].span;
+    host_view h = {&g->host->tab, st.start_ms, st.end_ms};
+    if (!column(&h, GW_F_TRAIN_CPU_PCT))
+        return r;
+    r.train_cpu_pct = mean_of(&h, GW_F_TRAIN_CPU_PCT);
+    r.train_cpu_max_pct = mean_of(&h, GW_F_TRAIN_CPU_MAX_PCT);
+    r.workers = round(mean_of(&h, GW_F_WORKERS_PROCESSES));
+    r.workers_cpu_pct = mean_of(&h, GW_F_WORKERS_CPU_PCT);
+    r.workers_cpu_max_pct = mean_of(&h, GW_F_WORKERS_CPU_MAX_PCT);
+    r.iowait_pct = mean_of(&h, GW_F_HOST_IOWAIT_PCT);
+    r.steal_pct = mean_of(&h, GW_F_HOST_STEAL_PCT);
+    r.others_pct = mean_of(&h, GW_F_HOST_OTHERS_PCT);
+    r.present = !isnan(r.train_cpu_pct) || !isnan(r.workers_cpu_pct);
+    return r;
+}
+
 const char *gw_starved_cause(const gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v,
                              const char **sugg, char *why, size_t len)
 {

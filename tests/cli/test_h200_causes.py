@@ -78,3 +78,22 @@ def test_roles_recorded_every_tick(name):
     runs = [x for x in marks.split("-") if x]
     assert len(runs) == 1 and len(runs[0]) > 0.5 * len(rows), marks
     assert {r["job.train.processes"] for r in rows} <= {"", "0", "1"}
+
+
+def test_roles_cpu_in_text_and_json():
+    r = subprocess.run([GW, "report", str(REC / "yolo_w8b64")], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("  CPU (steady, % of a core)"))
+    assert line == "  CPU (steady, % of a core): training 108 (max 108), 21 workers 157 (max 54.8)"
+    assert len(line) <= 80
+    s, v = starved("yolo_w8b64")
+    roles = s["gpus"][0]["cpu_roles"]
+    assert roles["train_cpu_max_mean_pct"] == pytest.approx(108.2, abs=0.1)
+    assert roles["workers"] == 21
+    # the same numbers as the verdict's evidence: one computation
+    assert roles["workers_cpu_max_mean_pct"] == v["evidence"]["workers_cpu_max_mean_pct"]
+    # a recording without roles shows none
+    old = subprocess.run([GW, "report", str(REC.parent / "h200-labelled" / "input_bound_half")],
+                         capture_output=True, text=True, timeout=60)
+    assert "CPU (steady" not in old.stdout
