@@ -17,7 +17,7 @@ enum { GW_MAX_EXCLUDED = 16 };
 /* Members whose /proc files stay open between ticks (two descriptors each): a read through an
  * open descriptor costs a third of an open + read + close, and stays bound to that process (a
  * dead one reads ESRCH, never a reused pid). Members beyond this are read by path. */
-enum { GW_MAX_HELD = 256 };
+enum { GW_MAX_HELD = 128 };
 
 /* A member of the job tree as of the last sample, with the CPU time seen then. */
 typedef struct member {

@@ -7,6 +7,9 @@
  * `rescan_ms` (children of other threads, processes re-parented to us as child subreaper) — with
  * its CPU % and resident memory. CPU % needs two reads, so the first tick has no CPU values.
  *
+ * On the real /proc, the stat and children files of up to 128 members stay open between ticks
+ * (pread; O_CLOEXEC), closed when the member leaves the job and by gw_procfs_free.
+ *
  * A pid that vanishes between listing and reading is skipped; a pid with no /proc entry (another
  * PID namespace) is reported as not visible. Must not: call NVML, print, or allocate per tick
  * beyond amortised growth of its tables. Not thread-safe: one owner thread (the sampler's).

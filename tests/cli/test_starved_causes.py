@@ -60,7 +60,7 @@ def run_dir(root, util, host_row, epochs=(), sm=None, power=None):
     ev = [{"timestamp": ts(T0), "type": "job_start"}]
     ev += [{"timestamp": ts(T0 + s), "type": "epoch", "epoch": k + 1, "total": len(epochs),
             "line": f"Epoch {k + 1}/{len(epochs)}"} for k, s in enumerate(epochs)]
-    ev.append({"timestamp": ts(T0 + len(util)), "type": "job_exit", "code": 0})
+    ev.append({"timestamp": ts(T0 + len(util)), "type": "job_exit", "code": 0, "status": 0})
     (root / "events.jsonl").write_text("\n".join(json.dumps(e) for e in ev) + "\n")
     return root
 
