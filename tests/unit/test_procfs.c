@@ -3,7 +3,12 @@
 
 #include "host/procfs.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Writes ROOT/PID/stat with the fields procfs reads: ppid, process group, session, state, utime,
  * stime, starttime, rss. */
@@ -222,6 +227,70 @@ static void test_roles(void **state)
     free(root);
 }
 
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    for (struct dirent *de; d && (de = readdir(d)) != NULL;)
+        n += de->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* On the real /proc the members' files stay open between ticks: a member that dies leaves the
+ * job at the next tick (its held file reads ESRCH), and every descriptor is closed again. */
+static void test_held_files_on_real_proc(void **state)
+{
+    (void)state;
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t job = fork();
+    if (job == 0) {
+        /* the job: a worker that sleeps, reaped as soon as it dies */
+        if (fork() == 0) {
+            for (;;)
+                pause();
+        }
+        if (write(ready[1], "x", 1) != 1)
+            _exit(1);
+        while (wait(NULL) > 0 || errno == EINTR)
+            ;
+        for (;;)
+            pause();
+    }
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    close(ready[1]);
+    int fds = open_fds();
+    gw_procfs *p = gw_procfs_new(NULL);
+    gw_procfs_set_job(p, job, 0);
+    const unsigned gpu[] = {(unsigned)job};
+    gw_procfs_set_gpu_pids(p, gpu, 1);
+    gw_host_sample h;
+    gw_procfs_sample(p, INT64_C(1000000000), &h);
+    assert_float_equal(h.job_processes, 2, 0);
+    assert_float_equal(h.role[GW_ROLE_WORKERS].processes, 1, 0);
+    assert_true(open_fds() > fds); /* held between ticks */
+    pid_t pids[2];
+    assert_int_equal(gw_procfs_job_pids(p, pids, 2), 2);
+    pid_t worker = pids[0] == job ? pids[1] : pids[0];
+    kill(worker, SIGKILL);
+    for (int i = 0; i < 200 && kill(worker, 0) == 0; i++)
+        usleep(5000); /* until the job has reaped it */
+    gw_procfs_sample(p, INT64_C(2000000000), &h);
+    assert_float_equal(h.job_processes, 1, 0);
+    assert_float_equal(h.role[GW_ROLE_WORKERS].processes, 0, 0);
+    assert_float_equal(h.role[GW_ROLE_TRAIN].processes, 1, 0);
+    kill(job, SIGKILL);
+    waitpid(job, NULL, 0);
+    gw_procfs_sample(p, INT64_C(3000000000), &h);
+    assert_float_equal(h.job_processes, 0, 0);
+    gw_procfs_free(p);
+    assert_int_equal(open_fds(), fds);
+}
+
 static void test_comm(void **state)
 {
     (void)state;
@@ -260,6 +329,7 @@ int main(void)
         cmocka_unit_test(test_host_and_job),
         cmocka_unit_test(test_reused_pid_and_full_scan),
         cmocka_unit_test(test_roles),
+        cmocka_unit_test(test_held_files_on_real_proc),
         cmocka_unit_test(test_comm),
         cmocka_unit_test(test_no_job),
     };
