@@ -160,6 +160,16 @@ double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool
 uint64_t gw_reason_bits(double mask);
 
 /* Per-row conditions behind the time checks. */
+/* The job's CPU by role over a GPU's steady state (host.csv, issue 13), NAN where absent;
+ * present is false without a host.csv with roles (starved_cause.c). */
+typedef struct gw_roles_summary {
+    bool present;
+    double train_cpu_pct, train_cpu_max_pct; /* means; % of one core */
+    double workers, workers_cpu_pct, workers_cpu_max_pct;
+    double iowait_pct, steal_pct, others_pct; /* means; % of all CPUs */
+} gw_roles_summary;
+gw_roles_summary gw_roles_of(const gw_gpu_analysis *g);
+
 bool gw_row_thermal(const gw_gpu_analysis *g, size_t row);
 bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row);
 

@@ -18,6 +18,10 @@ void gw_check_starved_underfilled(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_imbalance(gw_analysis *a);
+/* starved_cause.c: the cause of gpu_starved from host.csv, its evidence on v, the suggestion
+ * that goes with it and a short "why" with the numbers. */
+const char *gw_starved_cause(const gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v,
+                             const char **suggestion, char *why, size_t len);
 /* verdict_memory.c */
 void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_memory_capacity(gw_analysis *a, gw_gpu_analysis *g);

@@ -93,4 +93,25 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
                              "job CPU above this with no worker: the main process is busy"},
     [GW_TH_HOST_CPU_BUSY_PCT] = {"host_cpu_busy_pct", 90,
                                  "host CPU above this: the CPUs are saturated"},
+    [GW_TH_SATURATED_SHARE_PCT] = {"saturated_share_pct", 50,
+                                   "a role (training process, workers) has a member at >= 85 % "
+                                   "of a core in more than this share of the steady state"},
+    [GW_TH_DISK_WAIT_PCT] = {"disk_wait_pct", 20,
+                             "job processes in uninterruptible wait (D) more than this share "
+                             "of the time: io_wait"},
+    [GW_TH_IOWAIT_PCT] = {"iowait_pct", 20, "host iowait above this: io_wait"},
+    [GW_TH_OTHERS_CPU_PCT] = {"others_cpu_pct", 50,
+                              "with the host CPUs saturated, CPU used outside the job above this "
+                              "(% of all CPUs): host_contention"},
+    [GW_TH_STEAL_PCT] = {"steal_pct", 10, "CPU steal above this: host_contention"},
+    [GW_TH_EPOCH_START_WINDOW_S] = {"epoch_start_window_s", 15,
+                                    "the first this many seconds of an epoch (at most half of "
+                                    "it) are its start"},
+    [GW_TH_EPOCH_START_IDLE_SHARE_PCT] = {"epoch_start_idle_share_pct", 50,
+                                          "idle time at epoch starts above this share of all "
+                                          "idle time (in 2/3 of at least 2 epochs): "
+                                          "epoch_start"},
+    [GW_TH_SM_UTIL_RATIO] = {"sm_util_ratio", 0.5,
+                             "GPM SM activity below this fraction of GPU-Util while busy: the "
+                             "kernels fill little of the GPU"},
 };

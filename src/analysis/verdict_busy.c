@@ -9,24 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const suggest_input =
-    "The input pipeline cannot keep up: raise DataLoader num_workers, set pin_memory=True and "
-    "persistent_workers=True, call cv2.setNumThreads(0) in the workers, and read the data from "
-    "local storage instead of network storage.";
-static const char *const suggest_cpu =
-    "One busy process does all CPU work with no DataLoader workers: move preprocessing into a "
-    "DataLoader with num_workers > 0 (or onto the GPU, e.g. DALI), and remove synchronising calls "
-    "such as .item() or .cpu() from the training step.";
-static const char *const suggest_idle_stretches =
-    "The GPU sits idle for long stretches between busy periods: look at what the job does then "
-    "(evaluation or data preparation on the CPU, waiting for other ranks, I/O); record it with "
-    "`gpuwatch run` to see its CPU side.";
-static const char *const suggest_unknown =
-    "The GPU waits between short bursts of work, the pattern of an input pipeline that cannot "
-    "keep up: record the job with `gpuwatch run` to see its CPU side; meanwhile try more "
-    "DataLoader workers, pin_memory=True, persistent_workers=True, cv2.setNumThreads(0) and "
-    "local storage instead of network storage.";
-
 static const char *const suggest_epoch_start =
     "The GPU waits at the start of each epoch while the DataLoader starts its workers and fills "
     "its first batches: set persistent_workers=True (and prefetch_factor) so the workers stay up "
@@ -101,58 +83,50 @@ static void bursts(const gw_gpu_analysis *g, size_t *count, double *mean_s, doub
     *mean_s = *count ? busy_s / (double)*count : NAN;
 }
 
-/* Host-side evidence over the steady state, and the cause it supports. */
-static const char *starved_cause(const gw_gpu_analysis *g, gw_verdict *v)
+/* Rows of the work time with the GPU not idle: "while busy". */
+static bool active_work_row(const gw_gpu_analysis *g, size_t r)
 {
-    const gw_series_host *h = g->host;
-    if (!h)
-        return "unknown";
-    const gw_series_table *t = &h->tab;
-    gw_span st = g->phase[GW_PHASE_STEADY].span;
-    long c_job = gw_series_table_find(t, gw_fields[GW_F_JOB_CPU_PCT].csv_header);
-    long c_procs = gw_series_table_find(t, gw_fields[GW_F_JOB_PROCESSES].csv_header);
-    long c_host = gw_series_table_find(t, gw_fields[GW_F_HOST_CPU_UTIL_PCT].csv_header);
-    double *buf = xmalloc((t->n ? t->n : 1) * sizeof *buf);
-    double sums[3] = {0, 0, 0};
-    size_t counts[3] = {0, 0, 0}, np = 0;
-    const long cols[3] = {c_job, c_procs, c_host};
-    for (size_t r = 0; r < t->n; r++) {
-        if (t->t_ms[r] < st.start_ms || t->t_ms[r] >= st.end_ms)
-            continue;
-        for (int k = 0; k < 3; k++)
-            if (cols[k] >= 0 && !isnan(t->cols[cols[k]].v[r])) {
-                sums[k] += t->cols[cols[k]].v[r];
-                counts[k]++;
-                if (k == 1)
-                    buf[np++] = t->cols[cols[k]].v[r];
-            }
+    const double *u = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
+    return gw_work_row(g, r) && u[r] >= GW_TH(GW_TH_IDLE_UTIL_PCT);
+}
+
+/* What the GPU does while it is busy (issue 13, item 3): GPM SM activity far below GPU-Util
+ * means small kernels; without GPM, power against the limit is the weaker evidence. Appends a
+ * sentence to note when it says so. */
+static void while_busy(const gw_gpu_analysis *g, gw_verdict *v, char *note, size_t len)
+{
+    note[0] = '\0';
+    double util = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), active_work_row);
+    double sm =
+        gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_ACTIVE_PCT), active_work_row);
+    if (!isnan(sm)) {
+        double occ = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_OCCUPANCY_PCT),
+                                  active_work_row);
+        double tensor = gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_TENSOR_ACTIVE_PCT),
+                                     active_work_row);
+        gw_verdict_text(v, "while_busy_source", "gpm");
+        gw_verdict_num(v, "while_busy_util_p50_pct", util);
+        gw_verdict_num(v, "while_busy_sm_active_p50_pct", sm);
+        gw_verdict_num(v, "while_busy_sm_occupancy_p50_pct", occ);
+        gw_verdict_num(v, "while_busy_tensor_active_p50_pct", tensor);
+        if (sm < GW_TH(GW_TH_SM_UTIL_RATIO) * util)
+            snprintf(note, len,
+                     "; while busy only %.0f%% of the SMs work at GPU-Util %.0f%% (occupancy "
+                     "%.0f%%, tensor %.1f%%: GPM): the kernels are small too",
+                     sm, util, occ, tensor);
+        return;
     }
-    double job_cpu = counts[0] ? sums[0] / (double)counts[0] : NAN;
-    double procs = np ? round(gw_stats_quantile(buf, np, 0.5)) : NAN;
-    double host_cpu = counts[2] ? sums[2] / (double)counts[2] : NAN;
-    free(buf);
-    double workers = isnan(procs) ? NAN : procs - 1;
-    double per_worker = workers >= 1 ? job_cpu / workers : NAN;
-    gw_verdict_num(v, "job_processes_p50", procs);
-    gw_verdict_num(v, "dataloader_workers", workers);
-    if (per_worker > GW_TH(GW_TH_WORKER_BUSY_PCT)) {
-        gw_verdict_check(v, "job_cpu_per_worker_pct", per_worker, ">", GW_TH_WORKER_BUSY_PCT);
-        gw_verdict_num(v, "host_cpu_mean_pct", host_cpu);
-        return "input_pipeline";
-    }
-    if (workers >= 1 && host_cpu > GW_TH(GW_TH_HOST_CPU_BUSY_PCT)) {
-        gw_verdict_num(v, "job_cpu_per_worker_pct", per_worker);
-        gw_verdict_check(v, "host_cpu_mean_pct", host_cpu, ">", GW_TH_HOST_CPU_BUSY_PCT);
-        return "input_pipeline";
-    }
-    if (workers == 0 && job_cpu > GW_TH(GW_TH_MAIN_BUSY_PCT)) {
-        gw_verdict_check(v, "job_cpu_mean_pct", job_cpu, ">", GW_TH_MAIN_BUSY_PCT);
-        gw_verdict_num(v, "host_cpu_mean_pct", host_cpu);
-        return "cpu_bound";
-    }
-    gw_verdict_num(v, "job_cpu_mean_pct", job_cpu);
-    gw_verdict_num(v, "host_cpu_mean_pct", host_cpu);
-    return "unknown";
+    double power =
+        gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_POWER_DRAW_W), active_work_row);
+    double limit = g->gpu->power_limit_w;
+    if (isnan(power) || !(limit > 0))
+        return;
+    gw_verdict_text(v, "while_busy_source", "power");
+    gw_verdict_num(v, "while_busy_power_ratio", power / limit);
+    if (power / limit < GW_TH(GW_TH_UNDERFILL_POWER_RATIO))
+        snprintf(note, len,
+                 "; while busy it draws %.0f of %.0f W (power, no GPM): the kernels may be small",
+                 power, limit);
 }
 
 static void starved(gw_analysis *a, gw_gpu_analysis *g)
@@ -174,21 +148,39 @@ static void starved(gw_analysis *a, gw_gpu_analysis *g)
     gw_verdict_num(v, "bursts", (double)nb);
     gw_verdict_num(v, "burst_mean_s", burst_s);
     gw_verdict_num(v, "idle_run_max_s", idle_max_s);
+    /* work time / busy time: the factor the steady state could shorten by if the GPU never
+     * waited (busy time = the work time at the mean GPU-Util). */
+    double speedup = g->busy_pct > 0 ? 100.0 / g->busy_pct : NAN;
+    gw_verdict_num(v, "speedup_max", speedup);
+    const char *sugg = NULL;
+    char why[256], note[200];
+    /* Dips at the start of epochs' training parts (the job's own output placed them) name the
+     * cause before the processes' numbers do. */
     size_t at_start = epoch_start_dips(g);
-    const char *cause = at_start ? "epoch_start" : starved_cause(g, v);
-    if (at_start)
+    const char *cause = gw_starved_cause(a, g, v, &sugg, why, sizeof why);
+    if (at_start) {
+        cause = "epoch_start";
+        sugg = suggest_epoch_start;
+        snprintf(why, sizeof why, "the GPU idled at the start of %zu epochs", at_start);
         gw_verdict_num(v, "epoch_start_dips", (double)at_start);
+    }
     gw_verdict_set_cause(v, cause);
     gw_verdict_text(v, "cause", cause);
-    /* Without CPU-side evidence the GPU's rhythm still tells something: many short bursts are
-     * the signature of a per-batch wait; long stretches are a different story. */
-    const char *sugg = at_start                               ? suggest_epoch_start
-                       : strcmp(cause, "input_pipeline") == 0 ? suggest_input
-                       : strcmp(cause, "cpu_bound") == 0      ? suggest_cpu
-                       : !(burst_s > SHORT_BURST_S)           ? suggest_unknown
-                                                              : suggest_idle_stretches;
-    gw_verdict_say(v, sugg, "GPU busy %.1f%% of the steady state (%.0f s), idle %.0f%%; cause: %s",
-                   g->busy_pct, g->work_s, idle_share, cause);
+    while_busy(g, v, note, sizeof note);
+    /* Say the GPU's rhythm only as the evidence shows it (bursts, idle stretches). */
+    char rhythm[96] = "";
+    if (idle_share > 0 && nb >= 3 && burst_s <= SHORT_BURST_S)
+        snprintf(rhythm, sizeof rhythm, ", %zu short bursts (%.1f s)", nb, burst_s);
+    else if (idle_max_s >= GW_TH(GW_TH_DIP_MIN_S))
+        snprintf(rhythm, sizeof rhythm, ", idle up to %.0f s at a time", idle_max_s);
+    char gain[64] = "";
+    if (!isnan(speedup))
+        snprintf(gain, sizeof gain, "; removing this wait could make training up to %.1fx faster",
+                 speedup);
+    gw_verdict_say(v, sugg,
+                   "GPU busy %.1f%% of the steady state (%.0f s), idle %.0f%%%s; cause: "
+                   "%s (%s)%s%s",
+                   g->busy_pct, g->work_s, idle_share, rhythm, cause, why, note, gain);
 }
 
 static bool busy_work_row(const gw_gpu_analysis *g, size_t r)
@@ -217,16 +209,21 @@ static void underfilled(gw_analysis *a, gw_gpu_analysis *g)
         return;
     gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_UNDERFILLED_KERNELS, GW_SEV_WARNING,
                                    (int)g->slot, st.start_ms, st.end_ms);
+    double occ =
+        gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_OCCUPANCY_PCT), busy_work_row);
+    double tensor =
+        gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_TENSOR_ACTIVE_PCT), busy_work_row);
     gw_verdict_check(v, "busy_share_pct", share, ">", GW_TH_UNDERFILL_MIN_SHARE);
     gw_verdict_num(v, "util_p50_pct",
                    gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), busy_work_row));
     if (by_gpm) {
         gw_verdict_check(v, "sm_active_p50_pct", sm, "<", GW_TH_UNDERFILL_SM_ACTIVE_PCT);
-        gw_verdict_num(v, "sm_occupancy_p50_pct",
-                       gw_check_p50(g, gw_series_gpu_values(g->gpu, GW_F_GPM_SM_OCCUPANCY_PCT),
-                                    busy_work_row));
+        gw_verdict_num(v, "sm_occupancy_p50_pct", occ);
+        gw_verdict_num(v, "tensor_active_p50_pct", tensor);
+        gw_verdict_text(v, "evidence_source", "gpm");
     } else {
         gw_verdict_check(v, "power_ratio", ratio, "<", GW_TH_UNDERFILL_POWER_RATIO);
+        gw_verdict_text(v, "evidence_source", "power (no GPM: the weaker evidence)");
     }
     gw_verdict_num(v, "power_p50_w", power);
     gw_verdict_num(v, "power_limit_w", limit);
@@ -234,14 +231,23 @@ static void underfilled(gw_analysis *a, gw_gpu_analysis *g)
         "GPU-Util counts time with any kernel running, not how much of the GPU works: the kernels "
         "are too small to fill it. Raise the batch size, fuse small operations (torch.compile, "
         "CUDA graphs), and avoid per-sample Python loops that launch tiny kernels.";
-    if (by_gpm)
+    if (by_gpm) {
+        /* occupancy and tensor activity are said only when recorded */
+        char more[96] = "";
+        if (!isnan(occ) && !isnan(tensor))
+            snprintf(more, sizeof more, "; occupancy %.0f%%, tensor activity %.1f%%", occ, tensor);
+        else if (!isnan(occ))
+            snprintf(more, sizeof more, "; occupancy %.0f%%", occ);
+        else if (!isnan(tensor))
+            snprintf(more, sizeof more, "; tensor activity %.1f%%", tensor);
         gw_verdict_say(v, sugg,
                        "GPU-Util reads busy but only %.1f%% of the SMs work (GPM SM "
-                       "activity p50 < %g%%)",
-                       sm, GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT));
-    else
+                       "activity p50 < %g%%%s)",
+                       sm, GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT), more);
+    } else
         gw_verdict_say(v, sugg,
-                       "GPU-Util reads busy but the GPU draws %.0f W of %.0f W (%.0f%% < %.0f%%)",
+                       "GPU-Util reads busy but the GPU draws %.0f W of %.0f W (%.0f%% < %.0f%%; "
+                       "power, no GPM)",
                        power, limit, 100 * ratio, 100 * GW_TH(GW_TH_UNDERFILL_POWER_RATIO));
 }
 
@@ -280,10 +286,14 @@ static void launch_bound(gw_gpu_analysis *g, gw_verdict *v)
     char sm_txt[48] = "";
     if (!isnan(sm))
         snprintf(sm_txt, sizeof sm_txt, ", SM activity %.1f%%", sm);
+    char gain[64] = "";
+    if (g->busy_pct > 0)
+        snprintf(gain, sizeof gain, "; removing this wait could make training up to %.1fx faster",
+                 100.0 / g->busy_pct);
     gw_verdict_say(v, suggest_launch,
                    "GPU lightly and steadily used: busy %.1f%% of the steady state (%.0f s) with "
-                   "no quiet stretch%s; launch-bound; cause: %s",
-                   g->busy_pct, g->work_s, sm_txt, v->cause ? v->cause : "unknown");
+                   "no quiet stretch%s; launch-bound; cause: %s%s",
+                   g->busy_pct, g->work_s, sm_txt, v->cause ? v->cause : "unknown", gain);
 }
 
 void gw_check_starved_underfilled(gw_analysis *a, gw_gpu_analysis *g)

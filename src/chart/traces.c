@@ -106,23 +106,36 @@ static size_t gpu_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list 
     return added;
 }
 
-/* The job's CPU % or RSS of each node's host.csv. */
+/* The job's CPU % (with its roles: the training process, the workers, and the host's iowait) or
+ * RSS of each node's host.csv. */
 static size_t host_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list *out)
 {
+    static const struct {
+        gw_field f;
+        const char *label;
+    } cpu[] = {{GW_F_JOB_CPU_PCT, "job"},
+               {GW_F_TRAIN_CPU_PCT, "training process"},
+               {GW_F_WORKERS_CPU_PCT, "workers"},
+               {GW_F_HOST_IOWAIT_PCT, "host iowait"}},
+      rss[] = {{GW_F_JOB_RSS_MIB, "job"}};
     const gw_series *s = a->series;
-    size_t added = 0;
+    size_t added = 0, n = m == GW_CM_CPU ? sizeof cpu / sizeof cpu[0] : 1;
     for (size_t h = 0; h < s->nhosts; h++) {
         const gw_series_table *tab = &s->hosts[h]->tab;
-        long c = gw_series_table_find(
-            tab, gw_fields[m == GW_CM_CPU ? GW_F_JOB_CPU_PCT : GW_F_JOB_RSS_MIB].csv_header);
-        if (c < 0 || !any_present(tab->cols[c].v, tab->n))
-            continue;
-        char *label = s->nhosts > 1 ? xasprintf("%s job", s->hosts[h]->source) : xstrdup("job");
-        gw_trace *t = gw_trace_add(out, m, label, -1);
-        t->n = tab->n;
-        t->t_ms = tab->t_ms;
-        t->v = tab->cols[c].v;
-        added++;
+        for (size_t k = 0; k < n; k++) {
+            gw_field f = m == GW_CM_CPU ? cpu[k].f : rss[k].f;
+            const char *what = m == GW_CM_CPU ? cpu[k].label : rss[k].label;
+            long c = gw_series_table_find(tab, gw_fields[f].csv_header);
+            if (c < 0 || !any_present(tab->cols[c].v, tab->n))
+                continue;
+            char *label =
+                s->nhosts > 1 ? xasprintf("%s %s", s->hosts[h]->source, what) : xstrdup(what);
+            gw_trace *t = gw_trace_add(out, m, label, -1);
+            t->n = tab->n;
+            t->t_ms = tab->t_ms;
+            t->v = tab->cols[c].v;
+            added++;
+        }
     }
     return added;
 }

@@ -7,6 +7,9 @@
  * `rescan_ms` (children of other threads, processes re-parented to us as child subreaper) — with
  * its CPU % and resident memory. CPU % needs two reads, so the first tick has no CPU values.
  *
+ * On the real /proc, the stat and children files of up to 128 members stay open between ticks
+ * (pread; O_CLOEXEC), closed when the member leaves the job and by gw_procfs_free.
+ *
  * A pid that vanishes between listing and reading is skipped; a pid with no /proc entry (another
  * PID namespace) is reported as not visible. Must not: call NVML, print, or allocate per tick
  * beyond amortised growth of its tables. Not thread-safe: one owner thread (the sampler's).
@@ -38,6 +41,10 @@ void gw_procfs_set_job(gw_procfs *p, pid_t root, pid_t self);
 void gw_procfs_set_excluded(gw_procfs *p, const pid_t *pids, size_t n);
 /* How often the whole of /proc is scanned for job members (ms, default 2000). */
 void gw_procfs_set_rescan_ms(gw_procfs *p, int64_t rescan_ms);
+
+/* The pids that hold a GPU context (the sampler's process list): job members among them are the
+ * training role, their descendants the workers, other members the rest (host_sample.h). */
+void gw_procfs_set_gpu_pids(gw_procfs *p, const unsigned *pids, size_t n);
 
 /* Reads host and job values at monotonic time mono_ns into *h (absent values are NAN). */
 void gw_procfs_sample(gw_procfs *p, int64_t mono_ns, gw_host_sample *h);

@@ -35,8 +35,16 @@ static const gw_gpu_field gpu_columns[] = {
 enum { N_GPU_COLUMNS = sizeof gpu_columns / sizeof gpu_columns[0] };
 
 /* host.csv columns after timestamp. */
-static const gw_field host_columns[] = {GW_F_HOST_CPU_UTIL_PCT, GW_F_HOST_MEM_USED_MIB,
-                                        GW_F_JOB_CPU_PCT, GW_F_JOB_RSS_MIB, GW_F_JOB_PROCESSES};
+static const gw_field host_columns[] = {
+    GW_F_HOST_CPU_UTIL_PCT, GW_F_HOST_MEM_USED_MIB, GW_F_JOB_CPU_PCT, GW_F_JOB_RSS_MIB,
+    GW_F_JOB_PROCESSES,
+    /* appended (issue 13): the CPU side of a waiting GPU */
+    GW_F_HOST_IOWAIT_PCT, GW_F_HOST_STEAL_PCT, GW_F_HOST_OTHERS_PCT,
+#define ROLE_COLUMNS(r)                                                                            \
+    GW_F_ROLE(r, 0), GW_F_ROLE(r, 1), GW_F_ROLE(r, 2), GW_F_ROLE(r, 3), GW_F_ROLE(r, 4),           \
+        GW_F_ROLE(r, 5), GW_F_ROLE(r, 6)
+    ROLE_COLUMNS(GW_ROLE_TRAIN), ROLE_COLUMNS(GW_ROLE_WORKERS), ROLE_COLUMNS(GW_ROLE_REST)};
+#undef ROLE_COLUMNS
 enum { N_HOST_COLUMNS = sizeof host_columns / sizeof host_columns[0] };
 /* processes.csv columns after timestamp and index. */
 static const gw_field proc_columns[] = {GW_F_PROC_PID, GW_F_PROC_NAME, GW_F_PROC_USED_MIB,
@@ -52,7 +60,7 @@ struct gw_csv_sink {
     char failed_path[512];
 };
 
-static char gpu_header[1024], host_header[256], procs_header[256];
+static char gpu_header[1024], host_header[1024], procs_header[256];
 
 /* "timestamp[, index], <csv_header of each column>\n" into buf. */
 static void build_header(char *buf, size_t size, bool index, const gw_field *cols, size_t n)

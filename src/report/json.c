@@ -166,6 +166,18 @@ static cJSON *gpu_json(const gw_analysis *a, const gw_gpu_analysis *g)
     cJSON_AddBoolToObject(o, "energy_partial", g->whole.energy_partial);
     cJSON_AddItemToObject(o, "time_s", times_json(&g->whole));
     cJSON_AddItemToObject(o, "stats", stats_json(g, &g->whole));
+    gw_roles_summary r = gw_roles_of(g);
+    if (r.present) { /* the job's CPU by role over the steady state (issue 13) */
+        cJSON *c = cJSON_AddObjectToObject(o, "cpu_roles");
+        add_num(c, "train_cpu_mean_pct", r.train_cpu_pct);
+        add_num(c, "train_cpu_max_mean_pct", r.train_cpu_max_pct);
+        add_num(c, "workers", r.workers);
+        add_num(c, "workers_cpu_mean_pct", r.workers_cpu_pct);
+        add_num(c, "workers_cpu_max_mean_pct", r.workers_cpu_max_pct);
+        add_num(c, "iowait_mean_pct", r.iowait_pct);
+        add_num(c, "steal_mean_pct", r.steal_pct);
+        add_num(c, "cpu_others_mean_pct", r.others_pct);
+    }
     (void)a;
     return o;
 }

@@ -305,6 +305,20 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
                 gw_verdict_find(&a->verdicts, GW_V_GPU_LOST, (int)g->slot)
                     ? "the GPU was lost (see its verdict)"
                     : "gaps of more than 5 intervals were not bridged");
+    gw_roles_summary r = gw_roles_of(g);
+    if (r.present) {
+        char c[7][GW_FMT_SIZE], w[3 * GW_FMT_SIZE + 32] = "no workers";
+        if (r.workers >= 1 && !isnan(r.workers_cpu_pct))
+            snprintf(w, sizeof w, "%s worker%s %s (max %s)", num(r.workers, c[2], sizeof c[2]),
+                     r.workers == 1 ? "" : "s", num(r.workers_cpu_pct, c[3], sizeof c[3]),
+                     num(r.workers_cpu_max_pct, c[4], sizeof c[4]));
+        fprintf(out, "  CPU (steady, %% of a core): training %s (max %s), %s\n",
+                num(r.train_cpu_pct, c[0], sizeof c[0]),
+                num(r.train_cpu_max_pct, c[1], sizeof c[1]), w);
+        fprintf(out, "  host CPUs: iowait %s%%, steal %s%%, outside the job %s%%\n",
+                num(r.iowait_pct, c[5], sizeof c[5]), num(r.steal_pct, c[6], sizeof c[6]),
+                num(r.others_pct, b[0], sizeof b[0]));
+    }
     char *times[GW_TIME_COUNT];
     for (int c = 0; c < GW_TIME_COUNT; c++)
         times[c] =

@@ -90,6 +90,77 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
                                 "/proc/PID/stat rss over the job tree"),
     [GW_F_JOB_PROCESSES] = PROCFS(GW_FG_JOB, "job_processes", "job.processes", "", GW_CSV_FIXED, 0,
                                   "/proc/PID/stat: processes in the job tree"),
+    [GW_F_HOST_IOWAIT_PCT] = PROCFS(GW_FG_HOST, "cpu_iowait", "cpu.iowait [%]", "%", GW_CSV_FIXED,
+                                    1, "/proc/stat iowait (deltas between ticks)"),
+    [GW_F_HOST_STEAL_PCT] = PROCFS(GW_FG_HOST, "cpu_steal", "cpu.steal [%]", "%", GW_CSV_FIXED, 1,
+                                   "/proc/stat steal (deltas between ticks)"),
+    [GW_F_HOST_OTHERS_PCT] = PROCFS(GW_FG_HOST, "cpu_others", "cpu.others [%]", "%", GW_CSV_FIXED,
+                                    1, "/proc/stat busy minus the job tree's CPU, % of all CPUs"),
+    [GW_F_TRAIN_CPU_PCT] = PROCFS(
+        GW_FG_JOB, "train_cpu", "job.train.cpu [%]", "%", GW_CSV_FIXED, 1,
+        "/proc/PID/stat of the processes holding a GPU context: utime + stime, sum over the role"),
+    [GW_F_TRAIN_CPU_MAX_PCT] =
+        PROCFS(GW_FG_JOB, "train_cpu_max", "job.train.cpu_max [%]", "%", GW_CSV_FIXED, 1,
+               "/proc/PID/stat of the processes holding a GPU context: utime + stime of the role's "
+               "busiest member"),
+    [GW_F_TRAIN_SATURATED] = PROCFS(
+        GW_FG_JOB, "train_saturated", "job.train.saturated", "", GW_CSV_FIXED, 0,
+        "/proc/PID/stat of the processes holding a GPU context: members at >= 85 % of a core"),
+    [GW_F_TRAIN_PROCESSES] =
+        PROCFS(GW_FG_JOB, "train_processes", "job.train.processes", "", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the processes holding a GPU context: members"),
+    [GW_F_TRAIN_RUNNING_PCT] =
+        PROCFS(GW_FG_JOB, "train_running", "job.train.running [%]", "%", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the processes holding a GPU context: state R, % of the members"),
+    [GW_F_TRAIN_SLEEPING_PCT] = PROCFS(
+        GW_FG_JOB, "train_sleeping", "job.train.sleeping [%]", "%", GW_CSV_FIXED, 0,
+        "/proc/PID/stat of the processes holding a GPU context: state S or I, % of the members"),
+    [GW_F_TRAIN_DISK_WAIT_PCT] =
+        PROCFS(GW_FG_JOB, "train_disk_wait", "job.train.disk_wait [%]", "%", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the processes holding a GPU context: state D, % of the members"),
+    [GW_F_WORKERS_CPU_PCT] = PROCFS(
+        GW_FG_JOB, "workers_cpu", "job.workers.cpu [%]", "%", GW_CSV_FIXED, 1,
+        "/proc/PID/stat of the their descendants without one: utime + stime, sum over the role"),
+    [GW_F_WORKERS_CPU_MAX_PCT] =
+        PROCFS(GW_FG_JOB, "workers_cpu_max", "job.workers.cpu_max [%]", "%", GW_CSV_FIXED, 1,
+               "/proc/PID/stat of the their descendants without one: utime + stime of the role's "
+               "busiest member"),
+    [GW_F_WORKERS_SATURATED] =
+        PROCFS(GW_FG_JOB, "workers_saturated", "job.workers.saturated", "", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the their descendants without one: members at >= 85 % of a core"),
+    [GW_F_WORKERS_PROCESSES] =
+        PROCFS(GW_FG_JOB, "workers_processes", "job.workers.processes", "", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the their descendants without one: members"),
+    [GW_F_WORKERS_RUNNING_PCT] =
+        PROCFS(GW_FG_JOB, "workers_running", "job.workers.running [%]", "%", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the their descendants without one: state R, % of the members"),
+    [GW_F_WORKERS_SLEEPING_PCT] = PROCFS(
+        GW_FG_JOB, "workers_sleeping", "job.workers.sleeping [%]", "%", GW_CSV_FIXED, 0,
+        "/proc/PID/stat of the their descendants without one: state S or I, % of the members"),
+    [GW_F_WORKERS_DISK_WAIT_PCT] =
+        PROCFS(GW_FG_JOB, "workers_disk_wait", "job.workers.disk_wait [%]", "%", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the their descendants without one: state D, % of the members"),
+    [GW_F_REST_CPU_PCT] =
+        PROCFS(GW_FG_JOB, "rest_cpu", "job.rest.cpu [%]", "%", GW_CSV_FIXED, 1,
+               "/proc/PID/stat of the the other job members: utime + stime, sum over the role"),
+    [GW_F_REST_CPU_MAX_PCT] = PROCFS(
+        GW_FG_JOB, "rest_cpu_max", "job.rest.cpu_max [%]", "%", GW_CSV_FIXED, 1,
+        "/proc/PID/stat of the the other job members: utime + stime of the role's busiest member"),
+    [GW_F_REST_SATURATED] =
+        PROCFS(GW_FG_JOB, "rest_saturated", "job.rest.saturated", "", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the the other job members: members at >= 85 % of a core"),
+    [GW_F_REST_PROCESSES] =
+        PROCFS(GW_FG_JOB, "rest_processes", "job.rest.processes", "", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the the other job members: members"),
+    [GW_F_REST_RUNNING_PCT] =
+        PROCFS(GW_FG_JOB, "rest_running", "job.rest.running [%]", "%", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the the other job members: state R, % of the members"),
+    [GW_F_REST_SLEEPING_PCT] =
+        PROCFS(GW_FG_JOB, "rest_sleeping", "job.rest.sleeping [%]", "%", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the the other job members: state S or I, % of the members"),
+    [GW_F_REST_DISK_WAIT_PCT] =
+        PROCFS(GW_FG_JOB, "rest_disk_wait", "job.rest.disk_wait [%]", "%", GW_CSV_FIXED, 0,
+               "/proc/PID/stat of the the other job members: state D, % of the members"),
     [GW_F_PROC_PID] = {GW_FG_PROC, "pid", "pid", "", GW_CSV_FIXED, 0, 1,
                        "nvmlDeviceGet{Compute,Graphics}RunningProcesses .pid"},
     [GW_F_PROC_NAME] =
@@ -194,7 +265,20 @@ double gw_host_value(const gw_host_sample *h, gw_field f)
         return h->job_rss_mib;
     case GW_F_JOB_PROCESSES:
         return h->job_processes;
+    case GW_F_HOST_IOWAIT_PCT:
+        return h->iowait_pct;
+    case GW_F_HOST_STEAL_PCT:
+        return h->steal_pct;
+    case GW_F_HOST_OTHERS_PCT:
+        return h->others_pct;
     default:
-        return NAN;
+        break;
     }
+    if (f < GW_F_ROLE_FIRST || f >= GW_F_ROLE(GW_ROLE_COUNT, 0))
+        return NAN;
+    const gw_role_sample *r = &h->role[(f - GW_F_ROLE_FIRST) / GW_F_ROLE_FIELDS];
+    const double v[GW_F_ROLE_FIELDS] = {r->cpu_pct,      r->cpu_max_pct, r->saturated,
+                                        r->processes,    r->running_pct, r->sleeping_pct,
+                                        r->disk_wait_pct};
+    return v[(f - GW_F_ROLE_FIRST) % GW_F_ROLE_FIELDS];
 }

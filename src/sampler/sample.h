@@ -65,6 +65,31 @@ typedef enum gw_field {
     GW_F_JOB_CPU_PCT,                    /* job tree's CPU time per wall time, 100 = one core */
     GW_F_JOB_RSS_MIB,                    /* sum of RSS over the job tree */
     GW_F_JOB_PROCESSES,                  /* processes in the job tree */
+    GW_F_HOST_IOWAIT_PCT,                /* all CPUs' iowait share, 0-100 */
+    GW_F_HOST_STEAL_PCT,                 /* all CPUs' steal share, 0-100 */
+    GW_F_HOST_OTHERS_PCT,                /* CPU used outside the job, % of all CPUs */
+    /* The job's processes by role (gw_role_sample, host/host_sample.h): GW_F_ROLE(role, k). */
+    GW_F_TRAIN_CPU_PCT, /* GW_F_ROLE_FIRST */
+    GW_F_TRAIN_CPU_MAX_PCT,
+    GW_F_TRAIN_SATURATED,
+    GW_F_TRAIN_PROCESSES,
+    GW_F_TRAIN_RUNNING_PCT,
+    GW_F_TRAIN_SLEEPING_PCT,
+    GW_F_TRAIN_DISK_WAIT_PCT,
+    GW_F_WORKERS_CPU_PCT,
+    GW_F_WORKERS_CPU_MAX_PCT,
+    GW_F_WORKERS_SATURATED,
+    GW_F_WORKERS_PROCESSES,
+    GW_F_WORKERS_RUNNING_PCT,
+    GW_F_WORKERS_SLEEPING_PCT,
+    GW_F_WORKERS_DISK_WAIT_PCT,
+    GW_F_REST_CPU_PCT,
+    GW_F_REST_CPU_MAX_PCT,
+    GW_F_REST_SATURATED,
+    GW_F_REST_PROCESSES,
+    GW_F_REST_RUNNING_PCT,
+    GW_F_REST_SLEEPING_PCT,
+    GW_F_REST_DISK_WAIT_PCT,
     /* GPU process fields (gw_gpu_process; processes.csv). */
     GW_F_PROC_PID,      /* host pid as NVML reports it */
     GW_F_PROC_NAME,     /* /proc/PID/comm (text: not a number) */
@@ -106,6 +131,12 @@ typedef gw_field gw_gpu_field;
  * more than back to back: NVML caches values for a short while (bench/bench_tick, spaced). */
 #define GW_FIELDS_SLOW                                                                             \
     (GW_FIELD_BIT(GW_F_ENERGY_MJ) | GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELDS_GPM)
+
+/* Field k (0: cpu, 1: cpu_max, 2: saturated, 3: processes, 4: running, 5: sleeping, 6: disk
+ * wait) of role r (gw_role). */
+#define GW_F_ROLE_FIRST  GW_F_TRAIN_CPU_PCT
+#define GW_F_ROLE_FIELDS 7
+#define GW_F_ROLE(r, k)  ((gw_field)(GW_F_ROLE_FIRST + (r)*GW_F_ROLE_FIELDS + (k)))
 
 /* Which file and record a field belongs to. */
 typedef enum gw_field_group {

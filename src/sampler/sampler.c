@@ -29,7 +29,9 @@ struct gw_sampler {
     gw_device_info *infos;
     gw_sink sinks[GW_MAX_SINKS];
     int nsinks;
-    gw_procfs *procfs; /* tick thread only */
+    gw_procfs *procfs;  /* tick thread only */
+    unsigned *gpu_pids; /* tick thread only: pids of the process list, for procfs's roles */
+    size_t gpu_pids_cap;
 
     /* job changes, applied by the tick thread */
     pthread_mutex_t job_lock;
@@ -253,11 +255,16 @@ static void read_tick(gw_sampler *s)
     }
     merge_slow(s, smp);
     if (s->procfs) {
+        s->gpu_pids = xgrow(s->gpu_pids, &s->gpu_pids_cap, smp->proc_count ? smp->proc_count : 1,
+                            sizeof *s->gpu_pids);
+        for (unsigned k = 0; k < smp->proc_count; k++)
+            s->gpu_pids[k] = smp->procs[k].pid;
+        gw_procfs_set_gpu_pids(s->procfs, s->gpu_pids, smp->proc_count);
         gw_procfs_sample(s->procfs, t0, &smp->host);
         for (unsigned k = 0; smp->procs_fresh && k < smp->proc_count; k++)
             smp->procs[k].in_job = gw_procfs_in_job(s->procfs, smp->procs[k].pid);
     } else {
-        smp->host = (gw_host_sample){NAN, NAN, NAN, NAN, NAN, NAN};
+        smp->host = gw_host_sample_absent();
     }
     for (unsigned i = 0; i < s->ndev; i++)
         if (smp->gpus[i].lost)
@@ -560,6 +567,7 @@ void gw_sampler_close(gw_sampler *s)
     gw_sampler_stop(s);
     gw_gpu_devs_close(s->nvml, s->devs, s->ndev);
     gw_procfs_free(s->procfs);
+    free(s->gpu_pids);
     pthread_mutex_destroy(&s->job_lock);
     pthread_mutex_destroy(&s->slow_lock);
     pthread_mutex_destroy(&s->run_lock);

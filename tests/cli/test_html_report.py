@@ -92,8 +92,11 @@ def test_fake_run_writes_a_self_contained_report(scenario, tmp_path):
     assert series(chart(res, "power"))["limit (all GPUs)"]["max"] == 700
     assert sorted(series(chart(res, "clock"))) == ["GPU 0", "GPU 1"]
     hc = series(chart(res, "host"))
-    assert sorted(hc) == ["job CPU", "job RSS"]
+    # the job's CPU with its roles beside it (issue 13): the wrapped command holds the fake GPU,
+    # it has no workers (no trace), and the host's iowait
+    assert sorted(hc) == ["host iowait CPU", "job CPU", "job RSS", "training process CPU"]
     assert hc["job CPU"]["points"] == cells(host, "job.cpu [%]")[0]
+    assert hc["training process CPU"]["points"] == cells(host, "job.train.cpu [%]")[0]
     pc = chart(res, "procs")
     pid = procs[0]["pid"]
     assert [s["label"] for s in pc["series"]] == [f"GPU 0 python3 ({pid})"]

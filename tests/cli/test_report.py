@@ -79,7 +79,9 @@ def test_dataloader_bound_is_starved():
     assert v["evidence"]["busy_pct"] < 10
     assert v["evidence"]["idle_share_pct"] > 80
     assert v["cause"] == "unknown"  # nvidia-smi alone has no CPU-side evidence
-    assert "DataLoader" in v["suggestion"]
+    assert v["evidence"]["missing"] == "host.csv (the job's CPU side)"
+    assert "`gpuwatch run`" in v["suggestion"]
+    assert v["evidence"]["speedup_max"] == pytest.approx(100 / v["evidence"]["busy_pct"], rel=1e-3)
     assert "gpu_saturated" not in ids(s)
 
 

@@ -3,7 +3,12 @@
 
 #include "host/procfs.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 /* Writes ROOT/PID/stat with the fields procfs reads: ppid, process group, session, state, utime,
  * stime, starttime, rss. */
@@ -160,6 +165,132 @@ static void test_reused_pid_and_full_scan(void **state)
     free(root);
 }
 
+/* Roles: 90 (a launcher) -> 100 (holds a GPU context) -> workers 101 (burning a core), 102 (in
+ * state D) -> 103 (a worker's child); host iowait, steal and the CPU outside the job. */
+static void test_roles(void **state)
+{
+    (void)state;
+    char *root = th_tmpdir();
+    long tck = sysconf(_SC_CLK_TCK);
+    th_write(root, "stat",
+             "cpu  1000 0 0 3000 0 0 0 0 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\n"
+             "cpu1 1 0 0 1 0 0 0 0 0 0\ncpu2 1 0 0 1 0 0 0 0 0 0\ncpu3 1 0 0 1 0 0 0 0 0 0\n");
+    th_write(root, "meminfo", "MemTotal: 1024 kB\nMemAvailable: 512 kB\n");
+    fake_proc(root, 90, 1, 'S', 0, 0, 4000, 10, "100");
+    fake_proc(root, 100, 90, 'S', 0, 0, 5000, 10, "101 102");
+    fake_proc(root, 101, 100, 'R', 0, 0, 5001, 10, "103");
+    fake_proc(root, 102, 100, 'D', 0, 0, 5002, 10, "");
+    fake_proc(root, 103, 101, 'S', 0, 0, 5003, 10, "");
+    gw_procfs *p = gw_procfs_new(root);
+    gw_procfs_set_job(p, 90, 0);
+    const unsigned gpu[] = {100, 777}; /* 777: another job's process */
+    gw_procfs_set_gpu_pids(p, gpu, 2);
+    gw_host_sample h;
+    gw_procfs_sample(p, INT64_C(1000000000), &h);
+    assert_float_equal(h.role[GW_ROLE_TRAIN].processes, 1, 0);
+    assert_float_equal(h.role[GW_ROLE_WORKERS].processes, 3, 0);
+    assert_float_equal(h.role[GW_ROLE_REST].processes, 1, 0);
+    assert_true(isnan(h.role[GW_ROLE_WORKERS].cpu_pct)); /* needs two reads */
+    assert_float_equal(h.role[GW_ROLE_WORKERS].disk_wait_pct, 100.0 / 3, 1e-9);
+    assert_float_equal(h.role[GW_ROLE_WORKERS].running_pct, 100.0 / 3, 1e-9);
+    assert_float_equal(h.role[GW_ROLE_TRAIN].sleeping_pct, 100, 0);
+
+    /* One second later: 101 used a whole core, 100 half of one, 90 nothing; the host's 4 CPUs
+     * were 80 % busy (steal counts as busy; 1.5 cores the job's), 10 % iowait, 5 % steal. */
+    th_write(root, "stat",
+             "cpu  1300 0 0 3040 40 0 0 20 0 0\ncpu0 1 0 0 1 0 0 0 0 0 0\n"
+             "cpu1 1 0 0 1 0 0 0 0 0 0\ncpu2 1 0 0 1 0 0 0 0 0 0\ncpu3 1 0 0 1 0 0 0 0 0 0\n");
+    fake_proc(root, 100, 90, 'S', tck / 2, 0, 5000, 10, "101 102");
+    fake_proc(root, 101, 100, 'R', tck, 0, 5001, 10, "103");
+    gw_procfs_sample(p, INT64_C(2000000000), &h);
+    const gw_role_sample *w = &h.role[GW_ROLE_WORKERS], *t = &h.role[GW_ROLE_TRAIN];
+    assert_float_equal(w->cpu_pct, 100, 1);
+    assert_float_equal(w->cpu_max_pct, 100, 1);
+    assert_float_equal(w->saturated, 1, 0);
+    assert_float_equal(t->cpu_pct, 50, 1);
+    assert_float_equal(t->saturated, 0, 0);
+    assert_float_equal(h.role[GW_ROLE_REST].cpu_pct, 0, 0);
+    assert_float_equal(h.iowait_pct, 10, 1e-9);
+    assert_float_equal(h.steal_pct, 5, 1e-9);
+    /* the job: 150 % of one core of 4 */
+    assert_float_equal(h.cpu_util_pct, 80, 1e-9);
+    assert_float_equal(h.others_pct, 80 - 150.0 / 4, 1);
+
+    /* Without a process list nobody trains: every member is the rest. */
+    gw_procfs_set_gpu_pids(p, NULL, 0);
+    gw_procfs_sample(p, INT64_C(3000000000), &h);
+    assert_float_equal(h.role[GW_ROLE_TRAIN].processes, 0, 0);
+    assert_true(isnan(h.role[GW_ROLE_TRAIN].cpu_pct));
+    assert_float_equal(h.role[GW_ROLE_REST].processes, 5, 0);
+    gw_procfs_free(p);
+    th_rmrf(root);
+    free(root);
+}
+
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    for (struct dirent *de; d && (de = readdir(d)) != NULL;)
+        n += de->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* On the real /proc the members' files stay open between ticks: a member that dies leaves the
+ * job at the next tick (its held file reads ESRCH), and every descriptor is closed again. */
+static void test_held_files_on_real_proc(void **state)
+{
+    (void)state;
+    int ready[2];
+    assert_int_equal(pipe(ready), 0);
+    pid_t job = fork();
+    if (job == 0) {
+        /* the job: a worker that sleeps, reaped as soon as it dies */
+        if (fork() == 0) {
+            for (;;)
+                pause();
+        }
+        if (write(ready[1], "x", 1) != 1)
+            _exit(1);
+        while (wait(NULL) > 0 || errno == EINTR)
+            ;
+        for (;;)
+            pause();
+    }
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    close(ready[0]);
+    close(ready[1]);
+    int fds = open_fds();
+    gw_procfs *p = gw_procfs_new(NULL);
+    gw_procfs_set_job(p, job, 0);
+    const unsigned gpu[] = {(unsigned)job};
+    gw_procfs_set_gpu_pids(p, gpu, 1);
+    gw_host_sample h;
+    gw_procfs_sample(p, INT64_C(1000000000), &h);
+    assert_float_equal(h.job_processes, 2, 0);
+    assert_float_equal(h.role[GW_ROLE_WORKERS].processes, 1, 0);
+    assert_true(open_fds() > fds); /* held between ticks */
+    pid_t pids[2];
+    assert_int_equal(gw_procfs_job_pids(p, pids, 2), 2);
+    pid_t worker = pids[0] == job ? pids[1] : pids[0];
+    kill(worker, SIGKILL);
+    for (int i = 0; i < 200 && kill(worker, 0) == 0; i++)
+        usleep(5000); /* until the job has reaped it */
+    gw_procfs_sample(p, INT64_C(2000000000), &h);
+    assert_float_equal(h.job_processes, 1, 0);
+    assert_float_equal(h.role[GW_ROLE_WORKERS].processes, 0, 0);
+    assert_float_equal(h.role[GW_ROLE_TRAIN].processes, 1, 0);
+    kill(job, SIGKILL);
+    waitpid(job, NULL, 0);
+    gw_procfs_sample(p, INT64_C(3000000000), &h);
+    assert_float_equal(h.job_processes, 0, 0);
+    gw_procfs_free(p);
+    assert_int_equal(open_fds(), fds);
+}
+
 static void test_comm(void **state)
 {
     (void)state;
@@ -197,6 +328,8 @@ int main(void)
         cmocka_unit_test(test_stat_parse),
         cmocka_unit_test(test_host_and_job),
         cmocka_unit_test(test_reused_pid_and_full_scan),
+        cmocka_unit_test(test_roles),
+        cmocka_unit_test(test_held_files_on_real_proc),
         cmocka_unit_test(test_comm),
         cmocka_unit_test(test_no_job),
     };

@@ -58,7 +58,61 @@ static const known host_known[] = {
     {GW_F_JOB_CPU_PCT, 250.04, 250.0},
     {GW_F_JOB_RSS_MIB, 10240.56, 10240.6},
     {GW_F_JOB_PROCESSES, 5, 5},
+    {GW_F_HOST_IOWAIT_PCT, 12.34, 12.3},
+    {GW_F_HOST_STEAL_PCT, 0.06, 0.1},
+    {GW_F_HOST_OTHERS_PCT, 3.04, 3.0},
+    {GW_F_TRAIN_CPU_PCT, 99.96, 100.0},
+    {GW_F_TRAIN_CPU_MAX_PCT, 99.96, 100.0},
+    {GW_F_TRAIN_SATURATED, 1, 1},
+    {GW_F_TRAIN_PROCESSES, 1, 1},
+    {GW_F_TRAIN_RUNNING_PCT, 100, 100},
+    {GW_F_TRAIN_SLEEPING_PCT, 0, 0},
+    {GW_F_TRAIN_DISK_WAIT_PCT, 0, 0},
+    {GW_F_WORKERS_CPU_PCT, 150.08, 150.1},
+    {GW_F_WORKERS_CPU_MAX_PCT, 60.04, 60.0},
+    {GW_F_WORKERS_SATURATED, 0, 0},
+    {GW_F_WORKERS_PROCESSES, 3, 3},
+    {GW_F_WORKERS_RUNNING_PCT, 66.67, 67},
+    {GW_F_WORKERS_SLEEPING_PCT, 0, 0},
+    {GW_F_WORKERS_DISK_WAIT_PCT, 33.33, 33},
+    {GW_F_REST_CPU_PCT, 0, 0},
+    {GW_F_REST_CPU_MAX_PCT, 0, 0},
+    {GW_F_REST_SATURATED, 0, 0},
+    {GW_F_REST_PROCESSES, 1, 1},
+    {GW_F_REST_RUNNING_PCT, 0, 0},
+    {GW_F_REST_SLEEPING_PCT, 100, 100},
+    {GW_F_REST_DISK_WAIT_PCT, 0, 0},
 };
+
+/* The member of h that host field f is. */
+static double *host_slot(gw_host_sample *h, gw_field f)
+{
+    switch (f) {
+    case GW_F_HOST_CPU_UTIL_PCT:
+        return &h->cpu_util_pct;
+    case GW_F_HOST_MEM_USED_MIB:
+        return &h->mem_used_mib;
+    case GW_F_JOB_CPU_PCT:
+        return &h->job_cpu_pct;
+    case GW_F_JOB_RSS_MIB:
+        return &h->job_rss_mib;
+    case GW_F_JOB_PROCESSES:
+        return &h->job_processes;
+    case GW_F_HOST_IOWAIT_PCT:
+        return &h->iowait_pct;
+    case GW_F_HOST_STEAL_PCT:
+        return &h->steal_pct;
+    case GW_F_HOST_OTHERS_PCT:
+        return &h->others_pct;
+    default:
+        break;
+    }
+    gw_role_sample *r = &h->role[(f - GW_F_ROLE_FIRST) / GW_F_ROLE_FIELDS];
+    double *slots[GW_F_ROLE_FIELDS] = {&r->cpu_pct,      &r->cpu_max_pct, &r->saturated,
+                                       &r->processes,    &r->running_pct, &r->sleeping_pct,
+                                       &r->disk_wait_pct};
+    return slots[(f - GW_F_ROLE_FIRST) % GW_F_ROLE_FIELDS];
+}
 
 static const known *find_known(const known *k, size_t n, int f)
 {
@@ -122,13 +176,10 @@ static void write_tick(const char *dir)
                    .procs_wall_ms = PROCS_MS,
                    .proc_count = 2,
                    .procs = procs};
-    s.host = (gw_host_sample){NAN, NAN, 2048000, NAN, NAN, NAN};
+    s.host = gw_host_sample_absent();
+    s.host.mem_total_mib = 2048000;
     for (size_t i = 0; i < sizeof host_known / sizeof *host_known; i++) {
-        double *v = host_known[i].f == GW_F_HOST_CPU_UTIL_PCT   ? &s.host.cpu_util_pct
-                    : host_known[i].f == GW_F_HOST_MEM_USED_MIB ? &s.host.mem_used_mib
-                    : host_known[i].f == GW_F_JOB_CPU_PCT       ? &s.host.job_cpu_pct
-                    : host_known[i].f == GW_F_JOB_RSS_MIB       ? &s.host.job_rss_mib
-                                                                : &s.host.job_processes;
+        double *v = host_slot(&s.host, host_known[i].f);
         *v = host_known[i].written;
         assert_float_equal(gw_host_value(&s.host, host_known[i].f), host_known[i].written, 0);
     }
