@@ -95,13 +95,16 @@ int gw_cmd_check(int argc, char **argv)
             fputs(check_usage, stdout);
             return 0;
         } else {
-            fprintf(stderr, "gpuwatch check: unknown option '%s' or missing value\n%s",
-                    argv[optind - 1], check_usage);
+            fprintf(stderr,
+                    "gpuwatch check: unknown option '%s' or missing value; see gpuwatch check "
+                    "--help\n",
+                    argv[optind - 1]);
             return EXIT_UNKNOWN;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gpuwatch check: unexpected argument '%s'\n%s", argv[optind], check_usage);
+        fprintf(stderr, "gpuwatch check: unexpected argument '%s'; see gpuwatch check --help\n",
+                argv[optind]);
         return EXIT_UNKNOWN;
     }
     gw_config conf;

@@ -23,7 +23,7 @@ static const char mark_usage[] =
 
 static int usage_error(const char *msg)
 {
-    fprintf(stderr, "gpuwatch mark: %s\n%s", msg, mark_usage);
+    fprintf(stderr, "gpuwatch mark: %s; see gpuwatch mark --help\n", msg);
     return 2;
 }
 

@@ -95,10 +95,9 @@ static int parse_args(int argc, char **argv, plot_args *r, gw_plot_opts *po)
     r->in.npaths = argc - optind;
     gw_error err = {0};
     if (r->in.npaths == 0 || !r->out) {
-        fprintf(stderr, "gpuwatch: plot: %s\n",
+        fprintf(stderr, "gpuwatch: plot: %s; see gpuwatch plot --help\n",
                 r->in.npaths ? "no output: give -o FILE.png or -o FILE.svg"
                              : "no input: give a run directory or a CSV log");
-        usage(stderr);
         return 2;
     }
     if (gw_plot_format_of(r->out) < 0) {

@@ -36,8 +36,7 @@ typedef struct qargs {
 
 static int usage_error(const char *msg)
 {
-    fprintf(stderr, "gpuwatch query: %s\n", msg);
-    fprintf(stderr, "Run `gpuwatch query --help` for the options.\n");
+    fprintf(stderr, "gpuwatch query: %s; see gpuwatch query --help\n", msg);
     return 2;
 }
 

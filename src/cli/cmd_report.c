@@ -106,8 +106,8 @@ static int parse_args(int argc, char **argv, report_args *r)
         return 2;
     }
     if (r->in.npaths == 0) {
-        fprintf(stderr, "gpuwatch: report: no input: give a run directory or a CSV log\n");
-        usage(stderr);
+        fprintf(stderr, "gpuwatch: report: no input: give a run directory or a CSV log; see "
+                        "gpuwatch report --help\n");
         return 2;
     }
     return 0;

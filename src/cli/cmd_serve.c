@@ -42,7 +42,7 @@ enum { OPT_PER_PROCESS = 1000, OPT_CMDLINE, OPT_MAX_CONN, OPT_PER_IP, OPT_TIMEOU
 
 static int usage_error(const char *msg, bool show_usage)
 {
-    fprintf(stderr, "gpuwatch serve: %s\n%s", msg, show_usage ? serve_usage : "");
+    fprintf(stderr, "gpuwatch serve: %s%s\n", msg, show_usage ? "; see gpuwatch serve --help" : "");
     return 2;
 }
 
