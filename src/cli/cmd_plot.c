@@ -4,6 +4,7 @@
 #include "analysis/analysis.h"
 #include "cli/inputs.h"
 #include "plot/plot.h"
+#include "util/gw_file.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -48,7 +49,7 @@ static int apply_option(int c, const char *arg, const char *as_given, plot_args 
     char *end = NULL;
     switch (c) {
     case 'o':
-        r->out = arg;
+        r->out = gw_path_tidy((char *)arg);
         return 0;
     case 'm':
         r->metrics = arg;
@@ -133,5 +134,11 @@ int gw_cmd_plot(int argc, char **argv)
         fprintf(stderr, "gpuwatch: plot: %s\n", err.msg);
         return rc == GW_E_USAGE ? 2 : 1;
     }
+    int w = po.width_px > 0 ? po.width_px : GW_PLOT_WIDTH_PX;
+    int panel_h = po.panel_height_px > 0 ? po.panel_height_px : GW_PLOT_PANEL_HEIGHT_PX;
+    printf("gpuwatch: plot: wrote %s (%s, %d x %d px, %d panel%s: %s)\n", r.out,
+           gw_plot_format_of(r.out) == GW_PLOT_SVG ? "SVG" : "PNG", w,
+           panel_h * (po.npanels > 0 ? po.npanels : 1), po.npanels, po.npanels == 1 ? "" : "s",
+           r.metrics);
     return 0;
 }

@@ -6,6 +6,7 @@
 #include "http/http_server.h"
 #include "run/session.h"
 #include "stall/stall.h"
+#include "util/gw_file.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -122,7 +123,7 @@ static int parse_and_run(int argc, char **argv, bool is_run)
             continue;
         switch (c) {
         case 'o':
-            cfg.out_dir = optarg;
+            cfg.out_dir = gw_path_tidy(optarg);
             break;
         case 'i':
             if (gw_args_interval("-i", optarg, &cfg.interval_ms, &err))

@@ -187,7 +187,9 @@ static void inputs_section(FILE *out, const gw_analysis *a)
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,
-                in->kind == GW_INPUT_TRAIN_LOG ? "timed lines" : "rows");
+                in->kind == GW_INPUT_TRAIN_LOG ? (in->rows == 1 ? "timed line" : "timed lines")
+                : in->rows == 1                ? "row"
+                                               : "rows");
         if (in->rows_skipped)
             fprintf(out, ", %zu unreadable skipped (first at line %ld)", in->rows_skipped,
                     in->first_bad_line);
@@ -252,11 +254,11 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
                 span_s(s->end_ms - s->start_ms, d, sizeof d), p + 1 < GW_PHASE_COUNT ? ", " : "");
     }
     /* missing is not zero: without a utilisation column nothing says the GPU did not work */
-    fprintf(out, "%s; %zu rows every %s s\n",
+    fprintf(out, "%s; %zu row%s every %s s\n",
             !gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT) ? " (utilisation not recorded)"
             : g->worked                                   ? ""
                                                           : " (the GPU never worked)",
-            gpu->tab.n, secs(g->interval_s, 2, d, sizeof d));
+            gpu->tab.n, gpu->tab.n == 1 ? "" : "s", secs(g->interval_s, 2, d, sizeof d));
     if (!gw_fmt_sane(g->whole.energy_wh))
         fprintf(out, "  energy: not recorded (no power.draw, no energy counter)\n");
     else

@@ -117,7 +117,7 @@ static const char *fmt(char *buf, size_t len, int decimals, double v, const char
 void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
 {
     double secs = rs->ticks > 1 ? (rs->last_ns - rs->first_ns) / 1e9 : 0;
-    fprintf(to, "gpuwatch: %u samples over %.0f s\n", rs->ticks, secs);
+    fprintf(to, "gpuwatch: %u sample%s over %.0f s\n", rs->ticks, rs->ticks == 1 ? "" : "s", secs);
     if (rs->n == 0)
         fprintf(to, "no NVIDIA GPU was found: only the CPU side was recorded\n");
     else /* 80 columns: "power" is the mean, "max" its maximum, "%lim" that of the limit */

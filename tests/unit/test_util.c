@@ -4,6 +4,7 @@
 #include "cli/args.h"
 #include "util/gw_buf.h"
 #include "util/gw_error.h"
+#include "util/gw_file.h"
 #include "util/gw_time.h"
 
 #include <math.h>
@@ -90,12 +91,26 @@ static void test_error(void **state)
     assert_string_equal(gw_rc_str(GW_E_USAGE), "usage error");
 }
 
+static void test_path_tidy(void **state)
+{
+    (void)state;
+    static const char *cases[][2] = {
+        {"runs/x/", "runs/x"}, {"runs//x//", "runs/x"}, {"/", "/"}, {"//", "/"}, {"a", "a"},
+        {"/a//b", "/a/b"},     {"./r/", "./r"},         {"", ""}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%s", cases[i][0]);
+        assert_string_equal(gw_path_tidy(buf), cases[i][1]);
+    }
+    assert_null(gw_path_tidy(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_interval_bounds),
         cmocka_unit_test(test_rfc3339),        cmocka_unit_test(test_buf),
-        cmocka_unit_test(test_error),
+        cmocka_unit_test(test_error),          cmocka_unit_test(test_path_tidy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
