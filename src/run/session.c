@@ -15,6 +15,7 @@
 #include "serve/exporter.h"
 #include "stall/stall.h"
 #include "summary/run_summary.h"
+#include "util/gw_termline.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -70,6 +71,7 @@ static void say(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
+    gw_termline_fresh(stderr);
     fputs("gpuwatch: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
@@ -80,6 +82,8 @@ static void say(const char *fmt, ...)
 static void stderr_listener(void *ctx, const gw_event *ev)
 {
     (void)ctx;
+    if (ev->kind == GW_EV_GPU_LOST)
+        gw_termline_fresh(stderr);
     gw_event_print_lost(stderr, ev, "its cells stay empty, the other GPUs keep recording");
 }
 
@@ -461,6 +465,7 @@ static void finish(session *s, int status)
         gw_child_restore_tty(&s->child);
     /* The table's figures come from the recorded run, analysed once with the report's engine
      * (src/run/run_table.h); without GPU rows, the job's line from host.csv alone. */
+    gw_termline_fresh(stderr); /* the job's last line may not have ended */
     gw_run_table table = {.rs = s->summary, .to = stderr};
     gw_rc rc = gw_report_finish_run_with(s->dir, s->dirfd, !s->cfg->no_report, gw_run_table_hook,
                                          &table, stderr, &err);
