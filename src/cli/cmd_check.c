@@ -92,7 +92,7 @@ int gw_cmd_check(int argc, char **argv)
         if (c == 'j') {
             json = true;
         } else if (c == 'h') {
-            fputs(check_usage, stdout);
+            gw_cli_help(check_usage);
             return 0;
         } else {
             fprintf(stderr,

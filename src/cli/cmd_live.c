@@ -78,7 +78,7 @@ int gw_cmd_live(int argc, char **argv)
                 return usage_error("--count takes a number of refreshes, 1 or more");
             break;
         case 'h':
-            fputs(live_usage, stdout);
+            gw_cli_help(live_usage);
             return 0;
         default:
             return usage_error("unknown option or missing value (a command comes first)");

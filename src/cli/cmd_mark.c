@@ -42,7 +42,7 @@ int gw_cmd_mark(int argc, char **argv)
             continue;
         gw_event_fields_free(&fields);
         if (c == 'h') {
-            fputs(mark_usage, stdout);
+            gw_cli_help(mark_usage);
             return 0;
         }
         return usage_error(c == 'f' ? err.msg : "unknown option or missing value");

@@ -61,7 +61,7 @@ static int apply_option(int c, const char *arg, const char *as_given, plot_args 
         fprintf(stderr, "gpuwatch: plot: --width takes pixels from 400 to 10000, not '%s'\n", arg);
         return 2;
     case 'h':
-        usage(stdout);
+        gw_cli_help_with(usage);
         return -1;
     case ':':
         fprintf(stderr, "gpuwatch: plot: %s needs a value\n", as_given);

@@ -25,8 +25,7 @@ static const char query_usage[] =
     "  --help-query-gpu      the fields, with what each means\n"
     "\n"
     "Exit status: 0, 1 NVML unusable / no GPU / cannot write, 2 usage error (unknown field).\n"
-    "Example: gpuwatch query --query-gpu=timestamp,index,utilization.gpu,memory.used "
-    "--format=csv -lms 500\n";
+    "Example: gpuwatch query --query-gpu=index,utilization.gpu --format=csv -lms 500\n";
 
 typedef struct qargs {
     gw_query_config cfg;
@@ -135,7 +134,7 @@ int gw_cmd_query(int argc, char **argv)
             return 0;
         }
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(query_usage, stdout);
+            gw_cli_help(query_usage);
             return 0;
         }
         int rc = parse_one(argc, argv, &i, &a);

@@ -68,7 +68,7 @@ static int apply_option(int c, const char *arg, const char *as_given, report_arg
         fprintf(stderr, "gpuwatch: report: --fail-on takes warning or critical, not '%s'\n", arg);
         return 2;
     case 'h':
-        usage(stdout);
+        gw_cli_help_with(usage);
         return -1;
     case ':':
         fprintf(stderr, "gpuwatch: report: %s needs a value\n", as_given);

@@ -161,7 +161,7 @@ static int parse_and_run(int argc, char **argv, bool is_run)
                 return usage_error(name, err.msg);
             break;
         case 'h':
-            fputs(usage, stdout);
+            gw_cli_help(usage);
             return 0;
         default: {
             char msg[128];

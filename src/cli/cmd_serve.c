@@ -106,7 +106,7 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
             cfg->client_timeout_s = (unsigned)(ms / 1000);
             break;
         case 'h':
-            fputs(serve_usage, stdout);
+            gw_cli_help(serve_usage);
             return 0;
         default: {
             char msg[128];
