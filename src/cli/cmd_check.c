@@ -1,5 +1,6 @@
 /* gpuwatch check: parses arguments and wires config -> nvml -> health; see docs/check.md. */
 #include "cli/commands.h"
+#include "util/gw_wrap.h"
 
 #include "cli/config_args.h"
 #include "config/config.h"
@@ -62,7 +63,10 @@ static int run_check(const gw_health_thresholds *th, bool json)
     if (json) {
         print_json(&r);
     } else {
-        gw_health_print(&r, stdout, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+        gw_wrap_stream w; /* 80 columns: long reasons wrap under their column */
+        gw_health_print(&r, gw_wrap_begin(&w, stdout),
+                        isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+        gw_wrap_end(&w);
     }
     int status = gw_health_exit_code(r.state);
     gw_health_report_free(&r);

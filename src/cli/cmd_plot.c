@@ -136,9 +136,8 @@ int gw_cmd_plot(int argc, char **argv)
     }
     int w = po.width_px > 0 ? po.width_px : GW_PLOT_WIDTH_PX;
     int panel_h = po.panel_height_px > 0 ? po.panel_height_px : GW_PLOT_PANEL_HEIGHT_PX;
-    printf("gpuwatch: plot: wrote %s (%s, %d x %d px, %d panel%s: %s)\n", r.out,
+    printf("gpuwatch: plot: wrote %s (%s, %d x %d px, %d panel%s)\n", r.out,
            gw_plot_format_of(r.out) == GW_PLOT_SVG ? "SVG" : "PNG", w,
-           panel_h * (po.npanels > 0 ? po.npanels : 1), po.npanels, po.npanels == 1 ? "" : "s",
-           r.metrics);
+           panel_h * (po.npanels > 0 ? po.npanels : 1), po.npanels, po.npanels == 1 ? "" : "s");
     return 0;
 }

@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "query/query.h"
+#include "util/gw_wrap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -129,7 +130,7 @@ int gw_cmd_query(int argc, char **argv)
         if (strcmp(argv[i], "--help-query-gpu") == 0) {
             gw_buf help = {0};
             gw_qfields_help(&help);
-            fputs(help.data, stdout);
+            gw_wrap_write(stdout, help.data, help.len, GW_WRAP_WIDTH);
             gw_buf_free(&help);
             return 0;
         }

@@ -17,6 +17,7 @@
 #include "summary/run_summary.h"
 #include "util/gw_termline.h"
 #include "util/gw_time.h"
+#include "util/gw_wrap.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -72,9 +73,12 @@ static void say(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     gw_termline_fresh(stderr);
-    fputs("gpuwatch: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    gw_wrap_stream w; /* 80 columns */
+    FILE *f = gw_wrap_begin(&w, stderr);
+    fputs("gpuwatch: ", f);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+    gw_wrap_end(&w);
     va_end(ap);
 }
 
@@ -467,8 +471,10 @@ static void finish(session *s, int status)
      * (src/run/run_table.h); without GPU rows, the job's line from host.csv alone. */
     gw_termline_fresh(stderr); /* the job's last line may not have ended */
     gw_run_table table = {.rs = s->summary, .to = stderr};
+    gw_wrap_stream w; /* the verdict lines, 80 columns */
     gw_rc rc = gw_report_finish_run_with(s->dir, s->dirfd, !s->cfg->no_report, gw_run_table_hook,
-                                         &table, stderr, &err);
+                                         &table, gw_wrap_begin(&w, stderr), &err);
+    gw_wrap_end(&w);
     gw_run_table_finish(&table, s->dir);
     if (rc)
         say("%s", err.msg);

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Bytes of an ANSI CSI sequence starting at s[i] (ESC '[' ... final byte), else 0. */
 static size_t csi_len(const char *s, size_t i, size_t n)
@@ -171,4 +172,25 @@ void gw_wrap_reflow(FILE *out, const char *text, size_t len, int width)
 void gw_wrap_puts(const char *text, FILE *out)
 {
     gw_wrap_reflow(out, text, strlen(text), GW_WRAP_WIDTH);
+}
+
+FILE *gw_wrap_begin(gw_wrap_stream *w, FILE *out)
+{
+    w->out = out;
+    w->buf = NULL;
+    w->len = 0;
+    w->mem = isatty(fileno(out)) ? open_memstream(&w->buf, &w->len) : NULL;
+    return w->mem ? w->mem : out;
+}
+
+void gw_wrap_end(gw_wrap_stream *w)
+{
+    if (!w->mem)
+        return;
+    fclose(w->mem);
+    w->mem = NULL;
+    gw_wrap_write(w->out, w->buf, w->len, GW_WRAP_WIDTH);
+    fflush(w->out);
+    free(w->buf);
+    w->buf = NULL;
 }

@@ -20,6 +20,19 @@ enum { GW_WRAP_WIDTH = 80 };
 /* Writes text (any number of lines) to out, each line wrapped to width columns. */
 void gw_wrap_write(FILE *out, const char *text, size_t len, int width);
 
+/* Collects what a printer writes, then writes it to out wrapped to GW_WRAP_WIDTH, when out is a
+ * terminal (a person reads it); to a pipe or a file the lines go whole, as scripts and `grep`
+ * expect them:
+ *     gw_wrap_stream w; FILE *f = gw_wrap_begin(&w, stdout); print(f); gw_wrap_end(&w);
+ * Not a terminal, or no memory: gw_wrap_begin returns out itself. */
+typedef struct gw_wrap_stream {
+    FILE *mem, *out;
+    char *buf;
+    size_t len;
+} gw_wrap_stream;
+FILE *gw_wrap_begin(gw_wrap_stream *w, FILE *out);
+void gw_wrap_end(gw_wrap_stream *w);
+
 /* The same for help texts: a line's continuation lines (indented 8 or more, not starting with
  * '-') are joined to it first and the whole wrapped again, hanging at the first continuation
  * line's indent, so that a text pre-broken for a wider screen reflows instead of turning ragged. */
