@@ -73,3 +73,26 @@ def test_own_lines_start_on_a_fresh_line(tmp_path):
                           "epoch 1 done\\n"], env)
     assert rc == 0, out
     assert re.search(rb"epoch 1 done\r+\ngpuwatch: \d+ samples? over", out), out
+
+
+def test_record_prints_a_status_line_on_sigusr1(tmp_path):
+    import signal
+    import subprocess
+    import time
+    out = tmp_path / "rec"
+    p = subprocess.Popen([GW, "record", "-i", "0.1", "-o", str(out)], env=gw_env(H200),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = p.stderr.readline()
+    assert first.startswith("gpuwatch: recording 1 GPU"), first
+    while not (out / "gpu.csv").exists() or len((out / "gpu.csv").read_text().splitlines()) < 4:
+        time.sleep(0.05)  # at least three samples are in
+    p.send_signal(signal.SIGUSR1)
+    status = p.stderr.readline()
+    p.send_signal(signal.SIGINT)
+    rest = p.communicate(timeout=30)[1]
+    assert p.returncode == 0, rest
+    m = re.fullmatch(r"gpuwatch: recording: (\d+) samples over 0:00:(\d\d), (\d+\.\d) MiB in "
+                     + re.escape(str(out)) + "\n", status)
+    assert m, status
+    assert int(m.group(1)) >= 3
+    assert "recording saved in" in rest  # SIGUSR1 did not stop it
