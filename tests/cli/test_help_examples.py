@@ -92,7 +92,7 @@ def test_help_example_runs(scratch, example):
 def set_suggestions():
     found = set()
     for cmd in COMMANDS:
-        found.update(re.findall(r"\(--set ([a-z_]+\.[a-z_]+=[^)\s]+)\)", help_text(cmd)))
+        found.update(re.findall(r"\(--set\s+([a-z_]+\.[a-z_]+=[^)\s]+)\)", help_text(cmd)))
     return sorted(found)
 
 
