@@ -50,7 +50,7 @@ static int hang_of(const char *s, size_t n, int width)
     if (lead <= 0) /* prose: a paragraph, no hanging indent ("Exit status: ...") */
         return gap_end >= 0 && gap_end <= width / 2 ? gap_end : 0;
     int hang = gap_end >= 0 ? gap_end : label_end >= 0 ? label_end : lead + 2;
-    return hang > width / 2 ? (lead < 0 ? 0 : lead) + 2 : hang;
+    return hang > width / 2 ? lead + 2 : hang;
 }
 
 static void pad(FILE *out, int n)
