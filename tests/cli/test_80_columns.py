@@ -189,3 +189,17 @@ def test_query_loop_and_serve_as_the_readme_shows(scratch):
         os.close(fd)
     text = out.decode("utf-8", "replace").replace("\r\n", "\n")
     assert "gpuwatch: serving 1 GPU" in text and too_wide(text) == []
+
+
+def test_json_snapshot_and_run_with_listen_as_the_readme_shows(scratch):
+    import json
+    r = subprocess.run([GW, "--json"], env=gw_env(SCENARIOS / "h200_training.json"),
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["gpus"][0]["name"] == "NVIDIA H200"
+    # README: gpuwatch run --listen 127.0.0.1:9400 -- python3 train.py (the port may be taken on a
+    # shared machine: then the documented error, before anything runs)
+    r = run_readme(scratch, "gpuwatch run --listen 127.0.0.1:9400 -- python3 train.py")
+    assert (r.returncode == 0 and "serving metrics on http://127.0.0.1:9400/metrics" in r.out) or \
+        (r.returncode == 125 and "in use" in r.out), r.out
+    assert too_wide(r.out) == []
