@@ -65,8 +65,10 @@ static void wrap_line(FILE *out, const char *s, size_t n, int width, int hang)
     int indent = 0;
     size_t start = 0; /* first byte not yet written */
     for (;;) {
-        size_t brk = 0, over = n; /* the last break before the width, the first byte past it */
-        int col = indent;
+        /* the last break before the width (outside [...] when there is one: a synopsis keeps
+         * "[-i ID]" together), the first byte past the width */
+        size_t brk = 0, brk_any = 0, over = n;
+        int col = indent, depth = 0;
         for (size_t i = start; i < n; i++) {
             size_t esc = csi_len(s, i, n);
             if (esc) {
@@ -75,8 +77,12 @@ static void wrap_line(FILE *out, const char *s, size_t n, int width, int hang)
             }
             if (continuation((unsigned char)s[i]))
                 continue;
-            if (s[i] == ' ' && i > start && s[i - 1] != ' ')
-                brk = i;
+            depth += s[i] == '[' ? 1 : s[i] == ']' && depth > 0 ? -1 : 0;
+            if (s[i] == ' ' && i > start && s[i - 1] != ' ') {
+                brk_any = i;
+                if (depth == 0)
+                    brk = i;
+            }
             if (++col > width) {
                 over = i;
                 break;
@@ -84,7 +90,7 @@ static void wrap_line(FILE *out, const char *s, size_t n, int width, int hang)
         }
         size_t end = n;
         if (over < n) {
-            end = brk;
+            end = brk ? brk : brk_any;
             if (!brk) { /* one word wider than the line: keep it whole */
                 end = over;
                 while (end < n && s[end] != ' ')

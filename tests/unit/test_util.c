@@ -139,6 +139,10 @@ static void test_wrap(void **state)
     assert_string_equal(w, "    evidence: a=1 µs b=2 c=3\n"
                            "              averyveryverylongword\n");
     free(w);
+    /* a synopsis keeps "[-i ID]" together */
+    w = wrapped("usage: x [-a] [-i ID] [-f FILE]\n", 20, false);
+    assert_string_equal(w, "usage: x [-a]\n[-i ID] [-f FILE]\n");
+    free(w);
     /* help texts: continuation lines join their option and reflow under its description */
     w = wrapped("  -x, --xx  one two three four\n"
                 "            five\n"
