@@ -96,3 +96,15 @@ def test_record_prints_a_status_line_on_sigusr1(tmp_path):
     assert m, status
     assert int(m.group(1)) >= 3
     assert "recording saved in" in rest  # SIGUSR1 did not stop it
+
+
+def test_an_alert_is_not_glued_onto_a_progress_bar(tmp_path):
+    # the bar is printed at once and never ended; the alert fires 2 s later, while it stands
+    rc, out = run_in_pty([GW, "run", "--no-report", "-i", "0.1", "-o", str(tmp_path / "r"),
+                          "--set", "temp_warning.threshold=20", "--set",
+                          "temp_warning.duration=2", "--", "sh", "-c",
+                          "printf %s 'epoch 1  40%|####      | 0.6s<2.9s'; sleep 4; echo"],
+                         gw_env(H200))
+    assert rc == 0, out
+    assert b"2.9sgpuwatch" not in out
+    assert re.search(rb"0\.6s<2\.9s\r+\ngpuwatch: ALERT warning temp_warning: GPU 0 ", out), out
