@@ -44,6 +44,11 @@ LAYERS = [
     ["cli"],
 ]
 NVML_FOLDERS = {"nvml", "sampler"}
+# Files that load another library with dlopen so that commands which do not need it start
+# faster (docs/performance.md, "One-shot"): cairo for plots, libmicrohttpd for the exporter.
+# Every other NVML rule still holds there, and they may not name NVML's library.
+DL_LOADERS = {"src/plot/cairo_dl.c", "src/http/mhd_dl.c"}
+DLOPEN = re.compile(r"\bdl(open|sym|vsym|mopen)\s*\(")
 
 RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}
 # "x/y.h" and <x/y.h> alike (src/ is on the include path), "../x/y.h" and "a/../x/y.h" resolved.
@@ -140,7 +145,13 @@ def check_file(path, rel, folder, findings):
                 "%s:%d: an NVML header outside src/nvml and src/sampler: get the value through "
                 "the sampler's API (sampler.h, probe.h) [nvml]" % (rel, no))
             continue
+        if rel in DL_LOADERS and re.search(r"nvidia-ml|libnvidia", line):
+            findings.append(
+                "%s:%d: a library loader names NVML's library: only src/nvml loads it [nvml]"
+                % (rel, no))
         for pattern, what in NVML_PATTERNS:
+            if rel in DL_LOADERS and pattern.pattern == DLOPEN.pattern:
+                continue
             if pattern.search(bare):
                 findings.append(
                     "%s:%d: %s outside src/nvml and src/sampler: get the value through the "

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .device/lib
-for bin in build/gpuwatch build/bench_tick build-asan/gpuwatch; do
+for bin in build/gpuwatch build/bench_tick build-asan/gpuwatch .device/before/gpuwatch; do
   [ -x "$bin" ] || continue
   ldd "$bin" | awk '/=> \//{print $3}' | while read -r lib; do
     case "$(basename "$lib")" in

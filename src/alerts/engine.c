@@ -3,6 +3,7 @@
 
 #include "alerts/hook.h"
 #include "alerts/trend.h"
+#include "util/gw_termline.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -290,6 +291,7 @@ static void announce(gw_alerts *a, const inst *in, bool firing, double v, int64_
     al->message = msg;
     gw_events_emit(a->bus, &ev);
     if (a->log) {
+        gw_termline_fresh(a->log);
         if (firing)
             fprintf(a->log, "gpuwatch: ALERT %s %s: %s\n", gw_alert_severity_name(r->severity),
                     r->id, msg);

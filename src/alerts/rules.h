@@ -80,6 +80,8 @@ typedef struct gw_alert_rule {
     bool below;                /* fires when value < threshold (else value > threshold) */
     double threshold;          /* in the metric's unit; unused by event rules */
     double clear;              /* resolves at value <= clear (>= when below) */
+    bool clear_given;          /* clear was set by the configuration: a new threshold then leaves
+                                  it; otherwise clear moves with the threshold, keeping its gap */
     int64_t duration_ms;       /* the condition must hold this long before the rule fires */
     int64_t clear_duration_ms; /* the clear condition must hold this long (events: quiet time) */
     gw_alert_trend trend;

@@ -1,5 +1,6 @@
 /* gpuwatch check: parses arguments and wires config -> nvml -> health; see docs/check.md. */
 #include "cli/commands.h"
+#include "util/gw_wrap.h"
 
 #include "cli/config_args.h"
 #include "config/config.h"
@@ -62,7 +63,10 @@ static int run_check(const gw_health_thresholds *th, bool json)
     if (json) {
         print_json(&r);
     } else {
-        gw_health_print(&r, stdout, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+        gw_wrap_stream w; /* 80 columns: long reasons wrap under their column */
+        gw_health_print(&r, gw_wrap_begin(&w, stdout),
+                        isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+        gw_wrap_end(&w);
     }
     int status = gw_health_exit_code(r.state);
     gw_health_report_free(&r);
@@ -92,16 +96,19 @@ int gw_cmd_check(int argc, char **argv)
         if (c == 'j') {
             json = true;
         } else if (c == 'h') {
-            fputs(check_usage, stdout);
+            gw_cli_help(check_usage);
             return 0;
         } else {
-            fprintf(stderr, "gpuwatch check: unknown option '%s' or missing value\n%s",
-                    argv[optind - 1], check_usage);
+            fprintf(stderr,
+                    "gpuwatch check: unknown option '%s' or missing value; see gpuwatch check "
+                    "--help\n",
+                    argv[optind - 1]);
             return EXIT_UNKNOWN;
         }
     }
     if (optind < argc) {
-        fprintf(stderr, "gpuwatch check: unexpected argument '%s'\n%s", argv[optind], check_usage);
+        fprintf(stderr, "gpuwatch check: unexpected argument '%s'; see gpuwatch check --help\n",
+                argv[optind]);
         return EXIT_UNKNOWN;
     }
     gw_config conf;

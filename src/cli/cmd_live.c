@@ -26,7 +26,7 @@ enum { OPT_JSON = 1000, OPT_COLOR, OPT_COUNT };
 
 static int usage_error(const char *msg)
 {
-    fprintf(stderr, "gpuwatch: %s\n%s", msg, live_usage);
+    fprintf(stderr, "gpuwatch: %s; see gpuwatch --help\n", msg);
     return 2;
 }
 
@@ -78,10 +78,10 @@ int gw_cmd_live(int argc, char **argv)
                 return usage_error("--count takes a number of refreshes, 1 or more");
             break;
         case 'h':
-            fputs(live_usage, stdout);
+            gw_cli_help(live_usage);
             return 0;
         default:
-            return usage_error("unknown option or missing value (a command? see gpuwatch --help)");
+            return usage_error("unknown option or missing value (a command comes first)");
         }
     }
     if (optind < argc)

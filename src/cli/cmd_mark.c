@@ -23,7 +23,7 @@ static const char mark_usage[] =
 
 static int usage_error(const char *msg)
 {
-    fprintf(stderr, "gpuwatch mark: %s\n%s", msg, mark_usage);
+    fprintf(stderr, "gpuwatch mark: %s; see gpuwatch mark --help\n", msg);
     return 2;
 }
 
@@ -42,7 +42,7 @@ int gw_cmd_mark(int argc, char **argv)
             continue;
         gw_event_fields_free(&fields);
         if (c == 'h') {
-            fputs(mark_usage, stdout);
+            gw_cli_help(mark_usage);
             return 0;
         }
         return usage_error(c == 'f' ? err.msg : "unknown option or missing value");

@@ -2,6 +2,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "query/query.h"
+#include "util/gw_wrap.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -25,8 +26,7 @@ static const char query_usage[] =
     "  --help-query-gpu      the fields, with what each means\n"
     "\n"
     "Exit status: 0, 1 NVML unusable / no GPU / cannot write, 2 usage error (unknown field).\n"
-    "Example: gpuwatch query --query-gpu=timestamp,index,utilization.gpu,memory.used "
-    "--format=csv -lms 500\n";
+    "Example: gpuwatch query --query-gpu=index,utilization.gpu --format=csv -lms 500\n";
 
 typedef struct qargs {
     gw_query_config cfg;
@@ -36,8 +36,7 @@ typedef struct qargs {
 
 static int usage_error(const char *msg)
 {
-    fprintf(stderr, "gpuwatch query: %s\n", msg);
-    fprintf(stderr, "Run `gpuwatch query --help` for the options.\n");
+    fprintf(stderr, "gpuwatch query: %s; see gpuwatch query --help\n", msg);
     return 2;
 }
 
@@ -131,12 +130,12 @@ int gw_cmd_query(int argc, char **argv)
         if (strcmp(argv[i], "--help-query-gpu") == 0) {
             gw_buf help = {0};
             gw_qfields_help(&help);
-            fputs(help.data, stdout);
+            gw_wrap_write(stdout, help.data, help.len, GW_WRAP_WIDTH);
             gw_buf_free(&help);
             return 0;
         }
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(query_usage, stdout);
+            gw_cli_help(query_usage);
             return 0;
         }
         int rc = parse_one(argc, argv, &i, &a);

@@ -1,5 +1,6 @@
 /* gpuwatch report: parses arguments and wires logread -> analysis -> report. */
 #include "cli/commands.h"
+#include "util/gw_wrap.h"
 
 #include "analysis/analysis.h"
 #include "cli/inputs.h"
@@ -68,7 +69,7 @@ static int apply_option(int c, const char *arg, const char *as_given, report_arg
         fprintf(stderr, "gpuwatch: report: --fail-on takes warning or critical, not '%s'\n", arg);
         return 2;
     case 'h':
-        usage(stdout);
+        gw_cli_help_with(usage);
         return -1;
     case ':':
         fprintf(stderr, "gpuwatch: report: %s needs a value\n", as_given);
@@ -106,8 +107,8 @@ static int parse_args(int argc, char **argv, report_args *r)
         return 2;
     }
     if (r->in.npaths == 0) {
-        fprintf(stderr, "gpuwatch: report: no input: give a run directory or a CSV log\n");
-        usage(stderr);
+        fprintf(stderr, "gpuwatch: report: no input: give a run directory or a CSV log; see "
+                        "gpuwatch report --help\n");
         return 2;
     }
     return 0;
@@ -133,8 +134,9 @@ int gw_cmd_report(int argc, char **argv)
     bool to_stdout = (r.json && strcmp(r.json, "-") == 0) || (r.html && strcmp(r.html, "-") == 0);
     if (!to_stdout) {
         gw_report_opts o = {.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR")};
-        gw_report_text(stdout, a, &o);
-        fflush(stdout);
+        gw_wrap_stream w; /* 80 columns: verdicts and evidence wrap with a hanging indent */
+        gw_report_text(gw_wrap_begin(&w, stdout), a, &o);
+        gw_wrap_end(&w);
     }
     if (r.json && gw_report_write_json(a, r.json, &err)) {
         fprintf(stderr, "gpuwatch: report: %s\n", err.msg);

@@ -6,6 +6,7 @@
 #include "http/http_server.h"
 #include "run/session.h"
 #include "stall/stall.h"
+#include "util/gw_file.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -51,7 +52,8 @@ static const char record_usage[] =
     "                       [ALERT OPTIONS]\n"
     "\n"
     "Records every GPU (and the host's CPU and memory) until SIGINT/SIGTERM (Ctrl-C) or the\n"
-    "duration: the same files as `gpuwatch run`, without a command.\n"
+    "duration: the same files as `gpuwatch run`, without a command. On a terminal, one status\n"
+    "line (samples, duration, disk used) is kept up to date; SIGUSR1 prints it.\n"
     "\n"
     "  -o, --output DIR    where to record (must not exist; default runs/<UTC time>-record)\n"
     "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5)\n"
@@ -65,9 +67,9 @@ static const char record_usage[] =
 
 enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_STALL_TIMEOUT, OPT_LISTEN };
 
-static int usage_error(const char *cmd, const char *msg, const char *usage)
+static int usage_error(const char *cmd, const char *msg)
 {
-    fprintf(stderr, "gpuwatch %s: %s\n%s", cmd, msg, usage);
+    fprintf(stderr, "gpuwatch %s: %s; see gpuwatch %s --help\n", cmd, msg, cmd);
     return 2;
 }
 
@@ -117,22 +119,22 @@ static int parse_and_run(int argc, char **argv, bool is_run)
     while ((c = getopt_long(argc, argv, is_run ? "+o:i:h" : "+o:i:d:h", opts, NULL)) != -1) {
         int taken = gw_config_args_take(&ca, c, argc, argv, &err);
         if (taken < 0)
-            return usage_error(name, err.msg, "");
+            return usage_error(name, err.msg);
         if (taken)
             continue;
         switch (c) {
         case 'o':
-            cfg.out_dir = optarg;
+            cfg.out_dir = gw_path_tidy(optarg);
             break;
         case 'i':
             if (gw_args_interval("-i", optarg, &cfg.interval_ms, &err))
-                return usage_error(name, err.msg, "");
+                return usage_error(name, err.msg);
             break;
         case 'd':
             if (is_run)
-                return usage_error(name, "--duration is for `gpuwatch record`", usage);
+                return usage_error(name, "--duration is for `gpuwatch record`");
             if (gw_args_duration("--duration", optarg, &cfg.duration_ms, &err))
-                return usage_error(name, err.msg, "");
+                return usage_error(name, err.msg);
             break;
         case OPT_NO_REPORT:
             cfg.no_report = true;
@@ -140,7 +142,7 @@ static int parse_and_run(int argc, char **argv, bool is_run)
         case OPT_EPOCH_REGEX: {
             gw_epoch_matcher *m = NULL;
             if (gw_epoch_matcher_new(optarg, &m, &err))
-                return usage_error(name, err.msg, "");
+                return usage_error(name, err.msg);
             gw_epoch_matcher_free(m);
             cfg.epoch_regex = optarg;
             break;
@@ -149,18 +151,18 @@ static int parse_and_run(int argc, char **argv, bool is_run)
             struct sockaddr_storage ss;
             socklen_t len = 0;
             if (gw_http_parse_listen(optarg, &ss, &len, &err))
-                return usage_error(name, err.msg, "");
+                return usage_error(name, err.msg);
             cfg.listen = optarg;
             break;
         }
         case OPT_STALL_TIMEOUT:
             if (!is_run)
-                return usage_error(name, "--stall-timeout is for `gpuwatch run`", usage);
+                return usage_error(name, "--stall-timeout is for `gpuwatch run`");
             if (gw_args_timeout("--stall-timeout", optarg, &cfg.stall_timeout_ms, &err))
-                return usage_error(name, err.msg, "");
+                return usage_error(name, err.msg);
             break;
         case 'h':
-            fputs(usage, stdout);
+            gw_cli_help(usage);
             return 0;
         default: {
             char msg[128];
@@ -168,19 +170,17 @@ static int parse_and_run(int argc, char **argv, bool is_run)
                 snprintf(msg, sizeof msg, "unknown option '-%c' or missing value", optopt);
             else
                 snprintf(msg, sizeof msg, "unknown option '%s' or missing value", argv[optind - 1]);
-            return usage_error(name, msg, usage);
+            return usage_error(name, msg);
         }
         }
     }
     if (is_run) {
         if (optind >= argc)
-            return usage_error(name, "no command given: gpuwatch run [OPTIONS] -- CMD [ARGS...]",
-                               usage);
+            return usage_error(name, "no command given: gpuwatch run [OPTIONS] -- CMD [ARGS...]");
         cfg.argc = argc - optind;
         cfg.argv = argv + optind;
     } else if (optind < argc) {
-        return usage_error(name, "record takes no command: use `gpuwatch run -- CMD` to wrap one",
-                           usage);
+        return usage_error(name, "record takes no command: use `gpuwatch run -- CMD` to wrap one");
     }
     return run_with_config(&cfg, &ca, name);
 }

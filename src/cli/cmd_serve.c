@@ -1,6 +1,7 @@
 /* `gpuwatch serve`: argument parsing and the daemon's life; the pages are in serve/exporter.c. */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "util/gw_wrap.h"
 #include "events/events.h"
 #include "prom/prom_text.h"
 #include "sampler/sampler.h"
@@ -42,7 +43,7 @@ enum { OPT_PER_PROCESS = 1000, OPT_CMDLINE, OPT_MAX_CONN, OPT_PER_IP, OPT_TIMEOU
 
 static int usage_error(const char *msg, bool show_usage)
 {
-    fprintf(stderr, "gpuwatch serve: %s\n%s", msg, show_usage ? serve_usage : "");
+    fprintf(stderr, "gpuwatch serve: %s%s\n", msg, show_usage ? "; see gpuwatch serve --help" : "");
     return 2;
 }
 
@@ -106,7 +107,7 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
             cfg->client_timeout_s = (unsigned)(ms / 1000);
             break;
         case 'h':
-            fputs(serve_usage, stdout);
+            gw_cli_help(serve_usage);
             return 0;
         default: {
             char msg[128];
@@ -133,10 +134,12 @@ static void announce(gw_exporter *e, gw_sampler *s, int64_t interval_ms)
     unsigned n = 0;
     const gw_device_info *d = gw_sampler_devices(s, &n);
     const char *banner = gw_sampler_system(s)->banner;
-    fprintf(stderr,
+    gw_wrap_stream w; /* 80 columns */
+    fprintf(gw_wrap_begin(&w, stderr),
             "gpuwatch: serving %u GPU%s%s%s%s on http://%s/metrics, sampling every %g s%s%s\n", n,
             n == 1 ? "" : "s", n ? " (" : "", n ? d[0].name : "", n ? ")" : "",
             gw_exporter_address(e), (double)interval_ms / 1000.0, banner[0] ? " — " : "", banner);
+    gw_wrap_end(&w);
 }
 
 /* Loads NVML and serves until SIGINT/SIGTERM/SIGHUP. Returns the exit status. */

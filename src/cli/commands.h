@@ -20,4 +20,11 @@ int gw_cmd_query(int argc, char **argv);
 int gw_cmd_mark(int argc, char **argv);
 int gw_cmd_log(int argc, char **argv);
 
+#include <stdio.h>
+
+/* Prints a --help text to stdout fitted to 80 columns (util/gw_wrap.h): long lines wrap under
+ * their description column. The second form prints what write_help writes. */
+void gw_cli_help(const char *text);
+void gw_cli_help_with(void (*write_help)(FILE *to));
+
 #endif

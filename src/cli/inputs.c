@@ -2,6 +2,7 @@
 #include "cli/inputs.h"
 
 #include "analysis/epochs.h"
+#include "util/gw_file.h"
 #include "util/gw_time.h"
 
 #include <stdio.h>
@@ -39,7 +40,7 @@ gw_rc gw_cli_read_inputs(const gw_cli_inputs *in, gw_series *s, gw_error *err)
     gw_rc rc = in->epoch_regex ? gw_epoch_matcher_new(in->epoch_regex, &m, err) : GW_OK;
     s->epoch_matcher = m;
     for (int i = 0; !rc && i < in->npaths; i++)
-        rc = gw_logread_input(s, in->paths[i], &in->read, err);
+        rc = gw_logread_input(s, gw_path_tidy(in->paths[i]), &in->read, err);
     if (!rc && in->log)
         rc = gw_logread_train_log(s, in->log, m, err);
     if (!rc)

@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     signal(SIGXFSZ, SIG_IGN);
     const char *first = argc >= 2 ? argv[1] : "";
     if (argc == 2 && (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0)) {
-        usage(stdout);
+        gw_cli_help_with(usage);
         return 0;
     }
     if (strcmp(first, "--version") == 0) {

@@ -195,6 +195,7 @@ static gw_rc apply_rule(gw_config *c, const char *section, const char *key, cons
                             "%s: [%s] metric: the built-in rule %s watches %s; to watch something "
                             "else, add a rule of your own ([my_rule] with metric = ...)",
                             where, section, r->id, gw_alert_metrics[r->metric].key);
+    double old_threshold = r->threshold;
     if (!set_value(k, r, value)) {
         char list[200] = "";
         if (k->type == K_METRIC)
@@ -204,6 +205,13 @@ static gw_rc apply_rule(gw_config *c, const char *section, const char *key, cons
     }
     if (k->type == K_METRIC)
         r->has_metric = true;
+    if (strcmp(k->name, "clear") == 0)
+        r->clear_given = true;
+    /* `--set memory_warning.threshold=50` moves the default clear (80) to 45 with it, rather than
+     * failing because 80 would lie above the new threshold */
+    if (strcmp(k->name, "threshold") == 0 && !r->clear_given && !isnan(r->clear) &&
+        !isnan(old_threshold))
+        r->clear += r->threshold - old_threshold;
     snprintf(r->where, sizeof r->where, "%s", where);
     return GW_OK;
 }

@@ -75,6 +75,13 @@ static void check_temperature(gw_health_gpu *g, const gw_health_thresholds *th)
         return;
     }
     double t = v->v[GW_F_TEMP_GPU_C];
+    /* a working GPU is warm by right: only an idle one says something about cooling */
+    if (gw_has(v, GW_F_UTIL_GPU_PCT) && v->v[GW_F_UTIL_GPU_PCT] > 0) {
+        item(g, id, label, GW_HEALTH_NA, t,
+             "%.0f C, not judged: the GPU is working (GPU-Util %.0f %%); run check on an idle GPU",
+             t, v->v[GW_F_UTIL_GPU_PCT]);
+        return;
+    }
     gw_health_state st = grade(t, th->idle_temp_warning_c, th->idle_temp_critical_c);
     item(g, id, label, st, t, "%.0f C%s (warning above %g C, critical above %g C)", t,
          st == GW_HEALTH_OK ? "" : ": hot before training starts: check fans and airflow",

@@ -1,11 +1,11 @@
 #include "http/http_server.h"
 
+#include "http/mhd_dl.h"
 #include "util/xalloc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdbool.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -501,6 +501,9 @@ gw_rc gw_http_start(gw_http_server *srv, gw_http_handler handler, void *ctx, gw_
                       : max < GW_HTTP_DEFAULT_PER_IP ? max
                                                      : GW_HTTP_DEFAULT_PER_IP;
     unsigned timeout_s = cfg->timeout_s ? cfg->timeout_s : 10;
+    gw_rc lrc = gw_mhd_load(err);
+    if (lrc)
+        return lrc;
     raise_nofile(max + CLOSING_ROOM);
     if (!reaper_start(&srv->reap, timeout_s, max, per_ip))
         return gw_error_set(err, GW_E_SYSTEM,

@@ -2,13 +2,11 @@
 #include "plot/plot.h"
 
 #include "util/gw_file.h"
+#include "plot/cairo_dl.h"
 #include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
-#include <cairo-svg.h>
-#include <cairo.h>
-#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -449,6 +447,9 @@ gw_rc gw_plot_write(const gw_analysis *a, const gw_plot_opts *o, const char *pat
     int width = o->width_px > 0 ? o->width_px : GW_PLOT_WIDTH_PX;
     int panel_h = o->panel_height_px > 0 ? o->panel_height_px : GW_PLOT_PANEL_HEIGHT_PX;
     int height = panel_h * (o->npanels > 0 ? o->npanels : 1);
+    gw_rc lrc = gw_cairo_load(err);
+    if (lrc)
+        return lrc;
     cairo_surface_t *surf = fmt == GW_PLOT_SVG
                                 ? cairo_svg_surface_create_for_stream(to_file, out.f, width, height)
                                 : cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);

@@ -209,7 +209,7 @@ static void inputs_section(FILE *out, const gw_analysis *a)
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,
-                in->kind == GW_INPUT_TRAIN_LOG ? "timed lines"
+                in->kind == GW_INPUT_TRAIN_LOG ? (in->rows == 1 ? "timed line" : "timed lines")
                 : in->rows == 1                ? "row"
                                                : "rows");
         if (in->rows_skipped)

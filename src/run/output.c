@@ -2,6 +2,7 @@
 
 #include "record/csv_file.h"
 #include "util/gw_file.h"
+#include "util/gw_termline.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -70,6 +71,8 @@ void gw_output_write(gw_output *o, const char *data, size_t n, bool to_stderr, i
     int *echo = to_stderr ? &o->echo_err : &o->echo_out;
     if (*echo >= 0 && gw_write_all(*echo, data, n) != 0)
         *echo = -1; /* closed pipe or lost terminal: keep recording, stop echoing */
+    else if (*echo >= 0)
+        gw_termline_note(*echo, data, n); /* gpuwatch's next line starts on a fresh one */
 }
 
 bool gw_output_take_error(gw_output *o, gw_error *err)

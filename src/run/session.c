@@ -15,7 +15,9 @@
 #include "serve/exporter.h"
 #include "stall/stall.h"
 #include "summary/run_summary.h"
+#include "util/gw_termline.h"
 #include "util/gw_time.h"
+#include "util/gw_wrap.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -28,8 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,6 +67,8 @@ typedef struct session {
     int signals_forwarded;
     gw_exporter *exporter; /* --listen (issue 7) */
     gw_stall *stall;       /* job_stalled detection (stall.h); NULL when off */
+    int64_t start_ms;      /* wall time sampling began, for the status line */
+    int64_t status_ms;     /* wall time of the last status line on a terminal (record) */
 } session;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -70,9 +76,13 @@ static void say(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("gpuwatch: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    gw_termline_fresh(stderr);
+    gw_wrap_stream w; /* 80 columns */
+    FILE *f = gw_wrap_begin(&w, stderr);
+    fputs("gpuwatch: ", f);
+    vfprintf(f, fmt, ap);
+    fputc('\n', f);
+    gw_wrap_end(&w);
     va_end(ap);
 }
 
@@ -80,6 +90,8 @@ static void say(const char *fmt, ...)
 static void stderr_listener(void *ctx, const gw_event *ev)
 {
     (void)ctx;
+    if (ev->kind == GW_EV_GPU_LOST)
+        gw_termline_fresh(stderr);
     gw_event_print_lost(stderr, ev, "its cells stay empty, the other GPUs keep recording");
 }
 
@@ -93,6 +105,7 @@ static int block_signals(session *s)
     sigaddset(&set, SIGQUIT);
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGWINCH);
+    sigaddset(&set, SIGUSR1); /* a status line (status_line) */
     /* Blocked before any thread starts, so every thread inherits the mask and only the
      * signalfd sees these signals. */
     pthread_sigmask(SIG_BLOCK, &set, &s->old_mask);
@@ -280,6 +293,42 @@ static void reap(session *s)
     }
 }
 
+enum { STATUS_EVERY_MS = 60000 }; /* `record` on a terminal: the status line's refresh */
+
+/* "recording: 1234 samples over 20:31, 12.3 MiB in DIR": on SIGUSR1 a line of its own; on a
+ * terminal every minute (record), rewritten in place so that hours of recording stay one line. */
+static void status_line(session *s, bool in_place)
+{
+    static const char *const files[] = {"gpu.csv",   "host.csv",   "processes.csv", "events.jsonl",
+                                        "meta.json", "output.log", "output.idx"};
+    double bytes = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        struct stat st;
+        if (s->dirfd >= 0 && fstatat(s->dirfd, files[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+            bytes += (double)st.st_size;
+    }
+    gw_sampler_stats ss;
+    gw_sampler_get_stats(s->sampler, &ss);
+    int64_t secs = s->start_ms ? (gw_wall_ms() - s->start_ms) / 1000 : 0;
+    char line[512];
+    int n =
+        snprintf(line, sizeof line,
+                 "%sgpuwatch: recording: %llu sample%s over %lld:%02lld:%02lld, %.1f MiB in %s%s",
+                 in_place ? "\r" : "", (unsigned long long)ss.ticks, ss.ticks == 1 ? "" : "s",
+                 (long long)(secs / 3600), (long long)(secs / 60 % 60), (long long)(secs % 60),
+                 bytes / 1048576.0, s->dir, in_place ? "\033[K" : "\n");
+    if (n <= 0)
+        return;
+    if (!in_place)
+        gw_termline_fresh(stderr);
+    ssize_t ignored =
+        write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+    (void)ignored;
+    if (in_place) /* the next line of gpuwatch's starts below it */
+        gw_termline_note(STDERR_FILENO, line,
+                         (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+}
+
 /* Returns true when a stop was requested (record). */
 static bool handle_signals(session *s)
 {
@@ -292,6 +341,8 @@ static bool handle_signals(session *s)
         } else if (sig == SIGWINCH) {
             if (s->child_started)
                 gw_child_resize(&s->child);
+        } else if (sig == SIGUSR1) {
+            status_line(s, false);
         } else if (s->cfg->is_run && s->child_started && !s->child_done) {
             gw_child_signal(&s->child, sig);
             s->signals_forwarded++;
@@ -375,6 +426,10 @@ static void main_loop(session *s)
              * not hold gpuwatch for more than two seconds. */
             if ((out_fd < 0 && err_fd < 0) || gw_wall_ms() - s->child_done_ms > 2000)
                 break;
+        }
+        if (!s->cfg->is_run && s->status_ms && gw_wall_ms() - s->status_ms >= STATUS_EVERY_MS) {
+            status_line(s, true);
+            s->status_ms = gw_wall_ms();
         }
         if (!s->cfg->is_run && end_ms && gw_wall_ms() >= end_ms) {
             s->meta.end_reason = "duration";
@@ -461,9 +516,12 @@ static void finish(session *s, int status)
         gw_child_restore_tty(&s->child);
     /* The table's figures come from the recorded run, analysed once with the report's engine
      * (src/run/run_table.h); without GPU rows, the job's line from host.csv alone. */
+    gw_termline_fresh(stderr); /* the job's last line may not have ended */
     gw_run_table table = {.rs = s->summary, .to = stderr};
+    gw_wrap_stream w; /* the verdict lines, 80 columns */
     gw_rc rc = gw_report_finish_run_with(s->dir, s->dirfd, !s->cfg->no_report, gw_run_table_hook,
-                                         &table, stderr, &err);
+                                         &table, gw_wrap_begin(&w, stderr), &err);
+    gw_wrap_end(&w);
     gw_run_table_finish(&table, s->dir);
     if (rc)
         say("%s", err.msg);
@@ -535,6 +593,9 @@ int gw_session_main(const gw_session_config *cfg)
         return status;
     }
     s.started = true;
+    s.start_ms = gw_wall_ms();
+    if (!cfg->is_run && isatty(STDERR_FILENO)) /* record: a status line every minute */
+        s.status_ms = s.start_ms;
     announce(&s);
     if (cfg->is_run && !start_child(&s, &status)) {
         s.meta.end_reason = "exec_failed";

@@ -4,6 +4,7 @@
 #include "host/proc_wait.h"
 #include "host/procfs.h"
 #include "util/gw_buf.h"
+#include "util/gw_termline.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -117,6 +118,7 @@ static void print_line(const gw_stall *st, const char *text)
 {
     if (!st->cfg.print)
         return;
+    gw_termline_fresh(stderr);
     /* In pty mode gpuwatch's terminal is raw: a bare '\n' would not return the carriage. */
     char *line = xasprintf("gpuwatch: %s%s", text, isatty(STDERR_FILENO) ? "\r\n" : "\n");
     ssize_t ignored = write(STDERR_FILENO, line, strlen(line));

@@ -117,12 +117,12 @@ static const char *fmt(char *buf, size_t len, int decimals, double v, const char
 void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
 {
     double secs = rs->ticks > 1 ? (rs->last_ns - rs->first_ns) / 1e9 : 0;
-    fprintf(to, "gpuwatch: %u samples over %.0f s\n", rs->ticks, secs);
+    fprintf(to, "gpuwatch: %u sample%s over %.0f s\n", rs->ticks, rs->ticks == 1 ? "" : "s", secs);
     if (rs->n == 0)
         fprintf(to, "no NVIDIA GPU was found: only the CPU side was recorded\n");
     else /* 80 columns: "power" is the mean, "max" its maximum, "%lim" that of the limit */
         fprintf(to, "%3s %9s %5s %7s %10s %5s %5s %6s %6s %5s %9s\n", "GPU", "util mean", "p95",
-                "SM act", "mem peak", "", "temp", "power", "max", "%lim", "energy");
+                "SM act", "mem peak", "%mem", "temp", "power", "max", "%lim", "energy");
     for (unsigned i = 0; i < rs->n; i++) {
         gw_gpu_summary g;
         gw_run_summary_gpu(rs, i, &g);
@@ -136,7 +136,11 @@ void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
                 fmt(f, sizeof f, 0, g.temp_max_c, " C"), fmt(h, sizeof h, 0, g.power_mean_w, " W"),
                 fmt(k, sizeof k, 0, g.power_max_w, " W"),
                 fmt(m, sizeof m, 0, g.power_max_w / g.power_limit_w * 100.0, " %"),
-                fmt(n, sizeof n, 2, g.energy_wh, " Wh"));
+                fmt(n, sizeof n,
+                    g.energy_wh >= 1000  ? 0
+                    : g.energy_wh >= 100 ? 1
+                                         : 2,
+                    g.energy_wh, " Wh")); /* 9 columns at most */
     }
     for (unsigned i = 0; i < rs->n; i++) {
         gw_gpu_summary g;

@@ -279,3 +279,17 @@ void gw_file_out_abort(gw_file_out *o)
         unlinkat(o->dirfd, o->tmp, 0);
     release(o);
 }
+
+char *gw_path_tidy(char *path)
+{
+    if (!path)
+        return path;
+    char *w = path;
+    for (const char *r = path; *r; r++)
+        if (!(*r == '/' && w > path && w[-1] == '/'))
+            *w++ = *r;
+    if (w - path > 1 && w[-1] == '/')
+        w--;
+    *w = '\0';
+    return path;
+}

@@ -74,4 +74,9 @@ FILE *gw_file_open_stream(const char *path);
 /* Gives up: closes and removes the temporary file. NULL members are accepted. */
 void gw_file_out_abort(gw_file_out *o);
 
+/* Tidies a path the user typed, in place, so that messages and joined paths read well: runs of
+ * '/' become one ("runs//x" -> "runs/x") and a trailing '/' goes ("runs/x/" -> "runs/x"); "/"
+ * stays "/". Names the same file as before. Returns path. */
+char *gw_path_tidy(char *path);
+
 #endif

@@ -58,6 +58,20 @@ def test_idle_temperature(scenario, temp, state, code):
     assert out["status"] == state
 
 
+def test_idle_temperature_not_judged_on_a_busy_gpu(scenario):
+    # 88 C while training is no cooling problem: the item is n/a, the GPU's status ok
+    r, out = check(scenario, [idle(point={"temp_c": 88, "util_gpu": 97,
+                                          "clocks_event_reasons": 0})])
+    it = item(out, 0, "idle_temperature")
+    assert (it["state"], it["value"]) == ("n/a", 88)
+    assert it["reason"] == ("88 C, not judged: the GPU is working (GPU-Util 97 %); run check on "
+                            "an idle GPU")
+    assert r.returncode == 0 and out["status"] == "ok"
+    r = gw(["check"], scenario({"devices": [idle(point={"temp_c": 88, "util_gpu": 97,
+                                                        "clocks_event_reasons": 0})]}))
+    assert "hot before training starts" not in r.stdout
+
+
 @pytest.mark.parametrize("mask,state,words", [
     (0x4, "warning", "SW power cap"), (0x20, "warning", "SW thermal slowdown"),
     (0x8, "critical", "HW slowdown"), (0x40, "critical", "HW thermal slowdown"),

@@ -347,6 +347,24 @@ static void test_set_flags(void **state)
                                  "bad value 'hot' (give a number in the metric's unit)");
 }
 
+/* run --help's own example: a lower threshold carries the default clear with it (85/80 -> 50/45);
+ * a clear the user gave stays where it was put, and a wrong side is still an error. */
+static void test_threshold_moves_default_clear(void **state)
+{
+    ctx *x = *state;
+    gw_error err = {0};
+    assert_int_equal(gw_config_set(&x->c, "memory_warning.threshold=50", &err), GW_OK);
+    assert_int_equal(gw_config_validate(&x->c, &err), GW_OK);
+    const gw_alert_rule *r = gw_alerts_config_find(&x->c.alerts, "memory_warning");
+    assert_true(r->threshold == 50 && r->clear == 45);
+    assert_int_equal(gw_config_set(&x->c, "temp_warning.clear=70", &err), GW_OK);
+    assert_int_equal(gw_config_set(&x->c, "temp_warning.threshold=75", &err), GW_OK);
+    assert_true(gw_alerts_config_find(&x->c.alerts, "temp_warning")->clear == 70);
+    assert_int_equal(gw_config_set(&x->c, "temp_warning.threshold=60", &err), GW_OK);
+    assert_int_equal(gw_config_validate(&x->c, &err), GW_E_FORMAT);
+    assert_non_null(strstr(err.msg, "clear 70 is above threshold 60"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +379,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nul_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_set_flags, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_threshold_moves_default_clear, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

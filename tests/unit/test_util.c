@@ -4,9 +4,15 @@
 #include "cli/args.h"
 #include "util/gw_buf.h"
 #include "util/gw_error.h"
+#include "util/gw_file.h"
 #include "util/gw_time.h"
+#include "util/gw_wrap.h"
 
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void test_parse_duration(void **state)
 {
@@ -101,12 +107,73 @@ static void test_error(void **state)
     assert_string_equal(gw_rc_str(GW_E_USAGE), "usage error");
 }
 
+static void test_path_tidy(void **state)
+{
+    (void)state;
+    static const char *cases[][2] = {
+        {"runs/x/", "runs/x"}, {"runs//x//", "runs/x"}, {"/", "/"}, {"//", "/"}, {"a", "a"},
+        {"/a//b", "/a/b"},     {"./r/", "./r"},         {"", ""}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%s", cases[i][0]);
+        assert_string_equal(gw_path_tidy(buf), cases[i][1]);
+    }
+    assert_null(gw_path_tidy(NULL));
+}
+
+static char *wrapped(const char *text, int width, bool reflow)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (reflow)
+        gw_wrap_reflow(f, text, strlen(text), width);
+    else
+        gw_wrap_write(f, text, strlen(text), width);
+    fclose(f);
+    return buf;
+}
+
+static void test_wrap(void **state)
+{
+    (void)state;
+    char *w = wrapped("fits as it is\n", 20, false);
+    assert_string_equal(w, "fits as it is\n");
+    free(w);
+    /* a table-like line hangs under its message column; the colour codes take no column */
+    w = wrapped("warn  \033[1mgpu_starved\033[0m  GPU busy 28.7% of the steady state\n", 40, false);
+    assert_string_equal(w, "warn  \033[1mgpu_starved\033[0m  GPU busy 28.7% of the\n"
+                           "                   steady state\n");
+    free(w);
+    /* a label hangs after it; "µ" is one column; a word wider than the line stays whole */
+    w = wrapped("    evidence: a=1 µs b=2 c=3 averyveryverylongword\n", 28, false);
+    assert_string_equal(w, "    evidence: a=1 µs b=2 c=3\n"
+                           "              averyveryverylongword\n");
+    free(w);
+    /* a synopsis keeps "[-i ID]" together */
+    w = wrapped("usage: x [-a] [-i ID] [-f FILE]\n", 20, false);
+    assert_string_equal(w, "usage: x [-a]\n[-i ID] [-f FILE]\n");
+    free(w);
+    /* help texts: continuation lines join their option and reflow under its description */
+    w = wrapped("  -x, --xx  one two three four\n"
+                "            five\n"
+                "Exit status: 0 ok, 1 runtime\n"
+                "error.\n",
+                26, true);
+    assert_string_equal(w, "  -x, --xx  one two three\n"
+                           "            four five\n"
+                           "Exit status: 0 ok, 1\n"
+                           "runtime error.\n");
+    free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_interval_bounds),
         cmocka_unit_test(test_rfc3339),        cmocka_unit_test(test_buf),
-        cmocka_unit_test(test_error),
+        cmocka_unit_test(test_error),          cmocka_unit_test(test_path_tidy),
+        cmocka_unit_test(test_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,72 @@
+/*
+ * nvml_init: where a one-shot command's NVML time goes, in a fresh process: dlopen of the library,
+ * nvmlInitWithFlags (0, or 2 = NVML_INIT_FLAG_NO_ATTACH), the GPU count, a handle per GPU, and a
+ * first read (utilization) per GPU; each stage in milliseconds with its return code, one line.
+ * Run it many times from a shell: the first initialisation of a process is what `gpuwatch query`
+ * and nvidia-smi pay (bench/h200/oneshot.sh).
+ *
+ *   nvml_init [FLAGS [LIBRARY]]      (default 0, $GPUWATCH_NVML_LIB, else libnvidia-ml.so.1)
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+typedef struct {
+    unsigned gpu, memory;
+} util_t;
+
+int main(int argc, char **argv)
+{
+    unsigned flags = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 0;
+    const char *lib = argc > 2 ? argv[2] : getenv("GPUWATCH_NVML_LIB");
+    if (!lib || !*lib)
+        lib = "libnvidia-ml.so.1";
+    double t0 = now_ms();
+    void *dl = dlopen(lib, RTLD_NOW);
+    if (!dl) {
+        fprintf(stderr, "nvml_init: %s\n", dlerror());
+        return 1;
+    }
+    double t1 = now_ms();
+    int (*init_flags)(unsigned) = (int (*)(unsigned))dlsym(dl, "nvmlInitWithFlags");
+    int (*init)(void) = (int (*)(void))dlsym(dl, "nvmlInit_v2");
+    int (*count)(unsigned *) = (int (*)(unsigned *))dlsym(dl, "nvmlDeviceGetCount_v2");
+    int (*handle)(unsigned, void **) =
+        (int (*)(unsigned, void **))dlsym(dl, "nvmlDeviceGetHandleByIndex_v2");
+    int (*util)(void *, util_t *) =
+        (int (*)(void *, util_t *))dlsym(dl, "nvmlDeviceGetUtilizationRates");
+    if (!init || !count || !handle || !util) {
+        fprintf(stderr, "nvml_init: %s lacks an NVML function\n", lib);
+        return 1;
+    }
+    int rc_init = init_flags ? init_flags(flags) : init();
+    double t2 = now_ms();
+    unsigned n = 0;
+    int rc_count = count(&n);
+    double t3 = now_ms();
+    void *h[64] = {0};
+    int rc_handle = 0;
+    for (unsigned i = 0; i < n && i < 64; i++)
+        if (handle(i, &h[i]) != 0)
+            rc_handle = handle(i, &h[i]);
+    double t4 = now_ms();
+    int rc_util = 0;
+    util_t u = {0, 0};
+    for (unsigned i = 0; i < n && i < 64; i++)
+        if (util(h[i], &u) != 0)
+            rc_util = util(h[i], &u);
+    double t5 = now_ms();
+    printf("flags %u gpus %u dlopen %.2f init %.2f (rc %d) count %.2f (rc %d) handles %.2f "
+           "(rc %d) utilization %.2f (rc %d, gpu %u %%) ms\n",
+           flags, n, t1 - t0, t2 - t1, rc_init, t3 - t2, rc_count, t4 - t3, rc_handle, t5 - t4,
+           rc_util, u.gpu);
+    return 0;
+}

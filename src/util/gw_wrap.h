@@ -1,0 +1,44 @@
+/*
+ * gw_wrap: plain text output fitted to a width (80 columns) by wrapping long lines with a hanging
+ * indent, so that lines written for wide screens (verdicts, evidence, --help texts) still read.
+ *
+ * Owns: where a long line breaks (at a space, never inside a word unless the word alone is too
+ * long) and how far its continuation lines are indented: under the text after the last gap of two
+ * or more spaces within the first 40 columns (the message column of a table-like line, the
+ * description column of an option), else after a leading "label: ", else the line's own indent
+ * plus 2. Columns count characters, not bytes (UTF-8) and not ANSI colour sequences.
+ * Must not: change lines that fit, or any byte but the spaces it turns into line breaks.
+ */
+#ifndef GW_WRAP_H
+#define GW_WRAP_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum { GW_WRAP_WIDTH = 80 };
+
+/* Writes text (any number of lines) to out, each line wrapped to width columns. */
+void gw_wrap_write(FILE *out, const char *text, size_t len, int width);
+
+/* Collects what a printer writes, then writes it to out wrapped to GW_WRAP_WIDTH, when out is a
+ * terminal (a person reads it); to a pipe or a file the lines go whole, as scripts and `grep`
+ * expect them:
+ *     gw_wrap_stream w; FILE *f = gw_wrap_begin(&w, stdout); print(f); gw_wrap_end(&w);
+ * Not a terminal, or no memory: gw_wrap_begin returns out itself. */
+typedef struct gw_wrap_stream {
+    FILE *mem, *out;
+    char *buf;
+    size_t len;
+} gw_wrap_stream;
+FILE *gw_wrap_begin(gw_wrap_stream *w, FILE *out);
+void gw_wrap_end(gw_wrap_stream *w);
+
+/* The same for help texts: a line's continuation lines (indented 8 or more, not starting with
+ * '-') are joined to it first and the whole wrapped again, hanging at the first continuation
+ * line's indent, so that a text pre-broken for a wider screen reflows instead of turning ragged. */
+void gw_wrap_reflow(FILE *out, const char *text, size_t len, int width);
+
+/* gw_wrap_reflow of a NUL-terminated text to GW_WRAP_WIDTH (help texts). */
+void gw_wrap_puts(const char *text, FILE *out);
+
+#endif
