@@ -8,6 +8,8 @@
 #ifndef GW_COMMANDS_H
 #define GW_COMMANDS_H
 
+#include <stdint.h>
+
 int gw_cmd_run(int argc, char **argv);
 int gw_cmd_record(int argc, char **argv);
 int gw_cmd_report(int argc, char **argv);
@@ -18,5 +20,8 @@ int gw_cmd_check(int argc, char **argv);
 int gw_cmd_live(int argc, char **argv);
 int gw_cmd_query(int argc, char **argv);
 int gw_cmd_mark(int argc, char **argv);
+int gw_cmd_top(int argc, char **argv);
+/* `gpuwatch -i SEC` on a terminal: the full-screen view (gw_cmd_top) refreshing every SEC. */
+int gw_top_from_live(int64_t interval_ms);
 
 #endif

@@ -18,6 +18,7 @@ static const gw_command commands[] = {
     {"check", gw_cmd_check, "check every GPU before training (Nagios exit codes)"},
     {"query", gw_cmd_query, "nvidia-smi --query-gpu compatible CSV (gpuwatch query --help)"},
     {"mark", gw_cmd_mark, "record a marker (epoch, step, ...) in the run that wraps this job"},
+    {"top", gw_cmd_top, "full-screen view: history, processes, many hosts (docs/top.md)"},
     {"serve", gw_cmd_serve, "serve every GPU's values to Prometheus (dcgm-exporter's names)"},
 };
 
