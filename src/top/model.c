@@ -73,8 +73,10 @@ const char *gw_top_reasons(uint64_t mask, char *buf, size_t len)
         if (!(mask & names[i].bit))
             continue;
         int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", names[i].name);
-        if (n < 0 || (size_t)n >= len - used)
+        if (n < 0 || (size_t)n >= len - used) {
+            buf[used] = '\0'; /* whole names only */
             return buf;
+        }
         used += (size_t)n;
     }
     if (mask & ~known)
