@@ -322,13 +322,8 @@ static void proc_table(const gw_top_screen *scr, int y, int rows)
     attr_t ha = scr->color ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE;
     fill_line(y, ha);
     attron(ha);
-    int x = putf(y, 0, COLS, "%7s %-8s %3s %8s %5s %8s %8s %-6s %-*s COMMAND", "PID", "USER", "GPU",
-                 "GPU-MEM", "CPU%", "HOST-MEM", "TIME", "ROLE", runw, "RUN");
-    char info[160];
-    snprintf(info, sizeof info, "  sort: %s%s%s%s%s", gw_top_sort_name(m->sort),
-             m->reverse ? " (reversed)" : "", m->tree ? "  tree" : "",
-             m->filter[0] ? "  filter: " : "", m->filter);
-    put(y, x, COLS - x, info);
+    putf(y, 0, COLS, "%7s %-8s %3s %8s %5s %8s %8s %-6s %-*s COMMAND", "PID", "USER", "GPU",
+         "GPU-MEM", "CPU%", "HOST-MEM", "TIME", "ROLE", runw, "RUN");
     attroff(ha);
     int body = rows - 1;
     unsigned first = 0;
@@ -385,9 +380,11 @@ static void status_line(const gw_top_screen *scr)
     } else if (scr->hosts) {
         put(y, 0, COLS, "q quit  h help");
     } else {
-        put(y, 0, COLS,
-            "q quit  j/k select  s sort  r reverse  t tree  / filter  T/K/I signal  "
-            "h help");
+        putf(y, 0, COLS,
+             "sort: %s%s%s%s%s | s sort  r reverse  t tree  / filter  T/K/I signal  "
+             "j/k select  h help",
+             gw_top_sort_name(m->sort), m->reverse ? " (reversed)" : "", m->tree ? ", tree" : "",
+             m->filter[0] ? ", filter: " : "", m->filter);
     }
 }
 
@@ -415,50 +412,71 @@ static void help_screen(void)
         put(2 + (int)i, 2, COLS - 2, lines[i]);
 }
 
+/* A GPU model without the vendor ("H200"): the compact view has no room for it. */
+static const char *short_model(const char *name)
+{
+    return strncmp(name, "NVIDIA ", 7) == 0 ? name + 7 : name;
+}
+
 static void hosts_table(const gw_top_screen *scr, int y)
 {
     unsigned n = gw_top_hosts_count(scr->hosts);
+    gw_top_host_view v;
+    int hw = 8;
+    for (unsigned i = 0; i < n; i++) {
+        gw_top_hosts_get(scr->hosts, i, &v);
+        int len = (int)strlen(v.addr);
+        hw = len > hw ? len : hw;
+    }
+    hw = hw > 30 ? 30 : hw;
     attr_t ha = scr->color ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE;
     fill_line(y, ha);
     attron(ha);
-    putf(y, 0, COLS, "%-18s %3s %-16s %5s %5s %15s %9s %4s %s", "HOST", "GPU", "NAME", "UTIL", "SM",
-         "MEM GiB", "POWER W", "TEMP", "STATE");
+    putf(y, 0, COLS, "%-*s %2s %-10s %4s %4s %9s %7s %4s %s", hw, "HOST", "GPU", "NAME", "UTIL",
+         "SM", "MEM GiB", "POWER W", "TEMP", "STATE");
     attroff(ha);
     y++;
     for (unsigned i = 0; i < n && y < LINES - 1; i++) {
-        gw_top_host_view v;
         gw_top_hosts_get(scr->hosts, i, &v);
-        char state[160], age[GW_FMT_SIZE];
+        char age[GW_FMT_SIZE];
         num(age, sizeof age, v.age_s, 0);
-        if (v.stale)
-            snprintf(state, sizeof state, "STALE %ss: %s", age, v.error[0] ? v.error : "slow");
-        else
-            snprintf(state, sizeof state, "ok");
-        const char *label = v.hostname[0] ? v.hostname : v.addr;
-        if (v.ngpu == 0) {
-            attr_t a = v.stale ? pair_attr(scr, PAIR_CRIT) | A_BOLD : A_NORMAL;
-            attron(a);
-            putf(y++, 0, COLS, "%-18.18s %3s %-16s %5s %5s %15s %9s %4s %s", v.addr, "-", "-", "",
-                 "", "", "", "", state);
-            attroff(a);
-            continue;
-        }
+        attr_t sa = pair_attr(scr, PAIR_CRIT) | A_BOLD;
         for (unsigned k = 0; k < v.ngpu && y < LINES - 1; k++) {
             const gw_top_remote_gpu *g = &v.gpus[k];
-            char u[GW_FMT_SIZE], s[GW_FMT_SIZE], mu[GW_FMT_SIZE], mt[GW_FMT_SIZE];
+            char u[GW_FMT_SIZE], sm[GW_FMT_SIZE], mu[GW_FMT_SIZE], mt[GW_FMT_SIZE];
             char p[GW_FMT_SIZE], pl[GW_FMT_SIZE], t[GW_FMT_SIZE], mem[48], pw[48];
             snprintf(mem, sizeof mem, "%s/%s", num(mu, sizeof mu, g->mem_used / 1024.0, 1),
                      num(mt, sizeof mt, g->mem_total / 1024.0, 0));
             snprintf(pw, sizeof pw, "%s/%s", num(p, sizeof p, g->power, 0),
                      num(pl, sizeof pl, g->power_limit, 0));
-            attr_t a = v.stale ? pair_attr(scr, PAIR_CRIT) | A_DIM : A_NORMAL;
             bool low = !v.stale && g->util >= GW_TOP_HIGH_UTIL_PCT && g->sm <= GW_TOP_LOW_SM_PCT;
+            attr_t a = v.stale ? A_DIM : A_NORMAL;
             attron(a);
-            putf(y++, 0, COLS, "%-18.18s %3.3s %-16.16s %4s%% %4s%% %15s %9s %3sC %s%s",
-                 k == 0 ? label : "", g->gpu, g->name, num(u, sizeof u, g->util, 0),
-                 num(s, sizeof s, g->sm, 0), mem, pw, num(t, sizeof t, g->temp, 0),
-                 k == 0 || v.stale ? state : "", low ? " LOW SM" : "");
+            int x = putf(y, 0, COLS, "%-*.*s %2.2s %-10.10s %3s%% %3s%% %9s %7s %3sC ", hw, hw,
+                         k == 0 ? v.addr : "", g->gpu, short_model(g->name),
+                         num(u, sizeof u, g->util, 0), num(sm, sizeof sm, g->sm, 0), mem, pw,
+                         num(t, sizeof t, g->temp, 0));
             attroff(a);
+            attr_t st = v.stale ? sa : A_NORMAL;
+            attron(st);
+            x += put(y, x, COLS - x, v.stale ? "STALE" : "ok");
+            attroff(st);
+            if (low) {
+                attron(pair_attr(scr, PAIR_WARN) | A_BOLD);
+                put(y, x, COLS - x, " LOW SM");
+                attroff(pair_attr(scr, PAIR_WARN) | A_BOLD);
+            }
+            y++;
+        }
+        if (v.stale && y < LINES - 1) { /* why, on a line of its own */
+            attron(sa);
+            if (v.ever_ok)
+                putf(y++, 0, COLS, "%-*.*s STALE: no answer for %s s (%s)", hw, hw,
+                     v.ngpu ? "" : v.addr, age, v.error[0] ? v.error : "slow");
+            else
+                putf(y++, 0, COLS, "%-*.*s STALE: %s", hw, hw, v.ngpu ? "" : v.addr,
+                     v.error[0] ? v.error : "no answer yet");
+            attroff(sa);
         }
     }
 }

@@ -114,14 +114,8 @@ static bool start_screen(gw_top_screen *scr, const gw_top_config *cfg)
     return true;
 }
 
-static int run_hosts(const gw_top_config *cfg, double interval_s)
+static int run_hosts(const gw_top_config *cfg, gw_top_hosts *hosts, double interval_s)
 {
-    char err[160];
-    gw_top_hosts *hosts = gw_top_hosts_new(cfg->hosts, interval_s, cfg->timeout_s, err, sizeof err);
-    if (!hosts) {
-        fprintf(stderr, "gpuwatch top: %s\n", err);
-        return 2;
-    }
     gw_top_model m;
     gw_top_model_init(&m, NULL, 0, interval_s);
     gw_top_screen scr = {.m = &m, .hosts = hosts, .hostname = "", .driver = ""};
@@ -195,13 +189,23 @@ static int run_local(const gw_top_config *cfg, double interval_s)
 
 int gw_top_main(const gw_top_config *cfg)
 {
+    double interval_s = (double)cfg->interval_ms / 1000.0;
+    gw_top_hosts *hosts = NULL;
+    if (cfg->hosts) {
+        char err[160];
+        hosts = gw_top_hosts_new(cfg->hosts, interval_s, cfg->timeout_s, err, sizeof err);
+        if (!hosts) {
+            fprintf(stderr, "gpuwatch top: %s\n", err);
+            return 2;
+        }
+    }
     if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
         fprintf(stderr, "gpuwatch top: needs a terminal (stdin and stdout): for a pipe or a file "
                         "use `gpuwatch` or `gpuwatch --json`\n");
+        gw_top_hosts_free(hosts);
         return 1;
     }
-    double interval_s = (double)cfg->interval_ms / 1000.0;
-    int rc = cfg->hosts ? run_hosts(cfg, interval_s) : run_local(cfg, interval_s);
+    int rc = hosts ? run_hosts(cfg, hosts, interval_s) : run_local(cfg, interval_s);
     if (stop_sig == SIGINT || stop_sig == SIGTERM || stop_sig == SIGHUP)
         rc = 0;
     return rc;
