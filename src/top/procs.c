@@ -126,7 +126,7 @@ static void fill_one(gw_top_procs *p, const gw_sample *s, const gw_gpu_process *
     out->cpu_pct = out->rss_mib = out->elapsed_s = NAN;
     gw_proc_stat st;
     if (!read_stat(p, g->pid, &st)) {
-        snprintf(out->cmd, sizeof out->cmd, "%s", g->name[0] ? g->name : "(not visible here)");
+        snprintf(out->cmd, sizeof out->cmd, "%s", g->name[0] ? g->name : "(another container)");
         return;
     }
     out->visible = true;

@@ -132,6 +132,8 @@ static int gpu_lines(const gw_top_screen *scr, const gw_top_gpu *g, int y)
         limit = g->info.power_limit_w;
     int x = 0, w = COLS;
     int name_w = COLS - 62 > 12 ? COLS - 62 : 12;
+    if (name_w > 24)
+        name_w = 24;
     attron(A_BOLD);
     x += putf(y, x, w, "[%u] %-*.*s", g->info.index, name_w, name_w, g->info.name);
     attroff(A_BOLD);
@@ -300,6 +302,16 @@ static void fmt_elapsed(double s, char *buf, size_t len)
         snprintf(buf, len, "%ld:%02ld", t / 60, t % 60);
 }
 
+/* "70618MiB", or "-" when absent. */
+static void mib_cell(char *buf, size_t len, double v)
+{
+    char n[GW_FMT_SIZE];
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%sMiB", num(n, sizeof n, v, 0));
+}
+
 static const char *base_name(const char *path)
 {
     size_t n = strlen(path);
@@ -336,10 +348,11 @@ static void proc_table(const gw_top_screen *scr, int y, int rows)
     }
     for (int r = 0; r < body && first + (unsigned)r < m->nshown; r++) {
         const gw_top_proc *p = &m->procs[m->shown[first + (unsigned)r]];
-        char gm[GW_FMT_SIZE], cpu[GW_FMT_SIZE], rss[GW_FMT_SIZE], el[24], run[24], cmd[300];
-        num(gm, sizeof gm, p->gpu_mib, 0);
+        char gm[GW_FMT_SIZE + 4], cpu[GW_FMT_SIZE], rss[GW_FMT_SIZE + 4], el[24], run[24];
+        char cmd[300];
+        mib_cell(gm, sizeof gm, p->gpu_mib);
         num(cpu, sizeof cpu, p->cpu_pct, 0);
-        num(rss, sizeof rss, p->rss_mib, 0);
+        mib_cell(rss, sizeof rss, p->rss_mib);
         fmt_elapsed(p->elapsed_s, el, sizeof el);
         snprintf(run, sizeof run, "%s", !p->run[0] ? "-" : wide ? base_name(p->run) : "yes");
         snprintf(cmd, sizeof cmd, "%*s%s%s", (int)(2 * (p->depth > 8 ? 8 : p->depth)), "",
@@ -349,8 +362,8 @@ static void proc_table(const gw_top_screen *scr, int y, int rows)
             fill_line(y + 1 + r, A_REVERSE);
         attr_t ra = sel ? A_REVERSE | A_BOLD : A_NORMAL;
         attron(ra);
-        putf(y + 1 + r, 0, COLS, "%7u %-8.8s %3u %5sMiB %5s %5sMiB %8s %-6s %-*.*s %s", p->pid,
-             p->user[0] ? p->user : "?", p->gpu, gm, cpu, rss, el,
+        putf(y + 1 + r, 0, COLS, "%7u %-8.8s %3u %8s %5s %8s %8s %-6s %-*.*s %s", p->pid,
+             p->user[0] ? p->user : "-", p->gpu, gm, cpu, rss, el,
              p->role == GW_TOP_ROLE_WORKER ? "worker" : "train", runw, runw, run, cmd);
         attroff(ra);
     }
@@ -432,7 +445,7 @@ static void hosts_table(const gw_top_screen *scr, int y)
     attr_t ha = scr->color ? COLOR_PAIR(PAIR_HEAD) : A_REVERSE;
     fill_line(y, ha);
     attron(ha);
-    putf(y, 0, COLS, "%-*s %2s %-10s %4s %4s %9s %7s %4s %s", hw, "HOST", "GPU", "NAME", "UTIL",
+    putf(y, 0, COLS, "%-*s %3s %-10s %4s %4s %9s %7s %4s %s", hw, "HOST", "GPU", "NAME", "UTIL",
          "SM", "MEM GiB", "POWER W", "TEMP", "STATE");
     attroff(ha);
     y++;
@@ -452,7 +465,7 @@ static void hosts_table(const gw_top_screen *scr, int y)
             bool low = !v.stale && g->util >= GW_TOP_HIGH_UTIL_PCT && g->sm <= GW_TOP_LOW_SM_PCT;
             attr_t a = v.stale ? A_DIM : A_NORMAL;
             attron(a);
-            int x = putf(y, 0, COLS, "%-*.*s %2.2s %-10.10s %3s%% %3s%% %9s %7s %3sC ", hw, hw,
+            int x = putf(y, 0, COLS, "%-*.*s %3.3s %-10.10s %3s%% %3s%% %9s %7s %3sC ", hw, hw,
                          k == 0 ? v.addr : "", g->gpu, short_model(g->name),
                          num(u, sizeof u, g->util, 0), num(sm, sizeof sm, g->sm, 0), mem, pw,
                          num(t, sizeof t, g->temp, 0));
