@@ -98,6 +98,6 @@ int gw_cmd_live(int argc, char **argv)
     /* refreshing on a terminal: the full-screen view (docs/top.md) */
     if (cfg.interval_ms && !cfg.json && !cfg.count && !compact && isatty(STDOUT_FILENO) &&
         isatty(STDIN_FILENO))
-        return gw_top_from_live(cfg.interval_ms);
+        return gw_top_from_live(cfg.interval_ms, cfg.color == GW_COLOR_NEVER);
     return gw_live_main(&cfg);
 }

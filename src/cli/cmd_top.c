@@ -77,8 +77,8 @@ int gw_cmd_top(int argc, char **argv)
     return gw_top_main(&cfg);
 }
 
-int gw_top_from_live(int64_t interval_ms)
+int gw_top_from_live(int64_t interval_ms, bool no_color)
 {
-    gw_top_config cfg = {.interval_ms = interval_ms, .timeout_s = 2.0};
+    gw_top_config cfg = {.interval_ms = interval_ms, .timeout_s = 2.0, .no_color = no_color};
     return gw_top_main(&cfg);
 }

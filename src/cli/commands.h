@@ -8,6 +8,7 @@
 #ifndef GW_COMMANDS_H
 #define GW_COMMANDS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 int gw_cmd_run(int argc, char **argv);
@@ -22,6 +23,6 @@ int gw_cmd_query(int argc, char **argv);
 int gw_cmd_mark(int argc, char **argv);
 int gw_cmd_top(int argc, char **argv);
 /* `gpuwatch -i SEC` on a terminal: the full-screen view (gw_cmd_top) refreshing every SEC. */
-int gw_top_from_live(int64_t interval_ms);
+int gw_top_from_live(int64_t interval_ms, bool no_color);
 
 #endif

@@ -305,11 +305,12 @@ static void fmt_elapsed(double s, char *buf, size_t len)
 /* "70618MiB", or "-" when absent. */
 static void mib_cell(char *buf, size_t len, double v)
 {
-    char n[GW_FMT_SIZE];
-    if (isnan(v))
+    if (isnan(v)) {
         snprintf(buf, len, "-");
-    else
+    } else {
+        char n[GW_FMT_SIZE];
         snprintf(buf, len, "%sMiB", num(n, sizeof n, v, 0));
+    }
 }
 
 static const char *base_name(const char *path)
