@@ -8,20 +8,23 @@
 #include <string.h>
 
 static const char top_usage[] =
-    "usage: gpuwatch top [-i SEC] [--hosts HOST:PORT,...] [--timeout SEC] [--color WHEN]\n"
+    "usage: gpuwatch top [-i SEC] [--hosts HOST:PORT,...] [--timeout SEC]\n"
+    "                    [--color WHEN]\n"
     "\n"
-    "A full-screen view: every GPU with GPU-Util, SM activity, memory, power, temperature,\n"
-    "clocks and why they are held down, charts of the last 5 minutes, and the GPU processes\n"
-    "(user, CPU, host memory, role, recorded run) to sort, filter and signal. h: the keys.\n"
+    "A full-screen view of every GPU: GPU-Util, SM activity, memory, power,\n"
+    "temperature, clocks and why they are held down, charts of the last 5 minutes;\n"
+    "and its processes (user, CPU, host memory, role, recorded run) to sort,\n"
+    "filter and signal. Press h for the keys.\n"
     "\n"
     "  -i, --interval SEC  refresh period (default 1 s; 0.05 s to 24 h)\n"
-    "      --hosts LIST    other nodes' `gpuwatch serve` (node1:9400,node2:9400), one line\n"
-    "                      per GPU; a host that does not answer is marked stale\n"
+    "      --hosts LIST    other nodes' `gpuwatch serve` (node1:9400,node2:9400):\n"
+    "                      one line per GPU; a host that does not answer is stale\n"
     "      --timeout SEC   how long to wait for a host's answer (default 2 s)\n"
     "      --color WHEN    auto (default: unless NO_COLOR is set) or never\n"
     "  -h, --help          this text\n"
     "\n"
-    "docs/top.md. Exit status: 0, 1 no terminal, no GPU or NVML unusable, 2 usage error.\n";
+    "docs/top.md. Exit status: 0; 1 no terminal, no GPU or NVML unusable;\n"
+    "2 usage error.\n";
 
 enum { OPT_HOSTS = 1000, OPT_TIMEOUT, OPT_COLOR };
 

@@ -293,6 +293,10 @@ def test_dash_i_opens_top_on_a_terminal(tmux, scenario):
 
 def test_top_needs_a_terminal_and_checks_hosts(scenario):
     sc = scenario({"devices": [throttled()]})
+    r = subprocess.run([GW, "top", "--help"], env=gw_env(sc), capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 0 and "--hosts LIST" in r.stdout
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
     r = subprocess.run([GW, "top"], env=gw_env(sc), capture_output=True, text=True,
                        stdin=subprocess.DEVNULL, timeout=30)
     assert r.returncode == 1
