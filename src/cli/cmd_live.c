@@ -19,7 +19,7 @@ static const char live_usage[] =
     "      --json          one JSON document instead (one per line with -i; docs/live-view.md)\n"
     "      --color WHEN    auto (default: on a terminal unless NO_COLOR is set), always, never\n"
     "      --count N       with -i: stop after N refreshes\n"
-    "      --compact       with -i on a terminal: this view in place, not `gpuwatch top`\n"
+    "      --compact       with -i on a terminal: this view, not `gpuwatch top`\n"
     "  -h, --help          this text\n"
     "\n"
     "Other commands: gpuwatch --help. Exit status: 0, 1 no GPU or NVML unusable, 2 usage error.\n";

@@ -27,7 +27,7 @@ static void usage(FILE *to)
     fprintf(to, "usage: gpuwatch [-i SEC] [--json] [--color auto|always|never] [--count N]\n"
                 "       gpuwatch COMMAND [ARGS...]\n\n"
                 "With no command: every GPU on one line, its MIG devices and processes below.\n"
-                "  -i SEC     refresh in place every SEC seconds until Ctrl-C\n"
+                "  -i SEC     refresh every SEC seconds (on a terminal: `gpuwatch top`)\n"
                 "  --json     one JSON document instead (docs/live-view.md)\n"
                 "  --color    auto (on a terminal, unless NO_COLOR is set), always or never\n"
                 "  --count N  with -i: stop after N refreshes\n"
