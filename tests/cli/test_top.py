@@ -339,3 +339,14 @@ def test_two_hosts_one_killed_goes_stale(tmux, scenario):
         assert alive.rstrip().endswith("ok")
         t.keys("q")
         t.wait_text("EXIT=0")
+
+
+def test_ascii_charts_without_a_utf8_locale(tmux, scenario):
+    sc = scenario({"devices": [throttled()]})
+    t = tmux()
+    t.start([GW, "top", "-i", "0.1"], gw_env(sc, LANG="C", LC_ALL="C"))
+    s = t.wait(lambda s: "throttle:" in s and s.count(":") > 40, what="ASCII charts")
+    assert "Util: SM# last 60 s" in s
+    assert not any(c in s for c in CHART + "·")
+    t.keys("q")
+    t.wait_text("EXIT=0")
