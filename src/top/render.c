@@ -525,6 +525,15 @@ void gw_top_draw(const gw_top_screen *scr)
     if (chart_rows < 3)
         chart_rows = 0;
     for (unsigned i = 0; i < m->ngpu && y < LINES - 1; i++) {
+        /* its value lines, and a row for the note should the next not fit */
+        int need = 2 + gw_top_low_sm(&m->gpus[i]) + (i + 1 < m->ngpu);
+        if (i > 0 && y + need > LINES - 1 - procs_min) { /* keep room for the processes */
+            attron(A_BOLD);
+            putf(y++, 0, COLS, "... %u more GPU%s: enlarge the terminal", m->ngpu - i,
+                 m->ngpu - i == 1 ? "" : "s");
+            attroff(A_BOLD);
+            break;
+        }
         y += gpu_lines(scr, &m->gpus[i], y);
         if (chart_rows && !m->gpus[i].cur.lost) {
             gpu_charts(scr, &m->gpus[i], y, chart_rows);

@@ -350,3 +350,16 @@ def test_ascii_charts_without_a_utf8_locale(tmux, scenario):
     assert not any(c in s for c in CHART + "·")
     t.keys("q")
     t.wait_text("EXIT=0")
+
+
+def test_more_gpus_than_rows(tmux, scenario):
+    sc = scenario({"devices": [h200(uuid=f"GPU-{i}") for i in range(16)]})
+    t = tmux(80, 24)
+    t.start([GW, "top", "-i", "0.2"], top_env(sc))
+    s = t.wait_text("more GPUs: enlarge the terminal")
+    shown = len(re.findall(r"^\[\d+\] NVIDIA H200", s, re.M))
+    assert 0 < shown < 16
+    assert f"... {16 - shown} more GPUs: enlarge the terminal" in s
+    assert "PID USER" in s and "no GPU process" in s  # the process table keeps its rows
+    t.keys("q")
+    t.wait_text("EXIT=0")
