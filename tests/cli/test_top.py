@@ -363,3 +363,39 @@ def test_more_gpus_than_rows(tmux, scenario):
     assert "PID USER" in s and "no GPU process" in s  # the process table keeps its rows
     t.keys("q")
     t.wait_text("EXIT=0")
+
+
+@pytest.fixture
+def trainer(tmp_path):
+    """A 'trainer' started with GPUWATCH_RUN_DIR (as `gpuwatch run` starts a job) and its child:
+    (parent pid, child pid)."""
+    env = dict(os.environ, GPUWATCH_RUN_DIR=str(tmp_path / "run-resnet"))
+    p = subprocess.Popen(["sh", "-c", "sleep 311 & wait"], env=env)
+    deadline = time.monotonic() + 10
+    child = None
+    while child is None and time.monotonic() < deadline:
+        kids = open(f"/proc/{p.pid}/task/{p.pid}/children").read().split()
+        child = int(kids[0]) if kids else None
+        time.sleep(0.02)
+    assert child, "the trainer did not start its child"
+    yield p.pid, child
+    os.kill(child, 9)
+    p.wait()
+
+
+def test_role_recorded_run_and_tree(tmux, scenario, trainer):
+    parent, child = trainer
+    sc = scenario({"devices": [with_processes([(child, 5000), (parent, 100)])]})
+    t = tmux(120, 30)
+    t.start([GW, "top", "-i", "0.2"], top_env(sc))
+    s = t.wait(lambda s: "sleep 311" in s and "sh -c" in s, what="both processes")
+    lines = {int(ln.split()[0]): ln for ln in s.splitlines() if re.match(r"\s*\d+ ", ln)}
+    assert re.search(r" worker run-resnet +sleep 311$", lines[child].rstrip()), lines[child]
+    assert re.search(r" train  run-resnet +sh -c sleep 311 & wait$", lines[parent].rstrip())
+    # sorted by GPU memory the child comes first; in tree mode it goes under its parent
+    assert s.index("sleep 311\n") < s.index("sh -c")
+    t.keys("t")
+    s = t.wait_text("sort: gpu-mem, tree")
+    assert re.search(r"sh -c sleep 311 & wait\n.* worker run-resnet +  └ sleep 311", s), s
+    t.keys("q")
+    t.wait_text("EXIT=0")
