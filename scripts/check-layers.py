@@ -35,7 +35,7 @@ LAYERS = [
     ["events"],
     ["sampler"],
     ["record", "summary", "view", "http", "prom", "stall", "health", "query", "alerts"],
-    ["mark", "serve", "live", "config"],
+    ["mark", "serve", "live", "config", "top"],
     ["logread"],
     ["analysis"],
     ["chart"],

@@ -17,10 +17,13 @@ PACKAGES=(
   python3 python3-pytest             # command-line tests
   libcairo2-dev                      # `gpuwatch plot`: PNG and SVG charts
   fonts-dejavu-core                  # the font of the plots' text
+  libncurses-dev                     # `gpuwatch top`: ncursesw (pkg-config ncursesw; Debian 12 ships
+                                     # libncursesw-dev as this package)
 )
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(chromium)               # headless browser for the HTML report's tests
   PACKAGES+=(clang libclang-rt-14-dev) # the log reader's libFuzzer harness (fuzz/run.sh)
+  PACKAGES+=(tmux)                   # `gpuwatch top`'s tests drive it in tmux (tests/cli/test_top.py)
 fi
 
 missing=()

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char live_usage[] =
     "usage: gpuwatch [-i SEC] [--json] [--color auto|always|never] [--count N]\n"
@@ -18,11 +19,12 @@ static const char live_usage[] =
     "      --json          one JSON document instead (one per line with -i; docs/live-view.md)\n"
     "      --color WHEN    auto (default: on a terminal unless NO_COLOR is set), always, never\n"
     "      --count N       with -i: stop after N refreshes\n"
+    "      --compact       with -i on a terminal: this view, not `gpuwatch top`\n"
     "  -h, --help          this text\n"
     "\n"
     "Other commands: gpuwatch --help. Exit status: 0, 1 no GPU or NVML unusable, 2 usage error.\n";
 
-enum { OPT_JSON = 1000, OPT_COLOR, OPT_COUNT };
+enum { OPT_JSON = 1000, OPT_COLOR, OPT_COUNT, OPT_COMPACT };
 
 static int usage_error(const char *msg)
 {
@@ -51,10 +53,12 @@ int gw_cmd_live(int argc, char **argv)
                                          {"json", no_argument, NULL, OPT_JSON},
                                          {"color", required_argument, NULL, OPT_COLOR},
                                          {"count", required_argument, NULL, OPT_COUNT},
+                                         {"compact", no_argument, NULL, OPT_COMPACT},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     gw_live_config cfg = {.color = GW_COLOR_AUTO};
     gw_error err = {0};
+    bool compact = false;
     optind = 1;
     opterr = 0;
     int c;
@@ -77,6 +81,9 @@ int gw_cmd_live(int argc, char **argv)
             if (!end || *end || cfg.count < 1)
                 return usage_error("--count takes a number of refreshes, 1 or more");
             break;
+        case OPT_COMPACT:
+            compact = true;
+            break;
         case 'h':
             gw_cli_help(live_usage);
             return 0;
@@ -88,5 +95,9 @@ int gw_cmd_live(int argc, char **argv)
         return usage_error("options only here: commands come first (gpuwatch query ...)");
     if (cfg.count && !cfg.interval_ms)
         return usage_error("--count needs -i SEC");
+    /* refreshing on a terminal: the full-screen view (docs/top.md) */
+    if (cfg.interval_ms && !cfg.json && !cfg.count && !compact && isatty(STDOUT_FILENO) &&
+        isatty(STDIN_FILENO))
+        return gw_top_from_live(cfg.interval_ms, cfg.color == GW_COLOR_NEVER);
     return gw_live_main(&cfg);
 }

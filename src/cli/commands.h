@@ -8,6 +8,9 @@
 #ifndef GW_COMMANDS_H
 #define GW_COMMANDS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 int gw_cmd_run(int argc, char **argv);
 int gw_cmd_record(int argc, char **argv);
 int gw_cmd_report(int argc, char **argv);
@@ -19,6 +22,9 @@ int gw_cmd_live(int argc, char **argv);
 int gw_cmd_query(int argc, char **argv);
 int gw_cmd_mark(int argc, char **argv);
 int gw_cmd_log(int argc, char **argv);
+int gw_cmd_top(int argc, char **argv);
+/* `gpuwatch -i SEC` on a terminal: the full-screen view (gw_cmd_top) refreshing every SEC. */
+int gw_top_from_live(int64_t interval_ms, bool no_color);
 
 #include <stdio.h>
 

@@ -20,6 +20,7 @@ static const gw_command commands[] = {
     {"query", gw_cmd_query, "nvidia-smi --query-gpu compatible CSV (gpuwatch query --help)"},
     {"mark", gw_cmd_mark, "record a marker (epoch, step, ...) in the run that wraps this job"},
     {"log", gw_cmd_log, "the job's output with bar redraws collapsed and each line's time"},
+    {"top", gw_cmd_top, "full-screen view: history, processes, many hosts (docs/top.md)"},
     {"serve", gw_cmd_serve, "serve every GPU's values to Prometheus (dcgm-exporter's names)"},
 };
 
@@ -28,7 +29,7 @@ static void usage(FILE *to)
     fprintf(to, "usage: gpuwatch [-i SEC] [--json] [--color auto|always|never] [--count N]\n"
                 "       gpuwatch COMMAND [ARGS...]\n\n"
                 "With no command: every GPU on one line, its MIG devices and processes below.\n"
-                "  -i SEC     refresh in place every SEC seconds until Ctrl-C\n"
+                "  -i SEC     refresh every SEC seconds (on a terminal: `gpuwatch top`)\n"
                 "  --json     one JSON document instead (docs/live-view.md)\n"
                 "  --color    auto (on a terminal, unless NO_COLOR is set), always or never\n"
                 "  --count N  with -i: stop after N refreshes\n"

@@ -260,7 +260,7 @@ def read_for(fd, seconds):
 def test_refresh_in_place_and_restore_the_terminal(scenario, sig):
     sc = scenario({"devices": [steady(i, processes=[{"pid": MISSING_PID, "used_mib": 5}])
                                for i in range(2)]})
-    pid, fd = pty_spawn([GW, "-i", "0.2"], gw_env(sc, NO_COLOR=""), 30, 100)
+    pid, fd = pty_spawn([GW, "-i", "0.2", "--compact"], gw_env(sc, NO_COLOR=""), 30, 100)
     first = read_for(fd, 1.0)
     assert first.startswith(b"\x1b[?1049h\x1b[?25l")  # alternate screen, cursor hidden
     assert first.count(b"\x1b[H") >= 3  # redrawn in place, no scrolling
@@ -292,7 +292,7 @@ def test_many_lines_are_clipped_to_the_terminal(scenario):
     out = run_in_pty([GW], sc, rows=10, cols=100)
     # a one-shot view is not clipped (it scrolls like any output)...
     assert out.count(b"NVIDIA H200") == 16
-    pid, fd = pty_spawn([GW, "-i", "0.5"], gw_env(sc), 10, 100)
+    pid, fd = pty_spawn([GW, "-i", "0.5", "--compact"], gw_env(sc), 10, 100)
     frame = read_for(fd, 0.8).split(b"\x1b[H")[1]
     os.kill(pid, signal.SIGTERM)
     read_for(fd, 0.5)
