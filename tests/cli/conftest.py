@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -106,10 +107,8 @@ def events(run_dir):
 def run_in_pty(argv, env, timeout=20):
     """Runs argv with a pseudo-terminal as stdin, stdout and stderr; returns (exit status, the
     bytes it wrote)."""
-    import os
     import pty
     import select
-    import time
     pid, fd = pty.fork()
     if pid == 0:
         os.execve(argv[0], argv, env)
@@ -127,3 +126,22 @@ def run_in_pty(argv, env, timeout=20):
             buf += chunk
     _, st = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(st), buf
+
+
+def alive(pid):
+    """True while pid runs (a zombie has exited)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(") ", 1)[1][0] != "Z"
+
+
+def wait_for(cond, limit_s=20.0):
+    """Polls cond until it holds or limit_s passes (a bound on waiting, not an assertion)."""
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()

@@ -8,7 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import GW, PYTHON, gw, gw_env, h200, read_csv, rfc3339_to_s
+from conftest import GW, PYTHON, alive, gw, gw_env, h200, read_csv, rfc3339_to_s, wait_for
 
 
 def hot_gpu():
@@ -16,25 +16,6 @@ def hot_gpu():
     base = {"t": 0, "util_gpu": 50, "util_mem": 10, "mem_used_mib": 1000, "temp_c": 85,
             "power_w": 300, "sm_clock_mhz": 1980, "clocks_event_reasons": 0, "pstate": 0}
     return h200(timeline=[base])
-
-
-def alive(pid):
-    """True while pid runs (a zombie has exited)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(") ", 1)[1][0] != "Z"
-
-
-def wait_for(cond, limit_s=20.0):
-    """Polls cond until it holds or limit_s passes (a bound on waiting, not an assertion)."""
-    end = time.monotonic() + limit_s
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 def test_hook_leftovers_are_not_the_job_and_do_not_outlive_it(scenario, tmp_path):

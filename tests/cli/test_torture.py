@@ -10,31 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, gw_env, h200
+from conftest import PYTHON, alive, gw_env, h200, wait_for
 
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
 ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
 HEADER = ("timestamp, index, utilization.gpu [%], memory.used [MiB], memory.total [MiB], "
           "power.draw [W], power.limit [W]")
-
-
-def alive(pid):
-    """True while pid runs (a zombie has exited)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(") ", 1)[1][0] != "Z"
-
-
-def wait_for(cond, limit_s=20.0):
-    """Polls cond until it holds or limit_s passes (a bound on waiting, not an assertion)."""
-    end = time.monotonic() + limit_s
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 def gw(*args, timeout=60, **kw):
