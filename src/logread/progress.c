@@ -247,12 +247,29 @@ static bool parse_timm(const char *line, bar *b)
     return true;
 }
 
+/* A plain step line, as home-made loops print it: "step 10/120 loss 5.64", "Iter 30/500: ...",
+ * "batch 7/48" (the word first on the line, then n/total): a bar without a clock. */
+static bool parse_step_line(const char *line, bar *b)
+{
+    static const char *const words[] = {"step", "iter", "iteration", "batch"};
+    const char *p = line + strspn(line, " \t");
+    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+        size_t len = strlen(words[w]);
+        if (strncasecmp(p, words[w], len) != 0 || p[len] != ' ')
+            continue;
+        const char *c = p + len + strspn(p + len, " ");
+        if (read_counts(&c, &b->n, &b->total) && strchr(" ,:;", *c))
+            return true; /* strchr also accepts the end of the line */
+    }
+    return false;
+}
+
 /* A progress bar draw: tqdm ("desc: 45%|###  | 45/100 ..."), ultralytics' own bar ("desc: 45%
  * ━━━─── 45/100 ..."), Keras ("45/100 ━━━━ 2s 20ms/step - loss: ..."). */
 static bool parse_bar(const char *line, bar *b)
 {
     bar_init(b);
-    if (parse_timm(line, b))
+    if (parse_timm(line, b) || parse_step_line(line, b))
         return true;
     const char *p = strstr(line, "%|"), *counts = NULL;
     if (p) {

@@ -182,3 +182,23 @@ def test_step_rate_chart_next_to_gpu_util(tmp_path):
     r = gw(["report", SOURCE / "examples" / "recordings" / "h200-underfilled", "--html", html])
     data = json.loads(html.read_text().split('id="gw-data">', 1)[1].split("</script>", 1)[0])
     assert "steps" not in [c["id"] for c in data["charts"]]
+
+
+def test_real_torchvision_output_replayed(scenario, tmp_path):
+    """examples/train_torchvision.py's own output from the H200 (examples/recordings/h200-causes/
+    tv_gpu): "Epoch 1/2" lines and plain "  step 10/120 loss ..." lines, replayed with a pause
+    before each line: 2 epochs of 120 steps (the step lines are a bar without a clock)."""
+    real = SOURCE / "examples" / "recordings" / "h200-causes" / "tv_gpu" / "output.log"
+    script = tmp_path / "replay_real.py"
+    script.write_text(
+        "import sys, time\n"
+        "for line in open(sys.argv[1]):\n"
+        "    time.sleep(0.03 if line.startswith('  step') else 0.3)\n"
+        "    sys.stdout.write(line)\n"
+        "    sys.stdout.flush()\n")
+    run, _ = record(scenario, tmp_path, PYTHON, script, real)
+    s = json.loads((run / "summary.json").read_text())
+    assert s["epoch_source"] == "output"
+    got = epochs(s)
+    assert [g[:3] for g in got] == [(1, 2, 120), (2, 2, 120)], got
+    assert all(g[3] is not None and g[3] > 0 for g in got), got
