@@ -244,9 +244,11 @@ def test_hook_without_arguments(scenario, tmp_path):
     hook = tmp_path / "notify"
     hook.write_text(f"#!/bin/sh\necho \"$# $GPUWATCH_STATE $GPUWATCH_ALERT\" >> {log}\n")
     hook.chmod(0o755)
-    gpu = dev([{"t": 0, "temp_c": 70}, {"t": 0.5, "temp_c": 85}, {"t": 1.0, "temp_c": 60}])
+    # hot for 1.5 s: on a loaded machine the first tick can come half a second late, and a
+    # 0.5 s spike was then never seen (the hook never ran)
+    gpu = dev([{"t": 0, "temp_c": 70}, {"t": 0.5, "temp_c": 85}, {"t": 2.0, "temp_c": 60}])
     r, out = run(scenario({"devices": [gpu]}), tmp_path, None, args=[f"--on-alert={hook}"],
-                 cmd=("sleep", "2"))
+                 cmd=("sleep", "3"))
     assert r.returncode == 0, r.stderr
     assert log.read_text().splitlines() == ["0 firing temp_warning", "0 resolved temp_warning"]
 
