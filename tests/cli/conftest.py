@@ -104,13 +104,15 @@ def events(run_dir):
     return [json.loads(line) for line in p.read_text().splitlines()] if p.exists() else []
 
 
-def run_in_pty(argv, env, timeout=20):
-    """Runs argv with a pseudo-terminal as stdin, stdout and stderr; returns (exit status, the
-    bytes it wrote)."""
+def run_in_pty(argv, env, timeout=20, cwd=None):
+    """Runs argv (in cwd, when given) with a pseudo-terminal as stdin, stdout and stderr; returns
+    (exit status, the bytes it wrote)."""
     import pty
     import select
     pid, fd = pty.fork()
     if pid == 0:
+        if cwd:
+            os.chdir(cwd)
         os.execve(argv[0], argv, env)
     buf = b""
     deadline = time.time() + timeout
@@ -118,13 +120,14 @@ def run_in_pty(argv, env, timeout=20):
         ready, _, _ = select.select([fd], [], [], 0.5)
         if ready:
             try:
-                chunk = os.read(fd, 4096)
+                chunk = os.read(fd, 65536)
             except OSError:
                 break
             if not chunk:
                 break
             buf += chunk
     _, st = os.waitpid(pid, 0)
+    os.close(fd)
     return os.waitstatus_to_exitcode(st), buf
 
 

@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from conftest import GW, SCENARIOS, SOURCE, gw_env
+from conftest import GW, SCENARIOS, SOURCE, gw_env, run_in_pty
 
 REC = SOURCE / "examples" / "recordings"
 PLAIN_SCENARIOS = ["h200_training.json", "h200_idle.json", "h200_mig.json", "no_gpm.json",
@@ -32,26 +32,7 @@ class Tty:
     """What a command printed on a terminal (stdout and stderr together) and its exit status."""
 
     def __init__(self, argv, env, cwd=None, timeout=120):
-        pid, fd = pty.fork()
-        if pid == 0:
-            if cwd:
-                os.chdir(cwd)
-            os.execve(argv[0], argv, env)
-        buf = b""
-        deadline = time.time() + timeout
-        while time.time() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.5)
-            if ready:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                buf += chunk
-        _, st = os.waitpid(pid, 0)
-        os.close(fd)
-        self.returncode = os.waitstatus_to_exitcode(st)
+        self.returncode, buf = run_in_pty(argv, env, timeout=timeout, cwd=cwd)
         self.out = buf.decode("utf-8", "replace").replace("\r\n", "\n")
 
 
