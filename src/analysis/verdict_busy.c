@@ -41,19 +41,26 @@ static bool judged(const gw_gpu_analysis *g)
 }
 
 /* Share (%) of the work time (steady state outside expected dips: the time busy_pct is the mean
- * of) that the GPU was idle, so that "busy X %" and "idle Y %" describe the same seconds. */
-static double idle_share_of_work(const gw_gpu_analysis *g)
+ * of) with utilization.gpu below limit_pct, so that "busy X %" and "idle Y %" describe the same
+ * seconds; NAN when the work time has no utilisation. */
+static double share_below_of_work(const gw_gpu_analysis *g, double limit_pct)
 {
     const double *u = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
     gw_span st = g->phase[GW_PHASE_STEADY].span;
-    double idle = 0, all = 0;
+    double below = 0, all = 0;
     for (size_t r = st.begin; r < st.end; r++) {
         if (!gw_work_row(g, r) || isnan(u[r]))
             continue;
         all += g->dt_s[r];
-        idle += u[r] < GW_TH(GW_TH_IDLE_UTIL_PCT) ? g->dt_s[r] : 0;
+        below += u[r] < limit_pct ? g->dt_s[r] : 0;
     }
-    return all > 0 ? 100.0 * idle / all : NAN;
+    return all > 0 ? 100.0 * below / all : NAN;
+}
+
+/* Idle: below idle_util_pct. */
+static double idle_share_of_work(const gw_gpu_analysis *g)
+{
+    return share_below_of_work(g, GW_TH(GW_TH_IDLE_UTIL_PCT));
 }
 
 /* Bursts of work inside the work rows: count, mean length, longest idle run. */
@@ -257,19 +264,10 @@ static const char *const suggest_launch =
     "torch.compile(mode=\"reduce-overhead\"), and remove per-step synchronisation (.item(), "
     ".cpu(), printing tensors).";
 
-/* Share (%) of the work time with utilization.gpu below work_util_pct: no kernel at all. */
+/* Quiet: below work_util_pct, no kernel at all. */
 static double quiet_share_of_work(const gw_gpu_analysis *g)
 {
-    const double *u = gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT);
-    gw_span st = g->phase[GW_PHASE_STEADY].span;
-    double quiet = 0, all = 0;
-    for (size_t r = st.begin; r < st.end; r++) {
-        if (!gw_work_row(g, r) || isnan(u[r]))
-            continue;
-        all += g->dt_s[r];
-        quiet += u[r] < GW_TH(GW_TH_WORK_UTIL_PCT) ? g->dt_s[r] : 0;
-    }
-    return all > 0 ? 100.0 * quiet / all : NAN;
+    return share_below_of_work(g, GW_TH(GW_TH_WORK_UTIL_PCT));
 }
 
 /* A starved GPU that is lightly and steadily used (8 % for a whole minute, no quiet stretch) does
