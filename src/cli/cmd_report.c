@@ -4,6 +4,7 @@
 
 #include "analysis/analysis.h"
 #include "cli/inputs.h"
+#include "cli/report_jobs.h"
 #include "report/report.h"
 
 #include <getopt.h>
@@ -30,7 +31,10 @@ static void usage(FILE *to)
         "Reads recordings and says whether the GPU was really busy and, if not, why.\n"
         "INPUT: a gpuwatch run directory, a gpu.csv, nvidia-smi --query-gpu CSV (any\n"
         "variant), or a GPM CSV (unix_time, sm_util_pct, ...) that adds SM activity to the\n"
-        "GPU of another input. Several inputs (the nodes of one job) make one report.\n"
+        "GPU of another input. Several inputs (the nodes of one job) make one report;\n"
+        "run directories whose meta.json name their job are gathered by job id, one line\n"
+        "per rank, with the ranks that are missing. For administrators:\n"
+        "gpuwatch report --fleet SRC... (see gpuwatch report --fleet --help).\n"
         "\n"
         "  --json FILE|-      write summary.json to FILE; '-' prints it instead of the text\n"
         "  --html FILE|-      write the HTML report with charts (one self-contained file);\n"
@@ -116,10 +120,14 @@ static int parse_args(int argc, char **argv, report_args *r)
 
 int gw_cmd_report(int argc, char **argv)
 {
+    if (gw_cli_wants_fleet(argc, argv))
+        return gw_cmd_report_fleet(argc, argv);
     report_args r;
     int st = parse_args(argc, argv, &r);
     if (st)
         return st < 0 ? 0 : st;
+    if (gw_cli_inputs_are_jobs(&r.in)) /* the ranks of a job: docs/report.md */
+        return gw_cli_report_jobs(&r.in, r.json, r.html, r.fail_on);
     gw_error err = {0};
     gw_series *s = gw_series_new();
     gw_rc rc = gw_cli_read_inputs(&r.in, s, &err);

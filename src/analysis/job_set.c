@@ -1,0 +1,211 @@
+/* job_set: run directories gathered by job, ordered, with missing ranks and totals (job_set.h). */
+#include "analysis/job_set.h"
+
+#include "util/xalloc.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Ranks the missing list is worked out for; a larger world size is shown, not listed. */
+enum { GW_JOB_MAX_RANKS = 1 << 20 };
+
+gw_job_set *gw_job_set_new(void)
+{
+    return xcalloc(1, sizeof(gw_job_set));
+}
+
+void gw_job_set_add(gw_job_set *js, const char *path, gw_jobref *ref, gw_series *s, gw_analysis *a)
+{
+    if (js->nmembers == js->cap) {
+        js->cap = js->cap ? 2 * js->cap : 8;
+        js->members = xrealloc(js->members, js->cap * sizeof *js->members);
+    }
+    gw_job_member *m = &js->members[js->nmembers++];
+    memset(m, 0, sizeof *m);
+    m->path = xstrdup(path);
+    m->ref = *ref;
+    memset(ref, 0, sizeof *ref);
+    m->series = s;
+    m->a = a;
+    m->node = m->ref.node                            ? m->ref.node
+              : s && s->ngpus && *s->gpus[0]->source ? s->gpus[0]->source
+                                                     : m->path;
+}
+
+bool gw_job_member_has_gpu(const gw_job_member *m, const gw_gpu_analysis *g)
+{
+    return gw_jobref_has_gpu(&m->ref, g->gpu->index);
+}
+
+static bool same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* Running sums behind gw_job_figures. */
+typedef struct sums {
+    size_t ngpus;
+    double s, energy, work, busy_work, sm_s, sm;
+    bool has_energy;
+} sums;
+
+static void add_gpu(sums *t, const gw_gpu_analysis *g)
+{
+    double s = (double)(g->whole.span.end_ms - g->whole.span.start_ms) / 1000.0;
+    if (!(s > 0))
+        s = 0;
+    t->ngpus++;
+    t->s += s;
+    if (!isnan(g->whole.energy_wh)) {
+        t->energy += g->whole.energy_wh;
+        t->has_energy = true;
+    }
+    if (!isnan(g->busy_pct) && g->work_s > 0) {
+        t->work += g->work_s;
+        t->busy_work += g->busy_pct * g->work_s;
+    }
+    int col = g->gpu->col_of[GW_F_GPM_SM_ACTIVE_PCT];
+    if (col >= 0 && g->whole.stats && g->whole.stats[col].n > 0 &&
+        !isnan(g->whole.stats[col].mean)) {
+        t->sm_s += s;
+        t->sm += g->whole.stats[col].mean * s;
+    }
+}
+
+static gw_job_figures figures_of(const sums *t)
+{
+    return (gw_job_figures){
+        .ngpus = t->ngpus,
+        .gpu_hours = t->s / 3600.0,
+        .energy_wh = t->has_energy ? t->energy : NAN,
+        .busy_pct = t->work > 0 ? t->busy_work / t->work : NAN,
+        .sm_active_pct = t->sm_s > 0 ? t->sm / t->sm_s : NAN,
+    };
+}
+
+static int cmp_member(const void *pa, const void *pb)
+{
+    const gw_job_member *a = *(gw_job_member *const *)pa, *b = *(gw_job_member *const *)pb;
+    int c = strcmp(a->node, b->node);
+    if (c)
+        return c;
+    long ra = a->ref.rank < 0 ? LONG_MAX : a->ref.rank,
+         rb = b->ref.rank < 0 ? LONG_MAX : b->ref.rank;
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    return strcmp(a->path, b->path);
+}
+
+/* The identity of a GPU within one job: its node and its UUID (index when unknown). */
+static bool same_gpu(const gw_job_member *ma, const gw_gpu_analysis *a, const gw_job_member *mb,
+                     const gw_gpu_analysis *b)
+{
+    if (strcmp(ma->node, mb->node) != 0)
+        return false;
+    if (*a->gpu->uuid && *b->gpu->uuid)
+        return strcmp(a->gpu->uuid, b->gpu->uuid) == 0;
+    return a->gpu->index == b->gpu->index;
+}
+
+/* Whether GPU g of group member k was counted already by an earlier member. */
+static bool counted_before(const gw_job_group *grp, size_t k, const gw_gpu_analysis *g)
+{
+    for (size_t j = 0; j < k; j++) {
+        const gw_job_member *o = grp->members[j];
+        for (size_t i = 0; i < o->a->ngpus; i++)
+            if (gw_job_member_has_gpu(o, &o->a->gpus[i]) &&
+                same_gpu(o, &o->a->gpus[i], grp->members[k], g))
+                return true;
+    }
+    return false;
+}
+
+static void finish_group(gw_job_group *grp)
+{
+    qsort(grp->members, grp->nmembers, sizeof *grp->members, cmp_member);
+    grp->world_size = -1;
+    long max_rank = -1;
+    for (size_t k = 0; k < grp->nmembers; k++) {
+        const gw_jobref *r = &grp->members[k]->ref;
+        if (r->world_size > grp->world_size)
+            grp->world_size = r->world_size;
+        if (r->rank > max_rank)
+            max_rank = r->rank;
+        if (!grp->scheduler && r->scheduler)
+            grp->scheduler = r->scheduler;
+    }
+    /* distinct ranks present, and those missing below the world size */
+    long n = grp->world_size > max_rank ? grp->world_size : max_rank + 1;
+    if (n > 0 && n <= GW_JOB_MAX_RANKS) {
+        unsigned char *seen = xcalloc((size_t)n, 1);
+        for (size_t k = 0; k < grp->nmembers; k++)
+            if (grp->members[k]->ref.rank >= 0)
+                seen[grp->members[k]->ref.rank] = 1;
+        for (long r = 0; r < n; r++)
+            grp->nranks += seen[r];
+        if (grp->world_size > 0) {
+            grp->missing = xcalloc((size_t)grp->world_size, sizeof *grp->missing);
+            for (long r = 0; r < grp->world_size; r++)
+                if (!seen[r])
+                    grp->missing[grp->nmissing++] = r;
+        }
+        free(seen);
+    }
+    sums total = {0};
+    for (size_t k = 0; k < grp->nmembers; k++) {
+        gw_job_member *m = grp->members[k];
+        sums own = {0};
+        for (size_t i = 0; i < m->a->ngpus; i++) {
+            const gw_gpu_analysis *g = &m->a->gpus[i];
+            if (!gw_job_member_has_gpu(m, g))
+                continue;
+            add_gpu(&own, g);
+            if (!counted_before(grp, k, g))
+                add_gpu(&total, g);
+        }
+        m->fig = figures_of(&own);
+    }
+    grp->total = figures_of(&total);
+}
+
+void gw_job_set_finish(gw_job_set *js)
+{
+    js->groups = xcalloc(js->nmembers + 1, sizeof *js->groups);
+    for (size_t i = 0; i < js->nmembers; i++) {
+        gw_job_member *m = &js->members[i];
+        gw_job_group *grp = NULL;
+        for (size_t g = 0; g < js->ngroups && !grp; g++)
+            if (same_str(js->groups[g].job_id, m->ref.job_id))
+                grp = &js->groups[g];
+        if (!grp) {
+            grp = &js->groups[js->ngroups++];
+            grp->job_id = m->ref.job_id;
+            grp->members = xcalloc(js->nmembers, sizeof *grp->members);
+        }
+        grp->members[grp->nmembers++] = m;
+    }
+    for (size_t g = 0; g < js->ngroups; g++)
+        finish_group(&js->groups[g]);
+}
+
+void gw_job_set_free(gw_job_set *js)
+{
+    if (!js)
+        return;
+    for (size_t g = 0; g < js->ngroups; g++) {
+        free(js->groups[g].members);
+        free(js->groups[g].missing);
+    }
+    free(js->groups);
+    for (size_t i = 0; i < js->nmembers; i++) {
+        gw_job_member *m = &js->members[i];
+        gw_analysis_free(m->a);
+        gw_series_free(m->series);
+        gw_jobref_free(&m->ref);
+        free(m->path);
+    }
+    free(js->members);
+    free(js);
+}

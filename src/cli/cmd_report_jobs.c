@@ -1,0 +1,107 @@
+/* gpuwatch report DIR... over the run directories of one or more jobs: wires logread/job_meta ->
+ * analysis/job_set -> report/jobs (report_jobs.h). */
+#include "cli/report_jobs.h"
+
+#include "analysis/job_set.h"
+#include "logread/job_meta.h"
+#include "report/jobs.h"
+#include "util/gw_file.h"
+#include "util/gw_wrap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool gw_cli_inputs_are_jobs(const gw_cli_inputs *in)
+{
+    if (in->npaths < 2)
+        return false;
+    bool named = false;
+    for (int i = 0; i < in->npaths; i++) {
+        gw_jobref r;
+        gw_error err = {0};
+        bool job = gw_logread_job(in->paths[i], &r, &err) == GW_OK && r.present;
+        named = named || (job && r.job_id);
+        gw_jobref_free(&r);
+        if (!job)
+            return false;
+    }
+    return named;
+}
+
+/* Reads and judges one directory into js. */
+static gw_rc add_member(gw_job_set *js, const gw_cli_inputs *in, char *path, gw_error *err)
+{
+    gw_jobref ref;
+    gw_rc rc = gw_logread_job(path, &ref, err);
+    if (rc)
+        return rc;
+    gw_cli_inputs one = *in;
+    one.paths = &path;
+    one.npaths = 1;
+    one.log = NULL;
+    gw_series *s = gw_series_new();
+    rc = gw_cli_read_inputs(&one, s, err);
+    if (rc) {
+        gw_series_free(s);
+        gw_jobref_free(&ref);
+        return rc;
+    }
+    gw_cli_warn_skipped("report", s);
+    gw_job_set_add(js, path, &ref, s, gw_analyze(s));
+    return GW_OK;
+}
+
+static bool fails(const gw_job_set *js, int fail_on)
+{
+    for (size_t i = 0; i < js->nmembers; i++) {
+        const gw_job_member *m = &js->members[i];
+        for (size_t k = 0; k < m->a->verdicts.n; k++) {
+            const gw_verdict *v = &m->a->verdicts.v[k];
+            bool in_job = v->gpu < 0 || (size_t)v->gpu >= m->a->ngpus ||
+                          gw_job_member_has_gpu(m, &m->a->gpus[v->gpu]);
+            if (in_job && (int)v->severity >= fail_on)
+                return true;
+        }
+    }
+    return false;
+}
+
+int gw_cli_report_jobs(const gw_cli_inputs *in, const char *json, const char *html, int fail_on)
+{
+    if (html || in->log) {
+        fprintf(stderr,
+                "gpuwatch: report: %s takes one job's directory at a time, and these "
+                "directories are the ranks of a job: give it one of them\n",
+                html ? "--html" : "--log");
+        return 2;
+    }
+    gw_job_set *js = gw_job_set_new();
+    gw_error err = {0};
+    for (int i = 0; i < in->npaths; i++)
+        if (add_member(js, in, in->paths[i], &err)) {
+            fprintf(stderr, "gpuwatch: report: %s\n", err.msg);
+            gw_job_set_free(js);
+            return err.rc == GW_E_USAGE ? 2 : 1;
+        }
+    gw_job_set_finish(js);
+    int status = 0;
+    if (!json || strcmp(json, "-") != 0) {
+        gw_wrap_stream w; /* 80 columns */
+        gw_report_jobs_text(gw_wrap_begin(&w, stdout), js, NULL);
+        gw_wrap_end(&w);
+    }
+    if (json && gw_report_write_jobs_json(js, json, &err)) {
+        fprintf(stderr, "gpuwatch: report: %s\n", err.msg);
+        status = 1;
+    }
+    if (status == 0 && fail_on >= 0 && fails(js, fail_on)) {
+        fprintf(stderr, "gpuwatch: report: a verdict at or above %s exists (--fail-on)\n",
+                gw_severity_name((gw_severity)fail_on));
+        status = 1;
+    }
+    gw_job_set_free(js);
+    return status;
+}

@@ -1,0 +1,39 @@
+/* job_meta: a run directory's meta.json "job" object (job_meta.h). */
+#include "logread/job_meta.h"
+
+#include "util/gw_file.h"
+#include "util/xalloc.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+enum { JOB_META_MAX_BYTES = 4 << 20 };
+
+gw_rc gw_logread_job(const char *path, gw_jobref *r, gw_error *err)
+{
+    gw_jobref_read(r, NULL);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return GW_OK;
+    char meta[4096];
+    if (snprintf(meta, sizeof meta, "%s/meta.json", path) >= (int)sizeof meta)
+        return GW_OK;
+    FILE *f = gw_file_open_regular(meta, "r");
+    if (!f)
+        return GW_OK;
+    char *buf = xmalloc(JOB_META_MAX_BYTES + 1);
+    size_t n = fread(buf, 1, JOB_META_MAX_BYTES, f);
+    buf[n] = '\0';
+    fclose(f);
+    cJSON *doc = cJSON_Parse(buf);
+    free(buf);
+    if (!doc)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s is not JSON: write it again with gpuwatch run, or remove it to "
+                            "read the directory without its job",
+                            meta);
+    gw_jobref_read(r, cJSON_GetObjectItemCaseSensitive(doc, "job"));
+    cJSON_Delete(doc);
+    return GW_OK;
+}

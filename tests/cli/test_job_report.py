@@ -1,0 +1,148 @@
+"""gpuwatch report DIR... over the run directories of a job (docs/report.md, "One job, several
+ranks"): gathered by job id, ordered by node and rank, missing ranks named when the world size is
+known, the job's totals with a GPU shared by two ranks counted once, and directories of two jobs
+reported one after the other."""
+import json
+import os
+import subprocess
+
+from conftest import run_in_pty
+
+BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
+ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
+GPU_HEADER = ("timestamp, index, utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
+              "memory.total [MiB], temperature.gpu, power.draw [W], power.limit [W], "
+              "clocks.current.sm [MHz], clocks_event_reasons.active, pstate, gpm.sm_active [%], "
+              "gpm.sm_occupancy [%], gpm.tensor_active [%], gpm.dram_active [%]")
+T0 = 1796007900
+
+
+def rfc3339(t):
+    import datetime
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def job(job_id, rank, world, node, scheduler="torchrun", gpus=(0,), user="alice"):
+    return {"scheduler": scheduler, "job_id": job_id, "step": None, "array_job_id": None,
+            "array_task": None, "rank": rank, "local_rank": rank, "world_size": world,
+            "node": node, "user": user, "gpus": list(gpus),
+            "gpu_uuids": [f"GPU-{node}-{g}" for g in gpus], "gpus_source": "CUDA_VISIBLE_DEVICES",
+            "scope": "job"}
+
+
+def run_dir(root, jobblock, util=98, sm=80.0, seconds=360, ngpus=1, power=400.0):
+    """A run directory of `seconds` 1 Hz rows per GPU: util %, SM activity sm %, power W."""
+    root.mkdir(parents=True)
+    node = jobblock["node"] if jobblock else "node-x"
+    meta = {"host": node, "devices": [
+        {"index": g, "name": "NVIDIA H200", "uuid": f"GPU-{node}-{g}",
+         "pci_bus_id": f"00000000:00:0{6 + g}.0", "memory_total_mib": 143771,
+         "power_limit_w": 700, "slowdown_temp_c": 89} for g in range(ngpus)]}
+    if jobblock is not None:
+        meta["job"] = jobblock
+    (root / "meta.json").write_text(json.dumps(meta))
+    rows = [GPU_HEADER]
+    for i in range(seconds):
+        u = 0 if i < 10 else util
+        s = 0 if i < 10 else sm
+        for g in range(ngpus):
+            rows.append(f"{rfc3339(T0 + i)}, {g}, {u}, 20, 20000, 143771, 60, {power:.2f}, "
+                        f"700.00, 1980, 0x0000000000000000, P0, {s:.1f}, 40.0, 30.0, 30.0")
+    (root / "gpu.csv").write_text("\n".join(rows) + "\n")
+    return root
+
+
+def report(*args, rc=0):
+    p = subprocess.run([BIN, "report", *map(str, args)], capture_output=True, text=True, env=ENV)
+    assert p.returncode == rc, f"rc {p.returncode}\n{p.stdout}\n{p.stderr}"
+    return p
+
+
+def test_missing_ranks_are_named_and_ranks_ordered_by_node(tmp_path):
+    # a 4-rank job on two nodes; ranks 1 and 3 left no directory
+    r2 = run_dir(tmp_path / "r2", job("4242", 2, 4, "node-b"), util=60, sm=30.0)
+    r0 = run_dir(tmp_path / "r0", job("4242", 0, 4, "node-a"))
+    s = json.loads(report(r2, r0, "--json", "-").stdout)
+    assert s["kind"] == "jobs" and s["job_count"] == 1
+    j = s["jobs"][0]
+    assert j["job_id"] == "4242" and j["world_size"] == 4 and j["scheduler"] == "torchrun"
+    assert j["ranks_present"] == [0, 2] and j["ranks_missing"] == [1, 3]
+    assert j["ranks"] == "2 of 4 ranks: rank 1 and 3 missing"
+    assert [m["rank"] for m in j["members"]] == [0, 2]
+    assert [m["node"] for m in j["members"]] == ["node-a", "node-b"]
+    # totals: two GPUs of 360 s each = 0.2 GPU-hours; 400 W for 360 s = 40 Wh each
+    t = j["totals"]
+    assert t["gpus"] == 2
+    assert abs(t["gpu_hours"] - 0.2) < 1e-3
+    assert abs(t["energy_wh"] - 80.0) < 0.5
+    # SM activity: (350 s x 80 + 350 s x 30) / 720 s over the whole record, start-up at 0
+    assert abs(t["sm_active_pct"] - (350 * 80 + 350 * 30) / 720) < 1.0
+    # every verdict carries its job id, rank and node
+    assert j["verdicts"], j
+    for v in j["verdicts"]:
+        assert v["job_id"] == "4242" and v["rank"] in (0, 2)
+        assert v["node"] == ("node-a" if v["rank"] == 0 else "node-b")
+    assert any(v["id"] == "gpu_starved" and v["rank"] == 2 for v in j["verdicts"])
+    out = report(r2, r0).stdout
+    assert "Job 4242 (torchrun): 2 of 4 ranks: rank 1 and 3 missing" in out
+    lines = out.splitlines()
+    a = next(i for i, l in enumerate(lines) if l.startswith("node-a"))
+    b = next(i for i, l in enumerate(lines) if l.startswith("node-b"))
+    assert a < b
+    assert "rank 2 on node-b" in out
+    # on a terminal every line fits 80 columns (verdict lines wrap)
+    rc, buf = run_in_pty([BIN, "report", str(r2), str(r0)], ENV)
+    tty = buf.decode("utf-8", "replace").replace("\r\n", "\n")
+    assert rc == 0 and "rank 2 on node-b" in tty
+    assert [l for l in tty.splitlines() if len(l) > 80] == []
+
+
+def test_two_ranks_sharing_one_gpu_count_it_once(tmp_path):
+    # torchrun --nproc_per_node 2 with both ranks on GPU 0: both record the same GPU
+    r0 = run_dir(tmp_path / "rank_0", job("run-7", 0, 2, "h200"))
+    r1 = run_dir(tmp_path / "rank_1", job("run-7", 1, 2, "h200"))
+    j = json.loads(report(r0, r1, "--json", "-").stdout)["jobs"][0]
+    assert j["ranks"] == "2 of 2 ranks" and j["ranks_missing"] == []
+    assert j["totals"]["gpus"] == 1 and abs(j["totals"]["gpu_hours"] - 0.1) < 1e-3
+    assert [m["figures"]["gpus"] for m in j["members"]] == [1, 1]
+
+
+def test_only_the_jobs_gpus_are_counted(tmp_path):
+    r0 = run_dir(tmp_path / "r0", job("55", 0, 2, "n1", gpus=(1,)), ngpus=2)
+    r1 = run_dir(tmp_path / "r1", job("55", 1, 2, "n2", gpus=(0, 1)), ngpus=2)
+    j = json.loads(report(r0, r1, "--json", "-").stdout)["jobs"][0]
+    assert [m["figures"]["gpus"] for m in j["members"]] == [1, 2]
+    assert j["totals"]["gpus"] == 3
+    for v in j["verdicts"]:
+        assert not (v["node"] == "n1" and v["gpu"] == 0), v
+
+
+def test_directories_of_two_jobs_are_reported_one_after_the_other(tmp_path):
+    a0 = run_dir(tmp_path / "a0", job("100", 0, 2, "n1", scheduler="slurm"))
+    b0 = run_dir(tmp_path / "b0", job("200", 0, 1, "n2", scheduler="slurm", user="bob"))
+    a1 = run_dir(tmp_path / "a1", job("100", 1, 2, "n1", scheduler="slurm"))
+    out = report(a0, b0, a1).stdout
+    assert out.splitlines()[0] == "These directories belong to 2 jobs (100, 200): one report each."
+    assert "Job 100 (slurm): 2 of 2 ranks" in out and "Job 200 (slurm): 1 of 1 ranks" in out
+    assert out.index("Job 100") < out.index("Job 200")
+    s = json.loads(report(a0, b0, a1, "--json", "-").stdout)
+    assert [j["job_id"] for j in s["jobs"]] == ["100", "200"]
+    assert [len(j["members"]) for j in s["jobs"]] == [2, 1]
+
+
+def test_directories_without_a_job_keep_the_merged_report(tmp_path):
+    a = run_dir(tmp_path / "a", None)
+    b = run_dir(tmp_path / "b", None)
+    s = json.loads(report(a, b, "--json", "-").stdout)
+    assert "kind" not in s and len(s["gpus"]) == 2
+
+
+def test_html_and_fail_on_with_ranks(tmp_path):
+    r0 = run_dir(tmp_path / "r0", job("9", 0, 2, "n1"), util=60, sm=30.0)
+    r1 = run_dir(tmp_path / "r1", job("9", 1, 2, "n1"))
+    p = report(r0, r1, "--html", tmp_path / "x.html", rc=2)
+    assert "--html" in p.stderr and "give it one of them" in p.stderr
+    assert not (tmp_path / "x.html").exists()
+    p = report(r0, r1, "--fail-on", "warning", rc=1)
+    assert "--fail-on" in p.stderr
