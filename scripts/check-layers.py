@@ -39,15 +39,16 @@ LAYERS = [
     ["logread"],
     ["analysis"],
     ["chart"],
-    ["plot", "report"],
+    ["plot", "report", "fleet"],
     ["run"],
     ["cli"],
 ]
 NVML_FOLDERS = {"nvml", "sampler"}
 # Files that load another library with dlopen so that commands which do not need it start
-# faster (docs/performance.md, "One-shot"): cairo for plots, libmicrohttpd for the exporter.
+# faster (docs/performance.md, "One-shot"): cairo for plots, libmicrohttpd for the exporter,
+# libcurl for `report --fleet` over Prometheus.
 # Every other NVML rule still holds there, and they may not name NVML's library.
-DL_LOADERS = {"src/plot/cairo_dl.c", "src/http/mhd_dl.c"}
+DL_LOADERS = {"src/plot/cairo_dl.c", "src/http/mhd_dl.c", "src/fleet/curl_dl.c"}
 DLOPEN = re.compile(r"\bdl(open|sym|vsym|mopen)\s*\(")
 
 RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}

@@ -16,6 +16,7 @@ PACKAGES=(
   wrk                                # bench/serve_bench.py: scrape latency and throughput
   python3 python3-pytest             # command-line tests
   libcairo2-dev                      # `gpuwatch plot`: PNG and SVG charts
+  libcurl4-openssl-dev               # `report --fleet` queries Prometheus (libcurl, loaded lazily)
   fonts-dejavu-core                  # the font of the plots' text
   libncurses-dev                     # `gpuwatch top`: ncursesw (pkg-config ncursesw; Debian 12 ships
                                      # libncursesw-dev as this package)

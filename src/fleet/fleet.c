@@ -1,0 +1,286 @@
+/* fleet: per-job summaries -> GPU-hours by user and job, split by what the GPUs did (fleet.h). */
+#include "fleet/fleet.h"
+
+#include "util/gw_file.h"
+#include "util/gw_fmt.h"
+#include "util/gw_json.h"
+#include "util/gw_utf8.h"
+#include "util/xalloc.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { SUMMARY_MAX_BYTES = 64 << 20 };
+
+const char *gw_fleet_class_name(gw_fleet_class c)
+{
+    static const char *const names[GW_FLEET_NCLASS] = {"idle_holding_memory", "underfilled",
+                                                       "starved", "saturated", "other"};
+    return c < GW_FLEET_NCLASS ? names[c] : "?";
+}
+
+void gw_fleet_init(gw_fleet *f)
+{
+    memset(f, 0, sizeof *f);
+}
+
+void gw_fleet_free(gw_fleet *f)
+{
+    for (size_t i = 0; i < f->njobs; i++) {
+        free(f->jobs[i].job_id);
+        free(f->jobs[i].user);
+        free(f->jobs[i].source);
+    }
+    free(f->jobs);
+    free(f->first_skipped);
+    memset(f, 0, sizeof *f);
+}
+
+static bool same(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+gw_fleet_job *gw_fleet_job_of(gw_fleet *f, const char *job_id, const char *user, const char *source)
+{
+    for (size_t i = 0; i < f->njobs; i++)
+        if (strcmp(f->jobs[i].job_id, job_id) == 0 && same(f->jobs[i].user, user))
+            return &f->jobs[i];
+    if (f->njobs == f->cap) {
+        f->cap = f->cap ? 2 * f->cap : 16;
+        f->jobs = xrealloc(f->jobs, f->cap * sizeof *f->jobs);
+    }
+    gw_fleet_job *j = &f->jobs[f->njobs++];
+    memset(j, 0, sizeof *j);
+    j->job_id = gw_utf8_clean_dup(job_id);
+    j->user = user ? gw_utf8_clean_dup(user) : NULL;
+    j->source = gw_utf8_clean_dup(source);
+    return j;
+}
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(v) && v->valuestring && *v->valuestring ? v->valuestring : NULL;
+}
+
+static double num_of(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) && gw_fmt_sane(v->valuedouble) ? v->valuedouble : NAN;
+}
+
+/* Whether verdict v is about GPU g of the same summary (index and node). */
+static bool verdict_of(const cJSON *v, const cJSON *g)
+{
+    double vi = num_of(v, "gpu"), gi = num_of(g, "index");
+    return !isnan(vi) && vi == gi && same(str_of(v, "source"), str_of(g, "source"));
+}
+
+/* Seconds of GPU g in each class from the summary's verdicts; they add up to its duration. */
+static void classify_gpu(const cJSON *g, const cJSON *verdicts, double dur, double s[])
+{
+    static const struct {
+        const char *id;
+        gw_fleet_class c;
+        const char *evidence; /* the seconds it covers, when the span is wider */
+    } map[] = {
+        {"idle_holding_memory", GW_FLEET_IDLE, "idle_s"},
+        {"underfilled_kernels", GW_FLEET_UNDERFILLED, NULL},
+        {"gpu_starved", GW_FLEET_STARVED, NULL},
+        {"gpu_saturated", GW_FLEET_SATURATED, NULL},
+    };
+    double found[GW_FLEET_NCLASS] = {0};
+    const cJSON *v;
+    cJSON_ArrayForEach(v, verdicts)
+    {
+        if (!verdict_of(v, g))
+            continue;
+        const char *id = str_of(v, "id");
+        for (size_t m = 0; id && m < sizeof map / sizeof map[0]; m++) {
+            if (strcmp(id, map[m].id) != 0)
+                continue;
+            double t = map[m].evidence ? num_of(cJSON_GetObjectItemCaseSensitive(v, "evidence"),
+                                                map[m].evidence)
+                                       : NAN;
+            if (isnan(t))
+                t = num_of(v, "duration_s");
+            if (t > 0)
+                found[map[m].c] += t;
+        }
+    }
+    /* in this order of precedence when verdicts overlap: a GPU that is underfilled is not
+     * saturated, whatever GPU-Util says */
+    double left = dur;
+    for (int c = 0; c < GW_FLEET_OTHER; c++) {
+        s[c] = found[c] < left ? found[c] : left;
+        left -= s[c];
+    }
+    s[GW_FLEET_OTHER] = left;
+}
+
+static void add_one_summary(gw_fleet *f, const cJSON *doc, const cJSON *job, const char *source,
+                            const char *stem)
+{
+    const char *job_id = str_of(job, "job_id");
+    char num_id[32];
+    const cJSON *jv = cJSON_GetObjectItemCaseSensitive(job, "job_id");
+    if (!job_id && cJSON_IsNumber(jv) && gw_fmt_sane(jv->valuedouble)) {
+        snprintf(num_id, sizeof num_id, "%.0f", jv->valuedouble);
+        job_id = num_id;
+    }
+    gw_fleet_job *j = gw_fleet_job_of(f, job_id ? job_id : stem, str_of(job, "user"), source);
+    const cJSON *verdicts = cJSON_GetObjectItemCaseSensitive(doc, "verdicts");
+    const cJSON *g;
+    cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(doc, "gpus"))
+    {
+        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(g, "in_job")))
+            continue; /* recorded, not this job's GPU */
+        double dur = num_of(g, "duration_s");
+        if (!(dur > 0))
+            continue;
+        double s[GW_FLEET_NCLASS];
+        classify_gpu(g, verdicts, dur, s);
+        j->ngpus++;
+        j->gpu_hours += dur / 3600.0;
+        for (int c = 0; c < GW_FLEET_NCLASS; c++)
+            j->hours[c] += s[c] / 3600.0;
+        double sm = num_of(cJSON_GetObjectItemCaseSensitive(
+                               cJSON_GetObjectItemCaseSensitive(g, "stats"), "gpm.sm_active [%]"),
+                           "mean");
+        if (!isnan(sm)) {
+            j->sm_hours += dur / 3600.0;
+            j->sm_weight += sm * dur / 3600.0;
+        }
+    }
+}
+
+bool gw_fleet_add_summary(gw_fleet *f, const cJSON *doc, const char *source, const char *stem)
+{
+    const char *kind = str_of(doc, "kind");
+    if (kind && strcmp(kind, "jobs") == 0) { /* a job report of several ranks */
+        const cJSON *grp, *m;
+        bool any = false;
+        cJSON_ArrayForEach(grp, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
+        {
+            cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(grp, "members"))
+            {
+                const cJSON *sum = cJSON_GetObjectItemCaseSensitive(m, "summary");
+                const cJSON *job = cJSON_GetObjectItemCaseSensitive(sum, "job");
+                if (!cJSON_IsObject(job))
+                    job = cJSON_GetObjectItemCaseSensitive(m, "job");
+                if (cJSON_IsObject(sum)) {
+                    add_one_summary(f, sum, job, source, stem);
+                    any = true;
+                }
+            }
+        }
+        if (any)
+            f->nsources++;
+        return any;
+    }
+    if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "gpus")) ||
+        !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "verdicts")))
+        return false;
+    add_one_summary(f, doc, cJSON_GetObjectItemCaseSensitive(doc, "job"), source, stem);
+    f->nsources++;
+    return true;
+}
+
+/* "/var/lib/gpuwatch/jobs/4242.json" -> "4242" */
+static char *stem_of(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    char *s = xstrdup(base);
+    char *dot = strrchr(s, '.');
+    if (dot && dot != s)
+        *dot = '\0';
+    return s;
+}
+
+/* Reads one file; returns 1 added, 0 not a summary, -1 unreadable (err set). */
+static int add_file(gw_fleet *f, const char *path, gw_error *err)
+{
+    FILE *in = gw_file_open_regular(path, "r");
+    if (!in) {
+        gw_error_set(err, GW_E_IO, "cannot read %s: %s: check the path and its permissions", path,
+                     strerror(errno));
+        return -1;
+    }
+    char *buf = xmalloc(SUMMARY_MAX_BYTES + 1);
+    size_t n = fread(buf, 1, SUMMARY_MAX_BYTES, in);
+    buf[n] = '\0';
+    fclose(in);
+    cJSON *doc = cJSON_Parse(buf);
+    free(buf);
+    char *stem = stem_of(path);
+    bool ok = doc && gw_fleet_add_summary(f, doc, path, stem);
+    free(stem);
+    cJSON_Delete(doc);
+    return ok ? 1 : 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static gw_rc add_dir(gw_fleet *f, const char *path, gw_error *err)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return gw_error_set(err, GW_E_IO, "cannot read the directory %s: %s", path,
+                            strerror(errno));
+    size_t n = 0, cap = 0;
+    char **names = NULL;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 64;
+            names = xrealloc(names, cap * sizeof *names);
+        }
+        names[n++] = xasprintf("%s/%s", path, e->d_name);
+    }
+    closedir(d);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        gw_error ignored = {0};
+        if (add_file(f, names[i], &ignored) != 1) { /* one bad file does not hide the others */
+            if (f->files_skipped++ == 0)
+                f->first_skipped = xstrdup(names[i]);
+        }
+        free(names[i]);
+    }
+    free(names);
+    return GW_OK;
+}
+
+gw_rc gw_fleet_add_path(gw_fleet *f, const char *path, gw_error *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return gw_error_set(err, GW_E_NOTFOUND,
+                            "%s does not exist: give a directory of per-job summary.json files, "
+                            "a summary.json, or a Prometheus URL (http://host:9090)",
+                            path);
+    if (S_ISDIR(st.st_mode))
+        return add_dir(f, path, err);
+    int r = add_file(f, path, err);
+    if (r < 0)
+        return err ? err->rc : GW_E_IO;
+    if (r == 0)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s is no summary.json (no \"gpus\" and \"verdicts\"): give the "
+                            "summary.json that gpuwatch report --json or the Slurm epilog writes",
+                            path);
+    return GW_OK;
+}

@@ -1,0 +1,203 @@
+/* fleet_prom: the fleet from a Prometheus server's HTTP API (/api/v1/query, PromQL) over
+ * dcgm-exporter's or gpuwatch serve's series labelled hpc_job (fleet.h). */
+#include "fleet/curl_dl.h"
+#include "fleet/fleet.h"
+
+#include "analysis/thresholds.h"
+#include "util/gw_buf.h"
+#include "util/gw_fmt.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PROM_MAX_BYTES = 64 << 20, PROM_TIMEOUT_S = 30 };
+
+static size_t on_body(char *data, size_t size, size_t n, void *ctx)
+{
+    gw_buf *b = ctx;
+    if (b->len + size * n > PROM_MAX_BYTES)
+        return 0; /* too large: the transfer fails */
+    gw_buf_append(b, data, size * n);
+    return size * n;
+}
+
+/* GETs url?query=...; *doc is the parsed answer's "data". */
+static gw_rc query(const char *base, const char *promql, cJSON **doc, gw_error *err)
+{
+    *doc = NULL;
+    CURL *c = curl_easy_init();
+    if (!c)
+        return gw_error_set(err, GW_E_SYSTEM, "libcurl could not start a transfer");
+    char *q = curl_easy_escape(c, promql, 0);
+    size_t len = strlen(base);
+    char *url = xasprintf("%s%sapi/v1/query?query=%s", base, len && base[len - 1] == '/' ? "" : "/",
+                          q ? q : "");
+    curl_free(q);
+    gw_buf body = {0};
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)PROM_TIMEOUT_S);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(c, CURLOPT_USERAGENT, "gpuwatch/" GPUWATCH_VERSION);
+    CURLcode cc = curl_easy_perform(c);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(c);
+    gw_rc rc = GW_OK;
+    cJSON *root = cc == CURLE_OK && body.data ? cJSON_Parse(body.data) : NULL;
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "status");
+    const cJSON *emsg = cJSON_GetObjectItemCaseSensitive(root, "error");
+    if (cc != CURLE_OK)
+        rc = gw_error_set(err, GW_E_IO,
+                          "cannot query Prometheus at %s: %s: check the URL and that Prometheus "
+                          "runs",
+                          base, curl_easy_strerror(cc));
+    else if (cJSON_IsString(st) && strcmp(st->valuestring, "success") == 0)
+        *doc = cJSON_DetachItemFromObjectCaseSensitive(root, "data");
+    else if (cJSON_IsString(emsg))
+        rc = gw_error_set(err, GW_E_IO, "Prometheus at %s refused the query (HTTP %ld): %.200s",
+                          base, status, emsg->valuestring);
+    else
+        rc = gw_error_set(err, GW_E_IO,
+                          "%s answered HTTP %ld without a Prometheus API answer: give the base "
+                          "URL of a Prometheus server (http://host:9090)",
+                          base, status);
+    cJSON_Delete(root);
+    gw_buf_free(&body);
+    free(url);
+    return rc;
+}
+
+/* Calls each(label value, number, ctx) for every sample of an instant vector answer. */
+static void each_sample(const cJSON *data, const char *label,
+                        void (*each)(const char *key, const cJSON *metric, double v, void *ctx),
+                        void *ctx)
+{
+    const cJSON *s;
+    cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(data, "result"))
+    {
+        const cJSON *metric = cJSON_GetObjectItemCaseSensitive(s, "metric");
+        const cJSON *key = cJSON_GetObjectItemCaseSensitive(metric, label);
+        const cJSON *val = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(s, "value"), 1);
+        if (!cJSON_IsString(key) || !*key->valuestring || !cJSON_IsString(val))
+            continue;
+        char *end;
+        double v = strtod(val->valuestring, &end);
+        if (*end == '\0' && gw_fmt_sane(v))
+            each(key->valuestring, metric, v, ctx);
+    }
+}
+
+typedef struct prom_ctx {
+    gw_fleet *f;
+    const char *url;
+    cJSON *users; /* job_id -> user */
+    double step_h;
+    int cls; /* GW_FLEET_*, or -1: the GPU's total, -2: SM activity mean */
+} prom_ctx;
+
+static void on_user(const char *job, const cJSON *metric, double v, void *vctx)
+{
+    prom_ctx *ctx = vctx;
+    const cJSON *user = cJSON_GetObjectItemCaseSensitive(metric, "user");
+    (void)v;
+    if (cJSON_IsString(user) && *user->valuestring &&
+        !cJSON_GetObjectItemCaseSensitive(ctx->users, job))
+        cJSON_AddStringToObject(ctx->users, job, user->valuestring);
+}
+
+static void on_value(const char *job, const cJSON *metric, double v, void *vctx)
+{
+    prom_ctx *ctx = vctx;
+    (void)metric;
+    const cJSON *u = cJSON_GetObjectItemCaseSensitive(ctx->users, job);
+    gw_fleet_job *j =
+        gw_fleet_job_of(ctx->f, job, cJSON_IsString(u) ? u->valuestring : NULL, ctx->url);
+    if (ctx->cls == -1) {
+        j->gpu_hours += v * ctx->step_h;
+    } else if (ctx->cls == -2) {
+        j->sm_hours = j->gpu_hours; /* the mean over every sample of the job's GPUs */
+        j->sm_weight = v * 100.0 * j->gpu_hours;
+    } else if (ctx->cls == -3) {
+        j->ngpus = (size_t)v;
+    } else {
+        j->hours[ctx->cls] += v * ctx->step_h;
+    }
+}
+
+gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, double step_s,
+                              gw_error *err)
+{
+    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+        return gw_error_set(err, GW_E_USAGE,
+                            "'%s' is no Prometheus URL: give http://host:9090 (or https://)", url);
+    gw_rc rc = gw_curl_load(err);
+    if (rc)
+        return rc;
+    char w[64];
+    snprintf(w, sizeof w, "[%.0fs:%.0fs]", window_s, step_s);
+    const char *sel = "{hpc_job!=\"\"}", *on = " and on(instance, gpu, hpc_job) ";
+    double idle = GW_TH(GW_TH_IDLE_UTIL_PCT), busy = GW_TH(GW_TH_BUSY_UTIL_PCT);
+    double sm = GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT) / 100.0, held = GW_TH(GW_TH_IDLE_HOLD_MIB);
+    /* one sample of one GPU at each step: count_over_time x step = GPU time in the class */
+    char *qs[] = {
+        xasprintf("sum by (hpc_job) (count_over_time(DCGM_FI_DEV_GPU_UTIL%s%s))", sel, w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s < %g%s"
+                  "DCGM_FI_DEV_FB_USED%s >= %g)%s))",
+                  sel, idle, on, sel, held, w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %g%s"
+                  "DCGM_FI_PROF_SM_ACTIVE%s < %g)%s))",
+                  sel, busy, on, sel, sm, w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %g < %g)%s))", sel,
+                  idle, busy, w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %g%s"
+                  "DCGM_FI_PROF_SM_ACTIVE%s >= %g)%s))",
+                  sel, busy, on, sel, sm, w),
+        xasprintf("avg by (hpc_job) (avg_over_time(DCGM_FI_PROF_SM_ACTIVE%s%s))", sel, w),
+        xasprintf("count by (hpc_job) (max_over_time(DCGM_FI_DEV_GPU_UTIL%s%s))", sel, w),
+    };
+    static const int cls[] = {
+        -1, GW_FLEET_IDLE, GW_FLEET_UNDERFILLED, GW_FLEET_STARVED, GW_FLEET_SATURATED, -2, -3};
+    enum { NQ = sizeof qs / sizeof qs[0] };
+    prom_ctx ctx = {.f = f, .url = url, .users = cJSON_CreateObject(), .step_h = step_s / 3600.0};
+    size_t first = f->njobs;
+    /* users first (gpuwatch_job_info{job_id, user} 1): a site without it has "unknown" users */
+    char *uq =
+        xasprintf("max by (job_id, user) (max_over_time(gpuwatch_job_info[%.0fs]))", window_s);
+    cJSON *data = NULL;
+    rc = query(url, uq, &data, err);
+    free(uq);
+    if (!rc)
+        each_sample(data, "job_id", on_user, &ctx);
+    cJSON_Delete(data);
+    for (size_t i = 0; !rc && i < NQ; i++) {
+        rc = query(url, qs[i], &data, err);
+        ctx.cls = cls[i];
+        if (!rc)
+            each_sample(data, "hpc_job", on_value, &ctx);
+        cJSON_Delete(data);
+        data = NULL;
+    }
+    for (size_t i = 0; i < NQ; i++)
+        free(qs[i]);
+    cJSON_Delete(ctx.users);
+    if (rc)
+        return rc;
+    /* the rest of each job's GPU time is "other"; the classes never add up to more */
+    for (size_t i = first; i < f->njobs; i++) {
+        gw_fleet_job *j = &f->jobs[i];
+        double left = j->gpu_hours;
+        for (int c = 0; c < GW_FLEET_OTHER; c++) {
+            if (j->hours[c] > left)
+                j->hours[c] = left;
+            left -= j->hours[c];
+        }
+        j->hours[GW_FLEET_OTHER] = left;
+    }
+    f->nsources++;
+    return GW_OK;
+}
