@@ -132,10 +132,12 @@ void gw_fleet_text(FILE *out, const gw_fleet *f, size_t top_n)
             f->njobs == 1 ? "" : "s", nusers, nusers == 1 ? "" : "s",
             gw_fmt_fixed(b, sizeof b, t.gpu_hours, 2, 0, "-"), f->nsources,
             f->nsources == 1 ? "" : "s");
-    if (f->files_skipped)
+    if (f->files_skipped) {
+        const char *base = strrchr(f->first_skipped, '/');
         fprintf(out, "Skipped %zu file%s that %s no summary.json (the first: %s)\n",
                 f->files_skipped, f->files_skipped == 1 ? "" : "s",
-                f->files_skipped == 1 ? "is" : "are", f->first_skipped);
+                f->files_skipped == 1 ? "is" : "are", base ? base + 1 : f->first_skipped);
+    }
     if (!f->njobs) {
         fprintf(out, "No job's GPU time found.\n");
         return;

@@ -1,0 +1,235 @@
+"""gpuwatch report --fleet (docs/report.md, "Fleet"): GPU-hours by user and by job split into idle
+holding memory, underfilled, starved, saturated and other, most wasted first; from per-job
+summary.json files (synthetic ones here, with the numbers worked out by hand) and from a small fake
+Prometheus HTTP API answering the PromQL the command sends; bad sources exit with a one-line
+error."""
+import http.server
+import json
+import os
+import subprocess
+import threading
+import urllib.parse
+
+import pytest
+
+BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
+ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
+
+
+def gpu(index, seconds, sm=None, in_job=True, source="n1"):
+    g = {"index": index, "source": source, "duration_s": seconds, "in_job": in_job,
+         "stats": {}}
+    if sm is not None:
+        g["stats"]["gpm.sm_active [%]"] = {"mean": sm, "p50": sm}
+    return g
+
+
+def verdict(vid, index, seconds, source="n1", **evidence):
+    return {"id": vid, "gpu": index, "source": source, "severity": "warning",
+            "duration_s": seconds, "evidence": evidence}
+
+
+def summary(job_id, user, gpus, verdicts):
+    s = {"schema_version": 1, "gpus": gpus, "verdicts": verdicts, "phases": []}
+    s["job"] = None if job_id is None else {"scheduler": "slurm", "job_id": job_id, "user": user,
+                                            "rank": None, "world_size": None, "node": "n1"}
+    return s
+
+
+@pytest.fixture
+def jobs_dir(tmp_path):
+    d = tmp_path / "jobs"
+    d.mkdir()
+    docs = {
+        # alice: one GPU for an hour, underfilled for 3000 s
+        "1.json": summary("1", "alice", [gpu(0, 3600, sm=15)],
+                          [verdict("underfilled_kernels", 0, 3000)]),
+        # alice: GPU 0 saturated 1700 of 1800 s; GPU 1 was recorded but is not the job's
+        "2.json": summary("2", "alice", [gpu(0, 1800, sm=85), gpu(1, 1800, sm=0, in_job=False)],
+                          [verdict("gpu_saturated", 0, 1700),
+                           verdict("idle_holding_memory", 1, 1800, idle_s=1800)]),
+        # bob: two hours, idle holding memory for 5400 s (the verdict's span is wider), starved
+        # for 1000 s
+        "3.json": summary("3", "bob", [gpu(0, 7200)],
+                          [verdict("idle_holding_memory", 0, 7000, idle_s=5400),
+                           verdict("gpu_starved", 0, 1000), verdict("memory_leak", 0, 7200)]),
+        # no job block (an older summary): the file name is the job id, the user unknown
+        "777.json": summary(None, None, [gpu(0, 3600, sm=90)], [verdict("gpu_saturated", 0, 3600)]),
+    }
+    for name, doc in docs.items():
+        (d / name).write_text(json.dumps(doc))
+    (d / "notes.json").write_text('{"hello": 1}')
+    (d / "README").write_text("not json")
+    return d
+
+
+def fleet(*args, rc=0):
+    p = subprocess.run([BIN, "report", "--fleet", *map(str, args)], capture_output=True,
+                       text=True, env=ENV)
+    assert p.returncode == rc, f"rc {p.returncode}\n{p.stdout}\n{p.stderr}"
+    return p
+
+
+def close(a, b):
+    return abs(a - b) < 1e-4
+
+
+def test_fleet_ranks_users_and_jobs_by_wasted_gpu_hours(jobs_dir):
+    s = json.loads(fleet(jobs_dir, "--json", "-").stdout)
+    assert s["kind"] == "fleet" and s["sources"] == 4 and s["files_skipped"] == 1
+    assert [u["user"] for u in s["users"]] == ["bob", "alice", "unknown"]
+    bob, alice, unknown = s["users"]
+    assert close(bob["hours"]["idle_holding_memory"], 1.5)
+    assert close(bob["hours"]["starved"], 1000 / 3600)
+    assert close(bob["hours"]["other"], 800 / 3600)
+    assert close(bob["wasted_hours"], 1.5 + 1000 / 3600) and close(bob["gpu_hours"], 2.0)
+    assert close(alice["hours"]["underfilled"], 3000 / 3600)
+    assert close(alice["hours"]["saturated"], 1700 / 3600)
+    assert close(alice["gpu_hours"], 1.5) and alice["jobs"] == 2 and alice["gpus"] == 2
+    # SM activity weighted by GPU-hours: (1 h x 15 + 0.5 h x 85) / 1.5 h
+    assert abs(alice["sm_active_pct"] - (15 + 0.5 * 85) / 1.5) < 1e-3
+    assert bob["sm_active_pct"] is None
+    assert close(unknown["hours"]["saturated"], 1.0) and unknown["wasted_hours"] == 0
+    assert [j["job_id"] for j in s["jobs"]] == ["3", "1", "777", "2"]
+    assert s["jobs"][2]["user"] is None
+    assert close(s["totals"]["gpu_hours"], 4.5) and s["totals"]["gpus"] == 4
+    for row in s["users"] + s["jobs"]:
+        assert close(sum(row["hours"].values()), row["gpu_hours"])
+
+
+def test_fleet_text_fits_80_columns_and_says_what_it_skipped(jobs_dir):
+    out = fleet(jobs_dir).stdout
+    lines = out.splitlines()
+    assert lines[0] == "Fleet: 4 jobs of 3 users, 4.50 GPU-hours (from 4 sources)"
+    assert "Skipped 1 file that is no summary.json" in out and "notes.json" in out
+    assert max(len(l) for l in lines) <= 80
+    users = lines[lines.index(next(l for l in lines if l.startswith("By user"))) + 2:][:3]
+    assert [u.split()[0] for u in users] == ["bob", "alice", "unknown"]
+    assert users[0].split()[1:7] == ["2.00", "1.50", "0.00", "0.28", "0.00", "0.22"]
+    assert users[1].endswith("38 %")
+    assert "... and" not in out
+    assert "... and 2 more" in fleet(jobs_dir, "--top", "2").stdout
+
+
+def test_one_summary_file_and_a_job_report_of_ranks(tmp_path, jobs_dir):
+    s = json.loads(fleet(jobs_dir / "3.json", "--json", "-").stdout)
+    assert [j["job_id"] for j in s["jobs"]] == ["3"]
+    report = {"kind": "jobs", "jobs": [{"job_id": "9", "members": [
+        {"job": {"job_id": "9", "user": "dora"}, "summary": summary(
+            "9", "dora", [gpu(0, 360, sm=50)], [verdict("gpu_saturated", 0, 360)])},
+        {"job": {"job_id": "9", "user": "dora"}, "summary": summary(
+            "9", "dora", [gpu(0, 360, sm=50, source="n2")],
+            [verdict("gpu_starved", 0, 360, source="n2")])}]}]}
+    (tmp_path / "job9.json").write_text(json.dumps(report))
+    s = json.loads(fleet(tmp_path / "job9.json", "--json", "-").stdout)
+    assert [(j["job_id"], j["user"], j["gpus"]) for j in s["jobs"]] == [("9", "dora", 2)]
+    assert close(s["jobs"][0]["hours"]["starved"], 0.1)
+    assert close(s["jobs"][0]["hours"]["saturated"], 0.1)
+
+
+def test_bad_sources(tmp_path, jobs_dir):
+    p = fleet(tmp_path / "nope", rc=1)
+    assert "does not exist" in p.stderr and "Prometheus URL" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    p = fleet(jobs_dir / "notes.json", rc=1)
+    assert "is no summary.json" in p.stderr
+    p = fleet("ftp://example.org", rc=2)
+    assert "no Prometheus URL" in p.stderr
+    assert "needs a source" in fleet(rc=2).stderr
+    assert "--window" in fleet(jobs_dir, "--window", "soon", rc=2).stderr
+    assert "--step is longer" in fleet("http://x", "--window", "1m", "--step", "1h", rc=2).stderr
+    assert "unknown option" in fleet(jobs_dir, "--html", "x", rc=2).stderr
+
+
+class FakePrometheus(http.server.BaseHTTPRequestHandler):
+    """Answers /api/v1/query like Prometheus 2.x, from the PromQL it is sent."""
+    queries = []
+    fail = False
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, q):
+        def vec(label, values):
+            return [{"metric": {label: k, "instance": "n1:9400"}, "value": [1796007900.0, str(v)]}
+                    for k, v in values.items()]
+        if "gpuwatch_job_info" in q:
+            return [{"metric": {"job_id": "11", "user": "alice"}, "value": [0, "1"]}]
+        if "avg_over_time" in q:
+            return vec("hpc_job", {"11": 0.3, "12": 0.05})
+        if q.startswith("count by"):
+            return vec("hpc_job", {"11": 2, "12": 1})
+        if "FB_USED" in q:
+            return vec("hpc_job", {"12": 30})
+        if "SM_ACTIVE" in q and "< 0.25" in q:
+            return vec("hpc_job", {"11": 60})
+        if "SM_ACTIVE" in q and ">= 0.25" in q:
+            return vec("hpc_job", {"11": 40})
+        if ">= 10 < 80" in q:
+            return vec("hpc_job", {"12": 10})
+        return vec("hpc_job", {"11": 120, "12": 60})
+
+    def do_GET(self):
+        url = urllib.parse.urlparse(self.path)
+        q = urllib.parse.parse_qs(url.query).get("query", [""])[0]
+        FakePrometheus.queries.append((url.path, q))
+        if FakePrometheus.fail:
+            code, body = 400, {"status": "error", "errorType": "bad_data",
+                               "error": "1:5: parse error: unexpected <by>"}
+        else:
+            code, body = 200, {"status": "success",
+                               "data": {"resultType": "vector", "result": self.answer(q)}}
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+@pytest.fixture
+def prom():
+    FakePrometheus.queries = []
+    FakePrometheus.fail = False
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakePrometheus)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+    srv.server_close()
+
+
+def test_prometheus_source(prom):
+    s = json.loads(fleet(prom, "--window", "2h", "--step", "60s", "--json", "-").stdout)
+    paths = {p for p, _ in FakePrometheus.queries}
+    assert paths == {"/api/v1/query"}
+    qs = [q for _, q in FakePrometheus.queries]
+    assert all("[7200s" in q for q in qs)
+    assert any('DCGM_FI_PROF_SM_ACTIVE{hpc_job!=""} < 0.25' in q for q in qs)
+    assert [(j["job_id"], j["user"]) for j in s["jobs"]] == [("11", "alice"), ("12", None)]
+    a, b = s["jobs"]
+    # 120 one-minute samples = 2 GPU-hours; 60 underfilled, 40 saturated, the rest other
+    assert close(a["gpu_hours"], 2.0) and a["gpus"] == 2
+    assert close(a["hours"]["underfilled"], 1.0) and close(a["hours"]["saturated"], 40 / 60)
+    assert close(a["hours"]["other"], 20 / 60) and close(a["sm_active_pct"], 30.0)
+    assert close(b["hours"]["idle_holding_memory"], 0.5) and close(b["hours"]["starved"], 10 / 60)
+    assert close(b["wasted_hours"], 40 / 60) and close(b["sm_active_pct"], 5.0)
+    out = fleet(prom + "/", "--window", "2h").stdout
+    assert "Fleet: 2 jobs of 2 users, 3.00 GPU-hours (from 1 source)" in out
+
+
+def test_prometheus_errors_are_one_line(prom):
+    FakePrometheus.fail = True
+    p = fleet(prom, rc=1)
+    assert "refused the query (HTTP 400): 1:5: parse error" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    FakePrometheus.fail = False
+    port = prom.rsplit(":", 1)[1]
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    closed = s.getsockname()[1]
+    s.close()
+    p = fleet(f"http://127.0.0.1:{closed}", rc=1)
+    assert "cannot query Prometheus" in p.stderr and "check the URL" in p.stderr
+    assert port  # the live one was not asked
