@@ -233,3 +233,13 @@ def test_prometheus_errors_are_one_line(prom):
     p = fleet(f"http://127.0.0.1:{closed}", rc=1)
     assert "cannot query Prometheus" in p.stderr and "check the URL" in p.stderr
     assert port  # the live one was not asked
+
+
+def test_libcurl_is_loaded_only_for_a_url(jobs_dir):
+    # not linked: no other command pays for libcurl and its TLS libraries (src/fleet/curl_dl.c)
+    needed = subprocess.run(["readelf", "-d", BIN], capture_output=True, text=True).stdout
+    assert "libcjson" in needed and "libcurl" not in needed
+    # and summaries alone never load it (LD_DEBUG lists every library the loader opens)
+    p = subprocess.run([BIN, "report", "--fleet", str(jobs_dir)], capture_output=True, text=True,
+                       env=dict(ENV, LD_DEBUG="files"))
+    assert p.returncode == 0 and "libcjson" in p.stderr and "libcurl" not in p.stderr
