@@ -1,0 +1,115 @@
+/* Unit tests for the job's identity read from meta.json / summary.json (src/util/gw_jobref) and
+ * the missing-ranks line of the job report (src/report/jobs.c). */
+#include "test_helpers.h"
+
+#include "report/jobs.h"
+#include "util/gw_jobref.h"
+
+#include <stdlib.h>
+
+static gw_jobref read_json(const char *text)
+{
+    cJSON *doc = cJSON_Parse(text);
+    assert_non_null(doc);
+    gw_jobref r;
+    gw_jobref_read(&r, cJSON_GetObjectItemCaseSensitive(doc, "job"));
+    cJSON_Delete(doc);
+    return r;
+}
+
+static void test_full_block(void **state)
+{
+    (void)state;
+    gw_jobref r = read_json(
+        "{\"job\": {\"scheduler\": \"slurm\", \"job_id\": \"4242\", \"step\": \"0\", "
+        "\"array_job_id\": null, \"array_task\": null, \"rank\": 3, \"local_rank\": 1, "
+        "\"world_size\": 8, \"node\": \"gpu-a01\", \"user\": \"alice\", \"gpus\": [1, 3], "
+        "\"gpus_source\": \"SLURM_STEP_GPUS\", \"scope\": \"job\"}}");
+    assert_true(r.present);
+    assert_string_equal(r.scheduler, "slurm");
+    assert_string_equal(r.job_id, "4242");
+    assert_string_equal(r.step, "0");
+    assert_null(r.array_job_id);
+    assert_int_equal(r.rank, 3);
+    assert_int_equal(r.local_rank, 1);
+    assert_int_equal(r.world_size, 8);
+    assert_string_equal(r.node, "gpu-a01");
+    assert_string_equal(r.user, "alice");
+    assert_true(r.has_gpus);
+    assert_int_equal(r.ngpus, 2);
+    assert_true(gw_jobref_has_gpu(&r, 3));
+    assert_false(gw_jobref_has_gpu(&r, 0));
+    gw_jobref_free(&r);
+}
+
+static void test_absent_and_odd_values(void **state)
+{
+    (void)state;
+    /* absent is NULL / -1, never "" or 0; a number job id and string ranks are read; a world
+     * size of 0 and negative or huge ranks are absent */
+    gw_jobref r = read_json("{\"job\": {\"job_id\": 77, \"rank\": \"2\", \"local_rank\": -1, "
+                            "\"world_size\": 0, \"node\": \"\", \"user\": null}}");
+    assert_true(r.present);
+    assert_string_equal(r.job_id, "77");
+    assert_int_equal(r.rank, 2);
+    assert_int_equal(r.local_rank, -1);
+    assert_int_equal(r.world_size, -1);
+    assert_null(r.node);
+    assert_null(r.user);
+    assert_null(r.scheduler);
+    assert_false(r.has_gpus);
+    assert_true(gw_jobref_has_gpu(&r, 5)); /* no list: every GPU */
+    gw_jobref_free(&r);
+    r = read_json("{\"job\": {\"rank\": 1e12, \"world_size\": \"x\"}}");
+    assert_int_equal(r.rank, -1);
+    assert_int_equal(r.world_size, -1);
+    gw_jobref_free(&r);
+    r = read_json("{\"job\": null}");
+    assert_false(r.present);
+    assert_null(r.job_id);
+    gw_jobref_free(&r);
+}
+
+static char *line_of(long world, size_t nranks, size_t nmembers, long *missing, size_t nmissing)
+{
+    gw_job_group g = {.world_size = world,
+                      .nranks = nranks,
+                      .nmembers = nmembers,
+                      .missing = missing,
+                      .nmissing = nmissing};
+    return gw_report_job_ranks_line(&g);
+}
+
+static void test_ranks_line(void **state)
+{
+    (void)state;
+    long m13[] = {1, 3}, m2[] = {2}, many[12];
+    for (int i = 0; i < 12; i++)
+        many[i] = i + 4;
+    struct {
+        char *got;
+        const char *want;
+    } cases[] = {
+        {line_of(4, 2, 2, m13, 2), "2 of 4 ranks: rank 1 and 3 missing"},
+        {line_of(4, 3, 3, m2, 1), "3 of 4 ranks: rank 2 missing"},
+        {line_of(2, 2, 2, NULL, 0), "2 of 2 ranks"},
+        {line_of(16, 4, 4, many, 12),
+         "4 of 16 ranks: rank 4, 5, 6, 7, 8, 9, 10, 11 and 4 more missing"},
+        {line_of(-1, 1, 1, NULL, 0), "1 rank (world size unknown)"},
+        {line_of(-1, 0, 3, NULL, 0), "3 directories (no ranks)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_string_equal(cases[i].got, cases[i].want);
+        free(cases[i].got);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_full_block),
+        cmocka_unit_test(test_absent_and_odd_values),
+        cmocka_unit_test(test_ranks_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
