@@ -6,11 +6,17 @@ error."""
 import http.server
 import json
 import os
+import shutil
+import socket
 import subprocess
 import threading
+import time
 import urllib.parse
 
 import pytest
+
+from conftest import BUILD
+from serve_helpers import Server, const_h200
 
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
 ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
@@ -243,3 +249,64 @@ def test_libcurl_is_loaded_only_for_a_url(jobs_dir):
     p = subprocess.run([BIN, "report", "--fleet", str(jobs_dir)], capture_output=True, text=True,
                        env=dict(ENV, LD_DEBUG="files"))
     assert p.returncode == 0 and "libcjson" in p.stderr and "libcurl" not in p.stderr
+
+
+def sanitizer_build():
+    cache = BUILD / "CMakeCache.txt"
+    return cache.exists() and "GPUWATCH_SANITIZE:BOOL=ON" in cache.read_text()
+
+
+@pytest.mark.skipif(sanitizer_build(), reason="a real Prometheus daemon: runs once, in build/ "
+                    "(the fake Prometheus tests above run in both builds)")
+def test_real_prometheus_scraping_two_serves(scenario, tmp_path):
+    # Job 700's GPU is busy with tiny kernels (GPU-Util 100 %, SM active 10 %): underfilled.
+    # Job 701's GPU holds 20 GiB and does nothing: idle holding memory. Prometheus adds each
+    # job's hpc_job label to its target, as a site's relabelling (or --hpc-job-mapping-dir) would.
+    busy = const_h200(0, used_mib=30000)
+    busy["timeline"][0].update(util_gpu=100, sm_active=10)
+    idle = const_h200(0, used_mib=20480)
+    idle["timeline"][0].update(util_gpu=0, sm_active=0, sm_occupancy=0, tensor_active=0,
+                               dram_active=0)
+    a_sc = scenario({"driver_version": "580.159.04", "devices": [busy]}, "a.json")
+    b_sc = scenario({"driver_version": "580.159.04", "devices": [idle]}, "b.json")
+    binary = shutil.which("prometheus")
+    assert binary, "prometheus is missing: run scripts/deps.sh (Debian package prometheus)"
+    with Server(a_sc, ["-i", "0.5"]) as a, Server(b_sc, ["-i", "0.5"]) as b:
+        cfg = tmp_path / "prometheus.yml"
+        cfg.write_text(
+            "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+            "scrape_configs:\n  - job_name: gpuwatch\n    static_configs:\n"
+            f"      - targets: [{json.dumps(a.addr)}]\n        labels: {{hpc_job: \"700\"}}\n"
+            f"      - targets: [{json.dumps(b.addr)}]\n        labels: {{hpc_job: \"701\"}}\n")
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        log = open(tmp_path / "prometheus.log", "w+")
+        prom = subprocess.Popen([binary, f"--config.file={cfg}",
+                                 f"--storage.tsdb.path={tmp_path / 'data'}",
+                                 f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
+                                stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 90
+            while True:  # until both jobs have 4 samples of SM activity and GPU-Util
+                p = subprocess.run([BIN, "report", "--fleet", url, "--window", "60s", "--step",
+                                    "1s", "--json", "-"], capture_output=True, text=True, env=ENV)
+                s = json.loads(p.stdout) if p.returncode == 0 else {"jobs": []}
+                jobs = {j["job_id"]: j for j in s["jobs"]}
+                if len(jobs) == 2 and all(j["gpu_hours"] >= 4 / 3600 for j in jobs.values()) \
+                        and jobs["700"]["sm_active_pct"] is not None:
+                    break
+                assert time.monotonic() < deadline, p.stderr + log.read()
+                time.sleep(0.5)
+        finally:
+            prom.terminate()
+            prom.wait(30)
+            log.close()
+    j700, j701 = jobs["700"], jobs["701"]
+    assert j700["user"] is None and j700["gpus"] == 1
+    assert close(j700["hours"]["underfilled"], j700["gpu_hours"])
+    assert close(j700["wasted_hours"], j700["gpu_hours"])
+    assert abs(j700["sm_active_pct"] - 10.0) < 1e-6
+    assert close(j701["hours"]["idle_holding_memory"], j701["gpu_hours"])
+    assert j701["hours"]["saturated"] == 0 and j701["sm_active_pct"] == 0
