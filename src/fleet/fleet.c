@@ -123,8 +123,28 @@ static void classify_gpu(const cJSON *g, const cJSON *verdicts, double dur, doub
     s[GW_FLEET_OTHER] = left;
 }
 
+/* GPUs already counted for a job report's job ("node|uuid" or "node|index"): ranks that shared a
+ * GPU count it once, as the job report's totals do. NULL outside a job report. */
+typedef struct seen_gpus {
+    cJSON *keys;
+} seen_gpus;
+
+static bool seen_before(seen_gpus *seen, const cJSON *g)
+{
+    if (!seen)
+        return false;
+    const char *uuid = str_of(g, "uuid"), *src = str_of(g, "source");
+    char key[512];
+    snprintf(key, sizeof key, "%s|%s|%.0f", src ? src : "", uuid ? uuid : "",
+             uuid ? 0.0 : num_of(g, "index"));
+    if (cJSON_GetObjectItemCaseSensitive(seen->keys, key))
+        return true;
+    cJSON_AddTrueToObject(seen->keys, key);
+    return false;
+}
+
 static void add_one_summary(gw_fleet *f, const cJSON *doc, const cJSON *job, const char *source,
-                            const char *stem)
+                            const char *stem, seen_gpus *seen)
 {
     const char *job_id = str_of(job, "job_id");
     char num_id[32];
@@ -141,7 +161,7 @@ static void add_one_summary(gw_fleet *f, const cJSON *doc, const cJSON *job, con
         if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(g, "in_job")))
             continue; /* recorded, not this job's GPU */
         double dur = num_of(g, "duration_s");
-        if (!(dur > 0))
+        if (!(dur > 0) || seen_before(seen, g))
             continue;
         double s[GW_FLEET_NCLASS];
         classify_gpu(g, verdicts, dur, s);
@@ -167,6 +187,7 @@ bool gw_fleet_add_summary(gw_fleet *f, const cJSON *doc, const char *source, con
         bool any = false;
         cJSON_ArrayForEach(grp, cJSON_GetObjectItemCaseSensitive(doc, "jobs"))
         {
+            seen_gpus seen = {cJSON_CreateObject()};
             cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(grp, "members"))
             {
                 const cJSON *sum = cJSON_GetObjectItemCaseSensitive(m, "summary");
@@ -174,10 +195,11 @@ bool gw_fleet_add_summary(gw_fleet *f, const cJSON *doc, const char *source, con
                 if (!cJSON_IsObject(job))
                     job = cJSON_GetObjectItemCaseSensitive(m, "job");
                 if (cJSON_IsObject(sum)) {
-                    add_one_summary(f, sum, job, source, stem);
+                    add_one_summary(f, sum, job, source, stem, &seen);
                     any = true;
                 }
             }
+            cJSON_Delete(seen.keys);
         }
         if (any)
             f->nsources++;
@@ -186,7 +208,7 @@ bool gw_fleet_add_summary(gw_fleet *f, const cJSON *doc, const char *source, con
     if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "gpus")) ||
         !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "verdicts")))
         return false;
-    add_one_summary(f, doc, cJSON_GetObjectItemCaseSensitive(doc, "job"), source, stem);
+    add_one_summary(f, doc, cJSON_GetObjectItemCaseSensitive(doc, "job"), source, stem, NULL);
     f->nsources++;
     return true;
 }

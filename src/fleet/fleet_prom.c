@@ -95,7 +95,8 @@ static void each_sample(const cJSON *data, const char *label,
 typedef struct prom_ctx {
     gw_fleet *f;
     const char *url;
-    cJSON *users; /* job_id -> user */
+    cJSON *users;  /* job_id -> user */
+    cJSON *totals; /* job_id -> GPU-hours from this server */
     double step_h;
     int cls; /* GW_FLEET_*, or -1: the GPU's total, -2: SM activity mean */
 } prom_ctx;
@@ -119,11 +120,16 @@ static void on_value(const char *job, const cJSON *metric, double v, void *vctx)
         gw_fleet_job_of(ctx->f, job, cJSON_IsString(u) ? u->valuestring : NULL, ctx->url);
     if (ctx->cls == -1) {
         j->gpu_hours += v * ctx->step_h;
+        if (!cJSON_GetObjectItemCaseSensitive(ctx->totals, job))
+            cJSON_AddNumberToObject(ctx->totals, job, v * ctx->step_h);
     } else if (ctx->cls == -2) {
-        j->sm_hours = j->gpu_hours; /* the mean over every sample of the job's GPUs */
-        j->sm_weight = v * 100.0 * j->gpu_hours;
+        /* the mean over every sample of the job's GPUs, weighted by this server's hours */
+        const cJSON *h = cJSON_GetObjectItemCaseSensitive(ctx->totals, job);
+        double hours = cJSON_IsNumber(h) ? h->valuedouble : 0;
+        j->sm_hours += hours;
+        j->sm_weight += v * 100.0 * hours;
     } else if (ctx->cls == -3) {
-        j->ngpus = (size_t)v;
+        j->ngpus += (size_t)v;
     } else {
         j->hours[ctx->cls] += v * ctx->step_h;
     }
@@ -163,8 +169,11 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     static const int cls[] = {
         -1, GW_FLEET_IDLE, GW_FLEET_UNDERFILLED, GW_FLEET_STARVED, GW_FLEET_SATURATED, -2, -3};
     enum { NQ = sizeof qs / sizeof qs[0] };
-    prom_ctx ctx = {.f = f, .url = url, .users = cJSON_CreateObject(), .step_h = step_s / 3600.0};
-    size_t first = f->njobs;
+    prom_ctx ctx = {.f = f,
+                    .url = url,
+                    .users = cJSON_CreateObject(),
+                    .totals = cJSON_CreateObject(),
+                    .step_h = step_s / 3600.0};
     /* users first (gpuwatch_job_info{job_id, user} 1): a site without it has "unknown" users */
     char *uq =
         xasprintf("max by (job_id, user) (max_over_time(gpuwatch_job_info[%.0fs]))", window_s);
@@ -185,10 +194,12 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     for (size_t i = 0; i < NQ; i++)
         free(qs[i]);
     cJSON_Delete(ctx.users);
+    cJSON_Delete(ctx.totals);
     if (rc)
         return rc;
-    /* the rest of each job's GPU time is "other"; the classes never add up to more */
-    for (size_t i = first; i < f->njobs; i++) {
+    /* the rest of each job's GPU time is "other"; the classes never add up to more (a no-op for
+     * jobs from summaries, whose classes already add up) */
+    for (size_t i = 0; i < f->njobs; i++) {
         gw_fleet_job *j = &f->jobs[i];
         double left = j->gpu_hours;
         for (int c = 0; c < GW_FLEET_OTHER; c++) {

@@ -23,8 +23,8 @@ ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
 
 
 def gpu(index, seconds, sm=None, in_job=True, source="n1"):
-    g = {"index": index, "source": source, "duration_s": seconds, "in_job": in_job,
-         "stats": {}}
+    g = {"index": index, "source": source, "uuid": f"GPU-{source}-{index}",
+         "duration_s": seconds, "in_job": in_job, "stats": {}}
     if sm is not None:
         g["stats"]["gpm.sm_active [%]"] = {"mean": sm, "p50": sm}
     return g
@@ -125,7 +125,10 @@ def test_one_summary_file_and_a_job_report_of_ranks(tmp_path, jobs_dir):
             "9", "dora", [gpu(0, 360, sm=50)], [verdict("gpu_saturated", 0, 360)])},
         {"job": {"job_id": "9", "user": "dora"}, "summary": summary(
             "9", "dora", [gpu(0, 360, sm=50, source="n2")],
-            [verdict("gpu_starved", 0, 360, source="n2")])}]}]}
+            [verdict("gpu_starved", 0, 360, source="n2")])},
+        # rank 2 on n1 shared rank 0's GPU: counted once, as the job report's totals do
+        {"job": {"job_id": "9", "user": "dora"}, "summary": summary(
+            "9", "dora", [gpu(0, 360, sm=50)], [verdict("gpu_saturated", 0, 360)])}]}]}
     (tmp_path / "job9.json").write_text(json.dumps(report))
     s = json.loads(fleet(tmp_path / "job9.json", "--json", "-").stdout)
     assert [(j["job_id"], j["user"], j["gpus"]) for j in s["jobs"]] == [("9", "dora", 2)]
