@@ -5,5 +5,7 @@
 # `gpuwatch report $RANKS_DIR/*` gathers the ranks by job id (docs/report.md, "One job, several
 # ranks").
 #   torchrun --standalone --nproc_per_node 2 --no-python bench/h200/rank_run.sh python3 train.py
+# GW_RUN_ARGS: more options for gpuwatch run ("-i 0.2"), split on spaces.
+# shellcheck disable=SC2086
 exec "${GW:-build/gpuwatch}" run -o "${RANKS_DIR:?set RANKS_DIR}/rank_${RANK:?torchrun sets RANK}" \
   ${GW_RUN_ARGS:-} -- "$@"
