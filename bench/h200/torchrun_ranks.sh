@@ -12,7 +12,10 @@ R=${1:-${OUT:?usage: torchrun_ranks.sh OUTDIR (or set OUT)}}/torchrun
 mkdir -p "$R/runs"
 [ -f bench/h200/env.sh ] && [ -d .device ] && . bench/h200/env.sh
 export GW=${GW:-build/gpuwatch} RANKS_DIR="$R/runs"
-TORCHRUN=${TORCHRUN:-torchrun}
+if [ -z "${TORCHRUN:-}" ]; then # torchrun, or the module it runs when not on PATH
+  TORCHRUN=torchrun
+  command -v torchrun > /dev/null || TORCHRUN="python3 -m torch.distributed.run"
+fi
 NPROC=${NPROC:-2}
 TRAIN=${TRAIN:-python3 bench/h200/ranks_train.py --steps ${STEPS:-600}}
 { date -u; nvidia-smi -L 2>/dev/null; "$GW" --version; } > "$R/env.txt" 2>&1
