@@ -12,7 +12,7 @@ import torch.distributed as dist
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=600)
+    ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--width", type=int, default=4096)
     ap.add_argument("--batch", type=int, default=2048)
     args = ap.parse_args()

@@ -17,7 +17,7 @@ if [ -z "${TORCHRUN:-}" ]; then # torchrun, or the module it runs when not on PA
   command -v torchrun > /dev/null || TORCHRUN="python3 -m torch.distributed.run"
 fi
 NPROC=${NPROC:-2}
-TRAIN=${TRAIN:-python3 bench/h200/ranks_train.py --steps ${STEPS:-600}}
+TRAIN=${TRAIN:-python3 bench/h200/ranks_train.py --steps ${STEPS:-3000}}
 { date -u; nvidia-smi -L 2>/dev/null; "$GW" --version; } > "$R/env.txt" 2>&1
 # shellcheck disable=SC2086 # TRAIN is a command line
 $TORCHRUN --standalone --nproc_per_node "$NPROC" --no-python bench/h200/rank_run.sh $TRAIN \
