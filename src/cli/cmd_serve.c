@@ -180,6 +180,7 @@ static int serve(gw_exporter *e, const gw_exporter_config *cfg, const sigset_t *
     gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
                             .fields = GW_PROM_FIELDS,
                             .processes = cfg->per_process,
+                            .migs = cfg->pods != NULL, /* the kubelet's MIG device ids */
                             .nvml_events = true};
     if (gw_sampler_load(&sc, bus, &s, &err))
         goto out;

@@ -27,24 +27,30 @@ static bool nvidia_resource(const char *r)
     return strcmp(r, "nvidia.com/gpu") == 0 || strncmp(r, "nvidia.com/mig-", 15) == 0;
 }
 
-/* The GPU UUID a device id names, into uuid; false when it names none we can tell. */
-static bool parent_uuid(const char *id, char *uuid, size_t len)
+/* The position in uuids[ndev] of the GPU a device id names (for a MIG device: its parent), or -1
+ * when it names none of them. */
+static int device_gpu(const char *id, const char *const *uuids, unsigned ndev,
+                      const gw_pod_migs *migs)
 {
     size_t n;
     if (strncmp(id, "GPU-", 4) == 0) {
         const char *sep = strstr(id, "::");
         n = sep ? (size_t)(sep - id) : strlen(id);
-    } else if (strncmp(id, "MIG-GPU-", 8) == 0) {
+    } else if (strncmp(id, "MIG-GPU-", 8) == 0) { /* MIG-GPU-<uuid>/GI/CI */
         id += 4;
         n = strcspn(id, "/");
+    } else if (strncmp(id, "MIG-", 4) == 0) { /* MIG-<uuid>: NVML told us its parent */
+        for (unsigned i = 0; migs && i < migs->n; i++)
+            if (strcmp(migs->uuids[i], id) == 0 && migs->dev[i] < ndev)
+                return (int)migs->dev[i];
+        return -1;
     } else {
-        return false;
+        return -1;
     }
-    if (n >= len)
-        return false;
-    memcpy(uuid, id, n);
-    uuid[n] = '\0';
-    return true;
+    for (unsigned dev = 0; dev < ndev; dev++)
+        if (uuids[dev] && strlen(uuids[dev]) == n && strncmp(uuids[dev], id, n) == 0)
+            return (int)dev;
+    return -1;
 }
 
 static int cmp_alloc(const void *a, const void *b)
@@ -71,7 +77,7 @@ static void free_allocs(gw_pod_map *map)
 }
 
 void gw_pod_map_build(const gw_podres_list *list, const char *const *uuids, unsigned ndev,
-                      gw_pod_map *map)
+                      const gw_pod_migs *migs, gw_pod_map *map)
 {
     free_allocs(map);
     if (!list->n)
@@ -79,19 +85,14 @@ void gw_pod_map_build(const gw_podres_list *list, const char *const *uuids, unsi
     map->allocs = xcalloc(list->n, sizeof *map->allocs);
     for (size_t i = 0; i < list->n; i++) {
         const gw_podres_device *d = &list->devs[i];
-        char uuid[128];
-        if (!nvidia_resource(d->resource) || !parent_uuid(d->device_id, uuid, sizeof uuid))
+        int dev = nvidia_resource(d->resource) ? device_gpu(d->device_id, uuids, ndev, migs) : -1;
+        if (dev < 0)
             continue;
-        for (unsigned dev = 0; dev < ndev; dev++) {
-            if (uuids[dev] && strcmp(uuids[dev], uuid) == 0) {
-                gw_pod_alloc *a = &map->allocs[map->n++];
-                a->dev = dev;
-                a->pod = xstrdup(d->pod);
-                a->namespace_ = xstrdup(d->namespace_);
-                a->container = xstrdup(d->container);
-                break;
-            }
-        }
+        gw_pod_alloc *a = &map->allocs[map->n++];
+        a->dev = (unsigned)dev;
+        a->pod = xstrdup(d->pod);
+        a->namespace_ = xstrdup(d->namespace_);
+        a->container = xstrdup(d->container);
     }
     qsort(map->allocs, map->n, sizeof *map->allocs, cmp_alloc);
     size_t kept = 0; /* each (dev, pod, namespace, container) once */
@@ -289,13 +290,13 @@ void gw_pod_watch_poke(gw_pod_watch *w)
     pthread_mutex_unlock(&w->lock);
 }
 
-bool gw_pod_watch_map(gw_pod_watch *w, const char *const *uuids, unsigned ndev, bool force,
-                      gw_pod_map *map)
+bool gw_pod_watch_map(gw_pod_watch *w, const char *const *uuids, unsigned ndev,
+                      const gw_pod_migs *migs, bool force, gw_pod_map *map)
 {
     pthread_mutex_lock(&w->lock);
     bool rebuild = w->generation && (force || map->generation != w->generation);
     if (rebuild) {
-        gw_pod_map_build(&w->list, uuids, ndev, map);
+        gw_pod_map_build(&w->list, uuids, ndev, migs, map);
         map->generation = w->generation;
         map->up = w->up;
     }

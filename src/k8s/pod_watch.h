@@ -9,8 +9,8 @@
  * after 1, 2, 4 ... up to max_backoff_ms, and one line when it answers again. Also owns the
  * mapping of device ids to GPUs (gw_pod_map_build): resources nvidia.com/gpu and nvidia.com/mig-*;
  * ids "GPU-<uuid>", "GPU-<uuid>::N" (time-slicing replicas, as dcgm-exporter strips them) and the
- * old MIG form "MIG-GPU-<uuid>/GI/CI" map to that GPU; the current MIG form "MIG-<uuid>" names no
- * parent without NVML and is not mapped (docs/kubernetes.md).
+ * old MIG form "MIG-GPU-<uuid>/GI/CI" map to that GPU; the current MIG form "MIG-<uuid>" maps to
+ * the parent the caller's MIG table names (from NVML, through the sampler), else to none.
  *
  * Must not: print (the caller's `say` does), block a caller on the kubelet, call NVML.
  */
@@ -39,6 +39,14 @@ typedef struct gw_pod_watch_config {
     void *say_ctx;
 } gw_pod_watch_config;
 
+/* MIG devices and their parents: uuids[i] ("MIG-...") is on GPU dev[i] (a position in the uuids
+ * given with it). */
+typedef struct gw_pod_migs {
+    unsigned n;
+    const char *const *uuids;
+    const unsigned *dev;
+} gw_pod_migs;
+
 /* One container holding a GPU. */
 typedef struct gw_pod_alloc {
     unsigned dev; /* position in the uuids given to gw_pod_map_build */
@@ -61,10 +69,11 @@ GW_MUST_USE gw_rc gw_pod_watch_start(const gw_pod_watch_config *cfg, gw_pod_watc
 /* A scrape happened: the thread calls List again when min_gap_ms (or the backoff) allows. */
 void gw_pod_watch_poke(gw_pod_watch *w);
 
-/* Rebuilds map for the GPUs uuids[ndev] when the watch has a newer answer than map->generation,
- * or always when force. Returns true when it rebuilt. Never waits for the kubelet. */
-bool gw_pod_watch_map(gw_pod_watch *w, const char *const *uuids, unsigned ndev, bool force,
-                      gw_pod_map *map);
+/* Rebuilds map for the GPUs uuids[ndev] (and their MIG devices, migs may be NULL) when the watch
+ * has a newer answer than map->generation, or always when force. Returns true when it rebuilt.
+ * Never waits for the kubelet. */
+bool gw_pod_watch_map(gw_pod_watch *w, const char *const *uuids, unsigned ndev,
+                      const gw_pod_migs *migs, bool force, gw_pod_map *map);
 
 /* List calls made so far (answered or not). */
 uint64_t gw_pod_watch_calls(gw_pod_watch *w);
@@ -73,10 +82,10 @@ uint64_t gw_pod_watch_calls(gw_pod_watch *w);
  * accepted. */
 void gw_pod_watch_stop(gw_pod_watch *w);
 
-/* map's holders from a List answer (see the mapping above); replaces what map held, keeps its
- * generation. */
+/* map's holders from a List answer (see the mapping above; migs may be NULL); replaces what map
+ * held, keeps its generation. */
 void gw_pod_map_build(const gw_podres_list *list, const char *const *uuids, unsigned ndev,
-                      gw_pod_map *map);
+                      const gw_pod_migs *migs, gw_pod_map *map);
 
 /* The one holder of GPU dev, or NULL when it has none or several (MIG devices or time-slicing
  * replicas given to different containers). */

@@ -231,6 +231,10 @@ gw_rc gw_exporter_start(gw_exporter *e, gw_sampler *sampler, gw_events *bus,
     e->driver = xstrdup(driver_version ? driver_version : "");
     gw_sink sink = gw_prom_store_as_sink(e->store);
     gw_sampler_add_sink(sampler, &sink);
+    if (e->pods) { /* MIG devices, for the kubelet's MIG device ids */
+        gw_sink pod_sink = gw_pod_labels_as_sink(e->pods);
+        gw_sampler_add_sink(sampler, &pod_sink);
+    }
     if (bus)
         gw_events_listen(bus, gw_prom_store_on_event, e->store);
     return gw_http_start(e->http, handle, e, err);

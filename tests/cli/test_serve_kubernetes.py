@@ -20,10 +20,19 @@ def kubelet(tmp_path):
     k.stop()
 
 
+MIG_UUID = "MIG-0b3e0000-0000-0000-0000-000000000003"
+
+
 def serve(scenario, kubelet, *extra):
-    path = scenario({"devices": [const_h200(i) for i in range(3)]})
-    return Server(path, ["-i", "0.2", "--kubernetes", "--pod-resources-socket", kubelet.path]
-                  + list(extra))
+    devs = [const_h200(i) for i in range(3)]
+    devs.append(const_h200(3, mig={"instances": [
+        {"uuid": MIG_UUID, "name": "NVIDIA H200 MIG 3g.71gb", "memory_total_mib": 71424,
+         "mem_used_mib": 2048}]}))
+    path = scenario({"devices": devs})
+    srv = Server(path, ["-i", "0.2", "--kubernetes", "--pod-resources-socket", kubelet.path]
+                 + list(extra))
+    srv.wait_sample()  # the GPU series exist from the first sample on
+    return srv
 
 
 def pod_of(p, gpu, name="DCGM_FI_DEV_GPU_TEMP"):
@@ -48,16 +57,20 @@ def test_labels_and_allocated(scenario, kubelet):
         # GPU 2 through two MIG devices (old id form) of one container: one holder, once
         ("infer-7", "serving", "triton", "nvidia.com/mig-1g.18gb",
          [f"MIG-{UUIDS[2]}/1/0", f"MIG-{UUIDS[2]}/2/0"]),
+        # GPU 3's MIG device in the current id form: its parent comes from NVML's MIG list
+        ("llm", "serving", "vllm", "nvidia.com/mig-3g.71gb", [MIG_UUID]),
         ("other", "ml", "sidecar", "example.com/fpga", [UUIDS[0]]),  # not a GPU resource
         ("ghost", "ml", "c", "nvidia.com/gpu", ["GPU-not-on-this-node"]),
     ]
     kubelet.start()
     with serve(scenario, kubelet) as srv:
-        text = srv.wait_for(lambda p, _t: "gpuwatch_gpu_allocated" in p, what="pod labels")
+        text = srv.wait_for(lambda p, _t: len(p.get("gpuwatch_gpu_allocated", [])) == 5,
+                            what="pod labels")
         p = parse(text)
         assert pod_of(p, 0) == ("train-0", "ml", "trainer")
         assert pod_of(p, 1) is None
         assert pod_of(p, 2) == ("infer-7", "serving", "triton")
+        assert pod_of(p, 3) == ("llm", "serving", "vllm")
         # every GPU family carries them, not only one
         assert pod_of(p, 0, "DCGM_FI_DEV_FB_USED") == ("train-0", "ml", "trainer")
         assert pod_of(p, 0, "gpuwatch_gpu_lost") == ("train-0", "ml", "trainer")
@@ -65,7 +78,8 @@ def test_labels_and_allocated(scenario, kubelet):
             ("0", UUIDS[0], "train-0", "ml", "trainer", 1.0),
             ("1", UUIDS[1], "nb-a", "lab", "jupyter", 1.0),
             ("1", UUIDS[1], "nb-b", "lab", "jupyter", 1.0),
-            ("2", UUIDS[2], "infer-7", "serving", "triton", 1.0)]
+            ("2", UUIDS[2], "infer-7", "serving", "triton", 1.0),
+            ("3", const_h200(3)["uuid"], "llm", "serving", "vllm", 1.0)]
         assert p["gpuwatch_pod_resources_up"] == [({}, 1.0)]
         assert "# TYPE gpuwatch_gpu_allocated gauge\n" in text
         om = srv.metrics("application/openmetrics-text; version=1.0.0")
