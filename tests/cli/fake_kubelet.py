@@ -40,8 +40,14 @@ class FakeKubelet:
         self.calls = 0  # List calls answered
         self.called = threading.Condition()
         self.server = None
+        self.hang = None  # a threading.Event: List waits for it before answering (a hung kubelet)
+        self.in_flight = threading.Event()  # set while a List call waits for hang
 
     def _list(self, request, context):
+        if self.hang is not None:
+            self.in_flight.set()
+            self.hang.wait(60)
+            self.in_flight.clear()
         resp = self.pb.ListPodResourcesResponse()
         for pod, ns, container, resource, ids in self.pods:
             p = resp.pod_resources.add(name=pod, namespace=ns)

@@ -3,10 +3,11 @@ protobuf over gRPC on a unix socket): dcgm-exporter's pod, namespace and contain
 gpuwatch_gpu_allocated, pod churn followed after one scrape, and a dead socket (one warning,
 series without pod labels, recovery when the kubelet is back)."""
 import os
+import threading
 
 import pytest
 
-from conftest import GW, gw, gw_env
+from conftest import GW, gw, gw_env, wait_for
 from fake_kubelet import FakeKubelet
 from serve_helpers import Server, const_h200, parse
 
@@ -140,6 +141,33 @@ def test_dead_socket_warns_once_and_recovers(scenario, kubelet):
         warnings = [ln for ln in srv.lines if "pod-resources API" in ln and "cannot" in ln]
         assert len(warnings) == 2, srv.stderr()
         assert srv.stop() == 0
+
+
+def test_hung_kubelet_blocks_no_scrape(scenario, kubelet):
+    """A kubelet that accepts the call and never answers: scrapes go on (the call runs in the
+    background) and the call ends at its 5 s deadline with the warning."""
+    kubelet.pods = [("train-0", "ml", "trainer", "nvidia.com/gpu", [UUIDS[0]])]
+    kubelet.hang = threading.Event()
+    kubelet.start()
+    try:
+        with serve(scenario, kubelet) as srv:
+            assert kubelet.in_flight.wait(20)
+            for _ in range(3):  # answered while the kubelet holds the call
+                p = parse(srv.metrics())
+                assert kubelet.in_flight.is_set()
+                assert pod_of(p, 0) is None and p["DCGM_FI_DEV_GPU_TEMP"][0][1] == 65
+            wait_for(lambda: any("cannot ask" in ln for ln in srv.lines), 30)  # the deadline
+            [warning] = [ln for ln in srv.lines if "cannot ask" in ln]
+            assert parse(srv.metrics())["gpuwatch_pod_resources_up"] == [({}, 0.0)]
+            assert "Deadline Exceeded" in warning or "no answer within 5000 ms" in warning, warning
+            kubelet.hang.set()  # the kubelet recovers
+            kubelet.hang = None
+            srv.wait_for(lambda p, _t: pod_of(p, 0) == ("train-0", "ml", "trainer"), timeout=60,
+                         what="recovery")
+            assert srv.stop() == 0
+    finally:
+        if kubelet.hang is not None:
+            kubelet.hang.set()
 
 
 def test_usage_and_missing_module(scenario, tmp_path):
