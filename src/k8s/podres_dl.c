@@ -62,7 +62,12 @@ static void load_once(void)
     }
     if (!lib) {
         load_rc = GW_E_NOTFOUND;
-        if (why[0])
+        if (env && env[0] && !why[0])
+            snprintf(load_msg, sizeof load_msg,
+                     "GPUWATCH_PODRES_MODULE names %s, which does not exist: unset it to use "
+                     "the PodResources module installed with gpuwatch",
+                     env);
+        else if (why[0])
             snprintf(load_msg, sizeof load_msg,
                      "cannot load the PodResources module (%s): install libgrpc29 and "
                      "libprotobuf-c1 (apt-get install libgrpc29 libprotobuf-c1)",

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from conftest import GW, gw, gw_env, wait_for
+from conftest import FAKE, GW, gw, gw_env, wait_for
 from fake_kubelet import FakeKubelet
 from serve_helpers import Server, const_h200, parse
 
@@ -182,8 +182,14 @@ def test_usage_and_missing_module(scenario, tmp_path):
     env = gw_env(path, GPUWATCH_PODRES_MODULE=str(tmp_path / "none.so"))
     r = gw(["serve", "--listen", "127.0.0.1:0", "--kubernetes"], path, env=env)
     assert r.returncode == 1
-    assert "no PodResources module (gpuwatch-podres.so)" in r.stderr, r.stderr
-    assert len(r.stderr.strip().splitlines()) <= 3  # one message (wrapped at most)
+    assert f"GPUWATCH_PODRES_MODULE names {tmp_path / 'none.so'}, which does not exist" \
+        in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    # A module that is not one (another library): refused with the reason and the fix.
+    env = gw_env(path, GPUWATCH_PODRES_MODULE=FAKE)
+    r = gw(["serve", "--listen", "127.0.0.1:0", "--kubernetes"], path, env=env)
+    assert r.returncode == 1
+    assert "is not from this gpuwatch (it lacks gw_podres_module_abi)" in r.stderr, r.stderr
 
 
 def test_other_commands_do_not_load_grpc(scenario):
