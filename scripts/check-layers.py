@@ -34,7 +34,7 @@ LAYERS = [
     ["host"],
     ["events"],
     ["sampler"],
-    ["record", "summary", "view", "http", "prom", "stall", "health", "query", "alerts"],
+    ["record", "summary", "view", "http", "prom", "stall", "health", "query", "alerts", "k8s"],
     ["mark", "serve", "live", "config", "top"],
     ["logread"],
     ["analysis"],
@@ -46,9 +46,11 @@ LAYERS = [
 NVML_FOLDERS = {"nvml", "sampler"}
 # Files that load another library with dlopen so that commands which do not need it start
 # faster (docs/performance.md, "One-shot"): cairo for plots, libmicrohttpd for the exporter,
-# libcurl for `report --fleet` over Prometheus.
+# libcurl for `report --fleet` over Prometheus, gpuwatch-podres.so (gRPC and protobuf-c) for
+# `serve --kubernetes` (docs/kubernetes.md).
 # Every other NVML rule still holds there, and they may not name NVML's library.
-DL_LOADERS = {"src/plot/cairo_dl.c", "src/http/mhd_dl.c", "src/fleet/curl_dl.c"}
+DL_LOADERS = {"src/plot/cairo_dl.c", "src/http/mhd_dl.c", "src/fleet/curl_dl.c",
+              "src/k8s/podres_dl.c"}
 DLOPEN = re.compile(r"\bdl(open|sym|vsym|mopen)\s*\(")
 
 RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}

@@ -20,11 +20,16 @@ PACKAGES=(
   fonts-dejavu-core                  # the font of the plots' text
   libncurses-dev                     # `gpuwatch top`: ncursesw (pkg-config ncursesw; Debian 12 ships
                                      # libncursesw-dev as this package)
+  libgrpc-dev libprotobuf-c-dev protobuf-c-compiler # `serve --kubernetes`: the kubelet's
+                                     # PodResources client module (gRPC C core, protobuf-c)
 )
 if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(chromium)               # headless browser for the HTML report's tests
   PACKAGES+=(clang libclang-rt-14-dev) # the log reader's libFuzzer harness (fuzz/run.sh)
   PACKAGES+=(tmux)                   # `gpuwatch top`'s tests drive it in tmux (tests/cli/test_top.py)
+  # `serve --kubernetes` tests: a fake kubelet (python3-grpcio, messages generated with protoc),
+  # deploy/kubernetes rendered with kubectl kustomize and read back with python3-yaml
+  PACKAGES+=(python3-grpcio python3-protobuf protobuf-compiler python3-yaml)
 fi
 
 missing=()
@@ -35,6 +40,11 @@ done
 # Node.js may come from elsewhere (NodeSource bundles npm), so look for the commands.
 if ! command -v npm >/dev/null 2>&1; then
   missing+=(nodejs npm)
+fi
+# kubectl (for `kubectl kustomize` in the tests) may come from Kubernetes' own packages; Debian's
+# is kubernetes-client.
+if [ "${1:-}" = "--test" ] && ! command -v kubectl >/dev/null 2>&1; then
+  missing+=(kubernetes-client)
 fi
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "util/gw_wrap.h"
 #include "events/events.h"
+#include "k8s/pod_watch.h"
 #include "prom/prom_text.h"
 #include "sampler/sampler.h"
 #include "serve/exporter.h"
@@ -17,7 +18,7 @@
 static const char serve_usage[] =
     "usage: gpuwatch serve [--listen ADDR] [-i SEC] [--per-process [--cmdline]]\n"
     "                      [--max-connections N] [--max-connections-per-ip N]\n"
-    "                      [--client-timeout SEC]\n"
+    "                      [--client-timeout SEC] [--kubernetes [--pod-resources-socket P]]\n"
     "\n"
     "Serves every GPU's values to Prometheus on http://ADDR/metrics, with dcgm-exporter's metric\n"
     "names and labels (Grafana dashboard 12239 works unchanged), until SIGTERM or Ctrl-C.\n"
@@ -32,6 +33,10 @@ static const char serve_usage[] =
     "                      the one idle longest\n"
     "      --max-connections-per-ip N  the same, for one client address (64)\n"
     "      --client-timeout SEC  deadline to send a request and get the answer (10)\n"
+    "      --kubernetes    label each GPU's series with the pod, namespace and container the\n"
+    "                      kubelet gave it to, and serve gpuwatch_gpu_allocated\n"
+    "      --pod-resources-socket PATH  the kubelet's pod-resources socket\n"
+    "                      (default /var/lib/kubelet/pod-resources/kubelet.sock)\n"
     "  -h, --help          this text\n"
     "\n"
     "Pages: /metrics (Prometheus text, or OpenMetrics when asked), /healthz (200 while samples\n"
@@ -39,7 +44,15 @@ static const char serve_usage[] =
     "(address in use, NVML), 2 usage error.\n"
     "Example: gpuwatch serve --listen :9400 -i 1\n";
 
-enum { OPT_PER_PROCESS = 1000, OPT_CMDLINE, OPT_MAX_CONN, OPT_PER_IP, OPT_TIMEOUT };
+enum {
+    OPT_PER_PROCESS = 1000,
+    OPT_CMDLINE,
+    OPT_MAX_CONN,
+    OPT_PER_IP,
+    OPT_TIMEOUT,
+    OPT_KUBERNETES,
+    OPT_PODRES_SOCKET
+};
 
 static int usage_error(const char *msg, bool show_usage)
 {
@@ -59,7 +72,8 @@ static bool parse_count(const char *s, unsigned max, unsigned *out)
 }
 
 /* Returns -1 when parsing succeeded, else the exit status. */
-static int parse(int argc, char **argv, gw_exporter_config *cfg)
+static int parse(int argc, char **argv, gw_exporter_config *cfg, gw_pod_watch_config *kube,
+                 bool *kubernetes)
 {
     static const struct option opts[] = {
         {"listen", required_argument, NULL, 'l'},
@@ -69,6 +83,8 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
         {"max-connections", required_argument, NULL, OPT_MAX_CONN},
         {"max-connections-per-ip", required_argument, NULL, OPT_PER_IP},
         {"client-timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"kubernetes", no_argument, NULL, OPT_KUBERNETES},
+        {"pod-resources-socket", required_argument, NULL, OPT_PODRES_SOCKET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     gw_error err = {0};
@@ -106,6 +122,16 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
                 return usage_error("--client-timeout wants 1 s to 1 h, such as 10 or 30s", false);
             cfg->client_timeout_s = (unsigned)(ms / 1000);
             break;
+        case OPT_KUBERNETES:
+            *kubernetes = true;
+            break;
+        case OPT_PODRES_SOCKET:
+            if (!optarg[0])
+                return usage_error("--pod-resources-socket wants the path of the kubelet's "
+                                   "socket",
+                                   false);
+            kube->socket = optarg;
+            break;
         case 'h':
             gw_cli_help(serve_usage);
             return 0;
@@ -120,6 +146,8 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
         return usage_error("serve takes no command: use `gpuwatch run --listen ADDR -- CMD`", true);
     if (cfg->cmdline && !cfg->per_process)
         return usage_error("--cmdline labels the --per-process series: add --per-process", false);
+    if (kube->socket && !*kubernetes)
+        return usage_error("--pod-resources-socket is for --kubernetes: add --kubernetes", false);
     return -1;
 }
 
@@ -152,6 +180,7 @@ static int serve(gw_exporter *e, const gw_exporter_config *cfg, const sigset_t *
     gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
                             .fields = GW_PROM_FIELDS,
                             .processes = cfg->per_process,
+                            .migs = cfg->pods != NULL, /* the kubelet's MIG device ids */
                             .nvml_events = true};
     if (gw_sampler_load(&sc, bus, &s, &err))
         goto out;
@@ -175,10 +204,21 @@ out:
     return status;
 }
 
+/* The kubelet watcher's warnings: one line each, on stderr. */
+static void say_kube(void *ctx, const char *line)
+{
+    (void)ctx;
+    gw_wrap_stream w; /* 80 columns */
+    fprintf(gw_wrap_begin(&w, stderr), "gpuwatch: %s\n", line);
+    gw_wrap_end(&w);
+}
+
 int gw_cmd_serve(int argc, char **argv)
 {
     gw_exporter_config cfg = {.interval_ms = 1000};
-    int rc = parse(argc, argv, &cfg);
+    gw_pod_watch_config kube = {.say = say_kube};
+    bool kubernetes = false;
+    int rc = parse(argc, argv, &cfg, &kube, &kubernetes);
     if (rc >= 0)
         return rc;
     /* Blocked before any thread starts, so that only sigwait sees them. */
@@ -191,9 +231,18 @@ int gw_cmd_serve(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     gw_error err = {0};
     gw_exporter *e = NULL;
+    gw_pod_watch *pods = NULL;
+    if (kubernetes && gw_pod_watch_start(&kube, &pods, &err)) {
+        fprintf(stderr, "gpuwatch: %s\n", err.msg);
+        return 1;
+    }
+    cfg.pods = pods;
     if (gw_exporter_open(&cfg, &e, &err)) {
         fprintf(stderr, "gpuwatch%s: %s\n", err.rc == GW_E_USAGE ? " serve" : "", err.msg);
+        gw_pod_watch_stop(pods);
         return err.rc == GW_E_USAGE ? 2 : 1;
     }
-    return serve(e, &cfg, &stop);
+    rc = serve(e, &cfg, &stop);
+    gw_pod_watch_stop(pods);
+    return rc;
 }

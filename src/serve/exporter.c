@@ -4,6 +4,7 @@
 #include "http/http_server.h"
 #include "prom/prom_store.h"
 #include "prom/prom_text.h"
+#include "serve/pod_labels.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -40,6 +41,7 @@ struct gw_exporter {
     uint64_t scrapes;
     double last_scrape_s; /* NAN before the first */
     gw_nvml_call_error errors[MAX_CALL_ERRORS];
+    gw_pod_labels *pods; /* `serve --kubernetes`, else NULL */
 };
 
 gw_rc gw_exporter_open(const gw_exporter_config *cfg, gw_exporter **out, gw_error *err)
@@ -67,6 +69,7 @@ gw_rc gw_exporter_open(const gw_exporter_config *cfg, gw_exporter **out, gw_erro
     e->store = gw_prom_store_new(cfg->per_process, cfg->cmdline, e->proc_root);
     pthread_mutex_init(&e->lock, NULL);
     e->last_scrape_s = NAN;
+    e->pods = cfg->pods ? gw_pod_labels_new(cfg->pods) : NULL;
     *out = e;
     return GW_OK;
 }
@@ -88,16 +91,21 @@ static void free_labels(gw_exporter *e)
 /* Brings e->snap up to date; rebuilds the label sets when the devices changed. Under lock. */
 static void refresh(gw_exporter *e)
 {
-    if (!gw_prom_store_snapshot(e->store, &e->snap) || e->nlabels == e->snap.ndev)
-        return;
-    free_labels(e);
-    e->labels = xcalloc(e->snap.ndev ? e->snap.ndev : 1, sizeof *e->labels);
-    e->nlabels = e->snap.ndev;
-    for (unsigned i = 0; i < e->snap.ndev; i++) {
-        gw_buf b = {0};
-        gw_prom_device_labels(&b, &e->snap.devs[i], e->hostname, e->driver);
-        e->labels[i] = b.data ? b.data : xstrdup("");
+    bool devices_changed = false;
+    if (gw_prom_store_snapshot(e->store, &e->snap) && e->nlabels != e->snap.ndev) {
+        free_labels(e);
+        e->labels = xcalloc(e->snap.ndev ? e->snap.ndev : 1, sizeof *e->labels);
+        e->nlabels = e->snap.ndev;
+        for (unsigned i = 0; i < e->snap.ndev; i++) {
+            gw_buf b = {0};
+            gw_prom_device_labels(&b, &e->snap.devs[i], e->hostname, e->driver);
+            e->labels[i] = b.data ? b.data : xstrdup("");
+        }
+        devices_changed = true;
     }
+    /* Pod labels change without a new sample: render the GPU part again when they do. */
+    if (e->pods && gw_pod_labels_update(e->pods, &e->snap, e->labels, e->nlabels, devices_changed))
+        e->cache[GW_PROM_TEXT].generation = e->cache[GW_PROM_OPENMETRICS].generation = 0;
 }
 
 /* Resident memory and CPU time of this process; NAN when unknown. */
@@ -153,6 +161,8 @@ static void page_metrics(gw_exporter *e, const gw_http_request *req, gw_http_res
     resp->body.data = xmalloc(resp->body.cap);
     resp->body.data[0] = '\0';
     gw_buf_append(&resp->body, c->text.data ? c->text.data : "", c->text.len);
+    if (e->pods)
+        gw_pod_labels_render(e->pods, &resp->body, f, &e->snap);
     gw_prom_render_self(&resp->body, f, &self);
     gw_prom_render_end(&resp->body, f);
     e->last_scrape_s = (double)(gw_mono_ns() - t0) / 1e9;
@@ -221,6 +231,10 @@ gw_rc gw_exporter_start(gw_exporter *e, gw_sampler *sampler, gw_events *bus,
     e->driver = xstrdup(driver_version ? driver_version : "");
     gw_sink sink = gw_prom_store_as_sink(e->store);
     gw_sampler_add_sink(sampler, &sink);
+    if (e->pods) { /* MIG devices, for the kubelet's MIG device ids */
+        gw_sink pod_sink = gw_pod_labels_as_sink(e->pods);
+        gw_sampler_add_sink(sampler, &pod_sink);
+    }
     if (bus)
         gw_events_listen(bus, gw_prom_store_on_event, e->store);
     return gw_http_start(e->http, handle, e, err);
@@ -234,6 +248,7 @@ void gw_exporter_close(gw_exporter *e)
     gw_prom_store_free(e->store);
     gw_prom_snapshot_free(&e->snap);
     free_labels(e);
+    gw_pod_labels_free(e->pods);
     for (int i = 0; i < 2; i++)
         gw_buf_free(&e->cache[i].text);
     pthread_mutex_destroy(&e->lock);

@@ -17,6 +17,7 @@
 #define GW_EXPORTER_H
 
 #include "events/events.h"
+#include "k8s/pod_watch.h"
 #include "sampler/sampler.h"
 #include "util/gw_error.h"
 
@@ -38,6 +39,8 @@ typedef struct gw_exporter_config {
     bool cmdline;              /* label those with the command line too */
     int64_t interval_ms;       /* the sampler's interval (staleness, a gauge) */
     const char *proc_root;     /* NULL = /proc (command lines) */
+    gw_pod_watch *pods;        /* `--kubernetes`: pod labels (serve/pod_labels.h); borrowed, must
+                                  outlive the exporter; NULL = none */
 } gw_exporter_config;
 
 /* Binds the listen address (nothing is served yet). Errors name the address and the fix:
