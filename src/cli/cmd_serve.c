@@ -17,7 +17,7 @@
 static const char serve_usage[] =
     "usage: gpuwatch serve [--listen ADDR] [-i SEC] [--per-process [--cmdline]]\n"
     "                      [--max-connections N] [--max-connections-per-ip N]\n"
-    "                      [--client-timeout SEC]\n"
+    "                      [--client-timeout SEC] [--hpc-job-mapping-dir DIR]\n"
     "\n"
     "Serves every GPU's values to Prometheus on http://ADDR/metrics, with dcgm-exporter's metric\n"
     "names and labels (Grafana dashboard 12239 works unchanged), until SIGTERM or Ctrl-C.\n"
@@ -32,6 +32,9 @@ static const char serve_usage[] =
     "                      the one idle longest\n"
     "      --max-connections-per-ip N  the same, for one client address (64)\n"
     "      --client-timeout SEC  deadline to send a request and get the answer (10)\n"
+    "      --hpc-job-mapping-dir DIR  label each GPU's series with hpc_job from DIR's file per\n"
+    "                      GPU index (as dcgm-exporter; also DCGM_HPC_JOB_MAPPING_DIR), and\n"
+    "                      serve gpuwatch_job_info (docs/slurm.md)\n"
     "  -h, --help          this text\n"
     "\n"
     "Pages: /metrics (Prometheus text, or OpenMetrics when asked), /healthz (200 while samples\n"
@@ -39,7 +42,7 @@ static const char serve_usage[] =
     "(address in use, NVML), 2 usage error.\n"
     "Example: gpuwatch serve --listen :9400 -i 1\n";
 
-enum { OPT_PER_PROCESS = 1000, OPT_CMDLINE, OPT_MAX_CONN, OPT_PER_IP, OPT_TIMEOUT };
+enum { OPT_PER_PROCESS = 1000, OPT_CMDLINE, OPT_MAX_CONN, OPT_PER_IP, OPT_TIMEOUT, OPT_JOB_DIR };
 
 static int usage_error(const char *msg, bool show_usage)
 {
@@ -69,6 +72,7 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
         {"max-connections", required_argument, NULL, OPT_MAX_CONN},
         {"max-connections-per-ip", required_argument, NULL, OPT_PER_IP},
         {"client-timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"hpc-job-mapping-dir", required_argument, NULL, OPT_JOB_DIR},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     gw_error err = {0};
@@ -106,6 +110,13 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
                 return usage_error("--client-timeout wants 1 s to 1 h, such as 10 or 30s", false);
             cfg->client_timeout_s = (unsigned)(ms / 1000);
             break;
+        case OPT_JOB_DIR:
+            if (!optarg[0])
+                return usage_error("--hpc-job-mapping-dir wants a directory, such as "
+                                   "/run/gpuwatch/job-map",
+                                   false);
+            cfg->hpc_job_dir = optarg;
+            break;
         case 'h':
             gw_cli_help(serve_usage);
             return 0;
@@ -121,6 +132,12 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg)
     if (cfg->cmdline && !cfg->per_process)
         return usage_error("--cmdline labels the --per-process series: add --per-process", false);
     return -1;
+}
+
+static void say_jobmap(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "gpuwatch: warning: %s\n", msg);
 }
 
 static void say_lost(void *ctx, const gw_event *ev)
@@ -177,7 +194,9 @@ out:
 
 int gw_cmd_serve(int argc, char **argv)
 {
-    gw_exporter_config cfg = {.interval_ms = 1000};
+    gw_exporter_config cfg = {.interval_ms = 1000, .warn = say_jobmap};
+    const char *job_dir = getenv("DCGM_HPC_JOB_MAPPING_DIR"); /* the option wins */
+    cfg.hpc_job_dir = job_dir && *job_dir ? job_dir : NULL;
     int rc = parse(argc, argv, &cfg);
     if (rc >= 0)
         return rc;

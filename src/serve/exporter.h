@@ -18,6 +18,7 @@
 
 #include "events/events.h"
 #include "sampler/sampler.h"
+#include "serve/jobmap.h"
 #include "util/gw_error.h"
 
 #include <stdbool.h>
@@ -38,6 +39,10 @@ typedef struct gw_exporter_config {
     bool cmdline;              /* label those with the command line too */
     int64_t interval_ms;       /* the sampler's interval (staleness, a gauge) */
     const char *proc_root;     /* NULL = /proc (command lines) */
+    const char *hpc_job_dir;   /* dcgm-exporter's job mapping directory (serve/jobmap.h), NULL =
+                                  none: no hpc_job label */
+    gw_jobmap_warn_fn warn;    /* its warnings (NULL: none shown) */
+    void *warn_ctx;
 } gw_exporter_config;
 
 /* Binds the listen address (nothing is served yet). Errors name the address and the fix:
