@@ -68,7 +68,7 @@ class Slurm:
     def __init__(self, tmp, scenario):
         self.tmp = tmp
         self.procs = []
-        node = socket.gethostname().split(".")[0]
+        self.node = node = socket.gethostname().split(".")[0]
         ctld_port, slurmd_port = free_ports(2)
         for d in ("state", "spool", "munge", "runs", "jobs", "map", "rec"):
             (tmp / d).mkdir()
@@ -81,7 +81,8 @@ class Slurm:
         text = (SLURM / "gpuwatch-slurm.conf").read_text()
         for k, v in {"GPUWATCH": GW, "RUN_DIR": tmp / "runs", "JOBS_DIR": tmp / "jobs",
                      "MAP_DIR": tmp / "map", "STATE_DIR": tmp / "rec", "INTERVAL": "0.2",
-                     "LOG_FILE": tmp / "gpuwatch-slurm.log", "STOP_TIMEOUT": "20"}.items():
+                     "LOG_FILE": tmp / "gpuwatch-slurm.log", "STOP_TIMEOUT": "20",
+                     "RUN_NAME": "%j.%n"}.items():
             assert f"\n{k}=" in text, k
             text = "\n".join(f"{k}={v}" if ln.startswith(f"{k}=") else ln
                              for ln in text.split("\n"))
@@ -198,7 +199,7 @@ def test_prolog_epilog_around_a_real_job(slurm, tmp_path):
     assert not (tmp / "map" / "0").exists()
     assert (tmp / "map" / ".jobs" / job).read_text() == "user=root\n"
     pid, run_dir = (tmp / "rec" / job).read_text().split()
-    assert run_dir == str(tmp / "runs" / job)
+    assert run_dir == str(tmp / "runs" / f"{job}.{slurm.node}")  # RUN_NAME=%j.%n
     with Server(slurm.scenario, ["--hpc-job-mapping-dir", tmp / "map", "-i", "0.2"]) as s:
         s.wait_sample()
         p = parse(s.metrics())
@@ -230,7 +231,7 @@ def test_prolog_epilog_around_a_real_job(slurm, tmp_path):
     if doc.get("job") is not None:  # issue 17's job block (scoped recording)
         assert doc["job"]["scheduler"] == "slurm" and doc["job"]["job_id"] == job
         assert doc["job"]["gpus"] == [1]
-    meta = json.loads((tmp / "runs" / job / "meta.json").read_text())
+    meta = json.loads((tmp / "runs" / f"{job}.{slurm.node}" / "meta.json").read_text())
     # the recorder ended on the Epilog's SIGTERM with its files complete (not killed)
     assert (meta["end_reason"], meta["complete"], meta["cwd"]) == ("signal", True, "/")
     log = (tmp / "gpuwatch-slurm.log").read_text()
