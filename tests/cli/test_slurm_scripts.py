@@ -5,8 +5,11 @@ import json
 import os
 import shutil
 import subprocess
+import time
 
 import pytest
+
+from pathlib import Path
 
 from conftest import FAKE, GW, SOURCE
 from serve_helpers import const_h200
@@ -35,6 +38,17 @@ def script(name, env, **slurm):
     return r
 
 
+def recording(tmp, job, timeout=60):
+    """Waits until the job's recorder has written rows (a job ending before its recorder started
+    leaves no summary, as the Epilog logs); returns its run directory."""
+    run = Path((tmp / "rec" / job).read_text().split()[1])
+    deadline = time.monotonic() + timeout
+    while not (run / "gpu.csv").exists() or len((run / "gpu.csv").read_text().splitlines()) < 4:
+        assert time.monotonic() < deadline, f"{run} has no rows"
+        time.sleep(0.05)
+    return run
+
+
 def test_shellcheck_clean():
     sc = shutil.which("shellcheck")
     if not sc:
@@ -52,6 +66,8 @@ def test_two_jobs_share_a_gpu(site):
     assert [(m / g).read_text() for g in "012"] == ["10\n", "10\n11\n", "11\n"]
     assert (m / ".jobs" / "11").read_text() == "user=bob\n"
     assert oct(os.stat(m).st_mode & 0o777) == "0o755"
+    recording(tmp, "10")
+    recording(tmp, "11")
     script("epilog", env, SLURM_JOB_ID="10", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0-1")
     assert not (m / "0").exists() and not (m / ".jobs" / "10").exists()
     assert [(m / g).read_text() for g in "12"] == ["11\n", "11\n"]
@@ -63,6 +79,7 @@ def test_two_jobs_share_a_gpu(site):
     # a second run of job 10 (requeued: same id) keeps the first recording
     script("prolog", env, SLURM_JOB_ID="10", SLURM_JOB_USER="ann", CUDA_VISIBLE_DEVICES="2")
     assert (tmp / "rec" / "10").read_text().split()[1] == str(tmp / "runs" / "10.1")
+    recording(tmp, "10")
     script("epilog", env, SLURM_JOB_ID="10", SLURM_JOB_USER="ann", CUDA_VISIBLE_DEVICES="2")
     assert (tmp / "runs" / "10.1" / "meta.json").exists()
 
