@@ -24,8 +24,9 @@ if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(chromium)               # headless browser for the HTML report's tests
   PACKAGES+=(clang libclang-rt-14-dev) # the log reader's libFuzzer harness (fuzz/run.sh)
   PACKAGES+=(tmux)                   # `gpuwatch top`'s tests drive it in tmux (tests/cli/test_top.py)
-  PACKAGES+=(slurmctld slurmd slurm-client munge) # a real one-node Slurm runs deploy/slurm's
-                                     # Prolog/Epilog (tests/cli/test_slurm.py); not started as services
+  PACKAGES+=(slurmctld slurmd slurm-client munge shellcheck) # a real one-node Slurm runs
+                                     # deploy/slurm's Prolog/Epilog (tests/cli/test_slurm.py starts
+                                     # its own daemons); shellcheck lints those scripts
 fi
 
 missing=()

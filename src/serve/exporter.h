@@ -9,7 +9,8 @@
  * XID counts are shown for every GPU (0 included) while the sampler's NVML event watcher runs, else
  * only for GPUs that had one. A scrape renders the latest stored sample — the GPU part is rendered
  * once per new sample and format and reused until the next one — plus gpuwatch's own counters; it
- * never calls NVML.
+ * never calls NVML. With hpc_job_dir, each scrape reads that directory (serve/jobmap.h) and the
+ * GPU part is rendered again when what it says changed.
  *
  * Must not: sample, call NVML or print; the caller owns the sampler, the bus and the messages.
  */
