@@ -19,6 +19,7 @@ import pytest
 
 from conftest import BUILD, FAKE, GW, SOURCE
 from serve_helpers import Server, const_h200, parse
+from test_slurm_scripts import stop_recorders
 
 SLURM = SOURCE / "deploy" / "slurm"
 DAEMONS = ("munged", "slurmctld", "slurmd", "sbatch", "squeue", "scontrol")
@@ -158,6 +159,7 @@ PartitionName=test Nodes={node} Default=YES MaxTime=INFINITE State=UP
         return "\n".join(out)
 
     def stop(self):
+        stop_recorders(self.tmp / "rec")
         for _name, p in reversed(self.procs):
             if p.poll() is None:
                 p.terminate()
@@ -234,5 +236,7 @@ def test_prolog_epilog_around_a_real_job(slurm, tmp_path):
     meta = json.loads((tmp / "runs" / f"{job}.{slurm.node}" / "meta.json").read_text())
     # the recorder ended on the Epilog's SIGTERM with its files complete (not killed)
     assert (meta["end_reason"], meta["complete"], meta["cwd"]) == ("signal", True, "/")
-    log = (tmp / "gpuwatch-slurm.log").read_text()
-    assert f"prolog job {job}" in log and f"summary in {summary}" in log, log
+    # the Epilog logs the summary just after it moved it in place
+    log = wait("the Epilog's last line", lambda: f"summary in {summary}" in (
+        t := (tmp / "gpuwatch-slurm.log").read_text()) and t, 30)
+    assert f"prolog job {job} on {slurm.node}: recording GPUs 1 in {run_dir}" in log, log

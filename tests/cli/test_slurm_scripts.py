@@ -28,7 +28,20 @@ def site(tmp_path):
     env = {"PATH": os.environ["PATH"], "GPUWATCH_SLURM_CONF": str(conf),
            "GPUWATCH_NVML_LIB": FAKE, "FAKE_NVML_SCENARIO": str(sc),
            "SLURMD_NODENAME": "n1"}
-    return tmp_path, env
+    yield tmp_path, env
+    stop_recorders(tmp_path / "rec")
+
+
+def stop_recorders(state_dir):
+    """Kills the recorders a failed test left running (the Epilog stops them otherwise)."""
+    for f in state_dir.glob("*") if state_dir.is_dir() else []:
+        pid = int(f.read_text().split()[0])
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as c:
+                if b"record" in c.read():
+                    os.kill(pid, 9)
+        except (OSError, ValueError):
+            pass
 
 
 def script(name, env, **slurm):
