@@ -30,6 +30,9 @@ if [ "${1:-}" = "--test" ]; then
   # `serve --kubernetes` tests: a fake kubelet (python3-grpcio, messages generated with protoc),
   # deploy/kubernetes rendered with kubectl kustomize and read back with python3-yaml
   PACKAGES+=(python3-grpcio python3-protobuf protobuf-compiler python3-yaml)
+  PACKAGES+=(slurmctld slurmd slurm-client munge shellcheck) # a real one-node Slurm runs
+                                     # deploy/slurm's Prolog/Epilog (tests/cli/test_slurm.py starts
+                                     # its own daemons); shellcheck lints those scripts
 fi
 
 missing=()

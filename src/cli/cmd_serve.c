@@ -19,6 +19,7 @@ static const char serve_usage[] =
     "usage: gpuwatch serve [--listen ADDR] [-i SEC] [--per-process [--cmdline]]\n"
     "                      [--max-connections N] [--max-connections-per-ip N]\n"
     "                      [--client-timeout SEC] [--kubernetes [--pod-resources-socket P]]\n"
+    "                      [--hpc-job-mapping-dir DIR]\n"
     "\n"
     "Serves every GPU's values to Prometheus on http://ADDR/metrics, with dcgm-exporter's metric\n"
     "names and labels (Grafana dashboard 12239 works unchanged), until SIGTERM or Ctrl-C.\n"
@@ -37,6 +38,9 @@ static const char serve_usage[] =
     "                      kubelet gave it to, and serve gpuwatch_gpu_allocated\n"
     "      --pod-resources-socket PATH  the kubelet's pod-resources socket\n"
     "                      (default /var/lib/kubelet/pod-resources/kubelet.sock)\n"
+    "      --hpc-job-mapping-dir DIR  label each GPU's series with hpc_job from DIR's file per\n"
+    "                      GPU index (as dcgm-exporter; also DCGM_HPC_JOB_MAPPING_DIR), and\n"
+    "                      serve gpuwatch_job_info (docs/slurm.md)\n"
     "  -h, --help          this text\n"
     "\n"
     "Pages: /metrics (Prometheus text, or OpenMetrics when asked), /healthz (200 while samples\n"
@@ -51,7 +55,8 @@ enum {
     OPT_PER_IP,
     OPT_TIMEOUT,
     OPT_KUBERNETES,
-    OPT_PODRES_SOCKET
+    OPT_PODRES_SOCKET,
+    OPT_JOB_DIR
 };
 
 static int usage_error(const char *msg, bool show_usage)
@@ -85,6 +90,7 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg, gw_pod_watch_co
         {"client-timeout", required_argument, NULL, OPT_TIMEOUT},
         {"kubernetes", no_argument, NULL, OPT_KUBERNETES},
         {"pod-resources-socket", required_argument, NULL, OPT_PODRES_SOCKET},
+        {"hpc-job-mapping-dir", required_argument, NULL, OPT_JOB_DIR},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     gw_error err = {0};
@@ -131,6 +137,12 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg, gw_pod_watch_co
                                    "socket",
                                    false);
             kube->socket = optarg;
+        case OPT_JOB_DIR:
+            if (!optarg[0])
+                return usage_error("--hpc-job-mapping-dir wants a directory, such as "
+                                   "/run/gpuwatch/job-map",
+                                   false);
+            cfg->hpc_job_dir = optarg;
             break;
         case 'h':
             gw_cli_help(serve_usage);
@@ -149,6 +161,12 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg, gw_pod_watch_co
     if (kube->socket && !*kubernetes)
         return usage_error("--pod-resources-socket is for --kubernetes: add --kubernetes", false);
     return -1;
+}
+
+static void say_jobmap(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "gpuwatch: warning: %s\n", msg);
 }
 
 static void say_lost(void *ctx, const gw_event *ev)
@@ -215,7 +233,9 @@ static void say_kube(void *ctx, const char *line)
 
 int gw_cmd_serve(int argc, char **argv)
 {
-    gw_exporter_config cfg = {.interval_ms = 1000};
+    gw_exporter_config cfg = {.interval_ms = 1000, .warn = say_jobmap};
+    const char *job_dir = getenv("DCGM_HPC_JOB_MAPPING_DIR"); /* the option wins */
+    cfg.hpc_job_dir = job_dir && *job_dir ? job_dir : NULL;
     gw_pod_watch_config kube = {.say = say_kube};
     bool kubernetes = false;
     int rc = parse(argc, argv, &cfg, &kube, &kubernetes);

@@ -20,7 +20,7 @@ enum { MAX_CALL_ERRORS = 64 };
 
 /* The rendered GPU part of one format, valid for one store generation. */
 typedef struct render_cache {
-    uint64_t generation;
+    uint64_t generation, jobs_generation;
     bool xid_watched;
     gw_buf text;
 } render_cache;
@@ -41,7 +41,9 @@ struct gw_exporter {
     uint64_t scrapes;
     double last_scrape_s; /* NAN before the first */
     gw_nvml_call_error errors[MAX_CALL_ERRORS];
-    gw_pod_labels *pods; /* `serve --kubernetes`, else NULL */
+    gw_pod_labels *pods;      /* `serve --kubernetes`, else NULL */
+    gw_jobmap *jobmap;        /* NULL without --hpc-job-mapping-dir */
+    uint64_t jobs_generation; /* counts the job map's changes */
 };
 
 gw_rc gw_exporter_open(const gw_exporter_config *cfg, gw_exporter **out, gw_error *err)
@@ -70,6 +72,8 @@ gw_rc gw_exporter_open(const gw_exporter_config *cfg, gw_exporter **out, gw_erro
     pthread_mutex_init(&e->lock, NULL);
     e->last_scrape_s = NAN;
     e->pods = cfg->pods ? gw_pod_labels_new(cfg->pods) : NULL;
+    if (cfg->hpc_job_dir)
+        e->jobmap = gw_jobmap_new(cfg->hpc_job_dir, cfg->warn, cfg->warn_ctx);
     *out = e;
     return GW_OK;
 }
@@ -132,11 +136,21 @@ static void page_metrics(gw_exporter *e, const gw_http_request *req, gw_http_res
     refresh(e);
     render_cache *c = &e->cache[f];
     bool xid_watched = e->sampler && gw_sampler_event_gpus(e->sampler) > 0;
-    if (c->generation != e->snap.generation || c->xid_watched != xid_watched) {
+    if (e->jobmap && gw_jobmap_reload(e->jobmap))
+        e->jobs_generation++;
+    if (c->generation != e->snap.generation || c->xid_watched != xid_watched ||
+        c->jobs_generation != e->jobs_generation) {
         gw_buf_reset(&c->text);
-        gw_prom_render_gpus(&c->text, f, &e->snap, (const char *const *)e->labels, xid_watched);
+        const gw_prom_snapshot *snap = &e->snap;
+        const char *const *labels = (const char *const *)e->labels;
+        if (e->jobmap) /* each GPU once per job, with hpc_job */
+            gw_jobmap_apply(e->jobmap, &e->snap, labels, &snap, &labels);
+        gw_prom_render_gpus(&c->text, f, snap, labels, xid_watched);
+        if (e->jobmap)
+            gw_jobmap_render_info(e->jobmap, &c->text, f, &e->snap, (const char *const *)e->labels);
         c->generation = e->snap.generation;
         c->xid_watched = xid_watched;
+        c->jobs_generation = e->jobs_generation;
     }
     gw_sampler_stats st = {0};
     gw_prom_self self = {.interval_s = (double)e->cfg.interval_ms / 1000.0,
@@ -249,6 +263,7 @@ void gw_exporter_close(gw_exporter *e)
     gw_prom_snapshot_free(&e->snap);
     free_labels(e);
     gw_pod_labels_free(e->pods);
+    gw_jobmap_free(e->jobmap);
     for (int i = 0; i < 2; i++)
         gw_buf_free(&e->cache[i].text);
     pthread_mutex_destroy(&e->lock);

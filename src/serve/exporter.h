@@ -9,7 +9,8 @@
  * XID counts are shown for every GPU (0 included) while the sampler's NVML event watcher runs, else
  * only for GPUs that had one. A scrape renders the latest stored sample — the GPU part is rendered
  * once per new sample and format and reused until the next one — plus gpuwatch's own counters; it
- * never calls NVML.
+ * never calls NVML. With hpc_job_dir, each scrape reads that directory (serve/jobmap.h) and the
+ * GPU part is rendered again when what it says changed.
  *
  * Must not: sample, call NVML or print; the caller owns the sampler, the bus and the messages.
  */
@@ -19,6 +20,7 @@
 #include "events/events.h"
 #include "k8s/pod_watch.h"
 #include "sampler/sampler.h"
+#include "serve/jobmap.h"
 #include "util/gw_error.h"
 
 #include <stdbool.h>
@@ -41,6 +43,10 @@ typedef struct gw_exporter_config {
     const char *proc_root;     /* NULL = /proc (command lines) */
     gw_pod_watch *pods;        /* `--kubernetes`: pod labels (serve/pod_labels.h); borrowed, must
                                   outlive the exporter; NULL = none */
+    const char *hpc_job_dir;   /* dcgm-exporter's job mapping directory (serve/jobmap.h), NULL =
+                                  none: no hpc_job label */
+    gw_jobmap_warn_fn warn;    /* its warnings (NULL: none shown) */
+    void *warn_ctx;
 } gw_exporter_config;
 
 /* Binds the listen address (nothing is served yet). Errors name the address and the fix:

@@ -1,0 +1,116 @@
+"""deploy/slurm's Prolog and Epilog run directly, with the variables slurmd gives them (the real
+Slurm run is tests/cli/test_slurm.py): jobs sharing a GPU, GPU ranges, jobs without GPUs, and
+failures that must not fail the script (a failing Prolog drains the node)."""
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from pathlib import Path
+
+from conftest import FAKE, GW, SOURCE
+from serve_helpers import const_h200
+
+SLURM = SOURCE / "deploy" / "slurm"
+
+
+@pytest.fixture
+def site(tmp_path):
+    sc = tmp_path / "scenario.json"
+    sc.write_text(json.dumps({"devices": [const_h200(i) for i in range(3)]}))
+    conf = tmp_path / "gpuwatch-slurm.conf"
+    conf.write_text(f"GPUWATCH={GW}\nRUN_DIR={tmp_path / 'runs'}\nJOBS_DIR={tmp_path / 'jobs'}\n"
+                    f"MAP_DIR={tmp_path / 'map'}\nSTATE_DIR={tmp_path / 'rec'}\nINTERVAL=0.1\n"
+                    f"LOG_FILE={tmp_path / 'log'}\n")
+    env = {"PATH": os.environ["PATH"], "GPUWATCH_SLURM_CONF": str(conf),
+           "GPUWATCH_NVML_LIB": FAKE, "FAKE_NVML_SCENARIO": str(sc),
+           "SLURMD_NODENAME": "n1"}
+    yield tmp_path, env
+    stop_recorders(tmp_path / "rec")
+
+
+def stop_recorders(state_dir):
+    """Kills the recorders a failed test left running (the Epilog stops them otherwise)."""
+    for f in state_dir.glob("*") if state_dir.is_dir() else []:
+        pid = int(f.read_text().split()[0])
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as c:
+                if b"record" in c.read():
+                    os.kill(pid, 9)
+        except (OSError, ValueError):
+            pass
+
+
+def script(name, env, **slurm):
+    r = subprocess.run([SLURM / f"gpuwatch-{name}"], env=dict(env, **slurm),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r
+
+
+def recording(tmp, job, timeout=60):
+    """Waits until the job's recorder has written rows (a job ending before its recorder started
+    leaves no summary, as the Epilog logs); returns its run directory."""
+    run = Path((tmp / "rec" / job).read_text().split()[1])
+    deadline = time.monotonic() + timeout
+    while not (run / "gpu.csv").exists() or len((run / "gpu.csv").read_text().splitlines()) < 4:
+        assert time.monotonic() < deadline, f"{run} has no rows"
+        time.sleep(0.05)
+    return run
+
+
+def test_shellcheck_clean():
+    sc = shutil.which("shellcheck")
+    if not sc:
+        pytest.skip("shellcheck is not installed")
+    r = subprocess.run([sc, "-x", "gpuwatch-prolog", "gpuwatch-epilog"], cwd=SLURM,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stdout
+
+
+def test_two_jobs_share_a_gpu(site):
+    tmp, env = site
+    script("prolog", env, SLURM_JOB_ID="10", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0-1")
+    script("prolog", env, SLURM_JOB_ID="11", SLURM_JOB_USER="bob", SLURM_JOB_GPUS="1,2")
+    m = tmp / "map"
+    assert [(m / g).read_text() for g in "012"] == ["10\n", "10\n11\n", "11\n"]
+    assert (m / ".jobs" / "11").read_text() == "user=bob\n"
+    assert oct(os.stat(m).st_mode & 0o777) == "0o755"
+    recording(tmp, "10")
+    recording(tmp, "11")
+    script("epilog", env, SLURM_JOB_ID="10", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0-1")
+    assert not (m / "0").exists() and not (m / ".jobs" / "10").exists()
+    assert [(m / g).read_text() for g in "12"] == ["11\n", "11\n"]
+    assert json.loads((tmp / "jobs" / "10.json").read_text())["gpus"]
+    script("epilog", env, SLURM_JOB_ID="11", SLURM_JOB_USER="bob", SLURM_JOB_GPUS="1,2")
+    assert sorted(p.name for p in m.iterdir()) == [".jobs", ".lock"]
+    assert sorted(p.name for p in (tmp / "jobs").iterdir()) == ["10.json", "11.json"]
+    assert not list((tmp / "rec").iterdir())
+    # a second run of job 10 (requeued: same id) keeps the first recording
+    script("prolog", env, SLURM_JOB_ID="10", SLURM_JOB_USER="ann", CUDA_VISIBLE_DEVICES="2")
+    assert (tmp / "rec" / "10").read_text().split()[1] == str(tmp / "runs" / "10.1")
+    recording(tmp, "10")
+    script("epilog", env, SLURM_JOB_ID="10", SLURM_JOB_USER="ann", CUDA_VISIBLE_DEVICES="2")
+    assert (tmp / "runs" / "10.1" / "meta.json").exists()
+
+
+def test_no_gpus_and_no_binary_exit_0(site):
+    tmp, env = site
+    script("prolog", env, SLURM_JOB_ID="20", SLURM_JOB_USER="ann")
+    script("epilog", env, SLURM_JOB_ID="20", SLURM_JOB_USER="ann")
+    assert not (tmp / "jobs").exists() and not (tmp / "runs").exists()
+    log = (tmp / "log").read_text()
+    assert "prolog job 20 on n1: no GPUs allocated" in log
+    conf = tmp / "gpuwatch-slurm.conf"
+    conf.write_text(conf.read_text().replace(f"GPUWATCH={GW}", "GPUWATCH=/nonexistent/gpuwatch"))
+    script("prolog", env, SLURM_JOB_ID="21", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0")
+    assert (tmp / "map" / "0").read_text() == "21\n"  # the mapping does not need the recorder
+    script("epilog", env, SLURM_JOB_ID="21", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0")
+    assert not (tmp / "map" / "0").exists()
+    log = (tmp / "log").read_text()
+    assert "/nonexistent/gpuwatch is not an executable: not recorded" in log
+    script("prolog", env)  # not from slurmd
+    assert "no SLURM_JOB_ID" in (tmp / "log").read_text()
