@@ -137,6 +137,7 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg, gw_pod_watch_co
                                    "socket",
                                    false);
             kube->socket = optarg;
+            break;
         case OPT_JOB_DIR:
             if (!optarg[0])
                 return usage_error("--hpc-job-mapping-dir wants a directory, such as "
