@@ -24,6 +24,8 @@ if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(chromium)               # headless browser for the HTML report's tests
   PACKAGES+=(clang libclang-rt-14-dev) # the log reader's libFuzzer harness (fuzz/run.sh)
   PACKAGES+=(tmux)                   # `gpuwatch top`'s tests drive it in tmux (tests/cli/test_top.py)
+  PACKAGES+=(zsh man-db groff-base)  # the generated zsh completion loads in zsh -f; man -l, groff -ww
+                                     # and lexgrog check the man pages (tests/cli/test_manpages.py)
 fi
 
 missing=()
