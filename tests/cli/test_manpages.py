@@ -255,3 +255,28 @@ def test_cmake_install_puts_pages_and_completion_where_debian_looks(tmp_path):
     assert (tmp_path / "share/bash-completion/completions/gpuwatch").read_bytes() == \
         BASH.read_bytes()
     assert (tmp_path / "share/zsh/vendor-completions/_gpuwatch").read_bytes() == ZSH.read_bytes()
+
+
+def documented_codes():
+    """The status column of docs/exit-codes.md, per command ("" is the live view)."""
+    codes, cmd = {}, None
+    for line in (SOURCE / "docs" / "exit-codes.md").read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 3 or cells[0] in ("command", "---"):
+            continue
+        if cells[0]:
+            m = re.match(r"`gpuwatch ?(\w*)`", cells[0])
+            cmd = m.group(1) if m else None
+        if cmd is not None:
+            codes.setdefault(cmd, set()).update(int(n) for n in re.findall(r"\d+", cells[1]))
+    return codes
+
+
+@pytest.mark.parametrize("cmd", PAGES)
+def test_exit_status_matches_docs(cmd):
+    """The codes --help and the man page give are those of docs/exit-codes.md."""
+    docs = documented_codes()
+    assert {"run", "check", "report", ""} <= set(docs)
+    text = help_text(cmd).split("\nExit status: ")[1].split("\nExample")[0]
+    said = {int(n) for n in re.findall(r"(?<![\w.])\d+(?![\w.])", text)}
+    assert said == docs.get(cmd or "", {0, 1, 2}), text
