@@ -3,7 +3,6 @@
 
 #include "query/query.h"
 
-#include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -229,7 +228,7 @@ static void zsh_action(FILE *out, gw_complete c, const char *values)
 static void zsh_metavar(FILE *out, const char *arg)
 {
     for (const char *p = arg + (arg[0] == '='); *p && *p != ' '; p++)
-        if (isalnum((unsigned char)*p) || *p == '_' || *p == '|' || *p == '.')
+        if (*p != ':' && *p != '\'' && *p != '\\')
             fputc(*p, out);
 }
 
