@@ -11,6 +11,7 @@ static const gw_opt mark_opts[] = {
     {.name = "field",
      .letter = 'f',
      .arg = "KEY=VALUE",
+     .repeat = 1,
      .help = "a field of the marker; VALUE is a number when it reads as one"},
     {.name = "help", .letter = 'h', .help = "this text"},
     {0}};

@@ -234,7 +234,8 @@ static void zsh_metavar(FILE *out, const char *arg)
 
 static void zsh_opt(FILE *out, const gw_opt *o, const char *form, bool attached)
 {
-    fprintf(out, " \\\n    '%s%s[", form, o->arg ? (attached ? "+" : "=") : "");
+    fprintf(out, " \\\n    '%s%s%s[", o->repeat ? "*" : "", form,
+            o->arg ? (attached ? "+" : "=") : "");
     zsh_text(out, o->help, 60, true);
     fputs("]", out);
     if (o->arg) {

@@ -37,9 +37,10 @@ enum {
      .key = GW_OPT_CONFIG,                                                                         \
      .arg = "FILE",                                                                                \
      .complete = GW_COMPL_FILE,                                                                    \
+     .repeat = 1,                                                                                  \
      .help = config_help},                                                                         \
     {                                                                                              \
-        .name = "set", .key = GW_OPT_SET, .arg = set_arg, .help = set_help                         \
+        .name = "set", .key = GW_OPT_SET, .arg = set_arg, .repeat = 1, .help = set_help            \
     }
 #define GW_ALERT_OPTS                                                                              \
     {.name = "no-alerts", .key = GW_OPT_NO_ALERTS, .help = "no alert rules"},                      \

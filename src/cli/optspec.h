@@ -21,6 +21,7 @@
  *   complete  what the shells offer for the argument (gw_complete)
  *   values    the words of GW_COMPL_VALUES and GW_COMPL_LIST, separated by spaces
  *   alt       a short spelling that is not one letter ("-lms"), shown instead of -letter
+ *   repeat    1: may be given more than once (--set, --config); zsh offers it again
  *
  * Must not: parse values or print outside the generators; commands keep their own switch on key.
  */
@@ -50,6 +51,7 @@ typedef struct gw_opt {
     gw_complete complete;
     const char *values;
     const char *alt;
+    int repeat;
 } gw_opt;
 
 /* Options several commands share are macros of entries spliced into their tables

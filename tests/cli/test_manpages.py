@@ -67,7 +67,7 @@ def bash_options(cmd):
 
 def zsh_options(cmd):
     body = ZSH.read_text().split(f"_gpuwatch_cmd_{cmd or 'live'}() {{")[1].split("\n}")[0]
-    return set(re.findall(r"^    '(-[a-z-]+?)[=+]?\[", body, re.M))
+    return set(re.findall(r"^    '\*?(-[a-z-]+?)[=+]?\[", body, re.M))
 
 
 @pytest.mark.parametrize("cmd", PAGES)
@@ -244,6 +244,8 @@ def test_zsh_completion_loads_and_offers_the_commands(tmp_path):
     assert lines[1:] == COMMANDS + ["help"]
     assert "--query-gpu=[what to print, one column each]:FIELDS:_sequence compadd - " \
            "$_gpuwatch_fields" in query.splitlines()
+    # options given more than once (.repeat in the table) are offered again
+    assert "    '*--set=[change one setting]:RULE.KEY=VALUE: ' \\" in ZSH.read_text().splitlines()
 
 
 def test_cmake_install_puts_pages_and_completion_where_debian_looks(tmp_path):
