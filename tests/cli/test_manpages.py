@@ -4,6 +4,7 @@ command accepts is in its --help, its man page and the bash and zsh completion, 
 is; the pages render without warnings; `gpuwatch help CMD` is the man page's text; and the
 completion answers real queries (bash driven through COMP_WORDS, zsh loaded by compinit in
 `zsh -f`)."""
+import gzip
 import os
 import re
 import shutil
@@ -253,7 +254,15 @@ def test_cmake_install_puts_pages_and_completion_where_debian_looks(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     for p in PAGES:
-        assert (tmp_path / "share/man/man1" / page(p).name).read_bytes() == page(p).read_bytes()
+        # gzip -9n'ed (Debian policy 12.1): no name or time in the header
+        gz = (tmp_path / "share/man/man1" / (page(p).name + ".gz")).read_bytes()
+        assert gz[:2] == b"\x1f\x8b" and gz[3:8] == b"\0\0\0\0\0", gz[:10]
+        assert gzip.decompress(gz) == page(p).read_bytes()
+    installed = sorted(x.name for x in (tmp_path / "share/man/man1").iterdir())
+    assert installed == sorted(page(p).name + ".gz" for p in PAGES)
+    env = dict(os.environ, LC_ALL="C", MANWIDTH="80", MANPATH=str(tmp_path / "share/man"))
+    r = subprocess.run(["man", "gpuwatch-run"], env=env, capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and "gpuwatch-run - run a command" in r.stdout, r.stderr
     assert (tmp_path / "share/bash-completion/completions/gpuwatch").read_bytes() == \
         BASH.read_bytes()
     assert (tmp_path / "share/zsh/vendor-completions/_gpuwatch").read_bytes() == ZSH.read_bytes()
