@@ -159,6 +159,11 @@ def test_man_page_lints_clean(cmd):
     r = subprocess.run(["groff", "-ww", "-z", "-man", str(page(cmd))], capture_output=True,
                        text=True)
     assert r.returncode == 0 and r.stderr == "", r.stderr
+    # what lintian runs on a package's pages (its groff-message tag)
+    r = subprocess.run(["man", "--warnings", "-E", "UTF-8", "-l", "-Tutf8", "-Z", str(page(cmd))],
+                       env=dict(os.environ, LC_ALL="C.UTF-8", MANWIDTH="80"),
+                       capture_output=True, text=True)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
     # lexgrog (man-db) reads the NAME line apropos and whatis index
     r = subprocess.run(["lexgrog", str(page(cmd))], capture_output=True, text=True)
     name = f"gpuwatch-{cmd}" if cmd else "gpuwatch"
