@@ -33,6 +33,8 @@ if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(slurmctld slurmd slurm-client munge shellcheck) # a real one-node Slurm runs
                                      # deploy/slurm's Prolog/Epilog (tests/cli/test_slurm.py starts
                                      # its own daemons); shellcheck lints those scripts
+  PACKAGES+=(zsh man-db groff-base)  # the generated zsh completion loads in zsh -f; man -l, groff -ww
+                                     # and lexgrog check the man pages (tests/cli/test_manpages.py)
 fi
 
 missing=()

@@ -11,22 +11,33 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static const char check_usage[] =
-    "usage: gpuwatch check [--json] [--config FILE] [--set check.KEY=VALUE]\n"
-    "\n"
-    "The checklist to run before training, per GPU: reachable, idle temperature (warning\n"
-    "above 45 C, critical above 55 C), memory already held by other processes (and by whom),\n"
-    "throttle reasons, uncorrectable ECC errors, pending retired pages or remapped rows, the\n"
-    "PCIe link against its maximum, and how long NVML takes to answer (warning above 100 ms,\n"
-    "critical above 500 ms); with the driver and NVML versions.\n"
-    "\n"
-    "  --json              print the result as JSON instead of the table\n"
-    "  --config FILE       read thresholds from FILE ([check] section; docs/alerts.md)\n"
-    "  --set check.KEY=V   change one threshold (e.g. --set check.idle_temp_warning=50)\n"
-    "  -h, --help          this text\n"
-    "\n"
-    "Exit status (Nagios): 0 ok, 1 warning, 2 critical, 3 unknown (NVML cannot be used, no\n"
-    "GPU, a bad option or configuration file).\n";
+enum { OPT_JSON = 1000 };
+
+static const gw_opt check_opts[] = {
+    {.name = "json", .key = OPT_JSON, .help = "print the result as JSON instead of the table"},
+    GW_CONFIG_OPTS("read thresholds from FILE ([check] section; docs/alerts.md)", "check.KEY=V",
+                   "change one threshold (e.g. --set check.idle_temp_warning=50)"),
+    {.name = "help", .letter = 'h', .help = "this text"},
+    {0}};
+
+const gw_cmd_spec gw_spec_check = {
+    .name = "check",
+    .summary = "check every GPU before training (Nagios exit codes)",
+    .synopsis = "gpuwatch check [--json] [--config FILE] [--set check.KEY=VALUE]",
+    .description =
+        "The checklist to run before training, per GPU: reachable, idle temperature (warning\n"
+        "above 45 C, critical above 55 C), memory already held by other processes (and by whom),\n"
+        "throttle reasons, uncorrectable ECC errors, pending retired pages or remapped rows, the\n"
+        "PCIe link against its maximum, and how long NVML takes to answer (warning above 100 ms,\n"
+        "critical above 500 ms); with the driver and NVML versions.",
+    .opts = check_opts,
+    .exit_status = "(Nagios): 0 ok, 1 warning, 2 critical, 3 unknown (NVML cannot be used, no\n"
+                   "GPU, a bad option or configuration file).",
+    .examples = "gpuwatch check\ngpuwatch check --json --set check.idle_temp_warning=50",
+    .environment = GW_ENV_NVML GW_ENV_CONFIG GW_ENV_COLOR,
+    .files = GW_FILES_CONFIG,
+    .getopt_flags = "+",
+};
 
 enum { EXIT_UNKNOWN = 3 };
 
@@ -75,17 +86,15 @@ static int run_check(const gw_health_thresholds *th, bool json)
 
 int gw_cmd_check(int argc, char **argv)
 {
-    static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         GW_CONFIG_LONG_OPTIONS,
-                                         {NULL, 0, NULL, 0}};
+    gw_getopt g;
+    const struct option *opts = gw_getopt_build(&gw_spec_check, &g);
     gw_config_args ca = {0};
     bool json = false;
     gw_error err = {0};
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shorts, opts, NULL)) != -1) {
         int taken = gw_config_args_take(&ca, c, argc, argv, &err);
         if (taken < 0) {
             fprintf(stderr, "gpuwatch check: %s\n", err.msg);
@@ -93,10 +102,10 @@ int gw_cmd_check(int argc, char **argv)
         }
         if (taken)
             continue;
-        if (c == 'j') {
+        if (c == OPT_JSON) {
             json = true;
         } else if (c == 'h') {
-            gw_cli_help(check_usage);
+            gw_help_print(&gw_spec_check);
             return 0;
         } else {
             fprintf(stderr,

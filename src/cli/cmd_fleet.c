@@ -19,28 +19,6 @@ typedef struct fleet_args {
     int nsrcs;
 } fleet_args;
 
-static void usage(FILE *to)
-{
-    fprintf(to, "usage: gpuwatch report --fleet SRC... [--json FILE|-] [--top N]\n"
-                "                       [--window DURATION] [--step DURATION]\n"
-                "\n"
-                "Ranks GPU-hours by user and by job by what the GPUs really did: idle holding\n"
-                "memory, underfilled (GPU-Util high while SM activity is low), starved (GPU-Util\n"
-                "between idle and busy), saturated, other. Most wasted first.\n"
-                "SRC: a directory of per-job summary.json files (the Slurm epilog's, e.g.\n"
-                "/var/lib/gpuwatch/jobs), a summary.json, or a Prometheus base URL\n"
-                "(http://host:9090) that scrapes gpuwatch serve or dcgm-exporter with hpc_job\n"
-                "labels.\n"
-                "\n"
-                "  --json FILE|-      write the ranking as JSON to FILE; '-' prints it instead\n"
-                "  --top N            rows per table in the text (default 20; 0: all)\n"
-                "  --window DURATION  Prometheus: how far back (default 1d; s, m, h or d)\n"
-                "  --step DURATION    Prometheus: sample spacing of the queries (default 60s)\n"
-                "\n"
-                "Exit status: 0 success, 1 a source could not be read, 2 usage error.\n"
-                "Details: docs/report.md, \"Fleet\".\n");
-}
-
 bool gw_cli_wants_fleet(int argc, char **argv)
 {
     for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -69,15 +47,8 @@ static bool duration_s(const char *arg, double *out)
 
 static int parse_args(int argc, char **argv, fleet_args *a)
 {
-    static const struct option opts[] = {
-        {"fleet", no_argument, NULL, 'F'},
-        {"json", required_argument, NULL, 'j'},
-        {"top", required_argument, NULL, 't'},
-        {"window", required_argument, NULL, 'w'},
-        {"step", required_argument, NULL, 's'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    gw_getopt g; /* report's table: --fleet's options are in it (cmd_report.c) */
+    const struct option *opts = gw_getopt_build(&gw_spec_report, &g);
     memset(a, 0, sizeof *a);
     a->window_s = 86400;
     a->step_s = 60;
@@ -86,7 +57,7 @@ static int parse_args(int argc, char **argv, fleet_args *a)
     opterr = 0;
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shorts, opts, NULL)) != -1) {
         const char *given = argv[optind - 1];
         switch (c) {
         case 'F':
@@ -113,15 +84,17 @@ static int parse_args(int argc, char **argv, fleet_args *a)
             }
             break;
         case 'h':
-            gw_cli_help_with(usage);
+            gw_help_print(&gw_spec_report);
             return -1;
         case ':':
             fprintf(stderr, "gpuwatch: report: %s needs a value\n", given);
             return 2;
+        case '?':
+            fprintf(stderr, "gpuwatch: report: unknown option '%s': see gpuwatch report --help\n",
+                    given);
+            return 2;
         default:
-            fprintf(stderr,
-                    "gpuwatch: report: unknown option '%s' with --fleet: see gpuwatch report "
-                    "--fleet --help\n",
+            fprintf(stderr, "gpuwatch: report: %s is not for --fleet: see gpuwatch report --help\n",
                     given);
             return 2;
         }

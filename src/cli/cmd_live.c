@@ -9,22 +9,47 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char live_usage[] =
-    "usage: gpuwatch [-i SEC] [--json] [--color auto|always|never] [--count N]\n"
-    "\n"
-    "Shows every GPU on one line (temperature, GPU-Util, SM activity where the GPU has GPM,\n"
-    "memory used / total, power draw / limit) with its MIG devices and processes below it.\n"
-    "\n"
-    "  -i, --interval SEC  refresh every SEC seconds in place until Ctrl-C (0.05 s to 24 h)\n"
-    "      --json          one JSON document instead (one per line with -i; docs/live-view.md)\n"
-    "      --color WHEN    auto (default: on a terminal unless NO_COLOR is set), always, never\n"
-    "      --count N       with -i: stop after N refreshes\n"
-    "      --compact       with -i on a terminal: this view, not `gpuwatch top`\n"
-    "  -h, --help          this text\n"
-    "\n"
-    "Other commands: gpuwatch --help. Exit status: 0, 1 no GPU or NVML unusable, 2 usage error.\n";
-
 enum { OPT_JSON = 1000, OPT_COLOR, OPT_COUNT, OPT_COMPACT };
+
+static const gw_opt live_opts[] = {
+    {.name = "interval",
+     .letter = 'i',
+     .arg = "SEC",
+     .help = "refresh every SEC seconds in place until Ctrl-C (0.05 s to 24 h; on a terminal: "
+             "`gpuwatch top`)"},
+    {.name = "json",
+     .key = OPT_JSON,
+     .help = "one JSON document instead (one per line with -i; docs/live-view.md)"},
+    {.name = "color",
+     .key = OPT_COLOR,
+     .arg = "WHEN",
+     .complete = GW_COMPL_VALUES,
+     .values = "auto always never",
+     .help = "auto (default: on a terminal unless NO_COLOR is set), always, never"},
+    {.name = "count", .key = OPT_COUNT, .arg = "N", .help = "with -i: stop after N refreshes"},
+    {.name = "compact",
+     .key = OPT_COMPACT,
+     .help = "with -i on a terminal: this view, not `gpuwatch top`"},
+    {.name = "help", .letter = 'h', .help = "this text"},
+    {0}};
+
+const gw_cmd_spec gw_spec_live = {
+    .name = "",
+    .summary = "watch NVIDIA GPUs while deep-learning jobs train",
+    .synopsis = "gpuwatch [-i SEC] [--json] [--color auto|always|never] [--count N]\n"
+                "gpuwatch COMMAND [ARGS...]",
+    .description =
+        "With no command: every GPU on one line (temperature, GPU-Util, SM activity where the GPU "
+        "has GPM,\nmemory used / total, power draw / limit) with its MIG devices and processes "
+        "below it.",
+    .opts = live_opts,
+    .notes = "`gpuwatch COMMAND --help` describes a command, `gpuwatch help COMMAND` shows its "
+             "manual page. Documentation: docs/ and README.md.",
+    .exit_status = "0, 1 no GPU or NVML unusable, 2 usage error; a command's own: its page.",
+    .examples = "gpuwatch\ngpuwatch -i 1\ngpuwatch --json",
+    .environment = GW_ENV_NVML GW_ENV_COLOR "COLUMNS\tthe width of the view in a pipe (default "
+                                            "120)\n",
+};
 
 static int usage_error(const char *msg)
 {
@@ -49,20 +74,15 @@ static bool parse_color(const char *s, gw_color_mode *out)
 
 int gw_cmd_live(int argc, char **argv)
 {
-    static const struct option opts[] = {{"interval", required_argument, NULL, 'i'},
-                                         {"json", no_argument, NULL, OPT_JSON},
-                                         {"color", required_argument, NULL, OPT_COLOR},
-                                         {"count", required_argument, NULL, OPT_COUNT},
-                                         {"compact", no_argument, NULL, OPT_COMPACT},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    gw_getopt g;
+    const struct option *opts = gw_getopt_build(&gw_spec_live, &g);
     gw_live_config cfg = {.color = GW_COLOR_AUTO};
     gw_error err = {0};
     bool compact = false;
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shorts, opts, NULL)) != -1) {
         char *end = NULL;
         switch (c) {
         case 'i':
@@ -85,7 +105,7 @@ int gw_cmd_live(int argc, char **argv)
             compact = true;
             break;
         case 'h':
-            gw_cli_help(live_usage);
+            gw_help_print(&gw_spec_live);
             return 0;
         default:
             return usage_error("unknown option or missing value (a command comes first)");

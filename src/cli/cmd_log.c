@@ -12,17 +12,26 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const char log_usage[] =
-    "usage: gpuwatch log RUN_DIR|OUTPUT_LOG [--no-times]\n"
-    "\n"
-    "Prints the job's output as a person reads it: each progress bar's redraws collapsed to\n"
-    "its last state, every line with the time it was printed (UTC, from output.idx).\n"
-    "\n"
-    "  --no-times  the lines only\n"
-    "  -h, --help  this text\n"
-    "\n"
-    "Exit status: 0 success, 1 the log cannot be read, 2 usage. Details: docs/epochs.md.\n"
-    "Example: gpuwatch log runs/exp1 | less\n";
+static const gw_opt log_opts[] = {{.name = "no-times", .key = 'n', .help = "the lines only"},
+                                  {.name = "help", .letter = 'h', .help = "this text"},
+                                  {0}};
+
+const gw_cmd_spec gw_spec_log = {
+    .name = "log",
+    .summary = "the job's output with bar redraws collapsed and each line's time",
+    .synopsis = "gpuwatch log RUN_DIR|OUTPUT_LOG [--no-times]",
+    .description =
+        "Prints the job's output as a person reads it: each progress bar's redraws collapsed to\n"
+        "its last state, every line with the time it was printed (UTC, from output.idx).",
+    .opts = log_opts,
+    .notes = "Details: docs/epochs.md.",
+    .exit_status = "0 success, 1 the log cannot be read, 2 usage.",
+    .examples = "gpuwatch log runs/exp1 | less",
+    .help_example = 1,
+    .files = "DIR/output.log\tthe command's output as it was written\n"
+             "DIR/output.idx\tthe time of each line\n",
+    .operands = GW_COMPL_FILE,
+};
 
 static void print_line(void *ctx, const char *line, size_t len, int64_t t_ms)
 {
@@ -37,25 +46,27 @@ static void print_line(void *ctx, const char *line, size_t len, int64_t t_ms)
 
 int gw_cmd_log(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"no-times", no_argument, NULL, 'n'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+    gw_getopt g;
+    const struct option *opts = gw_getopt_build(&gw_spec_log, &g);
     bool times = true;
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shorts, opts, NULL)) != -1) {
         if (c == 'n') {
             times = false;
         } else if (c == 'h') {
-            fputs(log_usage, stdout);
+            gw_help_print(&gw_spec_log);
             return 0;
         } else {
-            fprintf(stderr, "gpuwatch log: unknown option or missing value\n%s", log_usage);
+            fputs("gpuwatch log: unknown option or missing value\n", stderr);
+            gw_help_write(&gw_spec_log, stderr);
             return 2;
         }
     }
     if (argc - optind != 1) {
-        fprintf(stderr, "gpuwatch log: give one run directory or output.log\n%s", log_usage);
+        fputs("gpuwatch log: give one run directory or output.log\n", stderr);
+        gw_help_write(&gw_spec_log, stderr);
         return 2;
     }
     const char *arg = argv[optind];

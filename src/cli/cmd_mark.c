@@ -7,19 +7,32 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static const char mark_usage[] =
-    "usage: gpuwatch mark TEXT [--field KEY=VALUE ...]\n"
-    "\n"
-    "Inside `gpuwatch run` (from the command or any process it starts), records a marker in the\n"
-    "run's events.jsonl: the report lines it up with the GPU's samples. Markers named epoch\n"
-    "and validation feed the report's epochs and dips; all are listed (docs/markers.md).\n"
-    "Outside a run it does nothing and exits 0 (with a notice when stderr is a terminal).\n"
-    "\n"
-    "  -f, --field KEY=VALUE  a field of the marker; VALUE is a number when it reads as one\n"
-    "  -h, --help             this text\n"
-    "\n"
-    "Exit status: 0 recorded or outside a run, 1 events.jsonl could not be written, 2 usage.\n"
-    "Example: gpuwatch mark epoch --field n=3 --field lr=0.01\n";
+static const gw_opt mark_opts[] = {
+    {.name = "field",
+     .letter = 'f',
+     .arg = "KEY=VALUE",
+     .repeat = 1,
+     .help = "a field of the marker; VALUE is a number when it reads as one"},
+    {.name = "help", .letter = 'h', .help = "this text"},
+    {0}};
+
+const gw_cmd_spec gw_spec_mark = {
+    .name = "mark",
+    .summary = "record a marker (epoch, step, ...) in the run that wraps this job",
+    .synopsis = "gpuwatch mark TEXT [--field KEY=VALUE ...]",
+    .description =
+        "Inside `gpuwatch run` (from the command or any process it starts), records a marker in "
+        "the\nrun's events.jsonl: the report lines it up with the GPU's samples. Markers named "
+        "epoch\nand validation feed the report's epochs and dips; all are listed "
+        "(docs/markers.md).\nOutside a run it does nothing and exits 0 (with a notice when stderr "
+        "is a terminal).",
+    .opts = mark_opts,
+    .exit_status = "0 recorded or outside a run, 1 events.jsonl could not be written, 2 usage.",
+    .examples = "gpuwatch mark epoch --field n=3 --field lr=0.01",
+    .help_example = 1,
+    .environment = "GPUWATCH_RUN_DIR\tthe run to write to, set by `gpuwatch run` for its command\n",
+    .files = "$GPUWATCH_RUN_DIR/events.jsonl\tthe run's events, where the marker is appended\n",
+};
 
 static int usage_error(const char *msg)
 {
@@ -29,20 +42,19 @@ static int usage_error(const char *msg)
 
 int gw_cmd_mark(int argc, char **argv)
 {
-    static const struct option opts[] = {{"field", required_argument, NULL, 'f'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    gw_getopt g;
+    const struct option *opts = gw_getopt_build(&gw_spec_mark, &g);
     gw_event_fields fields = {0};
     gw_error err = {0};
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shorts, opts, NULL)) != -1) {
         if (c == 'f' && gw_mark_field(&fields, optarg, &err) == GW_OK)
             continue;
         gw_event_fields_free(&fields);
         if (c == 'h') {
-            gw_cli_help(mark_usage);
+            gw_help_print(&gw_spec_mark);
             return 0;
         }
         return usage_error(c == 'f' ? err.msg : "unknown option or missing value");

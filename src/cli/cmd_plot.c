@@ -18,27 +18,49 @@ typedef struct plot_args {
     gw_cli_inputs in;
 } plot_args;
 
-static void usage(FILE *to)
-{
-    fprintf(to,
-            "usage: gpuwatch plot INPUT... -o FILE.png|FILE.svg [--metrics LIST] [--width PX]\n"
-            "                     [--log FILE] [--epoch-regex RE] [--columns LIST] "
-            "[--interval SECONDS]\n"
-            "\n"
-            "Draws a recording as a PNG or SVG chart: one panel per pair of metrics, the first\n"
-            "on the left axis (solid), the second on the right axis (dashed), time since the\n"
-            "start on the x axis. INPUT: anything `gpuwatch report` reads.\n"
-            "\n"
-            "  -o, --output FILE  the image; its extension (.png or .svg) picks the format\n"
-            "  --metrics LIST     metrics paired into panels (default %s);\n"
-            "                     known: util, sm, tensor, memory, temp, power, clock, cpu, rss,\n"
-            "                     procmem\n"
-            "  --width PX         image width (default %d; each panel is %d high)\n"
-            "  --log, --epoch-regex, --columns, --interval: as for `gpuwatch report`\n"
-            "\n"
-            "Exit status: 0 success, 1 runtime error, 2 usage error. Details: docs/charts.md.\n",
-            GW_PLOT_DEFAULT_METRICS, GW_PLOT_WIDTH_PX, GW_PLOT_PANEL_HEIGHT_PX);
-}
+_Static_assert(GW_PLOT_WIDTH_PX == 1200 && GW_PLOT_PANEL_HEIGHT_PX == 400,
+               "--width's help below says 1200 and 400");
+
+static const gw_opt plot_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .arg = "FILE",
+     .complete = GW_COMPL_FILE,
+     .help = "the image; its extension (.png or .svg) picks the format"},
+    {.name = "metrics",
+     .key = 'm',
+     .arg = "LIST",
+     .complete = GW_COMPL_LIST,
+     .values = "util sm tensor memory temp power clock cpu rss procmem",
+     .help = "metrics paired into panels (default " GW_PLOT_DEFAULT_METRICS
+             "); known: util, sm, tensor, memory, temp, power, clock, cpu, rss, procmem"},
+    {.name = "width",
+     .key = 'w',
+     .arg = "PX",
+     .help = "image width (default 1200; each panel is 400 high)"},
+    GW_CLI_INPUT_OPTS,
+    {.name = "help", .letter = 'h', .help = "this text"},
+    {0}};
+
+const gw_cmd_spec gw_spec_plot = {
+    .name = "plot",
+    .summary = "draw a recording as a PNG or SVG chart",
+    .synopsis = "gpuwatch plot INPUT... -o FILE.png|FILE.svg [--metrics LIST]\n"
+                "              [--width PX] [--log FILE] [--epoch-regex RE]\n"
+                "              [--columns LIST] [--interval SECONDS]",
+    .description =
+        "Draws a recording as a PNG or SVG chart: one panel per pair of metrics, the first\n"
+        "on the left axis (solid), the second on the right axis (dashed), time since the\n"
+        "start on the x axis. INPUT: anything `gpuwatch report` reads.",
+    .opts = plot_opts,
+    .notes = "Details: docs/charts.md.",
+    .exit_status = "0 success, 1 runtime error, 2 usage error.",
+    .examples = "gpuwatch plot runs/exp1 -o exp1.png\n"
+                "gpuwatch plot runs/exp1 -o exp1.svg --metrics util,power,sm,memory",
+    .files = "DIR/gpu.csv\tthe samples a run directory's chart is drawn from\n",
+    .getopt_flags = ":",
+    .operands = GW_COMPL_FILE,
+};
 
 /* Applies one option; returns 0, 2 after printing a usage error, or -1 after printing help. */
 static int apply_option(int c, const char *arg, const char *as_given, plot_args *r)
@@ -61,7 +83,7 @@ static int apply_option(int c, const char *arg, const char *as_given, plot_args 
         fprintf(stderr, "gpuwatch: plot: --width takes pixels from 400 to 10000, not '%s'\n", arg);
         return 2;
     case 'h':
-        gw_cli_help_with(usage);
+        gw_help_print(&gw_spec_plot);
         return -1;
     case ':':
         fprintf(stderr, "gpuwatch: plot: %s needs a value\n", as_given);
@@ -76,18 +98,15 @@ static int apply_option(int c, const char *arg, const char *as_given, plot_args 
 /* Returns 0 on success, 2 after printing a usage error, -1 after printing help. */
 static int parse_args(int argc, char **argv, plot_args *r, gw_plot_opts *po)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"metrics", required_argument, NULL, 'm'},
-        {"width", required_argument, NULL, 'w'},  GW_CLI_INPUT_OPTIONS,
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-    };
+    gw_getopt g;
+    const struct option *opts = gw_getopt_build(&gw_spec_plot, &g);
     memset(r, 0, sizeof *r);
     memset(po, 0, sizeof *po);
     r->metrics = GW_PLOT_DEFAULT_METRICS;
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shorts, opts, NULL)) != -1) {
         int st = apply_option(c, optarg, argv[optind - 1], r);
         if (st)
             return st;

@@ -20,38 +20,81 @@ typedef struct report_args {
     gw_cli_inputs in;
 } report_args;
 
-static void usage(FILE *to)
-{
-    fprintf(
-        to,
-        "usage: gpuwatch report INPUT... [--json FILE|-] [--html FILE|-]\n"
-        "                       [--fail-on warning|critical] [--log FILE] [--epoch-regex RE]\n"
-        "                       [--columns LIST] [--interval SECONDS]\n"
-        "\n"
+static const gw_opt report_opts[] = {
+    {.name = "json",
+     .key = 'j',
+     .arg = "FILE|-",
+     .complete = GW_COMPL_FILE,
+     .help = "write summary.json to FILE; '-' prints it instead of the text"},
+    {.name = "html",
+     .key = 'H',
+     .arg = "FILE|-",
+     .complete = GW_COMPL_FILE,
+     .help = "write the HTML report with charts (one self-contained file); '-' prints it instead "
+             "of the text"},
+    {.name = "fail-on",
+     .key = 'f',
+     .arg = "LEVEL",
+     .complete = GW_COMPL_VALUES,
+     .values = "warning critical",
+     .help = "exit 1 when a verdict of LEVEL (warning|critical) or above exists"},
+    GW_CLI_INPUT_OPTS,
+    {.name = "fleet",
+     .key = 'F',
+     .help = "rank GPU-hours by user and by job from SRC...: a directory of per-job summary.json "
+             "files (the Slurm epilog's), a summary.json, or a Prometheus base URL "
+             "(http://host:9090)"},
+    {.name = "top",
+     .key = 't',
+     .arg = "N",
+     .help = "with --fleet: rows per table in the text (default 20; 0: all)"},
+    {.name = "window",
+     .key = 'w',
+     .arg = "DURATION",
+     .help = "with --fleet on Prometheus: how far back (default 1d; s, m, h or d)"},
+    {.name = "step",
+     .key = 's',
+     .arg = "DURATION",
+     .help = "with --fleet on Prometheus: sample spacing of the queries (default 60s)"},
+    {.name = "help", .letter = 'h', .help = "this text"},
+    {0}};
+
+const gw_cmd_spec gw_spec_report = {
+    .name = "report",
+    .summary = "say whether the GPU was busy and, if not, why, from recordings",
+    .synopsis = "gpuwatch report INPUT... [--json FILE|-] [--html FILE|-]\n"
+                "                [--fail-on warning|critical] [--log FILE]\n"
+                "                [--epoch-regex RE] [--columns LIST] [--interval SECONDS]\n"
+                "gpuwatch report --fleet SRC... [--json FILE|-] [--top N]\n"
+                "                [--window DURATION] [--step DURATION]",
+    .description =
         "Reads recordings and says whether the GPU was really busy and, if not, why.\n"
         "INPUT: a gpuwatch run directory, a gpu.csv, nvidia-smi --query-gpu CSV (any\n"
-        "variant), or a GPM CSV (unix_time, sm_util_pct, ...) that adds SM activity to\n"
-        "the GPU of another input. Several inputs (the nodes of one job) make one\n"
-        "report; run directories whose meta.json name their job are gathered by job\n"
-        "id, one line per rank, with the ranks that are missing. For administrators:\n"
-        "gpuwatch report --fleet SRC... (see gpuwatch report --fleet --help).\n"
+        "variant), or a GPM CSV (unix_time, sm_util_pct, ...) that adds SM activity to the\n"
+        "GPU of another input. Several inputs (the nodes of one job) make one report; run\n"
+        "directories whose meta.json name their job are gathered by job id, one line per\n"
+        "rank, with the ranks that are missing.\n"
         "\n"
-        "  --json FILE|-      write summary.json to FILE; '-' prints it instead of the text\n"
-        "  --html FILE|-      write the HTML report with charts (one self-contained file);\n"
-        "                     '-' prints it instead of the text\n"
-        "  --fail-on LEVEL    exit 1 when a verdict of LEVEL (warning|critical) or above exists\n"
-        "  --log FILE         training log whose lines start with a unix or RFC 3339 time;\n"
-        "                     its epoch lines give the epochs\n"
-        "  --epoch-regex RE   POSIX extended regex for epoch lines (default understands\n"
-        "                     'Epoch 3/100', 'Epoch 3:', '[Epoch 3]', 'epoch=3'); the first\n"
-        "                     all-digit group is the epoch, the next one the total\n"
-        "  --columns LIST     the --query-gpu list of CSV written with noheader, or new\n"
-        "                     names for the columns of a CSV with a header\n"
-        "  --interval SECONDS row spacing for CSV without a timestamp column (default 1)\n"
-        "\n"
-        "nvidia-smi's local timestamps are read in the zone TZ. Exit status: 0 success,\n"
-        "1 runtime error or --fail-on hit, 2 usage error. Details: docs/report.md.\n");
-}
+        "With --fleet, for administrators: ranks GPU-hours by user and by job by what the\n"
+        "GPUs really did: idle holding memory, underfilled (GPU-Util high while SM activity\n"
+        "is low), starved (GPU-Util between idle and busy), saturated, other. Most wasted\n"
+        "first. SRC: a directory of per-job summary.json files (the Slurm epilog's, e.g.\n"
+        "/var/lib/gpuwatch/jobs), a summary.json, or a Prometheus base URL\n"
+        "(http://host:9090) that scrapes gpuwatch serve or dcgm-exporter with hpc_job\n"
+        "labels.",
+    .opts = report_opts,
+    .notes = "nvidia-smi's local timestamps are read in the zone TZ. Details: docs/report.md\n"
+             "(\"Fleet\" for --fleet).",
+    .exit_status = "0 success, 1 runtime error or --fail-on hit, 2 usage error.",
+    .examples = "gpuwatch report runs/exp1 --html report.html\n"
+                "gpuwatch report node1/gpu.csv node2/gpu.csv --fail-on critical\n"
+                "gpuwatch report --columns timestamp,utilization.gpu smi.csv\n"
+                "gpuwatch report --fleet /var/lib/gpuwatch/jobs",
+    .environment = "TZ\tthe zone of nvidia-smi's local timestamps\n" GW_ENV_COLOR,
+    .files = "DIR/summary.json\tthe analysis `gpuwatch run` wrote (--json writes it again)\n",
+    .getopt_flags = ":",
+    .operands = GW_COMPL_FILE,
+};
 
 /* Applies one option; returns 0, 2 after printing a usage error, or -1 after printing help. */
 static int apply_option(int c, const char *arg, const char *as_given, report_args *r)
@@ -73,8 +116,13 @@ static int apply_option(int c, const char *arg, const char *as_given, report_arg
         fprintf(stderr, "gpuwatch: report: --fail-on takes warning or critical, not '%s'\n", arg);
         return 2;
     case 'h':
-        gw_cli_help_with(usage);
+        gw_help_print(&gw_spec_report);
         return -1;
+    case 't':
+    case 'w':
+    case 's':
+        fprintf(stderr, "gpuwatch: report: %s is for gpuwatch report --fleet SRC...\n", as_given);
+        return 2;
     case ':':
         fprintf(stderr, "gpuwatch: report: %s needs a value\n", as_given);
         return 2;
@@ -88,17 +136,14 @@ static int apply_option(int c, const char *arg, const char *as_given, report_arg
 /* Returns 0 on success, 2 after printing a usage error, -1 after printing help. */
 static int parse_args(int argc, char **argv, report_args *r)
 {
-    static const struct option opts[] = {
-        {"json", required_argument, NULL, 'j'}, {"fail-on", required_argument, NULL, 'f'},
-        {"html", required_argument, NULL, 'H'}, GW_CLI_INPUT_OPTIONS,
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
-    };
+    gw_getopt g;
+    const struct option *opts = gw_getopt_build(&gw_spec_report, &g);
     memset(r, 0, sizeof *r);
     r->fail_on = -1;
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shorts, opts, NULL)) != -1) {
         int st = apply_option(c, optarg, argv[optind - 1], r);
         if (st)
             return st;

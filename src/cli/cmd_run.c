@@ -12,60 +12,117 @@
 #include <stdio.h>
 #include <string.h>
 
-#define ALERT_USAGE                                                                                \
-    "      --config FILE   alert rules and hook from FILE, after /etc/gpuwatch/gpuwatch.ini\n"     \
-    "                    and ~/.config/gpuwatch/gpuwatch.ini (docs/alerts.md)\n"                   \
-    "      --set RULE.KEY=VALUE  change one setting (--set memory_warning.threshold=50)\n"         \
-    "      --no-alerts     no alert rules\n"                                                       \
-    "      --on-alert CMD [ARGS...] ';'  run CMD (no shell) when an alert fires or resolves,\n"    \
-    "                    with GPUWATCH_ALERT, _SEVERITY, _GPU, _VALUE, _THRESHOLD, _STATE set\n"   \
-    "      --on-alert-timeout SEC  kill the hook after this long (default 10)\n"
-
-static const char run_usage[] =
-    "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--stall-timeout SEC]\n"
-    "                    [--no-report] [--listen ADDR] [ALERT OPTIONS] [--] CMD [ARGS...]\n"
-    "\n"
-    "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
-    "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.\n"
-    "\n"
-    "  -o, --output DIR    where to record (must not exist; default runs/<UTC time>-<name>)\n"
-    "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5; 200ms, 2s, 1m work)\n"
-    "      --epoch-regex RE  how epoch lines look in CMD's output (POSIX ERE, case-insensitive;\n"
-    "                    first number group: the epoch); by default the bars and\n"
-    "                    lines of tqdm, YOLO, Lightning, Hugging Face, timm, Keras\n"
-    "                    and \"Epoch 3/100\" are understood (docs/epochs.md)\n"
-    "      --stall-timeout SEC  alert job_stalled when CMD prints nothing, its GPUs are idle and\n"
-    "                    its processes use almost no CPU for this long (default 300; 0 = off)\n"
-    "      --no-report     skip the analysis when the command ends\n"
-    "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT while CMD runs,\n"
-    "                    as `gpuwatch serve` does (127.0.0.1:9400: this host; :9400: "
-    "all)\n" ALERT_USAGE "  -h, --help          this text\n"
-    "\n"
-    "When CMD ends: a table per GPU, the report's verdicts, summary.json and report.html in DIR.\n"
-    "Exit status: CMD's own (128+N when a signal N killed it), 2 usage error or bad\n"
-    "configuration file, 125 gpuwatch could not start, 126 CMD cannot be executed, 127 CMD\n"
-    "not found.\n"
-    "Example: gpuwatch run -i 0.2 -- python3 train.py --epochs 10\n";
-
-static const char record_usage[] =
-    "usage: gpuwatch record [-o DIR] [-i SEC] [--duration SEC] [--no-report] [--listen ADDR]\n"
-    "                       [ALERT OPTIONS]\n"
-    "\n"
-    "Records every GPU (and the host's CPU and memory) until SIGINT/SIGTERM (Ctrl-C) or the\n"
-    "duration: the same files as `gpuwatch run`, without a command. On a terminal, one status\n"
-    "line (samples, duration, disk used) is kept up to date; SIGUSR1 prints it.\n"
-    "\n"
-    "  -o, --output DIR    where to record (must not exist; default runs/<UTC time>-record)\n"
-    "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5)\n"
-    "  -d, --duration SEC  stop after this long (default: until a signal)\n"
-    "      --no-report     skip the analysis at the end\n"
-    "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT (as gpuwatch "
-    "serve)\n" ALERT_USAGE "  -h, --help          this text\n"
-    "\n"
-    "Exit status: 0 recorded, 1 gpuwatch could not record, 2 usage error or bad\n"
-    "configuration file.\n";
-
 enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_STALL_TIMEOUT, OPT_LISTEN };
+
+#define RUN_CONFIG_OPTS                                                                            \
+    GW_CONFIG_OPTS("alert rules and hook from FILE, after /etc/gpuwatch/gpuwatch.ini and "         \
+                   "~/.config/gpuwatch/gpuwatch.ini (docs/alerts.md)",                             \
+                   "RULE.KEY=VALUE", "change one setting (--set memory_warning.threshold=50)"),    \
+        GW_ALERT_OPTS
+#define RUN_ENV                                                                                    \
+    GW_ENV_NVML GW_ENV_CONFIG "TZ\tthe zone of the times printed (the recording is UTC)\n"
+#define RUN_FILES                                                                                  \
+    GW_FILES_CONFIG "DIR/gpu.csv\tone row per GPU and sample (docs/run-directory.md)\n"            \
+                    "DIR/meta.json\tthe run: command, host, GPUs, times, exit status\n"            \
+                    "DIR/summary.json, DIR/report.html\tthe report written when it ends\n"
+
+static const gw_opt run_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .arg = "DIR",
+     .complete = GW_COMPL_DIR,
+     .help = "where to record (must not exist; default runs/<UTC time>-<name>)"},
+    {.name = "interval",
+     .letter = 'i',
+     .arg = "SEC",
+     .help = "sampling interval, 0.05 s to 24 h (default 0.5; 200ms, 2s, 1m work)"},
+    {.name = "epoch-regex",
+     .key = OPT_EPOCH_REGEX,
+     .arg = "RE",
+     .help = "how epoch lines look in CMD's output (POSIX ERE, case-insensitive; first number "
+             "group: the epoch); by default the bars and lines of tqdm, YOLO, Lightning, Hugging "
+             "Face, timm, Keras and \"Epoch 3/100\" are understood (docs/epochs.md)"},
+    {.name = "stall-timeout",
+     .key = OPT_STALL_TIMEOUT,
+     .arg = "SEC",
+     .help = "alert job_stalled when CMD prints nothing, its GPUs are idle and its processes use "
+             "almost no CPU for this long (default 300; 0 = off)"},
+    {.name = "no-report", .key = OPT_NO_REPORT, .help = "skip the analysis when the command ends"},
+    {.name = "listen",
+     .key = OPT_LISTEN,
+     .arg = "ADDR",
+     .help = "also serve /metrics for Prometheus on HOST:PORT while CMD runs, as `gpuwatch serve` "
+             "does (127.0.0.1:9400: this host; :9400: all)"},
+    RUN_CONFIG_OPTS,
+    {.name = "help", .letter = 'h', .help = "this text"},
+    {0}};
+
+const gw_cmd_spec gw_spec_run = {
+    .name = "run",
+    .summary = "run a command and record every GPU and its CPU side",
+    .synopsis = "gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--stall-timeout SEC]\n"
+                "             [--no-report] [--listen ADDR] [ALERT OPTIONS]\n"
+                "             [--] CMD [ARGS...]",
+    .description =
+        "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
+        "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.",
+    .opts = run_opts,
+    .notes = "When CMD ends: a table per GPU, the report's verdicts, summary.json and report.html "
+             "in DIR.",
+    .exit_status = "CMD's own (128+N when a signal N killed it), 2 usage error or bad\n"
+                   "configuration file, 125 gpuwatch could not start, 126 CMD cannot be executed, "
+                   "127 CMD\nnot found.",
+    .examples = "gpuwatch run -i 0.2 -- python3 train.py --epochs 10\n"
+                "gpuwatch run -o runs/exp1 --listen :9400 -- torchrun train.py",
+    .help_example = 1,
+    .environment = RUN_ENV "GPUWATCH_RUN_DIR\tset for CMD: the run's directory, where "
+                           "`gpuwatch mark` writes\n",
+    .files = RUN_FILES,
+    .getopt_flags = "+", /* stop at CMD: its own flags are left alone */
+    .operands = GW_COMPL_COMMAND,
+};
+
+static const gw_opt record_opts[] = {
+    {.name = "output",
+     .letter = 'o',
+     .arg = "DIR",
+     .complete = GW_COMPL_DIR,
+     .help = "where to record (must not exist; default runs/<UTC time>-record)"},
+    {.name = "interval",
+     .letter = 'i',
+     .arg = "SEC",
+     .help = "sampling interval, 0.05 s to 24 h (default 0.5)"},
+    {.name = "duration",
+     .letter = 'd',
+     .arg = "SEC",
+     .help = "stop after this long (default: until a signal)"},
+    {.name = "no-report", .key = OPT_NO_REPORT, .help = "skip the analysis at the end"},
+    {.name = "listen",
+     .key = OPT_LISTEN,
+     .arg = "ADDR",
+     .help = "also serve /metrics for Prometheus on HOST:PORT (as gpuwatch serve)"},
+    RUN_CONFIG_OPTS,
+    {.name = "help", .letter = 'h', .help = "this text"},
+    {0}};
+
+const gw_cmd_spec gw_spec_record = {
+    .name = "record",
+    .summary = "record every GPU without a command",
+    .synopsis = "gpuwatch record [-o DIR] [-i SEC] [--duration SEC] [--no-report]\n"
+                "                [--listen ADDR] [ALERT OPTIONS]",
+    .description =
+        "Records every GPU (and the host's CPU and memory) until SIGINT/SIGTERM (Ctrl-C) "
+        "or the\nduration: the same files as `gpuwatch run`, without a command. On a "
+        "terminal, one status\nline (samples, duration, disk used) is kept up to date; "
+        "SIGUSR1 prints it.",
+    .opts = record_opts,
+    .exit_status = "0 recorded, 1 gpuwatch could not record, 2 usage error or bad\nconfiguration "
+                   "file.",
+    .examples = "gpuwatch record -o runs/node1 --duration 1h",
+    .environment = RUN_ENV,
+    .files = RUN_FILES,
+    .getopt_flags = "+",
+};
 
 static int usage_error(const char *cmd, const char *msg)
 {
@@ -93,20 +150,11 @@ static int run_with_config(const gw_session_config *cfg, const gw_config_args *c
 
 static int parse_and_run(int argc, char **argv, bool is_run)
 {
-    const char *usage = is_run ? run_usage : record_usage;
-    const char *name = is_run ? "run" : "record";
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"interval", required_argument, NULL, 'i'},
-        {"duration", required_argument, NULL, 'd'},
-        {"no-report", no_argument, NULL, OPT_NO_REPORT},
-        {"epoch-regex", required_argument, NULL, OPT_EPOCH_REGEX},
-        {"listen", required_argument, NULL, OPT_LISTEN},
-        {"stall-timeout", required_argument, NULL, OPT_STALL_TIMEOUT},
-        {"help", no_argument, NULL, 'h'},
-        GW_CONFIG_LONG_OPTIONS,
-        GW_ALERT_LONG_OPTIONS,
-        {NULL, 0, NULL, 0}};
+    const gw_cmd_spec *spec = is_run ? &gw_spec_run : &gw_spec_record;
+    const gw_cmd_spec *other = is_run ? &gw_spec_record : &gw_spec_run;
+    const char *name = spec->name;
+    gw_getopt g;
+    const struct option *opts = gw_getopt_build(spec, &g);
     gw_session_config cfg = {.is_run = is_run,
                              .interval_ms = GW_INTERVAL_DEFAULT_MS,
                              .stall_timeout_ms = GW_STALL_TIMEOUT_DEFAULT_MS};
@@ -115,8 +163,7 @@ static int parse_and_run(int argc, char **argv, bool is_run)
     optind = 1;
     opterr = 0;
     int c;
-    /* '+': stop at the first non-option, so CMD's own flags are left alone. */
-    while ((c = getopt_long(argc, argv, is_run ? "+o:i:h" : "+o:i:d:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shorts, opts, NULL)) != -1) {
         int taken = gw_config_args_take(&ca, c, argc, argv, &err);
         if (taken < 0)
             return usage_error(name, err.msg);
@@ -131,8 +178,6 @@ static int parse_and_run(int argc, char **argv, bool is_run)
                 return usage_error(name, err.msg);
             break;
         case 'd':
-            if (is_run)
-                return usage_error(name, "--duration is for `gpuwatch record`");
             if (gw_args_duration("--duration", optarg, &cfg.duration_ms, &err))
                 return usage_error(name, err.msg);
             break;
@@ -156,17 +201,19 @@ static int parse_and_run(int argc, char **argv, bool is_run)
             break;
         }
         case OPT_STALL_TIMEOUT:
-            if (!is_run)
-                return usage_error(name, "--stall-timeout is for `gpuwatch run`");
             if (gw_args_timeout("--stall-timeout", optarg, &cfg.stall_timeout_ms, &err))
                 return usage_error(name, err.msg);
             break;
         case 'h':
-            gw_cli_help(usage);
+            gw_help_print(spec);
             return 0;
         default: {
             char msg[128];
-            if (optopt)
+            const char *given = argv[optind - 1];
+            if (gw_opt_find(other, given) && !gw_opt_find(spec, given))
+                snprintf(msg, sizeof msg, "%.*s is for `gpuwatch %s`", (int)strcspn(given, "="),
+                         given, other->name);
+            else if (optopt)
                 snprintf(msg, sizeof msg, "unknown option '-%c' or missing value", optopt);
             else
                 snprintf(msg, sizeof msg, "unknown option '%s' or missing value", argv[optind - 1]);

@@ -15,39 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char serve_usage[] =
-    "usage: gpuwatch serve [--listen ADDR] [-i SEC] [--per-process [--cmdline]]\n"
-    "                      [--max-connections N] [--max-connections-per-ip N]\n"
-    "                      [--client-timeout SEC] [--kubernetes [--pod-resources-socket P]]\n"
-    "                      [--hpc-job-mapping-dir DIR]\n"
-    "\n"
-    "Serves every GPU's values to Prometheus on http://ADDR/metrics, with dcgm-exporter's metric\n"
-    "names and labels (Grafana dashboard 12239 works unchanged), until SIGTERM or Ctrl-C.\n"
-    "Sampling runs on its own schedule; a scrape reads the latest sample and never calls NVML.\n"
-    "\n"
-    "  -l, --listen ADDR   HOST:PORT to serve on (default 127.0.0.1:9400, this host only;\n"
-    "                      :9400 for every interface, [::1]:9400 for IPv6, port 0 picks one)\n"
-    "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 1; 500ms, 2s, 1m work)\n"
-    "      --per-process   also GPU memory per process name (gpuwatch_process_memory_used_bytes)\n"
-    "      --cmdline       label those series with the command line too (may expose arguments)\n"
-    "      --max-connections N  connections at once (512); a new one beyond closes\n"
-    "                      the one idle longest\n"
-    "      --max-connections-per-ip N  the same, for one client address (64)\n"
-    "      --client-timeout SEC  deadline to send a request and get the answer (10)\n"
-    "      --kubernetes    label each GPU's series with the pod, namespace and container the\n"
-    "                      kubelet gave it to, and serve gpuwatch_gpu_allocated\n"
-    "      --pod-resources-socket PATH  the kubelet's pod-resources socket\n"
-    "                      (default /var/lib/kubelet/pod-resources/kubelet.sock)\n"
-    "      --hpc-job-mapping-dir DIR  label each GPU's series with hpc_job from DIR's file per\n"
-    "                      GPU index (as dcgm-exporter; also DCGM_HPC_JOB_MAPPING_DIR), and\n"
-    "                      serve gpuwatch_job_info (docs/slurm.md)\n"
-    "  -h, --help          this text\n"
-    "\n"
-    "Pages: /metrics (Prometheus text, or OpenMetrics when asked), /healthz (200 while samples\n"
-    "are fresh, else 503), / (links). Exit status: 0 stopped by a signal, 1 could not serve\n"
-    "(address in use, NVML), 2 usage error.\n"
-    "Example: gpuwatch serve --listen :9400 -i 1\n";
-
 enum {
     OPT_PER_PROCESS = 1000,
     OPT_CMDLINE,
@@ -57,6 +24,79 @@ enum {
     OPT_KUBERNETES,
     OPT_PODRES_SOCKET,
     OPT_JOB_DIR
+};
+
+static const gw_opt serve_opts[] = {
+    {.name = "listen",
+     .letter = 'l',
+     .arg = "ADDR",
+     .help = "HOST:PORT to serve on (default 127.0.0.1:9400, this host only; :9400 for every "
+             "interface, [::1]:9400 for IPv6, port 0 picks one)"},
+    {.name = "interval",
+     .letter = 'i',
+     .arg = "SEC",
+     .help = "sampling interval, 0.05 s to 24 h (default 1; 500ms, 2s, 1m work)"},
+    {.name = "per-process",
+     .key = OPT_PER_PROCESS,
+     .help = "also GPU memory per process name (gpuwatch_process_memory_used_bytes)"},
+    {.name = "cmdline",
+     .key = OPT_CMDLINE,
+     .help = "label those series with the command line too (may expose arguments)"},
+    {.name = "max-connections",
+     .key = OPT_MAX_CONN,
+     .arg = "N",
+     .help = "connections at once (512); a new one beyond closes the one idle longest"},
+    {.name = "max-connections-per-ip",
+     .key = OPT_PER_IP,
+     .arg = "N",
+     .help = "the same, for one client address (64)"},
+    {.name = "client-timeout",
+     .key = OPT_TIMEOUT,
+     .arg = "SEC",
+     .help = "deadline to send a request and get the answer (10)"},
+    {.name = "kubernetes",
+     .key = OPT_KUBERNETES,
+     .help = "label each GPU's series with the pod, namespace and container the kubelet gave it "
+             "to, and serve gpuwatch_gpu_allocated (docs/kubernetes.md)"},
+    {.name = "pod-resources-socket",
+     .key = OPT_PODRES_SOCKET,
+     .arg = "PATH",
+     .complete = GW_COMPL_FILE,
+     .help = "the kubelet's pod-resources socket (default "
+             "/var/lib/kubelet/pod-resources/kubelet.sock)"},
+    {.name = "hpc-job-mapping-dir",
+     .key = OPT_JOB_DIR,
+     .arg = "DIR",
+     .complete = GW_COMPL_DIR,
+     .help = "label each GPU's series with hpc_job from DIR's file per GPU index (as "
+             "dcgm-exporter; also DCGM_HPC_JOB_MAPPING_DIR), and serve gpuwatch_job_info "
+             "(docs/slurm.md)"},
+    {.name = "help", .letter = 'h', .help = "this text"},
+    {0}};
+
+const gw_cmd_spec gw_spec_serve = {
+    .name = "serve",
+    .summary = "serve every GPU's values to Prometheus (dcgm-exporter's names)",
+    .synopsis = "gpuwatch serve [--listen ADDR] [-i SEC] [--per-process [--cmdline]]\n"
+                "               [--max-connections N] [--max-connections-per-ip N]\n"
+                "               [--client-timeout SEC] [--kubernetes [--pod-resources-socket P]]\n"
+                "               [--hpc-job-mapping-dir DIR]",
+    .description =
+        "Serves every GPU's values to Prometheus on http://ADDR/metrics, with dcgm-exporter's "
+        "metric\nnames and labels (Grafana dashboard 12239 works unchanged), until SIGTERM or "
+        "Ctrl-C.\nSampling runs on its own schedule; a scrape reads the latest sample and never "
+        "calls NVML.",
+    .opts = serve_opts,
+    .notes = "Pages: /metrics (Prometheus text, or OpenMetrics when asked), /healthz (200 while "
+             "samples\nare fresh, else 503), / (links).",
+    .exit_status = "0 stopped by a signal, 1 could not serve\n(address in use, NVML), 2 usage "
+                   "error.",
+    .examples = "gpuwatch serve --listen :9400 -i 1\ngpuwatch serve --per-process",
+    .help_example = 1,
+    .environment = GW_ENV_NVML "DCGM_HPC_JOB_MAPPING_DIR\tthe job mapping directory when "
+                               "--hpc-job-mapping-dir is not given\n",
+    .files = "/lib/systemd/system/gpuwatch.service\tthe unit that runs `gpuwatch serve` (from the "
+             "package)\n",
 };
 
 static int usage_error(const char *msg, bool show_usage)
@@ -80,24 +120,13 @@ static bool parse_count(const char *s, unsigned max, unsigned *out)
 static int parse(int argc, char **argv, gw_exporter_config *cfg, gw_pod_watch_config *kube,
                  bool *kubernetes)
 {
-    static const struct option opts[] = {
-        {"listen", required_argument, NULL, 'l'},
-        {"interval", required_argument, NULL, 'i'},
-        {"per-process", no_argument, NULL, OPT_PER_PROCESS},
-        {"cmdline", no_argument, NULL, OPT_CMDLINE},
-        {"max-connections", required_argument, NULL, OPT_MAX_CONN},
-        {"max-connections-per-ip", required_argument, NULL, OPT_PER_IP},
-        {"client-timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"kubernetes", no_argument, NULL, OPT_KUBERNETES},
-        {"pod-resources-socket", required_argument, NULL, OPT_PODRES_SOCKET},
-        {"hpc-job-mapping-dir", required_argument, NULL, OPT_JOB_DIR},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    gw_getopt g;
+    const struct option *opts = gw_getopt_build(&gw_spec_serve, &g);
     gw_error err = {0};
     int64_t ms = 0;
     optind = 1;
     opterr = 0;
-    for (int c; (c = getopt_long(argc, argv, "l:i:h", opts, NULL)) != -1;) {
+    for (int c; (c = getopt_long(argc, argv, g.shorts, opts, NULL)) != -1;) {
         switch (c) {
         case 'l':
             cfg->listen = optarg;
@@ -146,7 +175,7 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg, gw_pod_watch_co
             cfg->hpc_job_dir = optarg;
             break;
         case 'h':
-            gw_cli_help(serve_usage);
+            gw_help_print(&gw_spec_serve);
             return 0;
         default: {
             char msg[128];

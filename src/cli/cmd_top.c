@@ -7,26 +7,46 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char top_usage[] =
-    "usage: gpuwatch top [-i SEC] [--hosts HOST:PORT,...] [--timeout SEC]\n"
-    "                    [--color WHEN]\n"
-    "\n"
-    "A full-screen view of every GPU: GPU-Util, SM activity, memory, power,\n"
-    "temperature, clocks and why they are held down, charts of the last 5 minutes;\n"
-    "and its processes (user, CPU, host memory, role, recorded run) to sort,\n"
-    "filter and signal. Press h for the keys.\n"
-    "\n"
-    "  -i, --interval SEC  refresh period (default 1 s; 0.05 s to 24 h)\n"
-    "      --hosts LIST    other nodes' `gpuwatch serve` (node1:9400,node2:9400):\n"
-    "                      one line per GPU; a host that does not answer is stale\n"
-    "      --timeout SEC   how long to wait for a host's answer (default 2 s)\n"
-    "      --color WHEN    auto (default: unless NO_COLOR is set) or never\n"
-    "  -h, --help          this text\n"
-    "\n"
-    "docs/top.md. Exit status: 0; 1 no terminal, no GPU or NVML unusable;\n"
-    "2 usage error.\n";
-
 enum { OPT_HOSTS = 1000, OPT_TIMEOUT, OPT_COLOR };
+
+static const gw_opt top_opts[] = {
+    {.name = "interval",
+     .letter = 'i',
+     .arg = "SEC",
+     .help = "refresh period (default 1 s; 0.05 s to 24 h)"},
+    {.name = "hosts",
+     .key = OPT_HOSTS,
+     .arg = "LIST",
+     .help = "other nodes' `gpuwatch serve` (node1:9400,node2:9400): one line per GPU; a host "
+             "that does not answer is stale"},
+    {.name = "timeout",
+     .key = OPT_TIMEOUT,
+     .arg = "SEC",
+     .help = "how long to wait for a host's answer (default 2 s)"},
+    {.name = "color",
+     .key = OPT_COLOR,
+     .arg = "WHEN",
+     .complete = GW_COMPL_VALUES,
+     .values = "auto always never",
+     .help = "auto (default: unless NO_COLOR is set) or never"},
+    {.name = "help", .letter = 'h', .help = "this text"},
+    {0}};
+
+const gw_cmd_spec gw_spec_top = {
+    .name = "top",
+    .summary = "full-screen view: history, processes, many hosts (docs/top.md)",
+    .synopsis = "gpuwatch top [-i SEC] [--hosts HOST:PORT,...] [--timeout SEC]\n"
+                "             [--color WHEN]",
+    .description = "A full-screen view of every GPU: GPU-Util, SM activity, memory, power,\n"
+                   "temperature, clocks and why they are held down, charts of the last 5 minutes;\n"
+                   "and its processes (user, CPU, host memory, role, recorded run) to sort,\n"
+                   "filter and signal. Press h for the keys.",
+    .opts = top_opts,
+    .notes = "docs/top.md.",
+    .exit_status = "0; 1 no terminal, no GPU or NVML unusable;\n2 usage error.",
+    .examples = "gpuwatch top\ngpuwatch top --hosts node1:9400,node2:9400",
+    .environment = GW_ENV_NVML GW_ENV_COLOR,
+};
 
 static int usage_error(const char *msg)
 {
@@ -36,19 +56,15 @@ static int usage_error(const char *msg)
 
 int gw_cmd_top(int argc, char **argv)
 {
-    static const struct option opts[] = {{"interval", required_argument, NULL, 'i'},
-                                         {"hosts", required_argument, NULL, OPT_HOSTS},
-                                         {"timeout", required_argument, NULL, OPT_TIMEOUT},
-                                         {"color", required_argument, NULL, OPT_COLOR},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
+    gw_getopt g;
+    const struct option *opts = gw_getopt_build(&gw_spec_top, &g);
     gw_top_config cfg = {.interval_ms = 1000, .timeout_s = 2.0};
     gw_error err = {0};
     int64_t timeout_ms = 0;
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shorts, opts, NULL)) != -1) {
         switch (c) {
         case 'i':
             if (gw_args_interval("-i", optarg, &cfg.interval_ms, &err))
@@ -69,7 +85,7 @@ int gw_cmd_top(int argc, char **argv)
             cfg.no_color = strcmp(optarg, "never") == 0;
             break;
         case 'h':
-            fputs(top_usage, stdout);
+            gw_help_print(&gw_spec_top);
             return 0;
         default:
             return usage_error("unknown option or missing value");

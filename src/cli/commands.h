@@ -26,11 +26,17 @@ int gw_cmd_top(int argc, char **argv);
 /* `gpuwatch -i SEC` on a terminal: the full-screen view (gw_cmd_top) refreshing every SEC. */
 int gw_top_from_live(int64_t interval_ms, bool no_color);
 
+#include "cli/optspec.h"
+
 #include <stdio.h>
 
-/* Prints a --help text to stdout fitted to 80 columns (util/gw_wrap.h): long lines wrap under
- * their description column. The second form prints what write_help writes. */
-void gw_cli_help(const char *text);
-void gw_cli_help_with(void (*write_help)(FILE *to));
+/* Each command's option table and texts (optspec.h); gw_spec_live is gpuwatch's own. */
+extern const gw_cmd_spec gw_spec_live, gw_spec_run, gw_spec_record, gw_spec_report, gw_spec_plot,
+    gw_spec_check, gw_spec_query, gw_spec_mark, gw_spec_log, gw_spec_top, gw_spec_serve;
+
+/* `gpuwatch __generate DIR`, run by the build: DIR/man/ (a page per command) and
+ * DIR/completion/{gpuwatch.bash, _gpuwatch}. Returns the exit status (1: a file could not be
+ * written, said on stderr). */
+int gw_cli_generate(const char *dir);
 
 #endif

@@ -17,6 +17,8 @@
 #include "config/config.h"
 #include "util/gw_error.h"
 
+#include "cli/optspec.h"
+
 #include <getopt.h>
 #include <stdbool.h>
 
@@ -28,17 +30,29 @@ enum {
     GW_OPT_ON_ALERT_TIMEOUT,
 };
 
-/* getopt_long entries: the configuration options, and the alert options of run and record. */
-#define GW_CONFIG_LONG_OPTIONS                                                                     \
-    {"config", required_argument, NULL, GW_OPT_CONFIG},                                            \
+/* Option table entries (optspec.h): the configuration options, whose help differs between run
+ * and check, and the alert options of run and record. */
+#define GW_CONFIG_OPTS(config_help, set_arg, set_help)                                             \
+    {.name = "config",                                                                             \
+     .key = GW_OPT_CONFIG,                                                                         \
+     .arg = "FILE",                                                                                \
+     .complete = GW_COMPL_FILE,                                                                    \
+     .repeat = 1,                                                                                  \
+     .help = config_help},                                                                         \
     {                                                                                              \
-        "set", required_argument, NULL, GW_OPT_SET                                                 \
+        .name = "set", .key = GW_OPT_SET, .arg = set_arg, .repeat = 1, .help = set_help            \
     }
-#define GW_ALERT_LONG_OPTIONS                                                                      \
-    {"no-alerts", no_argument, NULL, GW_OPT_NO_ALERTS},                                            \
-        {"on-alert", required_argument, NULL, GW_OPT_ON_ALERT},                                    \
+#define GW_ALERT_OPTS                                                                              \
+    {.name = "no-alerts", .key = GW_OPT_NO_ALERTS, .help = "no alert rules"},                      \
+        {.name = "on-alert",                                                                       \
+         .key = GW_OPT_ON_ALERT,                                                                   \
+         .arg = "CMD [ARGS...] ';'",                                                               \
+         .complete = GW_COMPL_COMMAND,                                                             \
+         .help = "run CMD (no shell) when an alert fires or resolves, with GPUWATCH_ALERT, "       \
+                 "_SEVERITY, _GPU, _VALUE, _THRESHOLD, _STATE set"},                               \
     {                                                                                              \
-        "on-alert-timeout", required_argument, NULL, GW_OPT_ON_ALERT_TIMEOUT                       \
+        .name = "on-alert-timeout", .key = GW_OPT_ON_ALERT_TIMEOUT, .arg = "SEC",                  \
+        .help = "kill the hook after this long (default 10)"                                       \
     }
 
 enum { GW_CONFIG_ARGS_MAX = 64 };

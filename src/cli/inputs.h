@@ -11,6 +11,8 @@
 #include "logread/series.h"
 #include "util/gw_error.h"
 
+#include "cli/optspec.h"
+
 #include <getopt.h>
 
 typedef struct gw_cli_inputs {
@@ -21,12 +23,30 @@ typedef struct gw_cli_inputs {
     int npaths;
 } gw_cli_inputs;
 
-/* getopt_long entries of the shared options (short codes 'l', 'e', 'c', 'i'). */
-#define GW_CLI_INPUT_OPTIONS                                                                       \
-    {"log", required_argument, NULL, 'l'}, {"epoch-regex", required_argument, NULL, 'e'},          \
-        {"columns", required_argument, NULL, 'c'},                                                 \
+/* Option table entries (optspec.h) of the shared options (getopt codes 'l', 'e', 'c', 'i'; no
+ * short forms). */
+#define GW_CLI_INPUT_OPTS                                                                          \
+    {.name = "log",                                                                                \
+     .key = 'l',                                                                                   \
+     .arg = "FILE",                                                                                \
+     .complete = GW_COMPL_FILE,                                                                    \
+     .help = "training log whose lines start with a unix or RFC 3339 time; its epoch lines "       \
+             "give the epochs"},                                                                   \
+        {.name = "epoch-regex",                                                                    \
+         .key = 'e',                                                                               \
+         .arg = "RE",                                                                              \
+         .help = "POSIX extended regex for epoch lines (default understands 'Epoch 3/100', "       \
+                 "'Epoch 3:', '[Epoch 3]', 'epoch=3'); the first all-digit group is the epoch, "   \
+                 "the next one the total"},                                                        \
+        {.name = "columns",                                                                        \
+         .key = 'c',                                                                               \
+         .arg = "LIST",                                                                            \
+         .complete = GW_COMPL_FIELDS,                                                              \
+         .help = "the --query-gpu list of CSV written with noheader, or new names for the "        \
+                 "columns of a CSV with a header"},                                                \
     {                                                                                              \
-        "interval", required_argument, NULL, 'i'                                                   \
+        .name = "interval", .key = 'i', .arg = "SECONDS",                                          \
+        .help = "row spacing for CSV without a timestamp column (default 1)"                       \
     }
 
 /* Applies one shared option (code c with value arg) for command `cmd` ("report"). Returns 0 when

@@ -6,38 +6,40 @@
 #include <string.h>
 
 typedef struct gw_command {
-    const char *name;
+    const gw_cmd_spec *spec; /* name, summary, options: optspec.h */
     int (*fn)(int argc, char **argv);
-    const char *summary;
 } gw_command;
 
 static const gw_command commands[] = {
-    {"run", gw_cmd_run, "run a command and record every GPU and its CPU side"},
-    {"record", gw_cmd_record, "record every GPU without a command"},
-    {"report", gw_cmd_report, "say whether the GPU was busy and, if not, why, from recordings"},
-    {"plot", gw_cmd_plot, "draw a recording as a PNG or SVG chart"},
-    {"check", gw_cmd_check, "check every GPU before training (Nagios exit codes)"},
-    {"query", gw_cmd_query, "nvidia-smi --query-gpu compatible CSV (gpuwatch query --help)"},
-    {"mark", gw_cmd_mark, "record a marker (epoch, step, ...) in the run that wraps this job"},
-    {"log", gw_cmd_log, "the job's output with bar redraws collapsed and each line's time"},
-    {"top", gw_cmd_top, "full-screen view: history, processes, many hosts (docs/top.md)"},
-    {"serve", gw_cmd_serve, "serve every GPU's values to Prometheus (dcgm-exporter's names)"},
+    {&gw_spec_run, gw_cmd_run},       {&gw_spec_record, gw_cmd_record},
+    {&gw_spec_report, gw_cmd_report}, {&gw_spec_plot, gw_cmd_plot},
+    {&gw_spec_check, gw_cmd_check},   {&gw_spec_query, gw_cmd_query},
+    {&gw_spec_mark, gw_cmd_mark},     {&gw_spec_log, gw_cmd_log},
+    {&gw_spec_top, gw_cmd_top},       {&gw_spec_serve, gw_cmd_serve},
 };
 
-static void usage(FILE *to)
+/* `gpuwatch help [COMMAND]`: the list of commands, or a command's manual page as text. */
+static int help(int argc, char **argv)
 {
-    fprintf(to, "usage: gpuwatch [-i SEC] [--json] [--color auto|always|never] [--count N]\n"
-                "       gpuwatch COMMAND [ARGS...]\n\n"
-                "With no command: every GPU on one line, its MIG devices and processes below.\n"
-                "  -i SEC     refresh every SEC seconds (on a terminal: `gpuwatch top`)\n"
-                "  --json     one JSON document instead (docs/live-view.md)\n"
-                "  --color    auto (on a terminal, unless NO_COLOR is set), always or never\n"
-                "  --count N  with -i: stop after N refreshes\n"
-                "\ncommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(to, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(to, "\n`gpuwatch COMMAND --help` describes a command. Documentation: docs/ and "
-                "README.md.\n");
+    if (argc < 2) {
+        printf("usage: gpuwatch help COMMAND\n\nThe manual page of a command, as `man "
+               "gpuwatch-COMMAND` shows it\nwhen installed; `gpuwatch help gpuwatch`: "
+               "gpuwatch(1).\n\ncommands:\n");
+        for (size_t i = 1; i < gw_cli_spec_count; i++)
+            printf("  %-8s %s\n", gw_cli_specs[i]->name, gw_cli_specs[i]->summary);
+        return 0;
+    }
+    const gw_cmd_spec *spec =
+        strcmp(argv[1], "gpuwatch") == 0 ? &gw_spec_live : gw_cli_spec_find(argv[1]);
+    if (!spec || argc > 2) {
+        fprintf(stderr,
+                "gpuwatch help: %s '%s': give one command of `gpuwatch help` (e.g. gpuwatch help "
+                "run)\n",
+                spec ? "one command only, not" : "unknown command", argv[spec ? 2 : 1]);
+        return 2;
+    }
+    gw_man_text(spec, stdout);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -48,17 +50,21 @@ int main(int argc, char **argv)
     signal(SIGXFSZ, SIG_IGN);
     const char *first = argc >= 2 ? argv[1] : "";
     if (argc == 2 && (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0)) {
-        gw_cli_help_with(usage);
+        gw_help_print(&gw_spec_live);
         return 0;
     }
     if (strcmp(first, "--version") == 0) {
         printf("gpuwatch %s\n", GPUWATCH_VERSION);
         return 0;
     }
+    if (strcmp(first, "help") == 0)
+        return help(argc - 1, argv + 1);
+    if (strcmp(first, "__generate") == 0 && argc == 3) /* the build's: cmake/docs.cmake */
+        return gw_cli_generate(argv[2]);
     if (argc < 2 || first[0] == '-') /* no command: the live view */
         return gw_cmd_live(argc, argv);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(first, commands[i].name) == 0)
+        if (strcmp(first, commands[i].spec->name) == 0)
             return commands[i].fn(argc - 1, argv + 1);
     fprintf(stderr, "gpuwatch: unknown command '%s': run `gpuwatch --help` for the list\n", first);
     return 2;
