@@ -94,8 +94,10 @@ static int parse_args(int argc, char **argv, fleet_args *a)
                     given);
             return 2;
         default:
-            fprintf(stderr, "gpuwatch: report: %s is not for --fleet: see gpuwatch report --help\n",
-                    given);
+            fprintf(stderr,
+                    "gpuwatch: report: --%s does not go with --fleet: see gpuwatch report "
+                    "--help\n",
+                    gw_opt_name(&gw_spec_report, c));
             return 2;
         }
     }

@@ -121,7 +121,8 @@ static int apply_option(int c, const char *arg, const char *as_given, report_arg
     case 't':
     case 'w':
     case 's':
-        fprintf(stderr, "gpuwatch: report: %s is for gpuwatch report --fleet SRC...\n", as_given);
+        fprintf(stderr, "gpuwatch: report: --%s needs --fleet: gpuwatch report --fleet SRC...\n",
+                gw_opt_name(&gw_spec_report, c));
         return 2;
     case ':':
         fprintf(stderr, "gpuwatch: report: %s needs a value\n", as_given);

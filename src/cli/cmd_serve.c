@@ -79,8 +79,8 @@ const gw_cmd_spec gw_spec_serve = {
     .summary = "serve every GPU's values to Prometheus (dcgm-exporter's names)",
     .synopsis = "gpuwatch serve [--listen ADDR] [-i SEC] [--per-process [--cmdline]]\n"
                 "               [--max-connections N] [--max-connections-per-ip N]\n"
-                "               [--client-timeout SEC] [--kubernetes [--pod-resources-socket P]]\n"
-                "               [--hpc-job-mapping-dir DIR]",
+                "               [--client-timeout SEC] [--hpc-job-mapping-dir DIR]\n"
+                "               [--kubernetes [--pod-resources-socket PATH]]",
     .description =
         "Serves every GPU's values to Prometheus on http://ADDR/metrics, with dcgm-exporter's "
         "metric\nnames and labels (Grafana dashboard 12239 works unchanged), until SIGTERM or "

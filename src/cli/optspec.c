@@ -49,6 +49,14 @@ const gw_opt *gw_opt_find(const gw_cmd_spec *spec, const char *arg)
     return NULL;
 }
 
+const char *gw_opt_name(const gw_cmd_spec *spec, int key)
+{
+    for (const gw_opt *o = spec->opts; o->name; o++)
+        if (gw_opt_key(o) == key)
+            return o->name;
+    return NULL;
+}
+
 /* "  -o, --output DIR" (without the padding). */
 static int opt_label(const gw_opt *o, char *buf, size_t cap)
 {

@@ -105,6 +105,9 @@ int gw_opt_key(const gw_opt *o);
 /* The option of spec named by an argument as given ("--output", "--output=x", "-o"), or NULL. */
 const gw_opt *gw_opt_find(const gw_cmd_spec *spec, const char *arg);
 
+/* The long name (without "--") of the option whose getopt value is key, or NULL. */
+const char *gw_opt_name(const gw_cmd_spec *spec, int key);
+
 /* Writes the --help text (before wrapping) of spec to out. */
 void gw_help_write(const gw_cmd_spec *spec, FILE *out);
 

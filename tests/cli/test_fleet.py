@@ -147,7 +147,8 @@ def test_bad_sources(tmp_path, jobs_dir):
     assert "needs a source" in fleet(rc=2).stderr
     assert "--window" in fleet(jobs_dir, "--window", "soon", rc=2).stderr
     assert "--step is longer" in fleet("http://x", "--window", "1m", "--step", "1h", rc=2).stderr
-    assert "unknown option" in fleet(jobs_dir, "--html", "x", rc=2).stderr
+    assert "--html does not go with --fleet" in fleet(jobs_dir, "--html", "x", rc=2).stderr
+    assert "unknown option '--bogus'" in fleet(jobs_dir, "--bogus", rc=2).stderr
 
 
 class FakePrometheus(http.server.BaseHTTPRequestHandler):
