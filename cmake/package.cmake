@@ -1,4 +1,4 @@
-# Installation and the Debian package (README.md "Install", docs/packaging.md).
+# Installation and the Debian package (docs/install.md).
 #   cmake --install build --prefix P     P/bin/gpuwatch, P/share/doc/gpuwatch/ (README, docs,
 #                                        examples/gpuwatch.ini, examples/prometheus/),
 #                                        P/lib/systemd/system/gpuwatch.service
@@ -19,9 +19,13 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/deploy/prometheus
 # /usr/local/bin/gpuwatch (the default prefix); the copy installed names PREFIX/bin/gpuwatch. It is
 # written at install time because CPack installs with its own prefix (/usr).
 set(GPUWATCH_SYSTEMD_UNITDIR "lib/systemd/system" CACHE STRING
-    "where the systemd unit goes, relative to the install prefix")
+    "where the systemd unit goes: relative to the install prefix, or absolute")
 install(CODE "
-  set(gw_unit_dir \"\${CMAKE_INSTALL_PREFIX}/${GPUWATCH_SYSTEMD_UNITDIR}\")
+  if(IS_ABSOLUTE \"${GPUWATCH_SYSTEMD_UNITDIR}\")
+    set(gw_unit_dir \"${GPUWATCH_SYSTEMD_UNITDIR}\")
+  else()
+    set(gw_unit_dir \"\${CMAKE_INSTALL_PREFIX}/${GPUWATCH_SYSTEMD_UNITDIR}\")
+  endif()
   if(IS_ABSOLUTE \"${CMAKE_INSTALL_BINDIR}\")
     set(gw_bindir \"${CMAKE_INSTALL_BINDIR}\")
   else()
@@ -30,11 +34,10 @@ install(CODE "
   file(READ \"${CMAKE_SOURCE_DIR}/deploy/systemd/gpuwatch.service\" gw_unit)
   string(REPLACE \"ExecStart=/usr/local/bin/gpuwatch\" \"ExecStart=\${gw_bindir}/gpuwatch\" gw_unit
          \"\${gw_unit}\")
-  message(STATUS \"Installing: \$ENV{DESTDIR}\${gw_unit_dir}/gpuwatch.service\")
-  file(MAKE_DIRECTORY \"\$ENV{DESTDIR}\${gw_unit_dir}\")
-  file(WRITE \"\$ENV{DESTDIR}\${gw_unit_dir}/gpuwatch.service\" \"\${gw_unit}\")
-  file(CHMOD \"\$ENV{DESTDIR}\${gw_unit_dir}/gpuwatch.service\"
-       PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)
+  # file(INSTALL): DESTDIR applies and install_manifest.txt lists it like the other files
+  file(WRITE \"${CMAKE_BINARY_DIR}/unit/gpuwatch.service\" \"\${gw_unit}\")
+  file(INSTALL DESTINATION \"\${gw_unit_dir}\" TYPE FILE
+       FILES \"${CMAKE_BINARY_DIR}/unit/gpuwatch.service\")
 ")
 
 # ---- the .deb (CPack's DEB generator) ----
