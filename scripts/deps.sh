@@ -24,6 +24,12 @@ if [ "${1:-}" = "--test" ]; then
   PACKAGES+=(chromium)               # headless browser for the HTML report's tests
   PACKAGES+=(clang libclang-rt-14-dev) # the log reader's libFuzzer harness (fuzz/run.sh)
   PACKAGES+=(tmux)                   # `gpuwatch top`'s tests drive it in tmux (tests/cli/test_top.py)
+  # Installing (tests/cli/test_package.py): CPack's dpkg-shlibdeps, lintian, man and bash
+  # completion of the installed package, pip install ./python offline in a venv; the image
+  # (tests/cli/test_container.py): a Debian root by debootstrap, built by buildah.
+  PACKAGES+=(dpkg-dev file lintian man-db bash-completion)
+  PACKAGES+=(python3-venv python3-setuptools python3-wheel)
+  PACKAGES+=(debootstrap buildah)
 fi
 
 missing=()
