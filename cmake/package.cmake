@@ -31,8 +31,12 @@ install(CODE "
   else()
     set(gw_bindir \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
   endif()
+  set(gw_exec \"\${gw_bindir}/gpuwatch\")
+  if(gw_exec MATCHES \" \")  # systemd splits ExecStart at spaces unless quoted
+    set(gw_exec \"\\\"\${gw_exec}\\\"\")
+  endif()
   file(READ \"${CMAKE_SOURCE_DIR}/deploy/systemd/gpuwatch.service\" gw_unit)
-  string(REPLACE \"ExecStart=/usr/local/bin/gpuwatch\" \"ExecStart=\${gw_bindir}/gpuwatch\" gw_unit
+  string(REPLACE \"ExecStart=/usr/local/bin/gpuwatch\" \"ExecStart=\${gw_exec}\" gw_unit
          \"\${gw_unit}\")
   # file(INSTALL): DESTDIR applies and install_manifest.txt lists it like the other files
   file(WRITE \"${CMAKE_BINARY_DIR}/unit/gpuwatch.service\" \"\${gw_unit}\")

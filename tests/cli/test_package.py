@@ -71,11 +71,20 @@ def test_cmake_install_prefix(tmp_path):
     assert (r.returncode, r.stdout) == (0, f"gpuwatch {version()}\n")
     assert (prefix / "share/doc/gpuwatch/examples/gpuwatch.ini").read_text() == \
         (SOURCE / "examples/gpuwatch.ini").read_text()
-    unit = (prefix / "lib/systemd/system/gpuwatch.service").read_text()
+    unit_path = prefix / "lib/systemd/system/gpuwatch.service"
+    unit = unit_path.read_text()
     execs = [ln for ln in unit.splitlines() if ln.startswith("ExecStart=")]
-    assert execs == [f"ExecStart={prefix}/bin/gpuwatch serve --listen 127.0.0.1:9400 "
+    assert execs == [f'ExecStart="{prefix}/bin/gpuwatch" serve --listen 127.0.0.1:9400 '
                      "--interval 1"]
-    assert "/usr/local/bin/gpuwatch serve" not in unit.replace("install -m 0755", "")
+    # the drop-in example in its header names the installed binary too
+    assert f'#   ExecStart="{prefix}/bin/gpuwatch" serve --listen :9400' in unit
+    analyze = shutil.which("systemd-analyze")
+    if analyze:  # also proves the quoted path is the program systemd would run
+        r = sh([analyze, "verify", unit_path])
+        assert (r.returncode, r.stderr) == (0, ""), r.stderr
+        broken = tmp_path / "unquoted.service"
+        broken.write_text(unit.replace(f'"{prefix}/bin/gpuwatch"', f"{prefix}/bin/gpuwatch"))
+        assert sh([analyze, "verify", broken]).returncode != 0
 
 
 # ---- the .deb ----
