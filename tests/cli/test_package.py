@@ -128,7 +128,10 @@ def test_deb_contents_and_dependencies(deb):
     assert [f for f in files if f.startswith("/usr/bin/") and f != "/usr/bin/"] == \
         ["/usr/bin/gpuwatch"]
     assert not any(f.startswith("/usr/local") or f.startswith("/etc") for f in files), files
-    field = lambda name: sh(["dpkg-deb", "-f", deb, name]).stdout.strip()  # noqa: E731
+
+    def field(name):
+        return sh(["dpkg-deb", "-f", deb, name]).stdout.strip()
+
     assert field("Package") == PKG and field("Version") == f"{version()}-1"
     depends = [d.split()[0] for d in field("Depends").split(", ")]
     # dpkg-shlibdeps from what the binary links, plus libmicrohttpd12 (dlopen()ed by serve)
@@ -150,7 +153,7 @@ def test_deb_contents_and_dependencies(deb):
 def test_deb_lintian(deb):
     lintian = shutil.which("lintian")
     assert lintian, "lintian is missing: run scripts/deps.sh --test (Debian package lintian)"
-    # lintian refuses nothing as root but says so on stderr; --fail-on error: any E: fails
+    # --fail-on error: any E: tag fails it (as root it also warns about that on stderr)
     r = sh([lintian, "--fail-on", "error", "--display-info", deb], timeout=600)
     tags = re.findall(r"^([EWIPX]): gpuwatch: (\S+)", r.stdout, re.M)
     errors = [t for level, t in tags if level == "E"]
