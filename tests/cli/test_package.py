@@ -150,6 +150,18 @@ def test_deb_contents_and_dependencies(deb):
     assert "postinst" in control and "prerm" in control and "postrm" not in control
 
 
+def test_deb_man_pages_and_completions(deb):
+    if not has_man_and_completion(deb):
+        pytest.skip(WT18B)
+    files = deb_files(deb)
+    man = sorted(f for f in files if f.startswith("/usr/share/man/man1/"))
+    for page in ["gpuwatch", "gpuwatch-run", "gpuwatch-record", "gpuwatch-report",
+                 "gpuwatch-query", "gpuwatch-check", "gpuwatch-serve", "gpuwatch-mark"]:
+        assert f"/usr/share/man/man1/{page}.1.gz" in man, (page, man)
+    assert "/usr/share/bash-completion/completions/gpuwatch" in files
+    assert "/usr/share/zsh/vendor-completions/_gpuwatch" in files
+
+
 def test_deb_lintian(deb):
     lintian = shutil.which("lintian")
     assert lintian, "lintian is missing: run scripts/deps.sh --test (Debian package lintian)"
