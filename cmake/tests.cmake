@@ -30,6 +30,8 @@ foreach(src ${GW_CLI_TESTS})
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   set_tests_properties(cli.${name} PROPERTIES ENVIRONMENT "${GW_TEST_ENV}" TIMEOUT 600)
 endforeach()
+# debootstrap + buildah bud of the Containerfile: about 5 minutes on two busy cores.
+set_tests_properties(cli.test_container PROPERTIES TIMEOUT 1200)
 
 # The layering of src/ (docs/architecture.md): upward includes and NVML outside src/nvml and
 # src/sampler fail the build's tests. tests/cli/test_layers.py runs it too (counted in the summary)

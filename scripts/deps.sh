@@ -35,6 +35,12 @@ if [ "${1:-}" = "--test" ]; then
                                      # its own daemons); shellcheck lints those scripts
   PACKAGES+=(zsh man-db groff-base)  # the generated zsh completion loads in zsh -f; man -l, groff -ww
                                      # and lexgrog check the man pages (tests/cli/test_manpages.py)
+  # Installing (tests/cli/test_package.py): CPack's dpkg-shlibdeps, lintian, man and bash
+  # completion of the installed package, pip install ./python offline in a venv; the image
+  # (tests/cli/test_container.py): a Debian root by debootstrap, built by buildah.
+  PACKAGES+=(dpkg-dev file lintian man-db bash-completion)
+  PACKAGES+=(python3-venv python3-setuptools python3-wheel)
+  PACKAGES+=(debootstrap buildah)
 fi
 
 missing=()

@@ -1,0 +1,93 @@
+# Installation and the Debian package (docs/install.md).
+#   cmake --install build --prefix P     P/bin/gpuwatch, P/share/doc/gpuwatch/ (README, docs,
+#                                        examples/gpuwatch.ini, examples/prometheus/),
+#                                        P/lib/systemd/system/gpuwatch.service
+#   cmake --build build --target package build/gpuwatch_VERSION-1_ARCH.deb (CPack, prefix /usr)
+# Only gpuwatch itself is installed: not the fake NVML library, the tests or the benchmarks.
+include(GNUInstallDirs)
+
+install(TARGETS gpuwatch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/packaging/deb/copyright
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+install(FILES ${CMAKE_SOURCE_DIR}/examples/gpuwatch.ini
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/deploy/prometheus
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+# The systemd unit runs the installed binary: deploy/systemd/gpuwatch.service names
+# /usr/local/bin/gpuwatch (the default prefix); the copy installed names PREFIX/bin/gpuwatch. It is
+# written at install time because CPack installs with its own prefix (/usr).
+set(GPUWATCH_SYSTEMD_UNITDIR "lib/systemd/system" CACHE STRING
+    "where the systemd unit goes: relative to the install prefix, or absolute")
+install(CODE "
+  if(IS_ABSOLUTE \"${GPUWATCH_SYSTEMD_UNITDIR}\")
+    set(gw_unit_dir \"${GPUWATCH_SYSTEMD_UNITDIR}\")
+  else()
+    set(gw_unit_dir \"\${CMAKE_INSTALL_PREFIX}/${GPUWATCH_SYSTEMD_UNITDIR}\")
+  endif()
+  if(IS_ABSOLUTE \"${CMAKE_INSTALL_BINDIR}\")
+    set(gw_bindir \"${CMAKE_INSTALL_BINDIR}\")
+  else()
+    set(gw_bindir \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}\")
+  endif()
+  set(gw_exec \"\${gw_bindir}/gpuwatch\")
+  if(gw_exec MATCHES \" \")  # systemd splits ExecStart at spaces unless quoted
+    set(gw_exec \"\\\"\${gw_exec}\\\"\")
+  endif()
+  file(READ \"${CMAKE_SOURCE_DIR}/deploy/systemd/gpuwatch.service\" gw_unit)
+  string(REPLACE \"ExecStart=/usr/local/bin/gpuwatch\" \"ExecStart=\${gw_exec}\" gw_unit
+         \"\${gw_unit}\")
+  # file(INSTALL): DESTDIR applies and install_manifest.txt lists it like the other files
+  file(WRITE \"${CMAKE_BINARY_DIR}/unit/gpuwatch.service\" \"\${gw_unit}\")
+  file(INSTALL DESTINATION \"\${gw_unit_dir}\" TYPE FILE
+       FILES \"${CMAKE_BINARY_DIR}/unit/gpuwatch.service\")
+")
+
+# ---- the .deb (CPack's DEB generator) ----
+set(GW_DEB_MAINTAINER "gpuwatch maintainers <maintainers@users.noreply.a-seed-69d03d1f.example>")
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME gpuwatch)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_CONTACT "${GW_DEB_MAINTAINER}")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_DEBIAN_PACKAGE_RELEASE 1)
+set(GW_DEB_VERSION "${PROJECT_VERSION}-${CPACK_DEBIAN_PACKAGE_RELEASE}")
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# The synopsis is the project's DESCRIPTION; this is the extended description (lines < 80).
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
+    "gpuwatch wraps a training command (gpuwatch run) and records every GPU
+(utilisation, memory, temperature, power, clocks and throttle reasons, GPM
+SM/tensor/DRAM activity, per-process memory) and the job's CPU side, then tells
+with evidence whether the GPU was busy and, if not, why. It also reads
+nvidia-smi CSV logs, draws charts, checks GPU health with Nagios exit codes and
+serves Prometheus metrics with dcgm-exporter's names (gpuwatch serve; its
+systemd unit is installed, not enabled). NVML comes with the NVIDIA driver.")
+# Depends: the shared libraries the binary links (dpkg-shlibdeps: libc6, libcjson1, libinih1,
+# libncursesw6, libtinfo6), plus libmicrohttpd12, which `serve` and `run --listen` dlopen()
+# (src/http/mhd_dl.c): serving metrics is what the shipped systemd unit does, so it is a
+# dependency. Recommends: cairo and a font, dlopen()ed by `gpuwatch plot` alone
+# (src/plot/cairo_dl.c), which says what to install when they are missing.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libmicrohttpd12 (>= 0.9.75)")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcairo2, fonts-dejavu-core")
+# Maintainer scripts: daemon-reload after install or upgrade, stop the service on removal (no
+# postrm: dpkg -r then leaves nothing behind, there being no conffiles either).
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_SOURCE_DIR}/packaging/deb/postinst
+    ${CMAKE_SOURCE_DIR}/packaging/deb/prerm)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
+
+# Debian's changelog.Debian.gz (policy 12.7), for the package only: dated by SOURCE_DATE_EPOCH
+# when set, and gzip -n, so the same sources give the same file.
+string(TIMESTAMP GW_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+configure_file(${CMAKE_SOURCE_DIR}/packaging/deb/changelog.in ${CMAKE_BINARY_DIR}/deb/changelog.Debian
+               @ONLY)
+set(GW_DEB_CHANGELOG_GZ ${CMAKE_BINARY_DIR}/deb/changelog.Debian.gz)
+configure_file(${CMAKE_SOURCE_DIR}/packaging/deb/add-files.cmake.in
+               ${CMAKE_BINARY_DIR}/deb/add-files.cmake @ONLY)
+set(CPACK_PRE_BUILD_SCRIPTS ${CMAKE_BINARY_DIR}/deb/add-files.cmake)
+
+include(CPack)
