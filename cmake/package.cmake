@@ -69,11 +69,14 @@ systemd unit is installed, not enabled). NVML comes with the NVIDIA driver.")
 # Depends: the shared libraries the binary links (dpkg-shlibdeps: libc6, libcjson1, libinih1,
 # libncursesw6, libtinfo6), plus libmicrohttpd12, which `serve` and `run --listen` dlopen()
 # (src/http/mhd_dl.c): serving metrics is what the shipped systemd unit does, so it is a
-# dependency. Recommends: cairo and a font, dlopen()ed by `gpuwatch plot` alone
-# (src/plot/cairo_dl.c), which says what to install when they are missing.
+# dependency. The PodResources module (serve --kubernetes) brings libgrpc29 and libprotobuf-c1
+# through dpkg-shlibdeps: the node-agent image needs them and installs without recommends.
+# Recommends: cairo and a font, dlopen()ed by `gpuwatch plot` alone (src/plot/cairo_dl.c), and
+# libcurl4, dlopen()ed by `report --fleet` over Prometheus alone (src/fleet/curl_dl.c); both
+# say what to install when the library is missing.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libmicrohttpd12 (>= 0.9.75)")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcairo2, fonts-dejavu-core")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcairo2, fonts-dejavu-core, libcurl4")
 # Maintainer scripts: daemon-reload after install or upgrade, stop the service on removal (no
 # postrm: dpkg -r then leaves nothing behind, there being no conffiles either).
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_SOURCE_DIR}/packaging/deb/postinst

@@ -48,7 +48,8 @@ static void load_once(void)
     if (env && env[0]) {
         snprintf(tried[ntried++], sizeof tried[0], "%s", env);
     } else {
-        snprintf(tried[ntried++], sizeof tried[0], "%s/../lib/gpuwatch/%s", dir, GW_PODRES_MODULE);
+        snprintf(tried[ntried++], sizeof tried[0], "%s/../lib/gpuwatch/modules/%s", dir,
+                 GW_PODRES_MODULE);
         snprintf(tried[ntried++], sizeof tried[0], "%s/%s", dir, GW_PODRES_MODULE);
     }
     void *lib = NULL;

@@ -46,6 +46,7 @@ SHIPPED = [  # relative to the prefix: what every install holds
     "share/doc/gpuwatch/examples/gpuwatch.ini",
     "share/doc/gpuwatch/examples/prometheus/gpuwatch-rules.yml",
     "lib/systemd/system/gpuwatch.service",
+    "lib/gpuwatch/modules/gpuwatch-podres.so",  # serve --kubernetes (docs/kubernetes.md)
 ]
 
 
@@ -53,7 +54,7 @@ def not_shipped(paths):
     """Paths that must never be installed: the fake NVML, test and benchmark programs."""
     bad = re.compile(r"libnvidia-ml|fake|/tests?/|/test_|bench|scrape_load|nvml_(rss|init)|\.so")
     programs = [p for p in paths if "/share/doc/" not in "/" + p]  # docs may name them
-    return [p for p in programs if bad.search(p)]
+    return [p for p in programs if bad.search(p) and not p.endswith("/modules/gpuwatch-podres.so")]
 
 
 def test_cmake_install_prefix(tmp_path):
@@ -108,17 +109,6 @@ def deb_files(deb):
     return [ln.split()[-1].lstrip(".") for ln in listing.splitlines()]
 
 
-def has_man_and_completion(deb):
-    files = deb_files(deb)
-    return ("/usr/share/man/man1/gpuwatch-run.1.gz" in files and
-            "/usr/share/bash-completion/completions/gpuwatch" in files)
-
-
-WT18B = ("man pages and completion come from wt-18b (issue 18 item 2), not merged on this "
-         "branch: the package has no usr/share/man/man1/gpuwatch-run.1.gz or "
-         "usr/share/bash-completion/completions/gpuwatch")
-
-
 def test_deb_contents_and_dependencies(deb):
     files = deb_files(deb)
     for f in SHIPPED + ["share/doc/gpuwatch/changelog.Debian.gz",
@@ -135,11 +125,13 @@ def test_deb_contents_and_dependencies(deb):
     assert field("Package") == PKG and field("Version") == f"{version()}-1"
     depends = [d.split()[0] for d in field("Depends").split(", ")]
     # dpkg-shlibdeps from what the binary links, plus libmicrohttpd12 (dlopen()ed by serve)
-    for lib in ["libc6", "libcjson1", "libinih1", "libncursesw6", "libmicrohttpd12"]:
+    # and from the PodResources module (gRPC and protobuf-c, serve --kubernetes)
+    for lib in ["libc6", "libcjson1", "libinih1", "libncursesw6", "libmicrohttpd12",
+                "libgrpc29", "libprotobuf-c1"]:
         assert lib in depends, (lib, depends)
     assert "libcairo2" not in depends  # only `plot` needs it: recommended
     assert [d.split()[0] for d in field("Recommends").split(", ")] == \
-        ["libcairo2", "fonts-dejavu-core"]
+        ["libcairo2", "fonts-dejavu-core", "libcurl4"]  # libcurl4: report --fleet over HTTP
     # the binary is CPack's stripped copy of build/gpuwatch
     staged = deb.parent / "x"
     assert sh(["dpkg-deb", "-x", deb, staged]).returncode == 0
@@ -151,8 +143,6 @@ def test_deb_contents_and_dependencies(deb):
 
 
 def test_deb_man_pages_and_completions(deb):
-    if not has_man_and_completion(deb):
-        pytest.skip(WT18B)
     files = deb_files(deb)
     man = sorted(f for f in files if f.startswith("/usr/share/man/man1/"))
     for page in ["gpuwatch", "gpuwatch-run", "gpuwatch-record", "gpuwatch-report",
@@ -170,11 +160,9 @@ def test_deb_lintian(deb):
     tags = re.findall(r"^([EWIPX]): gpuwatch: (\S+)", r.stdout, re.M)
     errors = [t for level, t in tags if level == "E"]
     assert (r.returncode, errors) == (0, []), r.stdout + r.stderr
-    # Every warning is justified: the one lintian-overrides file (packaging/deb) hides the
-    # others; no-manual-page stays until wt-18b's man pages are in the package.
+    # Every warning is justified: the one lintian-overrides file (packaging/deb) hides the others.
     warnings = sorted({t for level, t in tags if level == "W"})
-    allowed = [] if has_man_and_completion(deb) else ["no-manual-page"]
-    assert warnings == allowed, r.stdout
+    assert warnings == [], r.stdout
 
 
 def dpkg_status():
@@ -236,8 +224,6 @@ def test_installed_binary_runs(installed, tmp_path):
 
 
 def test_installed_man_page(installed):
-    if not has_man_and_completion(installed):
-        pytest.skip(WT18B)
     assert shutil.which("man"), "man is missing: run scripts/deps.sh --test (man-db)"
     # LC_ALL=C: ASCII hyphens, so the options read as typed
     env = dict(os.environ, MANPAGER="cat", PAGER="cat", MANWIDTH="80", LC_ALL="C")
@@ -274,8 +260,6 @@ query "gpuwatch report --fail-on "
 
 
 def test_installed_bash_completion(installed):
-    if not has_man_and_completion(installed):
-        pytest.skip(WT18B)
     assert Path("/usr/share/bash-completion/bash_completion").exists(), \
         "bash-completion is missing: run scripts/deps.sh --test"
     # only the system's completions: no user directory shadows the installed file
