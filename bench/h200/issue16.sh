@@ -3,7 +3,8 @@
 # carried; everything it measures, shows and logs goes under $OUT/issue16:
 #   a. one-shot speed (bench/query_oneshot.py): `gpuwatch query` against nvidia-smi for 38 fields
 #      and for `index` only, beside `true` and the NVML floor (build/nvml_init floor: nvmlInit,
-#      the first handle, nvmlShutdown), as ratios; the loader's statistics        -> a-*.txt
+#      the first handle, nvmlShutdown), as ratios; the loader's statistics; the first call of
+#      14 kinds of value serially and in threads (build/nvml_parallel)           -> a-*.txt
 #   b. CPU per refresh (bench/live_cpu.py) of `gpuwatch top` and the compact live view beside a
 #      pynvml loop, `nvidia-smi -lms` and `nvidia-smi dmon`, each in a tmux pane, 30 s at 1 s
 #      and 30 s at 0.2 s                                                         -> b-*.txt, b-screens/
@@ -90,16 +91,24 @@ step "environment"
 cat "$R/env.txt"
 
 step "a. one-shot: query (38 fields, index) vs nvidia-smi, true and the NVML floor"
-for b in build/gpuwatch; do
-  echo "== LD_DEBUG=statistics $b query --query-gpu=index"
-  LD_DEBUG=statistics timeout 20 "$b" query --query-gpu=index --format=csv 2>&1 | grep -E 'startup|relocations|objects'
-done > "$R/a-loader.txt" 2>&1
+{
+  echo "== LD_DEBUG=statistics build/gpuwatch query --query-gpu=index"
+  LD_DEBUG=statistics timeout 20 build/gpuwatch query --query-gpu=index --format=csv 2>&1 \
+    | grep -E 'startup|relocations|objects'
+} > "$R/a-loader.txt" 2>&1
 for _ in 1 2 3 4 5; do timeout 20 build/nvml_init floor; done > "$R/a-nvml-floor-stages.txt" 2>&1
 for _ in 1 2 3 4 5; do timeout 20 build/nvml_init 0; done >> "$R/a-nvml-floor-stages.txt" 2>&1
+# the first call of 14 kinds of value: one after the other, or each in a thread, fresh processes
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+  timeout 20 build/nvml_parallel serial; timeout 20 build/nvml_parallel threads
+done > "$R/a-nvml-parallel.txt" 2>&1
 timeout 120 python3 bench/query_oneshot.py --runs 30 --floor build/nvml_init > "$R/a-query38.txt" 2>&1
 timeout 120 python3 bench/query_oneshot.py --runs 30 --floor build/nvml_init --fields index \
   > "$R/a-query-index.txt" 2>&1
-cat "$R/a-loader.txt" "$R/a-nvml-floor-stages.txt" "$R/a-query38.txt" "$R/a-query-index.txt"
+# `gpuwatch` (compact) and `gpuwatch mark` too, beside plain nvidia-smi and `true`
+timeout 120 python3 bench/oneshot_bench.py --runs 15 > "$R/a-oneshot.txt" 2>&1
+cat "$R/a-loader.txt" "$R/a-nvml-floor-stages.txt" "$R/a-nvml-parallel.txt" "$R/a-query38.txt" "$R/a-query-index.txt" \
+  "$R/a-oneshot.txt"
 
 step "b. CPU per refresh, ${CPU_S} s at 1 s and at 0.2 s"
 for iv in 1 0.2; do
