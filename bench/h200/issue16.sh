@@ -14,7 +14,9 @@
 #
 # Here, first (copies tmux with its libraries and terminfo entries, the libraries of build/,
 # and the YOLOv9 workload into the ignored .device/):
-#   scripts/build.sh && bench/h200/issue16.sh prepare
+#   scripts/build.sh && bench/h200/issue16.sh prepare [BEFORE_BINARY]
+# (BEFORE_BINARY: an older build's gpuwatch, e.g. main's, copied to .device/before/gpuwatch and
+# timed beside this build by bench/oneshot_bench.py)
 # On the GPU machine (carry: build, .device):
 #   bench/h200/issue16.sh
 # Without a GPU (a dry run on the fake NVML, a stand-in job, shorter windows):
@@ -40,6 +42,9 @@ if [ "${1:-}" = prepare ]; then
       [ -f "$d/$t" ] && { mkdir -p ".device/terminfo/${t%/*}"; cp -L "$d/$t" ".device/terminfo/$t"; break; }
     done
   done
+  if [ -n "${2:-}" ]; then
+    mkdir -p .device/before && cp -L "$2" .device/before/gpuwatch
+  fi
   if [ -d ../shared/workloads ]; then
     rm -rf .device/workloads && cp -r ../shared/workloads .device/
   fi
@@ -106,7 +111,10 @@ timeout 120 python3 bench/query_oneshot.py --runs 30 --floor build/nvml_init > "
 timeout 120 python3 bench/query_oneshot.py --runs 30 --floor build/nvml_init --fields index \
   > "$R/a-query-index.txt" 2>&1
 # `gpuwatch` (compact) and `gpuwatch mark` too, beside plain nvidia-smi and `true`
-timeout 120 python3 bench/oneshot_bench.py --runs 15 > "$R/a-oneshot.txt" 2>&1
+BEFORE=
+[ -x .device/before/gpuwatch ] && BEFORE=.device/before/gpuwatch
+timeout 150 python3 bench/oneshot_bench.py --runs 15 ${BEFORE:+--before "$BEFORE"} \
+  > "$R/a-oneshot.txt" 2>&1
 cat "$R/a-loader.txt" "$R/a-nvml-floor-stages.txt" "$R/a-nvml-parallel.txt" "$R/a-query38.txt" "$R/a-query-index.txt" \
   "$R/a-oneshot.txt"
 
@@ -119,7 +127,7 @@ done
 
 step "c. top on a training job: $JOB"
 # shellcheck disable=SC2086  # JOB is a command line
-timeout -s INT "$JOB_LIMIT" build/gpuwatch run -o "$R/yolo-run" -- $JOB > "$R/c-run.log" 2>&1 &
+timeout -k 20 -s INT "$JOB_LIMIT" build/gpuwatch run -o "$R/yolo-run" -- $JOB > "$R/c-run.log" 2>&1 &
 JOBPID=$!
 TJ=$(date +%s)
 sleep 3
