@@ -394,11 +394,20 @@ static void status_line(const gw_top_screen *scr)
     } else if (scr->hosts) {
         put(y, 0, COLS, "q quit  h help");
     } else {
-        putf(y, 0, COLS,
-             "sort: %s%s%s%s%s | s sort  r reverse  t tree  / filter  T/K/I signal  "
-             "j/k select  h help",
-             gw_top_sort_name(m->sort), m->reverse ? " (reversed)" : "", m->tree ? ", tree" : "",
-             m->filter[0] ? ", filter: " : "", m->filter);
+        /* the state, then the keys when they fit, else only the key to the keys: never a hint
+         * cut in the middle */
+        char state[200];
+        snprintf(state, sizeof state, "sort: %s%s%s%s%.40s", gw_top_sort_name(m->sort),
+                 m->reverse ? " (reversed)" : "", m->tree ? ", tree" : "",
+                 m->filter[0] ? ", filter: " : "", m->filter);
+        static const char *const keys[] = {
+            " | s sort  r reverse  t tree  / filter  T/K/I signal  j/k select  h help",
+            " | s sort  r reverse  t tree  / filter  T/K/I signal  h help", " | h: help, keys"};
+        size_t k = 0;
+        while (k + 1 < sizeof keys / sizeof keys[0] &&
+               (int)(strlen(state) + strlen(keys[k])) > COLS)
+            k++;
+        putf(y, 0, COLS, "%s%s", state, keys[k]);
     }
 }
 

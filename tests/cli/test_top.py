@@ -136,7 +136,8 @@ def test_no_low_sm_flag_and_idle_reason(tmux, scenario):
 
 @pytest.fixture
 def sleepers():
-    procs = [subprocess.Popen(["sleep", str(300 + i)]) for i in range(3)]
+    # by its full path: the COMMAND column shows the program without its directory
+    procs = [subprocess.Popen([shutil.which("sleep"), str(300 + i)]) for i in range(3)]
     yield procs
     for p in procs:
         if p.poll() is None:
@@ -170,9 +171,16 @@ def test_processes_sort_filter_select(tmux, scenario, sleepers):
     assert "PID USER     GPU  GPU-MEM  CPU% HOST-MEM     TIME ROLE   RUN COMMAND" in s
     assert re.search(rf"{b.pid} \S+ +0  3000MiB .* train  -   sleep 301", s)
     assert "sort: gpu-mem" in s
+    # the status line: the keys that fit in 80 columns, whole
+    status = s.rstrip("\n").splitlines()[-1]
+    assert status == "sort: gpu-mem | s sort  r reverse  t tree  / filter  T/K/I signal  h help"
     t.keys("r")
     s = t.wait_text("sort: gpu-mem (reversed)")
     assert [p for p, _ in rows(s)] == [a.pid, c.pid, b.pid]
+    t.keys("t")
+    s = t.wait_text("sort: gpu-mem (reversed), tree | h: help, keys")
+    t.keys("t")
+    t.wait_text("sort: gpu-mem (reversed) | h: help, keys")
     t.keys("r", "s", "s", "s", "s")  # cpu, host-mem, time, pid
     s = t.wait_text("sort: pid")
     assert [p for p, _ in rows(s)] == sorted([a.pid, b.pid, c.pid])
