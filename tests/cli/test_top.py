@@ -373,6 +373,23 @@ def test_more_gpus_than_rows(tmux, scenario):
     t.wait_text("EXIT=0")
 
 
+def test_eight_gpus_get_a_line_of_history_each(tmux, scenario):
+    """Too few rows for full charts under every GPU but room for one line each: GPU-Util's
+    history as a line of eighths under each GPU."""
+    sc = scenario({"devices": [h200(uuid=f"GPU-{i}") for i in range(8)]})
+    t = tmux(120, 40)
+    t.start([GW, "top", "-i", "0.1"], top_env(sc))
+    s = t.wait(lambda s: len(re.findall(r"^util [·▁▂▃▄▅▆▇█ ]*[▁▂▃▄▅▆▇█]", s, re.M)) == 8,
+               what="a filled history line under each of 8 GPUs")
+    lines = s.splitlines()
+    for i in range(8):
+        at = next(k for k, line in enumerate(lines) if line.startswith(f"[{i}] NVIDIA H200"))
+        assert lines[at + 2].startswith("util ")  # values, clocks, then its history
+    assert "last 5 min" not in s and "more GPU" not in s
+    t.keys("q")
+    t.wait_text("EXIT=0")
+
+
 @pytest.fixture
 def trainer(tmp_path):
     """A 'trainer' started with GPUWATCH_RUN_DIR (as `gpuwatch run` starts a job) and its child:
