@@ -9,6 +9,9 @@
  * driver answers first calls concurrently and a threaded `query` would gain that much.
  *
  *   nvml_parallel serial|threads [LIBRARY]    ($GPUWATCH_NVML_LIB, else libnvidia-ml.so.1)
+ *   nvml_parallel open [LIBRARY]    each call `gpuwatch query --query-gpu=index` makes besides
+ *                                   nvmlInit and the handle, timed one by one (what it pays on
+ *                                   top of build/nvml_init floor)
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -83,11 +86,51 @@ static void *call(void *arg)
     return NULL;
 }
 
+/* `query index`'s other calls: the system's versions, the count, the device's identity. */
+static void open_calls(void *dl, void *dev)
+{
+    char text[96];
+    unsigned char out[256];
+    static const char *const sys_text[] = {"nvmlSystemGetDriverVersion",
+                                           "nvmlSystemGetNVMLVersion"};
+    static const char *const sys_int[] = {"nvmlSystemGetCudaDriverVersion_v2",
+                                          "nvmlDeviceGetCount_v2"};
+    static const char *const dev_text[] = {"nvmlDeviceGetName", "nvmlDeviceGetUUID"};
+    static const char *const dev_out[] = {"nvmlDeviceGetIndex", "nvmlDeviceGetPciInfo_v3"};
+    printf("open");
+    for (size_t i = 0; i < 2; i++) {
+        int (*f)(char *, unsigned) = (int (*)(char *, unsigned))dlsym(dl, sys_text[i]);
+        double t = now_ms();
+        int rc = f ? f(text, sizeof text) : -1;
+        printf(" %s %.2f (rc %d)", sys_text[i] + 4, now_ms() - t, rc);
+    }
+    for (size_t i = 0; i < 2; i++) {
+        int (*f)(void *) = (int (*)(void *))dlsym(dl, sys_int[i]);
+        double t = now_ms();
+        int rc = f ? f(out) : -1;
+        printf(" %s %.2f (rc %d)", sys_int[i] + 4, now_ms() - t, rc);
+    }
+    for (size_t i = 0; i < 2; i++) {
+        fn_hsn f = (fn_hsn)dlsym(dl, dev_text[i]);
+        double t = now_ms();
+        int rc = f ? f(dev, text, sizeof text) : -1;
+        printf(" %s %.2f (rc %d)", dev_text[i] + 4, now_ms() - t, rc);
+    }
+    for (size_t i = 0; i < 2; i++) {
+        fn_h f = (fn_h)dlsym(dl, dev_out[i]);
+        double t = now_ms();
+        int rc = f ? f(dev, out) : -1;
+        printf(" %s %.2f (rc %d)", dev_out[i] + 4, now_ms() - t, rc);
+    }
+    printf(" ms\n");
+}
+
 int main(int argc, char **argv)
 {
     int threaded = argc > 1 && strcmp(argv[1], "threads") == 0;
-    if (argc < 2 || (!threaded && strcmp(argv[1], "serial") != 0)) {
-        fprintf(stderr, "usage: nvml_parallel serial|threads [LIBRARY]\n");
+    int open_only = argc > 1 && strcmp(argv[1], "open") == 0;
+    if (argc < 2 || (!threaded && !open_only && strcmp(argv[1], "serial") != 0)) {
+        fprintf(stderr, "usage: nvml_parallel serial|threads|open [LIBRARY]\n");
         return 2;
     }
     const char *lib = argc > 2 ? argv[2] : getenv("GPUWATCH_NVML_LIB");
@@ -115,6 +158,12 @@ int main(int argc, char **argv)
     if (rc || rc_h) {
         fprintf(stderr, "nvml_parallel: nvmlInit %d, handle of GPU 0 %d\n", rc, rc_h);
         return 1;
+    }
+    if (open_only) {
+        printf("init+dlopen %.2f handle %.2f ", t1 - t0, t2 - t1);
+        open_calls(dl, dev);
+        shutdown();
+        return 0;
     }
     unsigned n = 0;
     for (unsigned i = 0; i < NKINDS; i++) {

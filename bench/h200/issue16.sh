@@ -4,7 +4,8 @@
 #   a. one-shot speed (bench/query_oneshot.py): `gpuwatch query` against nvidia-smi for 38 fields
 #      and for `index` only, beside `true` and the NVML floor (build/nvml_init floor: nvmlInit,
 #      the first handle, nvmlShutdown), as ratios; the loader's statistics; the first call of
-#      14 kinds of value serially and in threads (build/nvml_parallel)           -> a-*.txt
+#      14 kinds of value serially and in threads, and each other call of `query index`
+#      (build/nvml_parallel); oneshot_bench (query, compact view, mark)          -> a-*.txt
 #   b. CPU per refresh (bench/live_cpu.py) of `gpuwatch top` and the compact live view beside a
 #      pynvml loop, `nvidia-smi -lms` and `nvidia-smi dmon`, each in a tmux pane, 30 s at 1 s
 #      and 30 s at 0.2 s                                                         -> b-*.txt, b-screens/
@@ -107,6 +108,8 @@ for _ in 1 2 3 4 5; do timeout 20 build/nvml_init 0; done >> "$R/a-nvml-floor-st
 for _ in 1 2 3 4 5 6 7 8 9 10; do
   timeout 20 build/nvml_parallel serial; timeout 20 build/nvml_parallel threads
 done > "$R/a-nvml-parallel.txt" 2>&1
+# what `query index` calls besides nvmlInit and the handle, one by one
+for _ in 1 2 3 4 5; do timeout 20 build/nvml_parallel open; done > "$R/a-nvml-open.txt" 2>&1
 timeout 120 python3 bench/query_oneshot.py --runs 30 --floor build/nvml_init > "$R/a-query38.txt" 2>&1
 timeout 120 python3 bench/query_oneshot.py --runs 30 --floor build/nvml_init --fields index \
   > "$R/a-query-index.txt" 2>&1
@@ -115,7 +118,8 @@ BEFORE=
 [ -x .device/before/gpuwatch ] && BEFORE=.device/before/gpuwatch
 timeout 150 python3 bench/oneshot_bench.py --runs 15 ${BEFORE:+--before "$BEFORE"} \
   > "$R/a-oneshot.txt" 2>&1
-cat "$R/a-loader.txt" "$R/a-nvml-floor-stages.txt" "$R/a-nvml-parallel.txt" "$R/a-query38.txt" "$R/a-query-index.txt" \
+cat "$R/a-loader.txt" "$R/a-nvml-floor-stages.txt" "$R/a-nvml-parallel.txt" "$R/a-nvml-open.txt" \
+  "$R/a-query38.txt" "$R/a-query-index.txt" \
   "$R/a-oneshot.txt"
 
 step "b. CPU per refresh, ${CPU_S} s at 1 s and at 0.2 s"
