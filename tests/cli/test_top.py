@@ -165,7 +165,8 @@ def test_processes_sort_filter_select(tmux, scenario, sleepers):
     sc = scenario({"devices": [with_processes([(a.pid, 1000), (b.pid, 3000), (c.pid, 2000)])]})
     t = tmux()
     t.start([GW, "top", "-i", "0.2"], top_env(sc))
-    s = t.wait(lambda s: len(rows(s)) == 3, what="three processes")
+    s = t.wait(lambda s: len(rows(s)) == 3 and "h help" in s,
+               what="three processes and the status line")
     # by GPU memory, largest first
     assert rows(s) == [(b.pid, "sleep 301"), (c.pid, "sleep 302"), (a.pid, "sleep 300")]
     assert "PID USER     GPU  GPU-MEM  CPU% HOST-MEM     TIME ROLE   RUN COMMAND" in s
@@ -228,7 +229,9 @@ def test_resize_wider_and_back_to_80x24(tmux, scenario, sleepers):
     t.start([GW, "top", "-i", "0.2"], top_env(sc))
     small = t.wait(lambda s: len(rows(s)) == 1, what="the first frame")
     t.resize(160, 50)
-    wide = t.wait(lambda s: any(len(ln) > 100 for ln in s.splitlines()), what="a wide frame")
+    # the whole frame: a capture can come while ncurses is still writing the new one
+    wide = t.wait(lambda s: any(len(ln) > 100 for ln in s.splitlines()) and
+                  "RUN".ljust(16) + " COMMAND" in s and len(rows(s)) == 1, what="a wide frame")
     assert max(len(ln) for ln in wide.splitlines()) <= 160
     assert len(wide.splitlines()) == 50
     # the charts are wider and taller; the run column is wide enough for a name
