@@ -3,9 +3,13 @@
 format, alternating runs (hyperfine is not on the GPU machine: a Python timing loop instead).
 
     python3 bench/query_oneshot.py [--runs 20] [--gpuwatch build/gpuwatch] [--fields LIST]
+                                   [--floor build/nvml_init]
 
 Prints min / median / mean milliseconds per tool and the ratio of the medians (target: gpuwatch
-at most 1/2 of nvidia-smi). Without nvidia-smi only gpuwatch is timed."""
+at most 1/2 of nvidia-smi). Without nvidia-smi only gpuwatch is timed. With --floor, also
+`true` (starting a process from here) and `nvml_init floor` (a C program doing only nvmlInit,
+the first handle and nvmlShutdown: the least any NVML command pays), and what gpuwatch adds on
+top of that floor."""
 import argparse
 import os
 import shutil
@@ -32,8 +36,12 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--gpuwatch", default="build/gpuwatch")
     ap.add_argument("--fields", default=NVSMI_FIELDS)
+    ap.add_argument("--floor", default=None, help="bench/nvml_init.c's binary: time its floor mode")
     a = ap.parse_args()
     tools = {"gpuwatch query": [a.gpuwatch, "query", "--query-gpu=" + a.fields, "--format=csv"]}
+    if a.floor:
+        tools["true (process start)"] = ["true"]
+        tools["NVML floor (nvml_init)"] = [a.floor, "floor"]
     if shutil.which("nvidia-smi"):
         tools["nvidia-smi --query-gpu"] = ["nvidia-smi", "--query-gpu=" + a.fields,
                                            "--format=csv"]
@@ -49,9 +57,16 @@ def main():
     print(f"{'tool':<24} {'min ms':>8} {'median':>8} {'mean':>8}")
     for name, t in times.items():
         print(f"{name:<24} {min(t):8.2f} {statistics.median(t):8.2f} {statistics.mean(t):8.2f}")
-    if len(times) == 2:
-        g, n = (statistics.median(t) for t in times.values())
+    med = {name: statistics.median(t) for name, t in times.items()}
+    g = med["gpuwatch query"]
+    n = med.get("nvidia-smi --query-gpu")
+    f = med.get("NVML floor (nvml_init)")
+    if n:
         print(f"ratio gpuwatch / nvidia-smi (medians): {g / n:.3f} (target <= 0.5)")
+    if f:
+        print(f"gpuwatch above the NVML floor (medians): {g - f:+.2f} ms")
+        if n:
+            print(f"ratio NVML floor / nvidia-smi (medians): {f / n:.3f} (the best gpuwatch can do)")
 
 
 if __name__ == "__main__":

@@ -97,8 +97,9 @@ void gw_sampler_stop(gw_sampler *s);
 const gw_sample *gw_sampler_read_now(gw_sampler *s);
 
 /* gw_sampler_read_now for a first sample that should already have GPM values: when GPM fields
- * are configured and a device supports GPM, reads, waits GW_GPM_FIRST_WINDOW_MS (GPM needs two
- * samples at least 100 ms apart) and reads again; else reads once. Same ownership and rules. */
+ * are configured and a device supports GPM, takes a GPM sample, reads, waits until
+ * GW_GPM_FIRST_WINDOW_MS after the GPM sample (GPM needs two samples at least 100 ms apart) and
+ * reads again; else reads once. Same ownership and rules. */
 enum { GW_GPM_FIRST_WINDOW_MS = 150 };
 const gw_sample *gw_sampler_read_first(gw_sampler *s);
 

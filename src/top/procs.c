@@ -147,10 +147,16 @@ static void fill_one(gw_top_procs *p, const gw_sample *s, const gw_gpu_process *
     char raw[1024];
     size_t n = 0;
     if (gw_procinfo_cmdline(p->root, g->pid, raw, sizeof raw, &n) && n > 0) {
-        for (size_t i = 0; i < n; i++)
+        /* the program without its directory: "python3 train.py", not 40 columns of a venv path */
+        const char *end0 = memchr(raw, '\0', n);
+        size_t prog = 0, len0 = end0 ? (size_t)(end0 - raw) : n;
+        for (size_t i = 0; i + 1 < len0; i++)
+            if (raw[i] == '/')
+                prog = i + 1;
+        for (size_t i = prog; i < n; i++)
             if (raw[i] == '\0')
                 raw[i] = ' ';
-        gw_utf8_clean(out->cmd, sizeof out->cmd, raw, n);
+        gw_utf8_clean(out->cmd, sizeof out->cmd, raw + prog, n - prog);
     } else {
         gw_utf8_clean(out->cmd, sizeof out->cmd, g->name, strlen(g->name));
     }

@@ -259,8 +259,15 @@ static void gpu_charts(const gw_top_screen *scr, const gw_top_gpu *g, int y, int
     if (span < 2)
         span = 2;
     int w = COLS - 5;
-    if (w < 10 || rows < 2)
+    if (w < 10 || rows < 1)
         return;
+    if (rows == 1) { /* too many GPUs for full charts: GPU-Util as one line of eighths */
+        attron(A_BOLD);
+        put(y, 0, 4, "util");
+        attroff(A_BOLD);
+        chart(scr, y, 5, 1, w - 1, &g->util, NULL, span, PAIR_UTIL, PAIR_UTIL);
+        return;
+    }
     int h1 = rows >= 5 ? (rows * 3 + 4) / 5 : rows, h2 = rows - h1;
     if (h2 == 1) { /* a one-row chart says little: give it to the first */
         h1++;
@@ -394,11 +401,20 @@ static void status_line(const gw_top_screen *scr)
     } else if (scr->hosts) {
         put(y, 0, COLS, "q quit  h help");
     } else {
-        putf(y, 0, COLS,
-             "sort: %s%s%s%s%s | s sort  r reverse  t tree  / filter  T/K/I signal  "
-             "j/k select  h help",
-             gw_top_sort_name(m->sort), m->reverse ? " (reversed)" : "", m->tree ? ", tree" : "",
-             m->filter[0] ? ", filter: " : "", m->filter);
+        /* the state, then the keys when they fit, else only the key to the keys: never a hint
+         * cut in the middle */
+        char state[200];
+        snprintf(state, sizeof state, "sort: %s%s%s%s%.40s", gw_top_sort_name(m->sort),
+                 m->reverse ? " (reversed)" : "", m->tree ? ", tree" : "",
+                 m->filter[0] ? ", filter: " : "", m->filter);
+        static const char *const keys[] = {
+            " | s sort  r reverse  t tree  / filter  T/K/I signal  j/k select  h help",
+            " | s sort  r reverse  t tree  / filter  T/K/I signal  h help", " | h: help, keys"};
+        size_t k = 0;
+        while (k + 1 < sizeof keys / sizeof keys[0] &&
+               (int)(strlen(state) + strlen(keys[k])) > COLS)
+            k++;
+        putf(y, 0, COLS, "%s%s", state, keys[k]);
     }
 }
 
@@ -522,8 +538,8 @@ void gw_top_draw(const gw_top_screen *scr)
     int chart_rows = m->ngpu ? spare / (int)m->ngpu : 0;
     if (chart_rows > 12)
         chart_rows = 12;
-    if (chart_rows < 3)
-        chart_rows = 0;
+    if (chart_rows < 3) /* a line of GPU-Util history each, else none */
+        chart_rows = chart_rows >= 1 ? 1 : 0;
     for (unsigned i = 0; i < m->ngpu && y < LINES - 1; i++) {
         /* its value lines, and a row for the note should the next not fit */
         int need = 2 + gw_top_low_sm(&m->gpus[i]) + (i + 1 < m->ngpu);

@@ -136,7 +136,8 @@ def test_no_low_sm_flag_and_idle_reason(tmux, scenario):
 
 @pytest.fixture
 def sleepers():
-    procs = [subprocess.Popen(["sleep", str(300 + i)]) for i in range(3)]
+    # by its full path: the COMMAND column shows the program without its directory
+    procs = [subprocess.Popen([shutil.which("sleep"), str(300 + i)]) for i in range(3)]
     yield procs
     for p in procs:
         if p.poll() is None:
@@ -164,15 +165,23 @@ def test_processes_sort_filter_select(tmux, scenario, sleepers):
     sc = scenario({"devices": [with_processes([(a.pid, 1000), (b.pid, 3000), (c.pid, 2000)])]})
     t = tmux()
     t.start([GW, "top", "-i", "0.2"], top_env(sc))
-    s = t.wait(lambda s: len(rows(s)) == 3, what="three processes")
+    s = t.wait(lambda s: len(rows(s)) == 3 and "h help" in s,
+               what="three processes and the status line")
     # by GPU memory, largest first
     assert rows(s) == [(b.pid, "sleep 301"), (c.pid, "sleep 302"), (a.pid, "sleep 300")]
     assert "PID USER     GPU  GPU-MEM  CPU% HOST-MEM     TIME ROLE   RUN COMMAND" in s
     assert re.search(rf"{b.pid} \S+ +0  3000MiB .* train  -   sleep 301", s)
     assert "sort: gpu-mem" in s
+    # the status line: the keys that fit in 80 columns, whole
+    status = s.rstrip("\n").splitlines()[-1]
+    assert status == "sort: gpu-mem | s sort  r reverse  t tree  / filter  T/K/I signal  h help"
     t.keys("r")
     s = t.wait_text("sort: gpu-mem (reversed)")
     assert [p for p, _ in rows(s)] == [a.pid, c.pid, b.pid]
+    t.keys("t")
+    s = t.wait_text("sort: gpu-mem (reversed), tree | h: help, keys")
+    t.keys("t")
+    t.wait_text("sort: gpu-mem (reversed) | h: help, keys")
     t.keys("r", "s", "s", "s", "s")  # cpu, host-mem, time, pid
     s = t.wait_text("sort: pid")
     assert [p for p, _ in rows(s)] == sorted([a.pid, b.pid, c.pid])
@@ -220,7 +229,9 @@ def test_resize_wider_and_back_to_80x24(tmux, scenario, sleepers):
     t.start([GW, "top", "-i", "0.2"], top_env(sc))
     small = t.wait(lambda s: len(rows(s)) == 1, what="the first frame")
     t.resize(160, 50)
-    wide = t.wait(lambda s: any(len(ln) > 100 for ln in s.splitlines()), what="a wide frame")
+    # the whole frame: a capture can come while ncurses is still writing the new one
+    wide = t.wait(lambda s: any(len(ln) > 100 for ln in s.splitlines()) and
+                  "RUN".ljust(16) + " COMMAND" in s and len(rows(s)) == 1, what="a wide frame")
     assert max(len(ln) for ln in wide.splitlines()) <= 160
     assert len(wide.splitlines()) == 50
     # the charts are wider and taller; the run column is wide enough for a name
@@ -361,6 +372,23 @@ def test_more_gpus_than_rows(tmux, scenario):
     assert 0 < shown < 16
     assert f"... {16 - shown} more GPUs: enlarge the terminal" in s
     assert "PID USER" in s and "no GPU process" in s  # the process table keeps its rows
+    t.keys("q")
+    t.wait_text("EXIT=0")
+
+
+def test_eight_gpus_get_a_line_of_history_each(tmux, scenario):
+    """Too few rows for full charts under every GPU but room for one line each: GPU-Util's
+    history as a line of eighths under each GPU."""
+    sc = scenario({"devices": [h200(uuid=f"GPU-{i}") for i in range(8)]})
+    t = tmux(120, 40)
+    t.start([GW, "top", "-i", "0.1"], top_env(sc))
+    s = t.wait(lambda s: len(re.findall(r"^util [·▁▂▃▄▅▆▇█ ]*[▁▂▃▄▅▆▇█]", s, re.M)) == 8,
+               what="a filled history line under each of 8 GPUs")
+    lines = s.splitlines()
+    for i in range(8):
+        at = next(k for k, line in enumerate(lines) if line.startswith(f"[{i}] NVIDIA H200"))
+        assert lines[at + 2].startswith("util ")  # values, clocks, then its history
+    assert "last 5 min" not in s and "more GPU" not in s
     t.keys("q")
     t.wait_text("EXIT=0")
 

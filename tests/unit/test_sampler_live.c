@@ -127,6 +127,37 @@ static void test_static_values_are_read_once(void **state)
     remove(stats);
 }
 
+/* A one-shot first read with GPM fields samples GPM before anything else, so that the first calls
+ * of the other values (milliseconds each on an H200) fall inside the 150 ms window instead of
+ * before it: three GPM samples (the primer, then one per read), SM activity in the first sample,
+ * over a window of at least GW_GPM_MIN_WINDOW_MS. Every call here takes 10 ms. */
+static void test_first_read_primes_gpm_first(void **state)
+{
+    (void)state;
+    if (dlopen(fake_lib_path(), RTLD_NOW | RTLD_NOLOAD))
+        fail_msg("the fake library is still loaded from an earlier test");
+    char stats[64];
+    write_scenario(stats, "");
+    setenv("FAKE_NVML_STATS", stats, 1);
+    fake_lib f;
+    fake_open_at(&f,
+                 "{'devices': [{'latency_ms': {'all': 10},"
+                 " 'timeline': [{'t': 0, 'sm_active': 42}]}]}",
+                 NULL, NULL);
+    gw_sampler *s = open_sampler(&f, GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT), false, GW_INFO_MIG);
+    const gw_gpu_sample *g = &gw_sampler_read_first(s)->gpus[0];
+    assert_true(gw_has(g, GW_F_GPM_SM_ACTIVE_PCT));
+    assert_float_equal(g->v[GW_F_GPM_SM_ACTIVE_PCT], 42, 0.01);
+    assert_true(g->gpm.end_ns - g->gpm.start_ns >= (int64_t)GW_GPM_MIN_WINDOW_MS * 1000000);
+    gw_sampler_close(s);
+    fake_close(&f);
+    unsetenv("FAKE_NVML_STATS");
+    cJSON *root = read_stats(stats);
+    assert_int_equal(calls(root, "nvmlGpmSampleGet"), 3);
+    cJSON_Delete(root);
+    remove(stats);
+}
+
 /* gw_sampler_load is the commands' one door to NVML: it loads the library named by
  * GPUWATCH_NVML_LIB, serves the driver stack's versions and the library's own banner, and unloads
  * the library when the sampler closes. */
@@ -165,6 +196,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_mig_devices_are_listed, fake_teardown),
         cmocka_unit_test_teardown(test_static_values_are_read_once, fake_teardown),
+        cmocka_unit_test_teardown(test_first_read_primes_gpm_first, fake_teardown),
         cmocka_unit_test(test_load_reads_the_system_and_owns_the_library),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

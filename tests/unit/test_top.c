@@ -327,6 +327,11 @@ static void test_procs_from_proc(void **state)
     gw_top_procs_update(p, &m, &s);
     assert_true(m.procs[0].cpu_pct > 0);
     assert_num(m.procs[1].cpu_pct, 0.0, 0);
+    /* the program's directory is left out, the arguments' paths are kept */
+    static const char venv[] = "/root/.venv/bin/python3\0/data/train.py\0--lr\0/1";
+    th_write_bytes(root, "301/cmdline", venv, sizeof venv - 1);
+    gw_top_procs_update(p, &m, &s);
+    assert_string_equal(m.procs[1].cmd, "python3 /data/train.py --lr /1");
     gw_top_procs_free(p);
     gw_top_model_free(&m);
     free(root);
