@@ -23,7 +23,8 @@
 
 static const char run_usage[] =
     "usage: gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--stall-timeout SEC]\n"
-    "                    [--no-report] [--listen ADDR] [ALERT OPTIONS] [--] CMD [ARGS...]\n"
+    "                    [--no-report] [--scope job|node] [--listen ADDR] [ALERT OPTIONS]\n"
+    "                    [--] CMD [ARGS...]\n"
     "\n"
     "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
     "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.\n"
@@ -37,6 +38,9 @@ static const char run_usage[] =
     "      --stall-timeout SEC  alert job_stalled when CMD prints nothing, its GPUs are idle and\n"
     "                    its processes use almost no CPU for this long (default 300; 0 = off)\n"
     "      --no-report     skip the analysis when the command ends\n"
+    "      --scope job|node  job (default): the report judges and shows only the job's GPUs\n"
+    "                    (CUDA_VISIBLE_DEVICES, Slurm's, or those its processes use);\n"
+    "                    node: the others are shown as not this job, never judged\n"
     "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT while CMD runs,\n"
     "                    as `gpuwatch serve` does (127.0.0.1:9400: this host; :9400: "
     "all)\n" ALERT_USAGE "  -h, --help          this text\n"
@@ -49,7 +53,7 @@ static const char run_usage[] =
 
 static const char record_usage[] =
     "usage: gpuwatch record [-o DIR] [-i SEC] [--duration SEC] [--no-report] [--listen ADDR]\n"
-    "                       [ALERT OPTIONS]\n"
+    "                       [--scope job|node] [ALERT OPTIONS]\n"
     "\n"
     "Records every GPU (and the host's CPU and memory) until SIGINT/SIGTERM (Ctrl-C) or the\n"
     "duration: the same files as `gpuwatch run`, without a command. On a terminal, one status\n"
@@ -59,13 +63,16 @@ static const char record_usage[] =
     "  -i, --interval SEC  sampling interval, 0.05 s to 24 h (default 0.5)\n"
     "  -d, --duration SEC  stop after this long (default: until a signal)\n"
     "      --no-report     skip the analysis at the end\n"
+    "      --scope job|node  job (default): the report keeps to the job's GPUs\n"
+    "                    (CUDA_VISIBLE_DEVICES, SLURM_JOB_GPUS, ...); node: all, the\n"
+    "                    others shown as not this job and never judged\n"
     "      --listen ADDR   also serve /metrics for Prometheus on HOST:PORT (as gpuwatch "
     "serve)\n" ALERT_USAGE "  -h, --help          this text\n"
     "\n"
     "Exit status: 0 recorded, 1 gpuwatch could not record, 2 usage error or bad\n"
     "configuration file.\n";
 
-enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_STALL_TIMEOUT, OPT_LISTEN };
+enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_STALL_TIMEOUT, OPT_LISTEN, OPT_SCOPE };
 
 static int usage_error(const char *cmd, const char *msg)
 {
@@ -103,6 +110,7 @@ static int parse_and_run(int argc, char **argv, bool is_run)
         {"epoch-regex", required_argument, NULL, OPT_EPOCH_REGEX},
         {"listen", required_argument, NULL, OPT_LISTEN},
         {"stall-timeout", required_argument, NULL, OPT_STALL_TIMEOUT},
+        {"scope", required_argument, NULL, OPT_SCOPE},
         {"help", no_argument, NULL, 'h'},
         GW_CONFIG_LONG_OPTIONS,
         GW_ALERT_LONG_OPTIONS,
@@ -160,6 +168,11 @@ static int parse_and_run(int argc, char **argv, bool is_run)
                 return usage_error(name, "--stall-timeout is for `gpuwatch run`");
             if (gw_args_timeout("--stall-timeout", optarg, &cfg.stall_timeout_ms, &err))
                 return usage_error(name, err.msg);
+            break;
+        case OPT_SCOPE:
+            if (strcmp(optarg, "job") != 0 && strcmp(optarg, "node") != 0)
+                return usage_error(name, "--scope takes job or node");
+            cfg.scope_node = strcmp(optarg, "node") == 0;
             break;
         case 'h':
             gw_cli_help(usage);
