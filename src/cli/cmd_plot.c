@@ -34,7 +34,7 @@ static void usage(FILE *to)
             "                     known: util, sm, tensor, memory, temp, power, clock, cpu, rss,\n"
             "                     procmem\n"
             "  --width PX         image width (default %d; each panel is %d high)\n"
-            "  --log, --epoch-regex, --columns, --interval: as for `gpuwatch report`\n"
+            "  --log, --epoch-regex, --columns, --interval, --scope: as for `gpuwatch report`\n"
             "\n"
             "Exit status: 0 success, 1 runtime error, 2 usage error. Details: docs/charts.md.\n",
             GW_PLOT_DEFAULT_METRICS, GW_PLOT_WIDTH_PX, GW_PLOT_PANEL_HEIGHT_PX);

@@ -25,7 +25,7 @@ static void usage(FILE *to)
         to,
         "usage: gpuwatch report INPUT... [--json FILE|-] [--html FILE|-]\n"
         "                       [--fail-on warning|critical] [--log FILE] [--epoch-regex RE]\n"
-        "                       [--columns LIST] [--interval SECONDS]\n"
+        "                       [--columns LIST] [--interval SECONDS] [--scope job|node]\n"
         "\n"
         "Reads recordings and says whether the GPU was really busy and, if not, why.\n"
         "INPUT: a gpuwatch run directory, a gpu.csv, nvidia-smi --query-gpu CSV (any\n"
@@ -44,6 +44,9 @@ static void usage(FILE *to)
         "  --columns LIST     the --query-gpu list of CSV written with noheader, or new\n"
         "                     names for the columns of a CSV with a header\n"
         "  --interval SECONDS row spacing for CSV without a timestamp column (default 1)\n"
+        "  --scope job|node   job: only the run's own GPUs (meta.json \"job\"); node: every\n"
+        "                     GPU, the others shown as not this job and never judged\n"
+        "                     (default: the scope the run was recorded with, else job)\n"
         "\n"
         "nvidia-smi's local timestamps are read in the zone TZ. Exit status: 0 success,\n"
         "1 runtime error or --fail-on hit, 2 usage error. Details: docs/report.md.\n");

@@ -17,16 +17,17 @@ typedef struct gw_cli_inputs {
     const char *log;         /* --log FILE, or NULL */
     const char *epoch_regex; /* --epoch-regex RE, or NULL (the default) */
     gw_logread_opts read;    /* --columns, --interval */
+    gw_series_scope scope;   /* --scope job|node; GW_SERIES_SCOPE_FROM_RUN when not given */
     char **paths;            /* the INPUT arguments */
     int npaths;
 } gw_cli_inputs;
 
-/* getopt_long entries of the shared options (short codes 'l', 'e', 'c', 'i'). */
+/* getopt_long entries of the shared options (short codes 'l', 'e', 'c', 'i', 'S'). */
 #define GW_CLI_INPUT_OPTIONS                                                                       \
     {"log", required_argument, NULL, 'l'}, {"epoch-regex", required_argument, NULL, 'e'},          \
-        {"columns", required_argument, NULL, 'c'},                                                 \
+        {"columns", required_argument, NULL, 'c'}, {"interval", required_argument, NULL, 'i'},     \
     {                                                                                              \
-        "interval", required_argument, NULL, 'i'                                                   \
+        "scope", required_argument, NULL, 'S'                                                      \
     }
 
 /* Applies one shared option (code c with value arg) for command `cmd` ("report"). Returns 0 when
