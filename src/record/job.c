@@ -269,7 +269,7 @@ static bool cuda_token(void *ctx, const char *tok, size_t len)
         pos = by_mig(w->d, tok, len);
     }
     if (pos < 0) {
-        snprintf(w->bad, sizeof w->bad, "%.*s", (int)(len < 40 ? len : 40), tok);
+        snprintf(w->bad, sizeof w->bad, "%.*s", (int)(len < 40 ? len : 40), len ? tok : "(empty)");
         return false; /* CUDA stops at the first entry it cannot use */
     }
     w->d->sel[pos] = true;
@@ -318,11 +318,16 @@ static bool from_cuda(gw_job *j, const char *v, gw_job_env env, devset *d)
     cuda_walk w = {.d = d, .pci_order = order && is_word(order, "PCI_BUS_ID")};
     w.index_seen = xcalloc(d->n + 1, sizeof *w.index_seen);
     each_token(v, cuda_token, &w);
-    if (w.bad[0])
+    if (w.bad[0] && w.valid)
         warn(j,
              "CUDA_VISIBLE_DEVICES=%.80s: '%s' names no GPU of this node (NVML sees %u): CUDA "
-             "ignores it and every entry after it%s",
-             v, w.bad, d->n, w.valid ? "" : ", so the command sees no GPU");
+             "ignores it and every entry after it",
+             v, w.bad, d->n);
+    else if (w.bad[0]) /* said once, as the note that stays in meta.json */
+        add_note(j,
+                 "CUDA_VISIBLE_DEVICES=%.80s: '%s' names no GPU of this node (NVML sees %u), so "
+                 "the command sees no GPU (CUDA stops at the first entry it cannot use)",
+                 v, w.bad, d->n);
     bool decided = true;
     if (w.order_unknown) {
         unsigned seen = 0;
@@ -342,8 +347,6 @@ static bool from_cuda(gw_job *j, const char *v, gw_job_env env, devset *d)
         }
     }
     free(w.index_seen);
-    if (decided && !w.valid)
-        add_note(j, "CUDA_VISIBLE_DEVICES=%.80s: the command sees no GPU", v);
     return decided;
 }
 

@@ -277,7 +277,7 @@ static void announce(const session *s)
             s->cfg->scope_node ? " and shown"
                                : ", left out of the report (--scope node shows them)");
     }
-    if (j->gpus_note && !j->gpus_pending)
+    if (j->gpus_note)
         say("%s", j->gpus_note);
 }
 
@@ -560,7 +560,17 @@ static void finish(session *s, int status)
     s->meta.ticks_skipped = st.ticks_skipped;
     s->meta.max_tick_read_ms = (double)st.max_read_ns / 1e6;
     s->meta.end_wall_ms = gw_wall_ms();
-    gw_job_set_from_procs(&s->job, s->job_used, s->meta.devices, s->meta.device_count);
+    if (s->job.gpus_pending) {
+        gw_job_set_from_procs(&s->job, s->job_used, s->meta.devices, s->meta.device_count);
+        char list[256] = "";
+        for (size_t i = 0, k = 0; i < s->job.ngpus && k < sizeof list; i++)
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s%u", i ? ", " : "", s->job.gpus[i]);
+        if (strcmp(s->job.gpus_source, "processes") == 0)
+            say("this job's GPU%s: %s (its processes used %s)", s->job.ngpus == 1 ? "" : "s", list,
+                s->job.ngpus == 1 ? "it" : "them");
+        else if (s->job.gpus_note)
+            say("%s", s->job.gpus_note);
+    }
     char detail[700];
     mark_complete(s, detail, sizeof detail);
     gw_error err = {0};
