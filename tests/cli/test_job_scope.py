@@ -241,14 +241,16 @@ def report_json(*args):
 def test_other_users_gpu_is_never_judged(tmp_path):
     # without a job, GPU 0's pattern gives verdicts that name it (so the test below can fail)
     plain = report_json(shared_node_run(tmp_path / "plain"))
-    assert any(v["gpu"] == 0 for v in plain["verdicts"]), plain["verdicts"]
+    # the issue's report: another user's GPU 0 judged
+    assert {(v["id"], v["gpu"]) for v in plain["verdicts"]} == {
+        ("gpu_starved", 0), ("multi_gpu_imbalance", 0), ("gpu_saturated", 1)}
     assert plain["job"] is None
     assert all(v["job_id"] is None and v["rank"] is None for v in plain["verdicts"])
 
     d = shared_node_run(tmp_path / "job", JOB)
     s = report_json(d)
     assert [g["index"] for g in s["gpus"]] == [1] and s["gpus"][0]["in_job"] is True
-    assert s["verdicts"], "GPU 1 is judged"
+    assert [v["id"] for v in s["verdicts"]] == ["gpu_saturated"]  # GPU 1, judged alone
     for v in s["verdicts"]:
         assert v["gpu"] == 1 and v["job_id"] == "4242" and v["rank"] == 1
     assert s["job"] == JOB
@@ -263,6 +265,9 @@ def test_other_users_gpu_is_never_judged(tmp_path):
         in text.replace("\n    ", " ")
     verdicts = text[text.index("Verdicts"):text.index("\nGPU 0:")]
     assert "GPU 0" not in verdicts and "GPU 1" in verdicts
+    html = gw(["report", d, "--scope", "node", "--html", "-"], env=env_with(None)).stdout
+    assert "job: slurm job 4242 step 0, rank 1 of 4, node1; GPUs from CUDA_VISIBLE_DEVICES" in html
+    assert html.count("NVIDIA H200 (not this job)") == 1
     mine = [ln for ln in text.splitlines() if ln.startswith(("  job:", "    ", "  not this job"))]
     assert len(mine) >= 3 and all(len(ln) <= 80 for ln in mine)
 
