@@ -87,13 +87,13 @@ static void apply_meta_job(gw_series_input *in, const cJSON *meta)
         free(j);
         return;
     }
-    char **texts[] = {&j->job_id, &j->step, &j->array_job_id, &j->array_task,
-                      &j->node,   &j->user, &j->gpus_note};
-    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-        if (*texts[i]) {
-            char *safe = gw_series_text(*texts[i], false);
-            free(*texts[i]);
-            *texts[i] = safe;
+    char **members[] = {&j->job_id, &j->step, &j->array_job_id, &j->array_task,
+                        &j->node,   &j->user, &j->gpus_note};
+    for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
+        char *was = *members[i];
+        if (was) {
+            *members[i] = gw_series_text(was, false);
+            free(was);
         }
     }
     in->job = j;

@@ -202,10 +202,10 @@ static int by_pci_rank(const devset *d, unsigned cuda)
 {
     for (unsigned i = 0; i < d->n; i++) {
         unsigned below = 0;
-        for (unsigned k = 0; k < d->n; k++)
-            if (strcasecmp(d->devs[k].pci_bus_id, d->devs[i].pci_bus_id) < 0 ||
-                (strcasecmp(d->devs[k].pci_bus_id, d->devs[i].pci_bus_id) == 0 && k < i))
-                below++;
+        for (unsigned k = 0; k < d->n; k++) {
+            int c = strcasecmp(d->devs[k].pci_bus_id, d->devs[i].pci_bus_id);
+            below += c < 0 || (c == 0 && k < i); /* ties: NVML's order */
+        }
         if (below == cuda)
             return (int)i;
     }

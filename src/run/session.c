@@ -122,13 +122,15 @@ static int block_signals(session *s)
 }
 
 /* The command's processes as NVML lists them: which GPUs they hold, for a choice of the job's
- * GPUs from its processes (record/job.h). */
+ * GPUs from its processes (record/job.h). Matched by NVML index: a device that could not be
+ * opened is missing from the list, so positions and indices may differ. */
 static void job_gpus_on_sample(void *ctx, const gw_sample *smp)
 {
     session *s = ctx;
     for (unsigned k = 0; k < smp->proc_count; k++)
-        if (smp->procs[k].in_job && smp->procs[k].gpu < s->job_ndev)
-            s->job_used[smp->procs[k].gpu] = true;
+        for (unsigned i = 0; smp->procs[k].in_job && i < s->job_ndev; i++)
+            if (s->meta.devices[i].index == smp->procs[k].gpu)
+                s->job_used[i] = true;
 }
 
 static bool names_mig(const char *var)
