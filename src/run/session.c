@@ -567,10 +567,10 @@ static void finish(session *s, int status)
         char list[256] = "";
         for (size_t i = 0, k = 0; i < s->job.ngpus && k < sizeof list; i++)
             k += (size_t)snprintf(list + k, sizeof list - k, "%s%u", i ? ", " : "", s->job.gpus[i]);
-        if (strcmp(s->job.gpus_source, "processes") == 0)
+        if (strcmp(s->job.gpus_source, "processes") == 0 && s->meta.device_count > 1)
             say("this job's GPU%s: %s (its processes used %s)", s->job.ngpus == 1 ? "" : "s", list,
                 s->job.ngpus == 1 ? "it" : "them");
-        else if (s->job.gpus_note)
+        else if (s->job.gpus_note && s->meta.device_count > 1) /* one GPU: nothing chosen */
             say("%s", s->job.gpus_note);
     }
     char detail[700];
