@@ -277,3 +277,18 @@ def test_unfinalised_run_takes_gpus_from_processes_csv(tmp_path):
                job_id=None, step=None, rank=None, local_rank=None, world_size=None)
     s = report_json(shared_node_run(tmp_path / "r", job))
     assert [g["index"] for g in s["gpus"]] == [1]
+
+
+def test_record_with_slurm_job_gpus_and_scope_node(scenario, tmp_path):
+    # a Slurm prolog's `gpuwatch record`: no command, the job's GPUs from SLURM_JOB_GPUS
+    sc = scenario(two_gpus())
+    out = tmp_path / "rec"
+    r = gw(["record", "-o", out, "-i", "0.1", "-d", "0.5", "--scope", "node"],
+           env=env_with(sc, SLURM_JOB_ID=77, SLURM_JOB_GPUS=1, SLURM_JOB_USER="bob"))
+    assert r.returncode == 0, r.stderr
+    job = json.loads((out / "meta.json").read_text())["job"]
+    assert (job["scheduler"], job["job_id"], job["user"], job["gpus"], job["gpus_source"],
+            job["scope"]) == ("slurm", "77", "bob", [1], "SLURM_JOB_GPUS", "node")
+    s = json.loads((out / "summary.json").read_text())
+    assert [(g["index"], g["in_job"]) for g in s["gpus"]] == [(0, False), (1, True)]
+    assert all(v["gpu"] != 0 for v in s["verdicts"])
