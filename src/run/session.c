@@ -274,10 +274,13 @@ static void announce(const session *s)
         size_t k = 0;
         for (size_t i = 0; i < j->ngpus && k < sizeof list; i++)
             k += (size_t)snprintf(list + k, sizeof list - k, "%s%u", i ? ", " : "", j->gpus[i]);
-        say("this job's GPU%s: %s (from %s); the others are recorded as not this job%s",
-            j->ngpus == 1 ? "" : "s", j->ngpus ? list : "none", j->gpus_source,
-            s->cfg->scope_node ? " and shown"
-                               : ", left out of the report (--scope node shows them)");
+        bool others = j->ngpus < n; /* the job may have every GPU */
+        say("this job's GPU%s: %s (from %s)%s%s", j->ngpus == 1 ? "" : "s",
+            j->ngpus ? list : "none", j->gpus_source,
+            others ? "; the others are recorded as not this job" : "",
+            !others              ? ""
+            : s->cfg->scope_node ? " and shown"
+                                 : ", left out of the report (--scope node shows them)");
     }
     if (j->gpus_note)
         say("%s", j->gpus_note);
