@@ -165,7 +165,8 @@ static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
     for (size_t h = 0; h < s->nhosts; h++)
         if (strcmp(s->hosts[h]->source, gpu->source) == 0)
             g->host = s->hosts[h];
-    g->participant = g->worked || job_used_gpu(s, gpu);
+    /* another job's GPU (--scope node) is shown, never compared or judged */
+    g->participant = gpu->in_job != 0 && (g->worked || job_used_gpu(s, gpu));
     g->ndips = gw_dips_find(util, gpu->tab.t_ms, g->dt_s, n, ph[GW_PHASE_STEADY], &g->dips);
 }
 
@@ -355,6 +356,27 @@ static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
     gw_energy_curve_free(&energy);
 }
 
+/* No verdict on another job's GPU (series.h in_job 0): it is shown as not this job. */
+static void drop_other_jobs(gw_analysis *a)
+{
+    gw_verdict_list *l = &a->verdicts;
+    size_t k = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        gw_verdict *v = &l->v[i];
+        if (v->gpu >= 0 && (size_t)v->gpu < a->ngpus && a->gpus[v->gpu].gpu->in_job == 0) {
+            for (size_t e = 0; e < v->nevidence; e++)
+                free(v->evidence[e].text);
+            free(v->evidence);
+            free(v->cause);
+            free(v->message);
+            free(v->suggestion);
+        } else {
+            l->v[k++] = *v;
+        }
+    }
+    l->n = k;
+}
+
 gw_analysis *gw_analyze(const gw_series *s)
 {
     gw_analysis *a = xcalloc(1, sizeof *a);
@@ -396,6 +418,7 @@ gw_analysis *gw_analyze(const gw_series *s)
         gpu_figures(a, i, scratch);
     free(scratch);
     gw_checks_run(a);
+    drop_other_jobs(a);
     gw_verdict_sort(&a->verdicts);
     return a;
 }

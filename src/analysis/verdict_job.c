@@ -155,7 +155,8 @@ static const gw_series_tail *tail_of(const gw_series *s, const char *source)
     return NULL;
 }
 
-/* The last event of that kind from source up to 2 s after the exit (the XID may be logged later). */
+/* The last event of that kind from source up to 2 s after the exit (the XID may be logged later).
+ */
 static const gw_series_event *last_event(const gw_series *s, gw_event_kind kind, const char *source,
                                          int64_t until_ms)
 {
@@ -338,10 +339,10 @@ static bool gpu_failed(gw_analysis *a, const exit_facts *f)
     const gw_series_event *x = last_event(s, GW_EV_XID, f->source, f->exit->t_ms);
     const gw_series_event *lost = last_event(s, GW_EV_GPU_LOST, f->source, f->exit->t_ms);
     const gw_series_event *e = x ? x : lost;
-    if (!e)
+    int slot = e ? slot_of_event(a, e, f->source) : -1;
+    if (!e || (slot >= 0 && a->gpus[slot].gpu->in_job == 0)) /* another job's GPU */
         return false;
-    gw_verdict *v =
-        failed(a, f, GW_SEV_CRITICAL, slot_of_event(a, e, f->source), x ? "xid" : "gpu_lost");
+    gw_verdict *v = failed(a, f, GW_SEV_CRITICAL, slot, x ? "xid" : "gpu_lost");
     gw_verdict_num(v, "gpu", e->gpu_index);
     if (x) {
         gw_verdict_num(v, "xid", x->code);

@@ -47,7 +47,7 @@ const gw_cmd_spec gw_spec_plot = {
     .summary = "draw a recording as a PNG or SVG chart",
     .synopsis = "gpuwatch plot INPUT... -o FILE.png|FILE.svg [--metrics LIST]\n"
                 "              [--width PX] [--log FILE] [--epoch-regex RE]\n"
-                "              [--columns LIST] [--interval SECONDS]",
+                "              [--columns LIST] [--interval SECONDS] [--scope job|node]",
     .description =
         "Draws a recording as a PNG or SVG chart: one panel per pair of metrics, the first\n"
         "on the left axis (solid), the second on the right axis (dashed), time since the\n"

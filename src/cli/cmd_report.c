@@ -65,6 +65,7 @@ const gw_cmd_spec gw_spec_report = {
     .synopsis = "gpuwatch report INPUT... [--json FILE|-] [--html FILE|-]\n"
                 "                [--fail-on warning|critical] [--log FILE]\n"
                 "                [--epoch-regex RE] [--columns LIST] [--interval SECONDS]\n"
+                "                [--scope job|node]\n"
                 "gpuwatch report --fleet SRC... [--json FILE|-] [--top N]\n"
                 "                [--window DURATION] [--step DURATION]",
     .description =

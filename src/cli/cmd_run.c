@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_STALL_TIMEOUT, OPT_LISTEN };
+enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_STALL_TIMEOUT, OPT_LISTEN, OPT_SCOPE };
 
 #define RUN_CONFIG_OPTS                                                                            \
     GW_CONFIG_OPTS("alert rules and hook from FILE, after /etc/gpuwatch/gpuwatch.ini and "         \
@@ -48,6 +48,14 @@ static const gw_opt run_opts[] = {
      .help = "alert job_stalled when CMD prints nothing, its GPUs are idle and its processes use "
              "almost no CPU for this long (default 300; 0 = off)"},
     {.name = "no-report", .key = OPT_NO_REPORT, .help = "skip the analysis when the command ends"},
+    {.name = "scope",
+     .key = OPT_SCOPE,
+     .arg = "job|node",
+     .complete = GW_COMPL_VALUES,
+     .values = "job node",
+     .help = "job (default): the report judges and shows only the job's GPUs "
+             "(CUDA_VISIBLE_DEVICES, Slurm's, or those its processes use); node: the others are "
+             "shown as not this job, never judged"},
     {.name = "listen",
      .key = OPT_LISTEN,
      .arg = "ADDR",
@@ -61,8 +69,8 @@ const gw_cmd_spec gw_spec_run = {
     .name = "run",
     .summary = "run a command and record every GPU and its CPU side",
     .synopsis = "gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--stall-timeout SEC]\n"
-                "             [--no-report] [--listen ADDR] [ALERT OPTIONS]\n"
-                "             [--] CMD [ARGS...]",
+                "             [--no-report] [--scope job|node] [--listen ADDR]\n"
+                "             [ALERT OPTIONS] [--] CMD [ARGS...]",
     .description =
         "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
         "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.",
@@ -97,6 +105,14 @@ static const gw_opt record_opts[] = {
      .arg = "SEC",
      .help = "stop after this long (default: until a signal)"},
     {.name = "no-report", .key = OPT_NO_REPORT, .help = "skip the analysis at the end"},
+    {.name = "scope",
+     .key = OPT_SCOPE,
+     .arg = "job|node",
+     .complete = GW_COMPL_VALUES,
+     .values = "job node",
+     .help = "job (default): the report keeps to the job's GPUs (CUDA_VISIBLE_DEVICES, "
+             "SLURM_JOB_GPUS, ...); node: all, the others shown as not this job and never "
+             "judged"},
     {.name = "listen",
      .key = OPT_LISTEN,
      .arg = "ADDR",
@@ -109,7 +125,7 @@ const gw_cmd_spec gw_spec_record = {
     .name = "record",
     .summary = "record every GPU without a command",
     .synopsis = "gpuwatch record [-o DIR] [-i SEC] [--duration SEC] [--no-report]\n"
-                "                [--listen ADDR] [ALERT OPTIONS]",
+                "                [--scope job|node] [--listen ADDR] [ALERT OPTIONS]",
     .description =
         "Records every GPU (and the host's CPU and memory) until SIGINT/SIGTERM (Ctrl-C) "
         "or the\nduration: the same files as `gpuwatch run`, without a command. On a "
@@ -203,6 +219,11 @@ static int parse_and_run(int argc, char **argv, bool is_run)
         case OPT_STALL_TIMEOUT:
             if (gw_args_timeout("--stall-timeout", optarg, &cfg.stall_timeout_ms, &err))
                 return usage_error(name, err.msg);
+            break;
+        case OPT_SCOPE:
+            if (strcmp(optarg, "job") != 0 && strcmp(optarg, "node") != 0)
+                return usage_error(name, "--scope takes job or node");
+            cfg.scope_node = strcmp(optarg, "node") == 0;
             break;
         case 'h':
             gw_help_print(spec);

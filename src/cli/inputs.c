@@ -6,6 +6,7 @@
 #include "util/gw_time.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int gw_cli_input_option(const char *cmd, int c, const char *arg, gw_cli_inputs *in)
 {
@@ -29,6 +30,16 @@ int gw_cli_input_option(const char *cmd, int c, const char *arg, gw_cli_inputs *
                 "gpuwatch: %s: --interval takes a duration such as 1, 0.5 or 200ms, not '%s'\n",
                 cmd, arg);
         return 2;
+    case 'S':
+        if (strcmp(arg, "job") == 0 || strcmp(arg, "node") == 0) {
+            in->scope = arg[0] == 'j' ? GW_SERIES_SCOPE_JOB : GW_SERIES_SCOPE_NODE;
+            return 0;
+        }
+        fprintf(stderr,
+                "gpuwatch: %s: --scope takes job (only the job's GPUs) or node (all, the others "
+                "shown as not this job), not '%s'\n",
+                cmd, arg);
+        return 2;
     default:
         return 1;
     }
@@ -39,6 +50,7 @@ gw_rc gw_cli_read_inputs(const gw_cli_inputs *in, gw_series *s, gw_error *err)
     gw_epoch_matcher *m = NULL; /* NULL: the built-in reading of the job's output */
     gw_rc rc = in->epoch_regex ? gw_epoch_matcher_new(in->epoch_regex, &m, err) : GW_OK;
     s->epoch_matcher = m;
+    s->scope = in->scope;
     for (int i = 0; !rc && i < in->npaths; i++)
         rc = gw_logread_input(s, gw_path_tidy(in->paths[i]), &in->read, err);
     if (!rc && in->log)

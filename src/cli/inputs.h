@@ -19,12 +19,13 @@ typedef struct gw_cli_inputs {
     const char *log;         /* --log FILE, or NULL */
     const char *epoch_regex; /* --epoch-regex RE, or NULL (the default) */
     gw_logread_opts read;    /* --columns, --interval */
+    gw_series_scope scope;   /* --scope job|node; GW_SERIES_SCOPE_FROM_RUN when not given */
     char **paths;            /* the INPUT arguments */
     int npaths;
 } gw_cli_inputs;
 
-/* Option table entries (optspec.h) of the shared options (getopt codes 'l', 'e', 'c', 'i'; no
- * short forms). */
+/* Option table entries (optspec.h) of the shared options (getopt codes 'l', 'e', 'c', 'i', 'S';
+ * no short forms). */
 #define GW_CLI_INPUT_OPTS                                                                          \
     {.name = "log",                                                                                \
      .key = 'l',                                                                                   \
@@ -44,9 +45,16 @@ typedef struct gw_cli_inputs {
          .complete = GW_COMPL_FIELDS,                                                              \
          .help = "the --query-gpu list of CSV written with noheader, or new names for the "        \
                  "columns of a CSV with a header"},                                                \
+        {.name = "interval",                                                                       \
+         .key = 'i',                                                                               \
+         .arg = "SECONDS",                                                                         \
+         .help = "row spacing for CSV without a timestamp column (default 1)"},                    \
     {                                                                                              \
-        .name = "interval", .key = 'i', .arg = "SECONDS",                                          \
-        .help = "row spacing for CSV without a timestamp column (default 1)"                       \
+        .name = "scope", .key = 'S', .arg = "job|node", .complete = GW_COMPL_VALUES,               \
+        .values = "job node",                                                                      \
+        .help = "job: only the run's own GPUs (meta.json \"job\"); node: every GPU, the others "   \
+                "shown as not this job and never judged (default: the scope the run was "          \
+                "recorded with, else job)"                                                         \
     }
 
 /* Applies one shared option (code c with value arg) for command `cmd` ("report"). Returns 0 when

@@ -79,6 +79,26 @@ static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
     }
 }
 
+/* meta.json's "job" (record/job.h) for the run's GPUs; its text made safe to print. */
+static void apply_meta_job(gw_series_input *in, const cJSON *meta)
+{
+    gw_job *j = xcalloc(1, sizeof *j);
+    if (!gw_job_from_json(j, cJSON_GetObjectItemCaseSensitive(meta, "job"))) {
+        free(j);
+        return;
+    }
+    char **members[] = {&j->job_id, &j->step, &j->array_job_id, &j->array_task,
+                        &j->node,   &j->user, &j->gpus_note};
+    for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
+        char *was = *members[i];
+        if (was) {
+            *members[i] = gw_series_text(was, false);
+            free(was);
+        }
+    }
+    in->job = j;
+}
+
 /* Whether meta.json says the recording is complete: its "complete" member, or for files written
  * before it existed, whether it has an end_time. A killed recorder never finalised meta.json. */
 static void apply_meta_complete(gw_series_input *in, const cJSON *meta)
@@ -254,6 +274,7 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     if (meta) {
         apply_meta_devices(s, input, meta);
         apply_meta_complete(&s->inputs[input], meta);
+        apply_meta_job(&s->inputs[input], meta);
     }
     static const char *const parts[] = {"host.csv", "processes.csv", "events.jsonl", "output.log"};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {

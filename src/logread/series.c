@@ -32,6 +32,30 @@ static void host_free(gw_series_host *h)
     free(h);
 }
 
+static void gpu_free(gw_series_gpu *g)
+{
+    table_free(&g->tab);
+    free(g->source);
+    free(g->key);
+    free(g->uuid);
+    free(g->name);
+    free(g->pci_bus_id);
+    free(g);
+}
+
+static void event_free(gw_series_event *e)
+{
+    free(e->type);
+    free(e->text);
+    free(e->rule);
+    free(e->detail);
+    for (size_t f = 0; f < e->nfields; f++) {
+        free(e->fields[f].key);
+        free(e->fields[f].text);
+    }
+    free(e->fields);
+}
+
 void gw_series_free(gw_series *s)
 {
     if (!s)
@@ -41,21 +65,16 @@ void gw_series_free(gw_series *s)
         free(s->inputs[i].source);
         free(s->inputs[i].note);
         free(s->inputs[i].incomplete);
+        if (s->inputs[i].job)
+            gw_job_clear(s->inputs[i].job);
+        free(s->inputs[i].job);
     }
     free(s->inputs);
     free(s->progress);
     free(s->rate_t_ms);
     free(s->rate_steps_per_s);
-    for (size_t i = 0; i < s->ngpus; i++) {
-        gw_series_gpu *g = s->gpus[i];
-        table_free(&g->tab);
-        free(g->source);
-        free(g->key);
-        free(g->uuid);
-        free(g->name);
-        free(g->pci_bus_id);
-        free(g);
-    }
+    for (size_t i = 0; i < s->ngpus; i++)
+        gpu_free(s->gpus[i]);
     free(s->gpus);
     for (size_t i = 0; i < s->nhosts; i++)
         host_free(s->hosts[i]);
@@ -66,18 +85,8 @@ void gw_series_free(gw_series *s)
     for (size_t i = 0; i < s->nprocs; i++)
         free(s->procs[i].name);
     free(s->procs);
-    for (size_t i = 0; i < s->nevents; i++) {
-        gw_series_event *e = &s->events[i];
-        free(e->type);
-        free(e->text);
-        free(e->rule);
-        free(e->detail);
-        for (size_t f = 0; f < e->nfields; f++) {
-            free(e->fields[f].key);
-            free(e->fields[f].text);
-        }
-        free(e->fields);
-    }
+    for (size_t i = 0; i < s->nevents; i++)
+        event_free(&s->events[i]);
     free(s->events);
     for (size_t i = 0; i < s->ntails; i++) {
         free(s->tails[i].source);
@@ -125,11 +134,51 @@ gw_series_gpu *gw_series_add_gpu(gw_series *s, size_t input, const char *source,
     g->slowdown_temp_c = NAN;
     for (int f = 0; f < GW_F_COUNT; f++)
         g->col_of[f] = -1;
+    g->in_job = -1;
     if (s->ngpus > 0 && strcmp(s->gpus[0]->source, g->source) != 0)
         s->several_sources = true;
     s->gpus = xgrow(s->gpus, &s->gpus_cap, s->ngpus + 1, sizeof *s->gpus);
     s->gpus[s->ngpus++] = g;
     return g;
+}
+
+/* Whether a dropped GPU has this source and index. */
+static bool dropped(const gw_series *s, const bool *drop, const char *source, int index)
+{
+    for (size_t i = 0; i < s->ngpus; i++)
+        if (drop[i] && s->gpus[i]->index == index && strcmp(s->gpus[i]->source, source) == 0)
+            return true;
+    return false;
+}
+
+void gw_series_drop_gpus(gw_series *s, const bool *drop)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->nprocs; i++) {
+        gw_series_proc *p = &s->procs[i];
+        if (dropped(s, drop, s->inputs[p->input].source, p->gpu_index))
+            free(p->name);
+        else
+            s->procs[k++] = *p;
+    }
+    s->nprocs = k;
+    k = 0;
+    for (size_t i = 0; i < s->nevents; i++) {
+        gw_series_event *e = &s->events[i];
+        if (e->gpu_index >= 0 && dropped(s, drop, s->inputs[e->input].source, e->gpu_index))
+            event_free(e);
+        else
+            s->events[k++] = *e;
+    }
+    s->nevents = k;
+    k = 0;
+    for (size_t i = 0; i < s->ngpus; i++) {
+        if (drop[i])
+            gpu_free(s->gpus[i]);
+        else
+            s->gpus[k++] = s->gpus[i];
+    }
+    s->ngpus = k;
 }
 
 gw_series_gpu *gw_series_find_gpu(const gw_series *s, size_t input, int index)
@@ -490,5 +539,6 @@ gw_rc gw_series_finish(gw_series *s, gw_error *err)
     /* qsort is not stable, but events at the same millisecond have no order to keep. */
     if (s->nevents > 1)
         qsort(s->events, s->nevents, sizeof *s->events, cmp_event);
+    gw_series_apply_job(s);
     return GW_OK;
 }

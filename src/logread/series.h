@@ -24,6 +24,7 @@
 
 #include "events/events.h"
 #include "logread/progress.h"
+#include "record/job.h"
 #include "sampler/sample.h"
 #include "util/gw_error.h"
 
@@ -60,6 +61,8 @@ typedef struct gw_series_gpu {
     double power_limit_w;    /* NAN when unknown */
     double slowdown_temp_c;  /* NAN when unknown */
     int col_of[GW_F_COUNT];  /* column of each known field in tab.cols, -1 when absent */
+    int in_job; /* 1: one of the job's GPUs (meta.json "job"), 0: another job's GPU, recorded
+                   and shown but never judged (--scope node), -1: unknown (judged) */
     gw_series_table tab;
 } gw_series_gpu;
 
@@ -155,7 +158,16 @@ typedef struct gw_series_input {
     long time_back_line; /* 1-based line of the first such row, 0 when none */
     double time_back_s;  /* the largest step back in seconds: not counted as time, the rows
                             after it continue one interval after the row before it */
+    gw_job *job;         /* run directory: meta.json's "job" (record/job.h), else NULL */
 } gw_series_input;
+
+/* Which GPUs a report keeps (--scope): the run's own choice (meta.json "job".scope, job when
+ * none), only the job's GPUs, or every GPU with the others shown as not this job. */
+typedef enum gw_series_scope {
+    GW_SERIES_SCOPE_FROM_RUN,
+    GW_SERIES_SCOPE_JOB,
+    GW_SERIES_SCOPE_NODE
+} gw_series_scope;
 
 typedef struct gw_series {
     size_t ninputs;
@@ -183,6 +195,9 @@ typedef struct gw_series {
     double *rate_steps_per_s;
     /* The report's --epoch-regex for the readers (not owned), NULL for the built-in reading. */
     const gw_epoch_matcher *epoch_matcher;
+    /* --scope, set before gw_series_finish; after it, scope_node says what was applied. */
+    gw_series_scope scope;
+    bool scope_node;
 } gw_series;
 
 /* A copy of a string read from a file (a GPU or host name, a process name, an event's text), safe
@@ -238,10 +253,20 @@ void gw_series_add_tail(gw_series *s, size_t input, const char *source, const ch
  * returned string is newly allocated. */
 char *gw_series_gpu_label(const gw_series *s, const gw_series_gpu *g);
 
+/* Drops the GPUs whose drop[slot] is set, with their processes and the events about them. */
+void gw_series_drop_gpus(gw_series *s, const bool *drop);
+
+/* Marks each GPU of a run directory with a "job" as the job's or not (in_job), from its GPU list
+ * (or, when the recording ended before the command's processes chose, from processes.csv), and
+ * applies s->scope: job drops the other GPUs (unless none is the job's), node keeps them
+ * (job_scope.c). Called by gw_series_finish. */
+void gw_series_apply_job(gw_series *s);
+
 /* Completes the model after every input was read: sorts tables and events by time, fills GPU
  * identity from columns (memory.total, power.limit) where no meta data gave it, and merges each
  * GPM table into the GPU whose time span it overlaps (by nearest time, within 1 s or two GPM
- * intervals). Fails (GW_E_FORMAT, naming the file) when a GPM table overlaps no GPU or several. */
+ * intervals), then applies the job's GPUs and the scope (gw_series_apply_job). Fails
+ * (GW_E_FORMAT, naming the file) when a GPM table overlaps no GPU or several. */
 GW_MUST_USE gw_rc gw_series_finish(gw_series *s, gw_error *err);
 
 #endif

@@ -90,6 +90,8 @@ static cJSON *meta_json(const gw_meta *m)
         cJSON_AddStringToObject(inc, "reason", m->incomplete);
         cJSON_AddStringToObject(inc, "detail", m->incomplete_detail ? m->incomplete_detail : "");
     }
+    if (m->job)
+        cJSON_AddItemToObject(o, "job", gw_job_json(m->job));
     cJSON *st = cJSON_AddObjectToObject(o, "sampling");
     cJSON_AddNumberToObject(st, "ticks", (double)m->ticks);
     cJSON_AddNumberToObject(st, "ticks_skipped", (double)m->ticks_skipped);

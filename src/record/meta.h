@@ -8,6 +8,7 @@
 #ifndef GW_META_H
 #define GW_META_H
 
+#include "record/job.h"
 #include "sampler/sample.h"
 #include "util/gw_error.h"
 
@@ -37,6 +38,7 @@ typedef struct gw_meta {
     bool complete;          /* ended, and every file was written whole */
     const char *incomplete; /* when not complete: "recording" (not finalised), "write_error" */
     const char *incomplete_detail; /* one line saying what is missing, or NULL */
+    const gw_job *job;             /* the "job" object (job.h); NULL: none written */
 } gw_meta;
 
 /* The incomplete_detail written while recording: what a reader concludes when it is still there

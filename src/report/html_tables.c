@@ -88,6 +88,17 @@ static void header_section(FILE *out, const gw_analysis *a)
             fputs("; ", out);
             gw_html_escape(out, in->note);
         }
+        if (in->job) { /* meta.json "job": whose run, on which GPUs */
+            char who[256];
+            fputs("<br>job: ", out);
+            gw_html_escape(out, gw_job_line(in->job, who, sizeof who));
+            fprintf(out, "%sGPUs from %s", *who ? "; " : "", in->job->gpus_source);
+            if (in->job->gpus_note) {
+                fputs(" (", out);
+                gw_html_escape(out, in->job->gpus_note);
+                fputs(")", out);
+            }
+        }
         fputs("</li>\n", out);
     }
     fputs("</ul>\n", out);
@@ -167,7 +178,11 @@ static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, s
     double power_max = stat_of(g, GW_F_POWER_DRAW_W, 2);
     fputs("<tr>", out);
     label_cell(out, a, (int)slot);
-    text_cell(out, *gpu->name ? gpu->name : "(not recorded)");
+    /* another job's GPU (--scope node): shown, never judged */
+    char *name = xasprintf("%s%s", *gpu->name ? gpu->name : "(not recorded)",
+                           gpu->in_job == 0 ? " (not this job)" : "");
+    text_cell(out, name);
+    free(name);
     num_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 0), "%");
     num_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 1), "%");
     num_cell(out, g->busy_pct, "%");

@@ -158,6 +158,7 @@ static cJSON *gpu_json(const gw_analysis *a, const gw_gpu_analysis *g)
     else
         cJSON_AddNullToObject(o, "worked");
     cJSON_AddBoolToObject(o, "participant", g->participant);
+    cJSON_AddBoolToObject(o, "in_job", gpu->in_job != 0); /* 0: another job's GPU (--scope node) */
     add_num(o, "busy_pct", g->busy_pct);
     add_num(o, "work_s", g->work_s);
     add_num(o, "energy_wh", g->whole.energy_wh);
@@ -255,11 +256,28 @@ static cJSON *epochs_json(const gw_analysis *a)
     return arr;
 }
 
+const gw_job *gw_report_job(const gw_analysis *a, int gpu)
+{
+    const gw_series *s = a->series;
+    if (gpu >= 0 && (size_t)gpu < a->ngpus)
+        return s->inputs[a->gpus[gpu].gpu->input].job;
+    for (size_t i = 0; i < s->ninputs; i++)
+        if (s->inputs[i].job)
+            return s->inputs[i].job;
+    return NULL;
+}
+
 static cJSON *verdict_json(const gw_analysis *a, const gw_verdict *v)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "id", gw_verdict_name(v->id));
     add_gpu_ref(o, a, v->gpu);
+    const gw_job *job = gw_report_job(a, v->gpu);
+    gw_json_add_str(o, "job_id", job ? job->job_id : NULL);
+    if (job && job->rank >= 0)
+        cJSON_AddNumberToObject(o, "rank", (double)job->rank);
+    else
+        cJSON_AddNullToObject(o, "rank");
     cJSON_AddStringToObject(o, "severity", gw_severity_name(v->severity));
     add_span(o, v->start_ms, v->end_ms);
     if (v->cause)
@@ -291,6 +309,8 @@ cJSON *gw_report_json(const gw_analysis *a)
     cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
     add_span(root, a->start_ms, a->record_end_ms);
     cJSON_AddItemToObject(root, "inputs", inputs_json(a->series));
+    const gw_job *job = gw_report_job(a, -1); /* null without meta.json (nvidia-smi CSV) */
+    cJSON_AddItemToObject(root, "job", job ? gw_job_json(job) : cJSON_CreateNull());
     cJSON *gpus = cJSON_AddArrayToObject(root, "gpus");
     for (size_t i = 0; i < a->ngpus; i++)
         cJSON_AddItemToArray(gpus, gpu_json(a, &a->gpus[i]));

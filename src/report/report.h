@@ -49,6 +49,9 @@ const char *gw_report_when(const gw_analysis *a, int64_t ms, char *buf);
 const char *gw_report_no_verdict_reason(const gw_analysis *a);
 void gw_report_marks_json(cJSON *root, const gw_analysis *a);
 
+/* The job a verdict about GPU slot gpu belongs to (meta.json "job" of the GPU's run directory;
+ * gpu -1: the first run directory's), or NULL when the inputs say nothing about a job. */
+const gw_job *gw_report_job(const gw_analysis *a, int gpu);
 /* Builds summary.json (docs/summary-json.md); the caller frees it with cJSON_Delete. */
 cJSON *gw_report_json(const gw_analysis *a);
 

@@ -198,6 +198,33 @@ static void input_repairs(FILE *out, const gw_series_input *in)
     }
 }
 
+/* "job: slurm job 4242 step 0, rank 1 of 4, node1; GPU 1 from CUDA_VISIBLE_DEVICES" and how the
+ * GPUs were chosen, for a run directory with a "job" (meta.json). */
+static void job_lines(FILE *out, const gw_series *s, const gw_job *j)
+{
+    char who[256], list[160] = "";
+    size_t k = 0;
+    for (size_t i = 0; i < j->ngpus && k < sizeof list; i++)
+        k += (size_t)snprintf(list + k, sizeof list - k, "%s%u", i ? ", " : "", j->gpus[i]);
+    gw_job_line(j, who, sizeof who);
+    char *line;
+    if (strcmp(j->gpus_source, "all") == 0)
+        line = xasprintf("job: %s%severy GPU", who, *who ? "; " : "");
+    else if (j->gpus_pending)
+        line = xasprintf("job: %s%sGPUs from processes.csv (not finalised)", who, *who ? "; " : "");
+    else
+        line = xasprintf("job: %s%sGPU%s %s from %s%s", who, *who ? "; " : "",
+                         j->ngpus == 1 ? "" : "s", j->ngpus ? list : "none", j->gpus_source,
+                         s->scope_node ? "; the others shown as not this job" : "");
+    wrapped(out, line, 2);
+    free(line);
+    if (j->gpus_note) {
+        line = xasprintf("note: %s", j->gpus_note);
+        wrapped(out, line, 4);
+        free(line);
+    }
+}
+
 static void inputs_section(FILE *out, const gw_analysis *a)
 {
     const gw_series *s = a->series;
@@ -228,6 +255,8 @@ static void inputs_section(FILE *out, const gw_analysis *a)
         input_repairs(out, in);
         if (in->complete == 0)
             fprintf(out, "  incomplete: %s\n", in->incomplete);
+        if (in->job)
+            job_lines(out, s, in->job);
     }
 }
 
@@ -273,6 +302,8 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         fprintf(out, ", %s W limit", num(gpu->power_limit_w, b[1], sizeof b[1]));
     fprintf(out, "  [%s]\n", gpu->source);
     free(label);
+    if (gpu->in_job == 0)
+        fprintf(out, "  not this job: recorded and shown (--scope node), never judged\n");
     char *items[GW_PHASE_COUNT + 1];
     /* missing is not zero: without a utilisation column nothing says the GPU did not work */
     const char *why = !gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT) ? " (utilisation not recorded)"

@@ -39,8 +39,30 @@ static void job_figures(const gw_series_host *h, gw_run_summary *rs)
     gw_run_summary_set_job(rs, rss.max, cpu.mean, procs.max);
 }
 
+/* Whether the job's GPUs (meta.json "job") left GPU index out of the analysis (--scope job). */
+static bool left_out(const gw_analysis *a, unsigned index)
+{
+    const gw_series *s = a->series;
+    for (size_t i = 0; i < a->ngpus; i++)
+        if (a->gpus[i].gpu->index == (int)index)
+            return false;
+    for (size_t i = 0; i < s->ninputs; i++)
+        if (s->inputs[i].job && !s->inputs[i].job->gpus_pending &&
+            !gw_job_has_gpu(s->inputs[i].job, index))
+            return a->ngpus > 0;
+    return false;
+}
+
 void gw_run_table_fill(const gw_analysis *a, gw_run_summary *rs)
 {
+    gw_gpu_summary other;
+    for (unsigned i = 0; gw_run_summary_gpu(rs, i, &other); i++) {
+        unsigned index = gw_run_summary_index(rs, i);
+        if (left_out(a, index)) {
+            other.other_job = true;
+            gw_run_summary_set_gpu(rs, (int)index, &other);
+        }
+    }
     for (size_t i = 0; i < a->ngpus; i++) {
         const gw_gpu_analysis *g = &a->gpus[i];
         /* The series holds memory in MiB and power in W (logread/series.h). */

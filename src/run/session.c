@@ -5,6 +5,7 @@
 #include "logread/progress.h"
 #include "record/csv_sink.h"
 #include "record/eventlog.h"
+#include "record/job.h"
 #include "record/meta.h"
 #include "record/rundir.h"
 #include "report/report.h"
@@ -69,6 +70,9 @@ typedef struct session {
     gw_stall *stall;       /* job_stalled detection (stall.h); NULL when off */
     int64_t start_ms;      /* wall time sampling began, for the status line */
     int64_t status_ms;     /* wall time of the last status line on a terminal (record) */
+    gw_job job;            /* meta.json "job": identity and GPUs (record/job.h) */
+    bool *job_used;        /* [devices] a process of the command held it (tick thread) */
+    unsigned job_ndev;
 } session;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -115,6 +119,44 @@ static int block_signals(session *s)
     signal(SIGXFSZ, SIG_IGN);
     s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
     return s->sigfd;
+}
+
+/* The command's processes as NVML lists them: which GPUs they hold, for a choice of the job's
+ * GPUs from its processes (record/job.h). Matched by NVML index: a device that could not be
+ * opened is missing from the list, so positions and indices may differ. */
+static void job_gpus_on_sample(void *ctx, const gw_sample *smp)
+{
+    session *s = ctx;
+    for (unsigned k = 0; k < smp->proc_count; k++)
+        for (unsigned i = 0; smp->procs[k].in_job && i < s->job_ndev; i++)
+            if (s->meta.devices[i].index == smp->procs[k].gpu)
+                s->job_used[i] = true;
+}
+
+static bool names_mig(const char *var)
+{
+    const char *v = getenv(var);
+    return v && (strstr(v, "MIG-") || strstr(v, "mig-"));
+}
+
+/* Who runs this and on which GPUs (meta.json "job"); says each problem in one line. */
+static void choose_job(session *s)
+{
+    unsigned n = 0;
+    const gw_device_info *devs = gw_sampler_devices(s->sampler, &n);
+    unsigned nmigs = 0;
+    gw_mig_device *migs = NULL;
+    if (names_mig("CUDA_VISIBLE_DEVICES") || names_mig("NVIDIA_VISIBLE_DEVICES"))
+        migs = gw_sampler_read_migs(s->sampler, &nmigs);
+    gw_job_identity(&s->job, NULL);
+    gw_job_choose_gpus(&s->job, NULL, devs, n, migs, nmigs, s->cfg->is_run);
+    free(migs);
+    s->job.scope_node = s->cfg->scope_node;
+    for (size_t k = 0; k < s->job.nwarnings; k++)
+        say("%s", s->job.warnings[k]);
+    s->job_ndev = n;
+    s->job_used = xcalloc(n + 1, sizeof *s->job_used);
+    s->meta.job = &s->job;
 }
 
 static void fill_versions(session *s)
@@ -200,6 +242,11 @@ static bool open_recording(session *s)
     s->meta.argc = cfg->is_run ? cfg->argc : 0;
     s->meta.argv = cfg->argv;
     s->meta.devices = gw_sampler_devices(s->sampler, &s->meta.device_count);
+    choose_job(s);
+    if (s->job.gpus_pending) {
+        sink = (gw_sink){.ctx = s, .on_sample = job_gpus_on_sample};
+        gw_sampler_add_sink(s->sampler, &sink);
+    }
     s->meta.interval_ms = cfg->interval_ms;
     s->meta.start_wall_ms = gw_wall_ms();
     s->meta.exit_code = -1;
@@ -221,6 +268,22 @@ static void announce(const session *s)
     say("recording %u GPU%s%s%s%s every %g s into %s%s%s", n, n == 1 ? "" : "s", n ? " (" : "",
         n ? d[0].name : "", n ? ")" : "", (double)s->cfg->interval_ms / 1000.0, s->dir,
         banner[0] ? " — " : "", banner);
+    const gw_job *j = &s->job;
+    if (strcmp(j->gpus_source, "all") != 0 && !j->gpus_pending) {
+        char list[256] = "";
+        size_t k = 0;
+        for (size_t i = 0; i < j->ngpus && k < sizeof list; i++)
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s%u", i ? ", " : "", j->gpus[i]);
+        bool others = j->ngpus < n; /* the job may have every GPU */
+        say("this job's GPU%s: %s (from %s)%s%s", j->ngpus == 1 ? "" : "s",
+            j->ngpus ? list : "none", j->gpus_source,
+            others ? "; the others are recorded as not this job" : "",
+            !others              ? ""
+            : s->cfg->scope_node ? " and shown"
+                                 : ", left out of the report (--scope node shows them)");
+    }
+    if (j->gpus_note)
+        say("%s", j->gpus_note);
 }
 
 /* Each line the command prints: a line or bar that starts an epoch becomes an "epoch" event
@@ -502,6 +565,17 @@ static void finish(session *s, int status)
     s->meta.ticks_skipped = st.ticks_skipped;
     s->meta.max_tick_read_ms = (double)st.max_read_ns / 1e6;
     s->meta.end_wall_ms = gw_wall_ms();
+    if (s->job.gpus_pending) {
+        gw_job_set_from_procs(&s->job, s->job_used, s->meta.devices, s->meta.device_count);
+        char list[256] = "";
+        for (size_t i = 0, k = 0; i < s->job.ngpus && k < sizeof list; i++)
+            k += (size_t)snprintf(list + k, sizeof list - k, "%s%u", i ? ", " : "", s->job.gpus[i]);
+        if (strcmp(s->job.gpus_source, "processes") == 0 && s->meta.device_count > 1)
+            say("this job's GPU%s: %s (its processes used %s)", s->job.ngpus == 1 ? "" : "s", list,
+                s->job.ngpus == 1 ? "it" : "them");
+        else if (s->job.gpus_note && s->meta.device_count > 1) /* one GPU: nothing chosen */
+            say("%s", s->job.gpus_note);
+    }
     char detail[700];
     mark_complete(s, detail, sizeof detail);
     gw_error err = {0};
@@ -559,6 +633,8 @@ static void cleanup(session *s)
         close(s->dirfd);
     free(s->dir);
     free(s->cmd_path);
+    gw_job_clear(&s->job);
+    free(s->job_used);
 }
 
 int gw_session_main(const gw_session_config *cfg)

@@ -29,6 +29,7 @@ typedef struct gw_session_config {
     const char *listen;      /* --listen HOST:PORT: serve /metrics while recording; NULL = no */
     const gw_alerts_config *alerts; /* validated alert rules and hook (config.h); NULL: none */
     int64_t stall_timeout_ms; /* run --stall-timeout: quiet time before job_stalled; 0 = off */
+    bool scope_node;          /* --scope node: the report shows other GPUs (never judged) */
 } gw_session_config;
 
 /* Runs the session; returns the process exit status. Prints its own one-line errors. */

@@ -131,6 +131,16 @@ const gw_device_info *gw_sampler_devices(const gw_sampler *s, unsigned *count)
     return s->infos;
 }
 
+gw_mig_device *gw_sampler_read_migs(gw_sampler *s, unsigned *count)
+{
+    gw_mig_device *migs = NULL;
+    size_t used = 0, cap = 0;
+    for (unsigned i = 0; i < s->ndev; i++)
+        gw_gpu_read_migs(s->nvml, &s->devs[i], &migs, &used, &cap);
+    *count = (unsigned)used;
+    return migs;
+}
+
 void gw_sampler_add_sink(gw_sampler *s, const gw_sink *sink)
 {
     if (s->nsinks < GW_MAX_SINKS)

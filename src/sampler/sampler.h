@@ -75,6 +75,11 @@ const gw_system_info *gw_sampler_system(const gw_sampler *s);
 /* The devices' static facts: count entries, owned by the sampler. */
 const gw_device_info *gw_sampler_devices(const gw_sampler *s, unsigned *count);
 
+/* The devices' MIG instances now (GPUs in MIG mode; none when GW_INFO_MIG was skipped), for
+ * mapping a MIG-UUID to its GPU before sampling starts: *count entries, newly allocated (free).
+ * Must not be called while the sampler is started. */
+gw_mig_device *gw_sampler_read_migs(gw_sampler *s, unsigned *count);
+
 /* Adds a sink (copied) before gw_sampler_start. At most 16. */
 void gw_sampler_add_sink(gw_sampler *s, const gw_sink *sink);
 

@@ -86,6 +86,11 @@ bool gw_run_summary_gpu(const gw_run_summary *rs, unsigned i, gw_gpu_summary *o)
     return true;
 }
 
+unsigned gw_run_summary_index(const gw_run_summary *rs, unsigned i)
+{
+    return i < rs->n ? rs->gpus[i].info.index : 0;
+}
+
 bool gw_run_summary_set_gpu(gw_run_summary *rs, int index, const gw_gpu_summary *figures)
 {
     for (unsigned i = 0; i < rs->n; i++)
@@ -127,6 +132,11 @@ void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
         gw_gpu_summary g;
         gw_run_summary_gpu(rs, i, &g);
         char a[32], b[32], c[32], d[32], e[32], f[32], h[32], k[32], m[32], n[32];
+        if (g.other_job) {
+            fprintf(to, "%3u   not this job: recorded, left out (--scope node shows it)\n",
+                    rs->gpus[i].info.index);
+            continue;
+        }
         fprintf(to, "%3u %9s %5s %7s %10s %5s %5s %6s %6s %5s %9s\n", rs->gpus[i].info.index,
                 fmt(a, sizeof a, 0, g.util_mean_pct, " %"),
                 fmt(b, sizeof b, 0, g.util_p95_pct, " %"),

@@ -32,10 +32,14 @@ typedef struct gw_gpu_summary {
     bool energy_partial; /* a gap was not bridged: the energy is a lower bound */
     unsigned samples;    /* live: ticks with values for this GPU */
     bool lost;           /* live */
+    bool other_job;      /* another job's GPU, left out of the report (--scope job) */
 } gw_gpu_summary;
 
 /* Fills out for GPU i (0 <= i < count of on_start). Returns false when i is out of range. */
 bool gw_run_summary_gpu(const gw_run_summary *rs, unsigned i, gw_gpu_summary *out);
+
+/* The NVML index of GPU i (0 <= i < count of on_start). */
+unsigned gw_run_summary_index(const gw_run_summary *rs, unsigned i);
 
 /* Sets the figures of the GPU with NVML index `index` (samples and lost stay the live ones).
  * Returns false when no such GPU was sampled. */

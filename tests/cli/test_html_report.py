@@ -61,7 +61,9 @@ def test_fake_run_writes_a_self_contained_report(scenario, tmp_path):
     out = tmp_path / "run"
     script = ("import time\nfor e in (1, 2, 3):\n    print(f'Epoch {e}/3', flush=True)\n"
               "    time.sleep(0.7)\n")
-    r = gw(["run", "-o", out, "-i", "0.1", "--", sys.executable, "-c", script], sc)
+    # the job's process holds GPU 0 only: --scope node keeps GPU 1 in the report (issue 17)
+    r = gw(["run", "-o", out, "-i", "0.1", "--scope", "node", "--", sys.executable, "-c", script],
+           sc)
     assert r.returncode == 0, r.stderr
     html = out / "report.html"
     assert html.exists()
