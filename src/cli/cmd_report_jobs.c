@@ -54,6 +54,18 @@ static gw_rc add_member(gw_job_set *js, const gw_cli_inputs *in, char *path, gw_
     return GW_OK;
 }
 
+/* The first input that is the same directory as input i (device and inode), i itself if none. */
+static int first_of(const gw_cli_inputs *in, int i)
+{
+    struct stat si, sj;
+    if (stat(in->paths[i], &si) != 0)
+        return i;
+    for (int j = 0; j < i; j++)
+        if (stat(in->paths[j], &sj) == 0 && sj.st_dev == si.st_dev && sj.st_ino == si.st_ino)
+            return j;
+    return i;
+}
+
 static bool fails(const gw_job_set *js, int fail_on)
 {
     for (size_t i = 0; i < js->nmembers; i++) {
@@ -80,12 +92,19 @@ int gw_cli_report_jobs(const gw_cli_inputs *in, const char *json, const char *ht
     }
     gw_job_set *js = gw_job_set_new();
     gw_error err = {0};
-    for (int i = 0; i < in->npaths; i++)
+    for (int i = 0; i < in->npaths; i++) {
+        int first = first_of(in, i);
+        if (first < i) { /* "runs/r0 runs/r0/" or a glob and a name: read once */
+            fprintf(stderr, "gpuwatch: report: %s is %s again: read once\n", in->paths[i],
+                    in->paths[first]);
+            continue;
+        }
         if (add_member(js, in, in->paths[i], &err)) {
             fprintf(stderr, "gpuwatch: report: %s\n", err.msg);
             gw_job_set_free(js);
             return err.rc == GW_E_USAGE ? 2 : 1;
         }
+    }
     gw_job_set_finish(js);
     int status = 0;
     if (!json || strcmp(json, "-") != 0) {

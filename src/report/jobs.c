@@ -16,6 +16,18 @@ enum {
     NODE_COL = 14
 };
 
+/* "1", "1 and 3", "1, 3, 5 ... and 2 more" */
+static void rank_list(gw_buf *b, const long *v, size_t n)
+{
+    size_t listed = n > MISSING_LISTED ? MISSING_LISTED : n;
+    for (size_t i = 0; i < listed; i++) {
+        bool last = i + 1 == listed && listed == n;
+        gw_buf_printf(b, "%s%ld", i == 0 ? "" : last ? " and " : ", ", v[i]);
+    }
+    if (listed < n)
+        gw_buf_printf(b, " and %zu more", n - listed);
+}
+
 char *gw_report_job_ranks_line(const gw_job_group *grp)
 {
     gw_buf b = {0};
@@ -31,15 +43,31 @@ char *gw_report_job_ranks_line(const gw_job_group *grp)
     gw_buf_printf(&b, "%zu of %ld ranks", grp->nranks, grp->world_size);
     if (grp->nmissing == 0)
         return b.data;
-    gw_buf_puts(&b, ": rank");
-    size_t listed = grp->nmissing > MISSING_LISTED ? MISSING_LISTED : grp->nmissing;
-    for (size_t i = 0; i < listed; i++) {
-        bool last = i + 1 == listed && listed == grp->nmissing;
-        gw_buf_printf(&b, "%s%ld", i == 0 ? " " : last ? " and " : ", ", grp->missing[i]);
-    }
-    if (listed < grp->nmissing)
-        gw_buf_printf(&b, " and %zu more", grp->nmissing - listed);
+    gw_buf_puts(&b, ": rank ");
+    rank_list(&b, grp->missing, grp->nmissing);
     gw_buf_puts(&b, " missing");
+    return b.data;
+}
+
+char *gw_report_job_rank_notes(const gw_job_group *grp)
+{
+    gw_buf b = {0};
+    if (grp->nworld_sizes > 1) {
+        gw_buf_puts(&b, "World sizes disagree: ");
+        rank_list(&b, grp->world_sizes, grp->nworld_sizes);
+        gw_buf_printf(&b, "; counted against %ld.\n", grp->world_size);
+    }
+    if (grp->nduplicated) {
+        gw_buf_puts(&b, grp->nduplicated == 1 ? "Rank " : "Ranks ");
+        rank_list(&b, grp->duplicated, grp->nduplicated);
+        gw_buf_printf(&b, " %s more than one directory.\n", grp->nduplicated == 1 ? "has" : "have");
+    }
+    if (grp->noutside) {
+        gw_buf_puts(&b, grp->noutside == 1 ? "Rank " : "Ranks ");
+        rank_list(&b, grp->outside, grp->noutside);
+        gw_buf_printf(&b, " %s at or past the world size (%ld).\n",
+                      grp->noutside == 1 ? "is" : "are", grp->world_size);
+    }
     return b.data;
 }
 
@@ -140,6 +168,10 @@ static void group_text(FILE *out, const gw_job_group *grp)
     fprintf(out, "Job %s (%s): %s\n", grp->job_id ? grp->job_id : "without a job id",
             grp->scheduler ? grp->scheduler : "scheduler unknown", ranks);
     free(ranks);
+    char *notes = gw_report_job_rank_notes(grp);
+    if (notes)
+        fputs(notes, out);
+    free(notes);
     fprintf(out, "%-*s %5s %5s %-6s %6s %5s %6s %9s  %s\n", NODE_COL, "node", "rank", "local",
             "GPUs", "GPU-h", "busy", "SM act", "energy", "verdicts");
     for (size_t k = 0; k < grp->nmembers; k++)
@@ -247,6 +279,13 @@ static cJSON *member_json(const gw_job_member *m, cJSON *verdicts)
     return o;
 }
 
+static void add_longs(cJSON *o, const char *key, const long *v, size_t n)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, key);
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+}
+
 static cJSON *group_json(const gw_job_group *grp)
 {
     cJSON *o = cJSON_CreateObject();
@@ -261,9 +300,12 @@ static cJSON *group_json(const gw_job_group *grp)
             cJSON_AddItemToArray(present, cJSON_CreateNumber((double)r));
         last = r;
     }
-    cJSON *missing = cJSON_AddArrayToObject(o, "ranks_missing");
-    for (size_t i = 0; i < grp->nmissing; i++)
-        cJSON_AddItemToArray(missing, cJSON_CreateNumber((double)grp->missing[i]));
+    size_t listed = grp->nmissing < GW_JOB_MAX_LISTED ? grp->nmissing : GW_JOB_MAX_LISTED;
+    add_longs(o, "ranks_missing", grp->missing, listed);
+    cJSON_AddNumberToObject(o, "ranks_missing_count", (double)grp->nmissing);
+    add_longs(o, "ranks_duplicated", grp->duplicated, grp->nduplicated);
+    add_longs(o, "ranks_outside", grp->outside, grp->noutside);
+    add_longs(o, "world_sizes", grp->world_sizes, grp->nworld_sizes);
     char *line = gw_report_job_ranks_line(grp);
     cJSON_AddStringToObject(o, "ranks", line);
     free(line);

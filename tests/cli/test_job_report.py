@@ -146,3 +146,51 @@ def test_html_and_fail_on_with_ranks(tmp_path):
     assert not (tmp_path / "x.html").exists()
     p = report(r0, r1, "--fail-on", "warning", rc=1)
     assert "--fail-on" in p.stderr
+
+
+def test_ranks_that_do_not_add_up_are_said(tmp_path):
+    # rank 1 twice (two nodes), rank 5 past the world size, a directory that says 8 ranks
+    dirs = [run_dir(tmp_path / "r0", job("9", 0, 4, "node-a")),
+            run_dir(tmp_path / "r1", job("9", 1, 4, "node-a")),
+            run_dir(tmp_path / "r1b", job("9", 1, 4, "node-b")),
+            run_dir(tmp_path / "r5", job("9", 5, 4, "node-c")),
+            run_dir(tmp_path / "w8", job("9", 2, 8, "node-d"))]
+    j = json.loads(report(*dirs, "--json", "-").stdout)["jobs"][0]
+    assert j["world_size"] == 8 and j["world_sizes"] == [4, 8]
+    assert j["ranks_duplicated"] == [1] and j["ranks_outside"] == []
+    # 0, 1, 2 and 5 present of 8: rank 5 counts once, rank 1 once
+    assert j["ranks_missing"] == [3, 4, 6, 7] and j["ranks_missing_count"] == 4
+    assert j["ranks"] == "4 of 8 ranks: rank 3, 4, 6 and 7 missing"
+    out = report(*dirs).stdout.splitlines()
+    assert out[1:3] == ["World sizes disagree: 4 and 8; counted against 8.",
+                        "Rank 1 has more than one directory."]
+    # without the directory of 8: rank 5 is not one of the 4 ranks
+    j = json.loads(report(*dirs[:4], "--json", "-").stdout)["jobs"][0]
+    assert j["ranks"] == "2 of 4 ranks: rank 2 and 3 missing"
+    assert j["ranks_outside"] == [5] and j["world_sizes"] == [4]
+    assert "Rank 5 is at or past the world size (4)." in report(*dirs[:4]).stdout
+
+
+def test_huge_world_size_and_rank_are_counted_not_listed(tmp_path):
+    # a world size of 1e9 (the largest read) and a rank of 999999999 in a job of 4
+    big = [run_dir(tmp_path / "a0", job("77", 0, 10**9, "n")),
+           run_dir(tmp_path / "a1", job("77", 1, 10**9, "n"))]
+    j = json.loads(report(*big, "--json", "-").stdout)["jobs"][0]
+    assert j["ranks"] == "2 of 1000000000 ranks: rank 2, 3, 4, 5, 6, 7, 8, 9 and 999999990 more missing"
+    assert j["ranks_missing_count"] == 10**9 - 2 and len(j["ranks_missing"]) == 65536
+    assert j["ranks_missing"][:2] == [2, 3]
+    odd = [run_dir(tmp_path / "b0", job("88", 0, 4, "n")),
+           run_dir(tmp_path / "b1", job("88", 999999999, 4, "n"))]
+    j = json.loads(report(*odd, "--json", "-").stdout)["jobs"][0]
+    assert j["ranks"] == "1 of 4 ranks: rank 1, 2 and 3 missing"
+    assert j["ranks_outside"] == [999999999]
+
+
+def test_the_same_directory_twice_is_read_once(tmp_path):
+    r0 = run_dir(tmp_path / "r0", job("5", 0, 2, "n"))
+    r1 = run_dir(tmp_path / "r1", job("5", 1, 2, "n"))
+    p = report(r0, f"{r0}/", r1, "--json", "-")
+    j = json.loads(p.stdout)["jobs"][0]
+    assert [m["path"] for m in j["members"]] == [str(r0), str(r1)]
+    assert j["ranks_duplicated"] == [] and j["totals"]["gpus"] == 1
+    assert p.stderr == f"gpuwatch: report: {r0}/ is {r0} again: read once\n"
