@@ -22,10 +22,16 @@ bool gw_cli_inputs_are_jobs(const gw_cli_inputs *in)
     for (int i = 0; i < in->npaths; i++) {
         gw_jobref r;
         gw_error err = {0};
-        bool job = gw_logread_job(in->paths[i], &r, &err) == GW_OK && r.present;
-        named = named || (job && r.job_id);
+        struct stat st;
+        /* a run directory without a "job" (an older recording) among the ranks of a job joins
+         * the directories without a job id instead of turning the whole into one merged report
+         * that judges every GPU of every node as the job's */
+        bool dir = stat(in->paths[i], &st) == 0 && S_ISDIR(st.st_mode);
+        bool ok = (gw_logread_job(in->paths[i], &r, &err) == GW_OK || err.rc == GW_E_FORMAT) &&
+                  dir; /* a meta.json that is no JSON is said when the directory is read */
+        named = named || (r.present && r.job_id);
         gw_jobref_free(&r);
-        if (!job)
+        if (!ok)
             return false;
     }
     return named;
@@ -35,9 +41,10 @@ bool gw_cli_inputs_are_jobs(const gw_cli_inputs *in)
 static gw_rc add_member(gw_job_set *js, const gw_cli_inputs *in, char *path, gw_error *err)
 {
     gw_jobref ref;
-    gw_rc rc = gw_logread_job(path, &ref, err);
-    if (rc)
-        return rc;
+    gw_error bad = {0};
+    gw_rc rc = gw_logread_job(path, &ref, &bad);
+    if (rc) /* read without its job: its data is not lost, and the others are reported */
+        fprintf(stderr, "gpuwatch: report: %s; reading %s without its job\n", bad.msg, path);
     gw_cli_inputs one = *in;
     one.paths = &path;
     one.npaths = 1;

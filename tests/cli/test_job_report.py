@@ -194,3 +194,28 @@ def test_the_same_directory_twice_is_read_once(tmp_path):
     assert [m["path"] for m in j["members"]] == [str(r0), str(r1)]
     assert j["ranks_duplicated"] == [] and j["totals"]["gpus"] == 1
     assert p.stderr == f"gpuwatch: report: {r0}/ is {r0} again: read once\n"
+
+
+def test_a_directory_without_a_job_among_the_ranks_is_reported_apart(tmp_path):
+    # an older recording (no "job"), one without meta.json and one whose meta.json is broken,
+    # given with the two ranks of job 6: the ranks are still gathered (only their GPUs judged),
+    # the three others make the report of the directories without a job id
+    r0 = run_dir(tmp_path / "r0", job("6", 0, 2, "n1", gpus=(1,)), ngpus=2)
+    r1 = run_dir(tmp_path / "r1", job("6", 1, 2, "n1", gpus=(1,)), ngpus=2)
+    old = run_dir(tmp_path / "old", None)
+    bare = run_dir(tmp_path / "bare", None)
+    (bare / "meta.json").unlink()
+    broken = run_dir(tmp_path / "broken", None)
+    (broken / "meta.json").write_text("{not json")
+    p = report(r0, r1, old, bare, broken, "--json", "-")
+    s = json.loads(p.stdout)
+    assert [j["job_id"] for j in s["jobs"]] == ["6", None]
+    six, other = s["jobs"]
+    assert six["ranks"] == "2 of 2 ranks" and six["totals"]["gpus"] == 1
+    assert sorted(m["path"] for m in other["members"]) == [str(bare), str(broken), str(old)]
+    assert other["ranks"] == "3 directories (no ranks)" and other["totals"]["gpus"] == 3
+    assert p.stderr == (f"gpuwatch: report: {broken}/meta.json is not JSON: write it again with "
+                        "gpuwatch run, or remove it to read the directory without its job; "
+                        f"reading {broken} without its job\n")
+    out = report(r0, r1, old).stdout
+    assert out.startswith("These directories belong to 2 jobs (6, no job id): one report each.")
