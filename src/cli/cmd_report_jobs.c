@@ -57,7 +57,9 @@ static gw_rc add_member(gw_job_set *js, const gw_cli_inputs *in, char *path, gw_
         return rc;
     }
     gw_cli_warn_skipped("report", s);
-    gw_job_set_add(js, path, &ref, s, gw_analyze(s));
+    gw_analysis *a = gw_analyze(s);
+    gw_series_drop_samples(s); /* the job report reads the analysis only */
+    gw_job_set_add(js, path, &ref, s, a);
     return GW_OK;
 }
 

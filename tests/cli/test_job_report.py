@@ -219,3 +219,15 @@ def test_a_directory_without_a_job_among_the_ranks_is_reported_apart(tmp_path):
                         f"reading {broken} without its job\n")
     out = report(r0, r1, old).stdout
     assert out.startswith("These directories belong to 2 jobs (6, no job id): one report each.")
+
+
+def test_member_summaries_are_whole_after_their_samples_are_freed(tmp_path):
+    # each directory's samples are freed once it is analysed (a thousand ranks are held as
+    # analyses); what its summary says of them stays: rows, worked, statistics
+    r0 = run_dir(tmp_path / "r0", job("3", 0, 2, "n", gpus=(0, 1)), ngpus=2)
+    r1 = run_dir(tmp_path / "r1", job("3", 1, 2, "n", gpus=(0, 1)), ngpus=2, util=0, sm=0.0)
+    j = json.loads(report(r0, r1, "--json", "-").stdout)["jobs"][0]
+    g0, g1 = (m["summary"]["gpus"][0] for m in j["members"])
+    assert g0["rows"] == 360 and g0["worked"] is True and g1["worked"] is False
+    assert g0["stats"]["utilization.gpu [%]"]["max"] == 98
+    assert abs(g0["stats"]["utilization.gpu [%]"]["mean"] - 98 * 350 / 360) < 0.01
