@@ -1,6 +1,8 @@
 /* report/jobs: text and summary.json of run directories gathered by job (jobs.h). */
 #include "report/jobs.h"
 
+#include "view/utf8.h"
+
 #include "util/gw_buf.h"
 #include "util/gw_file.h"
 #include "util/gw_fmt.h"
@@ -125,10 +127,17 @@ static void member_row(FILE *out, const gw_job_member *m)
     char verdicts[32] = "none";
     if (nv)
         snprintf(verdicts, sizeof verdicts, "%zu, %s", nv, gw_severity_name((gw_severity)worst));
-    fprintf(out, "%-*.*s %5s %5s %-6s %6s %5s %6s %9s  %s\n", NODE_COL, NODE_COL, m->node, rank,
-            local, gpus, gw_fmt_fixed(h, sizeof h, m->fig.gpu_hours, 3, 0, "-"),
+    /* whole characters: a node named after a UTF-8 path (no "node" known) is not cut in one */
+    gw_buf node = {0};
+    char *clean = gw_utf8_clean_dup(m->node);
+    int used = gw_utf8_fit(clean, NODE_COL, &node);
+    free(clean);
+    gw_buf_printf(&node, "%*s", NODE_COL - used, "");
+    fprintf(out, "%s %5s %5s %-6s %6s %5s %6s %9s  %s\n", node.data, rank, local, gpus,
+            gw_fmt_fixed(h, sizeof h, m->fig.gpu_hours, 3, 0, "-"),
             pct(busy, sizeof busy, m->fig.busy_pct), pct(sm, sizeof sm, m->fig.sm_active_pct), e,
             verdicts);
+    gw_buf_free(&node);
 }
 
 static void totals_line(FILE *out, const gw_job_figures *t)

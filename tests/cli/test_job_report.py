@@ -231,3 +231,13 @@ def test_member_summaries_are_whole_after_their_samples_are_freed(tmp_path):
     assert g0["rows"] == 360 and g0["worked"] is True and g1["worked"] is False
     assert g0["stats"]["utilization.gpu [%]"]["max"] == 98
     assert abs(g0["stats"]["utilization.gpu [%]"]["mean"] - 98 * 350 / 360) < 0.01
+
+
+def test_long_utf8_node_names_are_cut_between_characters(tmp_path):
+    node = "\u0443\u0437\u0435\u043b-" * 5  # 25 characters, 2 bytes each but the dashes
+    r0 = run_dir(tmp_path / "r0", job("8", 0, 2, node))
+    r1 = run_dir(tmp_path / "r1", job("8", 1, 2, "n2"))
+    rows = report(r0, r1).stdout.splitlines()[2:4]  # ordered by node: "n2" first
+    assert rows[0].startswith("n2                 1     1 0       0.100")
+    assert rows[1].startswith(node[:11] + "...     0     0 0       0.100")
+    assert len(rows[0]) == len(rows[1])
