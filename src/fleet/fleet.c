@@ -39,6 +39,7 @@ void gw_fleet_free(gw_fleet *f)
     free(f->slots);
     free(f->file_slots);
     free(f->first_skipped);
+    free(f->first_subdir);
     memset(f, 0, sizeof *f);
 }
 
@@ -359,8 +360,17 @@ static gw_rc add_dir(gw_fleet *f, const char *path, gw_error *err)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+        if (e->d_name[0] == '.')
             continue;
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) {
+            /* a directory of run directories (gpuwatch run's): said, not read (fleet.h) */
+            char *sub = xasprintf("%s/%s/summary.json", path, e->d_name);
+            struct stat st;
+            if (stat(sub, &st) == 0 && S_ISREG(st.st_mode) && f->subdir_summaries++ == 0)
+                f->first_subdir = xasprintf("%s/%s", path, e->d_name);
+            free(sub);
+            continue;
+        }
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
             names = xrealloc(names, cap * sizeof *names);

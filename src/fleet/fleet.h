@@ -60,6 +60,8 @@ typedef struct gw_fleet {
     size_t files_skipped; /* files of a directory that were no summary.json */
     size_t
         files_repeated; /* files given again (the same file twice, or its directory): read once */
+    size_t subdir_summaries; /* subdirectories with a summary.json (run directories): not read */
+    char *first_subdir;
     size_t nfiles, nfile_slots;
     gw_fleet_file *file_slots; /* (device, inode) of the files read */
     char *first_skipped;

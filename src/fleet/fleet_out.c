@@ -203,6 +203,15 @@ void gw_fleet_text(FILE *out, const gw_fleet *f, size_t top_n)
     if (f->files_repeated)
         fprintf(out, "Read once: %zu file%s given again (the same file or its directory twice)\n",
                 f->files_repeated, f->files_repeated == 1 ? "" : "s");
+    if (f->subdir_summaries) { /* gpuwatch run's directory of run directories */
+        const char *slash = strrchr(f->first_subdir, '/');
+        int dir_len = slash ? (int)(slash - f->first_subdir) : 1;
+        while (dir_len > 1 && f->first_subdir[dir_len - 1] == '/') /* "runs/" given */
+            dir_len--;
+        fprintf(out, "Not read: %zu run director%s with a summary.json: give %.*s/*/summary.json\n",
+                f->subdir_summaries, f->subdir_summaries == 1 ? "y" : "ies", dir_len,
+                slash ? f->first_subdir : ".");
+    }
     if (!f->njobs) {
         fprintf(out, "No job's GPU time found.\n");
         return;
@@ -251,6 +260,7 @@ cJSON *gw_fleet_json(const gw_fleet *f)
     cJSON_AddNumberToObject(root, "sources", (double)f->nsources);
     cJSON_AddNumberToObject(root, "files_skipped", (double)f->files_skipped);
     cJSON_AddNumberToObject(root, "files_repeated", (double)f->files_repeated);
+    cJSON_AddNumberToObject(root, "run_directories_not_read", (double)f->subdir_summaries);
     gw_fleet_row t = total_of(f);
     cJSON *tot = row_json(&t, false);
     cJSON_DeleteItemFromObjectCaseSensitive(tot, "job_id");

@@ -300,6 +300,21 @@ def test_many_jobs_same_file_twice_and_wide_names(tmp_path):
     assert len(rows) > 700 and width == {73}
 
 
+def test_a_directory_of_run_directories_says_how_to_read_them(tmp_path):
+    # gpuwatch run writes runs/<run>/summary.json: --fleet runs/ reads only runs/*.json
+    for n in ("a", "b"):
+        (tmp_path / "runs" / n).mkdir(parents=True)
+        (tmp_path / "runs" / n / "summary.json").write_text(json.dumps(summary(
+            n, "eve", [gpu(0, 3600)], [])))
+    (tmp_path / "runs" / "c").mkdir()  # no summary: not counted
+    out = fleet(f"{tmp_path}/runs/").stdout.splitlines()
+    assert out[1] == f"Not read: 2 run directories with a summary.json: give {tmp_path}/runs/*/summary.json"
+    assert out[2] == "No job's GPU time found."
+    assert json.loads(fleet(tmp_path / "runs", "--json", "-").stdout)["run_directories_not_read"] == 2
+    s = json.loads(fleet(*sorted((tmp_path / "runs").glob("*/summary.json")), "--json", "-").stdout)
+    assert [j["job_id"] for j in s["jobs"]] == ["a", "b"] and close(s["totals"]["gpu_hours"], 2.0)
+
+
 def test_prometheus_errors_are_one_line(prom):
     FakePrometheus.fail = True
     p = fleet(prom, rc=1)
