@@ -195,9 +195,12 @@ void gw_report_jobs_text(FILE *out, const gw_job_set *js, const gw_report_opts *
     (void)o;
     if (js->ngroups > 1) {
         fprintf(out, "These directories belong to %zu jobs (", js->ngroups);
-        for (size_t g = 0; g < js->ngroups; g++)
+        size_t listed = js->ngroups > MISSING_LISTED ? MISSING_LISTED : js->ngroups;
+        for (size_t g = 0; g < listed; g++)
             fprintf(out, "%s%s", g ? ", " : "",
                     js->groups[g].job_id ? js->groups[g].job_id : "no job id");
+        if (listed < js->ngroups) /* a thousand jobs' directories: one line still */
+            fprintf(out, " and %zu more", js->ngroups - listed);
         fprintf(out, "): one report each.\n\n");
     }
     for (size_t g = 0; g < js->ngroups; g++) {

@@ -241,3 +241,11 @@ def test_long_utf8_node_names_are_cut_between_characters(tmp_path):
     assert rows[0].startswith("n2                 1     1 0       0.100")
     assert rows[1].startswith(node[:11] + "...     0     0 0       0.100")
     assert len(rows[0]) == len(rows[1])
+
+
+def test_directories_of_many_jobs_are_counted_on_one_line(tmp_path):
+    dirs = [run_dir(tmp_path / f"j{i}", job(str(i), 0, 1, "n"), seconds=30) for i in range(10)]
+    out = report(*dirs).stdout.splitlines()
+    assert out[0] == ("These directories belong to 10 jobs (0, 1, 2, 3, 4, 5, 6, 7 and 2 more): "
+                      "one report each.")
+    assert sum(l.startswith("Job ") for l in out) == 10
