@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { PROM_MAX_BYTES = 64 << 20, PROM_TIMEOUT_S = 30 };
 
@@ -21,6 +22,21 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
         return 0; /* too large: the transfer fails */
     gw_buf_append(b, data, size * n);
     return size * n;
+}
+
+/* url as error messages show it: a password in it ("https://user:pw@host") becomes "***". */
+static char *shown(const char *url)
+{
+    const char *host = strstr(url, "://");
+    host = host ? host + 3 : url;
+    size_t auth = strcspn(host, "/?#"); /* the authority: [user[:password]@]host[:port] */
+    const char *at = NULL, *colon = memchr(host, ':', auth);
+    for (size_t i = 0; i < auth; i++) /* the last '@': a password may hold one unescaped */
+        if (host[i] == '@')
+            at = host + i;
+    if (!at || !colon || colon > at)
+        return xstrdup(url);
+    return xasprintf("%.*s***%s", (int)(colon + 1 - url), url, at);
 }
 
 /* GETs url?query=...; *doc is the parsed answer's "data". */
@@ -51,21 +67,28 @@ static gw_rc query(const char *base, const char *promql, cJSON **doc, gw_error *
     cJSON *root = cc == CURLE_OK && body.data ? cJSON_Parse(body.data) : NULL;
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "status");
     const cJSON *emsg = cJSON_GetObjectItemCaseSensitive(root, "error");
+    char *name = shown(base);
     if (cc != CURLE_OK)
         rc = gw_error_set(err, GW_E_IO,
                           "cannot query Prometheus at %s: %s: check the URL and that Prometheus "
                           "runs",
-                          base, curl_easy_strerror(cc));
+                          name, curl_easy_strerror(cc));
     else if (cJSON_IsString(st) && strcmp(st->valuestring, "success") == 0)
         *doc = cJSON_DetachItemFromObjectCaseSensitive(root, "data");
     else if (cJSON_IsString(emsg))
         rc = gw_error_set(err, GW_E_IO, "Prometheus at %s refused the query (HTTP %ld): %.200s",
-                          base, status, emsg->valuestring);
+                          name, status, emsg->valuestring);
+    else if (status == 401 || status == 403)
+        rc = gw_error_set(err, GW_E_IO,
+                          "%s refused access (HTTP %ld): give a user and password in the URL "
+                          "(https://user:password@host/)",
+                          name, status);
     else
         rc = gw_error_set(err, GW_E_IO,
                           "%s answered HTTP %ld without a Prometheus API answer: give the base "
                           "URL of a Prometheus server (http://host:9090)",
-                          base, status);
+                          name, status);
+    free(name);
     cJSON_Delete(root);
     gw_buf_free(&body);
     free(url);
@@ -169,9 +192,13 @@ static void on_value(const char *job, const cJSON *metric, double v, void *vctx)
 gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, double step_s,
                               gw_error *err)
 {
-    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
-        return gw_error_set(err, GW_E_USAGE,
-                            "'%s' is no Prometheus URL: give http://host:9090 (or https://)", url);
+    if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) {
+        char *name = shown(url);
+        gw_error_set(err, GW_E_USAGE,
+                     "'%s' is no Prometheus URL: give http://host:9090 (or https://)", name);
+        free(name);
+        return GW_E_USAGE;
+    }
     gw_rc rc = gw_curl_load(err);
     if (rc)
         return rc;

@@ -198,6 +198,11 @@ class FakePrometheus(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlparse(self.path)
         q = urllib.parse.parse_qs(url.query).get("query", [""])[0]
         FakePrometheus.queries.append((url.path, q))
+        if FakePrometheus.fail == 401:  # behind a proxy that wants a password
+            self.send_response(401)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if FakePrometheus.fail:
             code, body = 400, {"status": "error", "errorType": "bad_data",
                                "error": "1:5: parse error: unexpected <by>"}
@@ -330,6 +335,17 @@ def test_prometheus_errors_are_one_line(prom):
     p = fleet(f"http://127.0.0.1:{closed}", rc=1)
     assert "cannot query Prometheus" in p.stderr and "check the URL" in p.stderr
     assert port  # the live one was not asked
+
+
+def test_prometheus_passwords_are_not_shown_and_401_says_what_to_give(prom):
+    FakePrometheus.fail = 401
+    host = prom.split("://", 1)[1]
+    p = fleet(f"HTTP://alice:s3cr%40t@{host}/prom", rc=1)  # the scheme in any case
+    assert p.stderr == (f"gpuwatch: report: HTTP://alice:***@{host}/prom refused access (HTTP 401): "
+                        "give a user and password in the URL (https://user:password@host/)\n")
+    assert FakePrometheus.queries[0][0] == "/prom/api/v1/query"  # under the path prefix
+    p = fleet("ftp://bob:pw@host/", rc=2)
+    assert "'ftp://bob:***@host/' is no Prometheus URL" in p.stderr and "pw" not in p.stderr
 
 
 def test_libcurl_is_loaded_only_for_a_url(jobs_dir):
