@@ -204,11 +204,13 @@ void gw_job_set_finish(gw_job_set *js)
         gw_job_member *m = &js->members[i];
         gw_job_group *grp = NULL;
         for (size_t g = 0; g < js->ngroups && !grp; g++)
-            if (same_str(js->groups[g].job_id, m->ref.job_id))
+            if (same_str(js->groups[g].job_id, m->ref.job_id) &&
+                same_str(js->groups[g].step, m->ref.step))
                 grp = &js->groups[g];
         if (!grp) {
             grp = &js->groups[js->ngroups++];
             grp->job_id = m->ref.job_id;
+            grp->step = m->ref.step;
             grp->members = xcalloc(js->nmembers, sizeof *grp->members);
         }
         grp->members[grp->nmembers++] = m;

@@ -1,7 +1,7 @@
 /*
  * job_set: the run directories of one or more jobs (several nodes, several ranks), each analysed
- * on its own, gathered by job id and ordered by node and rank (docs/report.md, "One job, several
- * ranks"). For `gpuwatch report DIR...` when the directories' meta.json name their job.
+ * on its own, gathered by job id and step and ordered by node and rank (docs/report.md, "One job,
+ * several ranks"). For `gpuwatch report DIR...` when the directories' meta.json name their job.
  *
  * Owns: the grouping, the order, the missing ranks (world size known) and the job's totals:
  * GPU-hours, energy, busy share and SM activity over the job's GPUs (the "gpus" of each
@@ -37,6 +37,7 @@ typedef struct gw_job_member {
 
 typedef struct gw_job_group {
     const char *job_id; /* NULL: directories without a job id */
+    const char *step;   /* the Slurm step: each step of a job is a world of its own, NULL: none */
     const char *scheduler;
     long world_size; /* the largest known, -1 when none says */
     size_t nworld_sizes;

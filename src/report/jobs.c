@@ -174,7 +174,8 @@ static void member_verdicts(FILE *out, const gw_job_member *m)
 static void group_text(FILE *out, const gw_job_group *grp)
 {
     char *ranks = gw_report_job_ranks_line(grp);
-    fprintf(out, "Job %s (%s): %s\n", grp->job_id ? grp->job_id : "without a job id",
+    fprintf(out, "Job %s%s%s (%s): %s\n", grp->job_id ? grp->job_id : "without a job id",
+            grp->step ? " step " : "", grp->step ? grp->step : "",
             grp->scheduler ? grp->scheduler : "scheduler unknown", ranks);
     free(ranks);
     char *notes = gw_report_job_rank_notes(grp);
@@ -197,8 +198,10 @@ void gw_report_jobs_text(FILE *out, const gw_job_set *js, const gw_report_opts *
         fprintf(out, "These directories belong to %zu jobs (", js->ngroups);
         size_t listed = js->ngroups > MISSING_LISTED ? MISSING_LISTED : js->ngroups;
         for (size_t g = 0; g < listed; g++)
-            fprintf(out, "%s%s", g ? ", " : "",
-                    js->groups[g].job_id ? js->groups[g].job_id : "no job id");
+            fprintf(out, "%s%s%s%s", g ? ", " : "",
+                    js->groups[g].job_id ? js->groups[g].job_id : "no job id",
+                    js->groups[g].step ? " step " : "",
+                    js->groups[g].step ? js->groups[g].step : "");
         if (listed < js->ngroups) /* a thousand jobs' directories: one line still */
             fprintf(out, " and %zu more", js->ngroups - listed);
         fprintf(out, "): one report each.\n\n");
@@ -302,6 +305,7 @@ static cJSON *group_json(const gw_job_group *grp)
 {
     cJSON *o = cJSON_CreateObject();
     gw_json_add_str(o, "job_id", grp->job_id);
+    gw_json_add_str(o, "step", grp->step);
     gw_json_add_str(o, "scheduler", grp->scheduler);
     add_id(o, "world_size", grp->world_size);
     cJSON *present = cJSON_AddArrayToObject(o, "ranks_present");

@@ -249,3 +249,20 @@ def test_directories_of_many_jobs_are_counted_on_one_line(tmp_path):
     assert out[0] == ("These directories belong to 10 jobs (0, 1, 2, 3, 4, 5, 6, 7 and 2 more): "
                       "one report each.")
     assert sum(l.startswith("Job ") for l in out) == 10
+
+
+def test_each_slurm_step_is_a_world_of_its_own(tmp_path):
+    # srun twice in one sbatch script: steps 0 and 1 each have ranks 0 and 1
+    dirs = []
+    for step in ("0", "1"):
+        for rank in (0, 1):
+            jb = dict(job("4242", rank, 2, f"node{rank}", scheduler="slurm"), step=step)
+            dirs.append(run_dir(tmp_path / f"s{step}r{rank}", jb, seconds=60))
+    s = json.loads(report(*dirs, "--json", "-").stdout)
+    assert [(j["job_id"], j["step"], j["ranks"]) for j in s["jobs"]] == [
+        ("4242", "0", "2 of 2 ranks"), ("4242", "1", "2 of 2 ranks")]
+    assert all(j["ranks_duplicated"] == [] for j in s["jobs"])
+    out = report(*dirs).stdout.splitlines()
+    assert out[0] == ("These directories belong to 2 jobs (4242 step 0, 4242 step 1): "
+                      "one report each.")
+    assert "Job 4242 step 1 (slurm): 2 of 2 ranks" in out
