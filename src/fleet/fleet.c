@@ -317,8 +317,14 @@ static int add_file(gw_fleet *f, const char *path, gw_error *err)
 {
     FILE *in = gw_file_open_regular(path, "r");
     if (!in) {
-        gw_error_set(err, GW_E_IO, "cannot read %s: %s: check the path and its permissions", path,
-                     strerror(errno));
+        if (errno == GW_FILE_NOT_REGULAR) /* a pipe, a device, /dev/stdin */
+            gw_error_set(err, GW_E_IO,
+                         "cannot read %s: not a regular file: save the summary.json to a file "
+                         "and give its path",
+                         path);
+        else
+            gw_error_set(err, GW_E_IO, "cannot read %s: %s: check the path and its permissions",
+                         path, strerror(errno));
         return -1;
     }
     struct stat st; /* a buffer of the file's size: 100,000 small files, not 100,000 x 64 MiB */

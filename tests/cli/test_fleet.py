@@ -305,6 +305,13 @@ def test_many_jobs_same_file_twice_and_wide_names(tmp_path):
     assert len(rows) > 700 and width == {73}
 
 
+def test_a_pipe_is_refused_with_what_to_give(tmp_path):
+    os.mkfifo(tmp_path / "s.json")  # never opened for writing: reading it would block forever
+    p = fleet(tmp_path / "s.json", rc=1)
+    assert p.stderr == (f"gpuwatch: report: cannot read {tmp_path}/s.json: not a regular file: "
+                        "save the summary.json to a file and give its path\n")
+
+
 def test_a_directory_of_run_directories_says_how_to_read_them(tmp_path):
     # gpuwatch run writes runs/<run>/summary.json: --fleet runs/ reads only runs/*.json
     for n in ("a", "b"):
