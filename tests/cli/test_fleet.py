@@ -247,6 +247,12 @@ def test_prometheus_source(prom):
     assert close(b["wasted_hours"], 40 / 60) and close(b["sm_active_pct"], 5.0)
     out = fleet(prom + "/", "--window", "2h").stdout
     assert "Fleet: 2 jobs of 2 users, 3.00 GPU-hours (from 1 source)" in out
+    # the same server twice (with and without the slash) is asked once, counted once
+    FakePrometheus.queries = []
+    p = fleet(prom, prom + "/", "--window", "2h")
+    assert "Fleet: 2 jobs of 2 users, 3.00 GPU-hours (from 1 source)" in p.stdout
+    assert p.stderr == f"gpuwatch: report: {prom}/ is given twice: read once\n"
+    assert len(FakePrometheus.queries) == 8
 
 
 def test_prometheus_negative_and_partial_answers_add_nothing(prom):
