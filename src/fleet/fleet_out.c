@@ -48,44 +48,41 @@ static const char *user_key(const gw_fleet_job *j)
     return j->user ? j->user : "unknown";
 }
 
-typedef struct rank_ctx {
-    const gw_fleet *f;
-    bool by_user;
-} rank_ctx;
+/* A job as the ranking sorts it: its row's key (job id, or none by user), its user, its index. */
+typedef struct rank_key {
+    const char *job, *user;
+    size_t index;
+} rank_key;
 
-static rank_ctx g_rank; /* qsort has no context argument in C11 */
-
-static int cmp_key(const gw_fleet_job *a, const gw_fleet_job *b, bool by_user)
+static int cmp_key(const rank_key *a, const rank_key *b)
 {
-    int c = by_user ? 0 : strcmp(a->job_id, b->job_id);
-    return c ? c : strcmp(user_key(a), user_key(b));
+    int c = a->job && b->job ? strcmp(a->job, b->job) : 0;
+    return c ? c : strcmp(a->user, b->user);
 }
 
-static int cmp_job_index(const void *pa, const void *pb)
+static int cmp_rank_key(const void *pa, const void *pb)
 {
-    const gw_fleet_job *a = &g_rank.f->jobs[*(const size_t *)pa],
-                       *b = &g_rank.f->jobs[*(const size_t *)pb];
-    int c = cmp_key(a, b, g_rank.by_user);
+    const rank_key *a = pa, *b = pb;
+    int c = cmp_key(a, b);
     if (c)
         return c;
-    return *(const size_t *)pa < *(const size_t *)pb ? -1 : 1; /* stable: the order read */
+    return a->index < b->index ? -1 : 1; /* stable: the order read */
 }
 
 size_t gw_fleet_rank(const gw_fleet *f, bool by_user, gw_fleet_row **out)
 {
     /* jobs sorted by key, then each run of equal keys is a row: O(n log n) for 100,000 jobs */
-    size_t *order = xcalloc(f->njobs + 1, sizeof *order);
+    rank_key *keys = xcalloc(f->njobs + 1, sizeof *keys);
     for (size_t i = 0; i < f->njobs; i++)
-        order[i] = i;
-    g_rank = (rank_ctx){f, by_user};
+        keys[i] = (rank_key){by_user ? NULL : f->jobs[i].job_id, user_key(&f->jobs[i]), i};
     if (f->njobs > 1)
-        qsort(order, f->njobs, sizeof *order, cmp_job_index);
+        qsort(keys, f->njobs, sizeof *keys, cmp_rank_key);
     gw_fleet_row *rows = xcalloc(f->njobs + 1, sizeof *rows);
     size_t n = 0;
     double sm_h = 0, sm_w = 0;
     for (size_t i = 0; i < f->njobs; i++) {
-        const gw_fleet_job *j = &f->jobs[order[i]];
-        if (i == 0 || cmp_key(&f->jobs[order[i - 1]], j, by_user) != 0) {
+        const gw_fleet_job *j = &f->jobs[keys[i].index];
+        if (i == 0 || cmp_key(&keys[i - 1], &keys[i]) != 0) {
             if (n)
                 finish_row(&rows[n - 1], sm_h, sm_w);
             rows[n].key = by_user ? user_key(j) : j->job_id;
@@ -97,7 +94,7 @@ size_t gw_fleet_rank(const gw_fleet *f, bool by_user, gw_fleet_row **out)
     }
     if (n)
         finish_row(&rows[n - 1], sm_h, sm_w);
-    free(order);
+    free(keys);
     qsort(rows, n, sizeof *rows, cmp_row);
     *out = rows;
     return n;
