@@ -8,9 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Ranks the missing list is worked out for; a larger world size is shown, not listed. */
-enum { GW_JOB_MAX_RANKS = 1 << 20 };
-
 gw_job_set *gw_job_set_new(void)
 {
     return xcalloc(1, sizeof(gw_job_set));
@@ -85,6 +82,12 @@ static gw_job_figures figures_of(const sums *t)
     };
 }
 
+static int cmp_long(const void *pa, const void *pb)
+{
+    long a = *(const long *)pa, b = *(const long *)pb;
+    return a < b ? -1 : a > b;
+}
+
 static int cmp_member(const void *pa, const void *pb)
 {
     const gw_job_member *a = *(gw_job_member *const *)pa, *b = *(gw_job_member *const *)pb;
@@ -126,33 +129,57 @@ static void finish_group(gw_job_group *grp)
 {
     qsort(grp->members, grp->nmembers, sizeof *grp->members, cmp_member);
     grp->world_size = -1;
-    long max_rank = -1;
+    long *ws = xcalloc(grp->nmembers + 1, sizeof *ws),
+         *ranks = xcalloc(grp->nmembers + 1, sizeof *ranks);
+    size_t nws = 0, nr = 0;
     for (size_t k = 0; k < grp->nmembers; k++) {
         const gw_jobref *r = &grp->members[k]->ref;
-        if (r->world_size > grp->world_size)
-            grp->world_size = r->world_size;
-        if (r->rank > max_rank)
-            max_rank = r->rank;
+        if (r->world_size > 0)
+            ws[nws++] = r->world_size;
+        if (r->rank >= 0)
+            ranks[nr++] = r->rank;
         if (!grp->scheduler && r->scheduler)
             grp->scheduler = r->scheduler;
     }
-    /* distinct ranks present, and those missing below the world size */
-    long n = grp->world_size > max_rank ? grp->world_size : max_rank + 1;
-    if (n > 0 && n <= GW_JOB_MAX_RANKS) {
-        unsigned char *seen = xcalloc((size_t)n, 1);
-        for (size_t k = 0; k < grp->nmembers; k++)
-            if (grp->members[k]->ref.rank >= 0)
-                seen[grp->members[k]->ref.rank] = 1;
-        for (long r = 0; r < n; r++)
-            grp->nranks += seen[r];
-        if (grp->world_size > 0) {
-            grp->missing = xcalloc((size_t)grp->world_size, sizeof *grp->missing);
-            for (long r = 0; r < grp->world_size; r++)
-                if (!seen[r])
-                    grp->missing[grp->nmissing++] = r;
+    if (nws)
+        qsort(ws, nws, sizeof *ws, cmp_long);
+    grp->world_sizes = ws;
+    for (size_t i = 0; i < nws; i++)
+        if (i == 0 || ws[i] != ws[i - 1])
+            ws[grp->nworld_sizes++] = ws[i];
+    if (grp->nworld_sizes)
+        grp->world_size = ws[grp->nworld_sizes - 1];
+    /* distinct ranks, those given twice, those past the world size, those missing below it */
+    if (nr)
+        qsort(ranks, nr, sizeof *ranks, cmp_long);
+    grp->duplicated = xcalloc(nr + 1, sizeof *grp->duplicated);
+    grp->outside = xcalloc(nr + 1, sizeof *grp->outside);
+    size_t nu = 0;
+    for (size_t i = 0; i < nr; i++) {
+        if (i > 0 && ranks[i] == ranks[i - 1]) {
+            if (i == 1 || ranks[i - 2] != ranks[i])
+                grp->duplicated[grp->nduplicated++] = ranks[i];
+            continue;
         }
-        free(seen);
+        if (grp->world_size > 0 && ranks[i] >= grp->world_size)
+            grp->outside[grp->noutside++] = ranks[i];
+        else
+            ranks[nu++] = ranks[i]; /* distinct, below the world size */
     }
+    grp->nranks = nu;
+    if (grp->world_size > 0) {
+        grp->nmissing = (size_t)grp->world_size - nu;
+        size_t cap = grp->nmissing < GW_JOB_MAX_LISTED ? grp->nmissing : GW_JOB_MAX_LISTED;
+        grp->missing = xcalloc(cap + 1, sizeof *grp->missing);
+        size_t listed = 0, p = 0;
+        for (long r = 0; r < grp->world_size && listed < cap; r++) {
+            while (p < nu && ranks[p] < r)
+                p++;
+            if (p == nu || ranks[p] != r)
+                grp->missing[listed++] = r;
+        }
+    }
+    free(ranks);
     sums total = {0};
     for (size_t k = 0; k < grp->nmembers; k++) {
         gw_job_member *m = grp->members[k];
@@ -177,11 +204,13 @@ void gw_job_set_finish(gw_job_set *js)
         gw_job_member *m = &js->members[i];
         gw_job_group *grp = NULL;
         for (size_t g = 0; g < js->ngroups && !grp; g++)
-            if (same_str(js->groups[g].job_id, m->ref.job_id))
+            if (same_str(js->groups[g].job_id, m->ref.job_id) &&
+                same_str(js->groups[g].step, m->ref.step))
                 grp = &js->groups[g];
         if (!grp) {
             grp = &js->groups[js->ngroups++];
             grp->job_id = m->ref.job_id;
+            grp->step = m->ref.step;
             grp->members = xcalloc(js->nmembers, sizeof *grp->members);
         }
         grp->members[grp->nmembers++] = m;
@@ -197,6 +226,9 @@ void gw_job_set_free(gw_job_set *js)
     for (size_t g = 0; g < js->ngroups; g++) {
         free(js->groups[g].members);
         free(js->groups[g].missing);
+        free(js->groups[g].world_sizes);
+        free(js->groups[g].duplicated);
+        free(js->groups[g].outside);
     }
     free(js->groups);
     for (size_t i = 0; i < js->nmembers; i++) {

@@ -1,7 +1,7 @@
 /*
  * job_set: the run directories of one or more jobs (several nodes, several ranks), each analysed
- * on its own, gathered by job id and ordered by node and rank (docs/report.md, "One job, several
- * ranks"). For `gpuwatch report DIR...` when the directories' meta.json name their job.
+ * on its own, gathered by job id and step and ordered by node and rank (docs/report.md, "One job,
+ * several ranks"). For `gpuwatch report DIR...` when the directories' meta.json name their job.
  *
  * Owns: the grouping, the order, the missing ranks (world size known) and the job's totals:
  * GPU-hours, energy, busy share and SM activity over the job's GPUs (the "gpus" of each
@@ -14,6 +14,9 @@
 
 #include "analysis/analysis.h"
 #include "util/gw_jobref.h"
+
+/* Missing ranks kept in gw_job_group.missing (a world size can be up to 1e9). */
+enum { GW_JOB_MAX_LISTED = 1 << 16 };
 
 typedef struct gw_job_figures {
     size_t ngpus;         /* GPUs counted */
@@ -34,13 +37,20 @@ typedef struct gw_job_member {
 
 typedef struct gw_job_group {
     const char *job_id; /* NULL: directories without a job id */
+    const char *step;   /* the Slurm step: each step of a job is a world of its own, NULL: none */
     const char *scheduler;
     long world_size; /* the largest known, -1 when none says */
+    size_t nworld_sizes;
+    long *world_sizes; /* the distinct world sizes said, ascending (more than one: they disagree) */
     size_t nmembers;
     gw_job_member **members; /* ordered by node, then rank */
-    size_t nranks;           /* distinct ranks present */
-    size_t nmissing;
-    long *missing;        /* ranks 0..world_size-1 with no directory, ascending */
+    size_t nranks;           /* distinct ranks present (below the world size when known) */
+    size_t nmissing;         /* ranks 0..world_size-1 with no directory */
+    long *missing;           /* the first GW_JOB_MAX_LISTED of them, ascending */
+    size_t nduplicated;
+    long *duplicated; /* ranks with more than one directory, ascending */
+    size_t noutside;
+    long *outside; /* ranks at or past the world size (a directory of another run?), ascending */
     gw_job_figures total; /* GPUs shared by ranks of one node counted once */
 } gw_job_group;
 

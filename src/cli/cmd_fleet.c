@@ -116,6 +116,22 @@ static int parse_args(int argc, char **argv, fleet_args *a)
     return 0;
 }
 
+/* Whether source i is a URL given before it ("http://p:9090" and "http://p:9090/" alike). */
+static bool url_given_before(const fleet_args *a, int i)
+{
+    size_t n = strlen(a->srcs[i]);
+    while (n > 0 && a->srcs[i][n - 1] == '/')
+        n--;
+    for (int k = 0; k < i; k++) {
+        size_t m = strlen(a->srcs[k]);
+        while (m > 0 && a->srcs[k][m - 1] == '/')
+            m--;
+        if (m == n && strncmp(a->srcs[k], a->srcs[i], n) == 0)
+            return true;
+    }
+    return false;
+}
+
 int gw_cmd_report_fleet(int argc, char **argv)
 {
     fleet_args a;
@@ -128,6 +144,10 @@ int gw_cmd_report_fleet(int argc, char **argv)
     for (int i = 0; i < a.nsrcs; i++) {
         const char *src = a.srcs[i];
         bool url = strstr(src, "://") != NULL;
+        if (url && url_given_before(&a, i)) { /* its GPU-hours would count twice */
+            fprintf(stderr, "gpuwatch: report: %s is given twice: read once\n", src);
+            continue;
+        }
         gw_rc rc = url ? gw_fleet_add_prometheus(&f, src, a.window_s, a.step_s, &err)
                        : gw_fleet_add_path(&f, src, &err);
         if (rc) {

@@ -22,10 +22,16 @@ bool gw_cli_inputs_are_jobs(const gw_cli_inputs *in)
     for (int i = 0; i < in->npaths; i++) {
         gw_jobref r;
         gw_error err = {0};
-        bool job = gw_logread_job(in->paths[i], &r, &err) == GW_OK && r.present;
-        named = named || (job && r.job_id);
+        struct stat st;
+        /* a run directory without a "job" (an older recording) among the ranks of a job joins
+         * the directories without a job id instead of turning the whole into one merged report
+         * that judges every GPU of every node as the job's */
+        bool dir = stat(in->paths[i], &st) == 0 && S_ISDIR(st.st_mode);
+        bool ok = (gw_logread_job(in->paths[i], &r, &err) == GW_OK || err.rc == GW_E_FORMAT) &&
+                  dir; /* a meta.json that is no JSON is said when the directory is read */
+        named = named || (r.present && r.job_id);
         gw_jobref_free(&r);
-        if (!job)
+        if (!ok)
             return false;
     }
     return named;
@@ -35,9 +41,10 @@ bool gw_cli_inputs_are_jobs(const gw_cli_inputs *in)
 static gw_rc add_member(gw_job_set *js, const gw_cli_inputs *in, char *path, gw_error *err)
 {
     gw_jobref ref;
-    gw_rc rc = gw_logread_job(path, &ref, err);
-    if (rc)
-        return rc;
+    gw_error bad = {0};
+    gw_rc rc = gw_logread_job(path, &ref, &bad);
+    if (rc) /* read without its job: its data is not lost, and the others are reported */
+        fprintf(stderr, "gpuwatch: report: %s; reading %s without its job\n", bad.msg, path);
     gw_cli_inputs one = *in;
     one.paths = &path;
     one.npaths = 1;
@@ -50,8 +57,22 @@ static gw_rc add_member(gw_job_set *js, const gw_cli_inputs *in, char *path, gw_
         return rc;
     }
     gw_cli_warn_skipped("report", s);
-    gw_job_set_add(js, path, &ref, s, gw_analyze(s));
+    gw_analysis *a = gw_analyze(s);
+    gw_series_drop_samples(s); /* the job report reads the analysis only */
+    gw_job_set_add(js, path, &ref, s, a);
     return GW_OK;
+}
+
+/* The first input that is the same directory as input i (device and inode), i itself if none. */
+static int first_of(const gw_cli_inputs *in, int i)
+{
+    struct stat si, sj;
+    if (stat(in->paths[i], &si) != 0)
+        return i;
+    for (int j = 0; j < i; j++)
+        if (stat(in->paths[j], &sj) == 0 && sj.st_dev == si.st_dev && sj.st_ino == si.st_ino)
+            return j;
+    return i;
 }
 
 static bool fails(const gw_job_set *js, int fail_on)
@@ -80,12 +101,19 @@ int gw_cli_report_jobs(const gw_cli_inputs *in, const char *json, const char *ht
     }
     gw_job_set *js = gw_job_set_new();
     gw_error err = {0};
-    for (int i = 0; i < in->npaths; i++)
+    for (int i = 0; i < in->npaths; i++) {
+        int first = first_of(in, i);
+        if (first < i) { /* "runs/r0 runs/r0/" or a glob and a name: read once */
+            fprintf(stderr, "gpuwatch: report: %s is %s again: read once\n", in->paths[i],
+                    in->paths[first]);
+            continue;
+        }
         if (add_member(js, in, in->paths[i], &err)) {
             fprintf(stderr, "gpuwatch: report: %s\n", err.msg);
             gw_job_set_free(js);
             return err.rc == GW_E_USAGE ? 2 : 1;
         }
+    }
     gw_job_set_finish(js);
     int status = 0;
     if (!json || strcmp(json, "-") != 0) {

@@ -36,7 +36,10 @@ void gw_fleet_free(gw_fleet *f)
         free(f->jobs[i].source);
     }
     free(f->jobs);
+    free(f->slots);
+    free(f->file_slots);
     free(f->first_skipped);
+    free(f->first_subdir);
     memset(f, 0, sizeof *f);
 }
 
@@ -45,20 +48,76 @@ static bool same(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+static size_t hash_of(const char *job_id, const char *user)
+{
+    size_t h = 2166136261u; /* FNV-1a over "job_id\0user" ("\1" for no user) */
+    for (const char *p = job_id;; p++) {
+        h = (h ^ (unsigned char)*p) * 16777619u;
+        if (!*p)
+            break;
+    }
+    for (const char *p = user ? user : "\1"; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return h;
+}
+
+/* The slot of (job_id, user): where it is, or the empty slot where it goes. */
+static size_t *slot_of(gw_fleet *f, const char *job_id, const char *user)
+{
+    size_t mask = f->nslots - 1, i = hash_of(job_id, user) & mask;
+    while (f->slots[i]) {
+        const gw_fleet_job *j = &f->jobs[f->slots[i] - 1];
+        if (strcmp(j->job_id, job_id) == 0 && same(j->user, user))
+            break;
+        i = (i + 1) & mask;
+    }
+    return &f->slots[i];
+}
+
+/* Keeps the table at most half full (thousands of jobs a day on a site: no linear search). */
+static void grow_slots(gw_fleet *f)
+{
+    if (2 * (f->njobs + 1) <= f->nslots)
+        return;
+    free(f->slots);
+    f->nslots = f->nslots ? 2 * f->nslots : 64;
+    f->slots = xcalloc(f->nslots, sizeof *f->slots);
+    for (size_t k = 0; k < f->njobs; k++)
+        *slot_of(f, f->jobs[k].job_id, f->jobs[k].user) = k + 1;
+}
+
+gw_fleet_job *gw_fleet_job_find(gw_fleet *f, const char *job_id, const char *user)
+{
+    if (!f->nslots)
+        return NULL;
+    char *id = gw_utf8_clean_dup(job_id), *u = user ? gw_utf8_clean_dup(user) : NULL;
+    size_t slot = *slot_of(f, id, u);
+    free(id);
+    free(u);
+    return slot ? &f->jobs[slot - 1] : NULL;
+}
+
 gw_fleet_job *gw_fleet_job_of(gw_fleet *f, const char *job_id, const char *user, const char *source)
 {
-    for (size_t i = 0; i < f->njobs; i++)
-        if (strcmp(f->jobs[i].job_id, job_id) == 0 && same(f->jobs[i].user, user))
-            return &f->jobs[i];
+    /* compared as they are kept: sanitised (a non-UTF-8 id matches itself in the next file) */
+    char *id = gw_utf8_clean_dup(job_id), *u = user ? gw_utf8_clean_dup(user) : NULL;
+    grow_slots(f);
+    size_t *slot = slot_of(f, id, u);
+    if (*slot) {
+        free(id);
+        free(u);
+        return &f->jobs[*slot - 1];
+    }
     if (f->njobs == f->cap) {
         f->cap = f->cap ? 2 * f->cap : 16;
         f->jobs = xrealloc(f->jobs, f->cap * sizeof *f->jobs);
     }
     gw_fleet_job *j = &f->jobs[f->njobs++];
     memset(j, 0, sizeof *j);
-    j->job_id = gw_utf8_clean_dup(job_id);
-    j->user = user ? gw_utf8_clean_dup(user) : NULL;
+    j->job_id = id;
+    j->user = u;
     j->source = gw_utf8_clean_dup(source);
+    *slot = f->njobs;
     return j;
 }
 
@@ -153,7 +212,7 @@ static void add_one_summary(gw_fleet *f, const cJSON *doc, const cJSON *job, con
         snprintf(num_id, sizeof num_id, "%.0f", jv->valuedouble);
         job_id = num_id;
     }
-    gw_fleet_job *j = gw_fleet_job_of(f, job_id ? job_id : stem, str_of(job, "user"), source);
+    gw_fleet_job *j = NULL; /* made at its first GPU: a job without GPU time is no row */
     const cJSON *verdicts = cJSON_GetObjectItemCaseSensitive(doc, "verdicts");
     const cJSON *g;
     cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(doc, "gpus"))
@@ -165,6 +224,8 @@ static void add_one_summary(gw_fleet *f, const cJSON *doc, const cJSON *job, con
             continue;
         double s[GW_FLEET_NCLASS];
         classify_gpu(g, verdicts, dur, s);
+        if (!j)
+            j = gw_fleet_job_of(f, job_id ? job_id : stem, str_of(job, "user"), source);
         j->ngpus++;
         j->gpu_hours += dur / 3600.0;
         for (int c = 0; c < GW_FLEET_NCLASS; c++)
@@ -225,17 +286,59 @@ static char *stem_of(const char *path)
     return s;
 }
 
-/* Reads one file; returns 1 added, 0 not a summary, -1 unreadable (err set). */
+/* Whether the file (device, inode) was read before; notes it when not. */
+static bool read_before(gw_fleet *f, const struct stat *st)
+{
+    if (2 * (f->nfiles + 1) > f->nfile_slots) { /* at most half full */
+        size_t old_n = f->nfile_slots;
+        gw_fleet_file *old = f->file_slots;
+        f->nfile_slots = old_n ? 2 * old_n : 256;
+        f->file_slots = xcalloc(f->nfile_slots, sizeof *f->file_slots);
+        f->nfiles = 0;
+        for (size_t i = 0; i < old_n; i++)
+            if (old[i].used) {
+                struct stat o = {.st_dev = old[i].dev, .st_ino = old[i].ino};
+                (void)read_before(f, &o);
+            }
+        free(old);
+    }
+    size_t mask = f->nfile_slots - 1;
+    size_t i = (size_t)((st->st_ino * 0x9E3779B97F4A7C15ull) ^ st->st_dev) & mask;
+    for (; f->file_slots[i].used; i = (i + 1) & mask)
+        if (f->file_slots[i].dev == st->st_dev && f->file_slots[i].ino == st->st_ino)
+            return true;
+    f->file_slots[i] = (gw_fleet_file){true, st->st_dev, st->st_ino};
+    f->nfiles++;
+    return false;
+}
+
+/* Reads one file; returns 1 added, 0 not a summary, -1 unreadable (err set), 2 read before. */
 static int add_file(gw_fleet *f, const char *path, gw_error *err)
 {
     FILE *in = gw_file_open_regular(path, "r");
     if (!in) {
-        gw_error_set(err, GW_E_IO, "cannot read %s: %s: check the path and its permissions", path,
-                     strerror(errno));
+        if (errno == GW_FILE_NOT_REGULAR) /* a pipe, a device, /dev/stdin */
+            gw_error_set(err, GW_E_IO,
+                         "cannot read %s: not a regular file: save the summary.json to a file "
+                         "and give its path",
+                         path);
+        else
+            gw_error_set(err, GW_E_IO, "cannot read %s: %s: check the path and its permissions",
+                         path, strerror(errno));
         return -1;
     }
-    char *buf = xmalloc(SUMMARY_MAX_BYTES + 1);
-    size_t n = fread(buf, 1, SUMMARY_MAX_BYTES, in);
+    struct stat st; /* a buffer of the file's size: 100,000 small files, not 100,000 x 64 MiB */
+    bool known = fstat(fileno(in), &st) == 0;
+    if (known && read_before(f, &st)) { /* "jobs/ jobs/4242.json", or a directory twice */
+        fclose(in);
+        f->files_repeated++;
+        return 2;
+    }
+    size_t want = known && st.st_size >= 0 && st.st_size < SUMMARY_MAX_BYTES
+                      ? (size_t)st.st_size + 1
+                      : SUMMARY_MAX_BYTES;
+    char *buf = xmalloc(want + 1);
+    size_t n = fread(buf, 1, want, in);
     buf[n] = '\0';
     fclose(in);
     cJSON *doc = cJSON_Parse(buf);
@@ -263,8 +366,17 @@ static gw_rc add_dir(gw_fleet *f, const char *path, gw_error *err)
     struct dirent *e;
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        if (e->d_name[0] == '.' || len < 6 || strcmp(e->d_name + len - 5, ".json") != 0)
+        if (e->d_name[0] == '.')
             continue;
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) {
+            /* a directory of run directories (gpuwatch run's): said, not read (fleet.h) */
+            char *sub = xasprintf("%s/%s/summary.json", path, e->d_name);
+            struct stat st;
+            if (stat(sub, &st) == 0 && S_ISREG(st.st_mode) && f->subdir_summaries++ == 0)
+                f->first_subdir = xasprintf("%s/%s", path, e->d_name);
+            free(sub);
+            continue;
+        }
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
             names = xrealloc(names, cap * sizeof *names);
@@ -276,7 +388,8 @@ static gw_rc add_dir(gw_fleet *f, const char *path, gw_error *err)
         qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
         gw_error ignored = {0};
-        if (add_file(f, names[i], &ignored) != 1) { /* one bad file does not hide the others */
+        int r = add_file(f, names[i], &ignored);
+        if (r == 0 || r < 0) { /* one bad file does not hide the others */
             if (f->files_skipped++ == 0)
                 f->first_skipped = xstrdup(names[i]);
         }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 typedef enum gw_fleet_class {
     GW_FLEET_IDLE,        /* idle holding memory */
@@ -39,15 +40,30 @@ typedef struct gw_fleet_job {
     size_t ngpus;
     double hours[GW_FLEET_NCLASS]; /* GPU-hours in each class; they add up to gpu_hours */
     double gpu_hours;
-    double sm_hours;  /* GPU-hours with an SM activity figure ... */
-    double sm_weight; /* ... and sum of SM activity (%) x those hours */
+    double sm_hours;     /* GPU-hours with an SM activity figure ... */
+    double sm_weight;    /* ... and sum of SM activity (%) x those hours */
+    double server_hours; /* GPU-hours from the Prometheus server being read (fleet_prom.c) */
 } gw_fleet_job;
+
+typedef struct gw_fleet_file {
+    bool used;
+    dev_t dev;
+    ino_t ino;
+} gw_fleet_file;
 
 typedef struct gw_fleet {
     size_t njobs, cap;
     gw_fleet_job *jobs;
+    size_t nslots;
+    size_t *slots; /* hash of (job id, user) -> index + 1 into jobs (0: empty) */
     size_t nsources;
     size_t files_skipped; /* files of a directory that were no summary.json */
+    size_t
+        files_repeated; /* files given again (the same file twice, or its directory): read once */
+    size_t subdir_summaries; /* subdirectories with a summary.json (run directories): not read */
+    char *first_subdir;
+    size_t nfiles, nfile_slots;
+    gw_fleet_file *file_slots; /* (device, inode) of the files read */
     char *first_skipped;
 } gw_fleet;
 
@@ -96,5 +112,7 @@ GW_MUST_USE gw_rc gw_fleet_write_json(const gw_fleet *f, const char *path, gw_er
 /* For fleet_prom.c: the job of (job_id, user), created when new. */
 gw_fleet_job *gw_fleet_job_of(gw_fleet *f, const char *job_id, const char *user,
                               const char *source);
+/* The job of (job_id, user), NULL when there is none yet. */
+gw_fleet_job *gw_fleet_job_find(gw_fleet *f, const char *job_id, const char *user);
 
 #endif

@@ -1,6 +1,9 @@
 /* fleet_out: the ranking of users and jobs and its text and JSON (fleet.h). */
 #include "fleet/fleet.h"
 
+#include "view/utf8.h"
+
+#include "util/gw_buf.h"
 #include "util/gw_file.h"
 #include "util/gw_fmt.h"
 #include "util/gw_json.h"
@@ -45,29 +48,53 @@ static const char *user_key(const gw_fleet_job *j)
     return j->user ? j->user : "unknown";
 }
 
+/* A job as the ranking sorts it: its row's key (job id, or none by user), its user, its index. */
+typedef struct rank_key {
+    const char *job, *user;
+    size_t index;
+} rank_key;
+
+static int cmp_key(const rank_key *a, const rank_key *b)
+{
+    int c = a->job && b->job ? strcmp(a->job, b->job) : 0;
+    return c ? c : strcmp(a->user, b->user);
+}
+
+static int cmp_rank_key(const void *pa, const void *pb)
+{
+    const rank_key *a = pa, *b = pb;
+    int c = cmp_key(a, b);
+    if (c)
+        return c;
+    return a->index < b->index ? -1 : 1; /* stable: the order read */
+}
+
 size_t gw_fleet_rank(const gw_fleet *f, bool by_user, gw_fleet_row **out)
 {
+    /* jobs sorted by key, then each run of equal keys is a row: O(n log n) for 100,000 jobs */
+    rank_key *keys = xcalloc(f->njobs + 1, sizeof *keys);
+    for (size_t i = 0; i < f->njobs; i++)
+        keys[i] = (rank_key){by_user ? NULL : f->jobs[i].job_id, user_key(&f->jobs[i]), i};
+    if (f->njobs > 1)
+        qsort(keys, f->njobs, sizeof *keys, cmp_rank_key);
     gw_fleet_row *rows = xcalloc(f->njobs + 1, sizeof *rows);
-    double *sm_h = xcalloc(f->njobs + 1, sizeof *sm_h), *sm_w = xcalloc(f->njobs + 1, sizeof *sm_w);
     size_t n = 0;
+    double sm_h = 0, sm_w = 0;
     for (size_t i = 0; i < f->njobs; i++) {
-        const gw_fleet_job *j = &f->jobs[i];
-        const char *key = by_user ? user_key(j) : j->job_id;
-        size_t r = 0;
-        while (r < n && !(strcmp(rows[r].key, key) == 0 &&
-                          (by_user || strcmp(rows[r].user, user_key(j)) == 0)))
-            r++;
-        if (r == n) {
-            rows[n].key = key;
+        const gw_fleet_job *j = &f->jobs[keys[i].index];
+        if (i == 0 || cmp_key(&keys[i - 1], &keys[i]) != 0) {
+            if (n)
+                finish_row(&rows[n - 1], sm_h, sm_w);
+            rows[n].key = by_user ? user_key(j) : j->job_id;
             rows[n].user = user_key(j);
             n++;
+            sm_h = sm_w = 0;
         }
-        add_job(&rows[r], j, &sm_h[r], &sm_w[r]);
+        add_job(&rows[n - 1], j, &sm_h, &sm_w);
     }
-    for (size_t r = 0; r < n; r++)
-        finish_row(&rows[r], sm_h[r], sm_w[r]);
-    free(sm_h);
-    free(sm_w);
+    if (n)
+        finish_row(&rows[n - 1], sm_h, sm_w);
+    free(keys);
     qsort(rows, n, sizeof *rows, cmp_row);
     *out = rows;
     return n;
@@ -83,18 +110,50 @@ static gw_fleet_row total_of(const gw_fleet *f)
     return t;
 }
 
+/* GPU-hours in at most width columns: 2 decimals, fewer when large (a site's 72000.0 in a week),
+ * then thousands with a suffix, so that a column never pushes the next one out of place. */
+static const char *hours_cell(char *buf, size_t size, double h, int width)
+{
+    if (!gw_fmt_sane(h))
+        return "-";
+    for (int d = 2; d >= 0; d--)
+        if ((int)strlen(gw_fmt_fixed(buf, size, h, d, 0, "-")) <= width)
+            return buf;
+    static const char suffix[] = "kMGTPE";
+    for (int i = 0; suffix[i]; i++) {
+        h /= 1000.0;
+        char n[GW_FMT_SIZE];
+        snprintf(buf, size, "%s%c", gw_fmt_fixed(n, sizeof n, h, 0, 0, "-"), suffix[i]);
+        if ((int)strlen(buf) <= width)
+            return buf;
+    }
+    return "-";
+}
+
+/* Appends s in exactly cols columns: whole characters (a user name in UTF-8 is not cut in the
+ * middle of one), "..." when it is wider, spaces after. */
+static void cell(gw_buf *b, const char *s, int cols)
+{
+    int used = gw_utf8_fit(s, cols, b);
+    gw_buf_printf(b, "%*s", cols - used, "");
+}
+
 static void row_text(FILE *out, const char *key, const char *user, const gw_fleet_row *r)
 {
-    char label[KEY_COL + 1];
-    if (user)
-        snprintf(label, sizeof label, "%-12.12s %-10.10s", key, user);
-    else
-        snprintf(label, sizeof label, "%-23.23s", key);
-    fprintf(out, "%-*s", KEY_COL, label);
+    gw_buf label = {0};
+    if (user) {
+        cell(&label, key, 12);
+        gw_buf_puts(&label, " ");
+        cell(&label, user, KEY_COL - 13);
+    } else {
+        cell(&label, key, KEY_COL);
+    }
+    fputs(label.data, out);
+    gw_buf_free(&label);
     char b[GW_FMT_SIZE];
-    fprintf(out, " %7s", gw_fmt_fixed(b, sizeof b, r->gpu_hours, 2, 0, "-"));
+    fprintf(out, " %7s", hours_cell(b, sizeof b, r->gpu_hours, 7));
     for (int c = 0; c < GW_FLEET_OTHER + 1; c++)
-        fprintf(out, " %6s", gw_fmt_fixed(b, sizeof b, r->hours[c], 2, 0, "-"));
+        fprintf(out, " %6s", hours_cell(b, sizeof b, r->hours[c], 6));
     if (gw_fmt_sane(r->sm_active_pct))
         fprintf(out, " %4s %%\n", gw_fmt_fixed(b, sizeof b, r->sm_active_pct, 0, 0, "-"));
     else
@@ -137,6 +196,18 @@ void gw_fleet_text(FILE *out, const gw_fleet *f, size_t top_n)
         fprintf(out, "Skipped %zu file%s that %s no summary.json (the first: %s)\n",
                 f->files_skipped, f->files_skipped == 1 ? "" : "s",
                 f->files_skipped == 1 ? "is" : "are", base ? base + 1 : f->first_skipped);
+    }
+    if (f->files_repeated)
+        fprintf(out, "Read once: %zu file%s given again (the same file or its directory twice)\n",
+                f->files_repeated, f->files_repeated == 1 ? "" : "s");
+    if (f->subdir_summaries) { /* gpuwatch run's directory of run directories */
+        const char *slash = strrchr(f->first_subdir, '/');
+        int dir_len = slash ? (int)(slash - f->first_subdir) : 1;
+        while (dir_len > 1 && f->first_subdir[dir_len - 1] == '/') /* "runs/" given */
+            dir_len--;
+        fprintf(out, "Not read: %zu run director%s with a summary.json: give %.*s/*/summary.json\n",
+                f->subdir_summaries, f->subdir_summaries == 1 ? "y" : "ies", dir_len,
+                slash ? f->first_subdir : ".");
     }
     if (!f->njobs) {
         fprintf(out, "No job's GPU time found.\n");
@@ -185,6 +256,8 @@ cJSON *gw_fleet_json(const gw_fleet *f)
     cJSON_AddStringToObject(root, "kind", "fleet");
     cJSON_AddNumberToObject(root, "sources", (double)f->nsources);
     cJSON_AddNumberToObject(root, "files_skipped", (double)f->files_skipped);
+    cJSON_AddNumberToObject(root, "files_repeated", (double)f->files_repeated);
+    cJSON_AddNumberToObject(root, "run_directories_not_read", (double)f->subdir_summaries);
     gw_fleet_row t = total_of(f);
     cJSON *tot = row_json(&t, false);
     cJSON_DeleteItemFromObjectCaseSensitive(tot, "job_id");

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { PROM_MAX_BYTES = 64 << 20, PROM_TIMEOUT_S = 30 };
 
@@ -21,6 +22,21 @@ static size_t on_body(char *data, size_t size, size_t n, void *ctx)
         return 0; /* too large: the transfer fails */
     gw_buf_append(b, data, size * n);
     return size * n;
+}
+
+/* url as error messages show it: a password in it ("https://user:pw@host") becomes "***". */
+static char *shown(const char *url)
+{
+    const char *host = strstr(url, "://");
+    host = host ? host + 3 : url;
+    size_t auth = strcspn(host, "/?#"); /* the authority: [user[:password]@]host[:port] */
+    const char *at = NULL, *colon = memchr(host, ':', auth);
+    for (size_t i = 0; i < auth; i++) /* the last '@': a password may hold one unescaped */
+        if (host[i] == '@')
+            at = host + i;
+    if (!at || !colon || colon > at)
+        return xstrdup(url);
+    return xasprintf("%.*s***%s", (int)(colon + 1 - url), url, at);
 }
 
 /* GETs url?query=...; *doc is the parsed answer's "data". */
@@ -51,21 +67,28 @@ static gw_rc query(const char *base, const char *promql, cJSON **doc, gw_error *
     cJSON *root = cc == CURLE_OK && body.data ? cJSON_Parse(body.data) : NULL;
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "status");
     const cJSON *emsg = cJSON_GetObjectItemCaseSensitive(root, "error");
+    char *name = shown(base);
     if (cc != CURLE_OK)
         rc = gw_error_set(err, GW_E_IO,
                           "cannot query Prometheus at %s: %s: check the URL and that Prometheus "
                           "runs",
-                          base, curl_easy_strerror(cc));
+                          name, curl_easy_strerror(cc));
     else if (cJSON_IsString(st) && strcmp(st->valuestring, "success") == 0)
         *doc = cJSON_DetachItemFromObjectCaseSensitive(root, "data");
     else if (cJSON_IsString(emsg))
         rc = gw_error_set(err, GW_E_IO, "Prometheus at %s refused the query (HTTP %ld): %.200s",
-                          base, status, emsg->valuestring);
+                          name, status, emsg->valuestring);
+    else if (status == 401 || status == 403)
+        rc = gw_error_set(err, GW_E_IO,
+                          "%s refused access (HTTP %ld): give a user and password in the URL "
+                          "(https://user:password@host/)",
+                          name, status);
     else
         rc = gw_error_set(err, GW_E_IO,
                           "%s answered HTTP %ld without a Prometheus API answer: give the base "
                           "URL of a Prometheus server (http://host:9090)",
-                          base, status);
+                          name, status);
+    free(name);
     cJSON_Delete(root);
     gw_buf_free(&body);
     free(url);
@@ -87,18 +110,23 @@ static void each_sample(const cJSON *data, const char *label,
             continue;
         char *end;
         double v = strtod(val->valuestring, &end);
-        if (*end == '\0' && gw_fmt_sane(v))
+        if (*end == '\0' && gw_fmt_sane(v) && v >= 0) /* counts and means: never negative */
             each(key->valuestring, metric, v, ctx);
     }
 }
 
+typedef struct job_user {
+    char *job, *user;
+    size_t order;
+} job_user;
+
 typedef struct prom_ctx {
     gw_fleet *f;
     const char *url;
-    cJSON *users;  /* job_id -> user */
-    cJSON *totals; /* job_id -> GPU-hours from this server */
+    size_t nusers, capusers;
+    job_user *users; /* job_id -> user, sorted by job (then as answered) once all are in */
     double step_h;
-    int cls; /* GW_FLEET_*, or -1: the GPU's total, -2: SM activity mean */
+    int cls; /* GW_FLEET_*, or -1: the GPU's total, -2: SM activity mean, -3: GPU count */
 } prom_ctx;
 
 static void on_user(const char *job, const cJSON *metric, double v, void *vctx)
@@ -106,30 +134,56 @@ static void on_user(const char *job, const cJSON *metric, double v, void *vctx)
     prom_ctx *ctx = vctx;
     const cJSON *user = cJSON_GetObjectItemCaseSensitive(metric, "user");
     (void)v;
-    if (cJSON_IsString(user) && *user->valuestring &&
-        !cJSON_GetObjectItemCaseSensitive(ctx->users, job))
-        cJSON_AddStringToObject(ctx->users, job, user->valuestring);
+    if (!cJSON_IsString(user) || !*user->valuestring)
+        return;
+    if (ctx->nusers == ctx->capusers) {
+        ctx->capusers = ctx->capusers ? 2 * ctx->capusers : 64;
+        ctx->users = xrealloc(ctx->users, ctx->capusers * sizeof *ctx->users);
+    }
+    ctx->users[ctx->nusers] = (job_user){xstrdup(job), xstrdup(user->valuestring), ctx->nusers};
+    ctx->nusers++;
+}
+
+static int cmp_user(const void *pa, const void *pb)
+{
+    const job_user *a = pa, *b = pb;
+    int c = strcmp(a->job, b->job);
+    return c ? c : a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* The user of job (the first answered), NULL when gpuwatch_job_info does not say. */
+static const char *user_of(const prom_ctx *ctx, const char *job)
+{
+    size_t lo = 0, hi = ctx->nusers;
+    while (lo < hi) { /* the first entry >= job */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(ctx->users[mid].job, job) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ctx->nusers && strcmp(ctx->users[lo].job, job) == 0 ? ctx->users[lo].user : NULL;
 }
 
 static void on_value(const char *job, const cJSON *metric, double v, void *vctx)
 {
     prom_ctx *ctx = vctx;
     (void)metric;
-    const cJSON *u = cJSON_GetObjectItemCaseSensitive(ctx->users, job);
-    gw_fleet_job *j =
-        gw_fleet_job_of(ctx->f, job, cJSON_IsString(u) ? u->valuestring : NULL, ctx->url);
+    const char *user = user_of(ctx, job);
+    gw_fleet_job *j = gw_fleet_job_find(ctx->f, job, user);
+    if (ctx->cls != -1 && !(j && j->server_hours > 0))
+        return; /* a partial answer: a job without GPU time on this server adds nothing */
+    if (!j)
+        j = gw_fleet_job_of(ctx->f, job, user, ctx->url);
     if (ctx->cls == -1) {
         j->gpu_hours += v * ctx->step_h;
-        if (!cJSON_GetObjectItemCaseSensitive(ctx->totals, job))
-            cJSON_AddNumberToObject(ctx->totals, job, v * ctx->step_h);
+        j->server_hours += v * ctx->step_h;
     } else if (ctx->cls == -2) {
         /* the mean over every sample of the job's GPUs, weighted by this server's hours */
-        const cJSON *h = cJSON_GetObjectItemCaseSensitive(ctx->totals, job);
-        double hours = cJSON_IsNumber(h) ? h->valuedouble : 0;
-        j->sm_hours += hours;
-        j->sm_weight += v * 100.0 * hours;
+        j->sm_hours += j->server_hours;
+        j->sm_weight += v * 100.0 * j->server_hours;
     } else if (ctx->cls == -3) {
-        j->ngpus += (size_t)v;
+        j->ngpus += v < 1e9 ? (size_t)v : 0;
     } else {
         j->hours[ctx->cls] += v * ctx->step_h;
     }
@@ -138,9 +192,13 @@ static void on_value(const char *job, const cJSON *metric, double v, void *vctx)
 gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, double step_s,
                               gw_error *err)
 {
-    if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
-        return gw_error_set(err, GW_E_USAGE,
-                            "'%s' is no Prometheus URL: give http://host:9090 (or https://)", url);
+    if (strncasecmp(url, "http://", 7) != 0 && strncasecmp(url, "https://", 8) != 0) {
+        char *name = shown(url);
+        gw_error_set(err, GW_E_USAGE,
+                     "'%s' is no Prometheus URL: give http://host:9090 (or https://)", name);
+        free(name);
+        return GW_E_USAGE;
+    }
     gw_rc rc = gw_curl_load(err);
     if (rc)
         return rc;
@@ -169,11 +227,9 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     static const int cls[] = {
         -1, GW_FLEET_IDLE, GW_FLEET_UNDERFILLED, GW_FLEET_STARVED, GW_FLEET_SATURATED, -2, -3};
     enum { NQ = sizeof qs / sizeof qs[0] };
-    prom_ctx ctx = {.f = f,
-                    .url = url,
-                    .users = cJSON_CreateObject(),
-                    .totals = cJSON_CreateObject(),
-                    .step_h = step_s / 3600.0};
+    prom_ctx ctx = {.f = f, .url = url, .step_h = step_s / 3600.0};
+    for (size_t i = 0; i < f->njobs; i++)
+        f->jobs[i].server_hours = 0;
     /* users first (gpuwatch_job_info{job_id, user} 1): a site without it has "unknown" users */
     char *uq =
         xasprintf("max by (job_id, user) (max_over_time(gpuwatch_job_info[%.0fs]))", window_s);
@@ -183,6 +239,8 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     if (!rc)
         each_sample(data, "job_id", on_user, &ctx);
     cJSON_Delete(data);
+    if (ctx.nusers > 1)
+        qsort(ctx.users, ctx.nusers, sizeof *ctx.users, cmp_user);
     for (size_t i = 0; !rc && i < NQ; i++) {
         rc = query(url, qs[i], &data, err);
         ctx.cls = cls[i];
@@ -193,8 +251,11 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     }
     for (size_t i = 0; i < NQ; i++)
         free(qs[i]);
-    cJSON_Delete(ctx.users);
-    cJSON_Delete(ctx.totals);
+    for (size_t i = 0; i < ctx.nusers; i++) {
+        free(ctx.users[i].job);
+        free(ctx.users[i].user);
+    }
+    free(ctx.users);
     if (rc)
         return rc;
     /* the rest of each job's GPU time is "other"; the classes never add up to more (a no-op for

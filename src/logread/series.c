@@ -23,6 +23,26 @@ static void table_free(gw_series_table *t)
     free(t->t_ms);
 }
 
+/* The samples of t, its rows, columns and their names kept. */
+static void table_drop(gw_series_table *t)
+{
+    for (size_t c = 0; c < t->ncols; c++) {
+        free(t->cols[c].v);
+        t->cols[c].v = NULL;
+    }
+    free(t->t_ms);
+    t->t_ms = NULL;
+    t->cap = 0;
+}
+
+void gw_series_drop_samples(gw_series *s)
+{
+    for (size_t i = 0; i < s->ngpus; i++)
+        table_drop(&s->gpus[i]->tab);
+    for (size_t i = 0; i < s->nhosts; i++)
+        table_drop(&s->hosts[i]->tab);
+}
+
 static void host_free(gw_series_host *h)
 {
     if (!h)

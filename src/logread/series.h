@@ -207,6 +207,10 @@ char *gw_series_text(const char *text, bool keep_newlines);
 
 gw_series *gw_series_new(void);
 void gw_series_free(gw_series *s);
+/* Frees the samples (times and values) of every GPU and host table once they are analysed,
+ * keeping row counts, columns and names (what summary.json says of them): `report DIR...` over
+ * a thousand ranks holds the analyses, not a thousand recordings. */
+void gw_series_drop_samples(gw_series *s);
 
 /* Registers an input; returns its index. path and source are copied (source NULL: path). */
 size_t gw_series_add_input(gw_series *s, const char *path, const char *source, gw_input_kind kind);

@@ -1,6 +1,8 @@
 /* report/jobs: text and summary.json of run directories gathered by job (jobs.h). */
 #include "report/jobs.h"
 
+#include "view/utf8.h"
+
 #include "util/gw_buf.h"
 #include "util/gw_file.h"
 #include "util/gw_fmt.h"
@@ -15,6 +17,18 @@ enum {
     MISSING_LISTED = 8, /* missing ranks named one by one; the rest are counted */
     NODE_COL = 14
 };
+
+/* "1", "1 and 3", "1, 3, 5 ... and 2 more" */
+static void rank_list(gw_buf *b, const long *v, size_t n)
+{
+    size_t listed = n > MISSING_LISTED ? MISSING_LISTED : n;
+    for (size_t i = 0; i < listed; i++) {
+        bool last = i + 1 == listed && listed == n;
+        gw_buf_printf(b, "%s%ld", i == 0 ? "" : last ? " and " : ", ", v[i]);
+    }
+    if (listed < n)
+        gw_buf_printf(b, " and %zu more", n - listed);
+}
 
 char *gw_report_job_ranks_line(const gw_job_group *grp)
 {
@@ -31,15 +45,31 @@ char *gw_report_job_ranks_line(const gw_job_group *grp)
     gw_buf_printf(&b, "%zu of %ld ranks", grp->nranks, grp->world_size);
     if (grp->nmissing == 0)
         return b.data;
-    gw_buf_puts(&b, ": rank");
-    size_t listed = grp->nmissing > MISSING_LISTED ? MISSING_LISTED : grp->nmissing;
-    for (size_t i = 0; i < listed; i++) {
-        bool last = i + 1 == listed && listed == grp->nmissing;
-        gw_buf_printf(&b, "%s%ld", i == 0 ? " " : last ? " and " : ", ", grp->missing[i]);
-    }
-    if (listed < grp->nmissing)
-        gw_buf_printf(&b, " and %zu more", grp->nmissing - listed);
+    gw_buf_puts(&b, ": rank ");
+    rank_list(&b, grp->missing, grp->nmissing);
     gw_buf_puts(&b, " missing");
+    return b.data;
+}
+
+char *gw_report_job_rank_notes(const gw_job_group *grp)
+{
+    gw_buf b = {0};
+    if (grp->nworld_sizes > 1) {
+        gw_buf_puts(&b, "World sizes disagree: ");
+        rank_list(&b, grp->world_sizes, grp->nworld_sizes);
+        gw_buf_printf(&b, "; counted against %ld.\n", grp->world_size);
+    }
+    if (grp->nduplicated) {
+        gw_buf_puts(&b, grp->nduplicated == 1 ? "Rank " : "Ranks ");
+        rank_list(&b, grp->duplicated, grp->nduplicated);
+        gw_buf_printf(&b, " %s more than one directory.\n", grp->nduplicated == 1 ? "has" : "have");
+    }
+    if (grp->noutside) {
+        gw_buf_puts(&b, grp->noutside == 1 ? "Rank " : "Ranks ");
+        rank_list(&b, grp->outside, grp->noutside);
+        gw_buf_printf(&b, " %s at or past the world size (%ld).\n",
+                      grp->noutside == 1 ? "is" : "are", grp->world_size);
+    }
     return b.data;
 }
 
@@ -97,10 +127,17 @@ static void member_row(FILE *out, const gw_job_member *m)
     char verdicts[32] = "none";
     if (nv)
         snprintf(verdicts, sizeof verdicts, "%zu, %s", nv, gw_severity_name((gw_severity)worst));
-    fprintf(out, "%-*.*s %5s %5s %-6s %6s %5s %6s %9s  %s\n", NODE_COL, NODE_COL, m->node, rank,
-            local, gpus, gw_fmt_fixed(h, sizeof h, m->fig.gpu_hours, 3, 0, "-"),
+    /* whole characters: a node named after a UTF-8 path (no "node" known) is not cut in one */
+    gw_buf node = {0};
+    char *clean = gw_utf8_clean_dup(m->node);
+    int used = gw_utf8_fit(clean, NODE_COL, &node);
+    free(clean);
+    gw_buf_printf(&node, "%*s", NODE_COL - used, "");
+    fprintf(out, "%s %5s %5s %-6s %6s %5s %6s %9s  %s\n", node.data, rank, local, gpus,
+            gw_fmt_fixed(h, sizeof h, m->fig.gpu_hours, 3, 0, "-"),
             pct(busy, sizeof busy, m->fig.busy_pct), pct(sm, sizeof sm, m->fig.sm_active_pct), e,
             verdicts);
+    gw_buf_free(&node);
 }
 
 static void totals_line(FILE *out, const gw_job_figures *t)
@@ -137,9 +174,14 @@ static void member_verdicts(FILE *out, const gw_job_member *m)
 static void group_text(FILE *out, const gw_job_group *grp)
 {
     char *ranks = gw_report_job_ranks_line(grp);
-    fprintf(out, "Job %s (%s): %s\n", grp->job_id ? grp->job_id : "without a job id",
+    fprintf(out, "Job %s%s%s (%s): %s\n", grp->job_id ? grp->job_id : "without a job id",
+            grp->step ? " step " : "", grp->step ? grp->step : "",
             grp->scheduler ? grp->scheduler : "scheduler unknown", ranks);
     free(ranks);
+    char *notes = gw_report_job_rank_notes(grp);
+    if (notes)
+        fputs(notes, out);
+    free(notes);
     fprintf(out, "%-*s %5s %5s %-6s %6s %5s %6s %9s  %s\n", NODE_COL, "node", "rank", "local",
             "GPUs", "GPU-h", "busy", "SM act", "energy", "verdicts");
     for (size_t k = 0; k < grp->nmembers; k++)
@@ -154,9 +196,14 @@ void gw_report_jobs_text(FILE *out, const gw_job_set *js, const gw_report_opts *
     (void)o;
     if (js->ngroups > 1) {
         fprintf(out, "These directories belong to %zu jobs (", js->ngroups);
-        for (size_t g = 0; g < js->ngroups; g++)
-            fprintf(out, "%s%s", g ? ", " : "",
-                    js->groups[g].job_id ? js->groups[g].job_id : "no job id");
+        size_t listed = js->ngroups > MISSING_LISTED ? MISSING_LISTED : js->ngroups;
+        for (size_t g = 0; g < listed; g++)
+            fprintf(out, "%s%s%s%s", g ? ", " : "",
+                    js->groups[g].job_id ? js->groups[g].job_id : "no job id",
+                    js->groups[g].step ? " step " : "",
+                    js->groups[g].step ? js->groups[g].step : "");
+        if (listed < js->ngroups) /* a thousand jobs' directories: one line still */
+            fprintf(out, " and %zu more", js->ngroups - listed);
         fprintf(out, "): one report each.\n\n");
     }
     for (size_t g = 0; g < js->ngroups; g++) {
@@ -247,10 +294,18 @@ static cJSON *member_json(const gw_job_member *m, cJSON *verdicts)
     return o;
 }
 
+static void add_longs(cJSON *o, const char *key, const long *v, size_t n)
+{
+    cJSON *a = cJSON_AddArrayToObject(o, key);
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
+}
+
 static cJSON *group_json(const gw_job_group *grp)
 {
     cJSON *o = cJSON_CreateObject();
     gw_json_add_str(o, "job_id", grp->job_id);
+    gw_json_add_str(o, "step", grp->step);
     gw_json_add_str(o, "scheduler", grp->scheduler);
     add_id(o, "world_size", grp->world_size);
     cJSON *present = cJSON_AddArrayToObject(o, "ranks_present");
@@ -261,9 +316,12 @@ static cJSON *group_json(const gw_job_group *grp)
             cJSON_AddItemToArray(present, cJSON_CreateNumber((double)r));
         last = r;
     }
-    cJSON *missing = cJSON_AddArrayToObject(o, "ranks_missing");
-    for (size_t i = 0; i < grp->nmissing; i++)
-        cJSON_AddItemToArray(missing, cJSON_CreateNumber((double)grp->missing[i]));
+    size_t listed = grp->nmissing < GW_JOB_MAX_LISTED ? grp->nmissing : GW_JOB_MAX_LISTED;
+    add_longs(o, "ranks_missing", grp->missing, listed);
+    cJSON_AddNumberToObject(o, "ranks_missing_count", (double)grp->nmissing);
+    add_longs(o, "ranks_duplicated", grp->duplicated, grp->nduplicated);
+    add_longs(o, "ranks_outside", grp->outside, grp->noutside);
+    add_longs(o, "world_sizes", grp->world_sizes, grp->nworld_sizes);
     char *line = gw_report_job_ranks_line(grp);
     cJSON_AddStringToObject(o, "ranks", line);
     free(line);

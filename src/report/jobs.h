@@ -15,6 +15,11 @@
  * directories (no ranks)". */
 char *gw_report_job_ranks_line(const gw_job_group *grp); /* newly allocated */
 
+/* What does not add up in the ranks, one line each, or NULL when nothing: "World sizes
+ * disagree: 4 and 8; counted against 8.", "Rank 1 has more than one directory.", "Rank 5 is at
+ * or past the world size (4)." Newly allocated. */
+char *gw_report_job_rank_notes(const gw_job_group *grp);
+
 /* The text report: one line when the directories belong to several jobs, then per job its head
  * line, a table of its directories, its totals and each directory's verdicts. */
 void gw_report_jobs_text(FILE *out, const gw_job_set *js, const gw_report_opts *o);

@@ -153,7 +153,8 @@ static cJSON *gpu_json(const gw_analysis *a, const gw_gpu_analysis *g)
     cJSON_AddNumberToObject(o, "rows", (double)gpu->tab.n);
     add_num(o, "interval_s", g->interval_s);
     add_span(o, g->whole.span.start_ms, g->whole.span.end_ms);
-    if (gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT)) /* unknown without utilisation */
+    /* unknown without utilisation (the column, not its values: a job report has freed them) */
+    if (g->gpu->col_of[GW_F_UTIL_GPU_PCT] >= 0 && gpu->tab.n > 0)
         cJSON_AddBoolToObject(o, "worked", g->worked);
     else
         cJSON_AddNullToObject(o, "worked");

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import threading
 import time
+import unicodedata
 import urllib.parse
 
 import pytest
@@ -155,6 +156,7 @@ class FakePrometheus(http.server.BaseHTTPRequestHandler):
     """Answers /api/v1/query like Prometheus 2.x, from the PromQL it is sent."""
     queries = []
     fail = False
+    hostile = False  # answers that a broken or partial server gives
 
     def log_message(self, *args):
         pass
@@ -165,6 +167,20 @@ class FakePrometheus(http.server.BaseHTTPRequestHandler):
                     for k, v in values.items()]
         if "gpuwatch_job_info" in q:
             return [{"metric": {"job_id": "11", "user": "alice"}, "value": [0, "1"]}]
+        if FakePrometheus.hostile:
+            # job 11 as usual; 13 a negative count; 14 only in the class queries (a partial
+            # answer: no GPU time to add it to); 15 a number where the API has a string
+            extra = {"13": -120} if q.startswith("sum") else {}
+            if "FB_USED" in q or "SM_ACTIVE" in q:
+                extra["14"] = 30
+            return (self.normal(q) + vec("hpc_job", extra)
+                    + [{"metric": {"hpc_job": "15"}, "value": [0, 7]}])
+        return self.normal(q)
+
+    def normal(self, q):
+        def vec(label, values):
+            return [{"metric": {label: k, "instance": "n1:9400"}, "value": [1796007900.0, str(v)]}
+                    for k, v in values.items()]
         if "avg_over_time" in q:
             return vec("hpc_job", {"11": 0.3, "12": 0.05})
         if q.startswith("count by"):
@@ -183,6 +199,11 @@ class FakePrometheus(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlparse(self.path)
         q = urllib.parse.parse_qs(url.query).get("query", [""])[0]
         FakePrometheus.queries.append((url.path, q))
+        if FakePrometheus.fail == 401:  # behind a proxy that wants a password
+            self.send_response(401)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if FakePrometheus.fail:
             code, body = 400, {"status": "error", "errorType": "bad_data",
                                "error": "1:5: parse error: unexpected <by>"}
@@ -201,6 +222,7 @@ class FakePrometheus(http.server.BaseHTTPRequestHandler):
 def prom():
     FakePrometheus.queries = []
     FakePrometheus.fail = False
+    FakePrometheus.hostile = False
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakePrometheus)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
@@ -226,6 +248,90 @@ def test_prometheus_source(prom):
     assert close(b["wasted_hours"], 40 / 60) and close(b["sm_active_pct"], 5.0)
     out = fleet(prom + "/", "--window", "2h").stdout
     assert "Fleet: 2 jobs of 2 users, 3.00 GPU-hours (from 1 source)" in out
+    # the same server twice (with and without the slash) is asked once, counted once
+    FakePrometheus.queries = []
+    p = fleet(prom, prom + "/", "--window", "2h")
+    assert "Fleet: 2 jobs of 2 users, 3.00 GPU-hours (from 1 source)" in p.stdout
+    assert p.stderr == f"gpuwatch: report: {prom}/ is given twice: read once\n"
+    assert len(FakePrometheus.queries) == 8
+
+
+def test_prometheus_negative_and_partial_answers_add_nothing(prom):
+    FakePrometheus.hostile = True
+    s = json.loads(fleet(prom, "--window", "2h", "--json", "-").stdout)
+    # only 11 and 12 as in test_prometheus_source: no negative GPU-hours, no job without them
+    assert [(j["job_id"], j["gpus"]) for j in s["jobs"]] == [("11", 2), ("12", 1)]
+    assert close(s["totals"]["gpu_hours"], 3.0) and s["totals"]["gpus"] == 3
+    for row in [s["totals"]] + s["users"] + s["jobs"]:
+        assert min(row["hours"].values()) >= 0, row
+        assert close(sum(row["hours"].values()), row["gpu_hours"])
+
+
+def test_many_jobs_same_file_twice_and_wide_names(tmp_path):
+    d = tmp_path / "jobs"
+    d.mkdir()
+    # 700 jobs of 7 users: user k has the jobs i with i % 7 == k, each GPU 0 for 36 000 s with
+    # 3600 s starved: 10 GPU-hours a job, 1000 a user, 7000 in all (wider than "9999.99")
+    for i in range(700):
+        (d / f"{i}.json").write_text(json.dumps(summary(
+            str(i), f"user{i % 7}", [gpu(0, 36000, sm=i % 7 * 10)],
+            [verdict("gpu_starved", 0, 3600)])))
+    # a job id and a user that are not UTF-8, in two files (two nodes of the job): one job
+    for n in (1, 2):
+        (d / f"x{n}.json").write_bytes(
+            b'{"gpus": [{"index": 0, "source": "n%d", "duration_s": 3600}], "verdicts": [],'
+            b' "job": {"job_id": "9\xff", "user": "b\xe9b"}}' % n)
+    # names wider than their columns: cut between characters (a CJK one is 2 columns)
+    (d / "wide.json").write_text(json.dumps(summary(
+        "\u4f5c\u696d" * 10, "\u00e9" * 30, [gpu(0, 3600 * 20000)], [])))
+    s = json.loads(fleet(d, d / "5.json", "--json", "-").stdout)
+    assert s["files_repeated"] == 1 and s["sources"] == 703
+    users = {u["user"]: u for u in s["users"]}
+    for k in range(7):
+        u = users[f"user{k}"]
+        assert u["jobs"] == 100 and close(u["gpu_hours"], 1000.0)
+        assert close(u["hours"]["starved"], 100.0) and close(u["sm_active_pct"], k * 10)
+    odd = [j for j in s["jobs"] if "\ufffd" in j["job_id"]]
+    assert [(j["job_id"], j["user"], j["gpus"]) for j in odd] == [("9\ufffd", "b\ufffdb", 2)]
+    assert close(s["totals"]["gpu_hours"], 7000 + 2 + 20000)
+    out = fleet(d, d / "5.json", "--top", "0").stdout
+    assert "Read once: 1 file given again (the same file or its directory twice)" in out
+    lines = out.splitlines()
+    wide = [l for l in lines if "\u00e9" in l or "\ufffd" in l or l.startswith("all jobs")]
+    assert wide == [
+        "all jobs                27002.0   0.00   0.00 700.00   0.00  26302   30 %",
+        "\u00e9" * 20 + "... 20000.0   0.00   0.00   0.00   0.00  20000      -",
+        "b\ufffdb                        2.00   0.00   0.00   0.00   0.00   2.00      -",
+        "\u4f5c\u696d\u4f5c\u696d...  " + "\u00e9" * 7 + "... 20000.0   0.00   0.00   0.00   0.00"
+        "  20000      -",
+        "9\ufffd           b\ufffdb           2.00   0.00   0.00   0.00   0.00   2.00      -"]
+    # every row ends at the same column (CJK characters are 2): no name or number pushed its
+    # neighbours out
+    rows = [l for l in lines if l.endswith(" %") or l.endswith("-")]
+    width = {sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in l) for l in rows}
+    assert len(rows) > 700 and width == {73}
+
+
+def test_a_pipe_is_refused_with_what_to_give(tmp_path):
+    os.mkfifo(tmp_path / "s.json")  # never opened for writing: reading it would block forever
+    p = fleet(tmp_path / "s.json", rc=1)
+    assert p.stderr == (f"gpuwatch: report: cannot read {tmp_path}/s.json: not a regular file: "
+                        "save the summary.json to a file and give its path\n")
+
+
+def test_a_directory_of_run_directories_says_how_to_read_them(tmp_path):
+    # gpuwatch run writes runs/<run>/summary.json: --fleet runs/ reads only runs/*.json
+    for n in ("a", "b"):
+        (tmp_path / "runs" / n).mkdir(parents=True)
+        (tmp_path / "runs" / n / "summary.json").write_text(json.dumps(summary(
+            n, "eve", [gpu(0, 3600)], [])))
+    (tmp_path / "runs" / "c").mkdir()  # no summary: not counted
+    out = fleet(f"{tmp_path}/runs/").stdout.splitlines()
+    assert out[1] == f"Not read: 2 run directories with a summary.json: give {tmp_path}/runs/*/summary.json"
+    assert out[2] == "No job's GPU time found."
+    assert json.loads(fleet(tmp_path / "runs", "--json", "-").stdout)["run_directories_not_read"] == 2
+    s = json.loads(fleet(*sorted((tmp_path / "runs").glob("*/summary.json")), "--json", "-").stdout)
+    assert [j["job_id"] for j in s["jobs"]] == ["a", "b"] and close(s["totals"]["gpu_hours"], 2.0)
 
 
 def test_prometheus_errors_are_one_line(prom):
@@ -243,6 +349,17 @@ def test_prometheus_errors_are_one_line(prom):
     p = fleet(f"http://127.0.0.1:{closed}", rc=1)
     assert "cannot query Prometheus" in p.stderr and "check the URL" in p.stderr
     assert port  # the live one was not asked
+
+
+def test_prometheus_passwords_are_not_shown_and_401_says_what_to_give(prom):
+    FakePrometheus.fail = 401
+    host = prom.split("://", 1)[1]
+    p = fleet(f"HTTP://alice:s3cr%40t@{host}/prom", rc=1)  # the scheme in any case
+    assert p.stderr == (f"gpuwatch: report: HTTP://alice:***@{host}/prom refused access (HTTP 401): "
+                        "give a user and password in the URL (https://user:password@host/)\n")
+    assert FakePrometheus.queries[0][0] == "/prom/api/v1/query"  # under the path prefix
+    p = fleet("ftp://bob:pw@host/", rc=2)
+    assert "'ftp://bob:***@host/' is no Prometheus URL" in p.stderr and "pw" not in p.stderr
 
 
 def test_libcurl_is_loaded_only_for_a_url(jobs_dir):

@@ -146,3 +146,123 @@ def test_html_and_fail_on_with_ranks(tmp_path):
     assert not (tmp_path / "x.html").exists()
     p = report(r0, r1, "--fail-on", "warning", rc=1)
     assert "--fail-on" in p.stderr
+
+
+def test_ranks_that_do_not_add_up_are_said(tmp_path):
+    # rank 1 twice (two nodes), rank 5 past the world size, a directory that says 8 ranks
+    dirs = [run_dir(tmp_path / "r0", job("9", 0, 4, "node-a")),
+            run_dir(tmp_path / "r1", job("9", 1, 4, "node-a")),
+            run_dir(tmp_path / "r1b", job("9", 1, 4, "node-b")),
+            run_dir(tmp_path / "r5", job("9", 5, 4, "node-c")),
+            run_dir(tmp_path / "w8", job("9", 2, 8, "node-d"))]
+    j = json.loads(report(*dirs, "--json", "-").stdout)["jobs"][0]
+    assert j["world_size"] == 8 and j["world_sizes"] == [4, 8]
+    assert j["ranks_duplicated"] == [1] and j["ranks_outside"] == []
+    # 0, 1, 2 and 5 present of 8: rank 5 counts once, rank 1 once
+    assert j["ranks_missing"] == [3, 4, 6, 7] and j["ranks_missing_count"] == 4
+    assert j["ranks"] == "4 of 8 ranks: rank 3, 4, 6 and 7 missing"
+    out = report(*dirs).stdout.splitlines()
+    assert out[1:3] == ["World sizes disagree: 4 and 8; counted against 8.",
+                        "Rank 1 has more than one directory."]
+    # without the directory of 8: rank 5 is not one of the 4 ranks
+    j = json.loads(report(*dirs[:4], "--json", "-").stdout)["jobs"][0]
+    assert j["ranks"] == "2 of 4 ranks: rank 2 and 3 missing"
+    assert j["ranks_outside"] == [5] and j["world_sizes"] == [4]
+    assert "Rank 5 is at or past the world size (4)." in report(*dirs[:4]).stdout
+
+
+def test_huge_world_size_and_rank_are_counted_not_listed(tmp_path):
+    # a world size of 1e9 (the largest read) and a rank of 999999999 in a job of 4
+    big = [run_dir(tmp_path / "a0", job("77", 0, 10**9, "n")),
+           run_dir(tmp_path / "a1", job("77", 1, 10**9, "n"))]
+    j = json.loads(report(*big, "--json", "-").stdout)["jobs"][0]
+    assert j["ranks"] == "2 of 1000000000 ranks: rank 2, 3, 4, 5, 6, 7, 8, 9 and 999999990 more missing"
+    assert j["ranks_missing_count"] == 10**9 - 2 and len(j["ranks_missing"]) == 65536
+    assert j["ranks_missing"][:2] == [2, 3]
+    odd = [run_dir(tmp_path / "b0", job("88", 0, 4, "n")),
+           run_dir(tmp_path / "b1", job("88", 999999999, 4, "n"))]
+    j = json.loads(report(*odd, "--json", "-").stdout)["jobs"][0]
+    assert j["ranks"] == "1 of 4 ranks: rank 1, 2 and 3 missing"
+    assert j["ranks_outside"] == [999999999]
+
+
+def test_the_same_directory_twice_is_read_once(tmp_path):
+    r0 = run_dir(tmp_path / "r0", job("5", 0, 2, "n"))
+    r1 = run_dir(tmp_path / "r1", job("5", 1, 2, "n"))
+    p = report(r0, f"{r0}/", r1, "--json", "-")
+    j = json.loads(p.stdout)["jobs"][0]
+    assert [m["path"] for m in j["members"]] == [str(r0), str(r1)]
+    assert j["ranks_duplicated"] == [] and j["totals"]["gpus"] == 1
+    assert p.stderr == f"gpuwatch: report: {r0}/ is {r0} again: read once\n"
+
+
+def test_a_directory_without_a_job_among_the_ranks_is_reported_apart(tmp_path):
+    # an older recording (no "job"), one without meta.json and one whose meta.json is broken,
+    # given with the two ranks of job 6: the ranks are still gathered (only their GPUs judged),
+    # the three others make the report of the directories without a job id
+    r0 = run_dir(tmp_path / "r0", job("6", 0, 2, "n1", gpus=(1,)), ngpus=2)
+    r1 = run_dir(tmp_path / "r1", job("6", 1, 2, "n1", gpus=(1,)), ngpus=2)
+    old = run_dir(tmp_path / "old", None)
+    bare = run_dir(tmp_path / "bare", None)
+    (bare / "meta.json").unlink()
+    broken = run_dir(tmp_path / "broken", None)
+    (broken / "meta.json").write_text("{not json")
+    p = report(r0, r1, old, bare, broken, "--json", "-")
+    s = json.loads(p.stdout)
+    assert [j["job_id"] for j in s["jobs"]] == ["6", None]
+    six, other = s["jobs"]
+    assert six["ranks"] == "2 of 2 ranks" and six["totals"]["gpus"] == 1
+    assert sorted(m["path"] for m in other["members"]) == [str(bare), str(broken), str(old)]
+    assert other["ranks"] == "3 directories (no ranks)" and other["totals"]["gpus"] == 3
+    assert p.stderr == (f"gpuwatch: report: {broken}/meta.json is not JSON: write it again with "
+                        "gpuwatch run, or remove it to read the directory without its job; "
+                        f"reading {broken} without its job\n")
+    out = report(r0, r1, old).stdout
+    assert out.startswith("These directories belong to 2 jobs (6, no job id): one report each.")
+
+
+def test_member_summaries_are_whole_after_their_samples_are_freed(tmp_path):
+    # each directory's samples are freed once it is analysed (a thousand ranks are held as
+    # analyses); what its summary says of them stays: rows, worked, statistics
+    r0 = run_dir(tmp_path / "r0", job("3", 0, 2, "n", gpus=(0, 1)), ngpus=2)
+    r1 = run_dir(tmp_path / "r1", job("3", 1, 2, "n", gpus=(0, 1)), ngpus=2, util=0, sm=0.0)
+    j = json.loads(report(r0, r1, "--json", "-").stdout)["jobs"][0]
+    g0, g1 = (m["summary"]["gpus"][0] for m in j["members"])
+    assert g0["rows"] == 360 and g0["worked"] is True and g1["worked"] is False
+    assert g0["stats"]["utilization.gpu [%]"]["max"] == 98
+    assert abs(g0["stats"]["utilization.gpu [%]"]["mean"] - 98 * 350 / 360) < 0.01
+
+
+def test_long_utf8_node_names_are_cut_between_characters(tmp_path):
+    node = "\u0443\u0437\u0435\u043b-" * 5  # 25 characters, 2 bytes each but the dashes
+    r0 = run_dir(tmp_path / "r0", job("8", 0, 2, node))
+    r1 = run_dir(tmp_path / "r1", job("8", 1, 2, "n2"))
+    rows = report(r0, r1).stdout.splitlines()[2:4]  # ordered by node: "n2" first
+    assert rows[0].startswith("n2                 1     1 0       0.100")
+    assert rows[1].startswith(node[:11] + "...     0     0 0       0.100")
+    assert len(rows[0]) == len(rows[1])
+
+
+def test_directories_of_many_jobs_are_counted_on_one_line(tmp_path):
+    dirs = [run_dir(tmp_path / f"j{i}", job(str(i), 0, 1, "n"), seconds=30) for i in range(10)]
+    out = report(*dirs).stdout.splitlines()
+    assert out[0] == ("These directories belong to 10 jobs (0, 1, 2, 3, 4, 5, 6, 7 and 2 more): "
+                      "one report each.")
+    assert sum(l.startswith("Job ") for l in out) == 10
+
+
+def test_each_slurm_step_is_a_world_of_its_own(tmp_path):
+    # srun twice in one sbatch script: steps 0 and 1 each have ranks 0 and 1
+    dirs = []
+    for step in ("0", "1"):
+        for rank in (0, 1):
+            jb = dict(job("4242", rank, 2, f"node{rank}", scheduler="slurm"), step=step)
+            dirs.append(run_dir(tmp_path / f"s{step}r{rank}", jb, seconds=60))
+    s = json.loads(report(*dirs, "--json", "-").stdout)
+    assert [(j["job_id"], j["step"], j["ranks"]) for j in s["jobs"]] == [
+        ("4242", "0", "2 of 2 ranks"), ("4242", "1", "2 of 2 ranks")]
+    assert all(j["ranks_duplicated"] == [] for j in s["jobs"])
+    out = report(*dirs).stdout.splitlines()
+    assert out[0] == ("These directories belong to 2 jobs (4242 step 0, 4242 step 1): "
+                      "one report each.")
+    assert "Job 4242 step 1 (slurm): 2 of 2 ranks" in out

@@ -104,12 +104,31 @@ static void test_ranks_line(void **state)
     }
 }
 
+static void test_rank_notes(void **state)
+{
+    (void)state;
+    long ws[] = {4, 8, 16}, dup[] = {1, 3}, out[] = {20};
+    gw_job_group g = {.world_size = 16, .world_sizes = ws, .nworld_sizes = 3};
+    g.duplicated = dup;
+    g.nduplicated = 2;
+    g.outside = out;
+    g.noutside = 1;
+    char *notes = gw_report_job_rank_notes(&g);
+    assert_string_equal(notes, "World sizes disagree: 4, 8 and 16; counted against 16.\n"
+                               "Ranks 1 and 3 have more than one directory.\n"
+                               "Rank 20 is at or past the world size (16).\n");
+    free(notes);
+    gw_job_group none = {.world_size = 4, .world_sizes = ws, .nworld_sizes = 1};
+    assert_null(gw_report_job_rank_notes(&none)); /* all adds up: no line */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_full_block),
         cmocka_unit_test(test_absent_and_odd_values),
         cmocka_unit_test(test_ranks_line),
+        cmocka_unit_test(test_rank_notes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
