@@ -170,10 +170,14 @@ def test_man_page_lints_clean(cmd):
     assert r.returncode == 0 and f'"{name} - ' in r.stdout, r.stdout
 
 
-def complete(*words, cwd=None):
+BASH_COMPLETION = "/usr/share/bash-completion/bash_completion"
+
+
+def complete(*words, cwd=None, loaded=False):
     """COMPREPLY of the generated bash function for the command line `words` (the last one is
-    the word under the cursor)."""
-    script = (f'source "{BASH}"\n'
+    the word under the cursor); loaded: with bash-completion sourced first, as in a user's shell."""
+    script = (f'source "{BASH_COMPLETION}"\n' if loaded else "") + (
+              f'source "{BASH}"\n'
               'COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _gpuwatch\n'
               'printf "%s\\n" "${COMPREPLY[@]}"\n')
     r = subprocess.run(["bash", "--norc", "-c", script, "-", "gpuwatch"] + list(words),
@@ -213,6 +217,37 @@ def test_bash_completes_commands_options_and_values(tmp_path):
     assert "bash" in complete("run", "--no-report", "bas")
     assert sorted(complete("run", "-i", "1", "python3", "ru", cwd=tmp_path)) == ["runs", "runs.csv"]
     assert complete("run", "python3", "--st") == []  # CMD's options are not ours
+
+
+@pytest.mark.parametrize("loaded", [False, True], ids=["plain", "bash-completion"])
+def test_bash_completion_torture(tmp_path, loaded):
+    """Regressions found by driving the completion in an interactive bash (where `my\\ f` also
+    completes through bash-completion's _filedir, which needs readline): names with spaces,
+    words after --, --opt=VALUE and --opt = VALUE before run's CMD, --on-alert's own words."""
+    if loaded and not os.path.exists(BASH_COMPLETION):
+        pytest.skip("bash-completion is not installed")
+    (tmp_path / "my dir").mkdir()
+    (tmp_path / "my file.csv").write_text("")
+    (tmp_path / "runs.csv").write_text("")
+
+    def c(*words):
+        return sorted(complete(*words, cwd=tmp_path, loaded=loaded))
+    # a name holding a space is one candidate, not one per word
+    assert c("report", "my") == ["my dir", "my file.csv"]
+    assert c("run", "-o", "my") == ["my dir"]
+    assert c("check", "--config", "=", "my") == ["my dir", "my file.csv"]
+    # after --, every word is an operand: files, never options
+    assert c("report", "--", "-") == []
+    assert c("report", "--", "ru") == ["runs.csv"]
+    # an option's value given with '=' (split off by bash or not) is not run's CMD
+    assert "bash" in c("run", "--output=foo", "bas")
+    assert "bash" in c("run", "--output", "=", "foo", "bas")
+    assert "bash" in c("run", "-o", "foo", "bas")
+    # --on-alert CMD ARGS... ';': a command, then files (bash itself takes a word after ';' for
+    # a new command line and does not call _gpuwatch there)
+    assert "bash" in c("run", "--on-alert", "bas")
+    assert c("run", "--on-alert", "notify-send", "ru") == ["runs.csv"]
+    assert c("run", "--on-alert", "notify-send", "hi", "';'", "--no-r") == ["--no-report"]
 
 
 def test_bash_completion_is_registered():
