@@ -4,10 +4,13 @@
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct gw_pod_watch {
     gw_pod_watch_config cfg;
@@ -181,6 +184,40 @@ static bool same_list(const gw_podres_list *a, const gw_podres_list *b)
     return true;
 }
 
+/* What to do about a socket the kubelet does not answer on, from what is at path: the usual
+ * mistakes of a deployment (the directory not mounted, the socket itself mounted before it
+ * existed, which makes a directory of it, a non-root user) each get their own fix. */
+static void socket_hint(const char *path, char *buf, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path) : 1;
+    const char *dir = slash ? path : ".";
+    if (slash == path)
+        dirlen = 1;
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        if (errno == EACCES)
+            snprintf(buf, n, "user %u may not reach %.*s: run as root, as deploy/kubernetes does",
+                     (unsigned)geteuid(), dirlen, dir);
+        else
+            snprintf(buf, n, "is %.*s mounted (hostPath, the directory)?", dirlen, dir);
+    } else if (S_ISDIR(st.st_mode)) {
+        snprintf(buf, n,
+                 "it is a directory, not a socket: mount the directory %.*s, not the socket "
+                 "(a mount of a socket that did not exist yet makes it a directory)",
+                 dirlen, dir);
+    } else if (!S_ISSOCK(st.st_mode)) {
+        snprintf(buf, n, "it is not a socket: --pod-resources-socket names the kubelet's socket");
+    } else if (access(path, W_OK) != 0 && errno == EACCES) {
+        snprintf(buf, n,
+                 "user %u may not connect to it (the kubelet's socket is root's): run as root, "
+                 "as deploy/kubernetes does",
+                 (unsigned)geteuid());
+    } else {
+        snprintf(buf, n, "is the kubelet running, and is this its pod-resources socket?");
+    }
+}
+
 static void *watch_main(void *arg)
 {
     gw_pod_watch *w = arg;
@@ -205,7 +242,9 @@ static void *watch_main(void *arg)
         int rc = w->api.list(w->socket, w->cfg.deadline_ms, &got, why, sizeof why);
         if (rc == 0)
             keep_nvidia(w, &got, &kept);
-        char line[1024];
+        char line[1536], hint[384] = "";
+        if (rc != 0)
+            socket_hint(w->socket, hint, sizeof hint);
         pthread_mutex_lock(&w->lock);
         if (rc == 0) {
             snprintf(line, sizeof line,
@@ -227,8 +266,8 @@ static void *watch_main(void *arg)
         } else {
             snprintf(line, sizeof line,
                      "cannot ask the kubelet's pod-resources API at %s (%s): serving metrics "
-                     "without pod labels, retrying; is /var/lib/kubelet/pod-resources mounted?",
-                     w->socket, why);
+                     "without pod labels, retrying; %s",
+                     w->socket, why, hint);
             if (!w->warned)
                 say(w, line);
             w->warned = true;

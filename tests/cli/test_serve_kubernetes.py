@@ -2,7 +2,11 @@
 protobuf over gRPC on a unix socket): dcgm-exporter's pod, namespace and container labels,
 gpuwatch_gpu_allocated, pod churn followed after one scrape, and a dead socket (one warning,
 series without pod labels, recovery when the kubelet is back)."""
+import json
 import os
+import shutil
+import subprocess
+import tempfile
 import threading
 
 import pytest
@@ -196,3 +200,63 @@ def test_other_commands_do_not_load_grpc(scenario):
     """The module is loaded by `serve --kubernetes` only: gpuwatch itself links no gRPC."""
     maps = os.popen(f"ldd {GW}").read()
     assert "libgrpc" not in maps and "protobuf" not in maps, maps
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory", "file"])
+def test_warning_says_what_is_wrong_with_the_socket(scenario, kubelet, kind):
+    """The usual deployment mistakes each get their fix in the one warning: the directory not
+    mounted, the socket's own path mounted (a directory when it did not exist yet), a file."""
+    if kind == "directory":
+        os.mkdir(kubelet.path)
+    elif kind == "file":
+        with open(kubelet.path, "w") as f:
+            f.write("not a socket")
+    with serve(scenario, kubelet) as srv:
+        wait_for(lambda: any("cannot ask" in ln for ln in srv.lines), 30)
+        [warning] = [ln for ln in srv.lines if "cannot ask" in ln]
+        d = os.path.dirname(kubelet.path)
+        expected = {
+            "missing": f"retrying; is {d} mounted (hostPath, the directory)?",
+            "directory": f"retrying; it is a directory, not a socket: mount the directory {d}, "
+                         "not the socket",
+            "file": "retrying; it is not a socket: --pod-resources-socket names the kubelet's "
+                    "socket"}[kind]
+        assert expected in warning, warning
+        assert "/var/lib/kubelet" not in warning  # the path given, not the default's
+        assert srv.stop() == 0
+
+
+def test_warning_names_a_non_root_user(tmp_path):
+    """The kubelet's socket is root's (0600 here): a non-root gpuwatch is told to run as root."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        pytest.skip("needs root and setpriv to run gpuwatch as nobody")
+    d = tempfile.mkdtemp(prefix="gw-nobody-")  # pytest's tmp_path is 0700: nobody reads there
+    kubelet = FakeKubelet(os.path.join(d, "kubelet.sock"), tmp_path)
+    try:
+        os.chmod(d, 0o755)
+        kubelet.start()
+        os.chmod(kubelet.path, 0o600)
+        path = os.path.join(d, "scenario.json")
+        with open(path, "w") as f:
+            f.write('{"devices": [%s]}' % json.dumps(const_h200(0)))
+        os.chmod(path, 0o644)
+        p = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", GW,
+                              "serve", "--listen", "127.0.0.1:0", "-i", "0.2", "--kubernetes",
+                              "--pod-resources-socket", kubelet.path],
+                             env=gw_env(path), stderr=subprocess.PIPE, text=True)
+        lines = []
+        try:
+            for line in p.stderr:
+                lines.append(line)
+                if "cannot ask" in line:
+                    break
+        finally:
+            p.terminate()
+            p.wait(30)
+        [warning] = [ln for ln in lines if "cannot ask" in ln] or ["".join(lines)]
+        assert "Permission denied" in warning, warning
+        assert "user 65534 may not connect to it (the kubelet's socket is root's): run as root" \
+            in warning, warning
+    finally:
+        kubelet.stop()
+        shutil.rmtree(d)
