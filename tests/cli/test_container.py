@@ -126,8 +126,11 @@ def test_image_files(image):
         root = Path(image("mount", ctr).strip())
         lib = root / "usr/lib/x86_64-linux-gnu"
         assert os.access(root / "usr/bin/gpuwatch", os.X_OK)
-        for so in ["libmicrohttpd.so.12", "libcjson.so.1", "libinih.so.1", "libncursesw.so.6"]:
+        for so in ["libmicrohttpd.so.12", "libcjson.so.1", "libinih.so.1", "libncursesw.so.6",
+                   "libgrpc.so.29", "libprotobuf-c.so.1"]:
             assert (lib / so).exists() or (root / "lib/x86_64-linux-gnu" / so).exists(), so
+        # the kubelet's PodResources client: the DaemonSet runs `serve --kubernetes`
+        assert (root / "usr/lib/gpuwatch/modules/gpuwatch-podres.so").is_file()
         # the runtime stage holds no build tools, no sources, no cairo (recommends), no NVML
         for absent in ["usr/bin/gcc", "usr/bin/cmake", "usr/bin/cc", "src", "build",
                        "usr/lib/x86_64-linux-gnu/libcairo.so.2", "tmp/gpuwatch_0.1.0-1_amd64.deb"]:
@@ -180,6 +183,17 @@ def test_image_serves_as_nobody(image, tmp_path):
         assert float(m.group(1)) > 0
         r = sh(image.argv("run", "--isolation", "chroot", ctr, "--", "id", "-u"))
         assert (r.returncode, r.stdout) == (0, "65534\n"), r.stderr
+        # `serve --kubernetes` as the DaemonSet runs it: the module loads, and a kubelet that is
+        # not there is a warning, not an exit
+        r = sh(image.argv("run", "--isolation", "chroot", "--user", info["User"],
+                          "-v", f"{fake}:/nvml:ro",
+                          "-e", "GPUWATCH_NVML_LIB=/nvml/libnvidia-ml.so.1",
+                          "-e", "FAKE_NVML_SCENARIO=/nvml/scenario.json", ctr, "--",
+                          "timeout", "5", *info["Entrypoint"], "--listen", "127.0.0.1:0",
+                          "--kubernetes", "--pod-resources-socket", "/nvml/none.sock"))
+        assert r.returncode == 124, r.stdout + r.stderr  # still serving when timeout stops it
+        assert "cannot ask the kubelet's pod-resources API at /nvml/none.sock" in r.stderr, \
+            r.stdout + r.stderr
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         try:
