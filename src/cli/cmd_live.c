@@ -43,8 +43,9 @@ const gw_cmd_spec gw_spec_live = {
         "has GPM,\nmemory used / total, power draw / limit) with its MIG devices and processes "
         "below it.",
     .opts = live_opts,
-    .notes = "`gpuwatch COMMAND --help` describes a command, `gpuwatch help COMMAND` shows its "
-             "manual page. Documentation: docs/ and README.md.",
+    .notes =
+        "`gpuwatch COMMAND --help` describes a command, `gpuwatch help COMMAND` shows its "
+        "manual page. Documentation: docs/ and README.md (installed in /usr/share/doc/gpuwatch).",
     .exit_status = "0, 1 no GPU or NVML unusable, 2 usage error; a command's own: its page.",
     .examples = "gpuwatch\ngpuwatch -i 1\ngpuwatch --json",
     .environment = GW_ENV_NVML GW_ENV_COLOR "COLUMNS\tthe width of the view in a pipe (default "

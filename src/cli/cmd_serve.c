@@ -95,8 +95,8 @@ const gw_cmd_spec gw_spec_serve = {
     .help_example = 1,
     .environment = GW_ENV_NVML "DCGM_HPC_JOB_MAPPING_DIR\tthe job mapping directory when "
                                "--hpc-job-mapping-dir is not given\n",
-    .files = "/lib/systemd/system/gpuwatch.service\tthe unit that runs `gpuwatch serve` (from the "
-             "package)\n",
+    .files = "/usr/lib/systemd/system/gpuwatch.service\tthe unit that runs `gpuwatch serve` (from "
+             "the package; /usr/local/lib/... from `cmake --install`)\n",
 };
 
 static int usage_error(const char *msg, bool show_usage)
