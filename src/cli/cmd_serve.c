@@ -63,7 +63,7 @@ static const gw_opt serve_opts[] = {
      .arg = "PATH",
      .complete = GW_COMPL_FILE,
      .help = "the kubelet's pod-resources socket (default "
-             "/var/lib/kubelet/pod-resources/kubelet.sock)"},
+             "/var/lib/kubelet/pod-resources/kubelet.sock; unix://PATH also)"},
     {.name = "hpc-job-mapping-dir",
      .key = OPT_JOB_DIR,
      .arg = "DIR",
@@ -160,13 +160,20 @@ static int parse(int argc, char **argv, gw_exporter_config *cfg, gw_pod_watch_co
         case OPT_KUBERNETES:
             *kubernetes = true;
             break;
-        case OPT_PODRES_SOCKET:
-            if (!optarg[0])
+        case OPT_PODRES_SOCKET: {
+            /* also the endpoint notation of kubelet and containerd configurations */
+            const char *path = optarg;
+            if (strncmp(path, "unix://", 7) == 0)
+                path += 7;
+            else if (strncmp(path, "unix:", 5) == 0)
+                path += 5;
+            if (!path[0])
                 return usage_error("--pod-resources-socket wants the path of the kubelet's "
                                    "socket",
                                    false);
-            kube->socket = optarg;
+            kube->socket = path;
             break;
+        }
         case OPT_JOB_DIR:
             if (!optarg[0])
                 return usage_error("--hpc-job-mapping-dir wants a directory, such as "

@@ -260,3 +260,21 @@ def test_warning_names_a_non_root_user(tmp_path):
     finally:
         kubelet.stop()
         shutil.rmtree(d)
+
+
+@pytest.mark.parametrize("prefix", ["unix://", "unix:"])
+def test_socket_in_endpoint_notation(scenario, kubelet, prefix):
+    """unix:///var/lib/kubelet/... as kubelet and containerd configurations write it is the path
+    (it was taken for a file name beginning with "unix:")."""
+    kubelet.pods = [("train-0", "ml", "trainer", "nvidia.com/gpu", [UUIDS[0]])]
+    kubelet.start()
+    path = scenario({"devices": [const_h200(0)]})
+    with Server(path, ["-i", "0.2", "--kubernetes", "--pod-resources-socket",
+                       prefix + kubelet.path]) as srv:
+        srv.wait_sample()
+        srv.wait_for(lambda p, _t: pod_of(p, 0) == ("train-0", "ml", "trainer"),
+                     what="pod labels")
+        assert srv.stop() == 0
+    assert "cannot ask" not in srv.stderr()
+    r = gw(["serve", "--kubernetes", "--pod-resources-socket", prefix], path)
+    assert r.returncode == 2 and "--pod-resources-socket wants" in r.stderr
