@@ -18,5 +18,15 @@ install(DIRECTORY ${CMAKE_BINARY_DIR}/man-gz/ DESTINATION ${CMAKE_INSTALL_MANDIR
         FILES_MATCHING PATTERN "gpuwatch*.1.gz")
 install(FILES ${CMAKE_BINARY_DIR}/completion/gpuwatch.bash
         DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions RENAME gpuwatch)
-install(FILES ${CMAKE_BINARY_DIR}/completion/_gpuwatch
-        DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions)
+# zsh: Debian's zsh reads packages' completion from /usr/share/zsh/vendor-completions and the
+# local administrator's from /usr/local/share/zsh/site-functions (zsh's own default for other
+# prefixes too), so the directory follows the prefix given at install time (CPack: /usr).
+install(CODE "
+  if(\"\${CMAKE_INSTALL_PREFIX}\" STREQUAL \"/usr\")
+    set(gw_zsh_dir vendor-completions)
+  else()
+    set(gw_zsh_dir site-functions)
+  endif()
+  file(INSTALL DESTINATION \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/zsh/\${gw_zsh_dir}\"
+       TYPE FILE FILES \"${CMAKE_BINARY_DIR}/completion/_gpuwatch\")
+")

@@ -305,7 +305,25 @@ def test_cmake_install_puts_pages_and_completion_where_debian_looks(tmp_path):
     assert r.returncode == 0 and "gpuwatch-run - run a command" in r.stdout, r.stderr
     assert (tmp_path / "share/bash-completion/completions/gpuwatch").read_bytes() == \
         BASH.read_bytes()
-    assert (tmp_path / "share/zsh/vendor-completions/_gpuwatch").read_bytes() == ZSH.read_bytes()
+    # zsh reads a local install's completion from PREFIX/share/zsh/site-functions (Debian's zsh:
+    # /usr/local/share/zsh/site-functions); vendor-completions is for the package's /usr alone
+    assert (tmp_path / "share/zsh/site-functions/_gpuwatch").read_bytes() == ZSH.read_bytes()
+    assert not (tmp_path / "share/zsh/vendor-completions").exists()
+    dest = tmp_path / "destdir"
+    r = subprocess.run(["cmake", "--install", str(BUILD), "--prefix", "/usr"], capture_output=True,
+                       text=True, timeout=120, env=dict(os.environ, DESTDIR=str(dest)))
+    assert r.returncode == 0, r.stderr
+    assert (dest / "usr/share/zsh/vendor-completions/_gpuwatch").read_bytes() == ZSH.read_bytes()
+
+
+def test_zsh_looks_where_a_local_install_puts_its_completion():
+    zsh = shutil.which("zsh")
+    assert zsh, "zsh is missing: scripts/deps.sh --test installs it"
+    r = subprocess.run([zsh, "-fc", "print -l $fpath"], capture_output=True, text=True, timeout=30)
+    fpath = r.stdout.splitlines()
+    assert "/usr/local/share/zsh/site-functions" in fpath, fpath
+    assert "/usr/share/zsh/vendor-completions" in fpath, fpath
+    assert "/usr/local/share/zsh/vendor-completions" not in fpath, fpath
 
 
 def documented_codes():
