@@ -215,13 +215,21 @@ void gw_completion_bash(FILE *out)
 
 /* ---- zsh ---- */
 
-/* Text inside a single-quoted _arguments spec: at most max bytes, the specials escaped. */
+/* Text inside a single-quoted _arguments spec: its first clause (up to ';', or up to a
+ * parenthesis that follows a few words: "auto (default: ...)" keeps it, or it would say "auto"),
+ * at most max bytes and cut between words, the specials escaped. */
 static void zsh_text(FILE *out, const char *s, size_t max, bool colons)
 {
-    size_t n = strcspn(s, ";(");
-    if (n > max)
+    size_t n = strcspn(s, ";");
+    const char *paren = strchr(s, '(');
+    if (paren && (size_t)(paren - s) >= 12 && (size_t)(paren - s) < n)
+        n = (size_t)(paren - s);
+    if (n > max) {
         n = max;
-    while (n && s[n - 1] == ' ')
+        while (n > max / 2 && s[n] != ' ')
+            n--;
+    }
+    while (n && (s[n - 1] == ' ' || s[n - 1] == ','))
         n--;
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\'')

@@ -285,6 +285,12 @@ def test_zsh_completion_loads_and_offers_the_commands(tmp_path):
     assert lines[1:] == COMMANDS + ["help"]
     assert "--query-gpu=[what to print, one column each]:FIELDS:_sequence compadd - " \
            "$_gpuwatch_fields" in query.splitlines()
+    # descriptions keep their first words: "auto (default: ...)", not "auto"; cut between words
+    zsh_lines = ZSH.read_text().splitlines()
+    assert "    '--color=[auto (default\\: on a terminal unless NO_COLOR is set)]:WHEN:" \
+           "(auto always never)' \\" in zsh_lines
+    assert "    '--on-alert=[run CMD (no shell) when an alert fires or resolves, with]:CMD:" \
+           "_command_names -e' \\" in zsh_lines
     # options given more than once (.repeat in the table) are offered again
     assert "    '*--set=[change one setting]:RULE.KEY=VALUE: ' \\" in ZSH.read_text().splitlines()
 
