@@ -286,6 +286,10 @@ static void zsh_opt(FILE *out, const gw_opt *o, const char *form, bool attached)
         zsh_metavar(out, o->arg);
         fputs(":", out);
         zsh_action(out, o->complete, o->values);
+        /* an option taking a command (--on-alert CMD ARGS... ';'): its arguments up to ';', as
+         * zsh's own find -exec */
+        if (o->complete == GW_COMPL_COMMAND)
+            fputs(":*\\;::arguments:_normal", out);
     }
     fputs("'", out);
 }

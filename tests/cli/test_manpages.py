@@ -289,8 +289,10 @@ def test_zsh_completion_loads_and_offers_the_commands(tmp_path):
     zsh_lines = ZSH.read_text().splitlines()
     assert "    '--color=[auto (default\\: on a terminal unless NO_COLOR is set)]:WHEN:" \
            "(auto always never)' \\" in zsh_lines
+    # --on-alert CMD ARGS... ';': a command, its arguments up to ';' (as zsh's find -exec), then
+    # run's own words again
     assert "    '--on-alert=[run CMD (no shell) when an alert fires or resolves, with]:CMD:" \
-           "_command_names -e' \\" in zsh_lines
+           "_command_names -e:*\\;::arguments:_normal' \\" in zsh_lines
     # options given more than once (.repeat in the table) are offered again
     assert "    '*--set=[change one setting]:RULE.KEY=VALUE: ' \\" in ZSH.read_text().splitlines()
 
