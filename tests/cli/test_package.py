@@ -81,11 +81,12 @@ def test_cmake_install_prefix(tmp_path):
     assert f'#   ExecStart="{prefix}/bin/gpuwatch" serve --listen :9400' in unit
     analyze = shutil.which("systemd-analyze")
     if analyze:  # also proves the quoted path is the program systemd would run
-        r = sh([analyze, "verify", unit_path])
+        # --man=no: this prefix's man pages are not on man's path
+        r = sh([analyze, "verify", "--man=no", unit_path])
         assert (r.returncode, r.stderr) == (0, ""), r.stderr
         broken = tmp_path / "unquoted.service"
         broken.write_text(unit.replace(f'"{prefix}/bin/gpuwatch"', f"{prefix}/bin/gpuwatch"))
-        assert sh([analyze, "verify", broken]).returncode != 0
+        assert sh([analyze, "verify", "--man=no", broken]).returncode != 0
 
 
 # ---- the .deb ----
@@ -217,8 +218,10 @@ def test_installed_binary_runs(installed, tmp_path):
     assert "ExecStart=/usr/bin/gpuwatch serve --listen 127.0.0.1:9400 --interval 1\n" in unit
     analyze = shutil.which("systemd-analyze")
     if analyze:
+        # with man: its Documentation=man:gpuwatch-serve(1) is the page the package installed
         r = sh([analyze, "verify", "/usr/lib/systemd/system/gpuwatch.service"])
         assert r.returncode == 0, r.stderr
+        assert "Documentation=man:gpuwatch-serve(1)\n" in unit
     # the package neither enables nor starts the service
     assert not list(Path("/etc/systemd/system").rglob("gpuwatch.service"))
 
