@@ -2,7 +2,6 @@
 #include "logread/job_meta.h"
 
 #include "util/gw_file.h"
-#include "util/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +21,7 @@ gw_rc gw_logread_job(const char *path, gw_jobref *r, gw_error *err)
     FILE *f = gw_file_open_regular(meta, "r");
     if (!f)
         return GW_OK;
-    char *buf = xmalloc(JOB_META_MAX_BYTES + 1);
-    size_t n = fread(buf, 1, JOB_META_MAX_BYTES, f);
-    buf[n] = '\0';
-    fclose(f);
+    char *buf = gw_file_read_all(f, JOB_META_MAX_BYTES);
     cJSON *doc = cJSON_Parse(buf);
     free(buf);
     if (!doc)

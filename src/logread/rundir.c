@@ -20,13 +20,7 @@ enum { META_MAX_BYTES = 4 << 20, PROC_CELLS = 16 };
 static char *slurp(const char *path, size_t limit)
 {
     FILE *f = gw_file_open_regular(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = xmalloc(limit + 1);
-    size_t n = fread(buf, 1, limit, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return f ? gw_file_read_all(f, limit) : NULL;
 }
 
 static double json_num(const cJSON *o, const char *key)
