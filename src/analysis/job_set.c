@@ -13,7 +13,7 @@ gw_job_set *gw_job_set_new(void)
     return xcalloc(1, sizeof(gw_job_set));
 }
 
-void gw_job_set_add(gw_job_set *js, const char *path, gw_jobref *ref, gw_series *s, gw_analysis *a)
+void gw_job_set_add(gw_job_set *js, const char *path, gw_job *ref, gw_series *s, gw_analysis *a)
 {
     if (js->nmembers == js->cap) {
         js->cap = js->cap ? 2 * js->cap : 8;
@@ -33,7 +33,8 @@ void gw_job_set_add(gw_job_set *js, const char *path, gw_jobref *ref, gw_series 
 
 bool gw_job_member_has_gpu(const gw_job_member *m, const gw_gpu_analysis *g)
 {
-    return gw_jobref_has_gpu(&m->ref, g->gpu->index);
+    return m->ref.gpus_unlisted ||
+           (g->gpu->index >= 0 && gw_job_has_gpu(&m->ref, (unsigned)g->gpu->index));
 }
 
 static bool same_str(const char *a, const char *b)
@@ -133,7 +134,7 @@ static void finish_group(gw_job_group *grp)
          *ranks = xcalloc(grp->nmembers + 1, sizeof *ranks);
     size_t nws = 0, nr = 0;
     for (size_t k = 0; k < grp->nmembers; k++) {
-        const gw_jobref *r = &grp->members[k]->ref;
+        const gw_job *r = &grp->members[k]->ref;
         if (r->world_size > 0)
             ws[nws++] = r->world_size;
         if (r->rank >= 0)
@@ -235,7 +236,7 @@ void gw_job_set_free(gw_job_set *js)
         gw_job_member *m = &js->members[i];
         gw_analysis_free(m->a);
         gw_series_free(m->series);
-        gw_jobref_free(&m->ref);
+        gw_job_clear(&m->ref);
         free(m->path);
     }
     free(js->members);

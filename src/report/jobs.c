@@ -232,7 +232,7 @@ static cJSON *figures_json(const gw_job_figures *f)
     return o;
 }
 
-static cJSON *ref_json(const gw_jobref *r)
+static cJSON *ref_json(const gw_job *r)
 {
     cJSON *o = cJSON_CreateObject();
     gw_json_add_str(o, "scheduler", r->scheduler);
@@ -245,10 +245,10 @@ static cJSON *ref_json(const gw_jobref *r)
     add_id(o, "world_size", r->world_size);
     gw_json_add_str(o, "node", r->node);
     gw_json_add_str(o, "user", r->user);
-    if (r->has_gpus) {
+    if (!r->gpus_unlisted) {
         cJSON *g = cJSON_AddArrayToObject(o, "gpus");
         for (size_t i = 0; i < r->ngpus; i++)
-            cJSON_AddItemToArray(g, cJSON_CreateNumber(r->gpus[i]));
+            cJSON_AddItemToArray(g, cJSON_CreateNumber((double)r->gpus[i]));
     } else {
         cJSON_AddNullToObject(o, "gpus");
     }
