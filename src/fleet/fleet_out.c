@@ -270,15 +270,8 @@ cJSON *gw_fleet_json(const gw_fleet *f)
 
 gw_rc gw_fleet_write_json(const gw_fleet *f, const char *path, gw_error *err)
 {
-    gw_file_out out;
-    gw_rc rc = gw_file_out_open_path(&out, path, err);
-    if (rc)
-        return rc;
     cJSON *root = gw_fleet_json(f);
-    char *text = cJSON_Print(root);
+    gw_rc rc = gw_json_write_path(root, path, err);
     cJSON_Delete(root);
-    fputs(text, out.f);
-    fputc('\n', out.f);
-    free(text);
-    return gw_file_out_commit(&out, err);
+    return rc;
 }

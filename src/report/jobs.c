@@ -349,15 +349,8 @@ cJSON *gw_report_jobs_json(const gw_job_set *js)
 
 gw_rc gw_report_write_jobs_json(const gw_job_set *js, const char *path, gw_error *err)
 {
-    gw_file_out out;
-    gw_rc rc = gw_file_out_open_path(&out, path, err);
-    if (rc)
-        return rc;
     cJSON *root = gw_report_jobs_json(js);
-    char *text = cJSON_Print(root);
+    gw_rc rc = gw_json_write_path(root, path, err);
     cJSON_Delete(root);
-    fputs(text, out.f);
-    fputc('\n', out.f);
-    free(text);
-    return gw_file_out_commit(&out, err);
+    return rc;
 }

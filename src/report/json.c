@@ -332,12 +332,9 @@ cJSON *gw_report_json(const gw_analysis *a)
 static gw_rc write_json_to(const gw_analysis *a, gw_file_out *out, gw_error *err)
 {
     cJSON *root = gw_report_json(a);
-    char *text = cJSON_Print(root);
+    gw_rc rc = gw_json_write_out(root, out, err);
     cJSON_Delete(root);
-    fputs(text, out->f);
-    fputc('\n', out->f);
-    free(text);
-    return gw_file_out_commit(out, err);
+    return rc;
 }
 
 gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err)
