@@ -95,6 +95,20 @@ def interp(timeline, key, t):
     return pts[-1][1]
 
 
+# gpu.csv's header as `gpuwatch run` writes it, for the run directories tests make.
+GPU_HEADER = ("timestamp, index, utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
+              "memory.total [MiB], temperature.gpu, power.draw [W], power.limit [W], "
+              "clocks.current.sm [MHz], clocks_event_reasons.active, pstate, gpm.sm_active [%], "
+              "gpm.sm_occupancy [%], gpm.tensor_active [%], gpm.dram_active [%]")
+
+
+def rfc3339(t):
+    """t (seconds since the epoch) as gpuwatch writes times: RFC 3339, UTC, milliseconds."""
+    import datetime
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
 def rfc3339_to_s(ts):
     from datetime import datetime, timezone
     return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp()

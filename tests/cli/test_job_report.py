@@ -6,21 +6,11 @@ import json
 import os
 import subprocess
 
-from conftest import run_in_pty
+from conftest import GPU_HEADER, rfc3339, run_in_pty
 
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
 ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
-GPU_HEADER = ("timestamp, index, utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
-              "memory.total [MiB], temperature.gpu, power.draw [W], power.limit [W], "
-              "clocks.current.sm [MHz], clocks_event_reasons.active, pstate, gpm.sm_active [%], "
-              "gpm.sm_occupancy [%], gpm.tensor_active [%], gpm.dram_active [%]")
 T0 = 1796007900
-
-
-def rfc3339(t):
-    import datetime
-    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime(
-        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def job(job_id, rank, world, node, scheduler="torchrun", gpus=(0,), user="alice"):

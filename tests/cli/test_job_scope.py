@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from conftest import gw, gw_env, h200
+from conftest import GPU_HEADER, gw, gw_env, h200, rfc3339
 
 UUID0 = "GPU-3f2a9c1e-7b44-4d0a-9e61-0c5d2b8a1f00"
 UUID1 = "GPU-8d1b6e07-2c93-4f5e-a1d8-7e40c9b35a11"
@@ -187,18 +187,6 @@ def test_scope_usage_errors(scenario, tmp_path):
 
 
 # ---- the report over a recorded pattern: another user's starved GPU is never judged ----
-
-GPU_HEADER = ("timestamp, index, utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
-              "memory.total [MiB], temperature.gpu, power.draw [W], power.limit [W], "
-              "clocks.current.sm [MHz], clocks_event_reasons.active, pstate, gpm.sm_active [%], "
-              "gpm.sm_occupancy [%], gpm.tensor_active [%], gpm.dram_active [%]")
-
-
-def rfc3339(t):
-    import datetime
-    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime(
-        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-
 
 def shared_node_run(root, job=None):
     """130 s at 1 Hz: GPU 0 (someone else's) starved in bursts, GPU 1 (the job's) at 98 %."""
