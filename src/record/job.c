@@ -41,11 +41,8 @@ static void warn(gw_job *j, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    char *line = NULL;
-    if (vasprintf(&line, fmt, ap) < 0)
-        abort();
+    j->warnings[j->nwarnings++] = xvasprintf(fmt, ap);
     va_end(ap);
-    j->warnings[j->nwarnings++] = line;
 }
 
 /* A whole number 0 .. 1e9 (a rank, a size, a GPU index); false for anything else. */
@@ -283,9 +280,7 @@ static void add_note(gw_job *j, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *line = NULL;
-    if (vasprintf(&line, fmt, ap) < 0)
-        abort();
+    char *line = xvasprintf(fmt, ap);
     va_end(ap);
     if (j->gpus_note) {
         char *both = xasprintf("%s; %s", j->gpus_note, line);
