@@ -250,10 +250,7 @@ static void rows_json(cJSON *root, const char *key, const gw_fleet *f, bool by_u
 
 cJSON *gw_fleet_json(const gw_fleet *f)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddNumberToObject(root, "schema_version", 1);
-    cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
-    cJSON_AddStringToObject(root, "kind", "fleet");
+    cJSON *root = gw_json_doc(1, "fleet");
     cJSON_AddNumberToObject(root, "sources", (double)f->nsources);
     cJSON_AddNumberToObject(root, "files_skipped", (double)f->files_skipped);
     cJSON_AddNumberToObject(root, "files_repeated", (double)f->files_repeated);

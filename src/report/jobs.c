@@ -336,10 +336,7 @@ static cJSON *group_json(const gw_job_group *grp)
 
 cJSON *gw_report_jobs_json(const gw_job_set *js)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddNumberToObject(root, "schema_version", 1);
-    cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
-    cJSON_AddStringToObject(root, "kind", "jobs");
+    cJSON *root = gw_json_doc(1, "jobs");
     cJSON_AddNumberToObject(root, "job_count", (double)js->ngroups);
     cJSON *jobs = cJSON_AddArrayToObject(root, "jobs");
     for (size_t g = 0; g < js->ngroups; g++)

@@ -305,9 +305,7 @@ static cJSON *verdict_json(const gw_analysis *a, const gw_verdict *v)
 
 cJSON *gw_report_json(const gw_analysis *a)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddNumberToObject(root, "schema_version", SCHEMA_VERSION);
-    cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
+    cJSON *root = gw_json_doc(SCHEMA_VERSION, NULL);
     add_span(root, a->start_ms, a->record_end_ms);
     cJSON_AddItemToObject(root, "inputs", inputs_json(a->series));
     const gw_job *job = gw_report_job(a, -1); /* null without meta.json (nvidia-smi CSV) */

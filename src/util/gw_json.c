@@ -38,6 +38,16 @@ void gw_json_add_time(cJSON *o, const char *key, int64_t wall_ms)
     }
 }
 
+cJSON *gw_json_doc(int schema_version, const char *kind)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddNumberToObject(root, "schema_version", schema_version);
+    cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
+    if (kind)
+        cJSON_AddStringToObject(root, "kind", kind);
+    return root;
+}
+
 gw_rc gw_json_write_out(const cJSON *doc, gw_file_out *out, gw_error *err)
 {
     char *text = cJSON_Print(doc);

@@ -23,6 +23,10 @@ void gw_json_add_str(cJSON *o, const char *key, const char *s);
  */
 void gw_json_add_time(cJSON *o, const char *key, int64_t wall_ms);
 
+/* A new document of gpuwatch: schema_version (the schema of that kind), gpuwatch_version and,
+ * unless NULL, kind ("fleet", "jobs"). */
+cJSON *gw_json_doc(int schema_version, const char *kind);
+
 /* Writes doc, indented, and a newline to out and commits it (gw_file_out_commit). */
 GW_MUST_USE gw_rc gw_json_write_out(const cJSON *doc, gw_file_out *out, gw_error *err);
 /* The same into path (gw_file_out_open_path: "-" is stdout). */
