@@ -1,8 +1,8 @@
 /* job_meta: a run directory's meta.json "job" object (job_meta.h). */
 #include "logread/job_meta.h"
 
-#include "logread/series.h"
 #include "util/gw_file.h"
+#include "util/gw_utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +19,7 @@ bool gw_logread_job_of_meta(gw_job *j, const cJSON *meta)
     for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
         char *was = *members[i];
         if (was) {
-            *members[i] = gw_series_text(was, false);
+            *members[i] = gw_utf8_clean_dup(was);
             free(was);
         }
     }

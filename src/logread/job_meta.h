@@ -1,7 +1,8 @@
 /*
  * job_meta: the job a run directory belongs to, from its meta.json "job" object (record/job.h),
- * its text made safe to print: for the series of a run directory (rundir.c) and for `gpuwatch
- * report` gathering the directories of one job (docs/report.md, "One job, several ranks").
+ * its text made safe to print and to write into JSON: for the series of a run directory (rundir.c)
+ * and for `gpuwatch report` gathering the directories of one job (docs/report.md, "One job, several
+ * ranks").
  *
  * Must not: read anything else of the directory (rundir.c does).
  */
@@ -13,7 +14,8 @@
 
 #include <cjson/cJSON.h>
 
-/* Fills j from meta's "job" object (gw_job_from_json), its strings through gw_series_text.
+/* Fills j from meta's "job" object (gw_job_from_json), its strings through gw_utf8_clean_dup
+ * (valid UTF-8 without control characters: util/gw_utf8.h).
  * Returns false (j absent: NULL, -1) when meta has no "job" object. */
 bool gw_logread_job_of_meta(gw_job *j, const cJSON *meta);
 

@@ -4,6 +4,7 @@
 #include "test_helpers.h"
 
 #include "report/jobs.h"
+#include "logread/job_meta.h"
 #include "record/job.h"
 
 #include <stdlib.h>
@@ -79,6 +80,29 @@ static void test_absent_and_odd_values(void **state)
     gw_job_clear(&r);
 }
 
+static void test_meta_text_made_safe(void **state)
+{
+    (void)state;
+    /* what a directory's meta.json says is printed and written into JSON: no escape sequence
+     * reaches the terminal, valid UTF-8 stays as it is */
+    cJSON *meta = cJSON_Parse("{\"host\": \"n1\", \"job\": {\"job_id\": \"7\\u001b[2J\", "
+                              "\"node\": \"n\u00e9ud\", \"user\": \"bob\\tx\", \"rank\": 1}}");
+    assert_non_null(meta);
+    gw_job j;
+    assert_true(gw_logread_job_of_meta(&j, meta));
+    assert_string_equal(j.job_id, "7?[2J");
+    assert_string_equal(j.node, "n\u00e9ud");
+    assert_string_equal(j.user, "bob x");
+    assert_int_equal(j.rank, 1);
+    gw_job_clear(&j);
+    cJSON_DeleteItemFromObjectCaseSensitive(meta, "job");
+    assert_false(gw_logread_job_of_meta(&j, meta)); /* an older recording: no job */
+    assert_null(j.job_id);
+    assert_int_equal(j.rank, -1);
+    gw_job_clear(&j);
+    cJSON_Delete(meta);
+}
+
 static char *line_of(long world, size_t nranks, size_t nmembers, long *missing, size_t nmissing)
 {
     gw_job_group g = {.world_size = world,
@@ -134,9 +158,8 @@ static void test_rank_notes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_block),
-        cmocka_unit_test(test_absent_and_odd_values),
-        cmocka_unit_test(test_ranks_line),
+        cmocka_unit_test(test_full_block),          cmocka_unit_test(test_absent_and_odd_values),
+        cmocka_unit_test(test_meta_text_made_safe), cmocka_unit_test(test_ranks_line),
         cmocka_unit_test(test_rank_notes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
