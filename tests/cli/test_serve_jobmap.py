@@ -7,7 +7,7 @@ import shutil
 import subprocess
 
 import test_serve_prometheus as tsp
-from conftest import SOURCE
+from conftest import SOURCE, poll
 from serve_helpers import Server, const_h200, parse, value
 
 
@@ -97,6 +97,10 @@ def test_missing_directory_warns_once_and_is_retried(scenario, tmp_path):
         for _ in range(3):
             p = parse(s.metrics())
         assert all("hpc_job" not in lab for lab, _ in p["DCGM_FI_DEV_GPU_TEMP"])
+        # stderr is read by a thread: wait for the line, then make sure no second one follows
+        poll("the warning", lambda: [ln for ln in s.lines if "job mapping directory" in ln], 30,
+             s.stderr)
+        parse(s.metrics())
         warnings = [ln for ln in s.lines if "job mapping directory" in ln]
         assert len(warnings) == 1, s.stderr()
         assert str(jobs) in warnings[0] and "No such file" in warnings[0]
