@@ -114,3 +114,72 @@ def test_no_gpus_and_no_binary_exit_0(site):
     assert "/nonexistent/gpuwatch is not an executable: not recorded" in log
     script("prolog", env)  # not from slurmd
     assert "no SLURM_JOB_ID" in (tmp / "log").read_text()
+
+
+def job_gpus(run):
+    return json.loads((run / "meta.json").read_text())["job"]
+
+
+def test_odd_job_ids_name_no_file(site):
+    """SLURM_JOB_ID names files in MAP_DIR, STATE_DIR and RUN_DIR: anything but a number is
+    refused (a traversal such as ../../etc/x must not write outside them)."""
+    tmp, env = site
+    for bad in ("../../evil", "1 2", "12/3", "1" * 21, "-5"):
+        script("prolog", env, SLURM_JOB_ID=bad, SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0")
+        script("epilog", env, SLURM_JOB_ID=bad, SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0")
+    assert not (tmp / "map").exists() and not (tmp / "rec").exists()
+    assert not (tmp / "runs").exists() and not (tmp.parent / "evil").exists()
+    log = (tmp / "log").read_text()
+    assert log.count("SLURM_JOB_ID is not a number of at most 20 digits: nothing done") == 10
+    assert "prolog job ..?..?evil on n1" in log
+
+
+def test_gpu_device_ordinal_and_bad_indices(site):
+    """GPU_DEVICE_ORDINAL holds NVML indices: the recorder is scoped to them (not read as CUDA
+    indices of unknown order, which left every GPU judged); '..' or '-1' name no mapping file."""
+    tmp, env = site
+    script("prolog", env, SLURM_JOB_ID="30", SLURM_JOB_USER="ann", GPU_DEVICE_ORDINAL="2,..,-1")
+    assert sorted(p.name for p in (tmp / "map").iterdir()) == [".jobs", ".lock", "2"]
+    log = (tmp / "log").read_text()
+    assert "GPU '..' is not an index" in log and "GPU '-1' is not an index" in log
+    run = recording(tmp, "30")
+    job = job_gpus(run)
+    assert (job["gpus"], job["gpus_source"]) == ([2], "SLURM_JOB_GPUS"), job
+    script("epilog", env, SLURM_JOB_ID="30", SLURM_JOB_USER="ann")
+    assert sorted(p.name for p in (tmp / "map").iterdir()) == [".jobs", ".lock"]
+
+
+def test_full_mapping_dir_keeps_other_jobs_ids(site):
+    """The Epilog rewrites a mapping file through FILE.tmp; when that write fails (a full
+    tmpfs: here FILE.tmp is a link to /dev/full) the other jobs' ids stay and the line is
+    logged, instead of the file being deleted."""
+    tmp, env = site
+    conf = tmp / "gpuwatch-slurm.conf"
+    conf.write_text(conf.read_text().replace(f"GPUWATCH={GW}", "GPUWATCH=/nonexistent/gpuwatch"))
+    script("prolog", env, SLURM_JOB_ID="40", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="1")
+    script("prolog", env, SLURM_JOB_ID="41", SLURM_JOB_USER="bob", SLURM_JOB_GPUS="1")
+    m = tmp / "map"
+    (m / "1.tmp").symlink_to("/dev/full")
+    script("epilog", env, SLURM_JOB_ID="40", SLURM_JOB_USER="ann")
+    assert (m / "1").read_text() == "40\n41\n"
+    assert "cannot rewrite" in (tmp / "log").read_text()
+    assert not (m / "1.tmp").exists()
+    script("epilog", env, SLURM_JOB_ID="40", SLURM_JOB_USER="ann")
+    assert (m / "1").read_text() == "41\n"
+
+
+def test_unwritable_state_dir_leaves_no_recorder(site):
+    """Without its STATE_DIR file the Epilog could never stop the recorder: none is started."""
+    tmp, env = site
+    (tmp / "rec").write_text("a file where the directory should be\n")
+    conf = tmp / "gpuwatch-slurm.conf"
+    conf.write_text(conf.read_text() + f"STATE_DIR={tmp / 'rec' / 'sub'}\n")
+    script("prolog", env, SLURM_JOB_ID="50", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0")
+    assert "cannot write" in (tmp / "log").read_text()
+    assert "not recorded" in (tmp / "log").read_text()
+    assert not (tmp / "runs").exists()
+    assert (tmp / "map" / "0").read_text() == "50\n"
+    (tmp / "map").rename(tmp / "map.old")
+    (tmp / "map").write_text("not a directory\n")
+    script("prolog", env, SLURM_JOB_ID="51", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0")
+    assert "cannot write the mapping directory" in (tmp / "log").read_text()
