@@ -269,7 +269,10 @@ static bool cuda_token(void *ctx, const char *tok, size_t len)
         pos = by_mig(w->d, tok, len);
     }
     if (pos < 0) {
-        snprintf(w->bad, sizeof w->bad, "%.*s", (int)(len < 40 ? len : 40), len ? tok : "(empty)");
+        if (len)
+            snprintf(w->bad, sizeof w->bad, "%.*s", (int)(len < 40 ? len : 40), tok);
+        else /* ",1" or " ,": CUDA stops at the empty entry too */
+            snprintf(w->bad, sizeof w->bad, "(empty entry)");
         return false; /* CUDA stops at the first entry it cannot use */
     }
     w->d->sel[pos] = true;
