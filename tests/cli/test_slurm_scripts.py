@@ -95,6 +95,10 @@ def test_two_jobs_share_a_gpu(site):
     recording(tmp, "10")
     script("epilog", env, SLURM_JOB_ID="10", SLURM_JOB_USER="ann", CUDA_VISIBLE_DEVICES="2")
     assert (tmp / "runs" / "10.1" / "meta.json").exists()
+    # and its summary does not replace the first run's (the only record with DELETE_RUN_DIR)
+    assert sorted(p.name for p in (tmp / "jobs").iterdir()) == ["10.1.json", "10.json", "11.json"]
+    assert json.loads((tmp / "jobs" / "10.1.json").read_text())["job"]["gpus"] == [2]
+    assert json.loads((tmp / "jobs" / "10.json").read_text())["job"]["gpus"] == [0, 1]
 
 
 def test_no_gpus_and_no_binary_exit_0(site):
