@@ -11,9 +11,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* MAX_JOBS_PER_FILE: more job ids than any GPU's shards or oversubscription give, few enough that
- * a junk file cannot multiply every series of a GPU by thousands. */
-enum { MAX_FILE_BYTES = 65536, MAX_ID = 128, MAX_FILES = 4096, MAX_JOBS_PER_FILE = 256 };
+/* MAX_JOBS_PER_GPU (its file and its index.MIG files together): more job ids than any GPU's shards
+ * or oversubscription give, few enough that junk cannot multiply every series of a GPU by
+ * thousands; MAX_ENTRIES bounds a directory of thousands of such files. */
+enum {
+    MAX_FILE_BYTES = 65536,
+    MAX_ID = 128,
+    MAX_FILES = 4096,
+    MAX_JOBS_PER_GPU = 256,
+    MAX_ENTRIES = 16384
+};
 
 /* One job on one GPU (or MIG instance). */
 typedef struct job_entry {
@@ -205,7 +212,10 @@ static void add_file(gw_jobmap *m, const char *name, unsigned gpu, int mig, char
         warn_junk(m, name, "binary content");
         return;
     }
-    unsigned added = 0;
+    /* names are sorted ("1" < "1.2" < "10"): a GPU's entries so far are the last ones */
+    unsigned start = m->nentries;
+    while (start > 0 && m->entries[start - 1].gpu == gpu)
+        start--;
     for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save)) {
         char job[MAX_ID + 2] = "", second[MAX_ID + 2] = "";
@@ -217,16 +227,15 @@ static void add_file(gw_jobmap *m, const char *name, unsigned gpu, int mig, char
         }
         if (second[0] && !valid_id(second))
             second[0] = '\0';
-        if (added == MAX_JOBS_PER_FILE) {
-            warn_junk(m, name, "more than 256 job ids, the rest");
-            break;
-        }
         bool dup = false;
-        for (unsigned i = 0; i < m->nentries && !dup; i++)
-            dup = m->entries[i].gpu == gpu && m->entries[i].mig == mig &&
-                  strcmp(m->entries[i].job, job) == 0;
+        for (unsigned i = start; i < m->nentries && !dup; i++)
+            dup = m->entries[i].mig == mig && strcmp(m->entries[i].job, job) == 0;
         if (dup)
             continue;
+        if (m->nentries - start == MAX_JOBS_PER_GPU || m->nentries == MAX_ENTRIES) {
+            warn_junk(m, name, "more than 256 job ids for one GPU (or 16384 in all), the rest");
+            break;
+        }
         if (m->nentries == *cap) {
             *cap = *cap ? 2 * *cap : 16;
             m->entries = xrealloc(m->entries, *cap * sizeof *m->entries);
@@ -235,7 +244,6 @@ static void add_file(gw_jobmap *m, const char *name, unsigned gpu, int mig, char
         if (!user && second[0])
             user = xstrdup(second);
         m->entries[m->nentries++] = (job_entry){gpu, mig, xstrdup(job), user};
-        added++;
     }
 }
 
