@@ -187,3 +187,17 @@ def test_unwritable_state_dir_leaves_no_recorder(site):
     (tmp / "map").write_text("not a directory\n")
     script("prolog", env, SLURM_JOB_ID="51", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0")
     assert "cannot write the mapping directory" in (tmp / "log").read_text()
+
+
+def test_last_line_without_newline_keeps_both_ids(site):
+    """A mapping file whose last line lost its newline (edited by hand, as the troubleshooting
+    table asks): the Prolog's id goes on a line of its own, not glued to the other job's."""
+    tmp, env = site
+    conf = tmp / "gpuwatch-slurm.conf"
+    conf.write_text(conf.read_text().replace(f"GPUWATCH={GW}", "GPUWATCH=/nonexistent/gpuwatch"))
+    (tmp / "map").mkdir()
+    (tmp / "map" / "1").write_text("7")
+    script("prolog", env, SLURM_JOB_ID="8", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="1")
+    assert (tmp / "map" / "1").read_text() == "7\n8\n"
+    script("epilog", env, SLURM_JOB_ID="8", SLURM_JOB_USER="ann")
+    assert (tmp / "map" / "1").read_text() == "7\n"
