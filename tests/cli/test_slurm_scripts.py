@@ -151,6 +151,14 @@ def test_gpu_device_ordinal_and_bad_indices(site):
     assert (job["gpus"], job["gpus_source"]) == ([2], "SLURM_JOB_GPUS"), job
     script("epilog", env, SLURM_JOB_ID="30", SLURM_JOB_USER="ann")
     assert sorted(p.name for p in (tmp / "map").iterdir()) == [".jobs", ".lock"]
+    # what gres gives the Prolog: both variables, with the node's indices; the recorder takes
+    # SLURM_JOB_GPUS without a note about CUDA's device order (CUDA_VISIBLE_DEVICES is not passed)
+    script("prolog", env, SLURM_JOB_ID="31", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0,2",
+           CUDA_VISIBLE_DEVICES="0,2")
+    job = job_gpus(recording(tmp, "31"))
+    assert (job["gpus"], job["gpus_source"], job.get("gpus_note")) == \
+        ([0, 2], "SLURM_JOB_GPUS", None), job
+    script("epilog", env, SLURM_JOB_ID="31", SLURM_JOB_USER="ann")
 
 
 def test_full_mapping_dir_keeps_other_jobs_ids(site):
