@@ -144,6 +144,14 @@ static void test_cuda_bad(void **state)
     assert_non_null(j.gpus_note);
     assert_non_null(strstr(j.gpus_note, "'(empty entry)' names no GPU of this node"));
     gw_job_clear(&j);
+    /* a UUID with junk after it: the note quotes the whole entry, not just the valid UUID
+     * (40 characters cut it to exactly "GPU-<uuid>", which read as a UUID naming no GPU) */
+    char *junk[] = {"CUDA_VISIBLE_DEVICES=GPU-bbbb1111-0000-0000-0000-000000000000 x", NULL};
+    j = choose(junk, true);
+    assert_gpus(&j, "CUDA_VISIBLE_DEVICES", 0, NULL);
+    assert_non_null(
+        strstr(j.gpus_note, "'GPU-bbbb1111-0000-0000-0000-000000000000 x' names no GPU"));
+    gw_job_clear(&j);
     /* "all" is NVIDIA_VISIBLE_DEVICES' word, not CUDA's: said, and the next source decides */
     char *all[] = {"CUDA_VISIBLE_DEVICES=all", "NVIDIA_VISIBLE_DEVICES=GPU-aaaa0000", NULL};
     j = choose(all, true);
