@@ -153,8 +153,9 @@ def test_gpu_device_ordinal_and_bad_indices(site):
     assert sorted(p.name for p in (tmp / "map").iterdir()) == [".jobs", ".lock"]
     # what gres gives the Prolog: both variables, with the node's indices; the recorder takes
     # SLURM_JOB_GPUS without a note about CUDA's device order (CUDA_VISIBLE_DEVICES is not passed)
+    # (and slurmd in a container whose runtime set NVIDIA_VISIBLE_DEVICES=all)
     script("prolog", env, SLURM_JOB_ID="31", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0,2",
-           CUDA_VISIBLE_DEVICES="0,2")
+           CUDA_VISIBLE_DEVICES="0,2", NVIDIA_VISIBLE_DEVICES="all")
     job = job_gpus(recording(tmp, "31"))
     assert (job["gpus"], job["gpus_source"], job.get("gpus_note")) == \
         ([0, 2], "SLURM_JOB_GPUS", None), job
