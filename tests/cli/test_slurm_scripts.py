@@ -210,3 +210,20 @@ def test_last_line_without_newline_keeps_both_ids(site):
     assert (tmp / "map" / "1").read_text() == "7\n8\n"
     script("epilog", env, SLURM_JOB_ID="8", SLURM_JOB_USER="ann")
     assert (tmp / "map" / "1").read_text() == "7\n"
+
+
+def test_user_file_is_written_before_the_mapping_files(site):
+    """serve may read MAP_DIR between the Prolog's writes: the job's user must be there when its
+    GPU's file names it (else gpuwatch_job_info has no user for that scrape and the recording
+    rule's count by (hpc_job, user) splits the job). BASH_ENV hooks mv, which the Prolog runs
+    only for .jobs/JOB, to list MAP_DIR at that moment."""
+    tmp, env = site
+    conf = tmp / "gpuwatch-slurm.conf"
+    conf.write_text(conf.read_text().replace(f"GPUWATCH={GW}", "GPUWATCH=/nonexistent/gpuwatch"))
+    hook = tmp / "hook.sh"
+    hook.write_text(f'mv() {{ ls "$MAP_DIR" >>{tmp / "seen"}; command mv "$@"; }}\n')
+    script("prolog", env, BASH_ENV=str(hook), SLURM_JOB_ID="70", SLURM_JOB_USER="ann",
+           SLURM_JOB_GPUS="1")
+    assert (tmp / "seen").read_text().split() == []  # no GPU file yet
+    assert (tmp / "map" / "1").read_text() == "70\n"
+    assert (tmp / "map" / ".jobs" / "70").read_text() == "user=ann\n"
