@@ -49,12 +49,13 @@ typedef struct sums {
     bool has_energy;
 } sums;
 
-static void add_gpu(sums *t, const gw_gpu_analysis *g)
+/* new_gpu: false for a GPU counted already, recorded again at another time (a requeued job) */
+static void add_gpu(sums *t, const gw_gpu_analysis *g, bool new_gpu)
 {
     double s = (double)(g->whole.span.end_ms - g->whole.span.start_ms) / 1000.0;
     if (!(s > 0))
         s = 0;
-    t->ngpus++;
+    t->ngpus += new_gpu;
     t->s += s;
     if (!isnan(g->whole.energy_wh)) {
         t->energy += g->whole.energy_wh;
@@ -113,17 +114,32 @@ static bool same_gpu(const gw_job_member *ma, const gw_gpu_analysis *a, const gw
     return a->gpu->index == b->gpu->index;
 }
 
-/* Whether GPU g of group member k was counted already by an earlier member. */
-static bool counted_before(const gw_job_group *grp, size_t k, const gw_gpu_analysis *g)
+static bool overlap(const gw_gpu_analysis *a, const gw_gpu_analysis *b)
 {
+    return a->whole.span.start_ms <= b->whole.span.end_ms &&
+           b->whole.span.start_ms <= a->whole.span.end_ms;
+}
+
+/* GPU g of group member k as an earlier member saw it: SEEN_NOT when none did, SEEN_APART when
+ * only at other times (a requeued job's earlier run: its hours add up), SEEN_MEANWHILE when
+ * over the same time (ranks sharing the GPU: counted once). */
+typedef enum { SEEN_NOT, SEEN_APART, SEEN_MEANWHILE } seen_as;
+
+static seen_as counted_before(const gw_job_group *grp, size_t k, const gw_gpu_analysis *g)
+{
+    seen_as seen = SEEN_NOT;
     for (size_t j = 0; j < k; j++) {
         const gw_job_member *o = grp->members[j];
-        for (size_t i = 0; i < o->a->ngpus; i++)
-            if (gw_job_member_has_gpu(o, &o->a->gpus[i]) &&
-                same_gpu(o, &o->a->gpus[i], grp->members[k], g))
-                return true;
+        for (size_t i = 0; i < o->a->ngpus; i++) {
+            const gw_gpu_analysis *og = &o->a->gpus[i];
+            if (gw_job_member_has_gpu(o, og) && same_gpu(o, og, grp->members[k], g)) {
+                if (overlap(og, g))
+                    return SEEN_MEANWHILE;
+                seen = SEEN_APART;
+            }
+        }
     }
-    return false;
+    return seen;
 }
 
 static void finish_group(gw_job_group *grp)
@@ -189,9 +205,10 @@ static void finish_group(gw_job_group *grp)
             const gw_gpu_analysis *g = &m->a->gpus[i];
             if (!gw_job_member_has_gpu(m, g))
                 continue;
-            add_gpu(&own, g);
-            if (!counted_before(grp, k, g))
-                add_gpu(&total, g);
+            add_gpu(&own, g, true);
+            seen_as seen = counted_before(grp, k, g);
+            if (seen != SEEN_MEANWHILE)
+                add_gpu(&total, g, seen == SEEN_NOT);
         }
         m->fig = figures_of(&own);
     }

@@ -267,7 +267,10 @@ static bool cuda_token(void *ctx, const char *tok, size_t len)
         pos = by_mig(w->d, tok, len);
     }
     if (pos < 0) {
-        snprintf(w->bad, sizeof w->bad, "%.*s", (int)(len < 40 ? len : 40), len ? tok : "(empty)");
+        if (len)
+            snprintf(w->bad, sizeof w->bad, "%.*s", (int)(len < 60 ? len : 60), tok);
+        else /* ",1" or " ,": CUDA stops at the empty entry too */
+            snprintf(w->bad, sizeof w->bad, "(empty entry)");
         return false; /* CUDA stops at the first entry it cannot use */
     }
     w->d->sel[pos] = true;
@@ -376,7 +379,7 @@ static bool index_token(void *ctx, const char *tok, size_t len)
             w->d->sel[pos] = true;
         else
             warn(w->j, "%s=%.80s: '%.*s' names no GPU of this node: left out", w->var, w->value,
-                 (int)(len < 40 ? len : 40), tok);
+                 (int)(len < 60 ? len : 60), tok);
         return true;
     }
     if (token_count(tok, len, &a)) {
@@ -387,7 +390,7 @@ static bool index_token(void *ctx, const char *tok, size_t len)
                  token_count(dash + 1, len - (size_t)(dash - tok) - 1, &b) && b >= a &&
                  b - a < 1024)) { /* else a range, as Slurm may write "0-3" */
         warn(w->j, "%s=%.80s: '%.*s' is neither a GPU index nor a UUID: left out", w->var, w->value,
-             (int)(len < 40 ? len : 40), tok);
+             (int)(len < 60 ? len : 60), tok);
         return true;
     }
     for (long k = a; k <= b; k++) {
