@@ -12,7 +12,7 @@ shared=${GPUWATCH_SHARED:-../shared}
 # come from the CMake build: scripts/build.sh runs first).
 [ -f build/gen/gw_assets.c ] || { echo "fuzz/run.sh: build first (scripts/build.sh)" >&2; exit 1; }
 srcs="$(ls src/util/*.c src/stats/*.c src/events/*.c src/logread/*.c src/analysis/*.c src/report/*.c src/chart/*.c)"
-srcs="$srcs src/sampler/fields.c build/gen/gw_assets.c"
+srcs="$srcs src/sampler/fields.c src/record/job.c src/view/utf8.c build/gen/gw_assets.c"
 clang -std=c11 -D_GNU_SOURCE -DGPUWATCH_VERSION='"fuzz"' -g -O1 -Isrc -Ibuild/gen \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     $(pkg-config --cflags libcjson) fuzz/fuzz_logread.c $srcs \

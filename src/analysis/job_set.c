@@ -13,7 +13,7 @@ gw_job_set *gw_job_set_new(void)
     return xcalloc(1, sizeof(gw_job_set));
 }
 
-void gw_job_set_add(gw_job_set *js, const char *path, gw_jobref *ref, gw_series *s, gw_analysis *a)
+void gw_job_set_add(gw_job_set *js, const char *path, gw_job *ref, gw_series *s, gw_analysis *a)
 {
     if (js->nmembers == js->cap) {
         js->cap = js->cap ? 2 * js->cap : 8;
@@ -33,7 +33,8 @@ void gw_job_set_add(gw_job_set *js, const char *path, gw_jobref *ref, gw_series 
 
 bool gw_job_member_has_gpu(const gw_job_member *m, const gw_gpu_analysis *g)
 {
-    return gw_jobref_has_gpu(&m->ref, g->gpu->index);
+    return m->ref.gpus_unlisted ||
+           (g->gpu->index >= 0 && gw_job_has_gpu(&m->ref, (unsigned)g->gpu->index));
 }
 
 static bool same_str(const char *a, const char *b)
@@ -48,12 +49,13 @@ typedef struct sums {
     bool has_energy;
 } sums;
 
-static void add_gpu(sums *t, const gw_gpu_analysis *g)
+/* new_gpu: false for a GPU counted already, recorded again at another time (a requeued job) */
+static void add_gpu(sums *t, const gw_gpu_analysis *g, bool new_gpu)
 {
     double s = (double)(g->whole.span.end_ms - g->whole.span.start_ms) / 1000.0;
     if (!(s > 0))
         s = 0;
-    t->ngpus++;
+    t->ngpus += new_gpu;
     t->s += s;
     if (!isnan(g->whole.energy_wh)) {
         t->energy += g->whole.energy_wh;
@@ -112,17 +114,32 @@ static bool same_gpu(const gw_job_member *ma, const gw_gpu_analysis *a, const gw
     return a->gpu->index == b->gpu->index;
 }
 
-/* Whether GPU g of group member k was counted already by an earlier member. */
-static bool counted_before(const gw_job_group *grp, size_t k, const gw_gpu_analysis *g)
+static bool overlap(const gw_gpu_analysis *a, const gw_gpu_analysis *b)
 {
+    return a->whole.span.start_ms <= b->whole.span.end_ms &&
+           b->whole.span.start_ms <= a->whole.span.end_ms;
+}
+
+/* GPU g of group member k as an earlier member saw it: SEEN_NOT when none did, SEEN_APART when
+ * only at other times (a requeued job's earlier run: its hours add up), SEEN_MEANWHILE when
+ * over the same time (ranks sharing the GPU: counted once). */
+typedef enum { SEEN_NOT, SEEN_APART, SEEN_MEANWHILE } seen_as;
+
+static seen_as counted_before(const gw_job_group *grp, size_t k, const gw_gpu_analysis *g)
+{
+    seen_as seen = SEEN_NOT;
     for (size_t j = 0; j < k; j++) {
         const gw_job_member *o = grp->members[j];
-        for (size_t i = 0; i < o->a->ngpus; i++)
-            if (gw_job_member_has_gpu(o, &o->a->gpus[i]) &&
-                same_gpu(o, &o->a->gpus[i], grp->members[k], g))
-                return true;
+        for (size_t i = 0; i < o->a->ngpus; i++) {
+            const gw_gpu_analysis *og = &o->a->gpus[i];
+            if (gw_job_member_has_gpu(o, og) && same_gpu(o, og, grp->members[k], g)) {
+                if (overlap(og, g))
+                    return SEEN_MEANWHILE;
+                seen = SEEN_APART;
+            }
+        }
     }
-    return false;
+    return seen;
 }
 
 static void finish_group(gw_job_group *grp)
@@ -133,7 +150,7 @@ static void finish_group(gw_job_group *grp)
          *ranks = xcalloc(grp->nmembers + 1, sizeof *ranks);
     size_t nws = 0, nr = 0;
     for (size_t k = 0; k < grp->nmembers; k++) {
-        const gw_jobref *r = &grp->members[k]->ref;
+        const gw_job *r = &grp->members[k]->ref;
         if (r->world_size > 0)
             ws[nws++] = r->world_size;
         if (r->rank >= 0)
@@ -188,9 +205,10 @@ static void finish_group(gw_job_group *grp)
             const gw_gpu_analysis *g = &m->a->gpus[i];
             if (!gw_job_member_has_gpu(m, g))
                 continue;
-            add_gpu(&own, g);
-            if (!counted_before(grp, k, g))
-                add_gpu(&total, g);
+            add_gpu(&own, g, true);
+            seen_as seen = counted_before(grp, k, g);
+            if (seen != SEEN_MEANWHILE)
+                add_gpu(&total, g, seen == SEEN_NOT);
         }
         m->fig = figures_of(&own);
     }
@@ -235,7 +253,7 @@ void gw_job_set_free(gw_job_set *js)
         gw_job_member *m = &js->members[i];
         gw_analysis_free(m->a);
         gw_series_free(m->series);
-        gw_jobref_free(&m->ref);
+        gw_job_clear(&m->ref);
         free(m->path);
     }
     free(js->members);

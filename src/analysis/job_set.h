@@ -13,7 +13,7 @@
 #define GW_JOB_SET_H
 
 #include "analysis/analysis.h"
-#include "util/gw_jobref.h"
+#include "record/job.h"
 
 /* Missing ranks kept in gw_job_group.missing (a world size can be up to 1e9). */
 enum { GW_JOB_MAX_LISTED = 1 << 16 };
@@ -28,7 +28,7 @@ typedef struct gw_job_figures {
 
 typedef struct gw_job_member {
     char *path;
-    gw_jobref ref;
+    gw_job ref;       /* meta.json "job" (logread/job_meta.h) */
     const char *node; /* ref.node, else the series' source of its first GPU, else path */
     gw_series *series;
     gw_analysis *a;
@@ -63,7 +63,7 @@ typedef struct gw_job_set {
 
 gw_job_set *gw_job_set_new(void);
 /* Adds one directory; the set takes ref (moved), s and a (freed with the set). */
-void gw_job_set_add(gw_job_set *js, const char *path, gw_jobref *ref, gw_series *s, gw_analysis *a);
+void gw_job_set_add(gw_job_set *js, const char *path, gw_job *ref, gw_series *s, gw_analysis *a);
 /* Groups, orders and adds up; call once after the last gw_job_set_add. */
 void gw_job_set_finish(gw_job_set *js);
 void gw_job_set_free(gw_job_set *js);

@@ -20,7 +20,7 @@ bool gw_cli_inputs_are_jobs(const gw_cli_inputs *in)
         return false;
     bool named = false;
     for (int i = 0; i < in->npaths; i++) {
-        gw_jobref r;
+        gw_job r;
         gw_error err = {0};
         struct stat st;
         /* a run directory without a "job" (an older recording) among the ranks of a job joins
@@ -29,8 +29,8 @@ bool gw_cli_inputs_are_jobs(const gw_cli_inputs *in)
         bool dir = stat(in->paths[i], &st) == 0 && S_ISDIR(st.st_mode);
         bool ok = (gw_logread_job(in->paths[i], &r, &err) == GW_OK || err.rc == GW_E_FORMAT) &&
                   dir; /* a meta.json that is no JSON is said when the directory is read */
-        named = named || (r.present && r.job_id);
-        gw_jobref_free(&r);
+        named = named || r.job_id;
+        gw_job_clear(&r);
         if (!ok)
             return false;
     }
@@ -40,7 +40,7 @@ bool gw_cli_inputs_are_jobs(const gw_cli_inputs *in)
 /* Reads and judges one directory into js. */
 static gw_rc add_member(gw_job_set *js, const gw_cli_inputs *in, char *path, gw_error *err)
 {
-    gw_jobref ref;
+    gw_job ref;
     gw_error bad = {0};
     gw_rc rc = gw_logread_job(path, &ref, &bad);
     if (rc) /* read without its job: its data is not lost, and the others are reported */
@@ -53,7 +53,7 @@ static gw_rc add_member(gw_job_set *js, const gw_cli_inputs *in, char *path, gw_
     rc = gw_cli_read_inputs(&one, s, err);
     if (rc) {
         gw_series_free(s);
-        gw_jobref_free(&ref);
+        gw_job_clear(&ref);
         return rc;
     }
     gw_cli_warn_skipped("report", s);

@@ -26,16 +26,34 @@ enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_STALL_TIMEOUT, OPT_LISTEN, OPT
                     "DIR/meta.json\tthe run: command, host, GPUs, times, exit status\n"            \
                     "DIR/summary.json, DIR/report.html\tthe report written when it ends\n"
 
+/* The options run and record share, each with its own help (the meaning differs a little). */
+#define RUN_OPT_OUTPUT(what)                                                                       \
+    {                                                                                              \
+        .name = "output", .letter = 'o', .arg = "DIR", .complete = GW_COMPL_DIR,                   \
+        .help = "where to record (must not exist; default runs/<UTC time>-" what ")"               \
+    }
+#define RUN_OPT_INTERVAL(examples)                                                                 \
+    {                                                                                              \
+        .name = "interval", .letter = 'i', .arg = "SEC",                                           \
+        .help = "sampling interval, 0.05 s to 24 h (default 0.5" examples ")"                      \
+    }
+#define RUN_OPT_NO_REPORT(text)                                                                    \
+    {                                                                                              \
+        .name = "no-report", .key = OPT_NO_REPORT, .help = text                                    \
+    }
+#define RUN_OPT_SCOPE(text)                                                                        \
+    {                                                                                              \
+        .name = "scope", .key = OPT_SCOPE, .arg = "job|node", .complete = GW_COMPL_VALUES,         \
+        .values = "job node", .help = text                                                         \
+    }
+#define RUN_OPT_LISTEN(text)                                                                       \
+    {                                                                                              \
+        .name = "listen", .key = OPT_LISTEN, .arg = "ADDR", .help = text                           \
+    }
+
 static const gw_opt run_opts[] = {
-    {.name = "output",
-     .letter = 'o',
-     .arg = "DIR",
-     .complete = GW_COMPL_DIR,
-     .help = "where to record (must not exist; default runs/<UTC time>-<name>)"},
-    {.name = "interval",
-     .letter = 'i',
-     .arg = "SEC",
-     .help = "sampling interval, 0.05 s to 24 h (default 0.5; 200ms, 2s, 1m work)"},
+    RUN_OPT_OUTPUT("<name>"),
+    RUN_OPT_INTERVAL("; 200ms, 2s, 1m work"),
     {.name = "epoch-regex",
      .key = OPT_EPOCH_REGEX,
      .arg = "RE",
@@ -47,20 +65,12 @@ static const gw_opt run_opts[] = {
      .arg = "SEC",
      .help = "alert job_stalled when CMD prints nothing, its GPUs are idle and its processes use "
              "almost no CPU for this long (default 300; 0 = off)"},
-    {.name = "no-report", .key = OPT_NO_REPORT, .help = "skip the analysis when the command ends"},
-    {.name = "scope",
-     .key = OPT_SCOPE,
-     .arg = "job|node",
-     .complete = GW_COMPL_VALUES,
-     .values = "job node",
-     .help = "job (default): the report judges and shows only the job's GPUs "
-             "(CUDA_VISIBLE_DEVICES, Slurm's, or those its processes use); node: the others are "
-             "shown as not this job, never judged"},
-    {.name = "listen",
-     .key = OPT_LISTEN,
-     .arg = "ADDR",
-     .help = "also serve /metrics for Prometheus on HOST:PORT while CMD runs, as `gpuwatch serve` "
-             "does (127.0.0.1:9400: this host; :9400: all)"},
+    RUN_OPT_NO_REPORT("skip the analysis when the command ends"),
+    RUN_OPT_SCOPE("job (default): the report judges and shows only the job's GPUs "
+                  "(CUDA_VISIBLE_DEVICES, Slurm's, or those its processes use); node: the others "
+                  "are shown as not this job, never judged"),
+    RUN_OPT_LISTEN("also serve /metrics for Prometheus on HOST:PORT while CMD runs, as `gpuwatch "
+                   "serve` does (127.0.0.1:9400: this host; :9400: all)"),
     RUN_CONFIG_OPTS,
     {.name = "help", .letter = 'h', .help = "this text"},
     {0}};
@@ -91,32 +101,17 @@ const gw_cmd_spec gw_spec_run = {
 };
 
 static const gw_opt record_opts[] = {
-    {.name = "output",
-     .letter = 'o',
-     .arg = "DIR",
-     .complete = GW_COMPL_DIR,
-     .help = "where to record (must not exist; default runs/<UTC time>-record)"},
-    {.name = "interval",
-     .letter = 'i',
-     .arg = "SEC",
-     .help = "sampling interval, 0.05 s to 24 h (default 0.5)"},
+    RUN_OPT_OUTPUT("record"),
+    RUN_OPT_INTERVAL(""),
     {.name = "duration",
      .letter = 'd',
      .arg = "SEC",
      .help = "stop after this long (default: until a signal)"},
-    {.name = "no-report", .key = OPT_NO_REPORT, .help = "skip the analysis at the end"},
-    {.name = "scope",
-     .key = OPT_SCOPE,
-     .arg = "job|node",
-     .complete = GW_COMPL_VALUES,
-     .values = "job node",
-     .help = "job (default): the report keeps to the job's GPUs (CUDA_VISIBLE_DEVICES, "
-             "SLURM_JOB_GPUS, ...); node: all, the others shown as not this job and never "
-             "judged"},
-    {.name = "listen",
-     .key = OPT_LISTEN,
-     .arg = "ADDR",
-     .help = "also serve /metrics for Prometheus on HOST:PORT (as gpuwatch serve)"},
+    RUN_OPT_NO_REPORT("skip the analysis at the end"),
+    RUN_OPT_SCOPE("job (default): the report keeps to the job's GPUs (CUDA_VISIBLE_DEVICES, "
+                  "SLURM_JOB_GPUS, ...); node: all, the others shown as not this job and never "
+                  "judged"),
+    RUN_OPT_LISTEN("also serve /metrics for Prometheus on HOST:PORT (as gpuwatch serve)"),
     RUN_CONFIG_OPTS,
     {.name = "help", .letter = 'h', .help = "this text"},
     {0}};

@@ -1,7 +1,9 @@
 /* gpuwatch: dispatches to a subcommand; see commands.h. */
 #include "cli/commands.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,7 +44,29 @@ static int help(int argc, char **argv)
     return 0;
 }
 
+static int dispatch(int argc, char **argv);
+
+/* What main returns once stdout is flushed: a write that failed (a full disk, /dev/full, a
+ * file-size limit) is one line and exit status 1, instead of a cut-short output and status 0.
+ * `run` keeps its command's status (docs/exit-codes.md) and only says so. */
+static int finish(int rc, bool is_run)
+{
+    errno = 0;
+    if ((fflush(stdout) == 0 && !ferror(stdout)) || (rc != 0 && !is_run))
+        return rc; /* a command that failed has said why already (report --json -) */
+    fprintf(stderr,
+            "gpuwatch: could not write the output (%s): free some space or write it elsewhere\n",
+            errno ? strerror(errno) : "write error");
+    return is_run ? rc : 1;
+}
+
 int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+    return finish(rc, argc >= 2 && strcmp(argv[1], "run") == 0);
+}
+
+static int dispatch(int argc, char **argv)
 {
     /* A file-size limit (ulimit -f) fails a write with EFBIG, said and handled like a full disk,
      * instead of killing gpuwatch with SIGXFSZ: `gpuwatch report --json FILE` died silently.

@@ -337,10 +337,7 @@ static int add_file(gw_fleet *f, const char *path, gw_error *err)
     size_t want = known && st.st_size >= 0 && st.st_size < SUMMARY_MAX_BYTES
                       ? (size_t)st.st_size + 1
                       : SUMMARY_MAX_BYTES;
-    char *buf = xmalloc(want + 1);
-    size_t n = fread(buf, 1, want, in);
-    buf[n] = '\0';
-    fclose(in);
+    char *buf = gw_file_read_all(in, want);
     cJSON *doc = cJSON_Parse(buf);
     free(buf);
     char *stem = stem_of(path);

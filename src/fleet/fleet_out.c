@@ -250,10 +250,7 @@ static void rows_json(cJSON *root, const char *key, const gw_fleet *f, bool by_u
 
 cJSON *gw_fleet_json(const gw_fleet *f)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddNumberToObject(root, "schema_version", 1);
-    cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
-    cJSON_AddStringToObject(root, "kind", "fleet");
+    cJSON *root = gw_json_doc(1, "fleet");
     cJSON_AddNumberToObject(root, "sources", (double)f->nsources);
     cJSON_AddNumberToObject(root, "files_skipped", (double)f->files_skipped);
     cJSON_AddNumberToObject(root, "files_repeated", (double)f->files_repeated);
@@ -270,15 +267,8 @@ cJSON *gw_fleet_json(const gw_fleet *f)
 
 gw_rc gw_fleet_write_json(const gw_fleet *f, const char *path, gw_error *err)
 {
-    gw_file_out out;
-    gw_rc rc = gw_file_out_open_path(&out, path, err);
-    if (rc)
-        return rc;
     cJSON *root = gw_fleet_json(f);
-    char *text = cJSON_Print(root);
+    gw_rc rc = gw_json_write_path(root, path, err);
     cJSON_Delete(root);
-    fputs(text, out.f);
-    fputc('\n', out.f);
-    free(text);
-    return gw_file_out_commit(&out, err);
+    return rc;
 }

@@ -1,9 +1,10 @@
 /* podres_dl: finds and dlopens gpuwatch-podres.so, once (podres_dl.h). */
 #include "k8s/podres_dl.h"
 
+#include "util/gw_dl.h"
+
 #include <dlfcn.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +12,7 @@
 
 #define GW_PODRES_MODULE "gpuwatch-podres.so"
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
-static gw_rc load_rc = GW_OK;
-static char load_msg[2 * PATH_MAX + 1024];
+static gw_dl_state state = GW_DL_STATE_INIT;
 static gw_podres_api loaded;
 
 /* The directory of the running executable, or "" when /proc/self/exe cannot be read. */
@@ -29,14 +28,6 @@ static void exe_dir(char *dir, size_t len)
     if (slash)
         *slash = '\0';
     snprintf(dir, len, "%s", path);
-}
-
-static void *sym(void *lib, const char *name, const char **missing)
-{
-    void *p = dlsym(lib, name);
-    if (!p && !*missing)
-        *missing = name;
-    return p;
 }
 
 static void load_once(void)
@@ -62,48 +53,45 @@ static void load_once(void)
             snprintf(why, sizeof why, "%s", dlerror());
     }
     if (!lib) {
-        load_rc = GW_E_NOTFOUND;
         if (env && env[0] && !why[0])
-            snprintf(load_msg, sizeof load_msg,
-                     "GPUWATCH_PODRES_MODULE names %s, which does not exist: unset it to use "
-                     "the PodResources module installed with gpuwatch",
-                     env);
+            gw_dl_fail(&state,
+                       "GPUWATCH_PODRES_MODULE names %s, which does not exist: unset it to use "
+                       "the PodResources module installed with gpuwatch",
+                       env);
         else if (why[0])
-            snprintf(load_msg, sizeof load_msg,
-                     "cannot load the PodResources module (%s): install libgrpc29 and "
-                     "libprotobuf-c1 (apt-get install libgrpc29 libprotobuf-c1)",
-                     why);
+            gw_dl_fail(&state,
+                       "cannot load the PodResources module (%s): install libgrpc29 and "
+                       "libprotobuf-c1 (apt-get install libgrpc29 libprotobuf-c1)",
+                       why);
         else
-            snprintf(load_msg, sizeof load_msg,
-                     "no PodResources module (%s) at %s%s%s: this gpuwatch was built without "
-                     "gRPC; install libgrpc-dev, libprotobuf-c-dev and protobuf-c-compiler and "
-                     "rebuild, or set GPUWATCH_PODRES_MODULE",
-                     GW_PODRES_MODULE, tried[0], ntried > 1 ? " or " : "",
-                     ntried > 1 ? tried[1] : "");
+            gw_dl_fail(&state,
+                       "no PodResources module (%s) at %s%s%s: this gpuwatch was built without "
+                       "gRPC; install libgrpc-dev, libprotobuf-c-dev and protobuf-c-compiler and "
+                       "rebuild, or set GPUWATCH_PODRES_MODULE",
+                       GW_PODRES_MODULE, tried[0], ntried > 1 ? " or " : "",
+                       ntried > 1 ? tried[1] : "");
         return;
     }
     const char *missing = NULL;
     gw_podres_abi_fn abi = NULL;
-    void *p = sym(lib, "gw_podres_module_abi", &missing);
-    memcpy(&abi, &p, sizeof p);
-    p = sym(lib, "gw_podres_module_list", &missing);
-    memcpy(&loaded.list, &p, sizeof p);
-    p = sym(lib, "gw_podres_module_free", &missing);
-    memcpy(&loaded.free_list, &p, sizeof p);
+#define GW_FILL(slot, name) gw_dl_fill(dlsym(lib, name), &slot, sizeof slot, name, &missing)
+    GW_FILL(abi, "gw_podres_module_abi");
+    GW_FILL(loaded.list, "gw_podres_module_list");
+    GW_FILL(loaded.free_list, "gw_podres_module_free");
+#undef GW_FILL
     if (missing || abi() != GW_PODRES_ABI) {
-        load_rc = GW_E_NOTFOUND;
-        snprintf(load_msg, sizeof load_msg,
-                 "the PodResources module %s is not from this gpuwatch (%s%s): reinstall "
-                 "gpuwatch so that both come from one build",
-                 GW_PODRES_MODULE, missing ? "it lacks " : "another ABI", missing ? missing : "");
+        gw_dl_fail(&state,
+                   "the PodResources module %s is not from this gpuwatch (%s%s): reinstall "
+                   "gpuwatch so that both come from one build",
+                   GW_PODRES_MODULE, missing ? "it lacks " : "another ABI", missing ? missing : "");
     }
 }
 
 gw_rc gw_podres_load(gw_podres_api *api, gw_error *err)
 {
-    pthread_once(&once, load_once);
-    if (load_rc)
-        return gw_error_set(err, load_rc, "%s", load_msg);
+    gw_rc rc = gw_dl_load(&state, load_once, err);
+    if (rc)
+        return rc;
     *api = loaded;
     return GW_OK;
 }

@@ -2,7 +2,7 @@
 #include "logread/job_meta.h"
 
 #include "util/gw_file.h"
-#include "util/xalloc.h"
+#include "util/gw_utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +10,25 @@
 
 enum { JOB_META_MAX_BYTES = 4 << 20 };
 
-gw_rc gw_logread_job(const char *path, gw_jobref *r, gw_error *err)
+bool gw_logread_job_of_meta(gw_job *j, const cJSON *meta)
 {
-    gw_jobref_read(r, NULL);
+    if (!gw_job_from_json(j, cJSON_GetObjectItemCaseSensitive(meta, "job")))
+        return false;
+    char **members[] = {&j->job_id, &j->step, &j->array_job_id, &j->array_task,
+                        &j->node,   &j->user, &j->gpus_note};
+    for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
+        char *was = *members[i];
+        if (was) {
+            *members[i] = gw_utf8_clean_dup(was);
+            free(was);
+        }
+    }
+    return true;
+}
+
+gw_rc gw_logread_job(const char *path, gw_job *j, gw_error *err)
+{
+    gw_job_from_json(j, NULL);
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
         return GW_OK;
@@ -22,10 +38,7 @@ gw_rc gw_logread_job(const char *path, gw_jobref *r, gw_error *err)
     FILE *f = gw_file_open_regular(meta, "r");
     if (!f)
         return GW_OK;
-    char *buf = xmalloc(JOB_META_MAX_BYTES + 1);
-    size_t n = fread(buf, 1, JOB_META_MAX_BYTES, f);
-    buf[n] = '\0';
-    fclose(f);
+    char *buf = gw_file_read_all(f, JOB_META_MAX_BYTES);
     cJSON *doc = cJSON_Parse(buf);
     free(buf);
     if (!doc)
@@ -33,7 +46,7 @@ gw_rc gw_logread_job(const char *path, gw_jobref *r, gw_error *err)
                             "%s is not JSON: write it again with gpuwatch run, or remove it to "
                             "read the directory without its job",
                             meta);
-    gw_jobref_read(r, cJSON_GetObjectItemCaseSensitive(doc, "job"));
+    gw_logread_job_of_meta(j, doc);
     cJSON_Delete(doc);
     return GW_OK;
 }

@@ -1,6 +1,7 @@
 /* Run directory reader: meta.json, gpu.csv, host.csv, processes.csv, events.jsonl (logread.h). */
 #include "logread/cells.h"
 #include "logread/event_members.h"
+#include "logread/job_meta.h"
 #include "logread/logread.h"
 #include "logread/timeparse.h"
 
@@ -20,13 +21,7 @@ enum { META_MAX_BYTES = 4 << 20, PROC_CELLS = 16 };
 static char *slurp(const char *path, size_t limit)
 {
     FILE *f = gw_file_open_regular(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = xmalloc(limit + 1);
-    size_t n = fread(buf, 1, limit, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+    return f ? gw_file_read_all(f, limit) : NULL;
 }
 
 static double json_num(const cJSON *o, const char *key)
@@ -82,19 +77,10 @@ static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
 /* meta.json's "job" (record/job.h) for the run's GPUs; its text made safe to print. */
 static void apply_meta_job(gw_series_input *in, const cJSON *meta)
 {
-    gw_job *j = xcalloc(1, sizeof *j);
-    if (!gw_job_from_json(j, cJSON_GetObjectItemCaseSensitive(meta, "job"))) {
+    gw_job *j = xmalloc(sizeof *j);
+    if (!gw_logread_job_of_meta(j, meta)) {
         free(j);
         return;
-    }
-    char **members[] = {&j->job_id, &j->step, &j->array_job_id, &j->array_task,
-                        &j->node,   &j->user, &j->gpus_note};
-    for (size_t i = 0; i < sizeof members / sizeof members[0]; i++) {
-        char *was = *members[i];
-        if (was) {
-            *members[i] = gw_series_text(was, false);
-            free(was);
-        }
     }
     in->job = j;
 }

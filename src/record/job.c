@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,11 +41,8 @@ static void warn(gw_job *j, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    char *line = NULL;
-    if (vasprintf(&line, fmt, ap) < 0)
-        abort();
+    j->warnings[j->nwarnings++] = xvasprintf(fmt, ap);
     va_end(ap);
-    j->warnings[j->nwarnings++] = line;
 }
 
 /* A whole number 0 .. 1e9 (a rank, a size, a GPU index); false for anything else. */
@@ -269,7 +267,10 @@ static bool cuda_token(void *ctx, const char *tok, size_t len)
         pos = by_mig(w->d, tok, len);
     }
     if (pos < 0) {
-        snprintf(w->bad, sizeof w->bad, "%.*s", (int)(len < 40 ? len : 40), len ? tok : "(empty)");
+        if (len)
+            snprintf(w->bad, sizeof w->bad, "%.*s", (int)(len < 60 ? len : 60), tok);
+        else /* ",1" or " ,": CUDA stops at the empty entry too */
+            snprintf(w->bad, sizeof w->bad, "(empty entry)");
         return false; /* CUDA stops at the first entry it cannot use */
     }
     w->d->sel[pos] = true;
@@ -282,9 +283,7 @@ static void add_note(gw_job *j, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *line = NULL;
-    if (vasprintf(&line, fmt, ap) < 0)
-        abort();
+    char *line = xvasprintf(fmt, ap);
     va_end(ap);
     if (j->gpus_note) {
         char *both = xasprintf("%s; %s", j->gpus_note, line);
@@ -380,7 +379,7 @@ static bool index_token(void *ctx, const char *tok, size_t len)
             w->d->sel[pos] = true;
         else
             warn(w->j, "%s=%.80s: '%.*s' names no GPU of this node: left out", w->var, w->value,
-                 (int)(len < 40 ? len : 40), tok);
+                 (int)(len < 60 ? len : 60), tok);
         return true;
     }
     if (token_count(tok, len, &a)) {
@@ -391,7 +390,7 @@ static bool index_token(void *ctx, const char *tok, size_t len)
                  token_count(dash + 1, len - (size_t)(dash - tok) - 1, &b) && b >= a &&
                  b - a < 1024)) { /* else a range, as Slurm may write "0-3" */
         warn(w->j, "%s=%.80s: '%.*s' is neither a GPU index nor a UUID: left out", w->var, w->value,
-             (int)(len < 40 ? len : 40), tok);
+             (int)(len < 60 ? len : 60), tok);
         return true;
     }
     for (long k = a; k <= b; k++) {
@@ -565,17 +564,30 @@ cJSON *gw_job_json(const gw_job *j)
     return o;
 }
 
+/* A string member, NULL when absent or empty; a job id written as a number is taken as its text. */
 static char *json_dup(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsString(v) && v->valuestring[0] ? xstrdup(v->valuestring) : NULL;
+    if (cJSON_IsString(v) && v->valuestring[0])
+        return xstrdup(v->valuestring);
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble))
+        return xasprintf("%.0f", v->valuedouble);
+    return NULL;
+}
+
+/* A whole number 0 .. 1e9, as a number or as text ("3" copied from an environment); -1 else. */
+static long json_count_of(const cJSON *v)
+{
+    long n;
+    if (cJSON_IsString(v))
+        return parse_count(v->valuestring, &n) ? n : -1;
+    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 1e9 ? (long)v->valuedouble
+                                                                             : -1;
 }
 
 static long json_count(const cJSON *o, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 1e9 ? (long)v->valuedouble
-                                                                             : -1;
+    return json_count_of(cJSON_GetObjectItemCaseSensitive(o, key));
 }
 
 /* One of the static words, or fallback. */
@@ -599,9 +611,13 @@ bool gw_job_from_json(gw_job *j, const cJSON *o)
                                           "processes",
                                           "all",
                                           NULL};
+    memset(j, 0, sizeof *j);
+    j->rank = j->local_rank = j->world_size = -1;
+    j->gpus_source = "all";
+    j->gpus_unlisted = true;
     if (!cJSON_IsObject(o))
         return false;
-    j->scheduler = json_word(o, "scheduler", scheds, "none");
+    j->scheduler = json_word(o, "scheduler", scheds, NULL);
     j->job_id = json_dup(o, "job_id");
     j->step = json_dup(o, "step");
     j->array_job_id = json_dup(o, "array_job_id");
@@ -609,21 +625,24 @@ bool gw_job_from_json(gw_job *j, const cJSON *o)
     j->rank = json_count(o, "rank");
     j->local_rank = json_count(o, "local_rank");
     j->world_size = json_count(o, "world_size");
+    if (j->world_size == 0)
+        j->world_size = -1; /* no job has 0 ranks: absent */
     j->node = json_dup(o, "node");
     j->user = json_dup(o, "user");
     j->gpus_source = json_word(o, "gpus_source", sources, "all");
     j->gpus_note = json_dup(o, "gpus_note");
     const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "gpus");
     const cJSON *u = cJSON_GetObjectItemCaseSensitive(o, "gpu_uuids");
+    j->gpus_unlisted = !cJSON_IsArray(g);
     int n = cJSON_IsArray(g) ? cJSON_GetArraySize(g) : 0;
     j->gpus = xcalloc((size_t)n + 1, sizeof *j->gpus);
     j->gpu_uuids = xcalloc((size_t)n + 1, sizeof *j->gpu_uuids);
     for (int k = 0; k < n; k++) {
-        const cJSON *x = cJSON_GetArrayItem(g, k);
-        if (!cJSON_IsNumber(x) || x->valuedouble < 0 || x->valuedouble > 1e6)
+        long x = json_count_of(cJSON_GetArrayItem(g, k));
+        if (x < 0 || x > 1000000)
             continue;
         const cJSON *id = cJSON_IsArray(u) ? cJSON_GetArrayItem(u, k) : NULL;
-        j->gpus[j->ngpus] = (unsigned)x->valuedouble;
+        j->gpus[j->ngpus] = (unsigned)x;
         j->gpu_uuids[j->ngpus++] = xstrdup(cJSON_IsString(id) ? id->valuestring : "");
     }
     /* a recording that ended before the command's processes decided */

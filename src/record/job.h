@@ -38,6 +38,7 @@ typedef struct gw_job {
     const char *gpus_source; /* "CUDA_VISIBLE_DEVICES", ..., "processes", "all" (static) */
     char *gpus_note;         /* how the choice was made when it is not exact, or NULL */
     bool gpus_pending;       /* from the job's processes, not known yet (gw_job_set_from_procs) */
+    bool gpus_unlisted;      /* read back from a "job" object without a "gpus" list */
     bool scope_node;         /* --scope node: other GPUs are shown (never judged) */
     size_t nwarnings;        /* one line each: a variable that names no GPU, a bad number */
     char *warnings[GW_JOB_MAX_WARNINGS];
@@ -65,8 +66,10 @@ bool gw_job_has_gpu(const gw_job *j, unsigned index);
 /* The "job" object of meta.json and summary.json (schema: docs/run-directory.md). */
 cJSON *gw_job_json(const gw_job *j);
 
-/* Reads a "job" object back (what gw_job_json wrote; unknown members ignored, wrong types taken as
- * absent). Returns false when o is not an object. */
+/* Reads a "job" object back into j (overwritten, not freed): what gw_job_json wrote, and what a
+ * person or another tool may write (docs/run-directory.md): a job id as a number, ranks as text.
+ * Unknown members are ignored; wrong types, an unknown scheduler, a world size of 0 and numbers
+ * outside 0..1e9 are absent (NULL, -1). Returns false (j absent) when o is not an object. */
 bool gw_job_from_json(gw_job *j, const cJSON *o);
 
 /* "job 4242 step 0, rank 1 of 4, node1": the report's header line (buf of size n); "" when the

@@ -232,7 +232,7 @@ static cJSON *figures_json(const gw_job_figures *f)
     return o;
 }
 
-static cJSON *ref_json(const gw_jobref *r)
+static cJSON *ref_json(const gw_job *r)
 {
     cJSON *o = cJSON_CreateObject();
     gw_json_add_str(o, "scheduler", r->scheduler);
@@ -245,10 +245,10 @@ static cJSON *ref_json(const gw_jobref *r)
     add_id(o, "world_size", r->world_size);
     gw_json_add_str(o, "node", r->node);
     gw_json_add_str(o, "user", r->user);
-    if (r->has_gpus) {
+    if (!r->gpus_unlisted) {
         cJSON *g = cJSON_AddArrayToObject(o, "gpus");
         for (size_t i = 0; i < r->ngpus; i++)
-            cJSON_AddItemToArray(g, cJSON_CreateNumber(r->gpus[i]));
+            cJSON_AddItemToArray(g, cJSON_CreateNumber((double)r->gpus[i]));
     } else {
         cJSON_AddNullToObject(o, "gpus");
     }
@@ -336,10 +336,7 @@ static cJSON *group_json(const gw_job_group *grp)
 
 cJSON *gw_report_jobs_json(const gw_job_set *js)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddNumberToObject(root, "schema_version", 1);
-    cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
-    cJSON_AddStringToObject(root, "kind", "jobs");
+    cJSON *root = gw_json_doc(1, "jobs");
     cJSON_AddNumberToObject(root, "job_count", (double)js->ngroups);
     cJSON *jobs = cJSON_AddArrayToObject(root, "jobs");
     for (size_t g = 0; g < js->ngroups; g++)
@@ -349,15 +346,8 @@ cJSON *gw_report_jobs_json(const gw_job_set *js)
 
 gw_rc gw_report_write_jobs_json(const gw_job_set *js, const char *path, gw_error *err)
 {
-    gw_file_out out;
-    gw_rc rc = gw_file_out_open_path(&out, path, err);
-    if (rc)
-        return rc;
     cJSON *root = gw_report_jobs_json(js);
-    char *text = cJSON_Print(root);
+    gw_rc rc = gw_json_write_path(root, path, err);
     cJSON_Delete(root);
-    fputs(text, out.f);
-    fputc('\n', out.f);
-    free(text);
-    return gw_file_out_commit(&out, err);
+    return rc;
 }

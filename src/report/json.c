@@ -305,9 +305,7 @@ static cJSON *verdict_json(const gw_analysis *a, const gw_verdict *v)
 
 cJSON *gw_report_json(const gw_analysis *a)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddNumberToObject(root, "schema_version", SCHEMA_VERSION);
-    cJSON_AddStringToObject(root, "gpuwatch_version", GPUWATCH_VERSION);
+    cJSON *root = gw_json_doc(SCHEMA_VERSION, NULL);
     add_span(root, a->start_ms, a->record_end_ms);
     cJSON_AddItemToObject(root, "inputs", inputs_json(a->series));
     const gw_job *job = gw_report_job(a, -1); /* null without meta.json (nvidia-smi CSV) */
@@ -332,12 +330,9 @@ cJSON *gw_report_json(const gw_analysis *a)
 static gw_rc write_json_to(const gw_analysis *a, gw_file_out *out, gw_error *err)
 {
     cJSON *root = gw_report_json(a);
-    char *text = cJSON_Print(root);
+    gw_rc rc = gw_json_write_out(root, out, err);
     cJSON_Delete(root);
-    fputs(text, out->f);
-    fputc('\n', out->f);
-    free(text);
-    return gw_file_out_commit(out, err);
+    return rc;
 }
 
 gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err)

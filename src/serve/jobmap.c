@@ -4,11 +4,23 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-enum { MAX_FILE_BYTES = 65536, MAX_ID = 128, MAX_FILES = 4096 };
+/* MAX_JOBS_PER_GPU (its file and its index.MIG files together): more job ids than any GPU's shards
+ * or oversubscription give, few enough that junk cannot multiply every series of a GPU by
+ * thousands; MAX_ENTRIES bounds a directory of thousands of such files. */
+enum {
+    MAX_FILE_BYTES = 65536,
+    MAX_ID = 128,
+    MAX_FILES = 4096,
+    MAX_JOBS_PER_GPU = 256,
+    MAX_ENTRIES = 16384
+};
 
 /* One job on one GPU (or MIG instance). */
 typedef struct job_entry {
@@ -23,7 +35,8 @@ struct gw_jobmap {
     gw_jobmap_warn_fn warn;
     void *ctx;
     bool warned;
-    gw_buf seen; /* what the last read found, to tell a change */
+    bool warned_junk; /* a line that is not a job id was reported */
+    gw_buf seen;      /* what the last read found, to tell a change */
     job_entry *entries;
     unsigned nentries;
     /* gw_jobmap_jobs' answer */
@@ -104,19 +117,49 @@ static bool parse_name(const char *name, unsigned *gpu, int *mig)
     return true;
 }
 
-/* Reads at most MAX_FILE_BYTES of path into b (NUL-terminated); false when it cannot be read. */
+/* Reads at most MAX_FILE_BYTES of path into b (NUL-terminated); false when it cannot be read or
+ * is not a regular file. A symlink is not followed (a link to /etc/shadow must not become labels)
+ * and a FIFO is not waited on (it would hang every scrape). */
 static bool read_small(const char *path, gw_buf *b)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return false;
-    char chunk[4096];
-    size_t n, total = 0;
-    while (total < MAX_FILE_BYTES && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        gw_buf_append(b, chunk, n);
-        total += n;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return false;
     }
-    fclose(f);
+    char chunk[4096];
+    size_t total = 0;
+    while (total < MAX_FILE_BYTES) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        gw_buf_append(b, chunk, (size_t)n);
+        total += (size_t)n;
+    }
+    close(fd);
+    return true;
+}
+
+/* A job id or user name as schedulers write them: 1 to MAX_ID of [A-Za-z0-9._+@-] ("123",
+ * "123_4" array task, "123+1" heterogeneous component, "123.server" PBS, "ann@site"). Anything
+ * else (binary junk, another file's text) is no id: Prometheus would refuse a scrape whose label
+ * is not UTF-8, and the exporter must not publish what a file holds besides job ids. */
+static bool valid_id(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > MAX_ID)
+        return false;
+    for (const char *p = s; *p; p++) {
+        char c = *p;
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              c == '.' || c == '_' || c == '+' || c == '@' || c == '-'))
+            return false;
+    }
     return true;
 }
 
@@ -138,7 +181,7 @@ static char *job_user(gw_jobmap *m, const char *job)
         gw_buf_printf(&m->seen, ".jobs/%s\n%s\n", job, b.data);
         for (char *save = NULL, *line = strtok_r(b.data, "\n", &save); line;
              line = strtok_r(NULL, "\n", &save)) {
-            if (strncmp(line, "user=", 5) == 0 && line[5]) {
+            if (strncmp(line, "user=", 5) == 0 && valid_id(line + 5)) {
                 user = xstrdup(line + 5);
                 break;
             }
@@ -148,20 +191,51 @@ static char *job_user(gw_jobmap *m, const char *job)
     return user;
 }
 
-/* Adds the lines of one mapping file. */
-static void add_file(gw_jobmap *m, unsigned gpu, int mig, char *text, unsigned *cap)
+static void warn_junk(gw_jobmap *m, const char *name, const char *why)
 {
+    if (m->warned_junk || !m->warn)
+        return;
+    m->warned_junk = true;
+    char msg[4400];
+    snprintf(msg, sizeof msg,
+             "job mapping file %s/%s: %s; ignored (each line must be a job id of at most %d "
+             "characters [A-Za-z0-9._+@-], optionally followed by a user); said once",
+             m->dir, name, why, MAX_ID);
+    m->warn(m->ctx, msg);
+}
+
+/* Adds the lines of one mapping file (len bytes of text, NUL-terminated). */
+static void add_file(gw_jobmap *m, const char *name, unsigned gpu, int mig, char *text, size_t len,
+                     unsigned *cap)
+{
+    if (memchr(text, '\0', len)) {
+        warn_junk(m, name, "binary content");
+        return;
+    }
+    /* names are sorted ("1" < "1.2" < "10"): a GPU's entries so far are the last ones */
+    unsigned start = m->nentries;
+    while (start > 0 && m->entries[start - 1].gpu == gpu)
+        start--;
     for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
          line = strtok_r(NULL, "\n", &save)) {
-        char job[MAX_ID + 1] = "", second[MAX_ID + 1] = "";
-        if (sscanf(line, "%128s %128s", job, second) < 1 || !job[0])
+        char job[MAX_ID + 2] = "", second[MAX_ID + 2] = "";
+        if (sscanf(line, "%129s %129s", job, second) < 1 || !job[0])
             continue;
+        if (!valid_id(job)) {
+            warn_junk(m, name, "a line that is not a job id");
+            continue;
+        }
+        if (second[0] && !valid_id(second))
+            second[0] = '\0';
         bool dup = false;
-        for (unsigned i = 0; i < m->nentries && !dup; i++)
-            dup = m->entries[i].gpu == gpu && m->entries[i].mig == mig &&
-                  strcmp(m->entries[i].job, job) == 0;
+        for (unsigned i = start; i < m->nentries && !dup; i++)
+            dup = m->entries[i].mig == mig && strcmp(m->entries[i].job, job) == 0;
         if (dup)
             continue;
+        if (m->nentries - start == MAX_JOBS_PER_GPU || m->nentries == MAX_ENTRIES) {
+            warn_junk(m, name, "more than 256 job ids for one GPU (or 16384 in all), the rest");
+            break;
+        }
         if (m->nentries == *cap) {
             *cap = *cap ? 2 * *cap : 16;
             m->entries = xrealloc(m->entries, *cap * sizeof *m->entries);
@@ -219,7 +293,7 @@ bool gw_jobmap_reload(gw_jobmap *m)
             unsigned gpu;
             int mig;
             if (text.data && parse_name(names[i], &gpu, &mig))
-                add_file(m, gpu, mig, text.data, &cap);
+                add_file(m, names[i], gpu, mig, text.data, text.len, &cap);
         }
         gw_buf_free(&text);
         free(names[i]);

@@ -9,7 +9,10 @@
  * job ids of a MIG file join its GPU's. Only the first word of a line is the id (Princeton
  * jobstats' "JOBID UID" lines work too; the second word is then the user). DIR/.jobs/JOBID, when
  * present, holds "user=NAME": the `user` label of gpuwatch_job_info{hpc_job,gpu,UUID,...} 1, one
- * series per GPU and job, so that dashboards can join on it. Other names are ignored.
+ * series per GPU and job, so that dashboards can join on it. Other names are ignored, and so are
+ * symlinks, FIFOs and other non-regular files (never followed nor waited on), files with NUL
+ * bytes, lines whose id is not 1-128 characters of [A-Za-z0-9._+@-] (one warning) and ids past
+ * the 256th of a GPU: only job ids reach the labels, never another file's contents.
  *
  * The directory is read again at each scrape (a few small files); the labels are rebuilt only
  * when what it says changed. A missing or unreadable DIR gives one warning (through the

@@ -33,6 +33,15 @@ FILE *gw_file_open_regular(const char *path, const char *mode)
     return f;
 }
 
+char *gw_file_read_all(FILE *f, size_t limit)
+{
+    char *buf = xmalloc(limit + 1);
+    size_t n = fread(buf, 1, limit, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
 FILE *gw_file_open_stream(const char *path)
 {
     struct stat lst;

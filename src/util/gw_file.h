@@ -64,6 +64,9 @@ GW_MUST_USE gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err);
 #define GW_FILE_NOT_REGULAR EINVAL
 FILE *gw_file_open_regular(const char *path, const char *mode);
 
+/* Reads at most limit bytes of f into a new NUL-terminated buffer (free it) and closes f. */
+char *gw_file_read_all(FILE *f, size_t limit);
+
 /* Opens path for output written as it goes (`query -f FILE`, a log that grows), truncating it,
  * with the link policy of gw_file_out_open_path: a symbolic link at path that belongs to you or
  * root is followed, another user's is refused (errno ELOOP) rather than written through; a link

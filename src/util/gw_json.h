@@ -7,6 +7,8 @@
 #ifndef GW_JSON_H
 #define GW_JSON_H
 
+#include "util/gw_file.h"
+
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
@@ -20,5 +22,14 @@ void gw_json_add_str(cJSON *o, const char *key, const char *s);
 /* Adds key: the RFC 3339 UTC time of wall_ms (ms since the epoch), or key: null when wall_ms <= 0.
  */
 void gw_json_add_time(cJSON *o, const char *key, int64_t wall_ms);
+
+/* A new document of gpuwatch: schema_version (the schema of that kind), gpuwatch_version and,
+ * unless NULL, kind ("fleet", "jobs"). */
+cJSON *gw_json_doc(int schema_version, const char *kind);
+
+/* Writes doc, indented, and a newline to out and commits it (gw_file_out_commit). */
+GW_MUST_USE gw_rc gw_json_write_out(const cJSON *doc, gw_file_out *out, gw_error *err);
+/* The same into path (gw_file_out_open_path: "-" is stdout). */
+GW_MUST_USE gw_rc gw_json_write_path(const cJSON *doc, const char *path, gw_error *err);
 
 #endif

@@ -5,6 +5,7 @@ Every test runs build/gpuwatch against the fake NVML library playing a JSON scen
 import csv
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -94,6 +95,20 @@ def interp(timeline, key, t):
     return pts[-1][1]
 
 
+# gpu.csv's header as `gpuwatch run` writes it, for the run directories tests make.
+GPU_HEADER = ("timestamp, index, utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
+              "memory.total [MiB], temperature.gpu, power.draw [W], power.limit [W], "
+              "clocks.current.sm [MHz], clocks_event_reasons.active, pstate, gpm.sm_active [%], "
+              "gpm.sm_occupancy [%], gpm.tensor_active [%], gpm.dram_active [%]")
+
+
+def rfc3339(t):
+    """t (seconds since the epoch) as gpuwatch writes times: RFC 3339, UTC, milliseconds."""
+    import datetime
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
 def rfc3339_to_s(ts):
     from datetime import datetime, timezone
     return datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp()
@@ -138,6 +153,31 @@ def alive(pid):
     except OSError:
         return False
     return stat.rsplit(") ", 1)[1][0] != "Z"
+
+
+def poll(what, fn, timeout=60, logs=lambda: "", every=0.2):
+    """Calls fn until it returns something true and returns that; after timeout seconds, fails
+    naming what was awaited, with logs() (the daemons' output) to say why."""
+    deadline = time.monotonic() + timeout
+    while True:
+        got = fn()
+        if got:
+            return got
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}\n{logs()}")
+        time.sleep(every)
+
+
+def free_ports(n=1):
+    """n distinct TCP ports free on 127.0.0.1 now (all held while choosing, so none repeats)."""
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def wait_for(cond, limit_s=20.0):

@@ -78,7 +78,8 @@ def test_every_gpu_threshold_crossed(scenario, tmp_path):
     c = fired["temp_critical"][0]
     assert c["severity"] == "critical" and c["threshold"] == 83 and c["duration_s"] >= 1
     m = fired["memory_critical"][0]
-    assert m["threshold"] == 92 and m["value"] > 92 and m["message"].endswith("and rising")
+    # at or above: a late tick on a loaded machine can read the ramp right at 92 %
+    assert m["threshold"] == 92 and m["value"] >= 92 and m["message"].endswith("and rising")
     assert fired["memory_warning"][0]["threshold"] == 85
     x = fired["xid"][0]
     assert x["gpu"] == 0 and x["value"] == 79 and x["threshold"] is None

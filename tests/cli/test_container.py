@@ -126,11 +126,11 @@ def test_image_files(image):
         root = Path(image("mount", ctr).strip())
         lib = root / "usr/lib/x86_64-linux-gnu"
         assert os.access(root / "usr/bin/gpuwatch", os.X_OK)
+        # serve --kubernetes (the DaemonSet's image): the PodResources module and gRPC's library
+        assert (root / "usr/lib/gpuwatch/modules/gpuwatch-podres.so").exists()
         for so in ["libmicrohttpd.so.12", "libcjson.so.1", "libinih.so.1", "libncursesw.so.6",
                    "libgrpc.so.29", "libprotobuf-c.so.1"]:
             assert (lib / so).exists() or (root / "lib/x86_64-linux-gnu" / so).exists(), so
-        # the kubelet's PodResources client: the DaemonSet runs `serve --kubernetes`
-        assert (root / "usr/lib/gpuwatch/modules/gpuwatch-podres.so").is_file()
         # the runtime stage holds no build tools, no sources, no cairo (recommends), no NVML
         for absent in ["usr/bin/gcc", "usr/bin/cmake", "usr/bin/cc", "src", "build",
                        "usr/lib/x86_64-linux-gnu/libcairo.so.2", "tmp/gpuwatch_0.1.0-1_amd64.deb"]:

@@ -6,21 +6,11 @@ import json
 import os
 import subprocess
 
-from conftest import run_in_pty
+from conftest import GPU_HEADER, rfc3339, run_in_pty
 
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
 ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
-GPU_HEADER = ("timestamp, index, utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
-              "memory.total [MiB], temperature.gpu, power.draw [W], power.limit [W], "
-              "clocks.current.sm [MHz], clocks_event_reasons.active, pstate, gpm.sm_active [%], "
-              "gpm.sm_occupancy [%], gpm.tensor_active [%], gpm.dram_active [%]")
 T0 = 1796007900
-
-
-def rfc3339(t):
-    import datetime
-    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime(
-        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def job(job_id, rank, world, node, scheduler="torchrun", gpus=(0,), user="alice"):
@@ -31,7 +21,7 @@ def job(job_id, rank, world, node, scheduler="torchrun", gpus=(0,), user="alice"
             "scope": "job"}
 
 
-def run_dir(root, jobblock, util=98, sm=80.0, seconds=360, ngpus=1, power=400.0):
+def run_dir(root, jobblock, util=98, sm=80.0, seconds=360, ngpus=1, power=400.0, t0=T0):
     """A run directory of `seconds` 1 Hz rows per GPU: util %, SM activity sm %, power W."""
     root.mkdir(parents=True)
     node = jobblock["node"] if jobblock else "node-x"
@@ -47,7 +37,7 @@ def run_dir(root, jobblock, util=98, sm=80.0, seconds=360, ngpus=1, power=400.0)
         u = 0 if i < 10 else util
         s = 0 if i < 10 else sm
         for g in range(ngpus):
-            rows.append(f"{rfc3339(T0 + i)}, {g}, {u}, 20, 20000, 143771, 60, {power:.2f}, "
+            rows.append(f"{rfc3339(t0 + i)}, {g}, {u}, 20, 20000, 143771, 60, {power:.2f}, "
                         f"700.00, 1980, 0x0000000000000000, P0, {s:.1f}, 40.0, 30.0, 30.0")
     (root / "gpu.csv").write_text("\n".join(rows) + "\n")
     return root
@@ -106,6 +96,18 @@ def test_two_ranks_sharing_one_gpu_count_it_once(tmp_path):
     assert j["ranks"] == "2 of 2 ranks" and j["ranks_missing"] == []
     assert j["totals"]["gpus"] == 1 and abs(j["totals"]["gpu_hours"] - 0.1) < 1e-3
     assert [m["figures"]["gpus"] for m in j["members"]] == [1, 1]
+
+
+def test_a_requeued_jobs_runs_on_one_gpu_add_up(tmp_path):
+    # deploy/slurm records each run of a requeued job (same id, same GPU) in RUN, RUN.1: an
+    # hour apart, the second run's GPU-hours and energy were dropped as "the same GPU"
+    r0 = run_dir(tmp_path / "101.n1", job("101", None, None, "n1", scheduler="slurm"))
+    r1 = run_dir(tmp_path / "101.n1.1", job("101", None, None, "n1", scheduler="slurm"),
+                 t0=T0 + 3600)
+    j = json.loads(report(r0, r1, "--json", "-").stdout)["jobs"][0]
+    t = j["totals"]
+    assert t["gpus"] == 1 and abs(t["gpu_hours"] - 0.2) < 1e-3
+    assert abs(t["energy_wh"] - 2 * j["members"][0]["figures"]["energy_wh"]) < 1e-3
 
 
 def test_only_the_jobs_gpus_are_counted(tmp_path):

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import GPU_HEADER, rfc3339
+
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
 SHARED = Path(os.environ.get("GPUWATCH_SHARED", "../shared"))
 TRACES = SHARED / "traces"
@@ -141,18 +143,6 @@ def test_public_fixtures_are_read():
     assert [g["index"] for g in s["gpus"]] == [0, 1]
     assert [g["stats"]["memory.used [MiB]"]["max"] for g in s["gpus"]] == [575, 1234]
     assert [g["stats"]["fan.speed [%]"]["max"] for g in s["gpus"]] == [38, 50]
-
-
-GPU_HEADER = ("timestamp, index, utilization.gpu [%], utilization.memory [%], memory.used [MiB], "
-              "memory.total [MiB], temperature.gpu, power.draw [W], power.limit [W], "
-              "clocks.current.sm [MHz], clocks_event_reasons.active, pstate, gpm.sm_active [%], "
-              "gpm.sm_occupancy [%], gpm.tensor_active [%], gpm.dram_active [%]")
-
-
-def rfc3339(t):
-    import datetime
-    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime(
-        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def make_run_dir(root, util, procs=3, job_cpu=190.0, epochs=True, host="node-a"):

@@ -50,7 +50,10 @@ def test_values_follow_the_scenario(scenario, tmp_path):
     # 1 s)); they are averages over windows, so they lie within the scenario's range over the run.
     gpm = [float(r["gpm.sm_active [%]"]) for r in rows if r["gpm.sm_active [%]"] != ""]
     assert len(gpm) >= len(rows) - 1 / 0.2 - 3
-    assert all(0 <= v <= interp(tl, "sm_active", 3.5) + 0.5 for v in gpm)
+    # bounded by the scenario at the last row (plus the 0.15 s of nvmlInit before start): on a
+    # loaded machine the 3 s job can take longer than 3 s of scenario time
+    t_end = max(rfc3339_to_s(r["timestamp"]) for r in rows) - start + 0.15
+    assert all(0 <= v <= interp(tl, "sm_active", max(t_end, 3.5)) + 0.5 for v in gpm)
     assert gpm[-1] > 10
     # processes: the wrapped python is the "child" pid, in the job
     _, procs = read_csv(out / "processes.csv")

@@ -76,6 +76,46 @@ def test_mig_files_and_jobstats_lines(scenario, tmp_path):
         assert info == [("500", "bob", "3"), ("501", None, "5")]
 
 
+def test_junk_links_and_fifos_publish_nothing_but_job_ids(scenario, tmp_path):
+    """Only job ids become labels: a symlink to another file is not followed (it would publish
+    that file's lines), binary junk and text that is no job id are ignored with one warning, a
+    FIFO does not hang the scrape, and huge files give at most 256 series per GPU."""
+    import os
+    secret = tmp_path / "shadow"
+    secret.write_text("rootsecret x\nb3BlbnNzaC1rZXktdjEAAAAA\n")
+    jobs = tmp_path / "map"
+    jobs.mkdir()
+    (jobs / "0").symlink_to(secret)
+    (jobs / ".jobs").mkdir()
+    (jobs / ".jobs" / "77").symlink_to(tmp_path / "user77")
+    (tmp_path / "user77").write_text("user=leaked\n")
+    (jobs / "1").write_bytes(b"77 ann\n\xff\xfe junk\nroot:$y$j9T$hash:19000::\n" + b"q" * 200 + b"\n")
+    os.mkfifo(jobs / "0.1")
+    with Server(two_gpus(scenario), ["--hpc-job-mapping-dir", jobs]) as s:
+        s.wait_sample()
+        text = s.metrics()
+        p = parse(text)
+        assert [lab.get("hpc_job") for lab in series(p, "DCGM_FI_DEV_GPU_TEMP", 0)] == [None]
+        assert [lab.get("hpc_job") for lab in series(p, "DCGM_FI_DEV_GPU_TEMP", 1)] == ["77"]
+        assert [(lab["hpc_job"], lab.get("user")) for lab, _ in p["gpuwatch_job_info"]] == \
+            [("77", "ann")]
+        for leak in ("rootsecret", "b3BlbnNzaC1", "leaked", "root:", "qqqq"):
+            assert leak not in text
+
+        (jobs / "0").unlink()
+        (jobs / "0").write_bytes(b"1\x002\n")  # binary: the whole file is ignored
+        (jobs / "1").write_text("".join(f"{i}\n" for i in range(5000)))
+        (jobs / "1.2").write_text("".join(f"{i}\n" for i in range(9000, 9100)))  # MIG: same GPU
+        p = parse(s.metrics())
+        assert [lab.get("hpc_job") for lab in series(p, "DCGM_FI_DEV_GPU_TEMP", 0)] == [None]
+        ids = [lab["hpc_job"] for lab in series(p, "DCGM_FI_DEV_GPU_TEMP", 1)]
+        assert ids == [str(i) for i in range(256)]
+        assert s.stop() == 0
+        warnings = [ln for ln in s.lines if "job mapping file" in ln]
+        assert len(warnings) == 1, s.stderr()  # said once, not at every scrape
+        assert "/1: a line that is not a job id" in warnings[0]
+
+
 def test_openmetrics_keeps_one_family_per_name(scenario, tmp_path):
     jobs = tmp_path / "map"
     jobs.mkdir()
@@ -97,14 +137,15 @@ def test_missing_directory_warns_once_and_is_retried(scenario, tmp_path):
         for _ in range(3):
             p = parse(s.metrics())
         assert all("hpc_job" not in lab for lab, _ in p["DCGM_FI_DEV_GPU_TEMP"])
-        warnings = [ln for ln in s.lines if "job mapping directory" in ln]
-        assert len(warnings) == 1, s.stderr()
-        assert str(jobs) in warnings[0] and "No such file" in warnings[0]
         jobs.mkdir()
         (jobs / "0").write_text("99\n")
         p = parse(s.metrics())
         assert [lab.get("hpc_job") for lab in series(p, "DCGM_FI_DEV_GPU_TEMP", 0)] == ["99"]
         assert s.stop() == 0
+        # read once serve has ended: stderr is read by a thread, so earlier it may lag behind
+        warnings = [ln for ln in s.lines if "job mapping directory" in ln]
+        assert len(warnings) == 1, s.stderr()
+        assert str(jobs) in warnings[0] and "No such file" in warnings[0]
 
 
 def test_option_wins_over_environment_and_empty_is_refused(scenario, tmp_path):

@@ -9,16 +9,10 @@ import time
 import urllib.parse
 import urllib.request
 
-from conftest import SOURCE
+from conftest import SOURCE, free_ports, poll
 from serve_helpers import Server, const_h200
 
 RULES = SOURCE / "deploy" / "prometheus" / "gpuwatch-rules.yml"
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Prometheus:
@@ -32,7 +26,7 @@ class Prometheus:
             "scrape_configs:\n  - job_name: gpuwatch\n    static_configs:\n"
             f"      - targets: {json.dumps(targets)}\n")
         for _attempt in range(3):  # the free port may be taken between probe and bind
-            self.port = free_port()
+            self.port = free_ports()[0]
             self.log = open(tmp_path / f"prometheus-{self.port}.log", "w+")
             self.proc = subprocess.Popen(
                 [binary, f"--config.file={cfg}", f"--storage.tsdb.path={tmp_path / 'data'}",
@@ -73,14 +67,7 @@ class Prometheus:
 
     def wait(self, what, fn, timeout=90):
         """Polls fn() until it returns something true; returns it."""
-        deadline = time.monotonic() + timeout
-        while True:
-            got = fn()
-            if got:
-                return got
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out waiting for {what}\n{self.logs()}")
-            time.sleep(0.25)
+        return poll(what, fn, timeout, self.logs, every=0.25)
 
     def stop(self):
         if self.proc.poll() is None:

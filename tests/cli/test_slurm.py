@@ -13,11 +13,10 @@ import os
 import shutil
 import socket
 import subprocess
-import time
 
 import pytest
 
-from conftest import BUILD, FAKE, GW, SOURCE
+from conftest import BUILD, FAKE, GW, SOURCE, free_ports, poll
 from serve_helpers import Server, const_h200, parse
 from test_slurm_scripts import stop_recorders
 
@@ -29,28 +28,6 @@ pytestmark = [
                        reason="runs once, in the normal build: Debian's daemons, ~20 s"),
     pytest.mark.skipif(os.geteuid() != 0, reason="slurmd runs jobs as their user: needs root"),
 ]
-
-
-def free_ports(n):
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
-
-
-def wait(what, fn, timeout=60, logs=lambda: ""):
-    deadline = time.monotonic() + timeout
-    while True:
-        got = fn()
-        if got:
-            return got
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}\n{logs()}")
-        time.sleep(0.2)
 
 
 def scenario_two_gpus(path):
@@ -136,10 +113,10 @@ PartitionName=test Nodes={node} Default=YES MaxTime=INFINITE State=UP
                               f"--key-file={key}", f"--pid-file={tmp / 'munge' / 'pid'}",
                               f"--log-file={tmp / 'munge' / 'log'}",
                               f"--seed-file={tmp / 'munge' / 'seed'}"])
-        wait("munged's socket", self.sock.exists, 30, self.logs)
+        poll("munged's socket", self.sock.exists, 30, self.logs)
         self.start("slurmctld", ["slurmctld", "-D", "-i", "-f", str(self.conf)])
         self.start("slurmd", ["slurmd", "-D", "-f", str(self.conf), "-N", node])
-        wait("the node idle", lambda: "idle" in self.run("sinfo", "-h", "-o", "%t").stdout,
+        poll("the node idle", lambda: "idle" in self.run("sinfo", "-h", "-o", "%t").stdout,
              60, self.logs)
 
     def start(self, name, argv):
@@ -196,7 +173,7 @@ def test_prolog_epilog_around_a_real_job(slurm, tmp_path):
 
     # While it runs: GPU 1's mapping file names the job, GPU 0 has none, and the recorder runs.
     mapping = tmp / "map" / "1"
-    wait("the mapping file", mapping.exists, 60, slurm.logs)
+    poll("the mapping file", mapping.exists, 60, slurm.logs)
     assert mapping.read_text() == f"{job}\n"
     assert not (tmp / "map" / "0").exists()
     assert (tmp / "map" / ".jobs" / job).read_text() == "user=root\n"
@@ -212,7 +189,7 @@ def test_prolog_epilog_around_a_real_job(slurm, tmp_path):
 
     # When it ends: the mapping is gone, the recorder stopped, the summary written.
     summary = tmp / "jobs" / f"{job}.json"
-    wait("the per-job summary", summary.exists, 90, slurm.logs)
+    poll("the per-job summary", summary.exists, 90, slurm.logs)
     assert (tmp / "job.done").read_text() == "done\n"
     assert not mapping.exists() and not (tmp / "map" / ".jobs" / job).exists()
     assert not (tmp / "rec" / job).exists()
@@ -237,6 +214,6 @@ def test_prolog_epilog_around_a_real_job(slurm, tmp_path):
     # the recorder ended on the Epilog's SIGTERM with its files complete (not killed)
     assert (meta["end_reason"], meta["complete"], meta["cwd"]) == ("signal", True, "/")
     # the Epilog logs the summary just after it moved it in place
-    log = wait("the Epilog's last line", lambda: f"summary in {summary}" in (
+    log = poll("the Epilog's last line", lambda: f"summary in {summary}" in (
         t := (tmp / "gpuwatch-slurm.log").read_text()) and t, 30)
     assert f"prolog job {job} on {slurm.node}: recording GPUs 1 in {run_dir}" in log, log

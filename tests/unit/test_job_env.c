@@ -137,6 +137,21 @@ static void test_cuda_bad(void **state)
     assert_int_equal(j.nwarnings, 1);
     assert_true(warned(&j, "'7' names no GPU of this node (NVML sees 3)"));
     gw_job_clear(&j);
+    /* an empty first entry (",2", " ,"): no GPU, and the note says why (it said nothing) */
+    char *lead[] = {"CUDA_VISIBLE_DEVICES=,GPU-bbbb1111", "SLURM_JOB_GPUS=0", NULL};
+    j = choose(lead, true);
+    assert_gpus(&j, "CUDA_VISIBLE_DEVICES", 0, NULL);
+    assert_non_null(j.gpus_note);
+    assert_non_null(strstr(j.gpus_note, "'(empty entry)' names no GPU of this node"));
+    gw_job_clear(&j);
+    /* a UUID with junk after it: the note quotes the whole entry, not just the valid UUID
+     * (40 characters cut it to exactly "GPU-<uuid>", which read as a UUID naming no GPU) */
+    char *junk[] = {"CUDA_VISIBLE_DEVICES=GPU-bbbb1111-0000-0000-0000-000000000000 x", NULL};
+    j = choose(junk, true);
+    assert_gpus(&j, "CUDA_VISIBLE_DEVICES", 0, NULL);
+    assert_non_null(
+        strstr(j.gpus_note, "'GPU-bbbb1111-0000-0000-0000-000000000000 x' names no GPU"));
+    gw_job_clear(&j);
     /* "all" is NVIDIA_VISIBLE_DEVICES' word, not CUDA's: said, and the next source decides */
     char *all[] = {"CUDA_VISIBLE_DEVICES=all", "NVIDIA_VISIBLE_DEVICES=GPU-aaaa0000", NULL};
     j = choose(all, true);

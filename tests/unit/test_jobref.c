@@ -1,18 +1,20 @@
-/* Unit tests for the job's identity read from meta.json / summary.json (src/util/gw_jobref) and
+/* Unit tests for the job's identity read back from meta.json / summary.json by `report DIR...`
+ * (gw_job_from_json, src/record/job.c, beside test_job_env's round trip) and
  * the missing-ranks line of the job report (src/report/jobs.c). */
 #include "test_helpers.h"
 
 #include "report/jobs.h"
-#include "util/gw_jobref.h"
+#include "logread/job_meta.h"
+#include "record/job.h"
 
 #include <stdlib.h>
 
-static gw_jobref read_json(const char *text)
+static gw_job read_json(const char *text, bool object)
 {
     cJSON *doc = cJSON_Parse(text);
     assert_non_null(doc);
-    gw_jobref r;
-    gw_jobref_read(&r, cJSON_GetObjectItemCaseSensitive(doc, "job"));
+    gw_job r;
+    assert_int_equal(gw_job_from_json(&r, cJSON_GetObjectItemCaseSensitive(doc, "job")), object);
     cJSON_Delete(doc);
     return r;
 }
@@ -20,12 +22,12 @@ static gw_jobref read_json(const char *text)
 static void test_full_block(void **state)
 {
     (void)state;
-    gw_jobref r = read_json(
+    gw_job r = read_json(
         "{\"job\": {\"scheduler\": \"slurm\", \"job_id\": \"4242\", \"step\": \"0\", "
         "\"array_job_id\": null, \"array_task\": null, \"rank\": 3, \"local_rank\": 1, "
         "\"world_size\": 8, \"node\": \"gpu-a01\", \"user\": \"alice\", \"gpus\": [1, 3], "
-        "\"gpus_source\": \"SLURM_STEP_GPUS\", \"scope\": \"job\"}}");
-    assert_true(r.present);
+        "\"gpus_source\": \"SLURM_STEP_GPUS\", \"scope\": \"job\"}}",
+        true);
     assert_string_equal(r.scheduler, "slurm");
     assert_string_equal(r.job_id, "4242");
     assert_string_equal(r.step, "0");
@@ -35,21 +37,23 @@ static void test_full_block(void **state)
     assert_int_equal(r.world_size, 8);
     assert_string_equal(r.node, "gpu-a01");
     assert_string_equal(r.user, "alice");
-    assert_true(r.has_gpus);
+    assert_false(r.gpus_unlisted);
     assert_int_equal(r.ngpus, 2);
-    assert_true(gw_jobref_has_gpu(&r, 3));
-    assert_false(gw_jobref_has_gpu(&r, 0));
-    gw_jobref_free(&r);
+    assert_string_equal(r.gpus_source, "SLURM_STEP_GPUS");
+    assert_true(gw_job_has_gpu(&r, 3));
+    assert_false(gw_job_has_gpu(&r, 0));
+    gw_job_clear(&r);
 }
 
 static void test_absent_and_odd_values(void **state)
 {
     (void)state;
     /* absent is NULL / -1, never "" or 0; a number job id and string ranks are read; a world
-     * size of 0 and negative or huge ranks are absent */
-    gw_jobref r = read_json("{\"job\": {\"job_id\": 77, \"rank\": \"2\", \"local_rank\": -1, "
-                            "\"world_size\": 0, \"node\": \"\", \"user\": null}}");
-    assert_true(r.present);
+     * size of 0, negative or huge ranks and an unknown scheduler are absent */
+    gw_job r = read_json("{\"job\": {\"job_id\": 77, \"rank\": \"2\", \"local_rank\": -1, "
+                         "\"world_size\": 0, \"node\": \"\", \"user\": null, "
+                         "\"scheduler\": \"pbs\", \"gpus\": \"0\"}}",
+                         true);
     assert_string_equal(r.job_id, "77");
     assert_int_equal(r.rank, 2);
     assert_int_equal(r.local_rank, -1);
@@ -57,17 +61,46 @@ static void test_absent_and_odd_values(void **state)
     assert_null(r.node);
     assert_null(r.user);
     assert_null(r.scheduler);
-    assert_false(r.has_gpus);
-    assert_true(gw_jobref_has_gpu(&r, 5)); /* no list: every GPU */
-    gw_jobref_free(&r);
-    r = read_json("{\"job\": {\"rank\": 1e12, \"world_size\": \"x\"}}");
+    assert_true(r.gpus_unlisted); /* no list: the job report takes every GPU as the job's */
+    assert_int_equal(r.ngpus, 0);
+    gw_job_clear(&r);
+    r = read_json("{\"job\": {\"rank\": 1e12, \"world_size\": \"x\", \"gpus\": [\"2\", -1, 0]}}",
+                  true);
     assert_int_equal(r.rank, -1);
     assert_int_equal(r.world_size, -1);
-    gw_jobref_free(&r);
-    r = read_json("{\"job\": null}");
-    assert_false(r.present);
+    assert_false(r.gpus_unlisted);
+    assert_int_equal(r.ngpus, 2); /* "2" copied from an environment is read, -1 is left out */
+    assert_int_equal(r.gpus[0], 2);
+    assert_int_equal(r.gpus[1], 0);
+    gw_job_clear(&r);
+    r = read_json("{\"job\": null}", false);
     assert_null(r.job_id);
-    gw_jobref_free(&r);
+    assert_int_equal(r.rank, -1);
+    assert_true(r.gpus_unlisted);
+    gw_job_clear(&r);
+}
+
+static void test_meta_text_made_safe(void **state)
+{
+    (void)state;
+    /* what a directory's meta.json says is printed and written into JSON: no escape sequence
+     * reaches the terminal, valid UTF-8 stays as it is */
+    cJSON *meta = cJSON_Parse("{\"host\": \"n1\", \"job\": {\"job_id\": \"7\\u001b[2J\", "
+                              "\"node\": \"n\u00e9ud\", \"user\": \"bob\\tx\", \"rank\": 1}}");
+    assert_non_null(meta);
+    gw_job j;
+    assert_true(gw_logread_job_of_meta(&j, meta));
+    assert_string_equal(j.job_id, "7?[2J");
+    assert_string_equal(j.node, "n\u00e9ud");
+    assert_string_equal(j.user, "bob x");
+    assert_int_equal(j.rank, 1);
+    gw_job_clear(&j);
+    cJSON_DeleteItemFromObjectCaseSensitive(meta, "job");
+    assert_false(gw_logread_job_of_meta(&j, meta)); /* an older recording: no job */
+    assert_null(j.job_id);
+    assert_int_equal(j.rank, -1);
+    gw_job_clear(&j);
+    cJSON_Delete(meta);
 }
 
 static char *line_of(long world, size_t nranks, size_t nmembers, long *missing, size_t nmissing)
@@ -125,9 +158,8 @@ static void test_rank_notes(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_full_block),
-        cmocka_unit_test(test_absent_and_odd_values),
-        cmocka_unit_test(test_ranks_line),
+        cmocka_unit_test(test_full_block),          cmocka_unit_test(test_absent_and_odd_values),
+        cmocka_unit_test(test_meta_text_made_safe), cmocka_unit_test(test_ranks_line),
         cmocka_unit_test(test_rank_notes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,16 +81,36 @@ static int calls(const cJSON *root, const char *name)
     return v->valueint;
 }
 
+/* Opens the fake library on scenario (fake_open_at: time pinned when scale is "0") with its call
+ * counts going to stats, a fresh file (char[64]); the library must not be loaded still from an
+ * earlier test. */
+static void open_counted(fake_lib *f, char *stats, const char *scenario, const char *scale,
+                         const char *offset)
+{
+    if (dlopen(fake_lib_path(), RTLD_NOW | RTLD_NOLOAD))
+        fail_msg("the fake library is still loaded from an earlier test");
+    write_scenario(stats, "");
+    setenv("FAKE_NVML_STATS", stats, 1);
+    fake_open_at(f, scenario, scale, offset);
+}
+
+/* Closes s and the library; returns the call counts it wrote (cJSON_Delete them), stats removed. */
+static cJSON *close_counted(gw_sampler *s, fake_lib *f, const char *stats)
+{
+    gw_sampler_close(s);
+    fake_close(f);
+    unsetenv("FAKE_NVML_STATS");
+    cJSON *root = read_stats(stats);
+    remove(stats);
+    return root;
+}
+
 static void test_static_values_are_read_once(void **state)
 {
     (void)state;
-    if (dlopen(fake_lib_path(), RTLD_NOW | RTLD_NOLOAD))
-        fail_msg("the fake library is still loaded from an earlier test");
     char stats[64];
-    write_scenario(stats, "");
-    setenv("FAKE_NVML_STATS", stats, 1);
     fake_lib f;
-    fake_open_at(&f,
+    open_counted(&f, stats,
                  "{'devices': [{'max_sm_clock_mhz': 1755, 'pcie_link_gen_max': 4,"
                  " 'timeline': [{'t': 0, 'sm_clock_mhz': 345}]}]}",
                  "0", "0");
@@ -108,10 +128,7 @@ static void test_static_values_are_read_once(void **state)
         assert_float_equal(g->v[GW_F_PCIE_WIDTH_MAX], 16, 0);
         assert_float_equal(g->v[GW_F_CLOCK_SM_MHZ], 345, 0);
     }
-    gw_sampler_close(s);
-    fake_close(&f);
-    unsetenv("FAKE_NVML_STATS");
-    cJSON *root = read_stats(stats);
+    cJSON *root = close_counted(s, &f, stats);
     /* GetMaxClockInfo costs 1.4 ms on an H200: once per clock over five reads */
     assert_int_equal(calls(root, "nvmlDeviceGetMaxClockInfo"), 2);
     assert_int_equal(calls(root, "nvmlDeviceGetMaxPcieLinkGeneration"), 1);
@@ -124,7 +141,6 @@ static void test_static_values_are_read_once(void **state)
     assert_int_equal(calls(root, "nvmlDeviceGetMigMode"), 0);
     assert_int_equal(calls(root, "nvmlDeviceGetMemoryInfo_v2"), 0);
     cJSON_Delete(root);
-    remove(stats);
 }
 
 /* A one-shot first read with GPM fields samples GPM before anything else, so that the first calls
@@ -134,13 +150,9 @@ static void test_static_values_are_read_once(void **state)
 static void test_first_read_primes_gpm_first(void **state)
 {
     (void)state;
-    if (dlopen(fake_lib_path(), RTLD_NOW | RTLD_NOLOAD))
-        fail_msg("the fake library is still loaded from an earlier test");
     char stats[64];
-    write_scenario(stats, "");
-    setenv("FAKE_NVML_STATS", stats, 1);
     fake_lib f;
-    fake_open_at(&f,
+    open_counted(&f, stats,
                  "{'devices': [{'latency_ms': {'all': 10},"
                  " 'timeline': [{'t': 0, 'sm_active': 42}]}]}",
                  NULL, NULL);
@@ -149,13 +161,9 @@ static void test_first_read_primes_gpm_first(void **state)
     assert_true(gw_has(g, GW_F_GPM_SM_ACTIVE_PCT));
     assert_float_equal(g->v[GW_F_GPM_SM_ACTIVE_PCT], 42, 0.01);
     assert_true(g->gpm.end_ns - g->gpm.start_ns >= (int64_t)GW_GPM_MIN_WINDOW_MS * 1000000);
-    gw_sampler_close(s);
-    fake_close(&f);
-    unsetenv("FAKE_NVML_STATS");
-    cJSON *root = read_stats(stats);
+    cJSON *root = close_counted(s, &f, stats);
     assert_int_equal(calls(root, "nvmlGpmSampleGet"), 3);
     cJSON_Delete(root);
-    remove(stats);
 }
 
 /* gw_sampler_load is the commands' one door to NVML: it loads the library named by

@@ -7,6 +7,7 @@
 #include "util/gw_file.h"
 #include "util/gw_time.h"
 #include "util/gw_wrap.h"
+#include "util/xalloc.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -167,13 +168,41 @@ static void test_wrap(void **state)
     free(w);
 }
 
+static char *join(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *join(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *s = xvasprintf(fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+static void test_asprintf(void **state)
+{
+    (void)state;
+    char *s = xasprintf("%s-%d", "gpu", 42);
+    assert_string_equal(s, "gpu-42");
+    free(s);
+    char long_word[600];
+    memset(long_word, 'x', sizeof long_word - 1);
+    long_word[sizeof long_word - 1] = '\0';
+    s = join("%s; %s", long_word, "note"); /* longer than any first guess at a buffer */
+    assert_int_equal(strlen(s), 599 + 6);
+    assert_string_equal(s + 599, "; note");
+    free(s);
+    s = join("%s", "");
+    assert_string_equal(s, "");
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_interval_bounds),
         cmocka_unit_test(test_rfc3339),        cmocka_unit_test(test_buf),
         cmocka_unit_test(test_error),          cmocka_unit_test(test_path_tidy),
-        cmocka_unit_test(test_wrap),
+        cmocka_unit_test(test_wrap),           cmocka_unit_test(test_asprintf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
