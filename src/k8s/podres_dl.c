@@ -63,6 +63,15 @@ static void load_once(void)
                        "cannot load the PodResources module (%s): install libgrpc29 and "
                        "libprotobuf-c1 (apt-get install libgrpc29 libprotobuf-c1)",
                        why);
+#ifdef GW_PODRES_BUILT
+        else /* built, but this binary was copied away from it */
+            gw_dl_fail(&state,
+                       "no PodResources module (%s) at %s%s%s: install gpuwatch with cmake "
+                       "--install or its .deb (lib/gpuwatch/modules/), or set "
+                       "GPUWATCH_PODRES_MODULE to the module of this build",
+                       GW_PODRES_MODULE, tried[0], ntried > 1 ? " or " : "",
+                       ntried > 1 ? tried[1] : "");
+#else
         else
             gw_dl_fail(&state,
                        "no PodResources module (%s) at %s%s%s: this gpuwatch was built without "
@@ -70,6 +79,7 @@ static void load_once(void)
                        "rebuild, or set GPUWATCH_PODRES_MODULE",
                        GW_PODRES_MODULE, tried[0], ntried > 1 ? " or " : "",
                        ntried > 1 ? tried[1] : "");
+#endif
         return;
     }
     const char *missing = NULL;

@@ -194,6 +194,15 @@ def test_usage_and_missing_module(scenario, tmp_path):
     r = gw(["serve", "--listen", "127.0.0.1:0", "--kubernetes"], path, env=env)
     assert r.returncode == 1
     assert "is not from this gpuwatch (it lacks gw_podres_module_abi)" in r.stderr, r.stderr
+    # The binary copied away from its build: the module exists, just not beside it.
+    shutil.copy(GW, tmp_path / "gpuwatch")
+    r = subprocess.run([str(tmp_path / "gpuwatch"), "serve", "--listen", "127.0.0.1:0",
+                        "--kubernetes"], env=gw_env(path), capture_output=True, text=True,
+                       timeout=30)
+    assert r.returncode == 1
+    assert f"at {tmp_path}/../lib/gpuwatch/modules/gpuwatch-podres.so or " \
+        f"{tmp_path}/gpuwatch-podres.so: install gpuwatch with cmake --install or its .deb" \
+        in r.stderr, r.stderr
 
 
 def test_other_commands_do_not_load_grpc(scenario):
