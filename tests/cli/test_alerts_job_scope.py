@@ -164,3 +164,15 @@ def test_run_listen_serves_the_jobs_gpus(scenario, tmp_path, scope, served):
     # nor any other series of the other GPU
     assert {lab["gpu"] for lab, _ in p.get("DCGM_FI_DEV_FB_USED", [])} == \
         {str(i) for i in served}
+
+
+def test_other_jobs_lost_gpu_is_recorded_not_alerted(scenario, tmp_path):
+    devs = [gpu(0, [{"t": 0}], [OTHER]), gpu(1, [{"t": 0}])]
+    devs[0]["lost_after_s"] = 0.5
+    out, r, calls = run(scenario, tmp_path, devs, "--scope", "job", cmd=("sleep", "2"),
+                        CUDA_VISIBLE_DEVICES=UUID1)
+    assert [e["gpu"] for e in events(out) if e["type"] == "gpu_lost"] == [0]
+    assert fired(out) == [] and calls == []
+    lost = [l for l in r.stderr.splitlines() if "GPU 0 was lost" in l]
+    assert len(lost) == 1 and "not this job's GPU; its cells stay empty, the job's keep" in \
+        r.stderr.replace("\n", " "), r.stderr
