@@ -20,6 +20,8 @@
 #include "events/events.h"
 #include "sampler/sampler.h"
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 typedef struct gw_alerts gw_alerts;
@@ -35,6 +37,13 @@ void gw_alerts_set_log(gw_alerts *a, FILE *log);
 /* Lets the hook runner keep its processes out of the job's tree (gw_sampler_exclude_pid) and gives
  * hooks GPUWATCH_RUN_DIR. Both may be NULL. Call before sampling starts. */
 void gw_alerts_attach(gw_alerts *a, gw_sampler *sampler, const char *run_dir);
+
+/* The job's GPUs (record/job.h), as NVML indices: rules per GPU judge only these; with node
+ * (--scope node) they judge the others too and their alerts say "GPU 1 (not this job)". Until it
+ * is called every GPU counts as the job's. Call before sampling starts, or from a sink (the tick
+ * thread) as the job's processes show its GPUs; an alert open on a GPU that is no longer the
+ * job's then resolves at the next tick ("not this job's: no longer watched"). */
+void gw_alerts_set_job_gpus(gw_alerts *a, const unsigned *gpus, size_t n, bool node);
 
 /* The sink to add to a sampler. on_start sizes the per-GPU states; on_stop lets the hook runner
  * finish (bounded by one hook timeout) and stops it. */

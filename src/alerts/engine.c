@@ -54,6 +54,10 @@ struct gw_alerts {
     gw_hook_runner *hooks; /* started with sampling (on_start) */
     unsigned ngpus;
     unsigned *gpu_index; /* [ngpus] NVML index of each sample GPU */
+    bool job_set;        /* gw_alerts_set_job_gpus was called: job_gpus says the job's GPUs */
+    bool job_node;       /* --scope node: the other GPUs are judged too, marked */
+    unsigned *job_gpus;  /* [njob] NVML indices */
+    size_t njob;
     inst *insts;
     int ninsts;
     pthread_mutex_t lock; /* the event queue and the counters */
@@ -183,11 +187,23 @@ static void fmt_num(double v, char *buf, size_t len)
         snprintf(buf, len, "%.10g", round3(v));
 }
 
-/* "GPU 0 " or "" for job and tick rules. */
+/* Whether the GPU of sample slot `slot` is the job's (every GPU until the job's are known). */
+static bool job_gpu(const gw_alerts *a, int slot)
+{
+    if (!a->job_set || slot < 0)
+        return true;
+    for (size_t i = 0; i < a->njob; i++)
+        if (a->job_gpus[i] == a->gpu_index[slot])
+            return true;
+    return false;
+}
+
+/* "GPU 0 ", "GPU 0 (not this job) " (--scope node) or "" for job and tick rules. */
 static void subject(const gw_alerts *a, const inst *in, char *buf, size_t len)
 {
     if (in->gpu >= 0)
-        snprintf(buf, len, "GPU %u ", a->gpu_index[in->gpu]);
+        snprintf(buf, len, "GPU %u %s", a->gpu_index[in->gpu],
+                 job_gpu(a, in->gpu) ? "" : "(not this job) ");
     else
         buf[0] = '\0';
 }
@@ -197,7 +213,7 @@ static void fire_message(const gw_alerts *a, const inst *in, double v, int64_t h
 {
     const gw_alert_rule *r = in->rule;
     const gw_alert_metric_info *m = &gw_alert_metrics[r->metric];
-    char who[24], span[32] = "";
+    char who[48], span[32] = "";
     subject(a, in, who, sizeof who);
     if (r->metric == GW_AM_XID) {
         snprintf(buf, len, "%sXID %.0f", who, v);
@@ -222,9 +238,14 @@ static void resolve_message(const gw_alerts *a, const inst *in, double v, int64_
 {
     const gw_alert_rule *r = in->rule;
     const gw_alert_metric_info *m = &gw_alert_metrics[r->metric];
-    char who[24], span[32];
+    char who[48], span[32];
     subject(a, in, who, sizeof who);
     fmt_span(active_ns, span, sizeof span);
+    if (!job_gpu(a, in->gpu) && !a->job_node) { /* the GPU turned out to be another job's */
+        snprintf(buf, len, "GPU %u is not this job's: no longer watched (active %s)",
+                 a->gpu_index[in->gpu], span);
+        return;
+    }
     if (m->event) {
         char quiet[32];
         fmt_span(r->clear_duration_ms * 1000000, quiet, sizeof quiet);
@@ -487,6 +508,12 @@ static void on_sample(void *ctx, const gw_sample *s)
     pthread_mutex_unlock(&a->lock);
     for (int i = 0; i < a->ninsts; i++) {
         inst *in = &a->insts[i];
+        if (!a->job_node && !job_gpu(a, in->gpu)) { /* another job's GPU: not judged */
+            if (in->st == ST_FIRING || in->st == ST_CLEARING)
+                announce(a, in, false, NAN, s->mono_ns - in->fired_ns, s->wall_ms);
+            in->st = ST_OK;
+            continue;
+        }
         if (gw_alert_metrics[in->rule->metric].event)
             step_event(a, in, s, q, nq);
         else
@@ -540,6 +567,17 @@ static void on_start(void *ctx, const gw_device_info *devices, unsigned count)
     }
 }
 
+void gw_alerts_set_job_gpus(gw_alerts *a, const unsigned *gpus, size_t n, bool node)
+{
+    free(a->job_gpus);
+    a->job_gpus = xcalloc(n ? n : 1, sizeof *a->job_gpus);
+    if (n)
+        memcpy(a->job_gpus, gpus, n * sizeof *gpus);
+    a->njob = n;
+    a->job_node = node;
+    a->job_set = true;
+}
+
 static void on_stop(void *ctx)
 {
     gw_alerts *a = ctx;
@@ -587,6 +625,7 @@ void gw_alerts_free(gw_alerts *a)
     }
     free(a->insts);
     free(a->gpu_index);
+    free(a->job_gpus);
     pthread_mutex_destroy(&a->lock);
     free(a);
 }

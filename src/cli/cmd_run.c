@@ -66,9 +66,9 @@ static const gw_opt run_opts[] = {
      .help = "alert job_stalled when CMD prints nothing, its GPUs are idle and its processes use "
              "almost no CPU for this long (default 300; 0 = off)"},
     RUN_OPT_NO_REPORT("skip the analysis when the command ends"),
-    RUN_OPT_SCOPE("job (default): the report judges and shows only the job's GPUs "
+    RUN_OPT_SCOPE("job (default): the report, the alerts and --listen keep to the job's GPUs "
                   "(CUDA_VISIBLE_DEVICES, Slurm's, or those its processes use); node: the others "
-                  "are shown as not this job, never judged"),
+                  "are shown as not this job, never judged, their alerts marked so"),
     RUN_OPT_LISTEN("also serve /metrics for Prometheus on HOST:PORT while CMD runs, as `gpuwatch "
                    "serve` does (127.0.0.1:9400: this host; :9400: all)"),
     RUN_CONFIG_OPTS,
@@ -108,9 +108,9 @@ static const gw_opt record_opts[] = {
      .arg = "SEC",
      .help = "stop after this long (default: until a signal)"},
     RUN_OPT_NO_REPORT("skip the analysis at the end"),
-    RUN_OPT_SCOPE("job (default): the report keeps to the job's GPUs (CUDA_VISIBLE_DEVICES, "
-                  "SLURM_JOB_GPUS, ...); node: all, the others shown as not this job and never "
-                  "judged"),
+    RUN_OPT_SCOPE("job (default): the report, the alerts and --listen keep to the job's GPUs "
+                  "(CUDA_VISIBLE_DEVICES, SLURM_JOB_GPUS, ...); node: all, the others shown as "
+                  "not this job and never judged, their alerts marked so"),
     RUN_OPT_LISTEN("also serve /metrics for Prometheus on HOST:PORT (as gpuwatch serve)"),
     RUN_CONFIG_OPTS,
     {.name = "help", .letter = 'h', .help = "this text"},

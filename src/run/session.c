@@ -90,13 +90,34 @@ static void say(const char *fmt, ...)
     va_end(ap);
 }
 
+/* Whether NVML index `gpu` is known to be another job's GPU (record/job.h; the job's processes
+ * count as they show up). */
+static bool other_jobs_gpu(const session *s, int gpu)
+{
+    const gw_job *j = &s->job;
+    if (gpu < 0 || !j->gpus_source || strcmp(j->gpus_source, "all") == 0)
+        return false;
+    if (!j->gpus_pending)
+        return !gw_job_has_gpu(j, (unsigned)gpu);
+    bool known = false, used = false;
+    for (unsigned i = 0; s->job_used && i < s->job_ndev; i++) {
+        known |= s->job_used[i];
+        used |= s->job_used[i] && s->meta.devices[i].index == (unsigned)gpu;
+    }
+    return known && !used;
+}
+
 /* Prints events that a person watching the job should see at once. */
 static void stderr_listener(void *ctx, const gw_event *ev)
 {
-    (void)ctx;
-    if (ev->kind == GW_EV_GPU_LOST)
-        gw_termline_fresh(stderr);
-    gw_event_print_lost(stderr, ev, "its cells stay empty, the other GPUs keep recording");
+    const session *s = ctx;
+    if (ev->kind != GW_EV_GPU_LOST)
+        return;
+    gw_termline_fresh(stderr);
+    gw_event_print_lost(stderr, ev,
+                        other_jobs_gpu(s, ev->gpu_lost.gpu)
+                            ? "not this job's GPU; its cells stay empty, the job's keep recording"
+                            : "its cells stay empty, the other GPUs keep recording");
 }
 
 static int block_signals(session *s)
@@ -127,10 +148,23 @@ static int block_signals(session *s)
 static void job_gpus_on_sample(void *ctx, const gw_sample *smp)
 {
     session *s = ctx;
+    bool more = false;
     for (unsigned k = 0; k < smp->proc_count; k++)
         for (unsigned i = 0; smp->procs[k].in_job && i < s->job_ndev; i++)
-            if (s->meta.devices[i].index == smp->procs[k].gpu)
-                s->job_used[i] = true;
+            if (s->meta.devices[i].index == smp->procs[k].gpu && !s->job_used[i])
+                s->job_used[i] = more = true;
+    if (!more) /* alerts and --listen follow the GPUs the job's processes have shown so far */
+        return;
+    unsigned *gpus = xcalloc(s->job_ndev + 1, sizeof *gpus);
+    size_t n = 0;
+    for (unsigned i = 0; i < s->job_ndev; i++)
+        if (s->job_used[i])
+            gpus[n++] = s->meta.devices[i].index;
+    if (s->alerts)
+        gw_alerts_set_job_gpus(s->alerts, gpus, n, s->cfg->scope_node);
+    if (s->exporter && !s->cfg->scope_node)
+        gw_exporter_set_gpus(s->exporter, gpus, n);
+    free(gpus);
 }
 
 static bool names_mig(const char *var)
@@ -157,6 +191,15 @@ static void choose_job(session *s)
     s->job_ndev = n;
     s->job_used = xcalloc(n + 1, sizeof *s->job_used);
     s->meta.job = &s->job;
+    /* Named by the job's variables: alerts and job_stalled judge those GPUs from the start (from
+     * the job's processes: as they show up, job_gpus_on_sample; every GPU: nothing to choose). */
+    if (!s->job.gpus_pending && strcmp(s->job.gpus_source, "all") != 0) {
+        if (s->alerts)
+            gw_alerts_set_job_gpus(s->alerts, s->job.gpus, s->job.ngpus, s->cfg->scope_node);
+        gw_stall_set_gpus(s->stall, s->job.gpus, s->job.ngpus);
+        if (s->exporter && !s->cfg->scope_node)
+            gw_exporter_set_gpus(s->exporter, s->job.gpus, s->job.ngpus);
+    }
 }
 
 static void fill_versions(session *s)
@@ -218,7 +261,7 @@ static bool open_recording(session *s)
         return false;
     }
     gw_events_listen(s->bus, gw_eventlog_listener, s->events);
-    gw_events_listen(s->bus, stderr_listener, NULL);
+    gw_events_listen(s->bus, stderr_listener, s);
     s->summary = gw_run_summary_new();
     gw_sink sink = gw_csv_sink_as_sink(s->csv);
     gw_sampler_add_sink(s->sampler, &sink);

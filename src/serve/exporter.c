@@ -8,6 +8,7 @@
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@ enum { MAX_CALL_ERRORS = 64 };
 
 /* The rendered GPU part of one format, valid for one store generation. */
 typedef struct render_cache {
-    uint64_t generation, jobs_generation;
+    uint64_t generation, jobs_generation, scope_generation;
     bool xid_watched;
     gw_buf text;
 } render_cache;
@@ -44,6 +45,12 @@ struct gw_exporter {
     gw_pod_labels *pods;      /* `serve --kubernetes`, else NULL */
     gw_jobmap *jobmap;        /* NULL without --hpc-job-mapping-dir */
     uint64_t jobs_generation; /* counts the job map's changes */
+    bool only_job;            /* gw_exporter_set_gpus: only these GPUs are served */
+    unsigned *job_gpus;       /* [njob] NVML indices */
+    size_t njob;
+    uint64_t scope_generation; /* counts their changes */
+    gw_prom_snapshot view;     /* snap without the other GPUs (job_view) */
+    const char **view_labels;  /* [view.ndev] borrowed from labels */
 };
 
 gw_rc gw_exporter_open(const gw_exporter_config *cfg, gw_exporter **out, gw_error *err)
@@ -128,6 +135,86 @@ static void self_usage(double *rss_bytes, double *cpu_s)
                  (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
+void gw_exporter_set_gpus(gw_exporter *e, const unsigned *gpus, size_t n)
+{
+    pthread_mutex_lock(&e->lock);
+    free(e->job_gpus);
+    e->job_gpus = xcalloc(n ? n : 1, sizeof *e->job_gpus);
+    if (n)
+        memcpy(e->job_gpus, gpus, n * sizeof *gpus);
+    e->njob = n;
+    e->only_job = true;
+    e->scope_generation++;
+    pthread_mutex_unlock(&e->lock);
+}
+
+static void free_view(gw_exporter *e)
+{
+    free(e->view.devs);
+    free(e->view.gpus);
+    free(e->view.last_xid);
+    free(e->view.xid_count);
+    free(e->view.procs);
+    memset(&e->view, 0, sizeof e->view);
+    free(e->view_labels);
+    e->view_labels = NULL;
+}
+
+static bool job_gpu(const gw_exporter *e, unsigned index)
+{
+    for (size_t i = 0; i < e->njob; i++)
+        if (e->job_gpus[i] == index)
+            return true;
+    return false;
+}
+
+/* *snap and *labels without the GPUs that are not the job's (gw_exporter_set_gpus); processes
+ * follow their GPU. Unchanged when every GPU is served. Under lock. */
+static void job_view(gw_exporter *e, const gw_prom_snapshot **snap, const char *const **labels)
+{
+    free_view(e);
+    if (!e->only_job)
+        return;
+    const gw_prom_snapshot *s = *snap;
+    gw_prom_snapshot *v = &e->view;
+    *v = *s;
+    unsigned n = s->ndev;
+    v->devs = xcalloc(n + 1, sizeof *v->devs);
+    v->gpus = xcalloc(n + 1, sizeof *v->gpus);
+    v->last_xid = xcalloc(n + 1, sizeof *v->last_xid);
+    v->xid_count = xcalloc(n + 1, sizeof *v->xid_count);
+    v->procs = xcalloc(s->nprocs + 1, sizeof *v->procs);
+    v->procs_cap = 0;
+    e->view_labels = xcalloc(n + 1, sizeof *e->view_labels);
+    unsigned *pos = xcalloc(n + 1, sizeof *pos);
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        pos[i] = UINT_MAX;
+        if (!job_gpu(e, s->devs[i].index))
+            continue;
+        pos[i] = k;
+        v->devs[k] = s->devs[i];
+        if (s->gpus)
+            v->gpus[k] = s->gpus[i];
+        if (s->last_xid)
+            v->last_xid[k] = s->last_xid[i];
+        if (s->xid_count)
+            v->xid_count[k] = s->xid_count[i];
+        e->view_labels[k++] = (*labels)[i];
+    }
+    v->ndev = k;
+    v->nprocs = 0;
+    for (size_t p = 0; p < s->nprocs; p++) {
+        if (s->procs[p].dev >= n || pos[s->procs[p].dev] == UINT_MAX)
+            continue;
+        v->procs[v->nprocs] = s->procs[p];
+        v->procs[v->nprocs++].dev = pos[s->procs[p].dev];
+    }
+    free(pos);
+    *snap = v;
+    *labels = e->view_labels;
+}
+
 static void page_metrics(gw_exporter *e, const gw_http_request *req, gw_http_response *resp)
 {
     int64_t t0 = gw_mono_ns();
@@ -139,18 +226,22 @@ static void page_metrics(gw_exporter *e, const gw_http_request *req, gw_http_res
     if (e->jobmap && gw_jobmap_reload(e->jobmap))
         e->jobs_generation++;
     if (c->generation != e->snap.generation || c->xid_watched != xid_watched ||
-        c->jobs_generation != e->jobs_generation) {
+        c->jobs_generation != e->jobs_generation || c->scope_generation != e->scope_generation) {
         gw_buf_reset(&c->text);
-        const gw_prom_snapshot *snap = &e->snap;
-        const char *const *labels = (const char *const *)e->labels;
+        const gw_prom_snapshot *own = &e->snap, *snap;
+        const char *const *own_labels = (const char *const *)e->labels, *const * labels;
+        job_view(e, &own, &own_labels); /* `run --listen`: the job's GPUs */
+        snap = own;
+        labels = own_labels;
         if (e->jobmap) /* each GPU once per job, with hpc_job */
-            gw_jobmap_apply(e->jobmap, &e->snap, labels, &snap, &labels);
+            gw_jobmap_apply(e->jobmap, own, own_labels, &snap, &labels);
         gw_prom_render_gpus(&c->text, f, snap, labels, xid_watched);
         if (e->jobmap)
-            gw_jobmap_render_info(e->jobmap, &c->text, f, &e->snap, (const char *const *)e->labels);
+            gw_jobmap_render_info(e->jobmap, &c->text, f, own, own_labels);
         c->generation = e->snap.generation;
         c->xid_watched = xid_watched;
         c->jobs_generation = e->jobs_generation;
+        c->scope_generation = e->scope_generation;
     }
     gw_sampler_stats st = {0};
     gw_prom_self self = {.interval_s = (double)e->cfg.interval_ms / 1000.0,
@@ -264,6 +355,8 @@ void gw_exporter_close(gw_exporter *e)
     free_labels(e);
     gw_pod_labels_free(e->pods);
     gw_jobmap_free(e->jobmap);
+    free_view(e);
+    free(e->job_gpus);
     for (int i = 0; i < 2; i++)
         gw_buf_free(&e->cache[i].text);
     pthread_mutex_destroy(&e->lock);

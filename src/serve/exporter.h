@@ -24,6 +24,7 @@
 #include "util/gw_error.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct gw_exporter gw_exporter;
@@ -61,6 +62,11 @@ const char *gw_exporter_address(const gw_exporter *e);
  * The sampler and the bus are borrowed: they must outlive the exporter's serving. */
 GW_MUST_USE gw_rc gw_exporter_start(gw_exporter *e, gw_sampler *sampler, gw_events *bus,
                                     const char *driver_version, gw_error *err);
+
+/* `run --listen`: serve only these GPUs (NVML indices; their processes and XID counts follow
+ * them), the job's (record/job.h). Until it is called every GPU is served. Thread-safe: the
+ * session calls it before sampling starts, or from a sink as the job's processes show its GPUs. */
+void gw_exporter_set_gpus(gw_exporter *e, const unsigned *gpus, size_t n);
 
 /* Stops serving and frees. Call after the sampler has stopped and before it is freed (scrapes
  * read its counters), and when nothing emits on the bus any more (its listener is the exporter's).

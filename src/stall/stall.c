@@ -27,6 +27,8 @@ struct gw_stall {
     unsigned *dev_index; /* [ndev] NVML index of each sample slot */
     bool *job_gpu;       /* [ndev] a process of the job was listed on this GPU */
     bool any_job_gpu;
+    unsigned *named; /* [nnamed] the job's GPUs as its variables name them (NVML indices) */
+    size_t nnamed;   /* 0: the GPUs where NVML lists a process of the job */
     /* Monotonic times (ns) of the job's start and of the last activity of each kind; 0 = never. */
     int64_t start_ns, last_output_ns, last_gpu_ns, last_cpu_ns;
     int64_t last_output_wall_ms; /* 0 = never printed */
@@ -67,6 +69,7 @@ void gw_stall_free(gw_stall *st)
     pthread_mutex_destroy(&st->lock);
     free(st->dev_index);
     free(st->job_gpu);
+    free(st->named);
     free(st);
 }
 
@@ -91,6 +94,19 @@ void gw_stall_set_job(gw_stall *st, pid_t root, pid_t self, int64_t mono_ns)
     st->self = self;
     st->start_ns = mono_ns;
     st->have_job = true;
+    pthread_mutex_unlock(&st->lock);
+}
+
+void gw_stall_set_gpus(gw_stall *st, const unsigned *gpus, size_t n)
+{
+    if (!st)
+        return;
+    pthread_mutex_lock(&st->lock);
+    free(st->named);
+    st->named = xcalloc(n ? n : 1, sizeof *st->named);
+    if (n)
+        memcpy(st->named, gpus, n * sizeof *gpus);
+    st->nnamed = n;
     pthread_mutex_unlock(&st->lock);
 }
 
@@ -205,7 +221,7 @@ static void fire(gw_stall *st, int64_t since_ns, int64_t now_ns, int64_t wall_ms
     gw_buf_printf(&line,
                   "job_stalled (warning): no output, GPU%s idle and the job's CPU below %g%% of a "
                   "core for %.0f s; ",
-                  st->ndev == 1 ? "" : "s", st->cfg.cpu_idle_pct, quiet_s);
+                  ev.alert.ngpus == 1 ? "" : "s", st->cfg.cpu_idle_pct, quiet_s);
     gw_buf procs = {0};
     add_processes(st, &ev.alert, &procs);
     gw_buf_printf(&line, "processes: %s", procs.len ? procs.data : "none found");
@@ -248,7 +264,11 @@ static int slot_of(const gw_stall *st, unsigned nvml_index)
 /* GPU activity: a GPU of the job at or above gpu_idle_pct. */
 static void note_gpus(gw_stall *st, const gw_sample *smp)
 {
-    for (unsigned k = 0; smp->procs_fresh && k < smp->proc_count; k++) {
+    for (unsigned i = 0; i < st->ndev; i++) /* named by the job's variables */
+        for (size_t k = 0; k < st->nnamed; k++)
+            if (st->named[k] == st->dev_index[i])
+                st->job_gpu[i] = st->any_job_gpu = true;
+    for (unsigned k = 0; !st->nnamed && smp->procs_fresh && k < smp->proc_count; k++) {
         int slot = smp->procs[k].in_job ? slot_of(st, smp->procs[k].gpu) : -1;
         if (slot >= 0)
             st->job_gpu[slot] = st->any_job_gpu = true;

@@ -2,7 +2,8 @@
  * stall: the job_stalled alert of `gpuwatch run` — notices a job that hangs.
  *
  * Owns: the decision "the job is stalled": every GPU the job uses reads idle (GPU-Util below
- * gpu_idle_pct; the job's GPUs are those where NVML lists a process of the job's tree, else all),
+ * gpu_idle_pct; the job's GPUs are those its variables name (gw_stall_set_gpus), else those where
+ * NVML lists a process of the job's tree, else all),
  * the job's process tree uses almost no CPU (less than cpu_idle_pct of one core over each
  * cpu_window_ms), and the job printed nothing — all three for timeout_ms. Then one "alert" event
  * (rule "job_stalled") goes to the bus, carrying what each process of the tree is doing (state,
@@ -26,6 +27,7 @@
 #include "sampler/sampler.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -62,6 +64,11 @@ gw_sink gw_stall_as_sink(gw_stall *st);
  * child subreaper, whose other children belong to the job), 0 when not. Detection begins here.
  * st may be NULL (no-op). */
 void gw_stall_set_job(gw_stall *st, pid_t root, pid_t self, int64_t mono_ns);
+
+/* The job's GPUs as its variables name them (record/job.h), NVML indices: only these are judged,
+ * whatever the process lists say. n 0: the GPUs where NVML lists a process of the job (the
+ * default). Call before sampling starts. st may be NULL (no-op). */
+void gw_stall_set_gpus(gw_stall *st, const unsigned *gpus, size_t n);
 
 /* The command printed something at mono_ns / wall_ms (resolves an open alert at once). st may be
  * NULL (no-op). */

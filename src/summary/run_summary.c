@@ -155,6 +155,8 @@ void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
     for (unsigned i = 0; i < rs->n; i++) {
         gw_gpu_summary g;
         gw_run_summary_gpu(rs, i, &g);
+        if (g.other_job) /* left out above: its loss is not the job's (stderr said it) */
+            continue;
         if (g.lost) /* its energy is partial too, for that reason, not for gaps */
             fprintf(to, "GPU %u was lost: its figures end where it stopped answering\n",
                     rs->gpus[i].info.index);

@@ -477,6 +477,50 @@ static void test_xid_fires_counts_and_resolves_after_quiet(void **state)
     finish(h);
 }
 
+/* The job's GPUs (gw_alerts_set_job_gpus): another job's GPU is not judged (an alert open on it
+ * resolves, saying why); with node, it is judged and marked. */
+static void test_job_gpus_only(void **state)
+{
+    (void)state;
+    harness *h = new_harness(2);
+    only(h, "temp_warning");
+    gw_alerts_config_find(&h->cfg, "xid")->enabled = true;
+    start(h, 2);
+    set_temp(h, 0, 90); /* GPU 0 hot before the job's GPUs are known: judged */
+    set_temp(h, 1, 60);
+    tick(h, 0);
+    assert_int_equal(count(h, "alert", "temp_warning"), 1);
+    assert_string_equal(str(find(h, "alert", "temp_warning"), "message"),
+                        "GPU 0 temperature 90 C above 80 C");
+    unsigned mine = 1;
+    gw_alerts_set_job_gpus(h->a, &mine, 1, false); /* its processes showed up on GPU 1 */
+    tick(h, 1);
+    const cJSON *r = find(h, "alert_resolved", "temp_warning");
+    assert_non_null(r);
+    assert_int_equal(num(r, "gpu"), 0);
+    assert_string_equal(str(r, "message"),
+                        "GPU 0 is not this job's: no longer watched (active 1 s)");
+    emit_xid(h, 0, 79); /* another job's XID: no alert */
+    set_temp(h, 1, 85); /* the job's GPU is judged as before */
+    tick(h, 2);
+    assert_int_equal(count(h, "alert", "xid"), 0);
+    assert_int_equal(count(h, "alert", "temp_warning"), 2);
+    assert_int_equal(num(h->ev[h->nev - 1], "gpu"), 1);
+    gw_alerts_set_job_gpus(h->a, &mine, 1, true); /* --scope node: judged, marked */
+    emit_xid(h, 0, 79);
+    tick(h, 3);
+    const cJSON *x = find(h, "alert", "xid");
+    assert_non_null(x);
+    assert_string_equal(str(x, "message"), "GPU 0 (not this job) XID 79");
+    assert_string_equal(str(h->ev[h->nev - 2], "message"), /* rules judged in table order */
+                        "GPU 0 (not this job) temperature 90 C above 80 C");
+    gw_alerts_stats st;
+    gw_alerts_get_stats(h->a, &st);
+    assert_int_equal(st.fired, 4);
+    assert_int_equal(st.active, 3);
+    finish(h);
+}
+
 static void test_rule_of_ones_own_below(void **state)
 {
     (void)state;
@@ -587,6 +631,7 @@ int main(void)
         cmocka_unit_test(test_job_memory_workers_are_no_growth),
         cmocka_unit_test(test_gpu_lost_fires_once_per_gpu),
         cmocka_unit_test(test_xid_fires_counts_and_resolves_after_quiet),
+        cmocka_unit_test(test_job_gpus_only),
         cmocka_unit_test(test_rule_of_ones_own_below),
         cmocka_unit_test(test_disabled_rules_and_alerts_off),
         cmocka_unit_test(test_clear_duration_holds_resolution),

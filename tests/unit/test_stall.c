@@ -211,6 +211,33 @@ static void test_only_the_jobs_gpus_count(void **state)
     rig_close(&r);
 }
 
+/* GPUs named by the job's variables count from the start, whatever NVML's process lists say. */
+static void test_named_gpus_count_from_the_start(void **state)
+{
+    (void)state;
+    rig r;
+    rig_open(&r, 2, 5000, NULL);
+    unsigned named = 1;
+    gw_stall_set_gpus(r.st, &named, 1);
+    /* the job lists a process on GPU 0, busy: it is not the job's GPU; GPU 1 idle */
+    r.procs[0] = (gw_gpu_process){.gpu = 0, .pid = 100, .in_job = true};
+    r.smp.proc_count = 1;
+    r.smp.procs_fresh = true;
+    ticks(&r, 9, 90, 0, 0);
+    assert_int_equal(count(&r, "alert"), 0); /* 4.5 s of 5 */
+    ticks(&r, 2, 90, 0, 0);
+    assert_int_equal(count(&r, "alert"), 1);
+    const cJSON *gpus = cJSON_GetObjectItem(nth(&r, 0), "gpus");
+    assert_int_equal(cJSON_GetArraySize(gpus), 1);
+    assert_int_equal(cJSON_GetArrayItem(gpus, 0)->valueint, 1);
+    assert_true(num(nth(&r, 0), "gpu_util_pct") == 0);
+    /* the named GPU works again: resolved */
+    tick(&r, 90, 40, 0);
+    assert_int_equal(count(&r, "alert_resolved"), 1);
+    assert_string_equal(str(nth(&r, 1), "reason"), "gpu");
+    rig_close(&r);
+}
+
 static void test_unreadable_values_are_no_activity(void **state)
 {
     (void)state;
@@ -369,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_busy_gpu_never_stalls),
         cmocka_unit_test(test_busy_cpu_never_stalls),
         cmocka_unit_test(test_only_the_jobs_gpus_count),
+        cmocka_unit_test(test_named_gpus_count_from_the_start),
         cmocka_unit_test(test_unreadable_values_are_no_activity),
         cmocka_unit_test(test_job_gone_leaves_the_alert_open),
         cmocka_unit_test(test_no_job_no_alert),
