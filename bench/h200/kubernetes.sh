@@ -31,8 +31,13 @@ mkdir -p "$R"
 # The module's libraries this machine lacks, from .device/lib-podres (only those).
 PODLIB=/tmp/gwlib-podres
 mkdir -p "$PODLIB"
-for _l in $(LD_LIBRARY_PATH="$GWLIB" ldd build/gpuwatch-podres.so | awk '/not found/{print $1}'); do
-  cp ".device/lib-podres/$_l" "$PODLIB/" 2>/dev/null
+# ldd names a missing library's own needs only once it is found: repeat until nothing is missing
+for _i in 1 2 3 4 5 6; do
+  _missing=$(LD_LIBRARY_PATH="$PODLIB:$GWLIB" ldd build/gpuwatch-podres.so | awk '/not found/{print $1}')
+  [ -z "$_missing" ] && break
+  for _l in $_missing; do
+    cp ".device/lib-podres/$_l" "$PODLIB/" 2>/dev/null
+  done
 done
 export LD_LIBRARY_PATH="$PODLIB:$LD_LIBRARY_PATH"
 { date -u; nvidia-smi -L; ldd build/gpuwatch-podres.so | grep -c '=>'; } > "$R/env.txt" 2>&1
