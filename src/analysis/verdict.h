@@ -51,8 +51,8 @@ typedef struct gw_verdict {
     int64_t start_ms; /* the span the verdict covers (unix ms) */
     int64_t end_ms;
     char *cause;      /* gpu_starved: "input_pipeline" | "cpu_bound" | "epoch_start" | "unknown";
-                         job_failed:      "xid" | "gpu_lost" | "nccl_timeout" | "signal" | "interrupted" |
-                         "exit_status"; else NULL */
+                         job_failed:      "xid" | "gpu_lost" | "nccl_timeout" | "signal" | "interrupted"
+                         |      "exit_status"; else NULL */
     char *message;    /* one line with the key numbers */
     char *suggestion; /* one actionable suggestion */
     size_t nevidence, evidence_cap;
