@@ -230,14 +230,15 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     prom_ctx ctx = {.f = f, .url = url, .step_h = step_s / 3600.0};
     for (size_t i = 0; i < f->njobs; i++)
         f->jobs[i].server_hours = 0;
-    /* users first (gpuwatch_job_info{job_id, user} 1): a site without it has "unknown" users */
+    /* users first (gpuwatch_job_info{hpc_job, user} 1, as serve --hpc-job-mapping-dir writes
+     * it): a site without it has "unknown" users */
     char *uq =
-        xasprintf("max by (job_id, user) (max_over_time(gpuwatch_job_info[%.0fs]))", window_s);
+        xasprintf("max by (hpc_job, user) (max_over_time(gpuwatch_job_info[%.0fs]))", window_s);
     cJSON *data = NULL;
     rc = query(url, uq, &data, err);
     free(uq);
     if (!rc)
-        each_sample(data, "job_id", on_user, &ctx);
+        each_sample(data, "hpc_job", on_user, &ctx);
     cJSON_Delete(data);
     if (ctx.nusers > 1)
         qsort(ctx.users, ctx.nusers, sizeof *ctx.users, cmp_user);

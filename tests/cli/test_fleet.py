@@ -166,7 +166,8 @@ class FakePrometheus(http.server.BaseHTTPRequestHandler):
             return [{"metric": {label: k, "instance": "n1:9400"}, "value": [1796007900.0, str(v)]}
                     for k, v in values.items()]
         if "gpuwatch_job_info" in q:
-            return [{"metric": {"job_id": "11", "user": "alice"}, "value": [0, "1"]}]
+            # serve --hpc-job-mapping-dir's labels (tests/cli/test_serve_jobmap.py asks a real one)
+            return [{"metric": {"hpc_job": "11", "user": "alice"}, "value": [0, "1"]}]
         if FakePrometheus.hostile:
             # job 11 as usual; 13 a negative count; 14 only in the class queries (a partial
             # answer: no GPU time to add it to); 15 a number where the API has a string

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 
 import test_serve_prometheus as tsp
-from conftest import SOURCE
+from conftest import SOURCE, gw
 from serve_helpers import Server, const_h200, parse, value
 
 
@@ -230,6 +230,12 @@ def test_prometheus_sums_gpu_hours_per_job(scenario, tmp_path, monkeypatch):
             assert set(users) == {"alice", "bob"} and users["alice"] > users["bob"] > 0
             groups = prom.api("rules")["groups"]
             assert all(r["health"] == "ok" for g in groups for r in g["rules"]), groups
+            # report --fleet over the same Prometheus: each job's user from gpuwatch_job_info
+            r = gw(["report", "--fleet", f"http://127.0.0.1:{prom.port}", "--window", "1h",
+                    "--step", "1s", "--json", "-"])
+            assert r.returncode == 0, r.stderr
+            fl = {j["job_id"]: (j["user"], j["gpus"]) for j in json.loads(r.stdout)["jobs"]}
+            assert fl == {"301": ("alice", 2), "302": ("bob", 1)}, r.stdout
         finally:
             prom.stop()
         assert s.stop() == 0
