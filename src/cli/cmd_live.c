@@ -49,7 +49,7 @@ const gw_cmd_spec gw_spec_live = {
     .exit_status = "0, 1 no GPU or NVML unusable, 2 usage error; a command's own: its page.",
     .examples = "gpuwatch\ngpuwatch -i 1\ngpuwatch --json",
     .environment = GW_ENV_NVML GW_ENV_COLOR "COLUMNS\tthe width of the view in a pipe (default "
-                                            "120)\n",
+                                            "80)\n",
 };
 
 static int usage_error(const char *msg)

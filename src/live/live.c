@@ -65,7 +65,7 @@ static bool want_color(gw_color_mode mode)
     return isatty(STDOUT_FILENO) && !(no && no[0]);
 }
 
-/* Terminal size, else $COLUMNS (or 120 columns) and no row limit. */
+/* Terminal size, else $COLUMNS (or 80 columns, plain output's width) and no row limit. */
 static void measure(live *l)
 {
     struct winsize ws;
@@ -77,7 +77,7 @@ static void measure(live *l)
     }
     const char *env = getenv("COLUMNS");
     long c = env ? strtol(env, NULL, 10) : 0;
-    l->cols = c >= 20 && c <= 10000 ? (int)c : 120;
+    l->cols = c >= 20 && c <= 10000 ? (int)c : 80;
 }
 
 static bool open_live(live *l)

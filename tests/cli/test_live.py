@@ -207,6 +207,25 @@ def test_long_and_non_utf8_command_lines(scenario):
             p.wait()
 
 
+def test_pipe_without_columns_fits_80(scenario):
+    """Into a pipe with no COLUMNS the view is 80 columns wide, plain output's width: the
+    command line is cut, the memory column ends each process line."""
+    p = spawn([sys.executable, "-c", "import time; time.sleep(60)", "--" + "x" * 300])
+    try:
+        sc = scenario({"devices": [steady(0, processes=[
+            {"pid": p.pid, "used_mib": 7}, {"pid": MISSING_PID, "used_mib": 8}])]})
+        env = gw_env(sc)
+        env.pop("COLUMNS", None)
+        r = subprocess.run([GW], env=env, capture_output=True, timeout=60)
+        lines = body(r.stdout.decode()).splitlines()
+        assert r.returncode == 0 and len(lines) == 3, r
+        assert max(len(line) for line in lines) == 80, lines
+        assert lines[1].endswith("...  7 MiB") and lines[2].endswith("  8 MiB"), lines
+    finally:
+        p.kill()
+        p.wait()
+
+
 def test_no_gpu(scenario):
     sc = scenario({"devices": []})
     r = live([], sc)
