@@ -59,14 +59,16 @@ int gw_cmd_log(int argc, char **argv)
             gw_help_print(&gw_spec_log);
             return 0;
         } else {
-            fputs("gpuwatch log: unknown option or missing value\n", stderr);
-            gw_help_write(&gw_spec_log, stderr);
+            fprintf(stderr,
+                    "gpuwatch log: unknown option '%s' or missing value; see gpuwatch log --help\n",
+                    argv[optind - 1]);
             return 2;
         }
     }
     if (argc - optind != 1) {
-        fputs("gpuwatch log: give one run directory or output.log\n", stderr);
-        gw_help_write(&gw_spec_log, stderr);
+        fputs("gpuwatch log: give one run directory or output.log: gpuwatch log RUN_DIR; see "
+              "gpuwatch log --help\n",
+              stderr);
         return 2;
     }
     const char *arg = argv[optind];

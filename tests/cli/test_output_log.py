@@ -80,7 +80,9 @@ def test_errors_name_the_problem(tmp_path):
     r = log(tmp_path)  # a directory without output.log
     assert r.returncode == 1 and r.stdout == ""
     assert r.stderr.count("\n") == 1 and "not a run of `gpuwatch run`" in r.stderr
-    r = log()
-    assert r.returncode == 2 and "give one run directory or output.log" in r.stderr
+    r = log()  # usage errors: one line naming the fix
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "give one run directory or output.log: gpuwatch log RUN_DIR" in r.stderr
     r = log(YOLO, "--bogus")
-    assert r.returncode == 2
+    assert r.returncode == 2 and r.stderr == (
+        "gpuwatch log: unknown option '--bogus' or missing value; see gpuwatch log --help\n")
