@@ -109,7 +109,11 @@ int gw_cmd_live(int argc, char **argv)
             gw_help_print(&gw_spec_live);
             return 0;
         default:
-            return usage_error("unknown option or missing value (a command comes first)");
+            fprintf(stderr,
+                    "gpuwatch: unknown option '%s' or missing value (a command comes first); see "
+                    "gpuwatch --help\n",
+                    argv[optind - 1]);
+            return 2;
         }
     }
     if (optind < argc)

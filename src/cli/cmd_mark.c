@@ -57,7 +57,12 @@ int gw_cmd_mark(int argc, char **argv)
             gw_help_print(&gw_spec_mark);
             return 0;
         }
-        return usage_error(c == 'f' ? err.msg : "unknown option or missing value");
+        if (c == 'f')
+            return usage_error(err.msg);
+        fprintf(stderr,
+                "gpuwatch mark: unknown option '%s' or missing value; see gpuwatch mark --help\n",
+                argv[optind - 1]);
+        return 2;
     }
     if (argc - optind != 1) {
         gw_event_fields_free(&fields);

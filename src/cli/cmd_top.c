@@ -88,7 +88,10 @@ int gw_cmd_top(int argc, char **argv)
             gw_help_print(&gw_spec_top);
             return 0;
         default:
-            return usage_error("unknown option or missing value");
+            fprintf(stderr,
+                    "gpuwatch top: unknown option '%s' or missing value (gpuwatch top --help)\n",
+                    argv[optind - 1]);
+            return 2;
         }
     }
     if (optind < argc)

@@ -247,6 +247,8 @@ def test_nvml_errors_and_usage(scenario):
         r = live(args, sc)
         assert r.returncode == 2, args
         assert r.stdout == b""
+        assert r.stderr.count(b"\n") == 1 and b"see gpuwatch --help" in r.stderr, r.stderr
+    assert b"unknown option '--bogus'" in live(["--bogus"], sc).stderr
 
 
 def test_refresh_into_a_pipe(scenario):

@@ -203,11 +203,11 @@ def test_unwritable_events_file_is_an_error(tmp_path):
     ([], "no TEXT given"),
     (["a", "b"], "more than one TEXT"),
     (["a", "--field", "nokey"], "bad field 'nokey'"),
-    (["a", "--bogus"], "unknown option"),
+    (["a", "--bogus"], "unknown option '--bogus'"),
 ])
 def test_mark_usage(args, words):
     r = subprocess.run([GW, "mark"] + args, capture_output=True, text=True)
-    assert r.returncode == 2 and words in r.stderr
+    assert r.returncode == 2 and words in r.stderr and r.stderr.count("\n") == 1, r.stderr
 
 
 LIGHTNING_DRIVER = '''

@@ -314,7 +314,7 @@ def test_top_needs_a_terminal_and_checks_hosts(scenario):
     assert r.stderr.startswith("gpuwatch top: needs a terminal")
     assert len(r.stderr.splitlines()) == 1
     for args, msg in ((["--hosts", "node1"], "is not HOST:PORT"),
-                      (["-i", "0"], "-i"), (["--bogus"], "unknown option"),
+                      (["-i", "0"], "-i"), (["--bogus"], "unknown option '--bogus'"),
                       (["extra"], "no arguments")):
         r = subprocess.run([GW, "top"] + args, env=gw_env(sc), capture_output=True, text=True,
                            timeout=30)
