@@ -274,11 +274,23 @@ bool gw_fleet_add_summary(gw_fleet *f, const cJSON *doc, const char *source, con
     return true;
 }
 
-/* "/var/lib/gpuwatch/jobs/4242.json" -> "4242" */
+/* "/var/lib/gpuwatch/jobs/4242.json" -> "4242"; a run's "runs/20261130-train/summary.json" ->
+ * "20261130-train" (its run directory: every run's file has that name) */
 static char *stem_of(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
+    if (strcmp(base, "summary.json") == 0 && base > path) {
+        const char *end = base - 1; /* the '/' before it, and any more of them */
+        while (end > path && end[-1] == '/')
+            end--;
+        const char *dir = end;
+        while (dir > path && dir[-1] != '/')
+            dir--;
+        if (end > dir && !(end - dir == 1 && *dir == '.') &&
+            !(end - dir == 2 && dir[0] == '.' && dir[1] == '.'))
+            return xstrndup(dir, (size_t)(end - dir));
+    }
     char *s = xstrdup(base);
     char *dot = strrchr(s, '.');
     if (dot && dot != s)

@@ -70,9 +70,9 @@ def jobs_dir(tmp_path):
     return d
 
 
-def fleet(*args, rc=0):
+def fleet(*args, rc=0, cwd=None):
     p = subprocess.run([BIN, "report", "--fleet", *map(str, args)], capture_output=True,
-                       text=True, env=ENV)
+                       text=True, env=ENV, cwd=cwd)
     assert p.returncode == rc, f"rc {p.returncode}\n{p.stdout}\n{p.stderr}"
     return p
 
@@ -333,6 +333,24 @@ def test_a_directory_of_run_directories_says_how_to_read_them(tmp_path):
     assert json.loads(fleet(tmp_path / "runs", "--json", "-").stdout)["run_directories_not_read"] == 2
     s = json.loads(fleet(*sorted((tmp_path / "runs").glob("*/summary.json")), "--json", "-").stdout)
     assert [j["job_id"] for j in s["jobs"]] == ["a", "b"] and close(s["totals"]["gpu_hours"], 2.0)
+
+
+def test_runs_without_a_job_id_are_one_job_each_named_after_their_directory(tmp_path):
+    # gpuwatch run outside a scheduler: "job" without a job id; every run's file is summary.json,
+    # so the run directory names the job (not "summary", which made all runs one job)
+    for n, h in (("20261201-a", 3600), ("20261201-b.1", 1800)):
+        (tmp_path / "runs" / n).mkdir(parents=True)
+        doc = summary(None, None, [gpu(0, h)], [])
+        doc["job"] = {"scheduler": "none", "job_id": None, "user": "eve", "node": "n1"}
+        (tmp_path / "runs" / n / "summary.json").write_text(json.dumps(doc))
+    (tmp_path / "summary.json").write_text(json.dumps(summary(None, None, [gpu(0, 360)], [])))
+    s = json.loads(fleet(tmp_path / "runs" / "20261201-a" / "summary.json",
+                         f"{tmp_path}/runs//20261201-b.1//summary.json", "summary.json",
+                         "--json", "-", cwd=tmp_path).stdout)
+    got = sorted(((j["job_id"], j["user"], round(j["gpu_hours"], 3)) for j in s["jobs"]),
+                 key=lambda t: t[0])
+    assert got == [("20261201-a", "eve", 1.0), ("20261201-b.1", "eve", 0.5),
+                   ("summary", None, 0.1)], got
 
 
 def test_prometheus_errors_are_one_line(prom):
