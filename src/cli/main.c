@@ -53,7 +53,9 @@ static int finish(int rc, bool is_run)
 {
     errno = 0;
     if ((fflush(stdout) == 0 && !ferror(stdout)) || (rc != 0 && !is_run))
-        return rc; /* a command that failed has said why already (report --json -) */
+        return rc;      /* a command that failed has said why already (report --json -) */
+    if (errno == EPIPE) /* the reader of a pipe went away (`| head`): what it read is whole */
+        return rc;
     fprintf(stderr,
             "gpuwatch: could not write the output (%s): free some space or write it elsewhere\n",
             errno ? strerror(errno) : "write error");

@@ -241,14 +241,20 @@ static int refresh_loop(live *l)
         err = errno;
     }
     sigprocmask(SIG_SETMASK, &l->old_mask, NULL);
+    if (!ok && err == EPIPE)
+        clearerr(stdout); /* the reader went away: not an error (cli/main.c checks stdout) */
     return ok || err == EPIPE ? 0 : 1;
 }
 
 static int one_shot(live *l)
 {
     l->last = gw_sampler_read_first(l->sampler);
-    if (show(l, false) || errno == EPIPE)
+    if (show(l, false))
         return 0;
+    if (errno == EPIPE) { /* the reader went away: not an error (cli/main.c checks stdout) */
+        clearerr(stdout);
+        return 0;
+    }
     fprintf(stderr, "gpuwatch: cannot write the view: %s\n", strerror(errno));
     return 1;
 }

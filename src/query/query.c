@@ -104,8 +104,10 @@ static int open_run(qrun *q)
 
 static int write_error(const char *path, int err)
 {
-    if (err == EPIPE)
-        return 0; /* the reader went away (| head): not an error */
+    if (err == EPIPE) {
+        clearerr(stdout); /* the reader went away (| head): not an error (cli/main.c checks) */
+        return 0;
+    }
     fprintf(stderr, "gpuwatch query: cannot write %s: %s\n", path ? path : "the output",
             strerror(err));
     return 1;
