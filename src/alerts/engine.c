@@ -570,9 +570,7 @@ static void on_start(void *ctx, const gw_device_info *devices, unsigned count)
 void gw_alerts_set_job_gpus(gw_alerts *a, const unsigned *gpus, size_t n, bool node)
 {
     free(a->job_gpus);
-    a->job_gpus = xcalloc(n ? n : 1, sizeof *a->job_gpus);
-    if (n)
-        memcpy(a->job_gpus, gpus, n * sizeof *gpus);
+    a->job_gpus = xmemdup(gpus, n * sizeof *gpus);
     a->njob = n;
     a->job_node = node;
     a->job_set = true;

@@ -69,9 +69,7 @@ static void on_start(void *ctx, const gw_device_info *devices, unsigned count)
     uint64_t generation = c->generation;
     gw_prom_snapshot_free(c);
     c->ndev = count;
-    c->devs = xcalloc(count ? count : 1, sizeof *c->devs);
-    if (count)
-        memcpy(c->devs, devices, count * sizeof *devices);
+    c->devs = xmemdup(devices, count * sizeof *devices);
     c->gpus = xcalloc(count ? count : 1, sizeof *c->gpus);
     c->last_xid = xcalloc(count ? count : 1, sizeof *c->last_xid);
     c->xid_count = xcalloc(count ? count : 1, sizeof *c->xid_count);

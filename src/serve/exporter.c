@@ -139,9 +139,7 @@ void gw_exporter_set_gpus(gw_exporter *e, const unsigned *gpus, size_t n)
 {
     pthread_mutex_lock(&e->lock);
     free(e->job_gpus);
-    e->job_gpus = xcalloc(n ? n : 1, sizeof *e->job_gpus);
-    if (n)
-        memcpy(e->job_gpus, gpus, n * sizeof *gpus);
+    e->job_gpus = xmemdup(gpus, n * sizeof *gpus);
     e->njob = n;
     e->only_job = true;
     e->scope_generation++;

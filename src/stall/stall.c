@@ -103,9 +103,7 @@ void gw_stall_set_gpus(gw_stall *st, const unsigned *gpus, size_t n)
         return;
     pthread_mutex_lock(&st->lock);
     free(st->named);
-    st->named = xcalloc(n ? n : 1, sizeof *st->named);
-    if (n)
-        memcpy(st->named, gpus, n * sizeof *gpus);
+    st->named = xmemdup(gpus, n * sizeof *gpus);
     st->nnamed = n;
     pthread_mutex_unlock(&st->lock);
 }

@@ -66,6 +66,14 @@ char *xstrndup(const char *s, size_t n)
     return d;
 }
 
+void *xmemdup(const void *p, size_t n)
+{
+    void *d = xmalloc(n ? n : 1);
+    if (n)
+        memcpy(d, p, n);
+    return d;
+}
+
 char *xvasprintf(const char *fmt, va_list ap)
 {
     va_list again;

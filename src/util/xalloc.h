@@ -18,6 +18,8 @@ void *xrealloc(void *p, size_t n);
 void *xgrow(void *p, size_t *count, size_t need, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/* A copy of the n bytes at p; never NULL, also for n == 0 (the caller frees it). */
+void *xmemdup(const void *p, size_t n);
 /* printf into a newly allocated string; the caller frees it. */
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The same with the arguments as a va_list (ap is used up). */

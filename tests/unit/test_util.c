@@ -178,6 +178,19 @@ static char *join(const char *fmt, ...)
     return s;
 }
 
+static void test_memdup(void **state)
+{
+    (void)state;
+    const unsigned gpus[] = {3, 1, 7};
+    unsigned *copy = xmemdup(gpus, sizeof gpus);
+    assert_ptr_not_equal(copy, gpus);
+    assert_memory_equal(copy, gpus, sizeof gpus);
+    free(copy);
+    void *none = xmemdup(NULL, 0); /* an empty list is still a pointer the caller frees */
+    assert_non_null(none);
+    free(none);
+}
+
 static void test_asprintf(void **state)
 {
     (void)state;
@@ -203,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_rfc3339),        cmocka_unit_test(test_buf),
         cmocka_unit_test(test_error),          cmocka_unit_test(test_path_tidy),
         cmocka_unit_test(test_wrap),           cmocka_unit_test(test_asprintf),
+        cmocka_unit_test(test_memdup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
