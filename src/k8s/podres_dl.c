@@ -30,6 +30,18 @@ static void exe_dir(char *dir, size_t len)
     snprintf(dir, len, "%s", path);
 }
 
+/* What to do when no module is where it is looked for: this build made one (the binary was
+ * copied away from it), or it could not (no gRPC when it was built). */
+#ifdef GW_PODRES_BUILT
+static const char not_found_fix[] =
+    "install gpuwatch with cmake --install or its .deb (lib/gpuwatch/modules/), or set "
+    "GPUWATCH_PODRES_MODULE to the module of this build";
+#else
+static const char not_found_fix[] =
+    "this gpuwatch was built without gRPC; install libgrpc-dev, libprotobuf-c-dev and "
+    "protobuf-c-compiler and rebuild, or set GPUWATCH_PODRES_MODULE";
+#endif
+
 static void load_once(void)
 {
     char dir[PATH_MAX], tried[3][PATH_MAX + 64];
@@ -63,23 +75,10 @@ static void load_once(void)
                        "cannot load the PodResources module (%s): install libgrpc29 and "
                        "libprotobuf-c1 (apt-get install libgrpc29 libprotobuf-c1)",
                        why);
-#ifdef GW_PODRES_BUILT
-        else /* built, but this binary was copied away from it */
-            gw_dl_fail(&state,
-                       "no PodResources module (%s) at %s%s%s: install gpuwatch with cmake "
-                       "--install or its .deb (lib/gpuwatch/modules/), or set "
-                       "GPUWATCH_PODRES_MODULE to the module of this build",
-                       GW_PODRES_MODULE, tried[0], ntried > 1 ? " or " : "",
-                       ntried > 1 ? tried[1] : "");
-#else
         else
-            gw_dl_fail(&state,
-                       "no PodResources module (%s) at %s%s%s: this gpuwatch was built without "
-                       "gRPC; install libgrpc-dev, libprotobuf-c-dev and protobuf-c-compiler and "
-                       "rebuild, or set GPUWATCH_PODRES_MODULE",
-                       GW_PODRES_MODULE, tried[0], ntried > 1 ? " or " : "",
-                       ntried > 1 ? tried[1] : "");
-#endif
+            gw_dl_fail(&state, "no PodResources module (%s) at %s%s%s: %s", GW_PODRES_MODULE,
+                       tried[0], ntried > 1 ? " or " : "", ntried > 1 ? tried[1] : "",
+                       not_found_fix);
         return;
     }
     const char *missing = NULL;
