@@ -5,6 +5,7 @@ Every test runs build/gpuwatch against the fake NVML library playing a JSON scen
 import csv
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -169,11 +170,26 @@ def poll(what, fn, timeout=60, logs=lambda: "", every=0.2):
 
 
 def free_ports(n=1):
-    """n distinct TCP ports free on 127.0.0.1 now (all held while choosing, so none repeats)."""
-    socks = [socket.socket() for _ in range(n)]
+    """n distinct TCP ports free on 127.0.0.1 now, for daemons that take their port from a
+    configuration file (all held while choosing, so none repeats). They are picked below the
+    kernel's ephemeral range: a port taken from that range with bind(0) and released can be
+    handed to another test's port-0 listener or connection before the daemon binds it."""
+    low = 32768
     try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    pick = random.Random()
+    socks = []
+    try:
+        while len(socks) < n:
+            s = socket.socket()
+            try:
+                s.bind(("127.0.0.1", pick.randrange(10000, max(low, 10001 + n))))
+            except OSError:
+                s.close()
+                continue
+            socks.append(s)
         return [s.getsockname()[1] for s in socks]
     finally:
         for s in socks:
