@@ -1,10 +1,8 @@
 # Unit tests (cmocka): one executable per tests/unit/test_*.c, linked against gwcore.
 pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
-set(GW_SHARED_DIR ${CMAKE_SOURCE_DIR}/../shared CACHE PATH "the shared/ folder beside the checkout")
 set(GW_TEST_ENV
     "GPUWATCH_BIN=${CMAKE_BINARY_DIR}/gpuwatch"
     "GPUWATCH_FAKE_NVML=${CMAKE_BINARY_DIR}/fake-nvml/libnvidia-ml.so.1"
-    "GPUWATCH_SHARED=${GW_SHARED_DIR}"
     "GPUWATCH_SOURCE=${CMAKE_SOURCE_DIR}"
     "GPUWATCH_BUILD=${CMAKE_BINARY_DIR}")
 
