@@ -128,7 +128,7 @@ static bool set_value(const key_def *k, void *base, const char *value)
     case K_SEVERITY:
         if (strcmp(value, "warning") && strcmp(value, "critical"))
             return false;
-        *(gw_alert_severity *)p = value[0] == 'c' ? GW_ALERT_CRITICAL : GW_ALERT_WARNING;
+        *(gw_severity *)p = value[0] == 'c' ? GW_SEV_CRITICAL : GW_SEV_WARNING;
         return true;
     case K_TREND:
         if ((e = gw_alert_trend_parse(value)) < 0)

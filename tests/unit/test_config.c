@@ -57,15 +57,15 @@ static void test_defaults_are_the_checklist(void **state)
         const char *id;
         double threshold, clear;
         int64_t duration_ms;
-        gw_alert_severity sev;
-    } want[] = {{"temp_warning", 80, 77, 0, GW_ALERT_WARNING},
-                {"temp_critical", 83, 80, 180000, GW_ALERT_CRITICAL},
-                {"memory_warning", 85, 80, 0, GW_ALERT_WARNING},
-                {"memory_critical", 92, 88, 0, GW_ALERT_CRITICAL},
-                {"job_memory_warning", 2048, 1536, 0, GW_ALERT_WARNING},
-                {"job_memory_critical", 3072, 2560, 0, GW_ALERT_CRITICAL},
-                {"slow_sample", 500, 250, 5000, GW_ALERT_WARNING},
-                {"gpu_lost", 0, 0, 0, GW_ALERT_CRITICAL}};
+        gw_severity sev;
+    } want[] = {{"temp_warning", 80, 77, 0, GW_SEV_WARNING},
+                {"temp_critical", 83, 80, 180000, GW_SEV_CRITICAL},
+                {"memory_warning", 85, 80, 0, GW_SEV_WARNING},
+                {"memory_critical", 92, 88, 0, GW_SEV_CRITICAL},
+                {"job_memory_warning", 2048, 1536, 0, GW_SEV_WARNING},
+                {"job_memory_critical", 3072, 2560, 0, GW_SEV_CRITICAL},
+                {"slow_sample", 500, 250, 5000, GW_SEV_WARNING},
+                {"gpu_lost", 0, 0, 0, GW_SEV_CRITICAL}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         gw_alert_rule *r = gw_alerts_config_find(&x->c.alerts, want[i].id);
         assert_non_null(r);
