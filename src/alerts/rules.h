@@ -1,9 +1,10 @@
 /*
  * rules: what an alert rule is, the metrics a rule can watch, and the built-in rules with the
  * field's defaults (the practitioners' checklist: temperature above 80 C warning, above 83 C for 3
- * minutes critical; memory above 85 % warning, above 92 % and rising critical; the job's host
- * memory growing by more than 2 GiB warning, more than 3 GiB and linearly critical; samples slower
- * than 500 ms for 5 s; a lost GPU; an XID error; a double-bit ECC error).
+ * minutes critical; the job's host memory growing by more than 2 GiB warning, more than 3 GiB and
+ * linearly critical; samples slower than 500 ms for 5 s; a lost GPU; an XID error; a double-bit
+ * ECC error) and GPU memory at the report's levels (above 92 % warning, above 98 % critical:
+ * util/gw_severity.h).
  *
  * Owns: gw_alert_rule (one rule: metric, condition, duration, hysteresis), gw_alerts_config (the
  * rules plus the hook command) and the tables that name metrics, severities and trends. A rule

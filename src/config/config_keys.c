@@ -207,7 +207,7 @@ static gw_rc apply_rule(gw_config *c, const char *section, const char *key, cons
         r->has_metric = true;
     if (strcmp(k->name, "clear") == 0)
         r->clear_given = true;
-    /* `--set memory_warning.threshold=50` moves the default clear (80) to 45 with it, rather than
+    /* `--set memory_warning.threshold=50` moves the default clear (88) to 46 with it, rather than
      * failing because 80 would lie above the new threshold */
     if (strcmp(k->name, "threshold") == 0 && !r->clear_given && !isnan(r->clear) &&
         !isnan(old_threshold))
