@@ -151,3 +151,33 @@ def test_summary_json_verdicts_are_registry_rows(rec, tmp_path):
         allowed = {keys[t] for t in rows[v["id"]]["thresholds"]}
         for evidence, th in v.get("thresholds", {}).items():
             assert th["name"] in allowed, f"{v['id']}: {evidence} against {th['name']}"
+
+
+def recipe():
+    text = (DOCS / "style.md").read_text()
+    return text.split("## Recipe: adding a verdict\n")[1].split("\n## ")[0]
+
+
+def test_the_recipe_is_what_these_tests_check():
+    """docs/style.md's recipe names the files, the row format and the docs tables these tests
+    hold the registry to; when one moves, the recipe must move with it."""
+    text = recipe()
+    paths = set(re.findall(r"`((?:src|docs|tests)/[\w./-]+\.(?:c|h|md|py))`", text))
+    for p in paths:
+        assert (SOURCE / p).is_file(), f"the recipe names {p}, which does not exist"
+    assert {"src/analysis/verdict.h", "src/analysis/thresholds.h", "src/analysis/thresholds.c",
+            "src/analysis/checks.h", "src/analysis/registry.c", "src/util/gw_severity.h",
+            "docs/report.md", "docs/summary-json.md", "tests/unit/test_verdicts.c",
+            "tests/cli/test_verdict_registry.py"} <= paths
+    # the example row of step 4 has the registry's format and follows its rules
+    example = ROW.search(text.replace("`\n   ", "").replace("\n   ", " "))
+    assert example, "step 4's example row does not parse as a registry row"
+    assert example.group(1) == "GW_V_" + example.group(2).upper()
+    assert (example.group(3) == "NULL") != (example.group(4) == "NULL")
+    assert section(example.group(8)) is not None
+    assert example.group(9).split(":")[0] in paths
+    # the docs tables it sends the reader to are the ones the tests read
+    for header, doc in (("| id | fires when | severity |", "report.md"),
+                        ("| id | evidence |", "summary-json.md")):
+        assert header in text and header in (DOCS / doc).read_text().splitlines()
+    assert "unit.test_verdicts$|cli.test_verdict_registry$" in text
