@@ -207,6 +207,7 @@ static const char *plural(double n)
     return n == 1 ? "" : "s";
 }
 
+/* The roles' numbers over the steady state, each also put on v as evidence. */
 static role_facts role_facts_of(const host_view *h, gw_verdict *v)
 {
     role_facts f;

@@ -98,6 +98,22 @@ def test_report_md_lists_exactly_the_registry():
     assert sorted(documented) == sorted(r["id"] for r in registry())
 
 
+def test_report_md_gives_each_verdict_its_default_severity():
+    """The severity column of docs/report.md's verdict table starts with the registry's default
+    severity (job_failed's depends on its cause: the row names it)."""
+    rows = {r["id"]: r for r in registry()}
+    for line in (DOCS / "report.md").read_text().splitlines():
+        m = re.match(r"\|\s*`(\w+)`\s*\|(.*)\|([^|]*)\|\s*$", line)
+        if not m or m.group(1) not in rows:
+            continue
+        want = rows[m.group(1)]["severity"][len("GW_SEV_"):].lower()
+        column = m.group(3).strip()
+        if column == "see cause":
+            assert f"({want})" in m.group(2) or f"`{want}`" in m.group(2) or want in m.group(2)
+        else:
+            assert re.split(r"[;/ ]", column)[0] == want, (m.group(1), column, want)
+
+
 def test_summary_json_md_lists_exactly_the_registry():
     text = (DOCS / "summary-json.md").read_text()
     evidence = table_ids(text, "| id | evidence |")
