@@ -13,11 +13,12 @@ typedef struct gw_command {
 } gw_command;
 
 static const gw_command commands[] = {
-    {&gw_spec_run, gw_cmd_run},       {&gw_spec_record, gw_cmd_record},
-    {&gw_spec_report, gw_cmd_report}, {&gw_spec_plot, gw_cmd_plot},
-    {&gw_spec_check, gw_cmd_check},   {&gw_spec_query, gw_cmd_query},
-    {&gw_spec_mark, gw_cmd_mark},     {&gw_spec_log, gw_cmd_log},
-    {&gw_spec_top, gw_cmd_top},       {&gw_spec_serve, gw_cmd_serve},
+    {&gw_spec_run, gw_cmd_run},         {&gw_spec_record, gw_cmd_record},
+    {&gw_spec_report, gw_cmd_report},   {&gw_spec_plot, gw_cmd_plot},
+    {&gw_spec_check, gw_cmd_check},     {&gw_spec_query, gw_cmd_query},
+    {&gw_spec_mark, gw_cmd_mark},       {&gw_spec_log, gw_cmd_log},
+    {&gw_spec_top, gw_cmd_top},         {&gw_spec_serve, gw_cmd_serve},
+    {&gw_spec_compare, gw_cmd_compare},
 };
 
 /* `gpuwatch help [COMMAND]`: the list of commands, or a command's manual page as text. */

@@ -153,7 +153,7 @@
     parent.appendChild(box);
     var x = undelta(chart.x, 0).map(function (ms) { return (data.t0 + ms) / 1000; });
     var aligned = [x];
-    var series = [{label: data.dateless ? "time (date unknown)" : "time (UTC)", value: function (u, v) { return v == null ? "--" : fmtTime(v); }}];
+    var series = [{label: data.relative ? "time from each run's start" : data.dateless ? "time (date unknown)" : "time (UTC)", value: function (u, v) { return v == null ? "--" : fmtTime(v); }}];
     var axes = [{values: timeLabels}];
     chart.axes.forEach(function (ax, k) {
       axes.push({scale: ax.unit, side: k === 0 ? 3 : 1, label: ax.label, grid: {show: k === 0},
