@@ -6,6 +6,9 @@
 #include <math.h>
 #include <string.h>
 
+/* Differences whose noise is unknown are listed from this relative size. */
+#define UNJUDGED_SHOWN 0.05
+
 enum { LABEL_W = 20, VALUE_W = 13, RATIO_W = 9 };
 
 static char letter(size_t i)
@@ -131,6 +134,20 @@ static void findings(FILE *out, const gw_cmp *c)
         }
         if (!any)
             fprintf(out, "\n%c against A: no difference beyond the noise it can see\n", letter(i));
+        bool unjudged = false;
+        for (int m = 0; m < GW_CMP_COUNT; m++) {
+            gw_cmp_diff d = gw_cmp_diff_of(c, i, m);
+            if (d.beyond != -1 || !(fabs(d.ratio - 1.0) >= UNJUDGED_SHOWN))
+                continue;
+            char a[GW_FMT_SIZE], b[GW_FMT_SIZE], r[GW_FMT_SIZE];
+            if (!unjudged)
+                fprintf(out, "%c against A, noise unknown:\n", letter(i));
+            unjudged = true;
+            fprintf(out, "  %s %s -> %s (%sx)\n", gw_cmp_metrics[m].label,
+                    gw_fmt_auto(a, sizeof a, c->runs[0].value[m], "-"),
+                    gw_fmt_auto(b, sizeof b, c->runs[i].value[m], "-"),
+                    gw_fmt_fixed(r, sizeof r, d.ratio, 2, 0, "-"));
+        }
     }
 }
 
