@@ -141,3 +141,16 @@ def test_html_overlays_runs_on_a_relative_axis(tmp_path):
 def test_bad_input_is_one_line(args, rc, msg):
     r = gw("compare", *args, ok=False)
     assert r.returncode == rc and msg in r.stderr and r.stderr.count("\n") == 1, r.stderr
+
+
+def test_html_in_chromium(tmp_path):
+    """The page loads offline in headless Chromium with one line per run on every chart."""
+    from test_html_report import browse, chart, series
+    html = tmp_path / "compare.html"
+    gw("compare", W1, W8, "--html", html)
+    r = browse(html, "compare-yolo-workers", width=1200)
+    for cid in ("util", "sm", "power", "memory"):
+        s = series(chart(r, cid))
+        assert set(s) == {"A yolo_w1b64", "B yolo_w8b64"}, cid
+    util = series(chart(r, "util"))
+    assert util["A yolo_w1b64"]["points"] == 558 and util["B yolo_w8b64"]["points"] == 314

@@ -234,8 +234,8 @@
       return k + " (" + ["orange", "red", "purple"][i] + ")";
     }).join(", ");
     p.textContent = "Drag to zoom (all charts follow), double-click to reset; click a legend " +
-      "entry to hide it. Dashed vertical lines: epochs. Spans: verdicts (blue info, " +
-      "orange warning, red critical; info only marked at the top). Bands on the SM clock chart, one lane per GPU: " + kinds + ".";
+      "entry to hide it." + (data.relative ? "" : " Dashed vertical lines: epochs. Spans: verdicts (blue info, " +
+      "orange warning, red critical; info only marked at the top). Bands on the SM clock chart, one lane per GPU: " + kinds + ".");
     parent.appendChild(p);
   }
 
