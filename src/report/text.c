@@ -1,5 +1,6 @@
 /* The text report and the one-line verdict form (see report.h). */
 #include "report/report.h"
+#include "report/text_priv.h"
 
 #include "util/gw_fmt.h"
 #include "util/gw_time.h"
@@ -102,7 +103,7 @@ static void wrapped_items(FILE *out, const char *head, char **items, size_t n, i
     fputc('\n', out);
 }
 
-static const char *sev_color(gw_severity s)
+const char *gw_text_sev_color(gw_severity s)
 {
     return s == GW_SEV_CRITICAL ? "\033[1;31m" : s == GW_SEV_WARNING ? "\033[33m" : "\033[36m";
 }
@@ -117,7 +118,7 @@ static char *gpu_label(const gw_analysis *a, int slot)
 static void verdict_head(FILE *out, const gw_analysis *a, const gw_verdict *v, bool color)
 {
     char *label = gpu_label(a, v->gpu);
-    fprintf(out, "%s%-8s%s  %-20s %s  %s\n", color ? sev_color(v->severity) : "",
+    fprintf(out, "%s%-8s%s  %-20s %s  %s\n", color ? gw_text_sev_color(v->severity) : "",
             gw_severity_name(v->severity), color ? "\033[0m" : "", gw_verdict_name(v->id), label,
             v->message);
     free(label);
@@ -163,22 +164,24 @@ const char *gw_report_no_verdict_reason(const gw_analysis *a)
     return "not enough steady-state data to judge";
 }
 
-static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
+/* Each verdict's span and evidence, after the first screen (gw_report_findings_text). */
+static void evidence_section(FILE *out, const gw_analysis *a, bool color)
 {
-    fprintf(out, "\nVerdicts\n");
     if (a->verdicts.n == 0)
-        fprintf(out, "  none: %s\n", gw_report_no_verdict_reason(a));
+        return;
+    fprintf(out, "\nEvidence\n");
     for (size_t i = 0; i < a->verdicts.n; i++) {
         const gw_verdict *v = &a->verdicts.v[i];
         char s[GW_RFC3339_LEN], d[GW_FMT_SIZE];
-        verdict_head(out, a, v, color);
+        char *label = gpu_label(a, v->gpu);
+        fprintf(out, "%s%-8s%s  %-20s %s\n", color ? gw_text_sev_color(v->severity) : "",
+                gw_severity_name(v->severity), color ? "\033[0m" : "", gw_verdict_name(v->id),
+                label);
+        free(label);
         fprintf(out, "          span: %s +%s s\n", gw_report_when(a, v->start_ms, s),
                 span_s(v->end_ms - v->start_ms, d, sizeof d));
         if (v->nevidence)
             evidence_line(out, v);
-        char *sugg = xasprintf("suggestion: %s", v->suggestion);
-        wrapped(out, sugg, 10);
-        free(sugg);
     }
 }
 
@@ -225,14 +228,21 @@ static void job_lines(FILE *out, const gw_series *s, const gw_job *j)
     }
 }
 
-static void inputs_section(FILE *out, const gw_analysis *a)
+/* "gpuwatch report: 1 GPU, 111.6 s" and the times on their own line: within 80 columns. */
+static void header_lines(FILE *out, const gw_analysis *a)
 {
     const gw_series *s = a->series;
     char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
-    fprintf(out, "gpuwatch report: %zu GPU%s, %s%s to %s (%s s)\n", s->ngpus,
-            s->ngpus == 1 ? "" : "s", gw_report_dateless(s) ? "date unknown, " : "",
-            gw_report_when(a, a->start_ms, t0), gw_report_when(a, a->record_end_ms, t1),
-            span_s(a->record_end_ms - a->start_ms, d, sizeof d));
+    fprintf(out, "gpuwatch report: %zu GPU%s, %s s\n  %s%s to %s\n", s->ngpus,
+            s->ngpus == 1 ? "" : "s", span_s(a->record_end_ms - a->start_ms, d, sizeof d),
+            gw_report_dateless(s) ? "date unknown, " : "", gw_report_when(a, a->start_ms, t0),
+            gw_report_when(a, a->record_end_ms, t1));
+}
+
+static void inputs_section(FILE *out, const gw_analysis *a)
+{
+    const gw_series *s = a->series;
+    fputc('\n', out);
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,
@@ -439,8 +449,10 @@ static void epoch_parts_section(FILE *out, const gw_analysis *a)
 
 void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
 {
+    header_lines(out, a);
+    gw_report_findings_text(out, a, o && o->color);
     inputs_section(out, a);
-    verdicts_section(out, a, o && o->color);
+    evidence_section(out, a, o && o->color);
     for (size_t i = 0; i < a->ngpus; i++)
         gpu_section(out, a, &a->gpus[i]);
     epochs_section(out, a);
