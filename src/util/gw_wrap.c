@@ -92,6 +92,14 @@ static void wrap_line(FILE *out, const char *s, size_t n, int width, int hang)
         size_t end = n;
         if (over < n) {
             end = brk ? brk : brk_any;
+            /* a short lead-in stays with the word after it ("input /a/long/path") */
+            size_t lead = start, we = end + 1;
+            while (lead < end && s[lead] == ' ')
+                lead++;
+            while (we < n && s[we] != ' ')
+                we++;
+            if (end > lead && end - lead < 8)
+                end = we;
             if (!brk) { /* one word wider than the line: keep it whole */
                 end = over;
                 while (end < n && s[end] != ' ')
