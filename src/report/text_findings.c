@@ -78,7 +78,7 @@ void gw_report_findings_text(FILE *out, const gw_analysis *a, bool color)
         free(who);
         if (n > 1) {
             char *first = gw_series_gpu_label(a->series, a->series->gpus[v->gpu]);
-            fprintf(out, "  %s: %s (the others' numbers: Evidence below)\n", first, v->message);
+            fprintf(out, "  %s (the others' numbers under Evidence): %s\n", first, v->message);
             free(first);
         } else {
             fprintf(out, "  %s\n", v->message);
