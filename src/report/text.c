@@ -303,14 +303,15 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
     const gw_series_gpu *gpu = g->gpu;
     char *label = gw_series_gpu_label(a->series, gpu);
     char b[4][GW_FMT_SIZE], d[GW_FMT_SIZE];
-    fprintf(out, "\n%s: %s", label, *gpu->name ? gpu->name : "(name not recorded)");
+    int col = fprintf(out, "\n%s: %s", label, *gpu->name ? gpu->name : "(name not recorded)");
     if (*gpu->pci_bus_id)
-        fprintf(out, ", %s", gpu->pci_bus_id);
+        col += fprintf(out, ", %s", gpu->pci_bus_id);
     if (gw_fmt_sane(gpu->memory_total_mib))
-        fprintf(out, ", %s MiB", num(gpu->memory_total_mib, b[0], sizeof b[0]));
+        col += fprintf(out, ", %s MiB", num(gpu->memory_total_mib, b[0], sizeof b[0]));
     if (gw_fmt_sane(gpu->power_limit_w))
-        fprintf(out, ", %s W limit", num(gpu->power_limit_w, b[1], sizeof b[1]));
-    fprintf(out, "  [%s]\n", gpu->source);
+        col += fprintf(out, ", %s W limit", num(gpu->power_limit_w, b[1], sizeof b[1]));
+    /* the source on a line of its own when the two do not fit 80 columns together */
+    fprintf(out, "%s[%s]\n", col + 3 + (int)strlen(gpu->source) > 80 ? "\n  " : "  ", gpu->source);
     free(label);
     if (gpu->in_job == 0)
         fprintf(out, "  not this job: recorded and shown (--scope node), never judged\n");
