@@ -1,5 +1,6 @@
 /* gpuwatch: dispatches to a subcommand; see commands.h. */
 #include "cli/commands.h"
+#include "cli/hints.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -41,7 +42,9 @@ static int help(int argc, char **argv)
                 spec ? "one command only, not" : "unknown command", argv[spec ? 2 : 1]);
         return 2;
     }
-    gw_man_text(spec, stdout);
+    gw_pager pager; /* on a terminal, as `git help` and `man` do */
+    gw_man_text(spec, gw_pager_open(&pager));
+    gw_pager_close(&pager);
     return 0;
 }
 
@@ -89,10 +92,17 @@ static int dispatch(int argc, char **argv)
     if (strcmp(first, "__generate") == 0 && argc == 3) /* the build's: cmake/docs.cmake */
         return gw_cli_generate(argv[2]);
     if (argc < 2 || first[0] == '-') /* no command: the live view */
-        return gw_cmd_live(argc, argv);
+        return gw_hint_option(&gw_spec_live, argc, argv) ? 2 : gw_cmd_live(argc, argv);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(first, commands[i].spec->name) == 0)
-            return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "gpuwatch: unknown command '%s': run `gpuwatch --help` for the list\n", first);
+            return gw_hint_option(commands[i].spec, argc - 1, argv + 1)
+                       ? 2
+                       : commands[i].fn(argc - 1, argv + 1);
+    const char *near = gw_hint_command(first);
+    if (near)
+        fprintf(stderr, "gpuwatch: unknown command '%s': did you mean %s?\n", first, near);
+    else
+        fprintf(stderr, "gpuwatch: unknown command '%s': run `gpuwatch --help` for the list\n",
+                first);
     return 2;
 }
