@@ -97,7 +97,7 @@ static void check_temperature(gw_health_gpu *g, const gw_health_thresholds *th)
          th->idle_temp_warning_c, th->idle_temp_critical_c);
 }
 
-/* "pid 4242 python3 20000 MiB, pid 77 (not visible here) 480 MiB" */
+/* "pid 4242 python3 20000 MiB, pid 77 (name hidden: another PID namespace) 480 MiB" */
 static void list_procs(const gw_health_facts *f, char *buf, size_t len)
 {
     size_t used = 0;
@@ -109,7 +109,7 @@ static void list_procs(const gw_health_facts *f, char *buf, size_t len)
             snprintf(mib, sizeof mib, "%s MiB",
                      gw_fmt_fixed(n, sizeof n, ceil(p->used_mib), 0, 0, "n/a"));
         used += (size_t)snprintf(buf + used, len - used, "%spid %u %s%s %s", i ? ", " : "", p->pid,
-                                 p->visible ? p->name : "(not visible here)",
+                                 p->visible ? p->name : "(name hidden: another PID namespace)",
                                  p->graphics ? " (graphics)" : "", mib);
     }
 }

@@ -141,9 +141,10 @@ void gw_prom_append_value(gw_buf *b, double v)
         gw_buf_append(b, p, (size_t)(e - p));
         return;
     }
-    n = snprintf(tmp, sizeof tmp, "%.15g", v);
-    if (strtod(tmp, NULL) != v)
-        n = snprintf(tmp, sizeof tmp, "%.17g", v);
+    /* 15 significant digits: more than any reading has, and no float noise of a computed value
+     * (0.1 + 0.2 is "0.3", not "0.30000000000000004") */
+    n = snprintf(tmp, sizeof tmp, v == floor(v) && fabs(v) < 1e17 ? "%.17g" : "%.15g",
+                 v); /* big integers whole */
     gw_buf_append(b, tmp, (size_t)n);
 }
 

@@ -351,13 +351,16 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
     if (r.present) {
         char c[7][GW_FMT_SIZE], w[3 * GW_FMT_SIZE + 32] = "no workers";
         if (r.workers >= 1 && !isnan(r.workers_cpu_pct))
-            snprintf(w, sizeof w, "%s worker%s %s (max %s)", num(r.workers, c[2], sizeof c[2]),
-                     r.workers == 1 ? "" : "s", num(r.workers_cpu_pct, c[3], sizeof c[3]),
+            snprintf(w, sizeof w, "%s worker%s %s in all (busiest %s)",
+                     num(r.workers, c[2], sizeof c[2]), r.workers == 1 ? "" : "s",
+                     num(r.workers_cpu_pct, c[3], sizeof c[3]),
                      num(r.workers_cpu_max_pct, c[4], sizeof c[4]));
-        fprintf(out, "  CPU (steady, %% of a core): training %s (max %s), %s\n",
+        /* sums over the role, then its busiest member: a sum above its busiest is no mistake */
+        fprintf(out, "  CPU (steady, %% of one core): training %s in all (busiest %s), %s\n",
                 num(r.train_cpu_pct, c[0], sizeof c[0]),
                 num(r.train_cpu_max_pct, c[1], sizeof c[1]), w);
-        fprintf(out, "  host CPUs: iowait %s%%, steal %s%%, outside the job %s%%\n",
+        fprintf(out,
+                "  host CPUs (%% of all): iowait %s, steal %s, other processes than the job's %s\n",
                 num(r.iowait_pct, c[5], sizeof c[5]), num(r.steal_pct, c[6], sizeof c[6]),
                 num(r.others_pct, b[0], sizeof b[0]));
     }
