@@ -92,3 +92,14 @@ def test_a_wide_terminal_gets_long_lines_a_narrow_one_short():
     lines = narrow.splitlines()
     # a path is never cut: "input PATH:" is the only line allowed past 60
     assert max(len(ln) for ln in lines if not ln.startswith("  input ")) <= 60
+
+
+def test_a_very_short_run_still_ends_with_a_verdict_line(tmp_path):
+    """Issue 27, 7: `gpuwatch run -- true` ended with the table and no verdict line at all."""
+    from conftest import SCENARIOS, gw_env
+    env = gw_env(SCENARIOS / "h200_training.json")
+    r = gw(["run", "-o", tmp_path / "r", "--", "true"], env=env)
+    assert r.returncode == 0, r.stderr
+    assert "no verdict: no GPU worked (utilization.gpu below work_util_pct throughout)\n" \
+        in r.stderr
+    assert r.stderr.index("no verdict:") < r.stderr.index("recording saved in")
