@@ -4,6 +4,7 @@
 
 #include "util/gw_buf.h"
 #include "util/gw_time.h"
+#include "util/gw_utf8.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -81,7 +82,7 @@ static bool parse_line(const char *s, const char *end, metric_line *m)
             if (!label_value(&s, val, sizeof val) || s > end)
                 return false;
             if (strcmp(key, "gpu") == 0)
-                copy_str(m->gpu, sizeof m->gpu, val);
+                gw_utf8_clean(m->gpu, sizeof m->gpu, val, strlen(val));
             else if (strcmp(key, "modelName") == 0)
                 copy_str(m->model, sizeof m->model, val);
             else if (strcmp(key, "Hostname") == 0)
@@ -127,10 +128,11 @@ unsigned gw_top_parse_metrics(const char *text, gw_top_remote_gpu *out, unsigned
             }
             if (i < n) {
                 gw_top_remote_gpu *g = &out[i];
+                /* another host's text: no control or bidi character reaches the screen */
                 if (m.model[0])
-                    copy_str(g->name, sizeof g->name, m.model);
+                    gw_utf8_clean(g->name, sizeof g->name, m.model, strlen(m.model));
                 if (m.host[0] && hostname_len)
-                    copy_str(hostname, hostname_len, m.host);
+                    gw_utf8_clean(hostname, hostname_len, m.host, strlen(m.host));
                 const char *f = m.name + 8;
                 if (strcmp(f, "DEV_GPU_UTIL") == 0)
                     g->util = m.value;
