@@ -1,6 +1,7 @@
 /* Reading gpuwatch.ini with inih, and the order of sources; see config.h. */
 #include "config/config.h"
 
+#include "util/gw_file.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -129,10 +130,16 @@ static int on_ini_key(void *user, const char *section, const char *name, const c
 
 gw_rc gw_config_load_file(gw_config *c, const char *path, bool must_exist, gw_error *err)
 {
-    FILE *f = fopen(path, "r");
+    /* a regular file only: a FIFO would block forever, a device never end */
+    FILE *f = gw_file_open_regular(path, "r");
     if (!f) {
         if (errno == ENOENT && !must_exist)
             return GW_OK;
+        if (errno == GW_FILE_NOT_REGULAR)
+            return gw_error_set(err, GW_E_IO,
+                                "cannot read the configuration file %s: it is not a regular file "
+                                "(a FIFO, device or directory): give the path of an INI file",
+                                path);
         return gw_error_set(err, GW_E_IO, "cannot read the configuration file %s: %s", path,
                             strerror(errno));
     }

@@ -2,6 +2,7 @@
 #include "logread/outclean.h"
 
 #include "util/gw_buf.h"
+#include "util/gw_file.h"
 #include "util/gw_utf8.h"
 #include "util/line_split.h"
 #include "util/xalloc.h"
@@ -87,15 +88,15 @@ static bool next_entry(FILE *idx, char **line, size_t *cap, uint64_t *off, int64
 gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_fn fn, void *ctx,
                        gw_error *err)
 {
+    /* regular files only: a FIFO would block forever, /dev/zero never end */
     FILE *idx = NULL;
-    if (idx_path && !(idx = fopen(idx_path, "r")))
-        return gw_error_set(err, GW_E_IO, "%s: %s", idx_path, strerror(errno));
-    FILE *log = fopen(log_path, "rb");
+    if (idx_path && !(idx = gw_file_open_run_file(idx_path, "r", err)))
+        return GW_E_IO;
+    FILE *log = gw_file_open_run_file(log_path, "rb", err);
     if (!log) {
-        int e = errno;
         if (idx)
             fclose(idx);
-        return gw_error_set(err, GW_E_IO, "%s: %s", log_path, strerror(e));
+        return GW_E_IO;
     }
     clean c = {.fn = fn, .ctx = ctx};
     char *line = NULL, *buf = xmalloc(CHUNK);

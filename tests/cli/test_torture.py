@@ -465,3 +465,49 @@ def test_marker_keys_and_texts_do_not_reach_the_terminal(tmp_path):
                        timeout=60)
     for stream in (rep.stdout, rep.stderr, j.stdout):
         assert not UNSAFE.search(stream), stream
+
+
+def plant(p, kind):
+    """Replaces p with a FIFO or a link to a device."""
+    if p.exists() or p.is_symlink():
+        p.unlink()
+    if kind == "fifo":
+        os.mkfifo(p)
+    else:
+        p.symlink_to(kind)
+
+
+@pytest.mark.parametrize("name,kind", [("output.idx", "fifo"), ("output.idx", "/dev/zero"),
+                                       ("output.log", "fifo"), ("output.log", "/dev/zero")])
+def test_output_files_that_are_not_regular_are_an_error_in_report_and_log(tmp_path, name, kind):
+    """output.idx was not checked: `report` blocked forever on a FIFO and grew to 3 GB on a link
+    to /dev/zero; `gpuwatch log` checked neither output.log nor output.idx. Now one line naming
+    the file and the fix, exit 1, at once, for both."""
+    d = run_dir_copy(tmp_path)
+    (d / "output.idx").write_text("# gpuwatch output index v1\n0 1764471601000\n")
+    plant(d / name, kind)
+    want = (f"{d}/{name} is not a regular file (a FIFO, device or directory): remove it "
+            "(gpuwatch writes only regular files in a run directory)")
+    r = gw("report", d, timeout=20)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip().splitlines() == [f"gpuwatch: report: {want}"], r.stderr
+    r = gw("log", d, timeout=20)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip().splitlines() == [f"gpuwatch log: {want}"], r.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "/dev/urandom"])
+def test_config_that_is_not_a_regular_file_is_an_error(tmp_path, kind):
+    """`--config` on a FIFO or a device hung; now one line, before anything starts: exit 2 for
+    `run` (a usage error), 3 for `check` (unknown, its Nagios convention)."""
+    ini = tmp_path / "gpuwatch.ini"
+    plant(ini, kind)
+    msg = (f"cannot read the configuration file {ini}: it is not a regular file (a FIFO, device "
+           "or directory): give the path of an INI file\n")
+    r = subprocess.run([BIN, "run", "--config", str(ini), "-o", str(tmp_path / "run"), "--",
+                        "true"], capture_output=True, text=True, env=gw_env(), timeout=20)
+    assert (r.returncode, r.stderr) == (2, "gpuwatch run: " + msg)
+    assert not (tmp_path / "run").exists()
+    r = subprocess.run([BIN, "check", "--config", str(ini)], capture_output=True, text=True,
+                       env=gw_env(), timeout=20)
+    assert (r.returncode, r.stderr) == (3, "gpuwatch check: " + msg)
