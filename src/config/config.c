@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void gw_config_init(gw_config *c)
 {
@@ -133,8 +134,14 @@ gw_rc gw_config_load_file(gw_config *c, const char *path, bool must_exist, gw_er
     /* a regular file only: a FIFO would block forever, a device never end */
     FILE *f = gw_file_open_regular(path, "r");
     if (!f) {
-        if (errno == ENOENT && !must_exist)
+        /* a file of the standard places that cannot be reached is absent: a HOME that is a file
+         * or that this user may not search must not stop gpuwatch from starting; one that is
+         * there but unreadable is still said */
+        struct stat st;
+        int e = errno;
+        if (!must_exist && (e == ENOENT || e == ENOTDIR || (e == EACCES && stat(path, &st) != 0)))
             return GW_OK;
+        errno = e;
         if (errno == GW_FILE_NOT_REGULAR)
             return gw_error_set(err, GW_E_IO,
                                 "cannot read the configuration file %s: it is not a regular file "

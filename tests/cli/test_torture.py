@@ -511,3 +511,25 @@ def test_config_that_is_not_a_regular_file_is_an_error(tmp_path, kind):
     r = subprocess.run([BIN, "check", "--config", str(ini)], capture_output=True, text=True,
                        env=gw_env(), timeout=20)
     assert (r.returncode, r.stderr) == (3, "gpuwatch check: " + msg)
+
+
+def test_an_unreachable_home_does_not_stop_run_or_check(tmp_path):
+    """A HOME that is a file, or that this user may not search, stopped `run` and `check` at
+    the user configuration file (issue 26 item 8); it is absent now, as a missing one is."""
+    sc = tmp_path / "sc.json"
+    sc.write_text(json.dumps({"devices": [h200()]}))
+    env = gw_env(sc, HOME="/etc/passwd")
+    env.pop("XDG_CONFIG_HOME")
+    r = subprocess.run([BIN, "check"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "configuration" not in r.stderr
+    r = subprocess.run([BIN, "run", "-o", str(tmp_path / "run"), "--no-report", "--", "true"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "run" / "gpu.csv").exists()
+    # a file that is there but unreadable is still an error (as root: a directory in its place)
+    home = tmp_path / "home"
+    (home / ".config" / "gpuwatch" / "gpuwatch.ini").mkdir(parents=True)
+    r = subprocess.run([BIN, "check"], capture_output=True, text=True, timeout=60,
+                       env=dict(env, HOME=str(home)))
+    assert r.returncode == 3 and "is not a regular file" in r.stderr, r.stderr
