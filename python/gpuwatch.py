@@ -102,8 +102,8 @@ def _open_events(path):
     (a FIFO would block the open, and the training, forever)."""
     flags = (os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
              | getattr(os, "O_NONBLOCK", 0))
-    not_regular = "it is not a regular file (a FIFO or device; another user may have planted it): " \
-                  "remove it"
+    not_regular = ("it is not a regular file (a FIFO or device; another user may have planted "
+                   "it): remove it")
     try:
         fd = os.open(path, flags)
     except OSError as e:

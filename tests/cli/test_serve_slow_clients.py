@@ -8,7 +8,7 @@ import socket
 import threading
 import time
 
-from serve_helpers import Server, const_h200, parse, value
+from serve_helpers import Server, const_h200, parse, raw, status_of, value
 
 # Client addresses as far as the server can tell (all of 127/8 is lo). The attackers use one that
 # nothing else used, so that no connection of the server's start-up still counts against it.
@@ -262,14 +262,14 @@ def test_body_dripping_clients_do_not_block_scrapes(scenario):
 def test_requests_with_a_body_duplicate_length_or_bare_cr_are_refused(scenario):
     """Duplicate Content-Length and a bare CR inside a header were accepted (a request two
     readers may split differently); a GET's body was read and ignored. Each is 400 now."""
-    from serve_helpers import raw, status_of
     cases = [
         b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
         b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n",
         b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-A: a\rX-B: b\r\n\r\n",
         b"GET /metrics HTTP/1.1\r\nHost: x\rInjected: 1\r\n\r\n",
         b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
-        b"HEAD /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+        b"HEAD /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"5\r\nhello\r\n0\r\n\r\n",
     ]
     with serve(scenario) as srv:
         for req in cases:
