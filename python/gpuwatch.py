@@ -113,9 +113,14 @@ def _open_events(path):
         if e.errno == errno.ENXIO:  # a FIFO without a reader
             raise OSError(errno.EINVAL, not_regular) from None
         raise
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise OSError(errno.EINVAL, not_regular)
+    if st.st_uid != os.geteuid() or st.st_nlink != 1:  # another user's, or a hard link
+        os.close(fd)
+        raise OSError(errno.EPERM, f"it belongs to another user (uid {st.st_uid}) or has other "
+                      f"names ({st.st_nlink} links): not the events.jsonl gpuwatch made; remove it")
     os.set_blocking(fd, True)
     return fd
 

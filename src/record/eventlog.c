@@ -52,6 +52,16 @@ gw_rc gw_eventlog_open(const char *path, gw_eventlog **out, gw_error *err)
         fd = -1;
         errno = GW_FILE_NOT_REGULAR;
     }
+    /* a file of another user, or a hard link (a name planted for a file elsewhere, which
+     * O_NOFOLLOW does not see): the run's own events.jsonl is ours and has one name */
+    if (fd >= 0 && (st.st_uid != geteuid() || st.st_nlink != 1)) {
+        close(fd);
+        *out = NULL;
+        return gw_error_set(err, GW_E_IO,
+                            "cannot open %s: it belongs to another user (uid %u) or has other "
+                            "names (%lu links): not the events.jsonl gpuwatch made; remove it",
+                            path, (unsigned)st.st_uid, (unsigned long)st.st_nlink);
+    }
     if (fd >= 0)
         (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     if (fd < 0 && errno == GW_FILE_NOT_REGULAR) {

@@ -18,7 +18,8 @@
 typedef struct gw_eventlog gw_eventlog;
 
 /* Opens (creating if needed) path for appending; a symbolic link there is an error (ELOOP), not
- * followed, and so is anything but a regular file (a FIFO would block the open forever). */
+ * followed, and so is anything but a regular file (a FIFO would block the open forever), a file
+ * of another user and one with more than one name (a hard link to a file elsewhere). */
 GW_MUST_USE gw_rc gw_eventlog_open(const char *path, gw_eventlog **out, gw_error *err);
 /* Creates name in the run directory dirfd (O_EXCL|O_NOFOLLOW, util/gw_file.h) for appending; path
  * names it in messages. */

@@ -274,3 +274,30 @@ def test_lightning_callback(tmp_path):
                    ("epoch", {"n": 2, "total": 2}), ("step", {"n": 4, "loss": 0.5}),
                    ("step", {"n": 6, "loss": 0.5}), ("validation", {"epoch": 2}),
                    ("validation_end", {"epoch": 2})]
+
+
+def test_a_hard_link_or_another_users_events_file_is_not_marked(tmp_path):
+    """O_NOFOLLOW does not see a hard link planted as events.jsonl (a name for a file of yours
+    elsewhere), nor a file the owner of a sticky parent put in a swapped run directory: both
+    `gpuwatch mark` and the module refuse them, leaving the file as it was."""
+    victim = tmp_path / "victim"
+    victim.write_text("secret\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    os.link(victim, run / "events.jsonl")
+    env = dict(os.environ, PYTHONPATH=PYDIR, GPUWATCH_RUN_DIR=str(run))
+    r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "has other names (2 links)" in r.stderr, r.stderr
+    code = "import gpuwatch\nprint(gpuwatch.mark('a'))\n"
+    r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env)
+    assert r.stdout.strip() == "False" and "(2 links)" in r.stderr, r.stderr
+    assert victim.read_text() == "secret\n"
+    if os.geteuid() == 0:  # a file of another user (root may make one)
+        (run / "events.jsonl").unlink()
+        (run / "events.jsonl").write_text("")
+        os.chown(run / "events.jsonl", 4242, 4242)
+        r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True, env=env)
+        assert r.returncode == 1 and "another user (uid 4242)" in r.stderr, r.stderr
+        r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env)
+        assert r.stdout.strip() == "False" and "uid 4242" in r.stderr, r.stderr
+        assert (run / "events.jsonl").read_text() == ""
