@@ -1,12 +1,10 @@
 /* Clock verdicts: thermal_throttling, power_capped; and gpu_lost (see checks.h). */
 #include "analysis/checks.h"
+#include "sampler/clock_reasons.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#define REASON_SW_POWER_CAP   0x4u
-#define REASON_HW_POWER_BRAKE 0x80u
 
 static bool thermal_row(const gw_gpu_analysis *g, size_t r)
 {
@@ -93,7 +91,7 @@ static double share_with_bit(const gw_gpu_analysis *g, unsigned bit, double tota
     gw_span st = g->phase[GW_PHASE_STEADY].span;
     double s = 0;
     for (size_t r = st.begin; m && r < st.end; r++)
-        if (gw_reason_bits(m[r]) & bit)
+        if (gw_reasons_of(m[r]) & bit)
             s += g->dt_s[r];
     return m ? 100.0 * s / total : NAN;
 }
@@ -112,9 +110,9 @@ void gw_check_power(gw_analysis *a, gw_gpu_analysis *g)
         (double)gw_work_samples(g, NULL) < GW_TH(GW_TH_MIN_STEADY_SAMPLES))
         return;
     bool has_mask = gw_series_gpu_values(g->gpu, GW_F_CLOCKS_EVENT_REASONS) != NULL;
-    double cap = has_mask ? share_with_bit(g, REASON_SW_POWER_CAP, total)
+    double cap = has_mask ? share_with_bit(g, GW_REASON_SW_POWER_CAP, total)
                           : 100.0 * st->time_s[GW_TIME_POWER_CAPPED] / total;
-    double brake = share_with_bit(g, REASON_HW_POWER_BRAKE, total);
+    double brake = share_with_bit(g, GW_REASON_HW_POWER_BRAKE, total);
     bool braked = brake > GW_TH(GW_TH_POWER_BRAKE_SHARE_PCT);
     if (!braked && !(cap > GW_TH(GW_TH_POWER_CAP_SHARE_PCT)))
         return;

@@ -1,5 +1,6 @@
 /* Judging a GPU's facts into checklist items; see health.h. Pure: no NVML, no printing. */
 #include "health/health.h"
+#include "sampler/clock_reasons.h"
 
 #include "util/gw_fmt.h"
 
@@ -141,15 +142,15 @@ static const struct {
     const char *name;
     gw_health_state state;
 } reason_bits[] = {
-    {0x1, "idle", GW_HEALTH_OK},
-    {0x2, "applications clocks setting", GW_HEALTH_OK},
-    {0x4, "SW power cap", GW_HEALTH_WARNING},
-    {0x8, "HW slowdown", GW_HEALTH_CRITICAL},
-    {0x10, "sync boost", GW_HEALTH_OK},
-    {0x20, "SW thermal slowdown", GW_HEALTH_WARNING},
-    {0x40, "HW thermal slowdown", GW_HEALTH_CRITICAL},
-    {0x80, "HW power brake slowdown", GW_HEALTH_CRITICAL},
-    {0x100, "display clock setting", GW_HEALTH_OK},
+    {GW_REASON_GPU_IDLE, "idle", GW_HEALTH_OK},
+    {GW_REASON_APPLICATIONS_CLOCKS_SETTING, "applications clocks setting", GW_HEALTH_OK},
+    {GW_REASON_SW_POWER_CAP, "SW power cap", GW_HEALTH_WARNING},
+    {GW_REASON_HW_SLOWDOWN, "HW slowdown", GW_HEALTH_CRITICAL},
+    {GW_REASON_SYNC_BOOST, "sync boost", GW_HEALTH_OK},
+    {GW_REASON_SW_THERMAL, "SW thermal slowdown", GW_HEALTH_WARNING},
+    {GW_REASON_HW_THERMAL, "HW thermal slowdown", GW_HEALTH_CRITICAL},
+    {GW_REASON_HW_POWER_BRAKE, "HW power brake slowdown", GW_HEALTH_CRITICAL},
+    {GW_REASON_DISPLAY_CLOCK_SETTING, "display clock setting", GW_HEALTH_OK},
 };
 
 gw_health_state gw_health_decode_reasons(unsigned long long mask, char *buf, size_t len)
@@ -181,7 +182,7 @@ static void check_reasons(gw_health_gpu *g)
         item(g, id, label, GW_HEALTH_NA, NAN, "not reported by this GPU");
         return;
     }
-    unsigned long long mask = (unsigned long long)v->v[GW_F_CLOCKS_EVENT_REASONS];
+    unsigned long long mask = gw_reasons_of(v->v[GW_F_CLOCKS_EVENT_REASONS]);
     char words[256];
     gw_health_state st = gw_health_decode_reasons(mask, words, sizeof words);
     item(g, id, label, st, (double)mask, "%s (0x%llx)%s", words, mask,
@@ -245,7 +246,7 @@ static void check_pcie(gw_health_gpu *g)
     double gen = v->v[GW_F_PCIE_GEN], gen_max = v->v[GW_F_PCIE_GEN_MAX];
     double width = v->v[GW_F_PCIE_WIDTH], width_max = v->v[GW_F_PCIE_WIDTH_MAX];
     bool idle = (gw_has(v, GW_F_CLOCKS_EVENT_REASONS) &&
-                 ((unsigned long long)v->v[GW_F_CLOCKS_EVENT_REASONS] & 0x1)) ||
+                 (gw_reasons_of(v->v[GW_F_CLOCKS_EVENT_REASONS]) & GW_REASON_GPU_IDLE)) ||
                 (gw_has(v, GW_F_UTIL_GPU_PCT) && v->v[GW_F_UTIL_GPU_PCT] == 0);
     const char *note = "";
     gw_health_state st = GW_HEALTH_OK;
