@@ -7,6 +7,8 @@
 
 #include <cmocka.h>
 
+#include "test_helpers.h"
+
 #include "stats/stats.h"
 
 #include <math.h>
@@ -133,11 +135,11 @@ static void test_linfit_seconds(void **state)
     gw_stats_linfit(t_ms, v, 6, &a);
     gw_stats_linfit_s(t_s, v, 6, &b);
     assert_int_equal(b.n, 5);
-    assert_float_equal(b.slope_per_s, a.slope_per_s, 1e-12);
-    assert_float_equal(b.intercept, a.intercept, 1e-9);
-    assert_float_equal(b.r2, a.r2, 1e-12);
+    assert_num(b.slope_per_s, a.slope_per_s, 1e-12);
+    assert_num(b.intercept, a.intercept, 1e-9);
+    assert_num(b.r2, a.r2, 1e-12);
     /* least squares by hand: Sxy / Sxx = 1.6395348837209 */
-    assert_float_equal(b.slope_per_s, 1.6395348837209, 1e-9);
+    assert_num(b.slope_per_s, 1.6395348837209, 1e-9);
     assert_true(b.r2 > 0.99 && b.r2 < 1);
     double same_t[4] = {3, 3, 3, 3}, any[4] = {1, 2, 3, 4};
     gw_stats_linfit_s(same_t, any, 4, &b); /* no spread in time: no line */
@@ -153,10 +155,10 @@ static void test_mean_and_share_between(void **state)
     int64_t t[6] = {0, 1000, 2000, 10000, 11000, 20000};
     double v[6] = {100, 10, NAN, 30, 80, 500};
     /* rows 1, 3, 4 (2 is absent; 0 and 5 outside): (10 + 30 + 80) / 3 = 40, not weighted */
-    assert_float_equal(gw_stats_mean_between(t, v, 6, 1000, 20000), 40, 1e-12);
+    assert_num(gw_stats_mean_between(t, v, 6, 1000, 20000), 40, 1e-12);
     /* 2 of those 3 rows >= 30 */
-    assert_float_equal(gw_stats_share_at_least(t, v, 6, 1000, 20000, 30), 200.0 / 3, 1e-12);
-    assert_float_equal(gw_stats_share_at_least(t, v, 6, 1000, 20000, 81), 0, 0);
+    assert_num(gw_stats_share_at_least(t, v, 6, 1000, 20000, 30), 200.0 / 3, 1e-12);
+    assert_num(gw_stats_share_at_least(t, v, 6, 1000, 20000, 81), 0, 0);
     /* nothing present in the window: absent, never 0 */
     assert_true(isnan(gw_stats_mean_between(t, v, 6, 2000, 3000)));
     assert_true(isnan(gw_stats_share_at_least(t, v, 6, 2000, 3000, 0)));
@@ -171,15 +173,15 @@ static void test_mean_sd(void **state)
     double mean, sd;
     double w[8] = {2, 4, 4, 4, 5, 5, 7, 9}; /* numpy.std -> 2.0 */
     gw_stats_mean_sd(w, 8, &mean, &sd);
-    assert_float_equal(mean, 5, 1e-12);
-    assert_float_equal(sd, 2, 1e-12);
+    assert_num(mean, 5, 1e-12);
+    assert_num(sd, 2, 1e-12);
     gw_stats_mean_sd(v, 6, &mean, &sd); /* 2 4 4 4 5: mean 3.8, std 0.9797958971 */
-    assert_float_equal(mean, 3.8, 1e-12);
-    assert_float_equal(sd, 0.9797958971132712, 1e-9);
+    assert_num(mean, 3.8, 1e-12);
+    assert_num(sd, 0.9797958971132712, 1e-9);
     double one[1] = {7};
     gw_stats_mean_sd(one, 1, &mean, &sd);
-    assert_float_equal(mean, 7, 0);
-    assert_float_equal(sd, 0, 0);
+    assert_num(mean, 7, 0);
+    assert_num(sd, 0, 0);
     double none[2] = {NAN, NAN};
     gw_stats_mean_sd(none, 2, &mean, &sd);
     assert_true(isnan(mean) && isnan(sd));
