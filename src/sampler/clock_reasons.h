@@ -29,12 +29,10 @@ enum {
 
 /* The groups. Thermal: the GPU slows down because it is hot (SW or HW thermal slowdown). Power:
  * the clocks are held down for power (SW power cap, or the system's HW power brake). HW: the
- * hardware's own slowdowns (HW slowdown, HW power brake), the clock chart's "HW slowdown" band.
- * Known: every bit NVML documents; any other bit is printed as unknown. */
+ * hardware's own slowdowns (HW slowdown, HW power brake), the clock chart's "HW slowdown" band. */
 #define GW_REASONS_THERMAL ((uint64_t)(GW_REASON_SW_THERMAL | GW_REASON_HW_THERMAL))
 #define GW_REASONS_POWER   ((uint64_t)(GW_REASON_SW_POWER_CAP | GW_REASON_HW_POWER_BRAKE))
 #define GW_REASONS_HW      ((uint64_t)(GW_REASON_HW_SLOWDOWN | GW_REASON_HW_POWER_BRAKE))
-#define GW_REASONS_KNOWN   ((uint64_t)0x1ff)
 
 /* The mask of a clocks_event_reasons value (a sample's field or a series cell) as bits; 0 for
  * values no mask can have (absent NAN, negative, fractional or beyond 64 bits), so that garbage
