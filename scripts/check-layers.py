@@ -91,6 +91,9 @@ FUNCTION_LENGTH_ALLOW = {
     "src/fleet/fleet_prom.c:gw_fleet_add_prometheus": 83,
 }
 
+# "name(params)" just before a "{" at file level: a function definition (params may hold one
+# level of parentheses, as function pointer parameters do).
+FUNCTION_HEAD = re.compile(r"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)$")
 STRING = re.compile(r'"(\\.|[^"\\])*"')
 FLOAT_CONV = re.compile(r"%[-+ #0]*(\d+|\*)?(\.(\d+|\*))?(hh|h|ll|l|L|j|z|t)?[fFgGeEaA]")
 SCANF = re.compile(r"\b[a-z]*scanf\s*\(")
@@ -181,20 +184,21 @@ def float_format(line):
 
 def check_constants(rel, folder, line, no, findings):
     """The float-format, throttle-bits and stats rules on one comment-free line."""
-    if rel != FLOAT_FORMAT_HOME and rel not in FLOAT_FORMAT_ALLOW and float_format(line):
+    bare = blank_strings(line)
+    if "%" in line and rel != FLOAT_FORMAT_HOME and rel not in FLOAT_FORMAT_ALLOW and \
+            float_format(line):
         findings.append(
             "%s:%d: a float format in a string: print the number through the formatter, "
             "\"%%s\" with GW_FIXED(x, decimals) or GW_SIG(x, digits) (util/gw_fmt.h) "
             "[float-format]" % (rel, no))
     if rel not in THROTTLE_HOME and folder != "nvml" and (
-            (BIT_NUMBER.search(blank_strings(line)) and REASON_WORD.search(line)) or
-            REASON_DEFINE.search(blank_strings(line))):
+            (BIT_NUMBER.search(bare) and REASON_WORD.search(line)) or
+            (re.search(r"REASON|THROTTLE|CLOCKS?_EVENT", bare) and REASON_DEFINE.search(bare))):
         findings.append(
             "%s:%d: a clocks event reason bit spelled as a number: use GW_REASON_* and the "
             "groups of sampler/clock_reasons.h (gw_reasons_thermal, ...) [throttle-bits]"
             % (rel, no))
-    if folder != "stats" and rel not in STATS_ALLOW:
-        bare = blank_strings(line)
+    if folder != "stats" and rel not in STATS_ALLOW and re.search(r"sum|\+=|double|- *1\b", bare):
         for pattern, what in STATS_PATTERNS:
             if pattern.search(bare):
                 findings.append(
@@ -210,8 +214,8 @@ def function_lengths(code):
     for m in re.finditer(r"[{}]", code):
         if m.group() == "{":
             if depth == 0:
-                head = code[:m.start()].rstrip()
-                name = re.search(r"(\w+)\s*\([^()]*(\([^()]*\)[^()]*)*\)$", head)
+                head = code[max(0, m.start() - 1000):m.start()].rstrip()  # the signature
+                name = FUNCTION_HEAD.search(head)
                 start = (name.group(1), code.count("\n", 0, m.start()) + 1) if name else None
             depth += 1
         elif depth > 0:
