@@ -71,20 +71,14 @@ DLOPEN = re.compile(r"\bdl(open|sym|vsym|mopen)\s*\(")
 
 # The formatter is the one file that turns a double into text with printf.
 FLOAT_FORMAT_HOME = "src/util/gw_fmt.c"
-FLOAT_FORMAT_ALLOW = {
-    # issue 24 item 4: 24verdicts splits gw_starved_cause in this file; its messages move to
-    # GW_FIXED when that lands (a conversion now would only conflict with the rewrite).
-    "src/analysis/starved_cause.c": "being rewritten by the verdict registry work",
-}
+# Files that may keep a float format, each with its reason (none today: keep it that way).
+FLOAT_FORMAT_ALLOW = {}
 THROTTLE_HOME = {"src/sampler/clock_reasons.h"}
-STATS_ALLOW = {
-    # the same rewrite: mean_of / share_of become gw_stats_mean_between / gw_stats_share_at_least
-    "src/analysis/starved_cause.c": "being rewritten by the verdict registry work",
-}
+# Files that may compute a statistic themselves, each with its reason (none today).
+STATS_ALLOW = {}
 FUNCTION_LINES = 80
 # file:function -> its body's lines when the budget came in (issue 24); shrink, never grow.
 FUNCTION_LENGTH_ALLOW = {
-    "src/analysis/starved_cause.c:gw_starved_cause": 118,  # split by the verdict registry work
     "src/run/session.c:open_recording": 88,
     "src/cli/cmd_run.c:parse_and_run": 87,
     "src/logread/nvsmi.c:gw_logread_gpu_csv": 83,
