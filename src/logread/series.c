@@ -119,9 +119,14 @@ void gw_series_free(gw_series *s)
 char *gw_series_text(const char *text, bool keep_newlines)
 {
     char *copy = xstrdup(text ? text : "");
-    for (unsigned char *c = (unsigned char *)copy; *c; c++)
+    bool ascii = true;
+    for (unsigned char *c = (unsigned char *)copy; *c; c++) {
         if ((*c < 0x20 && !(keep_newlines && *c == '\n')) || *c == 0x7f)
             *c = '?';
+        ascii = ascii && *c < 0x80;
+    }
+    if (ascii) /* the usual case: nothing more to check */
+        return copy;
     /* then C1 controls, bidi overrides and invalid UTF-8: util/gw_utf8.h's one rule, line by
      * line (it would make a kept '\n' a space) */
     gw_buf b = {0};
