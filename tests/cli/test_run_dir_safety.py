@@ -186,6 +186,11 @@ def test_full_disk_while_recording_marks_meta_and_report(scenario, tmp_path):
     assert meta["incomplete"]["reason"] == "write_error"
     assert meta["incomplete"]["detail"] == "ended early: gpu.csv: File too large"
     assert meta["end_time"] is not None and meta["exit"]["code"] == 0  # spec fields unchanged
+    # every CSV file ends when the first could not be written, within a tick (host.csv went on
+    # until its own limit, issue 26 item 5)
+    last = {name: (out / name).read_text().splitlines()[-1].split(",")[0]
+            for name in ("gpu.csv", "host.csv")}
+    assert abs(gw_time(last["host.csv"]) - gw_time(last["gpu.csv"])) <= 0.2, last
     r = gw(["report", out])
     assert r.returncode == 0, r.stderr
     assert "  incomplete: ended early: gpu.csv: File too large\n" in r.stdout
@@ -273,6 +278,12 @@ def test_every_file_0644_under_umask_000(scenario, tmp_path):
     assert r.returncode == 0, r.stderr
     assert stat.S_IMODE((tmp_path / "s.json").stat().st_mode) == 0o644
     assert stat.S_IMODE((tmp_path / "r.html").stat().st_mode) == 0o644
+
+
+def gw_time(ts):
+    """An RFC 3339 UTC time of ours (2026-12-02T00:45:21.947Z) in seconds."""
+    import datetime
+    return datetime.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
 
 
 @pytest.fixture
