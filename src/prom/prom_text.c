@@ -1,5 +1,7 @@
 #include "prom/prom_text.h"
 
+#include "util/gw_fmt.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,8 +118,7 @@ static void escape_help(gw_buf *b, const char *s, gw_prom_format f)
 
 void gw_prom_append_value(gw_buf *b, double v)
 {
-    char tmp[40];
-    int n;
+    char tmp[GW_FMT_SIZE];
     if (isnan(v)) {
         gw_buf_append(b, "NaN", 3);
         return;
@@ -141,11 +142,7 @@ void gw_prom_append_value(gw_buf *b, double v)
         gw_buf_append(b, p, (size_t)(e - p));
         return;
     }
-    /* 15 significant digits: more than any reading has, and no float noise of a computed value
-     * (0.1 + 0.2 is "0.3", not "0.30000000000000004") */
-    n = snprintf(tmp, sizeof tmp, v == floor(v) && fabs(v) < 1e17 ? "%.17g" : "%.15g",
-                 v); /* big integers whole */
-    gw_buf_append(b, tmp, (size_t)n);
+    gw_buf_puts(b, gw_fmt_exact(tmp, sizeof tmp, v));
 }
 
 void gw_prom_device_labels(gw_buf *b, const gw_device_info *d, const char *hostname,

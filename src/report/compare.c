@@ -1,6 +1,7 @@
 /* compare: the figures of several runs and their noise (compare.h). */
 #include "report/compare.h"
 
+#include "stats/stats.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -29,26 +30,18 @@ double gw_cmp_data_wait_pct(const gw_analysis *a)
     return NAN;
 }
 
-/* Mean and relative spread (sample standard deviation / mean) of the known values of v[n]. */
+/* Mean and relative spread (standard deviation / mean, src/stats) of the known values of v[n]. */
 static double mean_spread(const double *v, size_t n, double *spread, int *parts)
 {
-    double sum = 0;
     int k = 0;
     for (size_t i = 0; i < n; i++)
-        if (isfinite(v[i]))
-            sum += v[i], k++;
+        k += isfinite(v[i]) != 0;
     *parts = k;
     *spread = NAN;
-    if (k == 0)
-        return NAN;
-    double mean = sum / k;
-    if (k >= GW_CMP_MIN_PARTS && mean != 0) {
-        double ss = 0;
-        for (size_t i = 0; i < n; i++)
-            if (isfinite(v[i]))
-                ss += (v[i] - mean) * (v[i] - mean);
-        *spread = sqrt(ss / (k - 1)) / fabs(mean);
-    }
+    double mean, sd;
+    gw_stats_mean_sd(v, n, &mean, &sd);
+    if (k >= GW_CMP_MIN_PARTS && isfinite(mean) && mean != 0)
+        *spread = sd / fabs(mean);
     return mean;
 }
 
@@ -67,36 +60,36 @@ static const double *column(const gw_gpu_analysis *g, int field)
 }
 
 /* Mean of field over the steady state of the judged GPUs (outside expected dips), and the same
- * over each of WINDOWS equal slices of it (win[WINDOWS]). */
+ * over each of WINDOWS equal slices of it (win[WINDOWS]); means of the GPUs' means. */
 static double steady_mean(const gw_analysis *a, int field, double win[WINDOWS])
 {
-    double sum = 0, wsum[WINDOWS] = {0};
-    int k = 0, wk[WINDOWS] = {0};
+    size_t n = a->ngpus ? a->ngpus : 1;
+    double *m = xcalloc(n * (WINDOWS + 1), sizeof *m), *wm = m + n;
+    for (size_t i = 0; i < n * (WINDOWS + 1); i++)
+        m[i] = NAN;
     for (size_t i = 0; i < a->ngpus; i++) {
         const gw_gpu_analysis *g = &a->gpus[i];
         const double *v = column(g, field);
         gw_span st = g->phase[GW_PHASE_STEADY].span;
         if (!judged(a, i) || !v || st.end <= st.begin)
             continue;
-        double m = gw_gpu_mean(g, v, st, true);
-        if (isfinite(m))
-            sum += m, k++;
+        m[i] = gw_gpu_mean(g, v, st, true);
         size_t row = st.begin;
         for (int w = 0; w < WINDOWS; w++) {
             int64_t until = st.start_ms + (st.end_ms - st.start_ms) * (w + 1) / WINDOWS;
             size_t from = row;
             while (row < st.end && g->gpu->tab.t_ms[row] < until)
                 row++;
-            if (row <= from)
-                continue;
-            double wm = gw_gpu_mean(g, v, gw_span_make(g->gpu, g->dt_s, from, row), true);
-            if (isfinite(wm))
-                wsum[w] += wm, wk[w]++;
+            if (row > from)
+                wm[(size_t)w * n + i] =
+                    gw_gpu_mean(g, v, gw_span_make(g->gpu, g->dt_s, from, row), true);
         }
     }
     for (int w = 0; w < WINDOWS; w++)
-        win[w] = wk[w] ? wsum[w] / wk[w] : NAN;
-    return k ? sum / k : NAN;
+        win[w] = gw_stats_mean(wm + (size_t)w * n, NULL, n);
+    double mean = gw_stats_mean(m, NULL, n);
+    free(m);
+    return mean;
 }
 
 static void set(gw_cmp_run *r, gw_cmp_metric m, double value, const double *parts, size_t n,
@@ -121,18 +114,16 @@ static void gpu_figures(gw_cmp_run *r, const gw_analysis *a)
     for (int f = 0; f < 2; f++) {
         double mean = steady_mean(a, fields[f], win);
         size_t known = 0;
+        double *g = xcalloc(a->ngpus + 1, sizeof *g);
         for (size_t e = 0; e < a->nepochs; e++) {
-            double s = 0;
-            int k = 0;
-            for (size_t i = 0; i < a->ngpus; i++) {
-                double x = f == 0 ? a->epoch_util_pct[e * a->ngpus + i]
-                                  : a->epoch_parts[e * a->ngpus + i].train_sm_pct;
-                if (judged(a, i) && isfinite(x))
-                    s += x, k++;
-            }
-            ep[e] = k ? s / k : NAN;
-            known += k > 0;
+            for (size_t i = 0; i < a->ngpus; i++)
+                g[i] = !judged(a, i) ? NAN
+                       : f == 0      ? a->epoch_util_pct[e * a->ngpus + i]
+                                     : a->epoch_parts[e * a->ngpus + i].train_sm_pct;
+            ep[e] = gw_stats_mean(g, NULL, a->ngpus);
+            known += isfinite(ep[e]) != 0;
         }
+        free(g);
         if (known >= GW_CMP_MIN_PARTS)
             set(r, ms[f], mean, ep, a->nepochs, false);
         else
