@@ -106,6 +106,9 @@ static size_t gpu_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list 
     return added;
 }
 
+static void reference_add(gw_trace_list *out, gw_chart_metric m, char *label, int gpu, double v,
+                          int64_t t0, int64_t t1);
+
 /* The job's CPU % (with its roles: the training process, the workers, and the host's iowait) or
  * RSS of each node's host.csv. */
 static size_t host_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list *out)
@@ -116,6 +119,7 @@ static size_t host_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list
     } cpu[] = {{GW_F_JOB_CPU_PCT, "job"},
                {GW_F_TRAIN_CPU_PCT, "training process"},
                {GW_F_WORKERS_CPU_PCT, "workers"},
+               {GW_F_WORKERS_CPU_MAX_PCT, "busiest worker"},
                {GW_F_HOST_IOWAIT_PCT, "host iowait"}},
       rss[] = {{GW_F_JOB_RSS_MIB, "job"}};
     const gw_series *s = a->series;
@@ -137,6 +141,9 @@ static size_t host_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list
             added++;
         }
     }
+    /* against one core: a training process or a worker at the line is CPU-bound (issue 27) */
+    if (m == GW_CM_CPU && added)
+        reference_add(out, m, xstrdup("one core"), -1, 100.0, a->start_ms, a->record_end_ms);
     return added;
 }
 

@@ -276,6 +276,7 @@ static void markers_json(gw_buf *b, const gw_analysis *a, const gw_html_opts *o)
     }
     free(bands);
     gw_buf_puts(b, "]");
+    gw_report_marks_chart_json(b, a);
 }
 
 /* The JSON the page's script draws from (format: docs/charts.md). */

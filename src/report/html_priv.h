@@ -26,5 +26,10 @@ void gw_html_charts_tail(FILE *out, const gw_buf *data);
 void gw_html_json_str(gw_buf *b, const char *s);
 void gw_html_series_json(gw_buf *b, const gw_chart_grid *g, const gw_trace *t, const char *label,
                          int axis);
+/* The marks the charts draw (gpuwatch mark, python/gpuwatch.py): ,"marks":[{"t": unix s, "label"}]
+ * in the page's data; a text marked more often than the text report lists (epoch, step) is
+ * left out, and at most GW_HTML_MAX_MARKS are drawn (marks.c). */
+#define GW_HTML_MAX_MARKS 200
+void gw_report_marks_chart_json(gw_buf *b, const gw_analysis *a);
 
 #endif

@@ -95,8 +95,11 @@ def test_fake_run_writes_a_self_contained_report(scenario, tmp_path):
     assert sorted(series(chart(res, "clock"))) == ["GPU 0", "GPU 1"]
     hc = series(chart(res, "host"))
     # the job's CPU with its roles beside it (issue 13): the wrapped command holds the fake GPU,
-    # it has no workers (no trace), and the host's iowait
-    assert sorted(hc) == ["host iowait CPU", "job CPU", "job RSS", "training process CPU"]
+    # it has no workers (no trace), and the host's iowait; the one-core line they are judged
+    # against (issue 27: a role at it is CPU-bound), drawn like the other limits
+    assert sorted(hc) == ["host iowait CPU", "job CPU", "job RSS", "one core",
+                          "training process CPU"]
+    assert hc["one core"]["min"] == hc["one core"]["max"] == 100
     assert hc["job CPU"]["points"] == cells(host, "job.cpu [%]")[0]
     assert hc["training process CPU"]["points"] == cells(host, "job.train.cpu [%]")[0]
     pc = chart(res, "procs")
