@@ -16,7 +16,8 @@ def gw(*args):
     (["qurey"], "gpuwatch: unknown command 'qurey': did you mean query?"),
     (["reprot", "x"], "gpuwatch: unknown command 'reprot': did you mean report?"),
     (["rep"], "gpuwatch: unknown command 'rep': did you mean report?"),
-    (["report", "--jsn", "-", "x"], "gpuwatch: report: unknown option '--jsn': did you mean --json?"),
+    (["report", "--jsn", "-", "x"],
+     "gpuwatch: report: unknown option '--jsn': did you mean --json?"),
     (["run", "--intervall", "1", "--", "true"],
      "gpuwatch: run: unknown option '--intervall': did you mean --interval?"),
     (["--intervall", "1"], "gpuwatch: unknown option '--intervall': did you mean --interval?"),
@@ -41,7 +42,8 @@ def test_no_hint_where_none_is_close_or_the_option_is_the_jobs():
     r = gw("run", "--no-report", "-o", "/nonexistent/x/y", "--", "true", "--intervall")
     assert "did you mean" not in r.stderr
     # getopt_long takes an unambiguous prefix: no hint for it
-    r = subprocess.run([GW, "report", "--jso", "-", "examples/recordings/h200-causes/yolo_w1b64"],
+    r = subprocess.run([GW, "report", "--jso", "-",
+                        "examples/recordings/h200-causes/yolo_w1b64"],
                        capture_output=True, text=True, cwd=SOURCE, env=gw_env())
     assert r.returncode == 0 and r.stdout.startswith("{"), r.stderr
 
@@ -53,7 +55,8 @@ def test_help_goes_through_the_pager_on_a_terminal_only():
     assert rc == 0 and "paged:NAME\n" in text.replace("\r", ""), text[:300]
     assert all(l.startswith("paged:") for l in text.replace("\r", "").splitlines() if l)
     r = subprocess.run([GW, "help", "run"], capture_output=True, text=True, env=env)
-    assert r.returncode == 0 and "paged:" not in r.stdout and "gpuwatch-run - run a command" in r.stdout
+    assert r.returncode == 0 and "paged:" not in r.stdout
+    assert "gpuwatch-run - run a command" in r.stdout
     # PAGER=cat (or empty): no pager
     rc, out = run_in_pty([GW, "help", "run"], gw_env(PAGER="cat"))
     assert rc == 0 and b"paged:" not in out and b"gpuwatch-run - run a command" in out
