@@ -1,0 +1,964 @@
+"""In-job data for `gpuwatch run`, loaded by gpuwatch's sitecustomize (docs/inproc.md).
+
+In each Python process of the job it writes, under RUN/python/ (RUN = $GPUWATCH_RUN_DIR):
+  PID.jsonl   records, one JSON object a line: process, settings, loader, pass, steps, memory,
+              stacks, warning, exit (the format: docs/inproc.md)
+  PID.stacks  collapsed Python stacks of the process's main thread, sampled ~100 times a second
+by wrapping torch's DataLoader when the job imports torch (never importing it itself), reading
+settings, and sampling stacks from a daemon thread that os.register_at_fork restarts in forked
+children (DataLoader workers). It must never raise into the job: every hook is guarded, and the
+first failure of a hook is written once as a "warning" record and a python_warning event in
+RUN/events.jsonl; the hook is then left off.
+
+Python 3.8 to 3.13; standard library only.
+"""
+import atexit
+import json
+import os
+import sys
+import threading
+import time
+import types
+
+SAMPLE_HZ_DEFAULT = 100.0
+STEPS_EVERY_S = 2.0  # "steps" interval records, and the flush of PID.jsonl
+STACKS_EVERY_S = 5.0  # PID.stacks rewrite and the "memory" record
+ROLE_EVERY_S = 0.5  # is this process a DataLoader worker yet?
+MAX_DEPTH = 256  # frames kept per sample (the leaf side)
+_HERE = os.path.abspath(__file__)
+if _HERE.endswith((".pyc", ".pyo")):
+    _HERE = _HERE[:-1]
+_OURS = {_HERE, os.path.join(os.path.dirname(_HERE), "sitecustomize.py")}
+
+_proc = None  # the _Process of this process (a forked child makes its own)
+
+
+def _now():
+    return time.time()
+
+
+def _r(x):
+    return None if x is None else round(x, 6)
+
+
+class _Process:
+    """Everything this process records; replaced in a forked child."""
+
+    def __init__(self, run_dir, start_method):
+        self.run_dir = run_dir
+        self.out_dir = os.path.join(run_dir, "python")
+        self.pid = os.getpid()
+        self.wall0 = time.time()
+        self.perf0 = time.perf_counter()
+        self.cwd = _cwd()
+        self.lock = threading.Lock()  # pending
+        self.write_lock = threading.Lock()  # the files
+        self.pending = []  # lines not yet written
+        self.fd = None
+        self.disabled = False  # the run directory cannot be written: record nothing more
+        self.warned = set()
+        self.counts = {}  # tuple of code objects (leaf first) -> samples
+        self.samples = 0
+        self.sampler_cpu_s = 0.0
+        self.frame_names = {}  # code object -> "function (file:LINE)"
+        self.role = "other"
+        self.worker_id = None
+        self.start_method = start_method
+        self.process_rec = None
+        self.settings_rec = None
+        self.loaders = 0
+        self.active = {}  # loader id -> _Pass not ended
+        self.stopping = False
+        self.thread = None
+        self.main_ident = threading.main_thread().ident
+        hz = _env_float("GPUWATCH_PYTHON_HZ", SAMPLE_HZ_DEFAULT)
+        self.interval = 1.0 / hz if hz > 0 else 0.0
+        self.exited = False
+
+    def wall(self, perf):
+        return self.wall0 + (perf - self.perf0)
+
+    # ---- records ----
+    def emit(self, kind, **fields):
+        rec = {"t": round(_now(), 6), "kind": kind}
+        rec.update(fields)
+        line = json.dumps(rec, separators=(",", ":"), default=str) + "\n"
+        with self.lock:
+            if not self.disabled:
+                self.pending.append(line)
+
+    def flush(self):
+        with self.write_lock:
+            with self.lock:
+                if self.disabled or not self.pending:
+                    return
+                data = "".join(self.pending).encode("utf-8")
+                self.pending = []
+            try:
+                if self.fd is None:
+                    os.makedirs(self.out_dir, exist_ok=True)
+                    path = os.path.join(self.out_dir, "%d.jsonl" % self.pid)
+                    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+                    self.fd = os.open(path, flags, 0o644)
+                while data:
+                    data = data[os.write(self.fd, data):]
+            except OSError as e:
+                with self.lock:
+                    self.disabled = True  # read-only or full: the job goes on without us
+                    self.pending = []
+                _event_warning(self.run_dir, "write", "cannot write %s: %s" %
+                               (self.out_dir, e.strerror or e))
+
+    def warn(self, hook, exc):
+        if hook in self.warned:
+            return
+        self.warned.add(hook)
+        msg = "%s: %s" % (type(exc).__name__, exc)
+        self.emit("warning", hook=hook, message=msg[:300])
+        _event_warning(self.run_dir, hook, msg[:300])
+
+    def write_process(self):
+        torch = _torch()
+        rec = {"pid": self.pid, "ppid": os.getppid(), "role": self.role,
+               "worker_id": self.worker_id, "python": "%d.%d.%d" % sys.version_info[:3],
+               "torch": getattr(torch, "__version__", None) if torch else None,
+               "start_method": self.start_method, "rank": _env_int("RANK"),
+               "local_rank": _env_int("LOCAL_RANK"), "world_size": _env_int("WORLD_SIZE")}
+        if torch and not isinstance(rec["torch"], (str, type(None))):
+            rec["torch"] = str(rec["torch"])
+        if rec != self.process_rec:
+            self.process_rec = rec
+            self.emit("process", **rec)
+
+    def write_settings(self):
+        rec = _settings()
+        if rec != self.settings_rec:
+            self.settings_rec = rec
+            self.emit("settings", **rec)
+
+    def become(self, role, worker_id=None):
+        if self.role != role or self.worker_id != worker_id:
+            self.role, self.worker_id = role, worker_id
+            self.write_process()
+            self.write_settings()
+
+    # ---- stacks ----
+    def sample(self):
+        f = sys._current_frames().get(self.main_ident)
+        if f is None:
+            return
+        codes = []
+        add = codes.append
+        n = 0
+        while f is not None and n < MAX_DEPTH:
+            add(f.f_code)
+            f = f.f_back
+            n += 1
+        key = tuple(codes)
+        counts = self.counts
+        counts[key] = counts.get(key, 0) + 1
+        self.samples += 1
+
+    def frame_name(self, code):
+        name = self.frame_names.get(code)
+        if name is None:
+            func = getattr(code, "co_qualname", code.co_name)
+            name = "%s (%s:%d)" % (func, _short_path(code.co_filename, self.cwd),
+                                   code.co_firstlineno)
+            name = name.replace(";", ":").replace("\n", " ")
+            self.frame_names[code] = name
+        return name
+
+    def write_stacks(self):
+        with self.write_lock:
+            self._write_stacks()
+
+    def _write_stacks(self):
+        if self.disabled:
+            return
+        lines = []
+        for key, n in list(self.counts.items()):
+            names = [self.frame_name(c) for c in reversed(key) if c.co_filename not in _OURS]
+            if names:
+                lines.append("%s %d\n" % (";".join(names), n))
+        path = os.path.join(self.out_dir, "%d.stacks" % self.pid)
+        tmp = path + ".tmp"
+        try:
+            os.makedirs(self.out_dir, exist_ok=True)
+            with open(tmp, "w", encoding="utf-8") as fh:
+                fh.write("".join(lines))
+            os.replace(tmp, path)
+        except OSError as e:
+            with self.lock:
+                self.disabled = True
+                self.pending = []
+            _event_warning(self.run_dir, "write", "cannot write %s: %s" % (path, e.strerror or e))
+            return
+        self.emit("stacks", samples=self.samples, interval_s=_r(self.interval),
+                  sampler_cpu_s=round(self.sampler_cpu_s, 4))
+
+    # ---- the sampler thread ----
+    def start_thread(self):
+        self.thread = threading.Thread(target=self.run, name="gpuwatch-sampler", daemon=True)
+        self.thread.start()
+
+    def run(self):
+        cpu0 = time.thread_time()
+        t = time.monotonic()
+        step = self.interval or ROLE_EVERY_S
+        next_role = t
+        next_flush = t + STEPS_EVERY_S
+        next_stacks = t + STACKS_EVERY_S
+        sampling = self.interval > 0
+        while not self.stopping:
+            t += step
+            delay = t - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+                if self.stopping:
+                    break
+            else:
+                t = time.monotonic()  # fell behind (a long GIL hold): no burst to catch up
+            now = t
+            try:
+                if sampling:
+                    self.sample()
+            except Exception as e:
+                sampling = False
+                self.warn("stacks", e)
+            try:
+                if now >= next_role:
+                    next_role = now + ROLE_EVERY_S
+                    self.check_role()
+                if now >= next_flush:
+                    next_flush = now + STEPS_EVERY_S
+                    self.write_settings()
+                    self.flush()
+                if now >= next_stacks:
+                    next_stacks = now + STACKS_EVERY_S
+                    self.sampler_cpu_s = time.thread_time() - cpu0
+                    self.write_memory()
+                    self.write_stacks()
+                    self.flush()
+            except Exception as e:
+                self.warn("sampler", e)
+            self.sampler_cpu_s = time.thread_time() - cpu0
+
+    def check_role(self):
+        if self.role == "worker":
+            return
+        w = sys.modules.get("torch.utils.data._utils.worker")
+        info = getattr(w, "_worker_info", None) if w is not None else None
+        if info is not None:
+            self.become("worker", getattr(info, "id", None))
+
+    def write_memory(self):
+        if self.role == "worker" or not _torch_ready:
+            return
+        cuda = getattr(_torch(), "cuda", None)
+        if cuda is None or not cuda.is_initialized():  # never initialise CUDA ourselves
+            return
+        for d in range(cuda.device_count()):
+            reserved = cuda.memory_reserved(d)
+            peak = cuda.max_memory_allocated(d)
+            if reserved or peak:
+                self.emit("memory", device=d, allocated_bytes=int(cuda.memory_allocated(d)),
+                          reserved_bytes=int(reserved), max_allocated_bytes=int(peak))
+
+    # ---- passes ----
+    def begin_pass(self, loader):
+        info = _loader_info(loader)
+        old = self.active.pop(info["id"], None)
+        if old is not None:
+            old.abandon()
+        if not info.get("written"):
+            info["written"] = True
+            self.emit("loader", **_loader_record(loader, info))
+        if self.role != "worker":
+            self.become("main")
+        p = _Pass(self, info["id"], info["passes"])
+        info["passes"] += 1
+        self.active[info["id"]] = p
+        return p
+
+    def at_exit(self):
+        if self.exited or os.getpid() != self.pid:
+            return
+        self.exited = True
+        self.stopping = True
+        th = self.thread
+        if th is not None and th is not threading.current_thread():
+            th.join(0.5)
+        for p in list(self.active.values()):
+            p.abandon()
+        try:
+            self.write_settings()
+            self.write_memory()
+        except Exception as e:
+            self.warn("exit", e)
+        self.write_stacks()
+        self.emit("exit")
+        self.flush()
+
+
+class _Pass:
+    """One iteration over a loader: the time inside __next__ (waiting) and between calls."""
+
+    __slots__ = ("proc", "loader", "n", "p_start", "steps", "wait", "between", "first_wait",
+                 "last", "done", "i_p0", "i_steps", "i_wait", "i_between")
+
+    def __init__(self, proc, loader, n):
+        self.proc, self.loader, self.n = proc, loader, n
+        self.p_start = self.i_p0 = time.perf_counter()
+        self.steps = self.i_steps = 0
+        self.wait = self.between = self.i_wait = self.i_between = 0.0
+        self.first_wait = None
+        self.last = None  # perf time the last batch was returned
+        self.done = False
+
+    def step(self, p0, p1):
+        if self.last is not None:
+            b = p0 - self.last
+            self.between += b
+            self.i_between += b
+        w = p1 - p0
+        self.wait += w
+        self.i_wait += w
+        self.steps += 1
+        self.i_steps += 1
+        if self.first_wait is None:
+            self.first_wait = w
+        self.last = p1
+        if p1 - self.i_p0 >= STEPS_EVERY_S:
+            self.interval(p1)
+
+    def interval(self, p1):
+        proc = self.proc
+        proc.emit("steps", loader=self.loader, **{"pass": self.n}, t0=_r(proc.wall(self.i_p0)),
+                  t1=_r(proc.wall(p1)), steps=self.i_steps, wait_s=_r(self.i_wait),
+                  between_s=_r(self.i_between))
+        self.i_p0 = p1
+        self.i_steps = 0
+        self.i_wait = self.i_between = 0.0
+
+    def finish(self, p0, p1):
+        """The call that raised StopIteration: its time is waiting too (workers shut down)."""
+        if self.done:
+            return
+        if self.last is not None:
+            b = p0 - self.last
+            self.between += b
+            self.i_between += b
+        self.wait += p1 - p0
+        self.i_wait += p1 - p0
+        self.end(p1, True)
+
+    def abandon(self):
+        if not self.done:
+            self.end(self.last if self.last is not None else self.p_start, False)
+
+    def end(self, p_end, complete):
+        self.done = True
+        proc = self.proc
+        if proc.active.get(self.loader) is self:
+            del proc.active[self.loader]
+        if self.i_steps or self.i_wait or self.i_between:
+            self.interval(max(p_end, self.i_p0))
+        proc.emit("pass", loader=self.loader, **{"pass": self.n}, t_start=_r(proc.wall(self.p_start)),
+                  t_end=_r(proc.wall(p_end)), steps=self.steps, wait_s=_r(self.wait),
+                  between_s=_r(self.between), first_wait_s=_r(self.first_wait), complete=complete)
+        try:
+            proc.write_memory()
+        except Exception as e:
+            proc.warn("memory", e)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _env_int(name):
+    try:
+        return int(os.environ[name])
+    except (KeyError, ValueError):
+        return None
+
+
+def _env_float(name, default):
+    try:
+        return float(os.environ[name])
+    except (KeyError, ValueError):
+        return default
+
+
+def _cwd():
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+def _short_path(path, cwd):
+    """file relative to the job's cwd when under it, site-packages-relative for installed
+    packages, else its base name (docs/inproc.md)."""
+    for marker in ("/site-packages/", "/dist-packages/"):
+        i = path.rfind(marker)
+        if i >= 0:
+            return path[i + len(marker):]
+    if cwd and path.startswith(cwd + os.sep):
+        return path[len(cwd) + 1:]
+    return os.path.basename(path)
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def _event_warning(run_dir, hook, message):
+    """One python_warning event per hook for the whole job in RUN/events.jsonl (the append of
+    python/gpuwatch.py's mark()); RUN/python/.warned-HOOK keeps the other processes quiet."""
+    try:
+        marker = os.path.join(run_dir, "python", ".warned-" + hook)
+        events = os.path.join(run_dir, "events.jsonl")
+        if not os.path.exists(events):
+            return
+        try:
+            os.makedirs(os.path.dirname(marker), exist_ok=True)
+            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        except FileExistsError:
+            return
+        except OSError:
+            pass  # cannot dedupe (read-only python/): still say it
+        t = time.time()
+        ms = int(t * 1000)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + ".%03dZ" % (ms % 1000)
+        line = json.dumps({"timestamp": stamp, "type": "python_warning", "pid": os.getpid(),
+                           "hook": hook, "message": "in-job instrumentation: %s (the job goes "
+                           "on; this part is off)" % message}, separators=(",", ":")) + "\n"
+        fd = os.open(events, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+    except Exception:
+        pass
+
+
+def report_failure(hook, exc):
+    """A failure before or outside a _Process (sitecustomize's start)."""
+    if _proc is not None:
+        _proc.warn(hook, exc)
+    else:
+        run_dir = os.environ.get("GPUWATCH_RUN_DIR")
+        if run_dir:
+            _event_warning(run_dir, hook, "%s: %s" % (type(exc).__name__, exc))
+
+
+# ---------------------------------------------------------------- settings
+
+_flags = {"autocast_used": False, "torch_compile_used": False, "autocast_dtype": None}
+_torch_ready = False  # torch imported whole (its module executed): safe to read from our thread
+_cgroup_cores = ["unread"]
+
+
+def _cgroup_limit():
+    """cpu.max (cgroup v2) or cfs_quota_us/cfs_period_us (v1) as cores, the tightest along the
+    process's cgroup path; None when unlimited or unreadable."""
+    if _cgroup_cores[0] != "unread":
+        return _cgroup_cores[0]
+    best = None
+    try:
+        with open("/proc/self/cgroup") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        lines = []
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        rel = parts[2].strip("/")
+        if parts[0] == "0":
+            roots = ["/sys/fs/cgroup"]
+        elif "cpu" in parts[1].split(","):
+            roots = ["/sys/fs/cgroup/" + parts[1], "/sys/fs/cgroup/cpu,cpuacct", "/sys/fs/cgroup/cpu"]
+        else:
+            continue
+        for root in roots:
+            if not os.path.isdir(root):
+                continue
+            path = rel
+            while True:
+                d = os.path.join(root, path) if path else root
+                cores = _read_quota(d, parts[0] == "0")
+                if cores is not None and (best is None or cores < best):
+                    best = cores
+                if not path:
+                    break
+                path = os.path.dirname(path)
+            break
+    _cgroup_cores[0] = best
+    return best
+
+
+def _read_quota(d, v2):
+    try:
+        if v2:
+            with open(os.path.join(d, "cpu.max")) as fh:
+                quota, period = fh.read().split()[:2]
+            if quota == "max":
+                return None
+        else:
+            with open(os.path.join(d, "cpu.cfs_quota_us")) as fh:
+                quota = fh.read().strip()
+            with open(os.path.join(d, "cpu.cfs_period_us")) as fh:
+                period = fh.read().strip()
+            if int(quota) <= 0:
+                return None
+        return round(int(quota) / int(period), 3)
+    except (OSError, ValueError, ZeroDivisionError):
+        return None
+
+
+def _settings():
+    torch = _torch() if _torch_ready else None
+    rec = {"torch_num_threads": None, "torch_num_interop_threads": None, "cv2_num_threads": None,
+           "cudnn_benchmark": None}
+    if torch is not None:
+        rec["torch_num_threads"] = _call(torch, "get_num_threads")
+        rec["torch_num_interop_threads"] = _call(torch, "get_num_interop_threads")
+        cudnn = getattr(getattr(torch, "backends", None), "cudnn", None)
+        bench = getattr(cudnn, "benchmark", None)
+        rec["cudnn_benchmark"] = bench if isinstance(bench, bool) else None
+    cv2 = sys.modules.get("cv2")
+    if cv2 is not None:
+        rec["cv2_num_threads"] = _call(cv2, "getNumThreads")
+    rec["autocast_used"] = _flags["autocast_used"]
+    if _flags["autocast_dtype"]:
+        rec["autocast_dtype"] = _flags["autocast_dtype"]
+    rec["torch_compile_used"] = _flags["torch_compile_used"]
+    try:
+        rec["affinity_cores"] = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        rec["affinity_cores"] = None
+    rec["cgroup_cpu_limit_cores"] = _cgroup_limit()
+    rec["os_cpu_count"] = os.cpu_count()
+    return rec
+
+
+def _call(mod, name):
+    fn = getattr(mod, name, None)
+    if fn is None:
+        return None
+    try:
+        v = fn()
+        return int(v)
+    except Exception:
+        return None
+
+
+# ---------------------------------------------------------------- the DataLoader
+
+
+def _loader_info(loader):
+    info = loader.__dict__.get("_gpuwatch")
+    if info is None:  # made before we patched __init__ (cannot happen unless torch was early)
+        info = _register(loader)
+    return info
+
+
+def _register(loader):
+    proc = _proc
+    info = {"id": proc.loaders, "passes": 0, "created_at": _creator(loader)}
+    proc.loaders += 1
+    loader.__dict__["_gpuwatch"] = info  # not setattr: DataLoader.__setattr__ has rules
+    _patch_owner_iter(type(loader))
+    return info
+
+
+def _creator(loader):
+    """file.py:LINE of the first frame outside torch (and past the loader's own __init__s)."""
+    f = sys._getframe(2)
+    cwd = _proc.cwd
+    while f is not None:
+        fn = f.f_code.co_filename
+        own_init = f.f_code.co_name == "__init__" and f.f_locals.get("self") is loader
+        if fn not in _OURS and "/torch/" not in fn and not own_init:
+            return "%s:%d" % (_short_path(fn, cwd), f.f_lineno)
+        f = f.f_back
+    return None
+
+
+def _loader_record(loader, info):
+    g = getattr
+    workers = g(loader, "num_workers", None)
+    rec = {"loader": info["id"], "class": type(loader).__name__, "num_workers": workers,
+           "batch_size": g(loader, "batch_size", None),
+           "pin_memory": g(loader, "pin_memory", None),
+           "persistent_workers": g(loader, "persistent_workers", None),
+           "prefetch_factor": g(loader, "prefetch_factor", None) if workers else None,
+           "drop_last": g(loader, "drop_last", None),
+           "dataset": type(g(loader, "dataset", None)).__name__,
+           "sampler": None, "batches": None, "start_method": None,
+           "created_at": info.get("created_at")}
+    sampler = g(loader, "sampler", None)
+    rec["sampler"] = type(sampler).__name__ if sampler is not None else None
+    try:
+        rec["batches"] = int(len(loader))
+    except Exception:
+        rec["batches"] = None
+    if workers:
+        ctx = g(loader, "multiprocessing_context", None)
+        try:
+            if ctx is not None:
+                rec["start_method"] = ctx.get_start_method()
+            else:
+                import multiprocessing
+                rec["start_method"] = multiprocessing.get_start_method(allow_none=True) or "fork"
+        except Exception:
+            pass
+    for k in ("batch_size", "prefetch_factor", "num_workers"):
+        if not isinstance(rec[k], int) or isinstance(rec[k], bool):
+            rec[k] = None
+    for k in ("pin_memory", "persistent_workers", "drop_last"):
+        if not isinstance(rec[k], bool):
+            rec[k] = None
+    return rec
+
+
+_base_iter = None  # our DataLoader.__iter__ wrapper
+_base_iter_cls = None  # torch's _BaseDataLoaderIter
+
+
+def _patch_owner_iter(cls):
+    """A DataLoader subclass with its own __iter__ (YOLO's InfiniteDataLoader, accelerate's) is
+    timed there: the loop iterates what it returns, and the base __iter__ it may call inside
+    is then left untimed."""
+    for klass in cls.__mro__:
+        if "__iter__" in klass.__dict__:
+            owner = klass
+            break
+    else:
+        return
+    orig = owner.__dict__["__iter__"]
+    if orig is _base_iter or getattr(orig, "_gpuwatch", False):
+        return
+
+    def __iter__(self):
+        it = orig(self)
+        try:
+            if _proc is None or os.getpid() != _proc.pid:
+                return it
+            if isinstance(it, types.GeneratorType):
+                return _timed(it, _proc.begin_pass(self))
+            if _base_iter_cls is not None and isinstance(it, _base_iter_cls):
+                it.__dict__["_gpuwatch_pass"] = _proc.begin_pass(self)
+        except Exception as e:
+            _proc.warn("dataloader", e)
+        return it
+
+    __iter__._gpuwatch = True
+    __iter__.__wrapped__ = orig
+    __iter__.__name__ = getattr(orig, "__name__", "__iter__")
+    __iter__.__qualname__ = getattr(orig, "__qualname__", "__iter__")
+    __iter__.__doc__ = getattr(orig, "__doc__", None)
+    setattr(owner, "__iter__", __iter__)
+
+
+def _timed(gen, p):
+    perf = time.perf_counter
+    try:
+        while True:
+            p0 = perf()
+            try:
+                item = next(gen)
+            except StopIteration:
+                try:
+                    p.finish(p0, perf())
+                except Exception as e:
+                    _proc.warn("dataloader", e)
+                return
+            try:
+                p.step(p0, perf())
+            except Exception as e:
+                _proc.warn("dataloader", e)
+            yield item
+    finally:
+        try:
+            p.abandon()
+        except Exception as e:
+            _proc.warn("dataloader", e)
+        gen.close()
+
+
+def _patch_dataloader(mod):
+    global _base_iter, _base_iter_cls
+    DataLoader = mod.DataLoader
+    base = mod._BaseDataLoaderIter
+    if getattr(DataLoader.__init__, "_gpuwatch", False):
+        return
+    _base_iter_cls = base
+    orig_init = DataLoader.__init__
+    orig_iter = DataLoader.__iter__
+    orig_next = base.__next__
+
+    def __init__(self, *args, **kwargs):
+        orig_init(self, *args, **kwargs)
+        try:
+            if _proc is not None and os.getpid() == _proc.pid and "_gpuwatch" not in self.__dict__:
+                _register(self)
+        except Exception as e:
+            _proc.warn("dataloader", e)
+
+    def __iter__(self):
+        it = orig_iter(self)
+        try:
+            # a subclass's own __iter__ is timed there (_patch_owner_iter); a worker does not
+            # time its loaders' passes, and a pass not on our process's pid is a fork's
+            if type(self).__iter__ is __iter__ and _proc is not None and \
+                    os.getpid() == _proc.pid and isinstance(it, base):
+                it.__dict__["_gpuwatch_pass"] = _proc.begin_pass(self)
+        except Exception as e:
+            _proc.warn("dataloader", e)
+        return it
+
+    perf = time.perf_counter
+
+    def __next__(self):
+        p = self.__dict__.get("_gpuwatch_pass")
+        if p is None or p.done:
+            return orig_next(self)
+        p0 = perf()
+        try:
+            batch = orig_next(self)
+        except StopIteration:
+            try:
+                p.finish(p0, perf())
+            except Exception as e:
+                _proc.warn("dataloader", e)
+            raise
+        try:
+            p.step(p0, perf())
+        except Exception as e:
+            _proc.warn("dataloader", e)
+        return batch
+
+    for fn, orig in ((__init__, orig_init), (__iter__, orig_iter), (__next__, orig_next)):
+        fn._gpuwatch = True
+        fn.__wrapped__ = orig
+        fn.__doc__ = orig.__doc__
+        fn.__qualname__ = orig.__qualname__
+    _base_iter = __iter__
+    DataLoader.__init__ = __init__
+    DataLoader.__iter__ = __iter__
+    base.__next__ = __next__
+
+
+def _patch_autocast(torch):
+    cls = getattr(torch, "autocast", None)
+    if cls is None or getattr(cls.__enter__, "_gpuwatch", False):
+        return
+    orig = cls.__enter__
+
+    def __enter__(self):
+        r = orig(self)
+        try:
+            if getattr(self, "_enabled", False) and not _flags["autocast_used"]:
+                _flags["autocast_used"] = True
+                dtype = getattr(self, "fast_dtype", None)
+                _flags["autocast_dtype"] = str(dtype).replace("torch.", "") if dtype else None
+        except Exception as e:
+            _proc.warn("autocast", e)
+        return r
+
+    __enter__._gpuwatch = True
+    __enter__.__wrapped__ = orig
+    __enter__.__qualname__ = orig.__qualname__
+    cls.__enter__ = __enter__
+
+
+def _patch_compile(torch):
+    orig = getattr(torch, "compile", None)
+    if orig is None or getattr(orig, "_gpuwatch", False):
+        return
+
+    def compile(*args, **kwargs):
+        _flags["torch_compile_used"] = True
+        return orig(*args, **kwargs)
+
+    compile._gpuwatch = True
+    compile.__wrapped__ = orig
+    compile.__doc__ = orig.__doc__
+    compile.__module__ = getattr(orig, "__module__", "torch")
+    torch.compile = compile
+
+
+def _after_torch(name, module):
+    """Called when the job's import of `name` finished (the job imported it, not us)."""
+    global _torch_ready
+    if name == "torch":
+        _torch_ready = True
+        for hook, fn in (("autocast", _patch_autocast), ("compile", _patch_compile)):
+            try:
+                fn(module)
+            except Exception as e:
+                _proc.warn(hook, e)
+        dl = sys.modules.get("torch.utils.data.dataloader")
+        if dl is not None:
+            _after_torch("torch.utils.data.dataloader", dl)
+        _proc.write_process()
+        return
+    try:
+        _patch_dataloader(module)
+    except Exception as e:
+        _proc.warn("dataloader", e)
+
+
+class _Loader:
+    """The real loader of a watched module, calling us once it has executed it."""
+
+    def __init__(self, loader, name):
+        self._gw_loader = loader
+        self._gw_name = name
+
+    def __getattr__(self, attr):
+        if attr.startswith("_gw_"):
+            raise AttributeError(attr)
+        return getattr(self._gw_loader, attr)
+
+    def create_module(self, spec):
+        return self._gw_loader.create_module(spec)
+
+    def exec_module(self, module):
+        real = self._gw_loader
+        try:
+            real.exec_module(module)
+        finally:
+            try:
+                if getattr(module, "__loader__", None) is self:
+                    module.__loader__ = real
+                spec = getattr(module, "__spec__", None)
+                if spec is not None and spec.loader is self:
+                    spec.loader = real
+            except Exception:
+                pass
+        try:
+            _after_torch(self._gw_name, module)
+        except Exception as e:
+            _proc.warn("import", e)
+
+
+class _Finder:
+    """On sys.meta_path: lets the job import torch (we never do) and patches it afterwards."""
+
+    watch = ("torch", "torch.utils.data.dataloader")
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.watch:
+            return None
+        try:
+            return self._find(name, path, target)
+        except Exception as e:  # the import goes on as if we were not here
+            report_failure("import", e)
+            return None
+
+    def _find(self, name, path, target):
+        for finder in sys.meta_path:
+            if finder is self:
+                continue
+            find = getattr(finder, "find_spec", None)
+            if find is None:
+                continue
+            spec = find(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _Loader(spec.loader, name)
+        return spec
+
+    def invalidate_caches(self):
+        pass
+
+
+# ---------------------------------------------------------------- start and fork
+
+
+def _after_fork_child():
+    """In a forked child (a DataLoader worker, a multiprocessing fork): a fresh record of its
+    own, and a sampler thread (threads do not survive fork)."""
+    global _proc
+    parent = _proc
+    if parent is None:
+        return
+    try:
+        method = "fork"
+        f = sys._getframe(1)
+        while f is not None:
+            if f.f_code.co_filename.endswith(os.path.join("multiprocessing", "forkserver.py")):
+                method = "forkserver"
+                break
+            f = f.f_back
+        _proc = _Process(parent.run_dir, method)
+        _proc.warned = set(parent.warned)
+        _proc.disabled = parent.disabled
+        _proc.loaders = parent.loaders
+        _proc.write_process()
+        _proc.write_settings()
+        mp_util = sys.modules.get("multiprocessing.util")
+        if mp_util is not None:
+            # multiprocessing ends a forked child with os._exit: no atexit there, but its
+            # finalizers run (registered after its own after-fork clean-up)
+            mp_util.register_after_fork(_proc, _register_mp_finalizer)
+        _proc.start_thread()
+    except Exception as e:
+        report_failure("fork", e)
+
+
+def _register_mp_finalizer(proc):
+    try:
+        mp_util = sys.modules.get("multiprocessing.util")
+        mp_util.Finalize(None, _at_exit, exitpriority=-100)
+    except Exception as e:
+        proc.warn("fork", e)
+
+
+def _at_exit():
+    p = _proc
+    if p is None:
+        return
+    try:
+        p.at_exit()
+    except Exception as e:
+        try:
+            p.warn("exit", e)
+            p.flush()
+        except Exception:
+            pass
+
+
+def _spawned():
+    argv = getattr(sys, "argv", None) or []
+    return "spawn" if "--multiprocessing-fork" in argv else None
+
+
+def start():
+    """Called by sitecustomize in every Python process of the job (GPUWATCH_RUN_DIR is set)."""
+    global _proc
+    if _proc is not None:
+        return
+    run_dir = os.environ["GPUWATCH_RUN_DIR"]
+    _proc = _Process(run_dir, _spawned())
+    first = os.environ.get("GPUWATCH_PYTHON_FIRST_PID")
+    if not first:
+        os.environ["GPUWATCH_PYTHON_FIRST_PID"] = str(_proc.pid)
+        _proc.role = "main"
+    _proc.write_process()
+    _proc.write_settings()
+    if "torch" in sys.modules:  # imported before us (cannot happen from site, but be safe)
+        _after_torch("torch", sys.modules["torch"])
+    else:
+        sys.meta_path.insert(0, _Finder())
+    atexit.register(_at_exit)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_after_fork_child)
+    _proc.start_thread()
