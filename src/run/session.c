@@ -7,6 +7,7 @@
 #include "record/eventlog.h"
 #include "record/job.h"
 #include "record/meta.h"
+#include "run/python_env.h"
 #include "record/rundir.h"
 #include "report/report.h"
 #include "run/child.h"
@@ -73,6 +74,7 @@ typedef struct session {
     gw_job job;            /* meta.json "job": identity and GPUs (record/job.h) */
     bool *job_used;        /* [devices] a process of the command held it (tick thread) */
     unsigned job_ndev;
+    gw_python_env python; /* the job's PYTHONPATH with gpuwatch's sitecustomize (run) */
 } session;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -290,6 +292,13 @@ static bool open_recording(session *s)
         sink = (gw_sink){.ctx = s, .on_sample = job_gpus_on_sample};
         gw_sampler_add_sink(s->sampler, &sink);
     }
+    if (cfg->is_run) { /* in-job data (docs/inproc.md) */
+        gw_python_env_prepare(&s->python, cfg->no_python, cfg->python_config_off);
+        s->meta.python_instrumentation = s->python.state;
+        if (s->python.not_found)
+            say("no in-job Python data: %.*s", (int)strlen(s->python.state) - 6,
+                s->python.state + 5); /* the WHY of "off (WHY)" */
+    }
     s->meta.interval_ms = cfg->interval_ms;
     s->meta.start_wall_ms = gw_wall_ms();
     s->meta.exit_code = -1;
@@ -351,7 +360,7 @@ static bool start_child(session *s, int *status)
     if (!realpath(s->dir, absdir))
         snprintf(absdir, sizeof absdir, "%s", s->dir);
     char *run_dir_env = xasprintf("GPUWATCH_RUN_DIR=%s", absdir);
-    const char *extra[] = {run_dir_env, NULL};
+    const char *extra[] = {run_dir_env, s->python.pythonpath, NULL};
     char **env = gw_child_env(extra);
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     gw_rc rc = gw_child_spawn(&s->child, s->cmd_path, s->cfg->argv, env, gw_child_want_pty(), &err);
@@ -675,6 +684,7 @@ static void cleanup(session *s)
     if (s->dirfd >= 0)
         close(s->dirfd);
     free(s->dir);
+    gw_python_env_free(&s->python);
     free(s->cmd_path);
     gw_job_clear(&s->job);
     free(s->job_used);
