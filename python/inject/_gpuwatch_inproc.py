@@ -177,8 +177,15 @@ class _Process:
         if self.disabled:
             return
         lines = []
+        worker = self.role == "worker"
         for key, n in list(self.counts.items()):
-            names = [self.frame_name(c) for c in reversed(key) if c.co_filename not in _OURS]
+            codes = key
+            if worker:  # from torch's worker loop down: not the frames of the fork in the parent
+                for i in range(len(key) - 1, -1, -1):
+                    if key[i].co_name == "_worker_loop":
+                        codes = key[:i + 1]
+                        break
+            names = [self.frame_name(c) for c in reversed(codes) if c.co_filename not in _OURS]
             if names:
                 lines.append("%s %d\n" % (";".join(names), n))
         path = os.path.join(self.out_dir, "%d.stacks" % self.pid)
