@@ -57,10 +57,13 @@ class _Process:
         self.fd = None
         self.disabled = False  # the run directory cannot be written: record nothing more
         self.warned = set()
-        self.counts = {}  # tuple of code objects (leaf first) -> samples
+        # ids of the code objects of a stack (leaf first) -> [those code objects, samples]:
+        # hashing code objects is slow (their constants, nested code included), ids are not,
+        # and the list keeps the code objects alive so that their ids stay theirs
+        self.counts = {}
         self.samples = 0
         self.sampler_cpu_s = 0.0
-        self.frame_names = {}  # code object -> "function (file:LINE)"
+        self.frame_names = {}  # id of a code object -> "function (file:LINE)"
         self.role = "other"
         self.worker_id = None
         self.start_method = start_method
@@ -154,19 +157,22 @@ class _Process:
             add(f.f_code)
             f = f.f_back
             n += 1
-        key = tuple(codes)
-        counts = self.counts
-        counts[key] = counts.get(key, 0) + 1
+        key = tuple(map(id, codes))
+        entry = self.counts.get(key)
+        if entry is None:
+            self.counts[key] = [codes, 1]
+        else:
+            entry[1] += 1
         self.samples += 1
 
     def frame_name(self, code):
-        name = self.frame_names.get(code)
+        name = self.frame_names.get(id(code))
         if name is None:
             func = getattr(code, "co_qualname", code.co_name)
             name = "%s (%s:%d)" % (func, _short_path(code.co_filename, self.cwd),
                                    code.co_firstlineno)
             name = name.replace(";", ":").replace("\n", " ")
-            self.frame_names[code] = name
+            self.frame_names[id(code)] = name
         return name
 
     def write_stacks(self):
@@ -178,12 +184,12 @@ class _Process:
             return
         lines = []
         worker = self.role == "worker"
-        for key, n in list(self.counts.items()):
-            codes = key
+        for key_codes, n in list(self.counts.values()):
+            codes = key_codes
             if worker:  # from torch's worker loop down: not the frames of the fork in the parent
-                for i in range(len(key) - 1, -1, -1):
-                    if key[i].co_name == "_worker_loop":
-                        codes = key[:i + 1]
+                for i in range(len(codes) - 1, -1, -1):
+                    if codes[i].co_name == "_worker_loop":
+                        codes = codes[:i + 1]
                         break
             names = [self.frame_name(c) for c in reversed(codes) if c.co_filename not in _OURS]
             if names:
