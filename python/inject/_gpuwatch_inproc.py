@@ -187,10 +187,7 @@ class _Process:
         for key_codes, n in list(self.counts.values()):
             codes = key_codes
             if worker:  # from torch's worker loop down: not the frames of the fork in the parent
-                for i in range(len(codes) - 1, -1, -1):
-                    if codes[i].co_name == "_worker_loop":
-                        codes = codes[:i + 1]
-                        break
+                codes = _worker_part(codes)
             names = [self.frame_name(c) for c in reversed(codes) if c.co_filename not in _OURS]
             if names:
                 lines.append("%s %d\n" % (";".join(names), n))
@@ -305,6 +302,7 @@ class _Process:
         for p in list(self.active.values()):
             p.abandon()
         try:
+            self.check_role()  # a worker that ended before the sampler looked
             self.write_settings()
             self.write_memory()
         except Exception as e:
@@ -420,6 +418,16 @@ def _short_path(path, cwd):
     if cwd and path.startswith(cwd + os.sep):
         return path[len(cwd) + 1:]
     return os.path.basename(path)
+
+
+def _worker_part(codes):
+    """A worker's stack (leaf first) from torch's _worker_loop down, or before it is reached
+    from multiprocessing's _bootstrap down: what a fork inherited of its parent's stack goes."""
+    for name in ("_worker_loop", "_bootstrap"):
+        for i in range(len(codes) - 1, -1, -1):
+            if codes[i].co_name == name:
+                return codes[:i + 1]
+    return codes
 
 
 def _torch():
