@@ -91,8 +91,8 @@ const gw_cmd_spec gw_spec_run = {
     .name = "run",
     .summary = "run a command and record every GPU and its CPU side",
     .synopsis = "gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--stall-timeout SEC]\n"
-                "             [--no-report] [--scope job|node] [--listen ADDR] [--no-python]\n"
-                "             [ALERT OPTIONS] [--] CMD [ARGS...]",
+                "             [--no-report] [--scope job|node] [--listen ADDR]\n"
+                "             [--no-python] [ALERT OPTIONS] [--] CMD [ARGS...]",
     .description =
         "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
         "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.",
