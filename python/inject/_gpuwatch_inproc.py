@@ -237,9 +237,10 @@ class _Process:
                 sampling = False
                 self.warn("stacks", e)
             try:
-                if now >= next_role:
+                if now >= next_role:  # (thread_time is a system call in some sandboxes)
                     next_role = now + ROLE_EVERY_S
                     self.check_role()
+                    self.sampler_cpu_s = time.thread_time() - cpu0
                 if now >= next_flush:
                     next_flush = now + STEPS_EVERY_S
                     self.write_settings()
@@ -252,7 +253,7 @@ class _Process:
                     self.flush()
             except Exception as e:
                 self.warn("sampler", e)
-            self.sampler_cpu_s = time.thread_time() - cpu0
+        self.sampler_cpu_s = time.thread_time() - cpu0
 
     def check_role(self):
         if self.role == "worker":

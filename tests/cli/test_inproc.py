@@ -244,13 +244,16 @@ def test_own_sitecustomize_still_runs_job_without_torch(tmp_path):
         "crunch()\n"
         "print('theirs:', sitecustomize.MARK, 'torch' in sys.modules)\n")
     r, d = run(tmp_path, [PYTHON, job], env_extra={"PYTHONPATH": theirs,
-                                                  "MARK_FILE": tmp_path / "mark"})
+                                                  "MARK_FILE": tmp_path / "mark", "RANK": 3,
+                                                  "LOCAL_RANK": 1, "WORLD_SIZE": 4})
     assert r.returncode == 0, r.stderr
     assert "theirs: theirs False" in (d / "output.log").read_text()
     assert (tmp_path / "mark").read_text() == "ran"
     recs = records(d)
     (pid, m), = recs.items()
-    assert last(m, "process")["role"] == "main" and last(m, "process")["torch"] is None
+    proc = last(m, "process")
+    assert proc["role"] == "main" and proc["torch"] is None
+    assert (proc["rank"], proc["local_rank"], proc["world_size"]) == (3, 1, 4)  # a torchrun rank
     assert last(m, "loader") is None and last(m, "settings")["torch_num_threads"] is None
     st = stacks(d, pid)
     assert sum(n for frames, n in st if any(f.startswith("crunch (crunch.py:2)") for f in frames)) \
