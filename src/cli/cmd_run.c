@@ -175,6 +175,20 @@ static int run_with_config(const gw_session_config *cfg, const gw_config_args *c
     return status;
 }
 
+/* An option this command does not take: the other command's, or none at all. */
+static int unknown_option(const gw_cmd_spec *spec, const gw_cmd_spec *other, const char *given)
+{
+    char msg[128];
+    if (gw_opt_find(other, given) && !gw_opt_find(spec, given))
+        snprintf(msg, sizeof msg, "%.*s is for `gpuwatch %s`", (int)strcspn(given, "="), given,
+                 other->name);
+    else if (optopt)
+        snprintf(msg, sizeof msg, "unknown option '-%c' or missing value", optopt);
+    else
+        snprintf(msg, sizeof msg, "unknown option '%s' or missing value", given);
+    return usage_error(spec->name, msg);
+}
+
 static int parse_and_run(int argc, char **argv, bool is_run)
 {
     const gw_cmd_spec *spec = is_run ? &gw_spec_run : &gw_spec_record;
@@ -242,18 +256,8 @@ static int parse_and_run(int argc, char **argv, bool is_run)
         case 'h':
             gw_help_print(spec);
             return 0;
-        default: {
-            char msg[128];
-            const char *given = argv[optind - 1];
-            if (gw_opt_find(other, given) && !gw_opt_find(spec, given))
-                snprintf(msg, sizeof msg, "%.*s is for `gpuwatch %s`", (int)strcspn(given, "="),
-                         given, other->name);
-            else if (optopt)
-                snprintf(msg, sizeof msg, "unknown option '-%c' or missing value", optopt);
-            else
-                snprintf(msg, sizeof msg, "unknown option '%s' or missing value", argv[optind - 1]);
-            return usage_error(name, msg);
-        }
+        default:
+            return unknown_option(spec, other, argv[optind - 1]);
         }
     }
     if (is_run) {

@@ -17,6 +17,7 @@
 #include "serve/exporter.h"
 #include "stall/stall.h"
 #include "summary/run_summary.h"
+#include "util/gw_fmt.h"
 #include "util/gw_termline.h"
 #include "util/gw_time.h"
 #include "util/gw_wrap.h"
@@ -213,6 +214,26 @@ static void fill_versions(session *s)
     s->meta.nvml_library = sys->library;
 }
 
+/* meta.json as written when recording starts; for run, the job's PYTHONPATH with gpuwatch's
+ * sitecustomize first, and meta.json's word on it (docs/inproc.md). */
+static void meta_start(session *s)
+{
+    const gw_session_config *cfg = s->cfg;
+    if (cfg->is_run) {
+        gw_python_env_prepare(&s->python, cfg->no_python, cfg->python_config_off);
+        s->meta.python_instrumentation = s->python.state;
+        if (s->python.not_found)
+            say("no in-job Python data: %.*s", (int)strlen(s->python.state) - 6,
+                s->python.state + 5); /* the WHY of "off (WHY)" */
+    }
+    s->meta.interval_ms = cfg->interval_ms;
+    s->meta.start_wall_ms = gw_wall_ms();
+    s->meta.exit_code = -1;
+    s->meta.complete = false;
+    s->meta.incomplete = "recording";
+    s->meta.incomplete_detail = GW_META_NOT_FINALISED;
+}
+
 /* Loads NVML, opens devices, creates the directory and its files. Prints and returns false on
  * failure. */
 static bool open_recording(session *s)
@@ -292,19 +313,7 @@ static bool open_recording(session *s)
         sink = (gw_sink){.ctx = s, .on_sample = job_gpus_on_sample};
         gw_sampler_add_sink(s->sampler, &sink);
     }
-    if (cfg->is_run) { /* in-job data (docs/inproc.md) */
-        gw_python_env_prepare(&s->python, cfg->no_python, cfg->python_config_off);
-        s->meta.python_instrumentation = s->python.state;
-        if (s->python.not_found)
-            say("no in-job Python data: %.*s", (int)strlen(s->python.state) - 6,
-                s->python.state + 5); /* the WHY of "off (WHY)" */
-    }
-    s->meta.interval_ms = cfg->interval_ms;
-    s->meta.start_wall_ms = gw_wall_ms();
-    s->meta.exit_code = -1;
-    s->meta.complete = false;
-    s->meta.incomplete = "recording";
-    s->meta.incomplete_detail = GW_META_NOT_FINALISED;
+    meta_start(s);
     if (gw_meta_write(s->dirfd, s->dir, &s->meta, &err)) {
         say("%s", err.msg);
         return false;
@@ -317,8 +326,8 @@ static void announce(const session *s)
     unsigned n = 0;
     const gw_device_info *d = gw_sampler_devices(s->sampler, &n);
     const char *banner = gw_sampler_system(s->sampler)->banner;
-    say("recording %u GPU%s%s%s%s every %g s into %s%s%s", n, n == 1 ? "" : "s", n ? " (" : "",
-        n ? d[0].name : "", n ? ")" : "", (double)s->cfg->interval_ms / 1000.0, s->dir,
+    say("recording %u GPU%s%s%s%s every %s s into %s%s%s", n, n == 1 ? "" : "s", n ? " (" : "",
+        n ? d[0].name : "", n ? ")" : "", GW_SIG((double)s->cfg->interval_ms / 1000.0, 6), s->dir,
         banner[0] ? " — " : "", banner);
     const gw_job *j = &s->job;
     if (strcmp(j->gpus_source, "all") != 0 && !j->gpus_pending) {
@@ -360,12 +369,23 @@ static bool start_child(session *s, int *status)
     if (!realpath(s->dir, absdir))
         snprintf(absdir, sizeof absdir, "%s", s->dir);
     char *run_dir_env = xasprintf("GPUWATCH_RUN_DIR=%s", absdir);
-    const char *extra[] = {run_dir_env, s->python.pythonpath, NULL};
+    /* --listen: the address really bound (port 0 picks one), so the job can find its /metrics */
+    char *metrics_env = s->exporter ? xasprintf("GPUWATCH_METRICS_URL=http://%s/metrics",
+                                                gw_exporter_address(s->exporter))
+                                    : NULL;
+    /* each may be NULL (no --listen, no in-job data): the list ends at the first NULL */
+    const char *extra[4] = {run_dir_env};
+    size_t nextra = 1;
+    if (metrics_env)
+        extra[nextra++] = metrics_env;
+    if (s->python.pythonpath)
+        extra[nextra++] = s->python.pythonpath;
     char **env = gw_child_env(extra);
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     gw_rc rc = gw_child_spawn(&s->child, s->cmd_path, s->cfg->argv, env, gw_child_want_pty(), &err);
     gw_child_free_env(env);
     free(run_dir_env);
+    free(metrics_env);
     if (rc) {
         say("%s", err.msg);
         if (s->child.pid > 0)
@@ -426,12 +446,11 @@ static void status_line(session *s, bool in_place)
     gw_sampler_get_stats(s->sampler, &ss);
     int64_t secs = s->start_ms ? (gw_wall_ms() - s->start_ms) / 1000 : 0;
     char line[512];
-    int n =
-        snprintf(line, sizeof line,
-                 "%sgpuwatch: recording: %llu sample%s over %lld:%02lld:%02lld, %.1f MiB in %s%s",
-                 in_place ? "\r" : "", (unsigned long long)ss.ticks, ss.ticks == 1 ? "" : "s",
-                 (long long)(secs / 3600), (long long)(secs / 60 % 60), (long long)(secs % 60),
-                 bytes / 1048576.0, s->dir, in_place ? "\033[K" : "\n");
+    int n = snprintf(line, sizeof line,
+                     "%sgpuwatch: recording: %llu sample%s over %lld:%02lld:%02lld, %s MiB in %s%s",
+                     in_place ? "\r" : "", (unsigned long long)ss.ticks, ss.ticks == 1 ? "" : "s",
+                     (long long)(secs / 3600), (long long)(secs / 60 % 60), (long long)(secs % 60),
+                     GW_FIXED(bytes / 1048576.0, 1), s->dir, in_place ? "\033[K" : "\n");
     if (n <= 0)
         return;
     if (!in_place)
