@@ -57,7 +57,8 @@ class _Process:
         self.fd = None
         self.disabled = False  # the run directory cannot be written: record nothing more
         self.warned = set()
-        # ids of the code objects of a stack (leaf first) -> [those code objects, samples]:
+        # ids of the code objects of a stack (leaf first) -> [those code objects, samples, its
+        # text when last written (worker?, "frame;frame")]:
         # hashing code objects is slow (their constants, nested code included), ids are not,
         # and the list keeps the code objects alive so that their ids stay theirs
         self.counts = {}
@@ -160,7 +161,7 @@ class _Process:
         key = tuple(map(id, codes))
         entry = self.counts.get(key)
         if entry is None:
-            self.counts[key] = [codes, 1]
+            self.counts[key] = [codes, 1, None]
         else:
             entry[1] += 1
         self.samples += 1
@@ -184,13 +185,16 @@ class _Process:
             return
         lines = []
         worker = self.role == "worker"
-        for key_codes, n in list(self.counts.values()):
-            codes = key_codes
-            if worker:  # from torch's worker loop down: not the frames of the fork in the parent
-                codes = _worker_part(codes)
-            names = [self.frame_name(c) for c in reversed(codes) if c.co_filename not in _OURS]
-            if names:
-                lines.append("%s %d\n" % (";".join(names), n))
+        for entry in list(self.counts.values()):
+            cached = entry[2]
+            if cached is None or cached[0] != worker:
+                codes = entry[0]
+                if worker:  # from torch's worker loop down: not the fork's frames of the parent
+                    codes = _worker_part(codes)
+                names = [self.frame_name(c) for c in reversed(codes) if c.co_filename not in _OURS]
+                cached = entry[2] = (worker, ";".join(names))
+            if cached[1]:
+                lines.append("%s %d\n" % (cached[1], entry[1]))
         path = os.path.join(self.out_dir, "%d.stacks" % self.pid)
         tmp = path + ".tmp"
         try:
