@@ -10,12 +10,11 @@ import os
 import platform
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import GW, PYTHON, SCENARIOS, SOURCE, gw, gw_env
+from conftest import PYTHON, SCENARIOS, SOURCE, gw, gw_env
 
 JOB = SOURCE / "tests" / "cli" / "inproc_job.py"
 STUB = SOURCE / "tests" / "cli" / "inproc_stub"  # cv2.py: getNumThreads/setNumThreads

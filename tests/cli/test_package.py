@@ -49,6 +49,7 @@ SHIPPED = [  # relative to the prefix: what every install holds
     "lib/gpuwatch/modules/gpuwatch-podres.so",  # serve --kubernetes (docs/kubernetes.md)
     "lib/gpuwatch/python/sitecustomize.py",  # run's in-job data (docs/inproc.md)
     "lib/gpuwatch/python/_gpuwatch_inproc.py",
+    "lib/gpuwatch/python/_gpuwatch_torch.py",
 ]
 
 
