@@ -1,0 +1,121 @@
+/*
+ * inproc (analysis): what the in-job data (logread/inproc.h) says about the job, computed once.
+ *
+ * Owns: the reference process (the training process: role main with the most DataLoader steps,
+ * rank 0 first), which of its loaders trains and which validates, and how that was decided; per
+ * training pass (one epoch) the data-wait share = wait_s / (wait_s + between_s) of the training
+ * loop and whether the pass was input-bound (share >= GW_INPROC_INPUT_PCT), main-bound (share <=
+ * GW_INPROC_MAIN_PCT) or mixed; the functions where each role's Python time goes (self and
+ * inclusive samples, from the collapsed stacks; samples idle in a known wait are counted apart);
+ * the allocator's memory and a leak seen by it; the sampler's own overhead; and, when the series
+ * has no in-job data, why (one line).
+ * Must not: read files or print. Keeps pointers into the gw_inproc, which must outlive it.
+ */
+#ifndef GW_ANALYSIS_INPROC_H
+#define GW_ANALYSIS_INPROC_H
+
+#include "analysis/epochs.h"
+#include "logread/inproc.h"
+#include "logread/series.h"
+#include "util/gw_buf.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A pass whose training loop waited for data at least this share (%) of its step time is
+ * input-bound; at most GW_INPROC_MAIN_PCT, bound by the training process itself. */
+#define GW_INPROC_INPUT_PCT 30.0
+#define GW_INPROC_MAIN_PCT  10.0
+/* The fewest training steps the data-wait share is judged from. */
+#define GW_INPROC_MIN_STEPS 10.0
+
+typedef enum gw_inproc_bound {
+    GW_INPROC_BOUND_UNKNOWN,
+    GW_INPROC_BOUND_INPUT, /* the loop waits for its DataLoader */
+    GW_INPROC_BOUND_MAIN,  /* the loop's own work: the training process */
+    GW_INPROC_BOUND_MIXED,
+} gw_inproc_bound;
+
+/* "unknown", "input", "main", "mixed". */
+const char *gw_inproc_bound_name(gw_inproc_bound b);
+
+/* One function ("file:function", lines merged) of a role's stacks. */
+typedef struct gw_inproc_fn {
+    char *name;   /* "utils/loss_tal_dual.py:__call__" */
+    double self;  /* samples where it was the leaf */
+    double total; /* samples where it was on the stack (once per sample) */
+} gw_inproc_fn;
+
+typedef struct gw_inproc_role_view {
+    double samples;   /* every sample of the role */
+    double idle;      /* samples idle in a known wait (queue, select, lock) */
+    double in_next;   /* main: samples inside a DataLoader's __next__ (waiting for data) */
+    size_t processes; /* processes with a stacks file */
+    size_t nfns;
+    gw_inproc_fn *fns; /* busy samples only; sorted by self, descending */
+    size_t *by_total;  /* [nfns] indices of fns sorted by total, descending */
+} gw_inproc_role_view;
+
+/* One epoch: a pass of the training loader and the validation passes before the next one. */
+typedef struct gw_inproc_epoch {
+    const gw_inproc_pass *train;
+    double val_steps, val_s; /* validation passes in it (0 when none) */
+    double wait_share_pct;   /* of the training pass */
+    double steps_per_s;
+    gw_inproc_bound bound;
+} gw_inproc_epoch;
+
+typedef struct gw_inproc_analysis {
+    const gw_inproc *in;           /* NULL when no input has in-job data */
+    bool has_steps;                /* a training loader with at least GW_INPROC_MIN_STEPS steps */
+    char why_none[160];            /* when !in or !has_steps: why, one line */
+    const gw_inproc_proc *main;    /* the training process, NULL when none */
+    const gw_inproc_proc *worker;  /* a DataLoader worker (its settings), NULL when none */
+    long train_loader, val_loader; /* indices into in->loaders, -1 when none */
+    char how[200];                 /* how they were told apart */
+    size_t nepochs;
+    gw_inproc_epoch *epochs;
+    double steps, wait_s, between_s, first_wait_s; /* the training loader's passes, summed */
+    double wait_share_pct;                         /* over all its passes */
+    double speedup_input_max; /* 1 / (1 - wait share): the most a faster input can gain */
+    gw_inproc_bound bound;    /* of the whole; MIXED also when epochs disagree */
+    bool bound_changes;       /* epochs were input-bound and main-bound */
+    /* Allocator of the training process (bytes; NAN unknown). */
+    size_t nmemory;
+    double alloc_first, alloc_last, alloc_peak, reserved_last, reserved_peak, max_allocated;
+    bool leak;                       /* allocated grew at every training pass end, by leak_bytes */
+    double leak_bytes;               /* from the first to the last pass end */
+    size_t leak_epochs;              /* pass ends compared */
+    gw_inproc_role_view roles[2];    /* GW_INPROC_MAIN, GW_INPROC_WORKER */
+    double sampler_cpu_s, sampled_s; /* our sampler's CPU time, and the processes' lifetimes */
+    double sampler_overhead_pct;     /* sampler_cpu_s / sampled_s, % of one core */
+    /* Filled by the gpu_starved cause (inproc_cause.c) for the verdict's suggestion. */
+    char suggestion[1600];
+} gw_inproc_analysis;
+
+/* Analyses the first input of s that has in-job data. Never NULL; free with
+ * gw_inproc_analysis_free. */
+gw_inproc_analysis *gw_inproc_analyze(const gw_series *s);
+void gw_inproc_analysis_free(gw_inproc_analysis *ia);
+
+/* The epochs of the training loader's passes (start, end = next training pass or the last
+ * validation's end, training end, validation span, steps, steps/s); 0 when none. *out newly
+ * allocated. */
+size_t gw_inproc_epochs(const gw_inproc_analysis *ia, gw_epoch **out);
+
+/* A loader's settings as Python writes them, the known ones only, appended to b:
+ * "num_workers=2, batch_size=64, pin_memory=False, persistent_workers=False, prefetch_factor=2". */
+void gw_inproc_loader_settings(const gw_inproc_loader *l, gw_buf *b);
+
+/* The cores the training process may use (its affinity, or the cgroup's CPU limit when lower);
+ * NAN unknown. */
+double gw_inproc_cores(const gw_inproc_analysis *ia);
+
+/* "loss_tal_dual.py:__call__" for a function name (its file's basename). */
+const char *gw_inproc_fn_short(const char *name);
+
+/* True when the frame "function (file:LINE)" is a known wait (queue, select, lock): the thread
+ * is idle there. */
+bool gw_inproc_frame_idle(const char *frame, size_t len);
+
+#endif

@@ -1,0 +1,226 @@
+/* The gpu_starved cause from the in-job data: where, per epoch, and bounded suggestions
+ * (analysis/inproc_cause.h). */
+#include "analysis/inproc_cause.h"
+
+#include "host/host_sample.h"
+#include "util/gw_buf.h"
+#include "util/gw_fmt.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The top function of a role by self samples and its share (%) of the role's busy samples. */
+static const gw_inproc_fn *hot(const gw_inproc_analysis *ia, int role, size_t k, double *pct)
+{
+    const gw_inproc_role_view *rv = &ia->roles[role];
+    double busy = rv->samples - rv->idle;
+    if (k >= rv->nfns || !(busy > 0)) {
+        *pct = NAN;
+        return NULL;
+    }
+    *pct = 100.0 * rv->fns[k].self / busy;
+    return &rv->fns[k];
+}
+
+static void num(gw_buf *b, double x, int dec)
+{
+    gw_fmt_buf_fixed(b, x, dec, GW_FMT_TRIM, "?");
+}
+
+/* "F1 34%, F2 21%" of a role's top self functions (at most n, each at least 5%). */
+static void hot_list(gw_buf *b, const gw_inproc_analysis *ia, int role, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        double pct;
+        const gw_inproc_fn *f = hot(ia, role, k, &pct);
+        if (!f || (k > 0 && pct < 5))
+            break;
+        gw_buf_printf(b, "%s%s ", k ? ", " : "", gw_inproc_fn_short(f->name));
+        num(b, pct, 0);
+        gw_buf_puts(b, "%");
+    }
+}
+
+static void settings_evidence(gw_verdict *v, const gw_inproc_analysis *ia)
+{
+    const gw_inproc_loader *l = &ia->in->loaders[ia->train_loader];
+    gw_verdict_num(v, "python_num_workers", l->num_workers);
+    gw_verdict_num(v, "python_batch_size", l->batch_size);
+    gw_verdict_num(v, "python_cores", gw_inproc_cores(ia));
+    double pct;
+    const gw_inproc_fn *f = hot(ia, GW_INPROC_MAIN, 0, &pct);
+    if (f) {
+        gw_verdict_text(v, "python_main_hot_function", gw_inproc_fn_short(f->name));
+        gw_verdict_num(v, "python_main_hot_self_pct", pct);
+    }
+    if ((f = hot(ia, GW_INPROC_WORKER, 0, &pct))) {
+        gw_verdict_text(v, "python_worker_hot_function", gw_inproc_fn_short(f->name));
+        gw_verdict_num(v, "python_worker_hot_self_pct", pct);
+    }
+}
+
+/* Per epoch, when the bound changes: "1 input 62%, 2 main 8%". */
+static void per_epoch(gw_buf *b, const gw_inproc_analysis *ia, size_t max)
+{
+    for (size_t k = 0; k < ia->nepochs && k < max; k++) {
+        const gw_inproc_epoch *e = &ia->epochs[k];
+        gw_buf_printf(b, "%s%ld %s ", k ? ", " : "", e->train->pass + 1,
+                      gw_inproc_bound_name(e->bound));
+        num(b, e->wait_share_pct, 0);
+        gw_buf_puts(b, "%");
+    }
+    if (ia->nepochs > max)
+        gw_buf_puts(b, ", ...");
+}
+
+static void suggest_input(gw_buf *b, const gw_inproc_analysis *ia, const gw_roles_summary *r)
+{
+    const gw_inproc_loader *l = &ia->in->loaders[ia->train_loader];
+    double pct;
+    const gw_inproc_fn *f = hot(ia, GW_INPROC_WORKER, 0, &pct);
+    if (f) {
+        gw_buf_puts(b, "The workers spend their time in ");
+        hot_list(b, ia, GW_INPROC_WORKER, 3);
+        gw_buf_puts(b, " (self, of their busy samples): make that lighter or move it to the "
+                       "GPU. ");
+    }
+    const gw_inproc_settings *ws = ia->worker ? &ia->worker->settings : NULL;
+    if (ws && ws->cv2_num_threads > 1) {
+        gw_buf_puts(b, "cv2 runs ");
+        num(b, ws->cv2_num_threads, 0);
+        gw_buf_puts(b, " threads in each worker: call cv2.setNumThreads(0) in the workers. ");
+    }
+    double cores = gw_inproc_cores(ia), nw = l->num_workers;
+    if (!isnan(cores) && !isnan(nw) && cores - 1 > nw) {
+        gw_buf_puts(b, "Raise num_workers from ");
+        num(b, nw, 0);
+        gw_buf_puts(b, " towards ");
+        num(b, cores - 1, 0);
+        gw_buf_puts(b, " (the job may use ");
+        num(b, cores, 0);
+        gw_buf_puts(b, " cores). ");
+    } else if (!isnan(cores) && !isnan(nw)) {
+        gw_buf_puts(b, "num_workers=");
+        num(b, nw, 0);
+        gw_buf_puts(b, " already fills the ");
+        num(b, cores, 0);
+        gw_buf_puts(b, " cores the job may use: more workers need more cores. ");
+    }
+    double first = ia->nepochs ? ia->first_wait_s / (double)ia->nepochs : NAN;
+    if (l->persistent_workers == 0 && ia->nepochs >= 2 && first >= 1) {
+        gw_buf_puts(b, "persistent_workers=True saves the ");
+        num(b, first, 1);
+        gw_buf_puts(b, " s each epoch waits for its first batch. ");
+    }
+    if (l->pin_memory == 0)
+        gw_buf_puts(b, "Set pin_memory=True. ");
+    if (r->present && r->train_cpu_max_pct >= GW_ROLE_SATURATED_PCT) {
+        gw_buf_puts(b, "The training process already runs at ");
+        num(b, r->train_cpu_max_pct, 0);
+        gw_buf_puts(b, "% of a core: it becomes the limit before that bound. ");
+    }
+}
+
+static void suggest_main(gw_buf *b, const gw_inproc_analysis *ia)
+{
+    const gw_inproc_loader *l = &ia->in->loaders[ia->train_loader];
+    const gw_inproc_settings *s = &ia->main->settings;
+    double pct;
+    if (hot(ia, GW_INPROC_MAIN, 0, &pct)) {
+        gw_buf_puts(b, "The step's time goes to ");
+        hot_list(b, ia, GW_INPROC_MAIN, 3);
+        gw_buf_puts(b, " of the training process's busy samples (self). ");
+    }
+    if (s->present && s->autocast_used == 0)
+        gw_buf_puts(b, "Use AMP (torch.autocast, bf16): it is not used. ");
+    if (s->present && s->torch_compile_used == 0)
+        gw_buf_puts(b, "torch.compile or CUDA graphs cut the per-step launch cost: not used. ");
+    if (!isnan(l->batch_size)) {
+        gw_buf_puts(b, "A larger batch than batch_size=");
+        num(b, l->batch_size, 0);
+        gw_buf_puts(b, " spreads that per-step cost over more samples. ");
+    }
+    if (s->present && s->cudnn_benchmark == 0)
+        gw_buf_puts(b, "Set torch.backends.cudnn.benchmark=True. ");
+    gw_buf_puts(b, "Remove synchronising calls (.item(), .cpu()) from the step.");
+}
+
+void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, const char **cause,
+                     const char **suggestion, char *why, size_t len)
+{
+    gw_inproc_analysis *ia = a->inproc;
+    if (!ia || !ia->in)
+        return; /* not recorded with in-job data: the report says why once, not per verdict */
+    if (!ia->has_steps) {
+        gw_verdict_text(v, "python_missing", ia->why_none);
+        return;
+    }
+    gw_roles_summary r = gw_roles_of(g);
+    double w = ia->wait_share_pct, bound = ia->speedup_input_max;
+    gw_verdict_num(v, "python_data_wait_share_pct", w);
+    gw_verdict_num(v, "python_input_speedup_max", bound);
+    gw_verdict_num(v, "python_training_steps", ia->steps);
+    gw_verdict_text(v, "python_bound", gw_inproc_bound_name(ia->bound));
+    settings_evidence(v, ia);
+    const char *mine =
+        ia->bound == GW_INPROC_BOUND_INPUT  ? "input_pipeline"
+        : ia->bound == GW_INPROC_BOUND_MAIN ? "cpu_bound"
+        : ia->bound_changes
+            ? (w >= (GW_INPROC_INPUT_PCT + GW_INPROC_MAIN_PCT) / 2 ? "input_pipeline" : "cpu_bound")
+            : NULL;
+    if (mine && strcmp(mine, *cause) != 0) {
+        gw_verdict_text(v, "host_cause", *cause);
+        *cause = mine;
+    }
+    gw_buf b = {0};
+    gw_buf_puts(&b, "the training loop waited for data ");
+    num(&b, w, 0);
+    gw_buf_puts(&b, "% of its step time");
+    if (ia->bound_changes) {
+        gw_buf_puts(&b, "; per epoch: ");
+        per_epoch(&b, ia, 4);
+    }
+    double pct;
+    const gw_inproc_fn *f = hot(ia, strcmp(*cause, "input_pipeline") == 0, 0, &pct);
+    if (f) {
+        gw_buf_printf(&b, "; %s %s ",
+                      strcmp(*cause, "input_pipeline") == 0 ? "workers" : "training process",
+                      gw_inproc_fn_short(f->name));
+        num(&b, pct, 0);
+        gw_buf_puts(&b, "%");
+    }
+    snprintf(why, len, "%s", b.data ? b.data : "");
+
+    gw_buf_reset(&b);
+    const gw_inproc_loader *l = &ia->in->loaders[ia->train_loader];
+    gw_buf set = {0};
+    gw_inproc_loader_settings(l, &set);
+    gw_buf_printf(&b, "In-job data (loader %ld: %s): the training", l->id,
+                  set.data ? set.data : "settings unknown");
+    gw_buf_free(&set);
+    gw_buf_puts(&b, " loop waits for data ");
+    num(&b, w, 0);
+    gw_buf_puts(&b, "% of its step time, so a faster input pipeline (more or faster workers) "
+                    "can make training at most ");
+    num(&b, bound, 2);
+    gw_buf_puts(&b, "x faster. ");
+    if (ia->bound_changes) {
+        gw_buf_puts(&b, "The cause changes between epochs (data wait per epoch: ");
+        per_epoch(&b, ia, 8);
+        gw_buf_puts(&b, "): input work helps the input-bound epochs only, step work the "
+                        "others. ");
+        suggest_input(&b, ia, &r);
+        suggest_main(&b, ia);
+    } else if (strcmp(*cause, "input_pipeline") == 0) {
+        suggest_input(&b, ia, &r);
+    } else if (strcmp(*cause, "cpu_bound") == 0) {
+        gw_buf_puts(&b, "More DataLoader workers cannot help past that. ");
+        suggest_main(&b, ia);
+    } else {
+        gw_buf_puts(&b, *suggestion ? *suggestion : "");
+    }
+    snprintf(ia->suggestion, sizeof ia->suggestion, "%s", b.data ? b.data : "");
+    gw_buf_free(&b);
+    *suggestion = ia->suggestion;
+}
