@@ -358,13 +358,17 @@ static void setting_bool(gw_buf *b, const char *key, int x)
         gw_buf_printf(b, "%s%s=%s", b->len ? ", " : "", key, x ? "True" : "False");
 }
 
-void gw_inproc_loader_settings(const gw_inproc_loader *l, gw_buf *b)
+void gw_inproc_loader_settings(const gw_inproc_loader *l, gw_buf *out)
 {
-    setting_num(b, "num_workers", l->num_workers);
-    setting_num(b, "batch_size", l->batch_size);
-    setting_bool(b, "pin_memory", l->pin_memory);
-    setting_bool(b, "persistent_workers", l->persistent_workers);
-    setting_num(b, "prefetch_factor", l->prefetch_factor);
+    gw_buf b = {0};
+    setting_num(&b, "num_workers", l->num_workers);
+    setting_num(&b, "batch_size", l->batch_size);
+    setting_bool(&b, "pin_memory", l->pin_memory);
+    setting_bool(&b, "persistent_workers", l->persistent_workers);
+    setting_num(&b, "prefetch_factor", l->prefetch_factor);
+    if (b.len)
+        gw_buf_append(out, b.data, b.len);
+    gw_buf_free(&b);
 }
 
 double gw_inproc_cores(const gw_inproc_analysis *ia)

@@ -1,4 +1,5 @@
 /* The text report and the one-line verdict form (see report.h). */
+#include "report/inproc.h"
 #include "report/report.h"
 
 #include "util/gw_fmt.h"
@@ -445,5 +446,6 @@ void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
         gpu_section(out, a, &a->gpus[i]);
     epochs_section(out, a);
     epoch_parts_section(out, a);
+    gw_report_inproc_text(out, a);
     gw_report_marks_text(out, a);
 }

@@ -1,0 +1,26 @@
+/*
+ * report/inproc: the in-job data (analysis/inproc.h) in the three outputs: the text section
+ * "Inside the job" (80 columns), summary.json's "inproc" block (docs/report.md) and the HTML
+ * section with a flame graph per role (inline SVG, no script, offline).
+ * Must not: decide anything (the analysis did) or read files.
+ */
+#ifndef GW_REPORT_INPROC_H
+#define GW_REPORT_INPROC_H
+
+#include "analysis/analysis.h"
+#include "util/gw_buf.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+/* The section; when the inputs include a run directory without in-job data, one line why. */
+void gw_report_inproc_text(FILE *out, const gw_analysis *a);
+/* Adds "inproc" to summary.json's root: an object, with "present": false and "why" without
+ * in-job data. */
+void gw_report_inproc_json(cJSON *root, const gw_analysis *a);
+/* Appends the HTML section (nothing without in-job data but a one-line note). */
+void gw_report_inproc_html(gw_buf *b, const gw_analysis *a);
+/* A function name cut to fit a table column: its end kept after "..." (buf of size bytes). */
+const char *gw_report_inproc_fn_cut(const char *name, char *buf, size_t size);
+
+#endif
