@@ -8,9 +8,9 @@
 #define GW_REPORT_INPROC_H
 
 #include "analysis/analysis.h"
-#include "util/gw_buf.h"
 
 #include <cjson/cJSON.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /* The section; when the inputs include a run directory without in-job data, one line why. */
@@ -18,8 +18,11 @@ void gw_report_inproc_text(FILE *out, const gw_analysis *a);
 /* Adds "inproc" to summary.json's root: an object, with "present": false and "why" without
  * in-job data. */
 void gw_report_inproc_json(cJSON *root, const gw_analysis *a);
-/* Appends the HTML section (nothing without in-job data but a one-line note). */
-void gw_report_inproc_html(gw_buf *b, const gw_analysis *a);
+/* Writes the HTML section (without in-job data, a one-line note when an input is a run
+ * directory). */
+void gw_report_inproc_html(FILE *out, const gw_analysis *a);
+/* True when an input of the analysis is a run directory (where in-job data could be). */
+bool gw_report_inproc_expected(const gw_analysis *a);
 /* A function name cut to fit a table column: its end kept after "..." (buf of size bytes). */
 const char *gw_report_inproc_fn_cut(const char *name, char *buf, size_t size);
 

@@ -1,6 +1,287 @@
+/* report.html's "Inside the job" section: tables and a flame graph per role as inline SVG (no
+ * script: the page's Content-Security-Policy and offline use), report/inproc.h. */
+#include "report/html_priv.h"
 #include "report/inproc.h"
-void gw_report_inproc_html(gw_buf *b, const gw_analysis *a)
+
+#include "util/gw_fmt.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The flame graph's drawing units: width, row height; frames narrower than MIN_W are left out
+ * (their time stays in their parent's box). */
+#define FG_W     1200.0
+#define FG_ROW   17.0
+#define FG_MIN_W 0.6
+enum { FG_MAX_DEPTH = 96 };
+
+typedef struct fg_node {
+    char *name; /* "function (file)": the frame without its line */
+    double count;
+    size_t child, next; /* first child, next sibling; 0 = none (node 0 is the root) */
+} fg_node;
+
+typedef struct fg_tree {
+    fg_node *v;
+    size_t n, cap;
+} fg_tree;
+
+static size_t fg_child(fg_tree *t, size_t parent, const char *frame, size_t len)
 {
-    (void)b;
-    (void)a;
+    /* drop ":LINE" inside the trailing "(file:LINE)" */
+    size_t keep = len;
+    if (len > 2 && frame[len - 1] == ')') {
+        size_t k = len - 1;
+        while (k > 0 && frame[k - 1] >= '0' && frame[k - 1] <= '9')
+            k--;
+        if (k > 0 && k < len - 1 && frame[k - 1] == ':')
+            keep = k - 1;
+    }
+    for (size_t c = t->v[parent].child; c; c = t->v[c].next)
+        if (strncmp(t->v[c].name, frame, keep) == 0 && t->v[c].name[keep] == '\0')
+            return c;
+    t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof *t->v);
+    char *name = xmalloc(keep + 2);
+    memcpy(name, frame, keep);
+    name[keep] = '\0';
+    if (keep < len)
+        strcat(name, ")");
+    t->v[t->n] = (fg_node){name, 0, 0, t->v[parent].child};
+    t->v[parent].child = t->n;
+    return t->n++;
+}
+
+static void fg_build(fg_tree *t, const gw_inproc_stacks *st)
+{
+    t->v = xgrow(NULL, &t->cap, 1, sizeof *t->v);
+    t->v[0] = (fg_node){xstrdup("all"), 0, 0, 0};
+    t->n = 1;
+    for (size_t i = 0; i < st->n; i++) {
+        const char *s = st->v[i].frames;
+        size_t node = 0;
+        int depth = 0;
+        t->v[0].count += st->v[i].count;
+        for (const char *p = s;; p++) {
+            if (*p && *p != ';')
+                continue;
+            if (p > s && depth++ < FG_MAX_DEPTH) {
+                node = fg_child(t, node, s, (size_t)(p - s));
+                t->v[node].count += st->v[i].count;
+            }
+            if (!*p)
+                break;
+            s = p + 1;
+        }
+    }
+}
+
+static int fg_depth(const fg_tree *t, size_t node, double scale)
+{
+    int d = 0;
+    for (size_t c = t->v[node].child; c; c = t->v[c].next)
+        if (t->v[c].count * scale >= FG_MIN_W) {
+            int k = fg_depth(t, c, scale) + 1;
+            d = k > d ? k : d;
+        }
+    return d;
+}
+
+/* Idle in a wait: grey; the DataLoader's __next__ (waiting for data): blue; else warm. */
+static void fg_colour(FILE *out, const char *name)
+{
+    if (gw_inproc_frame_idle(name, strlen(name))) {
+        fputs("#c8c8c8", out);
+        return;
+    }
+    if (strncmp(name, "__next__ (", 10) == 0 && strstr(name, "utils/data/dataloader.py")) {
+        fputs("#8fb3e0", out);
+        return;
+    }
+    unsigned h = 2166136261u;
+    for (const char *c = name; *c; c++)
+        h = (h ^ (unsigned char)*c) * 16777619u;
+    fprintf(out, "hsl(%u,%u%%,%u%%)", 10 + h % 45, 70 + (h >> 8) % 20, 55 + (h >> 16) % 12);
+}
+
+static void fg_draw(FILE *out, const fg_tree *t, size_t node, double x, int depth, int max_depth,
+                    double scale, double total)
+{
+    const fg_node *v = &t->v[node];
+    double w = v->count * scale, y = (max_depth - depth) * FG_ROW;
+    char pct[GW_FMT_SIZE], cnt[GW_FMT_SIZE];
+    fputs("<g><title>", out);
+    gw_html_escape(out, v->name);
+    fprintf(out,
+            " - %s samples, %s%%</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+            "height=\"%.1f\" fill=\"",
+            gw_fmt_fixed(cnt, sizeof cnt, v->count, 0, 0, "-"),
+            gw_fmt_fixed(pct, sizeof pct, 100.0 * v->count / total, 2, GW_FMT_TRIM, "-"), x, y, w,
+            FG_ROW - 1);
+    fg_colour(out, v->name);
+    fputs("\"/>", out);
+    size_t chars = (size_t)(w / 7.0);
+    if (chars >= 4) {
+        size_t len = strlen(v->name);
+        char *label = xstrndup(v->name, len > chars ? chars - 2 : len);
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + FG_ROW - 5);
+        gw_html_escape(out, label);
+        fputs(len > chars ? "..</text>" : "</text>", out);
+        free(label);
+    }
+    fputs("</g>\n", out);
+    double cx = x;
+    for (size_t c = v->child; c; c = t->v[c].next) {
+        if (t->v[c].count * scale >= FG_MIN_W)
+            fg_draw(out, t, c, cx, depth + 1, max_depth, scale, total);
+        cx += t->v[c].count * scale;
+    }
+}
+
+/* One role's flame graph: root at the bottom, callees above, width = share of the samples. */
+static void flame_graph(FILE *out, const gw_inproc_stacks *st, const char *label)
+{
+    if (!(st->samples > 0))
+        return;
+    fg_tree t = {0};
+    fg_build(&t, st);
+    double scale = FG_W / t.v[0].count;
+    int depth = fg_depth(&t, 0, scale);
+    double h = (depth + 1) * FG_ROW;
+    fprintf(out,
+            "<figure class=\"flame\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
+            "viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" aria-label=\"",
+            FG_W, h);
+    gw_html_escape(out, label);
+    fputs("\" style=\"font:11px monospace\">\n", out);
+    fg_draw(out, &t, 0, 0, 0, depth, scale, t.v[0].count);
+    fputs("</svg><figcaption>", out);
+    gw_html_escape(out, label);
+    fputs(": flame graph of the sampled Python stacks (root at the bottom; a box's width is its "
+          "share of the samples; grey: idle in a wait, blue: waiting in the DataLoader). Hover "
+          "for the numbers.</figcaption></figure>\n",
+          out);
+    for (size_t i = 0; i < t.n; i++)
+        free(t.v[i].name);
+    free(t.v);
+}
+
+static const char *n(double x, char *buf, int dec)
+{
+    return gw_fmt_fixed(buf, GW_FMT_SIZE, x, dec, GW_FMT_TRIM, "-");
+}
+
+static void loaders_table(FILE *out, const gw_inproc_analysis *ia)
+{
+    fputs("<table class=\"inproc\">\n<tr><th>loader</th><th>role</th><th>dataset</th>"
+          "<th>created at</th><th>settings</th></tr>\n",
+          out);
+    long rows[2] = {ia->train_loader, ia->val_loader};
+    for (int i = 0; i < 2; i++) {
+        if (rows[i] < 0)
+            continue;
+        const gw_inproc_loader *l = &ia->in->loaders[rows[i]];
+        gw_buf set = {0};
+        gw_inproc_loader_settings(l, &set);
+        fprintf(out, "<tr><td class=\"num\">%ld</td><td>%s</td><td>", l->id,
+                i ? "validation" : "training");
+        gw_html_escape(out, l->dataset);
+        fputs("</td><td>", out);
+        gw_html_escape(out, l->created_at);
+        fputs("</td><td>", out);
+        gw_html_escape(out, set.data ? set.data : "");
+        fputs("</td></tr>\n", out);
+        gw_buf_free(&set);
+    }
+    fputs("</table>\n<p class=\"meta\">", out);
+    gw_html_escape(out, ia->how);
+    fputs("</p>\n", out);
+}
+
+static void epochs_table(FILE *out, const gw_inproc_analysis *ia)
+{
+    fputs("<table class=\"inproc\">\n<tr><th>epoch</th><th>steps</th><th>steps/s</th>"
+          "<th>waiting for data (s)</th><th>the loop's own work (s)</th><th>data wait</th>"
+          "<th>first batch (s)</th><th>bound</th><th>validation (s)</th></tr>\n",
+          out);
+    for (size_t k = 0; k < ia->nepochs; k++) {
+        const gw_inproc_epoch *e = &ia->epochs[k];
+        char x[7][GW_FMT_SIZE];
+        fprintf(out,
+                "<tr><td class=\"num\">%ld</td><td class=\"num\">%s</td><td class=\"num\">%s"
+                "</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td class=\"num\">%s%%"
+                "</td><td class=\"num\">%s</td><td>%s</td><td class=\"num\">%s</td></tr>\n",
+                e->train->pass + 1, n(e->train->steps, x[0], 0), n(e->steps_per_s, x[1], 2),
+                n(e->train->wait_s, x[2], 1), n(e->train->between_s, x[3], 1),
+                n(e->wait_share_pct, x[4], 1), n(e->train->first_wait_s, x[5], 1),
+                gw_inproc_bound_name(e->bound), e->val_steps > 0 ? n(e->val_s, x[6], 1) : "-");
+    }
+    char x[3][GW_FMT_SIZE];
+    fprintf(out,
+            "</table>\n<p>Whole run: %s steps; the training loop waited for data %s%% of its "
+            "step time, so a faster input pipeline can make training at most <strong>%sx"
+            "</strong> faster.</p>\n",
+            n(ia->steps, x[0], 0), n(ia->wait_share_pct, x[1], 1),
+            n(ia->speedup_input_max, x[2], 2));
+}
+
+static void role_section(FILE *out, const gw_inproc_analysis *ia, int role)
+{
+    const gw_inproc_role_view *rv = &ia->roles[role];
+    const char *label = role == GW_INPROC_MAIN ? "Training process" : "DataLoader workers";
+    if (!(rv->samples > 0))
+        return;
+    char x[3][GW_FMT_SIZE];
+    double busy = rv->samples - rv->idle;
+    fprintf(out,
+            "<h3>%s</h3>\n<p class=\"meta\">%zu process%s, %s samples, %s%% idle in a wait"
+            "</p>\n<table class=\"inproc\">\n<tr><th>self</th><th>inclusive</th>"
+            "<th>function (share of the busy samples)</th></tr>\n",
+            label, rv->processes, rv->processes == 1 ? "" : "es", n(rv->samples, x[0], 0),
+            n(100.0 * rv->idle / rv->samples, x[1], 1));
+    for (size_t k = 0; k < rv->nfns && k < 12 && busy > 0 && rv->fns[k].self > 0; k++) {
+        fprintf(out, "<tr><td class=\"num\">%s%%</td><td class=\"num\">%s%%</td><td>",
+                n(100.0 * rv->fns[k].self / busy, x[0], 1),
+                n(100.0 * rv->fns[k].total / busy, x[1], 1));
+        gw_html_escape(out, rv->fns[k].name);
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    flame_graph(out, &ia->in->stacks[role], label);
+}
+
+void gw_report_inproc_html(FILE *out, const gw_analysis *a)
+{
+    const gw_inproc_analysis *ia = a->inproc;
+    if (!ia || (!ia->in && !gw_report_inproc_expected(a)))
+        return;
+    fputs("<h2 id=\"inproc\">Inside the job</h2>\n", out);
+    if (!ia->in) {
+        fputs("<p>No in-job data: ", out);
+        gw_html_escape(out, ia->why_none);
+        fputs(".</p>\n", out);
+        return;
+    }
+    if (!ia->has_steps) {
+        fputs("<p>No step timing: ", out);
+        gw_html_escape(out, ia->why_none);
+        fputs(".</p>\n", out);
+    }
+    if (ia->train_loader >= 0)
+        loaders_table(out, ia);
+    if (ia->has_steps)
+        epochs_table(out, ia);
+    if (ia->nmemory) {
+        const double gib = 1024.0 * 1024 * 1024;
+        char x[4][GW_FMT_SIZE];
+        fprintf(out,
+                "<p>GPU memory (torch allocator, training process): allocated %s to %s GiB, "
+                "reserved up to %s GiB, max_allocated %s GiB%s</p>\n",
+                n(ia->alloc_first / gib, x[0], 2), n(ia->alloc_last / gib, x[1], 2),
+                n(ia->reserved_peak / gib, x[2], 2), n(ia->max_allocated / gib, x[3], 2),
+                ia->leak ? "; <strong>allocated grew at every epoch end: a leak</strong>" : "");
+    }
+    role_section(out, ia, GW_INPROC_MAIN);
+    role_section(out, ia, GW_INPROC_WORKER);
 }

@@ -203,6 +203,14 @@ static void input_line(gw_buf *b, const gw_inproc_analysis *ia)
                       in->first_warning);
 }
 
+bool gw_report_inproc_expected(const gw_analysis *a)
+{
+    for (size_t i = 0; i < a->series->ninputs; i++)
+        if (a->series->inputs[i].kind == GW_INPUT_RUN_DIR)
+            return true;
+    return false;
+}
+
 void gw_report_inproc_text(FILE *out, const gw_analysis *a)
 {
     const gw_inproc_analysis *ia = a->inproc;
@@ -210,10 +218,7 @@ void gw_report_inproc_text(FILE *out, const gw_analysis *a)
         return;
     gw_buf b = {0};
     if (!ia->in) {
-        bool run_dir = false;
-        for (size_t i = 0; i < a->series->ninputs; i++)
-            run_dir |= a->series->inputs[i].kind == GW_INPUT_RUN_DIR;
-        if (run_dir)
+        if (gw_report_inproc_expected(a))
             gw_buf_printf(&b, "\nInside the job: no in-job data (%s)\n", ia->why_none);
     } else {
         gw_buf_puts(&b, "\nInside the job (in-job data from the job's Python processes)\n");
