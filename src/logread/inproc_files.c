@@ -106,7 +106,7 @@ static void read_lines(gw_inproc *in, const char *path, long pid, line_fn fn)
     ssize_t n;
     while ((n = getline(&line, &cap, f)) >= 0) {
         bool last = n == 0 || line[n - 1] != '\n';
-        if (n > MAX_LINE) {
+        if (n > MAX_LINE || strlen(line) != (size_t)n) { /* too long, or NUL bytes in it */
             in->bad_lines++;
             continue;
         }

@@ -1,0 +1,196 @@
+"""The in-job data (RUN/python, docs/inproc.md) in `gpuwatch report`: the text section, summary.json's
+"inproc" block, report.html's flame graphs, the gpu_starved cause and its bounded suggestions, and
+the epochs from the training DataLoader's passes. tests/data/inproc/* are real H200 recordings
+(examples/recordings/h200-causes) with hand-made python/ directories (handmade.py)."""
+import json
+import re
+import shutil
+import subprocess
+import xml.dom.minidom
+
+import pytest
+
+from conftest import GW, SOURCE
+
+DATA = SOURCE / "tests" / "data" / "inproc"
+REC = SOURCE / "examples" / "recordings" / "h200-causes"
+
+
+def report(run, *extra):
+    r = subprocess.run([GW, "report", str(run), "--json", "-", *extra], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def text(run):
+    r = subprocess.run([GW, "report", str(run)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def starved(s):
+    got = [v for v in s["verdicts"] if v["id"] == "gpu_starved"]
+    assert len(got) == 1
+    return got[0]
+
+
+def section(out):
+    """The "Inside the job" section of a text report."""
+    start = out.index("\nInside the job")
+    rest = out[start + 1:]
+    end = rest.find("\n\n")
+    return rest if end < 0 else rest[:end]
+
+
+def test_input_bound_job():
+    s = report(DATA / "yolo_input")
+    ip = s["inproc"]
+    assert ip["present"] and ip["why"] is None
+    assert ip["training_loader"]["loader"] == 0 and ip["validation_loader"]["loader"] == 1
+    assert ip["training_loader"]["num_workers"] == 1
+    assert ip["training_loader"]["persistent_workers"] is False
+    # (14.5 + 14.0) s waiting of (14.5 + 9.3 + 14.0 + 9.6) s
+    assert ip["data_wait_share_pct"] == pytest.approx(100 * 28.5 / 47.4, abs=0.01)
+    assert ip["input_speedup_max"] == pytest.approx(47.4 / 18.9, abs=0.001)
+    assert [e["bound"] for e in ip["epochs"]] == ["input", "input"]
+    assert [e["data_wait_share_pct"] for e in ip["epochs"]] == pytest.approx(
+        [100 * 14.5 / 23.8, 100 * 14.0 / 23.6], abs=0.01)
+    assert ip["bound"] == "input" and not ip["bound_changes"]
+    main = ip["roles"]["main"]
+    assert main["samples"] == 2400 and main["idle_samples"] == 1400
+    assert main["top_self"][0]["function"] == "utils/loss_tal_dual.py:build_targets"
+    assert main["top_self"][0]["self_pct"] == pytest.approx(34.0)
+    worker = ip["roles"]["worker"]
+    assert worker["top_self"][0]["function"] == "utils/dataloaders.py:load_image"
+    assert worker["top_self"][0]["self_pct"] == pytest.approx(48.0)
+    assert ip["read"]["torn_lines"] == 1  # the last line of 600.jsonl is cut
+    # the epochs are the training loader's passes, exactly
+    assert s["epoch_source"] == "python"
+    assert [e["steps"] for e in s["epochs"]] == [38, 38]
+    v = starved(s)
+    ev = v["evidence"]
+    assert v["cause"] == "input_pipeline"
+    assert ev["python_data_wait_share_pct"] == pytest.approx(60.13, abs=0.01)
+    assert ev["python_worker_hot_function"] == "dataloaders.py:load_image"
+    sugg = v["suggestion"]
+    assert "num_workers=1, batch_size=64, pin_memory=True" in sugg
+    assert "at most 2.51x faster" in sugg
+    assert "Raise num_workers from 1 towards 15 (the job may use 16 cores)" in sugg
+    assert "cv2.setNumThreads(0)" in sugg  # cv2 runs 8 threads in the worker
+    assert "persistent_workers=True saves the 3 s" in sugg
+    assert "pin_memory=True." not in sugg  # already set
+    assert "dataloaders.py:load_image 48%" in v["message"]
+
+
+def test_main_bound_job_asks_for_no_workers():
+    s = report(DATA / "yolo_main")
+    ip = s["inproc"]
+    assert ip["bound"] == "main"
+    assert ip["input_speedup_max"] == pytest.approx(58.6 / 55.5, abs=0.001)
+    v = starved(s)
+    assert v["cause"] == "cpu_bound"
+    sugg = v["suggestion"]
+    assert "at most 1.06x faster" in sugg
+    assert "More DataLoader workers cannot help past that" in sugg
+    assert "Raise num_workers" not in sugg
+    assert "loss_tal_dual.py:build_targets 36%" in sugg
+    assert "Use AMP" in sugg  # autocast_used: false
+    assert "batch_size=64" in sugg
+    assert "cudnn.benchmark" not in sugg  # already True
+    # the allocator grew at every epoch end: 2.0, 2.6, 3.3 GiB
+    mem = ip["memory"]
+    assert mem["leak"] and mem["leak_epochs"] == 3
+    assert mem["leak_bytes"] == int(3.3 * 2**30) - int(2.0 * 2**30)
+
+
+def test_amp_not_asked_when_autocast_is_used(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(DATA / "yolo_main", run)
+    p = run / "python" / "600.jsonl"
+    p.write_text(p.read_text().replace('"autocast_used": false', '"autocast_used": true')
+                 .replace('"torch_compile_used": false', '"torch_compile_used": true'))
+    sugg = starved(report(run))["suggestion"]
+    assert "AMP" not in sugg and "torch.compile" not in sugg
+    assert "More DataLoader workers cannot help past that" in sugg
+
+
+def test_cause_changes_between_epochs():
+    s = report(DATA / "yolo_changes")
+    ip = s["inproc"]
+    assert ip["bound_changes"] and ip["bound"] == "mixed"
+    assert [e["bound"] for e in ip["epochs"]] == ["input", "main"]
+    v = starved(s)
+    assert "per epoch: 1 input 62%, 2 main 6%" in v["message"]
+    assert "The cause changes between epochs" in v["suggestion"]
+    # both halves: input work for epoch 1, step work for epoch 2
+    assert "Raise num_workers from 2" in v["suggestion"]
+    assert "Use AMP" in v["suggestion"]
+
+
+def test_text_section_fits_80_columns():
+    for name in ["yolo_input", "yolo_main", "yolo_changes"]:
+        sec = section(text(DATA / name))
+        assert "data wait of the training loop, per epoch" in sec
+        wide = [x for x in sec.splitlines() if len(x) > 80]
+        assert not wide, wide
+    sec = section(text(DATA / "yolo_input"))
+    assert re.search(r"^    1 +38 +1\.58 +14\.5 +9\.3 +60\.9 +3\.1 input +1\.6$", sec, re.M), sec
+    assert "34  utils/loss_tal_dual.py:build_targets" in sec
+    assert "1 torn last line" in sec
+
+
+def test_html_flame_graphs(tmp_path):
+    out = tmp_path / "r.html"
+    r = subprocess.run([GW, "report", str(DATA / "yolo_input"), "--html", str(out)],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    html = out.read_text()
+    assert 'id="inproc"' in html
+    svgs = re.findall(r"<svg.*?</svg>", html, re.S)
+    assert len(svgs) == 2  # training process, workers
+    for svg in svgs:
+        xml.dom.minidom.parseString(svg)  # well-formed, self-contained
+    assert "load_image (utils/dataloaders.py)" in svgs[1]
+    assert "src=" not in "".join(svgs) and "href=" not in "".join(svgs)
+
+
+def test_no_python_dir_says_why(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(REC / "yolo_w1b64", run)
+    (run / "summary.json").unlink()
+    s = report(run)
+    assert s["inproc"] == {"present": False, "why": s["inproc"]["why"]}
+    assert "no python/ in the run directory" in s["inproc"]["why"]
+    assert s["epoch_source"] != "python"
+    assert not any(k.startswith("python_") for k in starved(s)["evidence"])
+    out = text(run)
+    lines = [x for x in out.splitlines() if x.startswith("Inside the job")]
+    assert lines == ["Inside the job: no in-job data (no python/ in the run directory: not a "
+                     "Python job, python -I/-S, or recorded by an older gpuwatch)"[:len(lines[0])]]
+    meta = json.loads((run / "meta.json").read_text())
+    meta["python_instrumentation"] = "off (--no-python)"
+    (run / "meta.json").write_text(json.dumps(meta))
+    assert report(run)["inproc"]["why"] == "Python instrumentation was off (--no-python)"
+
+
+def test_hostile_python_dir(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(DATA / "yolo_input", run)
+    py = run / "python"
+    (py / "900.jsonl").write_bytes(b"\x00\xff{not json\n" * 50 + b'{"t": 1e400, "kind": "pass"}\n'
+                                   + b'{"t": 1796138500, "kind": "steps", "loader": 0, "pass": 0, '
+                                   b'"t0": 1796138400, "t1": 1796138500, "steps": -5, '
+                                   b'"wait_s": 1, "between_s": 1}\n')
+    (py / "900.stacks").write_text(";".join(["f (x.py:1)"] * 20000) + " 3\nnocount\n")
+    (py / "901.jsonl").mkdir()
+    (py / "902.stacks").write_bytes(b"\x1b[31mred (a.py:1) 4\n")
+    s = report(run)
+    rd = s["inproc"]["read"]
+    assert rd["bad_lines"] == 50 and rd["absurd_records"] == 2 and rd["bad_stack_lines"] == 1
+    assert s["inproc"]["data_wait_share_pct"] == pytest.approx(60.13, abs=0.01)  # unchanged
+    out = text(run)
+    assert "\x1b" not in out
+    html = tmp_path / "r.html"
+    assert subprocess.run([GW, "report", str(run), "--html", str(html)], capture_output=True,
+                          timeout=60).returncode == 0
