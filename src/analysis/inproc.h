@@ -50,6 +50,8 @@ typedef struct gw_inproc_role_view {
     double samples;   /* every sample of the role */
     double idle;      /* samples idle in a known wait (queue, select, lock) */
     double in_next;   /* main: samples inside a DataLoader's __next__ (waiting for data) */
+    double importing; /* samples importing modules (<frozen importlib...>: start-up) */
+    double busy;      /* samples - idle - importing: what the function shares are of */
     size_t processes; /* processes with a stacks file */
     size_t nfns;
     gw_inproc_fn *fns; /* busy samples only; sorted by self, descending */
@@ -117,5 +119,8 @@ const char *gw_inproc_fn_short(const char *name);
 /* True when the frame "function (file:LINE)" is a known wait (queue, select, lock): the thread
  * is idle there. */
 bool gw_inproc_frame_idle(const char *frame, size_t len);
+
+/* True when the frame is a DataLoader iterator's __next__ in torch's dataloader.py. */
+bool gw_inproc_frame_next(const char *frame, size_t len);
 
 #endif

@@ -14,7 +14,7 @@
 static const gw_inproc_fn *hot(const gw_inproc_analysis *ia, int role, size_t k, double *pct)
 {
     const gw_inproc_role_view *rv = &ia->roles[role];
-    double busy = rv->samples - rv->idle;
+    double busy = rv->busy;
     if (k >= rv->nfns || !(busy > 0)) {
         *pct = NAN;
         return NULL;

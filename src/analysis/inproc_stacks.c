@@ -72,11 +72,21 @@ const char *gw_inproc_fn_short(const char *name)
     return slash ? slash + 1 : name;
 }
 
-static bool is_next(const char *frame, size_t len)
+/* A DataLoader iterator's __next__ ("__next__", or "_MultiProcessingDataLoaderIter.__next__"
+ * with Python 3.11's qualified names) in torch's dataloader.py. */
+bool gw_inproc_frame_next(const char *frame, size_t len)
 {
-    static const char want[] = "__next__ (";
-    return len > sizeof want && memcmp(frame, want, sizeof want - 1) == 0 &&
+    const char *sp = memchr(frame, ' ', len);
+    static const char want[] = "__next__";
+    size_t fl = sp ? (size_t)(sp - frame) : 0, wl = sizeof want - 1;
+    return fl >= wl && memcmp(frame + fl - wl, want, wl) == 0 &&
+           (fl == wl || frame[fl - wl - 1] == '.') &&
            memmem(frame, len, "utils/data/dataloader.py", 24);
+}
+
+static bool is_import(const char *frame, size_t len)
+{
+    return memmem(frame, len, "(<frozen importlib.", 19) != NULL;
 }
 
 typedef struct fn_map {
@@ -136,13 +146,14 @@ static void add_stack(fn_map *m, size_t *cap, const gw_inproc_stack *st, size_t 
     size_t nseen = 0, leaf = (size_t)-1;
     const char *last = s;
     size_t last_len = 0;
-    bool next = false;
+    bool next = false, import = false;
     for (const char *p = s;; p++) {
         if (*p != ';' && *p)
             continue;
         last = s;
         last_len = (size_t)(p - s);
-        next |= is_next(s, last_len);
+        next |= gw_inproc_frame_next(s, last_len);
+        import |= is_import(s, last_len);
         if (!*p)
             break;
         s = p + 1;
@@ -154,6 +165,11 @@ static void add_stack(fn_map *m, size_t *cap, const gw_inproc_stack *st, size_t 
         rv->idle += st->count;
         return;
     }
+    if (import) {
+        rv->importing += st->count;
+        return;
+    }
+    rv->busy += st->count;
     s = st->frames;
     for (const char *p = s;; p++) {
         if (*p != ';' && *p)

@@ -95,7 +95,7 @@ static void fg_colour(FILE *out, const char *name)
         fputs("#c8c8c8", out);
         return;
     }
-    if (strncmp(name, "__next__ (", 10) == 0 && strstr(name, "utils/data/dataloader.py")) {
+    if (gw_inproc_frame_next(name, strlen(name))) {
         fputs("#8fb3e0", out);
         return;
     }
@@ -233,7 +233,7 @@ static void role_section(FILE *out, const gw_inproc_analysis *ia, int role)
     if (!(rv->samples > 0))
         return;
     char x[3][GW_FMT_SIZE];
-    double busy = rv->samples - rv->idle;
+    double busy = rv->busy;
     fprintf(out,
             "<h3>%s</h3>\n<p class=\"meta\">%zu process%s, %s samples, %s%% idle in a wait"
             "</p>\n<table class=\"inproc\">\n<tr><th>self</th><th>inclusive</th>"

@@ -97,7 +97,7 @@ static cJSON *fn_json(const gw_inproc_fn *f, double busy)
 static cJSON *role_json(const gw_inproc_role_view *rv)
 {
     cJSON *o = cJSON_CreateObject();
-    double busy = rv->samples - rv->idle;
+    double busy = rv->busy;
     gw_json_add_num(o, "processes", (double)rv->processes, 0);
     gw_json_add_num(o, "samples", rv->samples, 0);
     gw_json_add_num(o, "idle_samples", rv->idle, 0);

@@ -120,16 +120,20 @@ static void role_table(gw_buf *b, const gw_inproc_analysis *ia, int role)
     if (!(rv->samples > 0))
         return;
     char x[4][GW_FMT_SIZE], cut[FN_WIDTH + 1];
-    double busy = rv->samples - rv->idle;
-    gw_buf_printf(b, "  %s (%zu process%s, %s samples, %s%% idle in a wait",
+    double busy = rv->busy;
+    gw_buf_printf(b, "  %s (%zu process%s, %s samples: %s%% idle in a wait",
                   role == GW_INPROC_MAIN ? "training process" : "DataLoader workers", rv->processes,
                   rv->processes == 1 ? "" : "es", n(rv->samples, x[0], 0),
                   n(100.0 * rv->idle / rv->samples, x[1], 1));
+    if (rv->importing > 0)
+        gw_buf_printf(b, ", %s%% importing modules",
+                      n(100.0 * rv->importing / rv->samples, x[2], 1));
     if (role == GW_INPROC_MAIN)
-        gw_buf_printf(b, ", %s%% in DataLoader __next__",
-                      n(100.0 * rv->in_next / rv->samples, x[2], 1));
+        gw_buf_printf(b, "; %s%% inside DataLoader __next__",
+                      n(100.0 * rv->in_next / rv->samples, x[3], 1));
     gw_buf_puts(b, "):\n");
-    gw_buf_printf(b, "    %6s %6s  %s\n", "self%", "incl%", "function (of the busy samples)");
+    gw_buf_printf(b, "    %6s %6s  %s\n", "self%", "incl%",
+                  "function (share of the other samples)");
     size_t listed = 0;
     for (size_t k = 0; k < rv->nfns && k < TOP_FUNCTIONS && busy > 0 && rv->fns[k].self > 0;
          k++, listed++) {
@@ -138,19 +142,16 @@ static void role_table(gw_buf *b, const gw_inproc_analysis *ia, int role)
                       n(100.0 * f->total / busy, x[1], 1),
                       gw_report_inproc_fn_cut(f->name, cut, sizeof cut));
     }
-    /* the inclusive view names what the self view hides: callers that hold the time */
-    size_t shown = 0;
-    for (size_t k = 0; k < rv->nfns && shown < 3 && busy > 0; k++) {
+    /* the inclusive view names what the self view hides: the callers that hold the time */
+    for (size_t k = 0, shown = 0; k < rv->nfns && shown < 3 && busy > 0; k++) {
         const gw_inproc_fn *f = &rv->fns[rv->by_total[k]];
         if (f->total >= busy * 0.999 || rv->by_total[k] < listed)
             continue; /* the root frames, and those listed */
-        if (shown++ == 0)
-            gw_buf_puts(b, "    inclusive:");
-        gw_buf_printf(b, " %s %s%%", gw_inproc_fn_short(f->name),
-                      n(100.0 * f->total / busy, x[0], 1));
+        shown++;
+        gw_buf_printf(b, "    %6s %6s  %s\n", n(100.0 * f->self / busy, x[0], 1),
+                      n(100.0 * f->total / busy, x[1], 1),
+                      gw_report_inproc_fn_cut(f->name, cut, sizeof cut));
     }
-    if (shown)
-        gw_buf_puts(b, "\n");
 }
 
 static void memory_lines(gw_buf *b, const gw_inproc_analysis *ia)

@@ -194,3 +194,66 @@ def test_hostile_python_dir(tmp_path):
     html = tmp_path / "r.html"
     assert subprocess.run([GW, "report", str(run), "--html", str(html)], capture_output=True,
                           timeout=60).returncode == 0
+
+
+def raw(run):
+    """The real sample's records, read here independently of gpuwatch."""
+    recs = {}
+    for p in (run / "python").glob("*.jsonl"):
+        recs[int(p.stem)] = [json.loads(x) for x in p.read_text().splitlines() if x.strip()]
+    return recs
+
+
+def role_of(recs, pid):
+    return [r for r in recs[pid] if r["kind"] == "process"][-1]["role"]
+
+
+def leaf_shares(run, recs, role):
+    """Self share of each function ("file:qualname") over the role's samples that are neither
+    idle in a wait (leaf in selectors/threading/queues/connection/...) nor importing."""
+    waits = ("selectors.py", "threading.py", "queues.py", "queue.py", "connection.py",
+             "synchronize.py", "popen_fork.py")
+    counts, busy = {}, 0
+    for pid in recs:
+        if role_of(recs, pid) != role or not (run / "python" / f"{pid}.stacks").exists():
+            continue
+        for line in (run / "python" / f"{pid}.stacks").read_text().splitlines():
+            stack, n = line.rsplit(" ", 1)
+            frames = stack.split(";")
+            fn, loc = frames[-1].rsplit(" (", 1)
+            f = loc[:-1].rsplit(":", 1)[0]
+            if f.split("/")[-1] in waits or "(<frozen importlib." in stack:
+                continue
+            busy += int(n)
+            counts[f + ":" + fn] = counts.get(f + ":" + fn, 0) + int(n)
+    return {k: 100 * v / busy for k, v in counts.items()}
+
+
+@pytest.mark.parametrize("name,bound", [("real_input_bound", "input"),
+                                        ("real_main_bound", "main")])
+def test_real_samples_match_their_records(name, bound):
+    """Real run directories of 22py's instrumentation (CPU torch, fake NVML): every figure the
+    report gives equals what the raw records say."""
+    run = DATA / name
+    recs = raw(run)
+    main = [pid for pid in recs if role_of(recs, pid) == "main"]
+    assert len(main) == 1
+    passes = [r for r in recs[main[0]] if r["kind"] == "pass" and r["loader"] == 0]
+    wait = sum(r["wait_s"] for r in passes)
+    between = sum(r["between_s"] for r in passes)
+    ip = report(run)["inproc"]
+    assert ip["steps"] == sum(r["steps"] for r in passes)
+    assert ip["data_wait_share_pct"] == pytest.approx(100 * wait / (wait + between), abs=0.01)
+    assert ip["input_speedup_max"] == pytest.approx((wait + between) / between, abs=0.001)
+    assert ip["bound"] == bound
+    assert len(ip["epochs"]) == len(passes)
+    for role in ("main", "worker"):
+        want = leaf_shares(run, recs, role)
+        top = ip["roles"][role]["top_self"][0]
+        assert top["self_pct"] == pytest.approx(max(want.values()), abs=0.01)
+        assert want[top["function"]] == pytest.approx(top["self_pct"], abs=0.01)
+    settings = [r for r in recs[main[0]] if r["kind"] == "settings"][-1]
+    assert ip["settings"]["training"]["autocast_used"] == settings["autocast_used"]
+    assert ip["read"]["bad_lines"] == 0 and ip["read"]["absurd_records"] == 0
+    sec = section(text(run))
+    assert not [x for x in sec.splitlines() if len(x) > 80]
