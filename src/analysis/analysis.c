@@ -25,8 +25,8 @@ const char *gw_time_check_name(gw_time_check c)
     return c < GW_TIME_COUNT ? time_names[c] : "unknown";
 }
 
-static const char *const origin_names[] = {"none",  "events", "log",
-                                           "dips",  "marks",  "output", "python"};
+static const char *const origin_names[] = {"none",  "events", "log",   "dips",
+                                           "marks", "output", "python"};
 
 const char *gw_epoch_origin_name(gw_epoch_origin o)
 {
@@ -244,6 +244,8 @@ static void epochs_from_events(gw_analysis *a)
 
 /* In-job data wins over parsed output: the training DataLoader's passes are the epochs, with
  * their exact steps and validation (analysis/inproc.h). */
+void gw_inproc_steady(gw_analysis *a); /* inproc_phases.c */
+
 static bool epochs_from_python(gw_analysis *a)
 {
     a->nepochs = gw_inproc_epochs(a->inproc, &a->epochs);
@@ -422,6 +424,7 @@ gw_analysis *gw_analyze(const gw_series *s)
     if (!epochs_from_python(a))
         epochs_from_events(a);
     startup_until_first_epoch(a);
+    gw_inproc_steady(a);
     classify_dips(a);
     double *scratch = xmalloc((max_rows ? max_rows : 1) * sizeof *scratch);
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));

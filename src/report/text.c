@@ -415,7 +415,8 @@ static void epoch_parts_section(FILE *out, const gw_analysis *a)
         any |= a->epochs[k].steps >= 0 || !isnan(a->epochs[k].validation_s);
     if (!any)
         return;
-    fprintf(out, "\nEpoch phases (from the job's output; GPU busy: mean of the GPUs)\n");
+    fprintf(out, "\nEpoch phases (from the job's %s; GPU busy: mean of the GPUs)\n",
+            a->epoch_origin == GW_EPOCHS_PYTHON ? "DataLoaders" : "output");
     fprintf(out, "  %-9s %10s %12s %8s %9s %10s %10s\n", "epoch", "duration", "validation", "steps",
             "steps/s", "busy train", "busy val");
     for (size_t k = 0; k < a->nepochs; k++) {

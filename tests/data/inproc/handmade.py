@@ -85,9 +85,10 @@ def write(name, source, passes, main_stacks, worker_stacks, workers=1, autocast=
     py = run / "python"
     py.mkdir()
     with open(py / "600.jsonl", "w") as f:
-        process(f, 40.0, 600, 584, "main")
-        settings(f, 40.1, 8, autocast)
-        loaders(f, 55.0, workers)
+        start = passes[0][0]
+        process(f, start - 5, 600, 584, "main")
+        settings(f, start - 4.9, 8, autocast)
+        loaders(f, start - 1, workers)
         for k, (t0, t1, steps, wait, between, first, v0, v1) in enumerate(passes):
             a_pass(f, 0, k, t0, t1, steps, wait, between, first)
             memory(f, t1 + 0.01, *mem[min(k, len(mem) - 1)])
@@ -96,14 +97,14 @@ def write(name, source, passes, main_stacks, worker_stacks, workers=1, autocast=
             interval_s=0.01, sampler_cpu_s=0.21)
         rec(f, passes[-1][7] + 0.3, "exit")
         if torn:
-            f.write('{"t": %.3f, "kind": "steps", "loader": 0, "pa' % (T0 + 111.3))
+            f.write('{"t": %.3f, "kind": "steps", "loader": 0, "pa' % (T0 + passes[-1][7] + 0.4))
     (py / "600.stacks").write_text("".join(f"{s} {n}\n" for s, n in main_stacks.items()))
     for w in range(workers):
         pid = 700 + w
         with open(py / f"{pid}.jsonl", "w") as f:
-            process(f, 56.0, pid, 600, "worker", w)
-            settings(f, 56.1, 8, False)
-            rec(f, 110.0, "stacks", samples=sum(worker_stacks.values()), interval_s=0.01,
+            process(f, start - 0.5, pid, 600, "worker", w)
+            settings(f, start - 0.4, 8, False)
+            rec(f, passes[-1][1], "stacks", samples=sum(worker_stacks.values()), interval_s=0.01,
                 sampler_cpu_s=0.2)
         (py / f"{pid}.stacks").write_text(
             "".join(f"{s} {n}\n" for s, n in worker_stacks.items()))
@@ -144,9 +145,9 @@ if __name__ == "__main__":
           MAIN_INPUT, WORKERS_INPUT, workers=1,
           mem=((2.0, 30.0, 28.0), (2.5, 30.0, 28.2)), torn=True)
     write("yolo_main", "yolo_w8b64",
-          [(40.0, 60.0, 38, 1.2, 18.6, 2.0, 60.1, 61.0),
-           (61.5, 81.0, 38, 1.0, 18.4, 0.6, 81.1, 82.0),
-           (82.5, 102.0, 38, 0.9, 18.5, 0.5, 102.1, 103.0)],
+          [(8.0, 23.0, 38, 1.0, 13.8, 2.0, 23.1, 24.0),
+           (24.5, 39.5, 38, 0.8, 14.0, 0.6, 39.6, 40.5),
+           (41.0, 56.0, 38, 0.7, 14.1, 0.5, 56.1, 57.0)],
           MAIN_BOUND, WORKERS_IDLE, workers=8,
           mem=((2.0, 30.0, 28.0), (2.6, 30.0, 28.6), (3.3, 31.0, 29.3)))
     write("yolo_changes", "yolo_w1b64",
