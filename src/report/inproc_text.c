@@ -184,7 +184,6 @@ static void memory_lines(gw_buf *b, const gw_inproc_analysis *ia)
 static void input_line(gw_buf *b, const gw_inproc_analysis *ia)
 {
     const gw_inproc *in = ia->in;
-    char x[3][GW_FMT_SIZE];
     gw_buf_printf(b, "  read: %zu files, %zu lines", in->files, in->lines);
     if (in->torn_lines)
         gw_buf_printf(b, ", %zu torn last line%s", in->torn_lines, in->torn_lines == 1 ? "" : "s");
@@ -194,10 +193,12 @@ static void input_line(gw_buf *b, const gw_inproc_analysis *ia)
         gw_buf_printf(b, ", %zu records with absurd values skipped", in->absurd_records);
     if (in->unreadable_files)
         gw_buf_printf(b, ", %zu files could not be opened", in->unreadable_files);
-    if (ia->sampled_s > 0)
+    if (ia->sampled_s > 0) {
+        char x[3][GW_FMT_SIZE];
         gw_buf_printf(b, "; sampler %s s CPU over %s s of processes (%s%% of a core)",
                       n(ia->sampler_cpu_s, x[0], 2), n(ia->sampled_s, x[1], 0),
                       n(ia->sampler_overhead_pct, x[2], 2));
+    }
     gw_buf_puts(b, "\n");
     if (in->warnings)
         gw_buf_printf(b, "  warnings from the instrumentation: %zu, first: %s\n", in->warnings,
