@@ -117,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s = gw_series_new();
     in = gw_series_add_input(s, "run", NULL, GW_INPUT_RUN_DIR);
     s->inputs[in].inproc = ip;
-    analyse_and_render(s, data, 0);
+    analyse_and_render(s, data, size);
     gw_series_free(s);
 
     int64_t ms;
