@@ -160,6 +160,8 @@ static void build_epochs(gw_inproc_analysis *ia)
             if (ia->epochs[k].train->t_start <= p->t_start) {
                 ia->epochs[k].val_steps += p->steps;
                 ia->epochs[k].val_s += p->t_end - p->t_start;
+                ia->epochs[k].val_wait_s += p->wait_s;
+                ia->epochs[k].val_between_s += p->between_s;
                 break;
             }
     }
@@ -380,4 +382,40 @@ double gw_inproc_cores(const gw_inproc_analysis *ia)
     if (s->cgroup_cpu_limit_cores > 0 && !(c <= s->cgroup_cpu_limit_cores))
         c = s->cgroup_cpu_limit_cores;
     return c;
+}
+
+size_t gw_inproc_timeline(const gw_inproc_analysis *ia, size_t max, gw_inproc_steps **out)
+{
+    *out = NULL;
+    const gw_inproc *in = ia->in;
+    if (!in || ia->train_loader < 0 || max == 0)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < in->nsteps; i++)
+        n += in->steps[i].loader == (size_t)ia->train_loader;
+    if (n == 0)
+        return 0;
+    size_t group = (n + max - 1) / max, k = 0, m = 0;
+    gw_inproc_steps *v = xcalloc((n + group - 1) / group, sizeof *v);
+    for (size_t i = 0; i < in->nsteps; i++) {
+        const gw_inproc_steps *s = &in->steps[i];
+        if (s->loader != (size_t)ia->train_loader)
+            continue;
+        gw_inproc_steps *b = &v[m];
+        if (k == 0) {
+            *b = *s;
+        } else {
+            b->t0 = fmin(b->t0, s->t0);
+            b->t1 = fmax(b->t1, s->t1);
+            b->steps += s->steps;
+            b->wait_s += s->wait_s;
+            b->between_s += s->between_s;
+        }
+        if (++k == group) {
+            k = 0;
+            m++;
+        }
+    }
+    *out = v;
+    return m + (k > 0);
 }

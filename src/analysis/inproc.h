@@ -61,8 +61,9 @@ typedef struct gw_inproc_role_view {
 /* One epoch: a pass of the training loader and the validation passes before the next one. */
 typedef struct gw_inproc_epoch {
     const gw_inproc_pass *train;
-    double val_steps, val_s; /* validation passes in it (0 when none) */
-    double wait_share_pct;   /* of the training pass */
+    double val_steps, val_s;          /* validation passes in it (0 when none) */
+    double val_wait_s, val_between_s; /* their time waiting for data and between batches */
+    double wait_share_pct;            /* of the training pass */
     double steps_per_s;
     gw_inproc_bound bound;
 } gw_inproc_epoch;
@@ -119,6 +120,10 @@ const char *gw_inproc_fn_short(const char *name);
 /* True when the frame "function (file:LINE)" is a known wait (queue, select, lock): the thread
  * is idle there. */
 bool gw_inproc_frame_idle(const char *frame, size_t len);
+
+/* The training loader's "steps" records in time order, consecutive ones merged so that at most
+ * max remain (a timeline of the data wait); *out newly allocated. Returns how many. */
+size_t gw_inproc_timeline(const gw_inproc_analysis *ia, size_t max, gw_inproc_steps **out);
 
 /* True when the frame is a DataLoader iterator's __next__ in torch's dataloader.py. */
 bool gw_inproc_frame_next(const char *frame, size_t len);

@@ -39,15 +39,17 @@ static size_t fg_child(fg_tree *t, size_t parent, const char *frame, size_t len)
         if (k > 0 && k < len - 1 && frame[k - 1] == ':')
             keep = k - 1;
     }
-    for (size_t c = t->v[parent].child; c; c = t->v[c].next)
-        if (strncmp(t->v[c].name, frame, keep) == 0 && t->v[c].name[keep] == '\0')
-            return c;
-    t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof *t->v);
     char *name = xmalloc(keep + 2);
     memcpy(name, frame, keep);
     name[keep] = '\0';
     if (keep < len)
         strcat(name, ")");
+    for (size_t c = t->v[parent].child; c; c = t->v[c].next)
+        if (strcmp(t->v[c].name, name) == 0) {
+            free(name);
+            return c;
+        }
+    t->v = xgrow(t->v, &t->cap, t->n + 1, sizeof *t->v);
     t->v[t->n] = (fg_node){name, 0, 0, t->v[parent].child};
     t->v[parent].child = t->n;
     return t->n++;
@@ -226,6 +228,57 @@ static void epochs_table(FILE *out, const gw_inproc_analysis *ia)
             n(ia->speedup_input_max, x[2], 2));
 }
 
+/* The training loop's data wait over time: one bar per "steps" interval, its height the share
+ * of the interval's step time spent waiting for data; epochs start at the dashed lines. */
+static void timeline_svg(FILE *out, const gw_inproc_analysis *ia)
+{
+    gw_inproc_steps *v;
+    size_t count = gw_inproc_timeline(ia, 600, &v);
+    double t0 = count ? v[0].t0 : 0, t1 = count ? v[count - 1].t1 : 0;
+    if (count == 0 || !(t1 > t0)) {
+        free(v);
+        return;
+    }
+    const double W = FG_W, H = 120, top = 8;
+    double sx = W / (t1 - t0);
+    fprintf(out,
+            "<figure class=\"flame\"><svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
+            "%.0f\" width=\"100%%\" role=\"img\" aria-label=\"data wait over time\" "
+            "style=\"font:11px monospace\">\n",
+            W, H + top + 14);
+    for (int p = 0; p <= 100; p += 50)
+        fprintf(out,
+                "<line x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+                "<text x=\"2\" y=\"%.1f\">%d%%</text>\n",
+                W, top + H * (1 - p / 100.0), top + H * (1 - p / 100.0),
+                top + H * (1 - p / 100.0) - 2, p);
+    for (size_t i = 0; i < count; i++) {
+        double all = v[i].wait_s + v[i].between_s;
+        if (!(all > 0))
+            continue;
+        double share = v[i].wait_s / all, h = H * share;
+        char x[2][GW_FMT_SIZE];
+        fprintf(out,
+                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+                "<title>epoch %ld: %s steps, data wait %s%%</title></rect>\n",
+                (v[i].t0 - t0) * sx, top + H - h, fmax((v[i].t1 - v[i].t0) * sx - 0.5, 0.5), h,
+                share * 100 >= GW_INPROC_INPUT_PCT ? "#d9822b" : "#8fb3e0", v[i].pass + 1,
+                n(v[i].steps, x[0], 0), n(100 * share, x[1], 1));
+    }
+    for (size_t k = 0; k < ia->nepochs; k++) {
+        double x = (ia->epochs[k].train->t_start - t0) * sx;
+        fprintf(out,
+                "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#444\" "
+                "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%.0f\">epoch %ld</text>\n",
+                x, x, top, top + H, x + 3, top + H + 12, ia->epochs[k].train->pass + 1);
+    }
+    fputs("</svg><figcaption>The training loop's data wait over time: each bar is one "
+          "interval's share of the step time spent waiting for the DataLoader (orange: "
+          "input-bound, at least 30%).</figcaption></figure>\n",
+          out);
+    free(v);
+}
+
 static void role_section(FILE *out, const gw_inproc_analysis *ia, int role)
 {
     const gw_inproc_role_view *rv = &ia->roles[role];
@@ -270,8 +323,10 @@ void gw_report_inproc_html(FILE *out, const gw_analysis *a)
     }
     if (ia->train_loader >= 0)
         loaders_table(out, ia);
-    if (ia->has_steps)
+    if (ia->has_steps) {
         epochs_table(out, ia);
+        timeline_svg(out, ia);
+    }
     if (ia->nmemory) {
         const double gib = 1024.0 * 1024 * 1024;
         char x[4][GW_FMT_SIZE];

@@ -4,8 +4,9 @@
 #include "util/gw_json.h"
 
 #include <math.h>
+#include <stdlib.h>
 
-enum { TOP_JSON = 15 };
+enum { TOP_JSON = 15, TIMELINE_MAX = 500 };
 
 static void add_bool(cJSON *o, const char *key, int b)
 {
@@ -80,8 +81,31 @@ static cJSON *epochs_json(const gw_inproc_analysis *ia)
         cJSON_AddBoolToObject(o, "complete", e->train->complete);
         gw_json_add_num(o, "validation_steps", e->val_steps, 0);
         gw_json_add_num(o, "validation_s", e->val_steps > 0 ? e->val_s : NAN, 3);
+        double vw = e->val_wait_s + e->val_between_s;
+        gw_json_add_num(o, "validation_data_wait_share_pct",
+                        e->val_steps > 0 && vw > 0 ? 100.0 * e->val_wait_s / vw : NAN, 2);
         cJSON_AddItemToArray(arr, o);
     }
+    return arr;
+}
+
+/* The training loop's data wait over time, from the "steps" records (at most TIMELINE_MAX). */
+static cJSON *timeline_json(const gw_inproc_analysis *ia)
+{
+    cJSON *arr = cJSON_CreateArray();
+    gw_inproc_steps *v;
+    size_t n = gw_inproc_timeline(ia, TIMELINE_MAX, &v);
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        double all = v[i].wait_s + v[i].between_s;
+        gw_json_add_num(o, "epoch", (double)v[i].pass + 1, 0);
+        add_t(o, "start", v[i].t0);
+        add_t(o, "end", v[i].t1);
+        gw_json_add_num(o, "steps", v[i].steps, 0);
+        gw_json_add_num(o, "data_wait_share_pct", all > 0 ? 100.0 * v[i].wait_s / all : NAN, 2);
+        cJSON_AddItemToArray(arr, o);
+    }
+    free(v);
     return arr;
 }
 
@@ -182,6 +206,7 @@ void gw_report_inproc_json(cJSON *root, const gw_analysis *a)
     gw_json_add_str(o, "bound", gw_inproc_bound_name(ia->bound));
     cJSON_AddBoolToObject(o, "bound_changes", ia->bound_changes);
     cJSON_AddItemToObject(o, "epochs", epochs_json(ia));
+    cJSON_AddItemToObject(o, "timeline", timeline_json(ia));
     cJSON *roles = cJSON_AddObjectToObject(o, "roles");
     cJSON_AddItemToObject(roles, "main", role_json(&ia->roles[GW_INPROC_MAIN]));
     cJSON_AddItemToObject(roles, "worker", role_json(&ia->roles[GW_INPROC_WORKER]));

@@ -91,6 +91,27 @@ static void settings_line(gw_buf *b, const gw_inproc_analysis *ia)
                   n(s->os_cpu_count, x[3], 0));
 }
 
+/* The validation loader's data wait, per epoch: "validation: data wait 60% (62, 58, 60)". */
+static void val_line(gw_buf *b, const gw_inproc_analysis *ia)
+{
+    double w = 0, all = 0;
+    for (size_t k = 0; k < ia->nepochs; k++) {
+        w += ia->epochs[k].val_wait_s;
+        all += ia->epochs[k].val_wait_s + ia->epochs[k].val_between_s;
+    }
+    if (ia->val_loader < 0 || !(all > 0))
+        return;
+    char x[GW_FMT_SIZE];
+    gw_buf_printf(b, "  validation loader: data wait %s%% of its step time (per epoch:",
+                  n(100.0 * w / all, x, 1));
+    for (size_t k = 0; k < ia->nepochs; k++) {
+        double e = ia->epochs[k].val_wait_s + ia->epochs[k].val_between_s;
+        gw_buf_printf(b, "%s %s", k ? "," : "",
+                      e > 0 ? n(100.0 * ia->epochs[k].val_wait_s / e, x, 0) : "-");
+    }
+    gw_buf_puts(b, ")\n");
+}
+
 static void epochs_table(gw_buf *b, const gw_inproc_analysis *ia)
 {
     gw_buf_puts(b, "  data wait of the training loop, per epoch (training loader's passes):\n");
@@ -106,6 +127,7 @@ static void epochs_table(gw_buf *b, const gw_inproc_analysis *ia)
                       gw_inproc_bound_name(e->bound), e->val_steps > 0 ? n(e->val_s, x[6], 1) : "-",
                       e->train->complete ? "" : " (cut)");
     }
+    val_line(b, ia);
     char x[3][GW_FMT_SIZE];
     gw_buf_printf(b,
                   "  whole run: %s steps, waiting for data %s%% of the step time: a faster "

@@ -65,6 +65,8 @@ def test_input_bound_job():
     assert worker["top_self"][0]["function"] == "utils/dataloaders.py:load_image"
     assert worker["top_self"][0]["self_pct"] == pytest.approx(48.0)
     assert ip["read"]["torn_lines"] == 1  # the last line of 600.jsonl is cut
+    assert [e["validation_data_wait_share_pct"] for e in ip["epochs"]] == [60, 60]  # 0.9/1.5
+    assert [t["steps"] for t in ip["timeline"]] == [10, 10, 9, 9, 10, 10, 9, 9]
     # the epochs are the training loader's passes, exactly
     assert s["epoch_source"] == "python"
     assert [e["steps"] for e in s["epochs"]] == [38, 38]
@@ -153,11 +155,20 @@ def test_html_flame_graphs(tmp_path):
     html = out.read_text()
     assert 'id="inproc"' in html
     svgs = re.findall(r"<svg.*?</svg>", html, re.S)
-    assert len(svgs) == 2  # training process, workers
+    assert len(svgs) == 3  # the data wait over time; flame graphs of training process, workers
     for svg in svgs:
         xml.dom.minidom.parseString(svg)  # well-formed, self-contained
-    assert "load_image (utils/dataloaders.py)" in svgs[1]
     assert "src=" not in "".join(svgs) and "href=" not in "".join(svgs)
+    # 2 passes of 4 "steps" records, each at its pass's share
+    bars = re.findall(r"<title>epoch (\d): (\d+) steps, data wait ([\d.]+)%</title>", svgs[0])
+    assert [b[0] for b in bars] == ["1"] * 4 + ["2"] * 4
+    assert sum(int(b[1]) for b in bars) == 76
+    assert {b[2] for b in bars} == {"60.9", "59.3"}
+    # every stack starts in train_dual.py's <module>: one box of all 2400 samples, lines merged
+    titles = re.findall(r"<title>([^<]*)</title>", svgs[1])
+    assert "&lt;module&gt; (train_dual.py) - 2400 samples, 100%" in titles
+    assert "load_image (utils/dataloaders.py) - 960 samples, 45.71%" in re.findall(
+        r"<title>([^<]*)</title>", svgs[2])
 
 
 def test_no_python_dir_says_why(tmp_path):
