@@ -98,6 +98,16 @@ static gw_inproc_proc *proc_get(gw_inproc *in, long pid)
     return p;
 }
 
+gw_inproc_role gw_inproc_role_of(const gw_inproc *in, const gw_inproc_proc *p)
+{
+    if (p->role != GW_INPROC_MAIN || in->nloaders == 0)
+        return p->role;
+    for (size_t i = 0; i < in->nloaders; i++)
+        if (in->loaders[i].pid == p->pid)
+            return GW_INPROC_MAIN;
+    return GW_INPROC_OTHER;
+}
+
 const gw_inproc_proc *gw_inproc_proc_of(const gw_inproc *in, long pid)
 {
     for (size_t i = 0; in && i < in->nprocs; i++)

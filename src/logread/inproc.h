@@ -127,6 +127,11 @@ typedef struct gw_inproc {
 gw_inproc *gw_inproc_read(const char *run_dir, const char *instrumentation);
 void gw_inproc_free(gw_inproc *in);
 
+/* The role a process's stacks and counts go to: its own, except that a "main" process that
+ * created no DataLoader while another did (a launcher such as torchrun, the first Python
+ * process of the job) counts as "other". */
+gw_inproc_role gw_inproc_role_of(const gw_inproc *in, const gw_inproc_proc *p);
+
 /* The process with that pid, or NULL. */
 const gw_inproc_proc *gw_inproc_proc_of(const gw_inproc *in, long pid);
 

@@ -120,7 +120,7 @@ static void stack_line(gw_inproc *in, long pid, const char *line, bool last)
 {
     (void)last; /* the file is replaced whole (temp file and rename): never torn */
     const gw_inproc_proc *p = gw_inproc_proc_of(in, pid);
-    gw_inproc_add_stack_line(in, p ? p->role : GW_INPROC_OTHER, line);
+    gw_inproc_add_stack_line(in, p ? gw_inproc_role_of(in, p) : GW_INPROC_OTHER, line);
 }
 
 static int by_name(const void *a, const void *b)
@@ -164,7 +164,7 @@ gw_inproc *gw_inproc_read(const char *run_dir, const char *instrumentation)
                 gw_inproc_role r = GW_INPROC_OTHER;
                 const gw_inproc_proc *p = gw_inproc_proc_of(in, pid);
                 if (p)
-                    r = p->role;
+                    r = gw_inproc_role_of(in, p);
                 double before = in->stacks[r].samples;
                 read_lines(in, path, pid, stack_line);
                 in->stacks[r].processes++;

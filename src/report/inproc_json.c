@@ -183,7 +183,7 @@ void gw_report_inproc_json(cJSON *root, const gw_analysis *a)
     gw_json_add_str(o, "instrumentation", ia->in->instrumentation);
     size_t count[GW_INPROC_ROLES] = {0};
     for (size_t i = 0; i < ia->in->nprocs; i++)
-        count[ia->in->procs[i].role]++;
+        count[gw_inproc_role_of(ia->in, &ia->in->procs[i])]++;
     cJSON *p = cJSON_AddObjectToObject(o, "processes");
     for (int r = 0; r < GW_INPROC_ROLES; r++)
         gw_json_add_num(p, gw_inproc_role_name((gw_inproc_role)r), (double)count[r], 0);

@@ -35,7 +35,7 @@ static void processes_line(gw_buf *b, const gw_inproc_analysis *ia)
     const gw_inproc *in = ia->in;
     size_t count[GW_INPROC_ROLES] = {0};
     for (size_t i = 0; i < in->nprocs; i++)
-        count[in->procs[i].role]++;
+        count[gw_inproc_role_of(in, &in->procs[i])]++;
     const gw_inproc_proc *m = ia->main;
     gw_buf_printf(b, "  processes: %zu training, %zu DataLoader worker%s", count[GW_INPROC_MAIN],
                   count[GW_INPROC_WORKER], count[GW_INPROC_WORKER] == 1 ? "" : "s");

@@ -251,6 +251,11 @@ static char *write_job(void)
              "loop (w.py:1);decode (w.py:5) 75\nloop (w.py:1);aug (w.py:7) 25\n"
              "loop (w.py:1);get (queues.py:1) 100\n");
     th_write(dir, "python/notes.jsonl", "ignored\n");
+    /* a launcher (torchrun): the job's first Python process, role main, no DataLoader */
+    snprintf(buf, sizeof buf, "{\"t\":%.1f,\"kind\":\"process\",\"pid\":50,\"role\":\"main\"}\n",
+             T);
+    th_write(dir, "python/50.jsonl", buf);
+    th_write(dir, "python/50.stacks", "main (run.py:1);_invoke_run (api.py:9) 500\n");
     return dir;
 }
 
@@ -263,10 +268,12 @@ static void test_read_and_analyse(void **state)
     s->inputs[i].inproc = gw_inproc_read(dir, "on");
     const gw_inproc *in = s->inputs[i].inproc;
     assert_true(in->dir_found);
-    assert_int_equal(in->files, 4);
+    assert_int_equal(in->files, 6);
     assert_int_equal(in->torn_lines, 1);
-    assert_int_equal(in->nprocs, 2);
-    assert_num(in->stacks[GW_INPROC_MAIN].samples, 100, 0);
+    assert_int_equal(in->nprocs, 3);
+    assert_num(in->stacks[GW_INPROC_MAIN].samples, 100, 0); /* not the launcher's 500 */
+    assert_num(in->stacks[GW_INPROC_OTHER].samples, 500, 0);
+    assert_int_equal(gw_inproc_role_of(in, gw_inproc_proc_of(in, 50)), GW_INPROC_OTHER);
     assert_num(in->stacks[GW_INPROC_WORKER].samples, 200, 0);
 
     gw_inproc_analysis *ia = gw_inproc_analyze(s);
