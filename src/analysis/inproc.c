@@ -269,6 +269,10 @@ gw_inproc_analysis *gw_inproc_analyze(const gw_series *s)
     if (!ia->in) {
         if (state && strncmp(state, "on", 2) != 0)
             snprintf(ia->why_none, sizeof ia->why_none, "Python instrumentation was %s", state);
+        else if (state)
+            snprintf(ia->why_none, sizeof ia->why_none,
+                     "no Python process of the job loaded gpuwatch's sitecustomize: not a "
+                     "Python job, python -I/-E/-S, or PYTHONPATH reset by the job");
         else if (run_dir)
             snprintf(ia->why_none, sizeof ia->why_none,
                      "no python/ in the run directory: not a Python job, python -I/-S, or "

@@ -304,8 +304,12 @@ static bool read_record(gw_inproc *in, long pid, const cJSON *o)
         return !bad;
     }
     if (strcmp(k, "warning") == 0) {
-        if (in->warnings++ == 0)
-            set_text(&in->first_warning, text(o, "message"));
+        if (in->warnings++ == 0) {
+            char *hook = text(o, "hook"), *msg = text(o, "message");
+            set_text(&in->first_warning, *hook ? xasprintf("%s: %s", hook, msg) : xstrdup(msg));
+            free(hook);
+            free(msg);
+        }
         return true;
     }
     if (strcmp(k, "exit") == 0)

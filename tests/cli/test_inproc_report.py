@@ -188,6 +188,9 @@ def test_no_python_dir_says_why(tmp_path):
     meta["python_instrumentation"] = "off (--no-python)"
     (run / "meta.json").write_text(json.dumps(meta))
     assert report(run)["inproc"]["why"] == "Python instrumentation was off (--no-python)"
+    meta["python_instrumentation"] = "on"  # on, yet no Python process wrote anything
+    (run / "meta.json").write_text(json.dumps(meta))
+    assert "no Python process of the job loaded" in report(run)["inproc"]["why"]
 
 
 def test_hostile_python_dir(tmp_path):
@@ -201,10 +204,14 @@ def test_hostile_python_dir(tmp_path):
     (py / "900.stacks").write_text(";".join(["f (x.py:1)"] * 20000) + " 3\nnocount\n")
     (py / "901.jsonl").mkdir()
     (py / "902.stacks").write_bytes(b"\x1b[31mred (a.py:1) 4\n")
+    with open(py / "600.jsonl", "a") as f:  # after the torn line: a line of its own
+        f.write('\n{"t": 1796138460, "kind": "warning", "hook": "memory", "message": "boom"}\n')
     s = report(run)
     rd = s["inproc"]["read"]
-    assert rd["bad_lines"] == 50 and rd["absurd_records"] == 2 and rd["bad_stack_lines"] == 1
+    assert rd["absurd_records"] == 2 and rd["bad_stack_lines"] == 1
     assert s["inproc"]["data_wait_share_pct"] == pytest.approx(60.13, abs=0.01)  # unchanged
+    assert rd["warnings"] == 1 and rd["first_warning"] == "memory: boom"
+    assert rd["bad_lines"] + rd["torn_lines"] == 51  # the torn line is now followed by others
     out = text(run)
     assert "\x1b" not in out
     html = tmp_path / "r.html"
