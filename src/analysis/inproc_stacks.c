@@ -2,6 +2,7 @@
  * stacks (analysis/inproc.h). */
 #include "analysis/inproc.h"
 
+#include "util/gw_buf.h"
 #include "util/xalloc.h"
 
 #include <stdlib.h>
@@ -51,15 +52,20 @@ bool gw_inproc_frame_idle(const char *frame, size_t len)
     return false;
 }
 
-/* "file:function" of a frame (lines merged); the frame itself when it has no "(file)". */
-static char *fn_name(const char *frame, size_t len)
+/* "file:function" of a frame (lines merged) into b; the frame itself when it has no "(file)". */
+static const char *fn_name(gw_buf *b, const char *frame, size_t len)
 {
     const char *f;
     size_t n;
-    if (!frame_file(frame, len, &f, &n))
-        return xstrndup(frame, len);
-    size_t fl = (size_t)(f - 1 - frame) - 1; /* the function, before " (" */
-    return xasprintf("%.*s:%.*s", (int)n, f, (int)fl, frame);
+    gw_buf_reset(b);
+    if (!frame_file(frame, len, &f, &n)) {
+        gw_buf_append(b, frame, len);
+    } else {
+        gw_buf_append(b, f, n);
+        gw_buf_append(b, ":", 1);
+        gw_buf_append(b, frame, (size_t)(f - 1 - frame) - 1); /* the function, before " (" */
+    }
+    return b->data;
 }
 
 const char *gw_inproc_fn_short(const char *name)
@@ -118,32 +124,32 @@ static void map_grow(fn_map *m, size_t *cap)
     (void)cap;
 }
 
-/* The index of function `name` (taken over), added when new. */
-static size_t fn_index(fn_map *m, size_t *cap, char *name)
+/* The index of function `name` (copied when new), added when new. */
+static size_t fn_index(fn_map *m, size_t *cap, const char *name)
 {
     if (2 * (m->rv->nfns + 1) > m->nslots)
         map_grow(m, cap);
     size_t k = hash(name) & (m->nslots - 1);
     while (m->slots[k] != (size_t)-1) {
-        if (strcmp(m->rv->fns[m->slots[k]].name, name) == 0) {
-            free(name);
+        if (strcmp(m->rv->fns[m->slots[k]].name, name) == 0)
             return m->slots[k];
-        }
         k = (k + 1) & (m->nslots - 1);
     }
     gw_inproc_role_view *rv = m->rv;
     rv->fns = xgrow(rv->fns, cap, rv->nfns + 1, sizeof *rv->fns);
-    rv->fns[rv->nfns] = (gw_inproc_fn){name, 0, 0};
+    rv->fns[rv->nfns] = (gw_inproc_fn){xstrdup(name), 0, 0};
     m->slots[k] = rv->nfns;
     return rv->nfns++;
 }
 
-static void add_stack(fn_map *m, size_t *cap, const gw_inproc_stack *st, size_t **seen,
-                      size_t *seen_cap)
+/* Adds one stack; seen[i] == stamp marks function i as counted for this stack already (stamp:
+ * a number of its own per stack), so a recursive function counts once inclusively. */
+static void add_stack(fn_map *m, size_t *cap, gw_buf *name, const gw_inproc_stack *st, size_t stamp,
+                      size_t **seen, size_t *seen_cap)
 {
     gw_inproc_role_view *rv = m->rv;
     const char *s = st->frames;
-    size_t nseen = 0, leaf = (size_t)-1;
+    size_t leaf = (size_t)-1;
     const char *last = s;
     size_t last_len = 0;
     bool next = false, import = false;
@@ -175,13 +181,10 @@ static void add_stack(fn_map *m, size_t *cap, const gw_inproc_stack *st, size_t 
         if (*p != ';' && *p)
             continue;
         if (p > s) {
-            size_t i = fn_index(m, cap, fn_name(s, (size_t)(p - s)));
-            bool dup = false;
-            for (size_t k = 0; k < nseen && !dup; k++)
-                dup = (*seen)[k] == i;
-            if (!dup) {
-                *seen = xgrow(*seen, seen_cap, nseen + 1, sizeof **seen);
-                (*seen)[nseen++] = i;
+            size_t i = fn_index(m, cap, fn_name(name, s, (size_t)(p - s)));
+            *seen = xgrow(*seen, seen_cap, i + 1, sizeof **seen); /* new entries 0 */
+            if ((*seen)[i] != stamp) {
+                (*seen)[i] = stamp;
                 rv->fns[i].total += st->count;
             }
             leaf = i;
@@ -212,7 +215,8 @@ static int by_total(const void *x, const void *y)
 
 void gw_inproc_roles_build(gw_inproc_analysis *ia)
 {
-    size_t *seen = NULL, seen_cap = 0;
+    size_t *seen = NULL, seen_cap = 0, stamp = 0;
+    gw_buf name = {0};
     for (int r = 0; r < 2; r++) {
         gw_inproc_role_view *rv = &ia->roles[r];
         const gw_inproc_stacks *st = &ia->in->stacks[r];
@@ -220,7 +224,7 @@ void gw_inproc_roles_build(gw_inproc_analysis *ia)
         size_t cap = 0;
         rv->processes = st->processes;
         for (size_t i = 0; i < st->n; i++)
-            add_stack(&m, &cap, &st->v[i], &seen, &seen_cap);
+            add_stack(&m, &cap, &name, &st->v[i], ++stamp, &seen, &seen_cap);
         free(m.slots);
         if (rv->nfns)
             qsort(rv->fns, rv->nfns, sizeof *rv->fns, by_self);
@@ -235,6 +239,7 @@ void gw_inproc_roles_build(gw_inproc_analysis *ia)
         free(order);
     }
     free(seen);
+    gw_buf_free(&name);
 }
 
 void gw_inproc_roles_free(gw_inproc_analysis *ia)

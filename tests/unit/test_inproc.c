@@ -330,6 +330,29 @@ static void test_read_and_analyse(void **state)
     free(dir);
 }
 
+/* A recursive function counts once per sample inclusively; lines of one function merge. */
+static void test_recursion(void **state)
+{
+    (void)state;
+    gw_inproc *in = fresh();
+    gw_inproc_add_stack_line(in, GW_INPROC_WORKER, "loop (w.py:1);f (w.py:5);f (w.py:7) 10");
+    gw_inproc_add_stack_line(in, GW_INPROC_WORKER, "loop (w.py:1);f (w.py:5) 30");
+    gw_series *s = gw_series_new();
+    size_t i = gw_series_add_input(s, "run", NULL, GW_INPUT_RUN_DIR);
+    s->inputs[i].inproc = in;
+    gw_inproc_analysis *ia = gw_inproc_analyze(s);
+    const gw_inproc_role_view *w = &ia->roles[GW_INPROC_WORKER];
+    assert_int_equal(w->nfns, 2);
+    assert_string_equal(w->fns[0].name, "w.py:f");
+    assert_num(w->fns[0].self, 40, 0);
+    assert_num(w->fns[0].total, 40, 0);
+    assert_num(w->busy, 40, 0);
+    assert_false(ia->has_steps);
+    assert_string_equal(ia->why_none, "no DataLoader was iterated in the job's Python processes");
+    gw_inproc_analysis_free(ia);
+    gw_series_free(s);
+}
+
 static void test_no_data(void **state)
 {
     (void)state;
@@ -364,6 +387,7 @@ int main(void)
         cmocka_unit_test(test_frames),
         cmocka_unit_test(test_read_and_analyse),
         cmocka_unit_test(test_no_data),
+        cmocka_unit_test(test_recursion),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
