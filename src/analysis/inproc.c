@@ -309,10 +309,21 @@ void gw_inproc_analysis_free(gw_inproc_analysis *ia)
     free(ia);
 }
 
+bool gw_inproc_passes_are_epochs(const gw_inproc_analysis *ia)
+{
+    if (ia->train_loader < 0)
+        return false;
+    double batches = ia->in->loaders[ia->train_loader].batches;
+    for (size_t k = 0; k < ia->nepochs; k++)
+        if (batches > 0 && ia->epochs[k].train->steps > 1.5 * batches + 1)
+            return false; /* an iterator that never ends (a repeating sampler) */
+    return true;
+}
+
 size_t gw_inproc_epochs(const gw_inproc_analysis *ia, gw_epoch **out)
 {
     *out = NULL;
-    if (!ia->has_steps || ia->nepochs == 0)
+    if (!ia->has_steps || ia->nepochs == 0 || !gw_inproc_passes_are_epochs(ia))
         return 0;
     gw_epoch *e = xcalloc(ia->nepochs, sizeof *e);
     for (size_t k = 0; k < ia->nepochs; k++) {

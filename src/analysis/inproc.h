@@ -101,9 +101,14 @@ typedef struct gw_inproc_analysis {
 gw_inproc_analysis *gw_inproc_analyze(const gw_series *s);
 void gw_inproc_analysis_free(gw_inproc_analysis *ia);
 
-/* The epochs of the training loader's passes (start, end = next training pass or the last
- * validation's end, training end, validation span, steps, steps/s); 0 when none. *out newly
- * allocated. */
+/* False when the training loader's passes cannot be epochs: a pass returned more than 1.5x the
+ * loader's len() batches (an iterator that never ends, e.g. a repeating sampler consumed by hand).
+ */
+bool gw_inproc_passes_are_epochs(const gw_inproc_analysis *ia);
+
+/* The epochs of the training loader's passes (none when they are no epochs: above) (start, end =
+ * next training pass or the last validation's end, training end, validation span, steps, steps/s);
+ * 0 when none. *out newly allocated. */
 size_t gw_inproc_epochs(const gw_inproc_analysis *ia, gw_epoch **out);
 
 /* A loader's settings as Python writes them, the known ones only, appended to b:

@@ -322,6 +322,13 @@ static void test_read_and_analyse(void **state)
     assert_int_equal(e[2].end_ms - e[2].start_ms, 25000); /* the last ends with its validation */
     assert_num(e[1].steps_per_s, 5, 1e-9);
     free(e);
+    /* a loader whose len() is 20 batches returned 100 per pass: its passes are no epochs */
+    ((gw_inproc *)in)->loaders[0].batches = 20;
+    assert_false(gw_inproc_passes_are_epochs(ia));
+    assert_int_equal(gw_inproc_epochs(ia, &e), 0);
+    assert_null(e);
+    ((gw_inproc *)in)->loaders[0].batches = 100;
+    assert_true(gw_inproc_passes_are_epochs(ia));
     gw_inproc_analysis_free(ia);
     gw_series_free(s);
     char cmd[512];
