@@ -239,7 +239,7 @@ static void timeline_svg(FILE *out, const gw_inproc_analysis *ia)
         free(v);
         return;
     }
-    const double W = FG_W, H = 120, top = 8;
+    const double W = FG_W, H = 120, top = 14;
     double sx = W / (t1 - t0);
     fprintf(out,
             "<figure class=\"flame\"><svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
@@ -288,11 +288,12 @@ static void role_section(FILE *out, const gw_inproc_analysis *ia, int role)
     char x[3][GW_FMT_SIZE];
     double busy = rv->busy;
     fprintf(out,
-            "<h3>%s</h3>\n<p class=\"meta\">%zu process%s, %s samples, %s%% idle in a wait"
-            "</p>\n<table class=\"inproc\">\n<tr><th>self</th><th>inclusive</th>"
-            "<th>function (share of the busy samples)</th></tr>\n",
+            "<h3>%s</h3>\n<p class=\"meta\">%zu process%s, %s samples: %s%% idle in a wait, "
+            "%s%% importing modules, the rest busy</p>\n<table class=\"inproc\">\n<tr><th>self"
+            "</th><th>inclusive</th><th>function (share of the busy samples)</th></tr>\n",
             label, rv->processes, rv->processes == 1 ? "" : "es", n(rv->samples, x[0], 0),
-            n(100.0 * rv->idle / rv->samples, x[1], 1));
+            n(100.0 * rv->idle / rv->samples, x[1], 1),
+            n(100.0 * rv->importing / rv->samples, x[2], 1));
     for (size_t k = 0; k < rv->nfns && k < 12 && busy > 0 && rv->fns[k].self > 0; k++) {
         fprintf(out, "<tr><td class=\"num\">%s%%</td><td class=\"num\">%s%%</td><td>",
                 n(100.0 * rv->fns[k].self / busy, x[0], 1),

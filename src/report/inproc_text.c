@@ -155,7 +155,7 @@ static void role_table(gw_buf *b, const gw_inproc_analysis *ia, int role)
                       n(100.0 * rv->in_next / rv->samples, x[3], 1));
     gw_buf_puts(b, "):\n");
     gw_buf_printf(b, "    %6s %6s  %s\n", "self%", "incl%",
-                  "function (share of the other samples)");
+                  "function (share of the busy samples)");
     size_t listed = 0;
     for (size_t k = 0; k < rv->nfns && k < TOP_FUNCTIONS && busy > 0 && rv->fns[k].self > 0;
          k++, listed++) {
