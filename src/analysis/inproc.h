@@ -47,12 +47,14 @@ typedef struct gw_inproc_fn {
 } gw_inproc_fn;
 
 typedef struct gw_inproc_role_view {
-    double samples;   /* every sample of the role */
-    double idle;      /* samples idle in a known wait (queue, select, lock) */
-    double in_next;   /* main: samples inside a DataLoader's __next__ (waiting for data) */
-    double importing; /* samples importing modules (<frozen importlib...>: start-up) */
-    double busy;      /* samples - idle - importing: what the function shares are of */
-    size_t processes; /* processes with a stacks file */
+    double samples;      /* every sample of the role */
+    double idle;         /* samples idle in a known wait (queue, select, lock) */
+    double in_next;      /* main: samples inside a DataLoader's __next__ (waiting for data) */
+    double in_next_idle; /* those idle in a wait (for a worker's batch); the rest is the
+                            process's own work of receiving a batch (unpickling, rebuilding) */
+    double importing;    /* samples importing modules (<frozen importlib...>: start-up) */
+    double busy;         /* samples - idle - importing: what the function shares are of */
+    size_t processes;    /* processes with a stacks file */
     size_t nfns;
     gw_inproc_fn *fns; /* busy samples only; sorted by self, descending */
     size_t *by_total;  /* [nfns] indices of fns sorted by total, descending */

@@ -42,12 +42,22 @@ static void hot_list(gw_buf *b, const gw_inproc_analysis *ia, int role, size_t n
     }
 }
 
+/* The share (%) of the training process's samples inside __next__ that are its own work
+ * (receiving, unpickling, rebuilding a batch) rather than idle waiting for a worker; NAN when it
+ * was not sampled there. */
+static double next_busy_pct(const gw_inproc_analysis *ia)
+{
+    const gw_inproc_role_view *m = &ia->roles[GW_INPROC_MAIN];
+    return m->in_next > 0 ? 100.0 * (m->in_next - m->in_next_idle) / m->in_next : NAN;
+}
+
 static void settings_evidence(gw_verdict *v, const gw_inproc_analysis *ia)
 {
     const gw_inproc_loader *l = &ia->in->loaders[ia->train_loader];
     gw_verdict_num(v, "python_num_workers", l->num_workers);
     gw_verdict_num(v, "python_batch_size", l->batch_size);
     gw_verdict_num(v, "python_cores", gw_inproc_cores(ia));
+    gw_verdict_num(v, "python_wait_own_work_pct", next_busy_pct(ia));
     double pct;
     const gw_inproc_fn *f = hot(ia, GW_INPROC_MAIN, 0, &pct);
     if (f) {
@@ -77,6 +87,14 @@ static void per_epoch(gw_buf *b, const gw_inproc_analysis *ia, size_t max)
 static void suggest_input(gw_buf *b, const gw_inproc_analysis *ia, const gw_roles_summary *r)
 {
     const gw_inproc_loader *l = &ia->in->loaders[ia->train_loader];
+    double own = next_busy_pct(ia);
+    if (own >= 50) {
+        gw_buf_puts(b, "But the training process itself works ");
+        num(b, own, 0);
+        gw_buf_puts(b, "% of the time it waits (receiving and rebuilding batches inside "
+                       "__next__), so more workers cannot shorten that part: send smaller "
+                       "batches or uint8 tensors, decode on the GPU. ");
+    }
     double pct;
     const gw_inproc_fn *f = hot(ia, GW_INPROC_WORKER, 0, &pct);
     if (f) {

@@ -169,6 +169,8 @@ static void add_stack(fn_map *m, size_t *cap, gw_buf *name, const gw_inproc_stac
         rv->in_next += st->count;
     if (gw_inproc_frame_idle(last, last_len)) {
         rv->idle += st->count;
+        if (next)
+            rv->in_next_idle += st->count;
         return;
     }
     if (import) {

@@ -126,6 +126,7 @@ static cJSON *role_json(const gw_inproc_role_view *rv)
     gw_json_add_num(o, "samples", rv->samples, 0);
     gw_json_add_num(o, "idle_samples", rv->idle, 0);
     gw_json_add_num(o, "in_dataloader_next_samples", rv->in_next, 0);
+    gw_json_add_num(o, "in_dataloader_next_idle_samples", rv->in_next_idle, 0);
     cJSON *self = cJSON_AddArrayToObject(o, "top_self");
     cJSON *incl = cJSON_AddArrayToObject(o, "top_inclusive");
     for (size_t k = 0; busy > 0 && k < rv->nfns && k < TOP_JSON; k++) {

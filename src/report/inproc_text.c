@@ -150,12 +150,14 @@ static void role_table(gw_buf *b, const gw_inproc_analysis *ia, int role)
     if (rv->importing > 0)
         gw_buf_printf(b, ", %s%% importing modules",
                       n(100.0 * rv->importing / rv->samples, x[2], 1));
-    if (role == GW_INPROC_MAIN)
-        gw_buf_printf(b, "; %s%% inside DataLoader __next__",
-                      n(100.0 * rv->in_next / rv->samples, x[3], 1));
+    if (role == GW_INPROC_MAIN && rv->in_next > 0) {
+        char y[GW_FMT_SIZE];
+        gw_buf_printf(b, "; %s%% inside DataLoader __next__, %s%% of that idle",
+                      n(100.0 * rv->in_next / rv->samples, x[3], 1),
+                      n(100.0 * rv->in_next_idle / rv->in_next, y, 0));
+    }
     gw_buf_puts(b, "):\n");
-    gw_buf_printf(b, "    %6s %6s  %s\n", "self%", "incl%",
-                  "function (share of the busy samples)");
+    gw_buf_printf(b, "    %6s %6s  %s\n", "self%", "incl%", "function (share of the busy samples)");
     size_t listed = 0;
     for (size_t k = 0; k < rv->nfns && k < TOP_FUNCTIONS && busy > 0 && rv->fns[k].self > 0;
          k++, listed++) {

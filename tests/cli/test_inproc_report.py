@@ -280,3 +280,28 @@ def test_real_samples_match_their_records(name, bound):
     assert ip["read"]["bad_lines"] == 0 and ip["read"]["absurd_records"] == 0
     sec = section(text(run))
     assert not [x for x in sec.splitlines() if len(x) > 80]
+
+
+def test_wait_that_is_the_training_process_own_work(tmp_path):
+    """Inside __next__ the training process mostly works (rebuilding batches it receives) rather
+    than idling for a worker: the suggestion says more workers cannot shorten that part."""
+    run = tmp_path / "run"
+    shutil.copytree(DATA / "yolo_input", run)
+    p = run / "python" / "600.stacks"
+    lines = p.read_text().splitlines()
+    wait = [x for x in lines if x.endswith("select (selectors.py:416) 1400")]
+    assert len(wait) == 1
+    head = wait[0].split(";get (queues.py:113)")[0]
+    lines.remove(wait[0])
+    lines += [wait[0][:-4] + "350",
+              head + ";rebuild_storage_fd (site-packages/torch/multiprocessing/reductions.py:304)"
+                     " 1050"]
+    p.write_text("\n".join(lines) + "\n")
+    s = report(run)
+    main = s["inproc"]["roles"]["main"]
+    assert main["in_dataloader_next_samples"] == 1400
+    assert main["in_dataloader_next_idle_samples"] == 350
+    v = starved(s)
+    assert v["evidence"]["python_wait_own_work_pct"] == 75
+    assert "But the training process itself works 75% of the time it waits" in v["suggestion"]
+    assert "75% of that idle" not in text(run) and "25% of that idle" in text(run)
