@@ -195,13 +195,15 @@ static void memory(gw_inproc_analysis *ia)
 {
     const gw_inproc *in = ia->in;
     ia->alloc_first = ia->alloc_last = ia->alloc_peak = NAN;
-    ia->reserved_last = ia->reserved_peak = ia->max_allocated = NAN;
+    ia->reserved_last = ia->reserved_peak = ia->max_allocated = ia->reserved_first = NAN;
     for (size_t i = 0; ia->main && i < in->nmemory; i++) {
         const gw_inproc_memory *m = &in->memory[i];
         if (m->pid != ia->main->pid)
             continue;
-        if (ia->nmemory++ == 0)
+        if (ia->nmemory++ == 0) {
             ia->alloc_first = m->allocated_bytes;
+            ia->reserved_first = m->reserved_bytes;
+        }
         ia->alloc_last = m->allocated_bytes;
         ia->reserved_last = m->reserved_bytes;
         ia->alloc_peak = fmax(ia->alloc_peak, m->allocated_bytes);

@@ -88,6 +88,7 @@ typedef struct gw_inproc_analysis {
     /* Allocator of the training process (bytes; NAN unknown). */
     size_t nmemory;
     double alloc_first, alloc_last, alloc_peak, reserved_last, reserved_peak, max_allocated;
+    double reserved_first;
     bool leak;                       /* allocated grew at every training pass end, by leak_bytes */
     double leak_bytes;               /* from the first to the last pass end */
     size_t leak_epochs;              /* pass ends compared */

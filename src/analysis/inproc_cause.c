@@ -5,8 +5,10 @@
 #include "host/host_sample.h"
 #include "util/gw_buf.h"
 #include "util/gw_fmt.h"
+#include "util/xalloc.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -241,4 +243,48 @@ void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, co
     snprintf(ia->suggestion, sizeof ia->suggestion, "%s", b.data ? b.data : "");
     gw_buf_free(&b);
     *suggestion = ia->suggestion;
+}
+
+void gw_inproc_leak(gw_analysis *a, gw_verdict *v)
+{
+    const gw_inproc_analysis *ia = a->inproc;
+    if (!ia || !ia->in || ia->nmemory < 3)
+        return;
+    const double gib = 1024.0 * 1024 * 1024;
+    double grew = ia->alloc_last - ia->alloc_first, res = ia->reserved_last - ia->reserved_first;
+    gw_verdict_num(v, "python_allocated_first_gib", ia->alloc_first / gib);
+    gw_verdict_num(v, "python_allocated_last_gib", ia->alloc_last / gib);
+    gw_verdict_num(v, "python_reserved_first_gib", ia->reserved_first / gib);
+    gw_verdict_num(v, "python_reserved_last_gib", ia->reserved_last / gib);
+    gw_verdict_text(v, "python_allocator_leak", ia->leak ? "yes" : "no");
+    bool flat = !(grew >= 64.0 * 1048576.0) && !(grew >= 0.05 * ia->alloc_first);
+    gw_buf b = {0};
+    gw_buf_puts(&b, v->message ? v->message : "");
+    gw_buf_puts(&b, "; torch allocator (in-job): allocated ");
+    num(&b, ia->alloc_first / gib, 2);
+    gw_buf_puts(&b, " -> ");
+    num(&b, ia->alloc_last / gib, 2);
+    gw_buf_puts(&b, " GiB, reserved ");
+    num(&b, ia->reserved_first / gib, 2);
+    gw_buf_puts(&b, " -> ");
+    num(&b, ia->reserved_last / gib, 2);
+    gw_buf_puts(&b, " GiB");
+    free(v->message);
+    v->message = xstrdup(b.data);
+    if (flat) {
+        gw_buf_reset(&b);
+        gw_buf_puts(&b, "Tensors do not leak: the torch allocator's allocated memory stayed flat "
+                        "while memory.used grew. ");
+        if (res >= 64.0 * 1048576.0)
+            gw_buf_puts(&b, "Its reserve grew (the caching allocator keeps freed blocks, "
+                            "fragmentation): see torch.cuda.memory_summary() and try "
+                            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. ");
+        else
+            gw_buf_puts(&b, "Nor did its reserve: the growth is outside torch's allocator "
+                            "(cuDNN/cuBLAS workspaces, NCCL buffers, another library or process "
+                            "on the GPU). ");
+        free(v->suggestion);
+        v->suggestion = xstrdup(b.data);
+    }
+    gw_buf_free(&b);
 }

@@ -17,4 +17,9 @@
 void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, const char **cause,
                      const char **suggestion, char *why, size_t len);
 
+/* Adds the torch allocator's view to a memory_leak verdict v: allocated grew (tensors leak:
+ * the verdict's suggestion stands) or stayed flat while memory.used grew (the growth is the
+ * caching allocator's reserve or memory outside torch: message and suggestion say so). */
+void gw_inproc_leak(gw_analysis *a, gw_verdict *v);
+
 #endif

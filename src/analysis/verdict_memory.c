@@ -1,4 +1,5 @@
 /* Memory verdicts: memory_leak, memory_near_capacity, idle_holding_memory (see checks.h). */
+#include "analysis/inproc_cause.h"
 #include "analysis/checks.h"
 
 #include "util/xalloc.h"
@@ -103,6 +104,7 @@ void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g)
                    "memory.used grows %.4g MiB/s (%.2f GiB/s, R2 %.3f) over %.0f s; out of "
                    "memory %s",
                    fit.slope_per_s, fit.slope_per_s / 1024, fit.r2, window_s, oom);
+    gw_inproc_leak(a, v);
 }
 
 void gw_check_memory_capacity(gw_analysis *a, gw_gpu_analysis *g)

@@ -3,6 +3,7 @@
 the epochs from the training DataLoader's passes. tests/data/inproc/* are real H200 recordings
 (examples/recordings/h200-causes) with hand-made python/ directories (handmade.py)."""
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -305,3 +306,44 @@ def test_wait_that_is_the_training_process_own_work(tmp_path):
     assert v["evidence"]["python_wait_own_work_pct"] == 75
     assert "But the training process itself works 75% of the time it waits" in v["suggestion"]
     assert "75% of that idle" not in text(run) and "25% of that idle" in text(run)
+
+
+def leak_run(tmp_path, allocated_gib, reserved_gib):
+    """A run directory around the real memory_leak trace (nvidia-smi CSV as gpu.csv, times in UTC)
+    with in-job allocator records: allocated and reserved at each of its 4 passes' ends."""
+    run = tmp_path / "run"
+    (run / "python").mkdir(parents=True)
+    shutil.copy(SOURCE / "tests" / "data" / "traces" / "memory_leak.nvsmi.csv", run / "gpu.csv")
+    (run / "meta.json").write_text('{"host": "vm", "python_instrumentation": "on"}\n')
+    t0 = 1796008860.0  # 2026-11-30T03:21:00Z, inside the trace
+    recs = [{"t": t0 - 60, "kind": "process", "pid": 100, "role": "main"},
+            {"t": t0 - 60, "kind": "loader", "loader": 0, "batches": 50}]
+    for k, (al, rs) in enumerate(zip(allocated_gib, reserved_gib)):
+        a, b = t0 - 50 + 12 * k, t0 - 50 + 12 * k + 11
+        recs.append({"t": b, "kind": "pass", "loader": 0, "pass": k, "t_start": a, "t_end": b,
+                     "steps": 50, "wait_s": 1, "between_s": 10, "complete": True})
+        recs.append({"t": b + 0.1, "kind": "memory", "device": 0, "allocated_bytes": al * 2**30,
+                     "reserved_bytes": rs * 2**30, "max_allocated_bytes": al * 2**30})
+    (run / "python" / "100.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    r = subprocess.run([GW, "report", str(run), "--json", "-"], capture_output=True, text=True,
+                       timeout=60, env={**os.environ, "TZ": "UTC"})
+    assert r.returncode == 0, r.stderr
+    got = [v for v in json.loads(r.stdout)["verdicts"] if v["id"] == "memory_leak"]
+    assert len(got) == 1, r.stdout[:2000]
+    return got[0]
+
+
+def test_leak_outside_tensors(tmp_path):
+    v = leak_run(tmp_path, [2, 2, 2, 2], [4, 20, 40, 60])
+    assert v["evidence"]["python_allocator_leak"] == "no"
+    assert "torch allocator (in-job): allocated 2 -> 2 GiB, reserved 4 -> 60 GiB" in v["message"]
+    assert v["suggestion"].startswith("Tensors do not leak")
+    assert "expandable_segments" in v["suggestion"]
+    assert ".item()" not in v["suggestion"]  # no advice its evidence contradicts
+
+
+def test_leak_in_tensors(tmp_path):
+    v = leak_run(tmp_path, [2, 12, 30, 50], [4, 20, 40, 60])
+    assert v["evidence"]["python_allocator_leak"] == "yes"
+    assert v["evidence"]["python_allocated_last_gib"] == 50
+    assert "tensors kept across steps" in v["suggestion"]
