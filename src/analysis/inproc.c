@@ -64,6 +64,11 @@ static const gw_inproc_proc *pick_main(const gw_inproc *in)
             best_steps = st;
         }
     }
+    for (size_t i = 0; !best && i < in->nprocs; i++) /* no role written: the most steps */
+        if (proc_steps(in, in->procs[i].pid) > best_steps) {
+            best = &in->procs[i];
+            best_steps = proc_steps(in, best->pid);
+        }
     return best;
 }
 

@@ -52,6 +52,29 @@ static void processes_line(gw_buf *b, const gw_inproc_analysis *ia)
     gw_buf_puts(b, "\n");
 }
 
+/* "where: training process 34% in loss.py:f, 25% in ...; workers 48% in ..." (self shares of
+ * the busy samples, at least 5%). */
+static void where_line(gw_buf *b, const gw_inproc_analysis *ia)
+{
+    size_t before = b->len;
+    for (int r = 0; r < 2; r++) {
+        const gw_inproc_role_view *rv = &ia->roles[r];
+        for (size_t k = 0; k < 3 && k < rv->nfns && rv->busy > 0; k++) {
+            double pct = 100.0 * rv->fns[k].self / rv->busy;
+            if (pct < 5)
+                break;
+            char x[GW_FMT_SIZE];
+            if (k == 0)
+                gw_buf_printf(b, "%s%s", b->len == before ? "  where: " : "; ",
+                              r == GW_INPROC_MAIN ? "training process" : "workers");
+            gw_buf_printf(b, "%s %s%% in %s", k ? "," : "", n(pct, x, 0),
+                          gw_inproc_fn_short(rv->fns[k].name));
+        }
+    }
+    if (b->len > before)
+        gw_buf_puts(b, "\n");
+}
+
 static void loader_line(gw_buf *b, const gw_inproc_analysis *ia, long l, const char *what)
 {
     if (l < 0)
@@ -251,6 +274,7 @@ void gw_report_inproc_text(FILE *out, const gw_analysis *a)
         processes_line(&b, ia);
         if (!ia->has_steps)
             gw_buf_printf(&b, "  no step timing: %s\n", ia->why_none);
+        where_line(&b, ia);
         loader_line(&b, ia, ia->train_loader, "training");
         loader_line(&b, ia, ia->val_loader, "validation");
         if (*ia->how)

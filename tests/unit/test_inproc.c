@@ -360,6 +360,27 @@ static void test_recursion(void **state)
     gw_series_free(s);
 }
 
+/* Records without a "process" record: the process with the most steps is the training one. */
+static void test_no_process_record(void **state)
+{
+    (void)state;
+    gw_inproc *in = fresh();
+    pass(in, 0, 0, 10, 20, 100, 2, 8);
+    gw_inproc_finish(in);
+    gw_series *s = gw_series_new();
+    size_t i = gw_series_add_input(s, "run", NULL, GW_INPUT_RUN_DIR);
+    s->inputs[i].inproc = in;
+    gw_inproc_analysis *ia = gw_inproc_analyze(s);
+    assert_non_null(ia->main);
+    assert_int_equal(ia->main->pid, 1);
+    assert_int_equal(ia->main->role, GW_INPROC_OTHER);
+    assert_true(ia->has_steps);
+    assert_num(ia->wait_share_pct, 20, 1e-9);
+    assert_int_equal(ia->bound, GW_INPROC_BOUND_MIXED);
+    gw_inproc_analysis_free(ia);
+    gw_series_free(s);
+}
+
 static void test_no_data(void **state)
 {
     (void)state;
@@ -395,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_read_and_analyse),
         cmocka_unit_test(test_no_data),
         cmocka_unit_test(test_recursion),
+        cmocka_unit_test(test_no_process_record),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
