@@ -347,3 +347,32 @@ def test_leak_in_tensors(tmp_path):
     assert v["evidence"]["python_allocator_leak"] == "yes"
     assert v["evidence"]["python_allocated_last_gib"] == 50
     assert "tensors kept across steps" in v["suggestion"]
+
+
+def test_job_without_torch_has_stacks_only(tmp_path):
+    """A Python job without torch: no DataLoader, no allocator; its stacks are still reported."""
+    run = tmp_path / "run"
+    shutil.copytree(REC / "yolo_w1b64", run)
+    (run / "summary.json").unlink()
+    (run / "python").mkdir()
+    (run / "python" / "77.jsonl").write_text(
+        '{"t": 1796138460, "kind": "process", "pid": 77, "role": "main", "torch": null}\n'
+        '{"t": 1796138470, "kind": "stacks", "samples": 100, "interval_s": 0.01, '
+        '"sampler_cpu_s": 0.05}\n')
+    (run / "python" / "77.stacks").write_text("<module> (job.py:1);work (job.py:3) 80\n"
+                                             "<module> (job.py:1);sleep_a_bit (job.py:9) 20\n")
+    s = report(run)
+    ip = s["inproc"]
+    assert ip["present"] and ip["why"] == "no DataLoader was iterated in the job's Python processes"
+    assert ip["training_loader"] is None and ip["epochs"] == [] and ip["steps"] == 0
+    assert ip["roles"]["main"]["top_self"][0] == {"function": "job.py:work", "self_pct": 80,
+                                                  "inclusive_pct": 80}
+    assert ip["memory"]["records"] == 0
+    assert s["epoch_source"] != "python"
+    v = starved(s)
+    assert v["cause"] == "input_pipeline"  # host.csv's word stands
+    assert v["evidence"]["python_missing"] == ip["why"]
+    sec = section(text(run))
+    assert "no step timing: no DataLoader was iterated" in sec
+    assert "80  job.py:work" in sec
+    assert "GPU memory (torch allocator): not recorded" in sec
