@@ -37,8 +37,9 @@ static void processes_line(gw_buf *b, const gw_inproc_analysis *ia)
     for (size_t i = 0; i < in->nprocs; i++)
         count[gw_inproc_role_of(in, &in->procs[i])]++;
     const gw_inproc_proc *m = ia->main;
-    gw_buf_printf(b, "  processes: %zu training, %zu DataLoader worker%s", count[GW_INPROC_MAIN],
-                  count[GW_INPROC_WORKER], count[GW_INPROC_WORKER] == 1 ? "" : "s");
+    gw_buf_printf(b, "  processes: %zu %s, %zu DataLoader worker%s", count[GW_INPROC_MAIN],
+                  ia->train_loader >= 0 ? "training" : "main", count[GW_INPROC_WORKER],
+                  count[GW_INPROC_WORKER] == 1 ? "" : "s");
     if (count[GW_INPROC_OTHER])
         gw_buf_printf(b, ", %zu other", count[GW_INPROC_OTHER]);
     if (ia->worker && *ia->worker->start_method)
