@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A leak seen by the allocator: allocated grew at every pass end, by at least this much and
- * this share of the first. */
-#define LEAK_MIN_BYTES (64.0 * 1048576.0)
-#define LEAK_MIN_SHARE 0.05
+/* A leak seen by the allocator: allocated grew at every pass end, by at least
+ * python_leak_min_mib and python_leak_min_pct of the first (thresholds.h). */
+#define LEAK_MIN_BYTES (GW_TH(GW_TH_PY_LEAK_MIN_MIB) * 1048576.0)
+#define LEAK_MIN_SHARE (GW_TH(GW_TH_PY_LEAK_MIN_PCT) / 100.0)
 
 static const char *const bound_names[] = {"unknown", "input", "main", "mixed"};
 

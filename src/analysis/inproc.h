@@ -15,6 +15,7 @@
 #define GW_ANALYSIS_INPROC_H
 
 #include "analysis/epochs.h"
+#include "analysis/thresholds.h"
 #include "logread/inproc.h"
 #include "logread/series.h"
 #include "util/gw_buf.h"
@@ -22,12 +23,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* A pass whose training loop waited for data at least this share (%) of its step time is
- * input-bound; at most GW_INPROC_MAIN_PCT, bound by the training process itself. */
-#define GW_INPROC_INPUT_PCT 30.0
-#define GW_INPROC_MAIN_PCT  10.0
-/* The fewest training steps the data-wait share is judged from. */
-#define GW_INPROC_MIN_STEPS 10.0
+/* The data-wait shares that make a pass input-bound or main-bound, the fewest steps judged and
+ * the allocator's leak rule are thresholds of the one table (analysis/thresholds.h:
+ * python_input_bound_pct, python_main_bound_pct, python_min_steps, python_leak_min_mib,
+ * python_leak_min_pct). */
+#define GW_INPROC_INPUT_PCT GW_TH(GW_TH_PY_INPUT_BOUND_PCT)
+#define GW_INPROC_MAIN_PCT  GW_TH(GW_TH_PY_MAIN_BOUND_PCT)
+#define GW_INPROC_MIN_STEPS GW_TH(GW_TH_PY_MIN_STEPS)
 
 typedef enum gw_inproc_bound {
     GW_INPROC_BOUND_UNKNOWN,

@@ -178,7 +178,12 @@ void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, co
     }
     gw_roles_summary r = gw_roles_of(g);
     double w = ia->wait_share_pct, bound = ia->speedup_input_max;
-    gw_verdict_num(v, "python_data_wait_share_pct", w);
+    if (ia->bound == GW_INPROC_BOUND_INPUT)
+        gw_verdict_check(v, "python_data_wait_share_pct", w, ">=", GW_TH_PY_INPUT_BOUND_PCT);
+    else if (ia->bound == GW_INPROC_BOUND_MAIN)
+        gw_verdict_check(v, "python_data_wait_share_pct", w, "<=", GW_TH_PY_MAIN_BOUND_PCT);
+    else
+        gw_verdict_num(v, "python_data_wait_share_pct", w);
     gw_verdict_num(v, "python_input_speedup_max", bound);
     gw_verdict_num(v, "python_training_steps", ia->steps);
     gw_verdict_text(v, "python_bound", gw_inproc_bound_name(ia->bound));
@@ -257,7 +262,8 @@ void gw_inproc_leak(gw_analysis *a, gw_verdict *v)
     gw_verdict_num(v, "python_reserved_first_gib", ia->reserved_first / gib);
     gw_verdict_num(v, "python_reserved_last_gib", ia->reserved_last / gib);
     gw_verdict_text(v, "python_allocator_leak", ia->leak ? "yes" : "no");
-    bool flat = !(grew >= 64.0 * 1048576.0) && !(grew >= 0.05 * ia->alloc_first);
+    bool flat = !(grew >= GW_TH(GW_TH_PY_LEAK_MIN_MIB) * 1048576.0) &&
+                !(grew >= GW_TH(GW_TH_PY_LEAK_MIN_PCT) / 100.0 * ia->alloc_first);
     gw_buf b = {0};
     gw_buf_puts(&b, v->message ? v->message : "");
     gw_buf_puts(&b, "; torch allocator (in-job): allocated ");
@@ -275,7 +281,7 @@ void gw_inproc_leak(gw_analysis *a, gw_verdict *v)
         gw_buf_reset(&b);
         gw_buf_puts(&b, "Tensors do not leak: the torch allocator's allocated memory stayed flat "
                         "while memory.used grew. ");
-        if (res >= 64.0 * 1048576.0)
+        if (res >= GW_TH(GW_TH_PY_LEAK_MIN_MIB) * 1048576.0)
             gw_buf_puts(&b, "Its reserve grew (the caching allocator keeps freed blocks, "
                             "fragmentation): see torch.cuda.memory_summary() and try "
                             "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True. ");
