@@ -8,6 +8,7 @@
 #define GW_REPORT_INPROC_H
 
 #include "analysis/analysis.h"
+#include "util/gw_buf.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
@@ -23,6 +24,10 @@ void gw_report_inproc_json(cJSON *root, const gw_analysis *a);
 void gw_report_inproc_html(FILE *out, const gw_analysis *a);
 /* True when an input of the analysis is a run directory (where in-job data could be). */
 bool gw_report_inproc_expected(const gw_analysis *a);
+/* The training process's settings in one sentence ("torch threads 8 (interop 8; in a worker 1),
+ * cv2 threads 8 (in a worker 0), autocast no, ..."), appended to b; false (nothing written)
+ * when it wrote none. */
+bool gw_report_inproc_settings(gw_buf *b, const gw_inproc_analysis *ia);
 /* A function name cut to fit a table column: its end kept after "..." (buf of size bytes). */
 const char *gw_report_inproc_fn_cut(const char *name, char *buf, size_t size);
 

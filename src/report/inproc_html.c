@@ -324,6 +324,13 @@ void gw_report_inproc_html(FILE *out, const gw_analysis *a)
     }
     if (ia->train_loader >= 0)
         loaders_table(out, ia);
+    gw_buf set = {0};
+    if (gw_report_inproc_settings(&set, ia)) {
+        fputs("<p>Settings of the training process: ", out);
+        gw_html_escape(out, set.data);
+        fputs(".</p>\n", out);
+    }
+    gw_buf_free(&set);
     if (ia->has_steps) {
         epochs_table(out, ia);
         timeline_svg(out, ia);

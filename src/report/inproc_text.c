@@ -94,25 +94,42 @@ static void loader_line(gw_buf *b, const gw_inproc_analysis *ia, long l, const c
     gw_buf_puts(b, "\n");
 }
 
-static void settings_line(gw_buf *b, const gw_inproc_analysis *ia)
+bool gw_report_inproc_settings(gw_buf *b, const gw_inproc_analysis *ia)
 {
     const gw_inproc_settings *s = ia->main ? &ia->main->settings : NULL;
     if (!s || !s->present)
-        return;
+        return false;
+    const gw_inproc_settings *w = ia->worker ? &ia->worker->settings : NULL;
     char x[4][GW_FMT_SIZE];
-    gw_buf_printf(b, "  settings: torch threads %s (interop %s), cv2 threads %s",
-                  n(s->torch_num_threads, x[0], 0), n(s->torch_num_interop_threads, x[1], 0),
+    gw_buf_printf(b, "torch threads %s (interop %s", n(s->torch_num_threads, x[0], 0),
+                  n(s->torch_num_interop_threads, x[1], 0));
+    if (w && !isnan(w->torch_num_threads))
+        gw_buf_printf(b, "; in a worker %s", n(w->torch_num_threads, x[2], 0));
+    gw_buf_printf(b, "), cv2 threads %s",
                   isnan(s->cv2_num_threads) ? "(no cv2)" : n(s->cv2_num_threads, x[2], 0));
-    if (ia->worker && !isnan(ia->worker->settings.cv2_num_threads))
-        gw_buf_printf(b, " (in a worker %s)", n(ia->worker->settings.cv2_num_threads, x[3], 0));
+    if (w && !isnan(w->cv2_num_threads))
+        gw_buf_printf(b, " (in a worker %s)", n(w->cv2_num_threads, x[3], 0));
     gw_buf_printf(b, ", autocast %s, torch.compile %s, cudnn.benchmark %s",
                   yes_no(s->autocast_used), yes_no(s->torch_compile_used),
                   yes_no(s->cudnn_benchmark));
-    gw_buf_printf(b, ", cores %s (affinity %s, cgroup %s, host %s)\n",
+    gw_buf_printf(b, ", cores %s (affinity %s, cgroup %s, host %s)",
                   n(gw_inproc_cores(ia), x[0], 1), n(s->affinity_cores, x[1], 0),
                   isnan(s->cgroup_cpu_limit_cores) ? "no limit"
                                                    : n(s->cgroup_cpu_limit_cores, x[2], 1),
                   n(s->os_cpu_count, x[3], 0));
+    return true;
+}
+
+static void settings_line(gw_buf *b, const gw_inproc_analysis *ia)
+{
+    size_t at = b->len;
+    gw_buf_puts(b, "  settings: ");
+    if (gw_report_inproc_settings(b, ia)) {
+        gw_buf_puts(b, "\n");
+    } else { /* nothing known: no line */
+        b->len = at;
+        b->data[at] = '\0';
+    }
 }
 
 /* The validation loader's data wait, per epoch: "validation: data wait 60% (62, 58, 60)". */
