@@ -155,6 +155,9 @@ def test_html_flame_graphs(tmp_path):
     assert r.returncode == 0, r.stderr
     html = out.read_text()
     assert 'id="inproc"' in html
+    assert ("Settings of the training process: torch threads 8 (interop 8; in a worker 8), cv2 "
+            "threads 8 (in a worker 8), autocast no, torch.compile no, cudnn.benchmark yes, "
+            "cores 16") in html
     svgs = re.findall(r"<svg.*?</svg>", html, re.S)
     assert len(svgs) == 3  # the data wait over time; flame graphs of training process, workers
     for svg in svgs:
