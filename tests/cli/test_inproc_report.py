@@ -131,6 +131,8 @@ def test_cause_changes_between_epochs():
     v = starved(s)
     assert "per epoch: 1 input 62%, 2 main 6%" in v["message"]
     assert "The cause changes between epochs" in v["suggestion"]
+    # each epoch's own bound: 1 / (1 - 15/24) and 1 / (1 - 1.5/23.7)
+    assert "1 input 62% (<= 2.67x), 2 main 6% (<= 1.07x)" in v["suggestion"]
     # both halves: input work for epoch 1, step work for epoch 2
     assert "Raise num_workers from 2" in v["suggestion"]
     assert "Use AMP" in v["suggestion"]
