@@ -381,3 +381,15 @@ def test_job_without_torch_has_stacks_only(tmp_path):
     assert "no step timing: no DataLoader was iterated" in sec
     assert "80  job.py:work" in sec
     assert "GPU memory (torch allocator): not recorded" in sec
+
+
+@pytest.mark.parametrize("name", ["yolo_input", "yolo_changes"])
+def test_text_section_golden(name):
+    """The whole "Inside the job" section, pinned (tests/cli/golden/inproc_NAME.txt; run with
+    GW_UPDATE_GOLDEN=1 to rewrite after a deliberate change). Every line fits 80 columns."""
+    sec = section(text(DATA / name)) + "\n"
+    assert max(len(x) for x in sec.splitlines()) <= 80
+    path = SOURCE / "tests" / "cli" / "golden" / f"inproc_{name}.txt"
+    if os.environ.get("GW_UPDATE_GOLDEN"):
+        path.write_text(sec)
+    assert sec == path.read_text(), f"{path.name} differs: GW_UPDATE_GOLDEN=1 rewrites it"
