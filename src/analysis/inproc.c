@@ -109,15 +109,16 @@ static void pick_loaders(gw_inproc_analysis *ia)
             ia->val_loader = (long)l;
         }
     }
-    int len = snprintf(ia->how, sizeof ia->how,
-                       "training: loader %ld, the most steps (%.0f in %zu pass%s)",
-                       in->loaders[t].id, best, best_passes, best_passes == 1 ? "" : "es");
+    int len =
+        snprintf(ia->how, sizeof ia->how, "training: loader %ld, the most steps (%s in %zu pass%s)",
+                 in->loaders[t].id, GW_FIXED(best, 0), best_passes, best_passes == 1 ? "" : "es");
     if (ia->val_loader >= 0 && len > 0 && (size_t)len < sizeof ia->how) {
         double vs = loader_steps(in, (size_t)ia->val_loader, &np);
         snprintf(ia->how + len, sizeof ia->how - (size_t)len,
-                 "; validation: loader %ld, %zu shorter pass%s after training passes (%.0f "
+                 "; validation: loader %ld, %zu shorter pass%s after training passes (%s "
                  "steps)",
-                 in->loaders[ia->val_loader].id, best_val, best_val == 1 ? "" : "es", vs);
+                 in->loaders[ia->val_loader].id, best_val, best_val == 1 ? "" : "es",
+                 GW_FIXED(vs, 0));
     }
 }
 
@@ -299,8 +300,8 @@ gw_inproc_analysis *gw_inproc_analyze(const gw_series *s)
     if (!ia->has_steps)
         snprintf(ia->why_none, sizeof ia->why_none,
                  ia->train_loader < 0 ? "no DataLoader was iterated in the job's Python processes"
-                                      : "fewer than %.0f training steps recorded",
-                 GW_INPROC_MIN_STEPS);
+                                      : "fewer than %s training steps recorded",
+                 GW_FIXED(GW_INPROC_MIN_STEPS, 0));
     memory(ia);
     overhead(ia);
     gw_inproc_roles_build(ia);

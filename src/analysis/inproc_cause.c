@@ -173,6 +173,86 @@ static void suggest_main(gw_buf *b, const gw_inproc_analysis *ia)
     gw_buf_puts(b, "Remove synchronising calls (.item(), .cpu()) from the step.");
 }
 
+/* The evidence of the in-job data on v, and the cause it proves (NULL: it proves none). */
+static const char *evidence(gw_verdict *v, const gw_inproc_analysis *ia)
+{
+    double w = ia->wait_share_pct;
+    if (ia->bound == GW_INPROC_BOUND_INPUT)
+        gw_verdict_check(v, "python_data_wait_share_pct", w, ">=", GW_TH_PY_INPUT_BOUND_PCT);
+    else if (ia->bound == GW_INPROC_BOUND_MAIN)
+        gw_verdict_check(v, "python_data_wait_share_pct", w, "<=", GW_TH_PY_MAIN_BOUND_PCT);
+    else
+        gw_verdict_num(v, "python_data_wait_share_pct", w);
+    gw_verdict_num(v, "python_input_speedup_max", ia->speedup_input_max);
+    gw_verdict_num(v, "python_training_steps", ia->steps);
+    gw_verdict_text(v, "python_bound", gw_inproc_bound_name(ia->bound));
+    settings_evidence(v, ia);
+    if (ia->bound == GW_INPROC_BOUND_INPUT)
+        return "input_pipeline";
+    if (ia->bound == GW_INPROC_BOUND_MAIN)
+        return "cpu_bound";
+    if (!ia->bound_changes)
+        return NULL;
+    return w >= (GW_INPROC_INPUT_PCT + GW_INPROC_MAIN_PCT) / 2 ? "input_pipeline" : "cpu_bound";
+}
+
+/* The verdict's "why": the data-wait share, per epoch when it changes, the hot function. */
+static void say_why(const gw_inproc_analysis *ia, bool input, char *why, size_t len)
+{
+    gw_buf b = {0};
+    gw_buf_puts(&b, "the training loop waited for data ");
+    num(&b, ia->wait_share_pct, 0);
+    gw_buf_puts(&b, "% of its step time");
+    if (ia->bound_changes) {
+        gw_buf_puts(&b, "; per epoch: ");
+        per_epoch(&b, ia, 4, false);
+    }
+    double pct;
+    const gw_inproc_fn *f = hot(ia, input ? GW_INPROC_WORKER : GW_INPROC_MAIN, 0, &pct);
+    if (f) {
+        gw_buf_printf(&b, "; %s %s ", input ? "workers" : "training process",
+                      gw_inproc_fn_short(f->name));
+        num(&b, pct, 0);
+        gw_buf_puts(&b, "%");
+    }
+    snprintf(why, len, "%s", b.data ? b.data : "");
+    gw_buf_free(&b);
+}
+
+/* The suggestion into ia->suggestion: the settings, the bound, then what to change. */
+static void suggest(gw_inproc_analysis *ia, const gw_roles_summary *r, const char *cause,
+                    const char *fallback)
+{
+    gw_buf b = {0}, set = {0};
+    const gw_inproc_loader *l = &ia->in->loaders[ia->train_loader];
+    gw_inproc_loader_settings(l, &set);
+    gw_buf_printf(&b, "In-job data (loader %ld: %s): the training loop waits for data ", l->id,
+                  set.data ? set.data : "settings unknown");
+    gw_buf_free(&set);
+    num(&b, ia->wait_share_pct, 0);
+    gw_buf_puts(&b, "% of its step time, so a faster input pipeline (more or faster workers) "
+                    "can make training at most ");
+    num(&b, ia->speedup_input_max, 2);
+    gw_buf_puts(&b, "x faster. ");
+    if (ia->bound_changes) {
+        gw_buf_puts(&b, "The cause changes between epochs (data wait per epoch: ");
+        per_epoch(&b, ia, 8, true);
+        gw_buf_puts(&b, "): input work helps the input-bound epochs only, step work the "
+                        "others. ");
+        suggest_input(&b, ia, r);
+        suggest_main(&b, ia);
+    } else if (strcmp(cause, "input_pipeline") == 0) {
+        suggest_input(&b, ia, r);
+    } else if (strcmp(cause, "cpu_bound") == 0) {
+        gw_buf_puts(&b, "More DataLoader workers cannot help past that. ");
+        suggest_main(&b, ia);
+    } else {
+        gw_buf_puts(&b, fallback ? fallback : "");
+    }
+    snprintf(ia->suggestion, sizeof ia->suggestion, "%s", b.data ? b.data : "");
+    gw_buf_free(&b);
+}
+
 void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, const char **cause,
                      const char **suggestion, char *why, size_t len)
 {
@@ -183,77 +263,14 @@ void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, co
         gw_verdict_text(v, "python_missing", ia->why_none);
         return;
     }
-    gw_roles_summary r = gw_roles_of(g);
-    double w = ia->wait_share_pct, bound = ia->speedup_input_max;
-    if (ia->bound == GW_INPROC_BOUND_INPUT)
-        gw_verdict_check(v, "python_data_wait_share_pct", w, ">=", GW_TH_PY_INPUT_BOUND_PCT);
-    else if (ia->bound == GW_INPROC_BOUND_MAIN)
-        gw_verdict_check(v, "python_data_wait_share_pct", w, "<=", GW_TH_PY_MAIN_BOUND_PCT);
-    else
-        gw_verdict_num(v, "python_data_wait_share_pct", w);
-    gw_verdict_num(v, "python_input_speedup_max", bound);
-    gw_verdict_num(v, "python_training_steps", ia->steps);
-    gw_verdict_text(v, "python_bound", gw_inproc_bound_name(ia->bound));
-    settings_evidence(v, ia);
-    const char *mine =
-        ia->bound == GW_INPROC_BOUND_INPUT  ? "input_pipeline"
-        : ia->bound == GW_INPROC_BOUND_MAIN ? "cpu_bound"
-        : ia->bound_changes
-            ? (w >= (GW_INPROC_INPUT_PCT + GW_INPROC_MAIN_PCT) / 2 ? "input_pipeline" : "cpu_bound")
-            : NULL;
+    const char *mine = evidence(v, ia);
     if (mine && strcmp(mine, *cause) != 0) {
         gw_verdict_text(v, "host_cause", *cause);
         *cause = mine;
     }
-    gw_buf b = {0};
-    gw_buf_puts(&b, "the training loop waited for data ");
-    num(&b, w, 0);
-    gw_buf_puts(&b, "% of its step time");
-    if (ia->bound_changes) {
-        gw_buf_puts(&b, "; per epoch: ");
-        per_epoch(&b, ia, 4, false);
-    }
-    double pct;
-    const gw_inproc_fn *f = hot(ia, strcmp(*cause, "input_pipeline") == 0, 0, &pct);
-    if (f) {
-        gw_buf_printf(&b, "; %s %s ",
-                      strcmp(*cause, "input_pipeline") == 0 ? "workers" : "training process",
-                      gw_inproc_fn_short(f->name));
-        num(&b, pct, 0);
-        gw_buf_puts(&b, "%");
-    }
-    snprintf(why, len, "%s", b.data ? b.data : "");
-
-    gw_buf_reset(&b);
-    const gw_inproc_loader *l = &ia->in->loaders[ia->train_loader];
-    gw_buf set = {0};
-    gw_inproc_loader_settings(l, &set);
-    gw_buf_printf(&b, "In-job data (loader %ld: %s): the training", l->id,
-                  set.data ? set.data : "settings unknown");
-    gw_buf_free(&set);
-    gw_buf_puts(&b, " loop waits for data ");
-    num(&b, w, 0);
-    gw_buf_puts(&b, "% of its step time, so a faster input pipeline (more or faster workers) "
-                    "can make training at most ");
-    num(&b, bound, 2);
-    gw_buf_puts(&b, "x faster. ");
-    if (ia->bound_changes) {
-        gw_buf_puts(&b, "The cause changes between epochs (data wait per epoch: ");
-        per_epoch(&b, ia, 8, true);
-        gw_buf_puts(&b, "): input work helps the input-bound epochs only, step work the "
-                        "others. ");
-        suggest_input(&b, ia, &r);
-        suggest_main(&b, ia);
-    } else if (strcmp(*cause, "input_pipeline") == 0) {
-        suggest_input(&b, ia, &r);
-    } else if (strcmp(*cause, "cpu_bound") == 0) {
-        gw_buf_puts(&b, "More DataLoader workers cannot help past that. ");
-        suggest_main(&b, ia);
-    } else {
-        gw_buf_puts(&b, *suggestion ? *suggestion : "");
-    }
-    snprintf(ia->suggestion, sizeof ia->suggestion, "%s", b.data ? b.data : "");
-    gw_buf_free(&b);
+    say_why(ia, strcmp(*cause, "input_pipeline") == 0, why, len);
+    gw_roles_summary r = gw_roles_of(g);
+    suggest(ia, &r, *cause, *suggestion);
     *suggestion = ia->suggestion;
 }
 

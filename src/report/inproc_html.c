@@ -116,18 +116,18 @@ static void fg_draw(FILE *out, const fg_tree *t, size_t node, double x, int dept
     fputs("<g><title>", out);
     gw_html_escape(out, v->name);
     fprintf(out,
-            " - %s samples, %s%%</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-            "height=\"%.1f\" fill=\"",
+            " - %s samples, %s%%</title><rect x=\"%s\" y=\"%s\" width=\"%s\" "
+            "height=\"%s\" fill=\"",
             gw_fmt_fixed(cnt, sizeof cnt, v->count, 0, 0, "-"),
-            gw_fmt_fixed(pct, sizeof pct, 100.0 * v->count / total, 2, GW_FMT_TRIM, "-"), x, y, w,
-            FG_ROW - 1);
+            gw_fmt_fixed(pct, sizeof pct, 100.0 * v->count / total, 2, GW_FMT_TRIM, "-"),
+            GW_FIXED(x, 1), GW_FIXED(y, 1), GW_FIXED(w, 1), GW_FIXED(FG_ROW - 1, 1));
     fg_colour(out, v->name);
     fputs("\"/>", out);
     size_t chars = (size_t)(w / 7.0);
     if (chars >= 4) {
         size_t len = strlen(v->name);
         char *label = xstrndup(v->name, len > chars ? chars - 2 : len);
-        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + FG_ROW - 5);
+        fprintf(out, "<text x=\"%s\" y=\"%s\">", GW_FIXED(x + 3, 1), GW_FIXED(y + FG_ROW - 5, 1));
         gw_html_escape(out, label);
         fputs(len > chars ? "..</text>" : "</text>", out);
         free(label);
@@ -153,8 +153,8 @@ static void flame_graph(FILE *out, const gw_inproc_stacks *st, const char *label
     double h = (depth + 1) * FG_ROW;
     fprintf(out,
             "<figure class=\"flame\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
-            "viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" aria-label=\"",
-            FG_W, h);
+            "viewBox=\"0 0 %s %s\" width=\"100%%\" role=\"img\" aria-label=\"",
+            GW_FIXED(FG_W, 0), GW_FIXED(h, 0));
     gw_html_escape(out, label);
     fputs("\" style=\"font:11px monospace\">\n", out);
     fg_draw(out, &t, 0, 0, 0, depth, scale, t.v[0].count);
@@ -242,16 +242,17 @@ static void timeline_svg(FILE *out, const gw_inproc_analysis *ia)
     const double W = FG_W, H = 120, top = 14;
     double sx = W / (t1 - t0);
     fprintf(out,
-            "<figure class=\"flame\"><svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %.0f "
-            "%.0f\" width=\"100%%\" role=\"img\" aria-label=\"data wait over time\" "
+            "<figure class=\"flame\"><svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 %s "
+            "%s\" width=\"100%%\" role=\"img\" aria-label=\"data wait over time\" "
             "style=\"font:11px monospace\">\n",
-            W, H + top + 14);
+            GW_FIXED(W, 0), GW_FIXED(H + top + 14, 0));
     for (int p = 0; p <= 100; p += 50)
         fprintf(out,
-                "<line x1=\"0\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-                "<text x=\"2\" y=\"%.1f\">%d%%</text>\n",
-                W, top + H * (1 - p / 100.0), top + H * (1 - p / 100.0),
-                top + H * (1 - p / 100.0) - 2, p);
+                "<line x1=\"0\" x2=\"%s\" y1=\"%s\" y2=\"%s\" stroke=\"#ddd\"/>"
+                "<text x=\"2\" y=\"%s\">%d%%</text>\n",
+                GW_FIXED(W, 0), GW_FIXED(top + H * (1 - p / 100.0), 1),
+                GW_FIXED(top + H * (1 - p / 100.0), 1), GW_FIXED(top + H * (1 - p / 100.0) - 2, 1),
+                p);
     for (size_t i = 0; i < count; i++) {
         double all = v[i].wait_s + v[i].between_s;
         if (!(all > 0))
@@ -259,18 +260,20 @@ static void timeline_svg(FILE *out, const gw_inproc_analysis *ia)
         double share = v[i].wait_s / all, h = H * share;
         char x[2][GW_FMT_SIZE];
         fprintf(out,
-                "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
+                "<rect x=\"%s\" y=\"%s\" width=\"%s\" height=\"%s\" fill=\"%s\">"
                 "<title>epoch %ld: %s steps, data wait %s%%</title></rect>\n",
-                (v[i].t0 - t0) * sx, top + H - h, fmax((v[i].t1 - v[i].t0) * sx - 0.5, 0.5), h,
+                GW_FIXED((v[i].t0 - t0) * sx, 1), GW_FIXED(top + H - h, 1),
+                GW_FIXED(fmax((v[i].t1 - v[i].t0) * sx - 0.5, 0.5), 1), GW_FIXED(h, 1),
                 share * 100 >= GW_INPROC_INPUT_PCT ? "#d9822b" : "#8fb3e0", v[i].pass + 1,
                 n(v[i].steps, x[0], 0), n(100 * share, x[1], 1));
     }
     for (size_t k = 0; k < ia->nepochs; k++) {
         double x = (ia->epochs[k].train->t_start - t0) * sx;
         fprintf(out,
-                "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#444\" "
-                "stroke-dasharray=\"4 3\"/><text x=\"%.1f\" y=\"%.0f\">epoch %ld</text>\n",
-                x, x, top, top + H, x + 3, top + H + 12, ia->epochs[k].train->pass + 1);
+                "<line x1=\"%s\" x2=\"%s\" y1=\"%s\" y2=\"%s\" stroke=\"#444\" "
+                "stroke-dasharray=\"4 3\"/><text x=\"%s\" y=\"%s\">epoch %ld</text>\n",
+                GW_FIXED(x, 1), GW_FIXED(x, 1), GW_FIXED(top, 0), GW_FIXED(top + H, 0),
+                GW_FIXED(x + 3, 1), GW_FIXED(top + H + 12, 0), ia->epochs[k].train->pass + 1);
     }
     fputs("</svg><figcaption>The training loop's data wait over time: each bar is one "
           "interval's share of the step time spent waiting for the DataLoader (orange: "
