@@ -221,7 +221,7 @@ static void say_why(const gw_inproc_analysis *ia, bool input, char *why, size_t 
 
 /* The suggestion into ia->suggestion: the settings, the bound, then what to change. */
 static void suggest(gw_inproc_analysis *ia, const gw_roles_summary *r, const char *cause,
-                    const char *fallback)
+                    const char *fallback, double gpu_bound)
 {
     gw_buf b = {0}, set = {0};
     const gw_inproc_loader *l = &ia->in->loaders[ia->train_loader];
@@ -232,8 +232,18 @@ static void suggest(gw_inproc_analysis *ia, const gw_roles_summary *r, const cha
     num(&b, ia->wait_share_pct, 0);
     gw_buf_puts(&b, "% of its step time, so a faster input pipeline (more or faster workers) "
                     "can make training at most ");
-    num(&b, ia->speedup_input_max, 2);
-    gw_buf_puts(&b, "x faster. ");
+    /* the GPU saturates first when it would be busy all the time before the wait is gone */
+    bool gpu_first = gpu_bound < ia->speedup_input_max;
+    num(&b, gpu_first ? gpu_bound : ia->speedup_input_max, 2);
+    gw_buf_puts(&b, "x faster");
+    if (gpu_first) {
+        gw_buf_puts(&b, " (the GPU, busy ");
+        num(&b, 100.0 / gpu_bound, 0);
+        gw_buf_puts(&b, "% now, is saturated there; without the wait the loop alone would run ");
+        num(&b, ia->speedup_input_max, 2);
+        gw_buf_puts(&b, "x faster)");
+    }
+    gw_buf_puts(&b, ". ");
     if (ia->bound_changes) {
         gw_buf_puts(&b, "The cause changes between epochs (data wait per epoch: ");
         per_epoch(&b, ia, 8, true);
@@ -270,7 +280,7 @@ void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, co
     }
     say_why(ia, strcmp(*cause, "input_pipeline") == 0, why, len);
     gw_roles_summary r = gw_roles_of(g);
-    suggest(ia, &r, *cause, *suggestion);
+    suggest(ia, &r, *cause, *suggestion, g->busy_pct > 0 ? 100.0 / g->busy_pct : NAN);
     *suggestion = ia->suggestion;
 }
 
