@@ -393,3 +393,48 @@ def test_text_section_golden(name):
     if os.environ.get("GW_UPDATE_GOLDEN"):
         path.write_text(sec)
     assert sec == path.read_text(), f"{path.name} differs: GW_UPDATE_GOLDEN=1 rewrites it"
+
+
+H200 = {"w1": DATA / "h200_yolo_w1b64", "w8": DATA / "h200_yolo_w8b64"}
+
+
+def test_h200_yolo_one_worker_input_bound():
+    """Real YOLOv9 train_dual.py on the H200 (22py's instrumentation, torch 2.11, Python 3.12):
+    one DataLoader worker."""
+    s = report(H200["w1"])
+    ip = s["inproc"]
+    recs = raw(H200["w1"])
+    main = [p for p in recs if role_of(recs, p) == "main"
+            and any(r["kind"] == "pass" for r in recs[p])]
+    assert ip["training_pid"] == main[0]
+    passes = [r for r in recs[main[0]] if r["kind"] == "pass" and r["loader"] == 0]
+    assert [e["data_wait_share_pct"] for e in ip["epochs"]] == pytest.approx(
+        [100 * r["wait_s"] / (r["wait_s"] + r["between_s"]) for r in passes], abs=0.01)
+    assert ip["bound"] == "input" and ip["training_loader"]["num_workers"] == 1
+    assert ip["validation_loader"]["loader"] == 1
+    v = starved(s)
+    assert v["cause"] == "input_pipeline"
+    assert v["evidence"]["python_worker_hot_function"] == "general.py:imread"
+    assert "Raise num_workers from 1 towards 15" in v["suggestion"]
+    assert "cv2.setNumThreads" not in v["suggestion"]  # cv2 runs 1 thread in the workers
+    assert "AMP" not in v["suggestion"]  # and autocast is used
+
+
+def test_h200_yolo_eight_workers_main_bound_and_the_bound_held():
+    """The same job with 8 workers: the training process is the bound now, and the gain the
+    1-worker run predicted for more workers (1 / (1 - its epoch-2 data wait)) bounds what 8
+    workers measured (epoch 2: no worker start-up in its first epoch's numbers)."""
+    s1, s8 = report(H200["w1"]), report(H200["w8"])
+    ip8 = s8["inproc"]
+    assert ip8["bound"] == "main" and ip8["training_loader"]["num_workers"] == 8
+    v = starved(s8)
+    assert v["cause"] == "cpu_bound"
+    assert "More DataLoader workers cannot help past that" in v["suggestion"]
+    assert "Raise num_workers" not in v["suggestion"]
+    assert "Use AMP" not in v["suggestion"]  # autocast is used
+    assert "cudnn.benchmark=True" in v["suggestion"]  # it is False
+    e1, e8 = s1["inproc"]["epochs"][1], ip8["epochs"][1]
+    predicted = 100 / (100 - e1["data_wait_share_pct"])
+    measured = e8["steps_per_s"] / e1["steps_per_s"]
+    assert predicted == pytest.approx(2.1, abs=0.05) and measured == pytest.approx(1.9, abs=0.05)
+    assert 0.8 * predicted <= measured <= predicted
