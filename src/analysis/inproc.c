@@ -222,6 +222,8 @@ static void memory(gw_inproc_analysis *ia)
     for (size_t k = 0; ia->main && k < ia->nepochs; k++) {
         const gw_inproc_pass *p = ia->epochs[k].train;
         const gw_inproc_memory *m = memory_at(in, ia->main->pid, p->t_start, p->t_end + 1.0);
+        ia->epochs[k].alloc_end_bytes = m ? m->allocated_bytes : NAN;
+        ia->epochs[k].reserved_end_bytes = m ? m->reserved_bytes : NAN;
         if (!m)
             continue;
         if (ia->leak_epochs++ == 0)

@@ -67,7 +67,8 @@ typedef struct gw_inproc_epoch {
     const gw_inproc_pass *train;
     double val_steps, val_s;          /* validation passes in it (0 when none) */
     double val_wait_s, val_between_s; /* their time waiting for data and between batches */
-    double wait_share_pct;            /* of the training pass */
+    double alloc_end_bytes, reserved_end_bytes; /* allocator at the training pass's end, NAN */
+    double wait_share_pct;                      /* of the training pass */
     double steps_per_s;
     gw_inproc_bound bound;
 } gw_inproc_epoch;

@@ -339,14 +339,14 @@ void gw_report_inproc_html(FILE *out, const gw_analysis *a)
         timeline_svg(out, ia);
     }
     if (ia->nmemory) {
-        const double gib = 1024.0 * 1024 * 1024;
-        char x[4][GW_FMT_SIZE];
-        fprintf(out,
-                "<p>GPU memory (torch allocator, training process): allocated %s to %s GiB, "
-                "reserved up to %s GiB, max_allocated %s GiB%s</p>\n",
-                n(ia->alloc_first / gib, x[0], 2), n(ia->alloc_last / gib, x[1], 2),
-                n(ia->reserved_peak / gib, x[2], 2), n(ia->max_allocated / gib, x[3], 2),
-                ia->leak ? "; <strong>allocated grew at every epoch end: a leak</strong>" : "");
+        gw_buf mem = {0};
+        gw_report_inproc_memory(&mem, ia);
+        fputs("<p>GPU memory (torch allocator, training process): ", out);
+        gw_html_escape(out, mem.data);
+        fputs(ia->leak ? "; <strong>allocated grew at every epoch end: a leak</strong></p>\n"
+                       : "</p>\n",
+              out);
+        gw_buf_free(&mem);
     }
     role_section(out, ia, GW_INPROC_MAIN);
     role_section(out, ia, GW_INPROC_WORKER);

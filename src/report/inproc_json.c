@@ -78,6 +78,8 @@ static cJSON *epochs_json(const gw_inproc_analysis *ia)
         gw_json_add_num(o, "first_wait_s", e->train->first_wait_s, 3);
         gw_json_add_num(o, "data_wait_share_pct", e->wait_share_pct, 2);
         gw_json_add_str(o, "bound", gw_inproc_bound_name(e->bound));
+        gw_json_add_num(o, "allocated_bytes_at_end", e->alloc_end_bytes, 0);
+        gw_json_add_num(o, "reserved_bytes_at_end", e->reserved_end_bytes, 0);
         cJSON_AddBoolToObject(o, "complete", e->train->complete);
         gw_json_add_num(o, "validation_steps", e->val_steps, 0);
         gw_json_add_num(o, "validation_s", e->val_steps > 0 ? e->val_s : NAN, 3);

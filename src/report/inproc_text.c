@@ -40,10 +40,10 @@ static void processes_line(gw_buf *b, const gw_inproc_analysis *ia)
     gw_buf_printf(b, "  processes: %zu %s, %zu DataLoader worker%s", count[GW_INPROC_MAIN],
                   ia->train_loader >= 0 ? "training" : "main", count[GW_INPROC_WORKER],
                   count[GW_INPROC_WORKER] == 1 ? "" : "s");
-    if (count[GW_INPROC_OTHER])
-        gw_buf_printf(b, ", %zu other", count[GW_INPROC_OTHER]);
     if (ia->worker && *ia->worker->start_method)
         gw_buf_printf(b, " (%s)", ia->worker->start_method);
+    if (count[GW_INPROC_OTHER])
+        gw_buf_printf(b, ", %zu other", count[GW_INPROC_OTHER]);
     if (m && *m->python)
         gw_buf_printf(b, "; Python %s", m->python);
     if (m && *m->torch)
@@ -219,6 +219,28 @@ static void role_table(gw_buf *b, const gw_inproc_analysis *ia, int role)
     }
 }
 
+void gw_report_inproc_memory(gw_buf *b, const gw_inproc_analysis *ia)
+{
+    const double gib = 1024.0 * 1024 * 1024;
+    char x[GW_FMT_SIZE];
+    if (ia->leak_epochs) { /* at the epochs' ends: the first and last records are start and exit */
+        gw_buf_puts(b, "allocated at epoch ends");
+        const char *sep = " ";
+        for (size_t k = 0; k < ia->nepochs; k++)
+            if (!isnan(ia->epochs[k].alloc_end_bytes)) {
+                gw_buf_printf(b, "%s%s", sep, n(ia->epochs[k].alloc_end_bytes / gib, x, 2));
+                sep = ", ";
+            }
+        gw_buf_puts(b, " GiB");
+    } else {
+        gw_buf_printf(b, "allocated %s", n(ia->alloc_first / gib, x, 2));
+        gw_buf_printf(b, " -> %s GiB", n(ia->alloc_last / gib, x, 2));
+    }
+    gw_buf_printf(b, " (peak %s)", n(ia->alloc_peak / gib, x, 2));
+    gw_buf_printf(b, ", reserved up to %s GiB", n(ia->reserved_peak / gib, x, 2));
+    gw_buf_printf(b, ", max_allocated %s GiB", n(ia->max_allocated / gib, x, 2));
+}
+
 static void memory_lines(gw_buf *b, const gw_inproc_analysis *ia)
 {
     if (ia->nmemory == 0) {
@@ -227,12 +249,9 @@ static void memory_lines(gw_buf *b, const gw_inproc_analysis *ia)
     }
     const double gib = 1024.0 * 1024 * 1024;
     char x[6][GW_FMT_SIZE];
-    gw_buf_printf(b,
-                  "  GPU memory (torch allocator, training process): allocated %s -> %s GiB "
-                  "(peak %s), reserved %s GiB (peak %s), max_allocated %s GiB\n",
-                  n(ia->alloc_first / gib, x[0], 2), n(ia->alloc_last / gib, x[1], 2),
-                  n(ia->alloc_peak / gib, x[2], 2), n(ia->reserved_last / gib, x[3], 2),
-                  n(ia->reserved_peak / gib, x[4], 2), n(ia->max_allocated / gib, x[5], 2));
+    gw_buf_puts(b, "  GPU memory (torch allocator, training process): ");
+    gw_report_inproc_memory(b, ia);
+    gw_buf_puts(b, "\n");
     if (ia->reserved_peak > 0 && ia->max_allocated > 0)
         gw_buf_printf(b,
                       "    reserved - max_allocated = %s GiB held by the caching allocator, "
