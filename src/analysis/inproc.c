@@ -251,7 +251,8 @@ static void overhead(gw_inproc_analysis *ia)
     ia->sampler_overhead_pct = ia->sampled_s > 0 ? 100.0 * ia->sampler_cpu_s / ia->sampled_s : NAN;
 }
 
-static const gw_inproc *first_inproc(const gw_series *s, bool *off, const char **state)
+static const gw_inproc *first_inproc(const gw_series *s, bool *off, const char **state,
+                                     size_t *input)
 {
     *off = false;
     *state = NULL;
@@ -259,6 +260,7 @@ static const gw_inproc *first_inproc(const gw_series *s, bool *off, const char *
         const gw_inproc *in = s->inputs[i].inproc;
         if (!in)
             continue;
+        *input = i;
         if (in->dir_found)
             return in;
         if (*in->instrumentation && !*state)
@@ -275,7 +277,7 @@ gw_inproc_analysis *gw_inproc_analyze(const gw_series *s)
     ia->first_wait_s = NAN;
     bool run_dir;
     const char *state;
-    ia->in = first_inproc(s, &run_dir, &state);
+    ia->in = first_inproc(s, &run_dir, &state, &ia->input);
     if (!ia->in) {
         if (state && strncmp(state, "on", 2) != 0)
             snprintf(ia->why_none, sizeof ia->why_none, "Python instrumentation was %s", state);
@@ -329,6 +331,11 @@ bool gw_inproc_passes_are_epochs(const gw_inproc_analysis *ia)
         if (batches > 0 && ia->epochs[k].train->steps > 1.5 * batches + 1)
             return false; /* an iterator that never ends (a repeating sampler) */
     return true;
+}
+
+bool gw_inproc_covers(const gw_inproc_analysis *ia, const gw_series_gpu *gpu)
+{
+    return ia && ia->in && gpu && gpu->input == ia->input;
 }
 
 size_t gw_inproc_epochs(const gw_inproc_analysis *ia, gw_epoch **out)

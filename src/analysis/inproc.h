@@ -75,6 +75,7 @@ typedef struct gw_inproc_epoch {
 
 typedef struct gw_inproc_analysis {
     const gw_inproc *in;           /* NULL when no input has in-job data */
+    size_t input;                  /* the series input (a run directory's gpu.csv) it is of */
     bool has_steps;                /* a training loader with at least GW_INPROC_MIN_STEPS steps */
     char why_none[256];            /* when !in or !has_steps: why, one line */
     const gw_inproc_proc *main;    /* the training process, NULL when none */
@@ -106,6 +107,10 @@ typedef struct gw_inproc_analysis {
  * gw_inproc_analysis_free. */
 gw_inproc_analysis *gw_inproc_analyze(const gw_series *s);
 void gw_inproc_analysis_free(gw_inproc_analysis *ia);
+
+/* True when the in-job data is that GPU's own: the GPU comes from the same run directory (a
+ * report over several run directories judges each GPU by its own job's data only). */
+bool gw_inproc_covers(const gw_inproc_analysis *ia, const gw_series_gpu *gpu);
 
 /* False when the training loader's passes cannot be epochs: a pass returned more than 1.5x the
  * loader's len() batches (an iterator that never ends, e.g. a repeating sampler consumed by hand).

@@ -267,8 +267,8 @@ void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, co
                      const char **suggestion, char *why, size_t len)
 {
     gw_inproc_analysis *ia = a->inproc;
-    if (!ia || !ia->in)
-        return; /* not recorded with in-job data: the report says why once, not per verdict */
+    if (!gw_inproc_covers(ia, g->gpu))
+        return; /* no in-job data of this GPU's job: the report says why once, not per verdict */
     if (!ia->has_steps) {
         gw_verdict_text(v, "python_missing", ia->why_none);
         return;
@@ -287,7 +287,8 @@ void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, co
 void gw_inproc_leak(gw_analysis *a, gw_verdict *v)
 {
     const gw_inproc_analysis *ia = a->inproc;
-    if (!ia || !ia->in || ia->nmemory < 3)
+    if (v->gpu < 0 || (size_t)v->gpu >= a->ngpus || !gw_inproc_covers(ia, a->gpus[v->gpu].gpu) ||
+        ia->nmemory < 3)
         return;
     const double gib = 1024.0 * 1024 * 1024;
     double grew = ia->alloc_last - ia->alloc_first, res = ia->reserved_last - ia->reserved_first;

@@ -17,8 +17,8 @@ void gw_inproc_steady(gw_analysis *a)
         const int64_t *t = g->gpu->tab.t_ms;
         gw_span *startup = &g->phase[GW_PHASE_STARTUP].span;
         gw_span *steady = &g->phase[GW_PHASE_STEADY].span;
-        if (!g->worked || steady->begin == steady->end)
-            continue; /* a GPU that never worked keeps its phases */
+        if (!g->worked || steady->begin == steady->end || !gw_inproc_covers(a->inproc, g->gpu))
+            continue; /* a GPU that never worked, or of another run, keeps its phases */
         size_t b = 0;
         while (b < steady->begin && t[b] < first)
             b++;

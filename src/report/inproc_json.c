@@ -184,6 +184,7 @@ void gw_report_inproc_json(cJSON *root, const gw_analysis *a)
     }
     gw_json_add_str(o, "why", ia->has_steps ? NULL : ia->why_none);
     gw_json_add_str(o, "instrumentation", ia->in->instrumentation);
+    gw_json_add_str(o, "input", a->series->inputs[ia->input].path);
     size_t count[GW_INPROC_ROLES] = {0};
     for (size_t i = 0; i < ia->in->nprocs; i++)
         count[gw_inproc_role_of(ia->in, &ia->in->procs[i])]++;

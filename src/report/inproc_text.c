@@ -308,6 +308,12 @@ void gw_report_inproc_text(FILE *out, const gw_analysis *a)
             gw_buf_printf(&b, "\nInside the job: no in-job data (%s)\n", ia->why_none);
     } else {
         gw_buf_puts(&b, "\nInside the job (in-job data from the job's Python processes)\n");
+        size_t runs = 0;
+        for (size_t i = 0; i < a->series->ninputs; i++)
+            runs += a->series->inputs[i].inproc != NULL; /* one per run directory */
+        if (runs > 1) /* several run directories: say whose (the others' GPUs are not judged
+                         by it) */
+            gw_buf_printf(&b, "  of %s only\n", a->series->inputs[ia->input].path);
         processes_line(&b, ia);
         if (!ia->has_steps)
             gw_buf_printf(&b, "  no step timing: %s\n", ia->why_none);

@@ -438,3 +438,16 @@ def test_h200_yolo_eight_workers_main_bound_and_the_bound_held():
     measured = e8["steps_per_s"] / e1["steps_per_s"]
     assert predicted == pytest.approx(2.1, abs=0.05) and measured == pytest.approx(1.9, abs=0.05)
     assert 0.8 * predicted <= measured <= predicted
+
+
+def test_two_run_directories_each_gpu_judged_by_its_own_job():
+    """`report DIR DIR`: the in-job data of the first run does not decide the other run's GPU."""
+    r = subprocess.run([GW, "report", str(H200["w1"]), str(H200["w8"]), "--json", "-"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
+    assert s["inproc"]["input"].endswith("h200_yolo_w1b64/gpu.csv")
+    got = {v["evidence"].get("python_bound"): v["cause"] for v in s["verdicts"]
+           if v["id"] == "gpu_starved"}
+    # w1 by its in-job data, w8 by its own host.csv (no python_* evidence from w1's data)
+    assert got == {"input": "input_pipeline", None: "cpu_bound"}
