@@ -14,8 +14,8 @@
  * (their time stays in their parent's box). */
 #define FG_W     1200.0
 #define FG_ROW   17.0
-#define FG_MIN_W 0.6
-enum { FG_MAX_DEPTH = 96 };
+#define FG_MIN_W 2.0
+enum { FG_MAX_DEPTH = 64 };
 
 typedef struct fg_node {
     char *name; /* "function (file)": the frame without its line */
@@ -68,7 +68,10 @@ static void fg_build(fg_tree *t, const gw_inproc_stacks *st)
         for (const char *p = s;; p++) {
             if (*p && *p != ';')
                 continue;
-            if (p > s && depth++ < FG_MAX_DEPTH) {
+            /* the import machinery's frames (6 per nested import) are left out: a module's
+             * imports would tower over the training step otherwise */
+            bool machinery = memmem(s, (size_t)(p - s), "(<frozen importlib", 18) != NULL;
+            if (p > s && !machinery && depth++ < FG_MAX_DEPTH) {
                 node = fg_child(t, node, s, (size_t)(p - s));
                 t->v[node].count += st->v[i].count;
             }
@@ -161,8 +164,9 @@ static void flame_graph(FILE *out, const gw_inproc_stacks *st, const char *label
     fputs("</svg><figcaption>", out);
     gw_html_escape(out, label);
     fputs(": flame graph of the sampled Python stacks (root at the bottom; a box's width is its "
-          "share of the samples; grey: idle in a wait, blue: waiting in the DataLoader). Hover "
-          "for the numbers.</figcaption></figure>\n",
+          "share of the samples; grey: idle in a wait, blue: waiting in the DataLoader; the "
+          "import machinery's frames left out, stacks cut at 64 frames). Hover for the "
+          "numbers.</figcaption></figure>\n",
           out);
     for (size_t i = 0; i < t.n; i++)
         free(t.v[i].name);
