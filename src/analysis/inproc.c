@@ -452,3 +452,39 @@ size_t gw_inproc_timeline(const gw_inproc_analysis *ia, size_t max, gw_inproc_st
     *out = v;
     return m + (k > 0);
 }
+
+size_t gw_inproc_ranks(const gw_inproc_analysis *ia, gw_inproc_rank **out)
+{
+    *out = NULL;
+    const gw_inproc *in = ia->in;
+    if (!in)
+        return 0;
+    gw_inproc_rank *v = xcalloc(in->nprocs + 1, sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < in->nprocs; i++) {
+        const gw_inproc_proc *p = &in->procs[i];
+        /* its loader with the most steps, as for the training process */
+        double best = 0, wait = 0, between = 0;
+        for (size_t l = 0; l < in->nloaders; l++) {
+            size_t np;
+            double st = in->loaders[l].pid == p->pid ? loader_steps(in, l, &np) : 0;
+            if (st <= best)
+                continue;
+            best = st;
+            wait = between = 0;
+            for (size_t k = 0; k < in->npasses; k++)
+                if (in->passes[k].loader == l) {
+                    wait += in->passes[k].wait_s;
+                    between += in->passes[k].between_s;
+                }
+        }
+        if (best > 0)
+            v[n++] = (gw_inproc_rank){p, best, share_pct(wait, between)};
+    }
+    if (n < 2) {
+        free(v);
+        return 0;
+    }
+    *out = v;
+    return n;
+}

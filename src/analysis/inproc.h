@@ -137,6 +137,17 @@ const char *gw_inproc_fn_short(const char *name);
  * is idle there. */
 bool gw_inproc_frame_idle(const char *frame, size_t len);
 
+/* One process that iterated a DataLoader (a torchrun rank): its loader with the most steps. */
+typedef struct gw_inproc_rank {
+    const gw_inproc_proc *proc; /* rank, local_rank, pid */
+    double steps;
+    double wait_share_pct;
+} gw_inproc_rank;
+
+/* Every process that iterated a DataLoader, when there are at least two (ranks of one job, each
+ * with its own data), in the order of the files; 0 otherwise. *out newly allocated. */
+size_t gw_inproc_ranks(const gw_inproc_analysis *ia, gw_inproc_rank **out);
+
 /* The training loader's "steps" records in time order, consecutive ones merged so that at most
  * max remain (a timeline of the data wait); *out newly allocated. Returns how many. */
 size_t gw_inproc_timeline(const gw_inproc_analysis *ia, size_t max, gw_inproc_steps **out);

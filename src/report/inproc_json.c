@@ -111,6 +111,25 @@ static cJSON *timeline_json(const gw_inproc_analysis *ia)
     return arr;
 }
 
+static cJSON *ranks_json(const gw_inproc_analysis *ia)
+{
+    cJSON *arr = cJSON_CreateArray();
+    gw_inproc_rank *r;
+    size_t nr = gw_inproc_ranks(ia, &r);
+    for (size_t i = 0; i < nr; i++) {
+        cJSON *o = cJSON_CreateObject();
+        gw_json_add_num(o, "pid", (double)r[i].proc->pid, 0);
+        gw_json_add_num(o, "rank", r[i].proc->rank >= 0 ? (double)r[i].proc->rank : NAN, 0);
+        gw_json_add_num(o, "local_rank",
+                        r[i].proc->local_rank >= 0 ? (double)r[i].proc->local_rank : NAN, 0);
+        gw_json_add_num(o, "steps", r[i].steps, 0);
+        gw_json_add_num(o, "data_wait_share_pct", r[i].wait_share_pct, 2);
+        cJSON_AddItemToArray(arr, o);
+    }
+    free(r);
+    return arr;
+}
+
 static cJSON *fn_json(const gw_inproc_fn *f, double busy)
 {
     cJSON *o = cJSON_CreateObject();
@@ -211,6 +230,7 @@ void gw_report_inproc_json(cJSON *root, const gw_analysis *a)
     cJSON_AddBoolToObject(o, "bound_changes", ia->bound_changes);
     cJSON_AddItemToObject(o, "epochs", epochs_json(ia));
     cJSON_AddItemToObject(o, "timeline", timeline_json(ia));
+    cJSON_AddItemToObject(o, "ranks", ranks_json(ia));
     cJSON *roles = cJSON_AddObjectToObject(o, "roles");
     cJSON_AddItemToObject(roles, "main", role_json(&ia->roles[GW_INPROC_MAIN]));
     cJSON_AddItemToObject(roles, "worker", role_json(&ia->roles[GW_INPROC_WORKER]));

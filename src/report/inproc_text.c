@@ -6,6 +6,7 @@
 #include "util/gw_wrap.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The widest function name in a table row: longer names keep their end ("...s.py:fn"). */
@@ -132,6 +133,27 @@ static void settings_line(gw_buf *b, const gw_inproc_analysis *ia)
     }
 }
 
+/* "data wait per rank: rank 0 60.1%, rank 1 58.3% (steps 76, 76)" for jobs of several ranks. */
+static void ranks_line(gw_buf *b, const gw_inproc_analysis *ia)
+{
+    gw_inproc_rank *r;
+    size_t nr = gw_inproc_ranks(ia, &r);
+    if (nr == 0)
+        return;
+    gw_buf_puts(b, "  data wait per training process:");
+    for (size_t i = 0; i < nr; i++) {
+        char x[2][GW_FMT_SIZE];
+        if (r[i].proc->rank >= 0)
+            gw_buf_printf(b, "%s rank %ld", i ? "," : "", r[i].proc->rank);
+        else
+            gw_buf_printf(b, "%s pid %ld", i ? "," : "", r[i].proc->pid);
+        gw_buf_printf(b, " %s%% (%s steps)", n(r[i].wait_share_pct, x[0], 1),
+                      n(r[i].steps, x[1], 0));
+    }
+    gw_buf_puts(b, "\n");
+    free(r);
+}
+
 /* The validation loader's data wait, per epoch: "validation: data wait 60% (62, 58, 60)". */
 static void val_line(gw_buf *b, const gw_inproc_analysis *ia)
 {
@@ -169,6 +191,7 @@ static void epochs_table(gw_buf *b, const gw_inproc_analysis *ia)
                       e->train->complete ? "" : " (cut)");
     }
     val_line(b, ia);
+    ranks_line(b, ia);
     char x[3][GW_FMT_SIZE];
     gw_buf_printf(b,
                   "  whole run: %s steps, waiting for data %s%% of the step time: a faster "

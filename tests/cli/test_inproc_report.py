@@ -451,3 +451,27 @@ def test_two_run_directories_each_gpu_judged_by_its_own_job():
            if v["id"] == "gpu_starved"}
     # w1 by its in-job data, w8 by its own host.csv (no python_* evidence from w1's data)
     assert got == {"input": "input_pipeline", None: "cpu_bound"}
+
+
+def test_two_ranks(tmp_path):
+    """torchrun: two training processes with their own data; rank 0 is the one analysed (though
+    rank 1 ran more steps), and each rank's data wait is listed."""
+    run = tmp_path / "run"
+    shutil.copytree(DATA / "yolo_input", run)
+    p = run / "python" / "600.jsonl"
+    p.write_text(p.read_text().replace('"rank": null', '"rank": 0')
+                 .replace('"world_size": null', '"world_size": 2'))
+    t = json.loads(p.read_text().splitlines()[0])["t"]
+    (run / "python" / "601.jsonl").write_text("".join(json.dumps(r) + "\n" for r in [
+        {"t": t, "kind": "process", "pid": 601, "role": "main", "rank": 1, "world_size": 2},
+        {"t": t, "kind": "loader", "loader": 0, "num_workers": 1, "batch_size": 64},
+        {"t": t + 30, "kind": "pass", "loader": 0, "pass": 0, "t_start": t + 10, "t_end": t + 30,
+         "steps": 100, "wait_s": 5, "between_s": 15, "complete": True}]))
+    s = report(run)
+    ip = s["inproc"]
+    assert ip["training_pid"] == 600 and ip["processes"]["main"] == 2
+    assert [(r["rank"], r["steps"], r["data_wait_share_pct"]) for r in ip["ranks"]] == [
+        (0, 76, pytest.approx(60.13, abs=0.01)), (1, 100, 25)]
+    sec = section(text(run))
+    assert "data wait per training process: rank 0 60.1% (76 steps), rank 1 25% (100" in sec
+    assert "rank 0 of 2" in sec
