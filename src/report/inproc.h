@@ -31,6 +31,9 @@ bool gw_report_inproc_settings(gw_buf *b, const gw_inproc_analysis *ia);
 /* The allocator in one phrase ("allocated at epoch ends 21.9, 22 GiB (peak 22), reserved up to
  * 28.9 GiB, max_allocated 24.4 GiB"), appended to b. */
 void gw_report_inproc_memory(gw_buf *b, const gw_inproc_analysis *ia);
+/* The "where:", validation-loader and per-rank lines of the text section (each "  ...\n"), for
+ * the HTML page. */
+void gw_report_inproc_notes(gw_buf *b, const gw_inproc_analysis *ia);
 /* A function name cut to fit a table column: its end kept after "..." (buf of size bytes). */
 const char *gw_report_inproc_fn_cut(const char *name, char *buf, size_t size);
 

@@ -329,6 +329,18 @@ void gw_report_inproc_html(FILE *out, const gw_analysis *a)
         gw_html_escape(out, ia->why_none);
         fputs(".</p>\n", out);
     }
+    gw_buf notes = {0};
+    gw_report_inproc_notes(&notes, ia);
+    for (char *line = notes.data, *nl; line && *line; line = nl + 1) {
+        nl = strchr(line, '\n');
+        if (!nl)
+            break;
+        *nl = '\0';
+        fputs("<p class=\"meta\">", out);
+        gw_html_escape(out, line + strspn(line, " "));
+        fputs("</p>\n", out);
+    }
+    gw_buf_free(&notes);
     if (ia->train_loader >= 0)
         loaders_table(out, ia);
     gw_buf set = {0};

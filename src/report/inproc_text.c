@@ -312,6 +312,15 @@ static void input_line(gw_buf *b, const gw_inproc_analysis *ia)
                       in->first_warning);
 }
 
+void gw_report_inproc_notes(gw_buf *b, const gw_inproc_analysis *ia)
+{
+    where_line(b, ia);
+    if (ia->has_steps) {
+        val_line(b, ia);
+        ranks_line(b, ia);
+    }
+}
+
 bool gw_report_inproc_expected(const gw_analysis *a)
 {
     for (size_t i = 0; i < a->series->ninputs; i++)
