@@ -134,11 +134,19 @@ static void suggest_input(gw_buf *b, const gw_inproc_analysis *ia, const gw_role
         num(b, cores, 0);
         gw_buf_puts(b, " cores the job may use: more workers need more cores. ");
     }
-    double first = ia->nepochs ? ia->first_wait_s / (double)ia->nepochs : NAN;
-    if (l->persistent_workers == 0 && ia->nepochs >= 2 && first >= 1) {
+    /* persistent workers save the start-up of every epoch but the first */
+    double first = 0;
+    size_t later = 0;
+    for (size_t k = 1; k < ia->nepochs; k++)
+        if (!isnan(ia->epochs[k].train->first_wait_s)) {
+            first += ia->epochs[k].train->first_wait_s;
+            later++;
+        }
+    first = later ? first / (double)later : NAN;
+    if (l->persistent_workers == 0 && first >= 0.5) {
         gw_buf_puts(b, "persistent_workers=True saves the ");
         num(b, first, 1);
-        gw_buf_puts(b, " s each epoch waits for its first batch. ");
+        gw_buf_puts(b, " s each epoch after the first waits for its first batch. ");
     }
     if (l->pin_memory == 0)
         gw_buf_puts(b, "Set pin_memory=True. ");
