@@ -13,7 +13,8 @@
  * their order within a timestamp (refused when ambiguous), a logger's date before nvidia-smi's
  * timestamp, camelCase and home-made header names (synonyms.c), --columns over a header, UTF-8
  * BOM, UTF-16 (converted), NUL runs (removed and counted, lines.c), ctime and elapsed-seconds
- * times, `nvidia-smi dmon` (dmon.c); tables, -q reports, pmon, --query-compute-apps CSV and
+ * times, `nvidia-smi dmon` (dmon.c), `nvidia-smi -l` tables (nvtable.c; CSV rows after a table
+ * are read, the table skipped and said); -q reports, pmon, --query-compute-apps CSV and
  * bundles of sections are refused naming the format (sniff.c). What was assumed goes to the
  * input's note.
  * A row that cannot be read is skipped and counted with its line number (series inputs[]); a file
@@ -45,6 +46,9 @@ typedef struct gw_logread_opts {
     const char *columns;
     /* Spacing of rows (seconds) in CSV without a timestamp column; 0 means 1 s. */
     double interval_s;
+    /* Set by gw_logread_input for a file that opens with `nvidia-smi` tables and has CSV rows
+     * after them: the tables (and the lines between them) are skipped, counted and said. */
+    bool skip_tables;
 } gw_logread_opts;
 
 /* Reads one input given on the command line: a directory is a run directory; a file whose header
@@ -67,6 +71,15 @@ GW_MUST_USE gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const 
  * gw_logread_gpu_csv. */
 GW_MUST_USE gw_rc gw_logread_dmon(gw_series *s, FILE *f, size_t input, const char *source,
                                   const gw_logread_opts *o, gw_error *err);
+
+/* Reads `nvidia-smi` / `nvidia-smi -l` output (the table repeated, with or without the time line
+ * nvidia-smi prints above it, lines between snapshots ignored) into GPUs of input `input` keyed
+ * by bus id: per snapshot GPU-Util, memory used/total, power draw/limit, temperature, fan,
+ * pstate, and the process table (s->procs: pid, name, memory). The time line counts seconds: a
+ * snapshot in a second already read is skipped and counted; without time lines snapshots are
+ * spaced by o->interval_s (dateless). Errors: GW_E_FORMAT when no GPU row can be read. */
+GW_MUST_USE gw_rc gw_logread_nvsmi_table(gw_series *s, FILE *f, size_t input, const char *source,
+                                         const gw_logread_opts *o, gw_error *err);
 
 /* Reads a CSV whose first column is a time (timestamp or unix_time) and whose other columns are
  * numbers into table t (host.csv, GPM CSV). field_of maps a header key ("sm_util_pct") to a

@@ -18,7 +18,8 @@
 /* The identity cells of one row. */
 typedef struct row_id {
     const char *uuid, *pci, *name;
-    long index; /* -1 when absent */
+    const char *alt; /* a second id column's cell (C_ALTID), NULL when none */
+    long index;      /* -1 when absent */
 } row_id;
 
 static size_t key_hash(const char *key)
@@ -42,6 +43,12 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
     }
     if (!key)
         key = "";
+    char both[96];
+    if (id->alt && *id->alt && strcmp(id->alt, key) != 0) { /* index 0 on every row, gpu 0..7 */
+        snprintf(both, sizeof both, "%.40s/%.40s", key, id->alt);
+        key = both;
+        r->alt_split = true;
+    }
     if (r->ngpus > 0 && strcmp(r->gpus[r->last].g->key, key) == 0)
         return &r->gpus[r->last];
     size_t h = key_hash(key);
@@ -54,7 +61,7 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
     }
     if (r->ngpus >= GW_LOGREAD_MAX_GPUS) {
         r->too_many = true;
-        snprintf(r->too_many_key, sizeof r->too_many_key, "%s", key);
+        snprintf(r->too_many_key, sizeof r->too_many_key, "%.60s", key);
         for (char *c = r->too_many_key; *c; c++) /* it goes to a terminal: no escapes */
             if ((unsigned char)*c < 0x20 || *c == 0x7f)
                 *c = '?';
@@ -65,7 +72,13 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
     slot->g = gw_series_add_gpu(r->s, r->input, r->source, key);
     slot->lost = false;
     slot->shift_ms = 0;
+    slot->last_hash = 0;
+    slot->last_line = 0;
     slot->g->index = id->index >= 0 ? (int)id->index : (int)r->ngpus;
+    char *end = NULL;
+    long alt = id->alt && key == both ? strtol(id->alt, &end, 10) : -1;
+    if (end && *end == '\0' && alt >= 0 && alt < 1000000)
+        slot->g->index = (int)alt; /* the column that tells the GPUs apart numbers them */
     r->gpu_hash[h] = (unsigned short)(r->ngpus + 1);
     r->last = r->ngpus++;
     return slot;
@@ -134,6 +147,7 @@ typedef struct parsed_row {
     bool any_reason; /* a single-reason column had "Active" or "Not Active" */
     unsigned reasons;
     uint64_t impossible; /* GW_FIELD_BIT of the fields whose value was dropped as impossible */
+    uint64_t hash;       /* of the row's cells: a verbatim repeat has the same */
 } parsed_row;
 
 /* Seconds since the file's start ("12.5", "12.5 s") into p->t_ms. */
@@ -201,6 +215,9 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
         return true;
     case C_NAME:
         p->id.name = gw_cells_absent(cell) ? NULL : cell;
+        return true;
+    case C_ALTID:
+        p->id.alt = gw_cells_absent(cell) ? NULL : cell;
         return true;
     case C_FIELD:
     case C_EXTRA: {
@@ -287,8 +304,12 @@ static void close_group(order_split *o)
 static long order_position(reader *r, const parsed_row *p)
 {
     order_split *o = &r->order;
-    if (o->n > 0 && p->t_ms == o->t_ms)
+    int64_t d = p->t_ms - o->t_ms;
+    if (o->n > 0 && d >= 0 && d <= GW_POLL_JITTER_MS) { /* one poll, its GPUs stamped apart */
+        r->jitter |= d > 0;
+        o->t_ms = p->t_ms;
         return (long)o->n++;
+    }
     close_group(o);
     o->t_ms = p->t_ms;
     o->n = 1;
@@ -317,6 +338,21 @@ static bool store_row(reader *r, const parsed_row *p_in, size_t n)
     if (!slot)
         return false;
     gw_series_gpu *g = slot->g;
+    const gw_series_table *tab = &g->tab;
+    if (r->has_time && tab->n > 0 && p->t_ms + slot->shift_ms == tab->t_ms[tab->n - 1]) {
+        if (p->hash == slot->last_hash) { /* the same row again (logs joined twice) */
+            r->duplicates++;
+            return false;
+        }
+        if (!r->same_line) { /* two readings of one GPU at one time: never averaged */
+            r->same_line = r->line_no;
+            r->same_prev_line = slot->last_line;
+            snprintf(r->same_key, sizeof r->same_key, "%s", *g->key ? g->key : "0");
+        }
+        return false;
+    }
+    slot->last_hash = p->hash;
+    slot->last_line = r->line_no;
     bool untimed = !r->has_id && !r->has_time; /* one GPU, unless rows say otherwise */
     if ((pos >= 0 || untimed) && r->order.conflict_line == 0) { /* the same GPU as before? */
         double total = row_mem_total(r, n);
@@ -394,10 +430,14 @@ static bool read_row(reader *r, char **cells, size_t n)
                        r->ncols > n ? "where the header names more"
                                     : "where the header names fewer");
     }
-    parsed_row p = {.id = {.index = -1}};
-    for (size_t i = 0; i < n; i++)
+    parsed_row p = {.id = {.index = -1}, .hash = 1469598103934665603u};
+    for (size_t i = 0; i < n; i++) {
         if (!parse_cell(r, i, cells[i], &p))
             return false;
+        for (const unsigned char *c = (const unsigned char *)cells[i]; *c; c++)
+            p.hash = (p.hash ^ *c) * 1099511628211u; /* FNV-1a */
+        p.hash = (p.hash ^ 0x1f) * 1099511628211u;
+    }
     return store_row(r, &p, n);
 }
 
@@ -504,6 +544,13 @@ static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, g
                             r->path, r->foreign, r->foreign_line);
     if (r->foreign)
         return gw_logread_refuse(err, r->path, r->foreign);
+    if (r->same_line)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: lines %ld and %ld are two different rows for GPU '%s' at one "
+                            "time: its id column does not tell the GPUs apart (several GPUs "
+                            "under one id?); log with --query-gpu=timestamp,uuid,... or split "
+                            "the file by GPU",
+                            r->path, r->same_prev_line, r->same_line, r->same_key);
     if (o->max >= 2 && o->min != o->max)
         return gw_error_set(err, GW_E_FORMAT,
                             "%s: no index, uuid or pci.bus_id column and the rows per timestamp "
@@ -552,6 +599,23 @@ static void reading_notes(reader *r, const gw_lines *l)
     if (util_looks_like_ratio(r))
         note_add(&r->note, "utilization.gpu is never above 1 and has fractions: read as percent, "
                            "but if it is a 0-1 ratio, write it x 100");
+    if (r->table_lines) {
+        snprintf(buf, sizeof buf,
+                 "%ld lines of `nvidia-smi` tables (%ld snapshots) and text between lines %ld "
+                 "and %ld skipped: only the CSV rows are read",
+                 r->table_lines, r->table_snapshots, r->table_first, r->table_last);
+        note_add(&r->note, buf);
+    }
+    if (r->alt_split)
+        note_add(&r->note, "GPUs told apart by index and the second id column (gpu) together: "
+                           "index alone names one GPU for rows of several");
+    if (r->jitter)
+        note_add(&r->note, "rows stamped within 10 ms of each other taken as one poll of "
+                           "several GPUs");
+    if (r->duplicates) {
+        snprintf(buf, sizeof buf, "%zu rows repeated verbatim skipped", r->duplicates);
+        note_add(&r->note, buf);
+    }
     if (r->lead_date)
         note_add(&r->note, "a date column before nvidia-smi's timestamp (one cell more than the "
                            "header names) was ignored");
@@ -611,6 +675,13 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
     while (gw_lines_next(&l) >= 0) {
         line_no = r.order.line = l.line_no;
         r.line_no = line_no;
+        if (o && o->skip_tables && (gw_logread_table_line(l.line) || !strchr(l.line, ','))) {
+            r.table_snapshots += strstr(l.line, "NVIDIA-SMI ") != NULL;
+            r.table_lines += l.line[strspn(l.line, " \t\r\n")] != '\0';
+            r.table_first = r.table_first ? r.table_first : line_no;
+            r.table_last = line_no;
+            continue; /* a table, its time line, a prompt: said in the note */
+        }
         const char *foreign = gw_logread_foreign_line(l.line + strspn(l.line, " \t"));
         if (foreign) {
             if (!r.foreign) {

@@ -13,6 +13,9 @@
 
 enum {
     MAX_CELLS = 256,
+    /* nvidia-smi stamps each GPU's row of one poll ~1 ms after the previous GPU's; rows of a
+     * file without an id column this close are one poll (no one samples every 10 ms). */
+    GW_POLL_JITTER_MS = 10,
     GPU_HASH_SLOTS = 2 * GW_LOGREAD_MAX_GPUS, /* a power of two, at most half full */
 };
 _Static_assert((GPU_HASH_SLOTS & (GPU_HASH_SLOTS - 1)) == 0 && GPU_HASH_SLOTS <= 65536,
@@ -29,6 +32,7 @@ typedef enum col_kind {
     C_FIELD,  /* a known gw_gpu_field */
     C_EXTRA,  /* an unknown column with a unit: kept under its header */
     C_REASON, /* clocks_event_reasons.<one reason>: "Active" / "Not Active" */
+    C_ALTID,  /* a second GPU id beside index ("gpu", "gpu_id"): GPUs told apart by both */
 } col_kind;
 
 typedef struct colmap {
@@ -44,13 +48,15 @@ typedef struct colmap {
 
 typedef struct gpu_slot {
     gw_series_gpu *g;
-    bool lost;        /* a "[GPU is lost]" cell was seen */
-    int64_t shift_ms; /* added to this GPU's times since its clock went back (place_in_time) */
+    bool lost;          /* a "[GPU is lost]" cell was seen */
+    int64_t shift_ms;   /* added to this GPU's times since its clock went back (place_in_time) */
+    uint64_t last_hash; /* of the cells of this GPU's last row */
+    long last_line;     /* its line */
 } gpu_slot;
 
 /* Rows that share a timestamp in a file without a GPU id column: the GPUs in their order. */
 typedef struct order_split {
-    int64_t t_ms;            /* timestamp of the current group */
+    int64_t t_ms;            /* timestamp of the current group's last row */
     size_t n;                /* rows in it so far */
     size_t min, max;         /* sizes of the closed groups (min 0: none closed) */
     long min_line, max_line; /* a line of a group of each size */
@@ -88,6 +94,13 @@ typedef struct reader {
     long line_no;                            /* the line being read */
     unsigned short gpu_hash[GPU_HASH_SLOTS]; /* 1 + index into gpus by key, 0 = empty */
     bool too_many;                           /* a row named GPU number GW_LOGREAD_MAX_GPUS + 1 */
+    bool alt_split;      /* a second id column (C_ALTID) told apart GPUs index did not */
+    bool jitter;         /* rows of one poll stamped apart (within GW_POLL_JITTER_MS) */
+    size_t duplicates;   /* rows repeated verbatim (one GPU, one time, the same cells) */
+    long same_line;      /* a second row for one GPU at one time with other values, 0 none */
+    long same_prev_line; /* the row before it */
+    char same_key[48];   /* that GPU */
+    long table_lines, table_snapshots, table_first, table_last; /* skip_tables: what was skipped */
     char too_many_key[64];
     double vals[MAX_CELLS];
 } reader;

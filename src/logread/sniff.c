@@ -51,13 +51,35 @@ static bool is_apps_header(const char *line)
     return false;
 }
 
+bool gw_logread_table_line(const char *line)
+{
+    line += strspn(line, " \t");
+    return line[0] == '|' || line[0] == '+';
+}
+
+/* After a table was seen: whether lines outside the tables hold a CSV header with a row after it
+ * (a logger that printed `nvidia-smi` once, then --query-gpu CSV). Reads to the end. */
+static bool csv_after_table(FILE *f)
+{
+    char buf[1024];
+    bool header = false;
+    while (fgets(buf, sizeof buf, f)) {
+        if (gw_logread_table_line(buf) || !strchr(buf, ','))
+            continue;
+        if (header)
+            return true;
+        header = strstr(buf, "timestamp") || strstr(buf, "utilization") || strstr(buf, "memory");
+    }
+    return false;
+}
+
 gw_shape gw_logread_sniff(FILE *f, const char **what)
 {
     char buf[1024];
     gw_shape shape = GW_SHAPE_CSV;
     int lines = 0;
     *what = NULL;
-    while (lines < 8 && fgets(buf, sizeof buf, f)) {
+    while (lines < 12 && fgets(buf, sizeof buf, f)) {
         char *p = buf;
         if (lines == 0 && strncmp(p, "\xef\xbb\xbf", 3) == 0)
             p += 3;
@@ -71,6 +93,10 @@ gw_shape gw_logread_sniff(FILE *f, const char **what)
         const char *w = gw_logread_foreign_line(p);
         if (w && strstr(w, "dmon")) {
             shape = GW_SHAPE_DMON;
+            break;
+        }
+        if (w && strstr(w, "`nvidia-smi` table")) {
+            shape = csv_after_table(f) ? GW_SHAPE_TABLE_CSV : GW_SHAPE_TABLE;
             break;
         }
         if (w || (lines == 1 && is_apps_header(p))) {

@@ -10,13 +10,16 @@
 
 #include "util/gw_error.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 typedef enum gw_shape {
     GW_SHAPE_CSV,
     GW_SHAPE_GPM,
     GW_SHAPE_DMON,
-    GW_SHAPE_FOREIGN, /* *what names it */
+    GW_SHAPE_TABLE,     /* `nvidia-smi` / `-l` tables (nvtable.c) */
+    GW_SHAPE_TABLE_CSV, /* tables, then CSV rows: read as CSV, the tables skipped and said */
+    GW_SHAPE_FOREIGN,   /* *what names it */
 } gw_shape;
 
 /* How to record what the report reads, for the refusals. */
@@ -31,6 +34,9 @@ gw_shape gw_logread_sniff(FILE *f, const char **what);
  * nvidia-smi table", "a dmon/pmon section"), or NULL. Such lines start with '+', '|', '#' or
  * '=': any other line costs one test. */
 const char *gw_logread_foreign_line(const char *line);
+
+/* True when a line is an nvidia-smi table's (starts with '+' or '|'). */
+bool gw_logread_table_line(const char *line);
 
 /* Sets err for a file that is `what` (GW_E_FORMAT, one line, the format and the fix). */
 GW_MUST_USE gw_rc gw_logread_refuse(gw_error *err, const char *path, const char *what);
