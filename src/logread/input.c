@@ -2,6 +2,7 @@
 #include "logread/cells.h"
 #include "logread/lines.h"
 #include "logread/logread.h"
+#include "logread/not_a_log.h"
 #include "logread/sniff.h"
 #include "logread/timeparse.h"
 
@@ -127,6 +128,9 @@ gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o,
         return gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
         return gw_logread_run_dir(s, path, err);
+    gw_rc part = gw_logread_run_part(path, err);
+    if (part)
+        return part;
     bool utf16 = false;
     FILE *f = gw_lines_open_utf8(path, &utf16);
     if (!f)

@@ -599,6 +599,11 @@ static void reading_notes(reader *r, const gw_lines *l)
     if (util_looks_like_ratio(r))
         note_add(&r->note, "utilization.gpu is never above 1 and has fractions: read as percent, "
                            "but if it is a 0-1 ratio, write it x 100");
+    if (r->quoted_breaks) {
+        snprintf(buf, sizeof buf, "%ld line breaks inside quoted cells joined (RFC 4180)",
+                 r->quoted_breaks);
+        note_add(&r->note, buf);
+    }
     if (r->table_lines) {
         snprintf(buf, sizeof buf,
                  "%ld lines of `nvidia-smi` tables (%ld snapshots) and text between lines %ld "
@@ -653,6 +658,15 @@ static void reading_notes(reader *r, const gw_lines *l)
     }
 }
 
+/* True when line opens a quoted cell it does not close. */
+static bool odd_quotes(const char *line)
+{
+    size_t q = 0;
+    for (const char *c = strchr(line, '"'); c; c = strchr(c + 1, '"'))
+        q++;
+    return q % 2 == 1;
+}
+
 gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source,
                          const gw_logread_opts *o, gw_error *err)
 {
@@ -664,6 +678,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
     gw_lines l = {.f = f};
     long line_no = 0, lines = 0;
     bool headless = false;
+    char *record = NULL; /* a record whose quoted cell spans lines */
     if (o && o->columns) {
         char *copy = xstrdup(o->columns);
         size_t n = gw_cells_split(copy, cells, MAX_CELLS);
@@ -690,7 +705,19 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             }
             break;
         }
-        size_t n = gw_cells_split(l.line, cells, MAX_CELLS);
+        char *line = l.line;
+        if (odd_quotes(line)) { /* a quoted cell holds a line break (RFC 4180): one record */
+            free(record);
+            record = xstrdup(line);
+            for (int k = 0; k < 16 && odd_quotes(record) && gw_lines_next(&l) >= 0; k++) {
+                char *joined = xasprintf("%s\n%s", record, l.line);
+                free(record);
+                record = joined;
+                r.quoted_breaks++;
+            }
+            line = record;
+        }
+        size_t n = gw_cells_split(line, cells, MAX_CELLS);
         if (n == 1 && cells[0][0] == '\0')
             continue;
         lines++;
@@ -723,6 +750,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             break;
     }
     gw_lines_free(&l);
+    free(record);
     order_split *os = &r.order;
     if (os->n > os->max) { /* the last group may be cut short, never longer */
         os->max = os->n;

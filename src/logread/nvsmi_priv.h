@@ -100,6 +100,7 @@ typedef struct reader {
     long same_line;      /* a second row for one GPU at one time with other values, 0 none */
     long same_prev_line; /* the row before it */
     char same_key[48];   /* that GPU */
+    long quoted_breaks;  /* line breaks inside quoted cells (RFC 4180), joined */
     long table_lines, table_snapshots, table_first, table_last; /* skip_tables: what was skipped */
     char too_many_key[64];
     double vals[MAX_CELLS];
