@@ -57,8 +57,8 @@ static gw_rc timed_log(gw_series *s, size_t input, FILE *f, const gw_epoch_match
 
 /* A training log whose times miss every dated GPU row belongs to another run (or another time
  * zone): its epochs would come out empty. Refused, naming both ranges. */
-static gw_rc check_overlap(const gw_series *s, const char *path, int64_t first_ms,
-                           int64_t last_ms, gw_error *err)
+static gw_rc check_overlap(const gw_series *s, const char *path, int64_t first_ms, int64_t last_ms,
+                           gw_error *err)
 {
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     for (size_t i = 0; i < s->ngpus; i++) {
