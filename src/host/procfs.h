@@ -59,16 +59,6 @@ size_t gw_procfs_job_pids(const gw_procfs *p, pid_t *out, size_t cap);
  * Thread-safe (no state). */
 bool gw_procfs_comm(const char *proc_root, unsigned pid, char *buf, size_t len);
 
-/* True when this process runs in a pid namespace below the host's (a container without
- * hostPID: /PROC_ROOT/self/status "NSpid:" lists more than one pid). NVML may then name host
- * pids, which here are other processes. Thread-safe (no state). */
-bool gw_procfs_nested_pid_ns(const char *proc_root);
-
-/* False when /PROC_ROOT/PID/fd is readable and holds no /dev/nvidia* file: that pid is not the
- * process NVML means (a host pid seen from a container). True when it holds one, or cannot be
- * read (unknown: trusted). */
-bool gw_procfs_may_use_gpu(const char *proc_root, unsigned pid);
-
 /* Reads a small file (a /proc entry) into buf, NUL-terminated, at most len - 1 bytes. Returns the
  * bytes read, or -1 when it cannot be opened or read. Thread-safe (no state). */
 ssize_t gw_procfs_read_small(const char *path, char *buf, size_t len);

@@ -522,8 +522,7 @@ typedef gwn_return (*proc_fn)(gwn_device, unsigned int *, void *);
 
 /* One process list with NVML's size protocol: ask, over-allocate, retry while it grows. */
 static void read_proc_list(gw_gpu_dev *d, proc_fn fn, uint64_t unsupported_bit, bool graphics,
-                           const char *proc_root, bool nested, gw_gpu_process **procs, size_t *n,
-                           size_t *cap)
+                           const char *proc_root, gw_gpu_process **procs, size_t *n, size_t *cap)
 {
     if (!fn || (d->slow_unsupported & unsupported_bit))
         return;
@@ -573,10 +572,6 @@ static void read_proc_list(gw_gpu_dev *d, proc_fn fn, uint64_t unsupported_bit, 
         p->used_valid = used != GWN_VALUE_NOT_AVAILABLE && used < (1ULL << 52);
         p->used_mib = p->used_valid ? gw_field_from_nvml(GW_F_PROC_USED_MIB, (double)used) : NAN;
         p->visible = gw_procfs_comm(proc_root, pid, p->name, sizeof p->name);
-        if (p->visible && nested && !gw_procfs_may_use_gpu(proc_root, pid)) {
-            p->visible = false; /* a host pid that is another process here: not named after it */
-            p->name[0] = '\0';
-        }
     }
     free(buf);
 }
@@ -587,11 +582,10 @@ void gw_gpu_read_processes(const gw_nvml *n, gw_gpu_dev *d, const char *proc_roo
     if (atomic_load(&d->lost))
         return;
     /* Bits outside the field range mark the two lists as unsupported. */
-    bool nested = gw_procfs_nested_pid_ns(proc_root); /* NVML's pids may be the host's */
     read_proc_list(d, n->DeviceGetComputeRunningProcesses, UINT64_C(1) << 62, false, proc_root,
-                   nested, procs, np, cap);
+                   procs, np, cap);
     read_proc_list(d, n->DeviceGetGraphicsRunningProcesses, UINT64_C(1) << 63, true, proc_root,
-                   nested, procs, np, cap);
+                   procs, np, cap);
 }
 
 /* Reads one MIG handle's name, UUID and memory into m. */
