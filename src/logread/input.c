@@ -126,8 +126,12 @@ gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o,
     struct stat st;
     if (stat(path, &st) != 0)
         return gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return gw_logread_run_dir(s, path, err);
+    if (S_ISDIR(st.st_mode)) {
+        char *gpu_csv = xasprintf("%s/gpu.csv", path);
+        bool missing = stat(gpu_csv, &st) != 0 && errno == ENOENT;
+        free(gpu_csv);
+        return missing ? gw_logread_not_a_run_dir(path, err) : gw_logread_run_dir(s, path, err);
+    }
     gw_rc part = gw_logread_run_part(path, err);
     if (part)
         return part;

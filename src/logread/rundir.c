@@ -3,7 +3,6 @@
 #include "logread/event_members.h"
 #include "logread/job_meta.h"
 #include "logread/logread.h"
-#include "logread/not_a_log.h"
 #include "logread/timeparse.h"
 
 #include "util/gw_file.h"
@@ -248,10 +247,6 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     FILE *f = open_part(s, dir, "gpu.csv", source, &input);
     if (!f && errno == GW_FILE_NOT_REGULAR) {
         rc = not_regular(err, dir, "gpu.csv");
-        goto out;
-    }
-    if (!f && errno == ENOENT) {
-        rc = gw_logread_not_a_run_dir(dir, err);
         goto out;
     }
     if (!f) {
