@@ -186,7 +186,7 @@ static bool gpu_second_line(treader *r, char **cells, size_t n)
  * 450; before them "|    0     12345      C   python      1234MiB |"). */
 static bool process_line(treader *r, char *cell)
 {
-    char *tok[32];
+    char *tok[32] = {0};
     size_t n = 0;
     for (char *t = strtok(cell, " "); t && n < 32; t = strtok(NULL, " "))
         tok[n++] = t;

@@ -305,3 +305,38 @@ def test_log_that_misses_the_gpu_times_is_refused(tmp_path):
     log.write_text("2025-03-02 10:00:00 epoch 1/3 loss 0.5\n2025-03-02 10:00:30 epoch 2/3\n")
     refused(report(tmp_path / "r" / "gpu.csv", "--log", log),
             "do not overlap the GPU log's (2025-03-01T10:00:00.000Z to")
+
+
+# ---- idle_holding_memory: the biggest waste named, every stretch counted -----------------------
+
+
+def test_idle_holding_ranks_by_memory_time_and_fleet_counts_all(tmp_path):
+    """The issue's shape at a smaller scale: 3 min idle at 33 GB, 27 min idle at 22 GB, then
+    54 min idle at 1.5 GB after the job. The verdict names the 27 min (the largest memory-time),
+    counts all three, and `report --fleet` counts all of their idle time."""
+    rows = ["timestamp, index, utilization.gpu [%], memory.used [MiB], memory.total [MiB]"]
+    spans = [(600, 95, 40000), (180, 0, 33000), (600, 95, 40000), (1620, 0, 22000),
+             (600, 95, 40000), (3240, 0, 1500)]
+    t = 0
+    for n, util, mem in spans:
+        for _ in range(n // 10):
+            rows.append(f"2026/01/05 {t // 3600:02d}:{t // 60 % 60:02d}:{t % 60:02d}.000, 0, "
+                        f"{util} %, {mem} MiB, 81559 MiB")
+            t += 10
+    f = tmp_path / "idle.csv"
+    f.write_text("\n".join(rows) + "\n")
+    s = summary(f)
+    v = next(v for v in s["verdicts"] if v["id"] == "idle_holding_memory")
+    e = v["evidence"]
+    assert e["memory_held_mib"] == 22000 and e["idle_s"] == 1620
+    assert e["stretches"] == 3 and e["idle_total_s"] == 180 + 1620 + 3240
+    assert abs(e["held_gib_hours"] - 22000 * 1620 / 1024 / 3600) < 0.01
+    jobs = tmp_path / "jobs"
+    jobs.mkdir()
+    (jobs / "1.json").write_text(json.dumps(s))
+    p = subprocess.run([BIN, "report", "--fleet", jobs, "--json", "-"], capture_output=True,
+                       text=True, env=ENV)
+    assert p.returncode == 0, p.stderr
+    fl = json.loads(p.stdout)
+    idle_h = fl["users"][0]["hours"]["idle_holding_memory"]
+    assert abs(idle_h - (180 + 1620 + 3240) / 3600) < 0.01, fl["users"][0]
