@@ -340,3 +340,22 @@ def test_idle_holding_ranks_by_memory_time_and_fleet_counts_all(tmp_path):
     fl = json.loads(p.stdout)
     idle_h = fl["users"][0]["hours"]["idle_holding_memory"]
     assert abs(idle_h - (180 + 1620 + 3240) / 3600) < 0.01, fl["users"][0]
+
+
+def test_memory_total_of_two_to_the_30_mib_is_absent(scenario, tmp_path):
+    """A container's NVML reported memory.total = 1073741824 MiB (2^30, above the field's bound
+    of 1e9 MiB): meta.json and summary.json keep it absent, and a run written before this fix is
+    read back with it absent too."""
+    sc = scenario({"devices": [h200(memory_total_mib=1 << 30)]})
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.2", "--", "sleep", "1"], sc)
+    assert r.returncode == 0, r.stderr
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["devices"][0].get("memory_total_mib") is None, meta["devices"][0]
+    summ = json.loads((out / "summary.json").read_text())
+    assert summ["gpus"][0].get("memory_total_mib") is None, summ["gpus"][0]
+    meta["devices"][0]["memory_total_mib"] = 1 << 30  # an older run's meta.json
+    (out / "meta.json").write_text(json.dumps(meta))
+    s = summary(out)
+    assert s["gpus"][0].get("memory_total_mib") is None
+    assert "1073741824" not in report(out).stdout
