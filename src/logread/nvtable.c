@@ -242,7 +242,7 @@ static void begin_snapshot(treader *r, long line_no)
 
 static void table_line(treader *r, char *line, long line_no)
 {
-    if (strncmp(line, "|=", 2) == 0) {
+    if (strstr(line, "|=") && strstr(line, "===")) { /* "|===", a pasted "||===" */
         r->rule_seen = true;
         return;
     }

@@ -70,6 +70,31 @@ def test_nvidia_smi_loop_with_date_lines_rtx8000():
     assert s["inputs"][0]["rows_skipped"] == 0
 
 
+def test_pasted_tables_windows_laptop_and_linux_desktop():
+    """Two pasted `nvidia-smi` outputs: a Windows laptop's MX250 (driver 419, indented in a
+    markdown list, power N/A, the old process header) and a Linux RTX 3050 (driver 550, a shell
+    prompt above, four processes)."""
+    s = summary(DATA / "xuchaoxin-mx250-windows-419.txt")
+    g = s["gpus"][0]
+    assert g["name"] == "GeForce MX250" and g["pci_bus_id"] == "00000000:02:00.0"
+    assert g["stats"]["memory.used [MiB]"]["max"] == 64
+    assert g["stats"]["temperature.gpu"]["max"] == 38
+    assert "power.draw [W]" not in g["stats"]  # N/A: absent, never 0
+    s = summary(DATA / "asokolsky-rtx3050-550.txt")
+    g = s["gpus"][0]
+    assert g["name"] == "NVIDIA GeForce RTX 3050"
+    assert g["stats"]["power.draw [W]"]["max"] == 25 and g["stats"]["fan.speed [%]"]["max"] == 0
+    assert "(1, 1 GPU rows, 4 process rows)" in s["inputs"][0]["note"]
+
+
+def test_pasted_table_with_a_doubled_rule(tmp_path):
+    """A pasted table whose rule line was doubled ("||===", seen in a public README)."""
+    text = (DATA / "asokolsky-rtx3050-550.txt").read_text().replace("|====", "||====", 1)
+    f = tmp_path / "t.txt"
+    f.write_text(text)
+    assert summary(f)["gpus"][0]["stats"]["memory.used [MiB]"]["max"] == 520
+
+
 def test_table_written_for_two_gpus_and_a_process(tmp_path):
     """Written here in driver 550's exact layout (two GPUs, one process, old-style rows without
     GI/CI): each GPU its own, the process on GPU 1."""
