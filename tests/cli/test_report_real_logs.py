@@ -384,3 +384,21 @@ def test_memory_total_of_two_to_the_30_mib_is_absent(scenario, tmp_path):
     s = summary(out)
     assert s["gpus"][0].get("memory_total_mib") is None
     assert "1073741824" not in report(out).stdout
+
+
+def test_seed_article_logger_two_gpus_stamped_apart(tmp_path):
+    """The seed article's logger (`echo "$(date),$(nvidia-smi --query-gpu=timestamp,name,... \
+--format=csv,noheader,nounits)"`) on two GPUs: only the first GPU's line gets the date, and
+    nvidia-smi stamps the second 1 ms later. Two GPUs, the busy one never averaged with the idle."""
+    rows = ["timestamp,gpu_name,util_gpu,util_mem,mem_used,mem_total"]
+    for i in range(60):
+        t = f"10:{i * 5 // 60:02d}:{i * 5 % 60:02d}"
+        rows.append(f"2024-05-01 {t},2024/05/01 {t}.{123 + i % 3:03d}, NVIDIA H100 80GB HBM3, "
+                    "45, 12, 30000, 81559")
+        rows.append(f"2024/05/01 {t}.{124 + i % 3:03d}, NVIDIA H100 80GB HBM3, 0, 0, 1, 81559")
+    f = tmp_path / "gpu_monitor.log"
+    f.write_text("\n".join(rows) + "\n")
+    s = summary(f)
+    assert len(s["gpus"]) == 2
+    assert s["gpus"][0]["stats"]["utilization.gpu [%]"]["min"] == 45
+    assert s["gpus"][1]["stats"]["utilization.gpu [%]"]["max"] == 0
