@@ -50,7 +50,7 @@ int gw_alert_trend_parse(const char *s)
 
 enum { MIN_MS = 60000 };
 
-/* The field's defaults (shared/seeds, the checklist's table) and the clear values chosen so that a
+/* The field's defaults (the practitioners' training checklist table) and the clear values chosen so that a
  * value hovering at the threshold cannot make a rule flap: docs/alerts.md explains each. */
 static const gw_alert_rule builtin_rules[] = {
     {.id = "temp_warning",
