@@ -307,9 +307,12 @@ static long order_position(reader *r, const parsed_row *p)
     int64_t d = p->t_ms - o->t_ms;
     if (o->n > 0 && d >= 0 && d <= GW_POLL_JITTER_MS) { /* one poll, its GPUs stamped apart */
         r->jitter |= d > 0;
+        o->step_max = d > o->step_max ? d : o->step_max;
         o->t_ms = p->t_ms;
         return (long)o->n++;
     }
+    if (o->n > 0 && d > 0 && (o->gap_min == 0 || d < o->gap_min))
+        o->gap_min = d; /* between polls: far longer than within one, or no poll is told apart */
     close_group(o);
     o->t_ms = p->t_ms;
     o->n = 1;
@@ -516,6 +519,16 @@ static void note_add(char **note, const char *text)
 static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, gw_error *err)
 {
     const order_split *o = &r->order;
+    if (r->jitter && (r->too_many || (o->gap_min && o->gap_min <= 3 * o->step_max))) {
+        char gap[48] = "no longer step between polls";
+        if (o->gap_min)
+            snprintf(gap, sizeof gap, "only %lld ms between polls", (long long)o->gap_min);
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: no index, uuid or pci.bus_id column, rows stamped up to %lld ms "
+                            "apart and %s: a fast poll of one GPU cannot be told from one poll "
+                            "of several; add index to the --query-gpu list",
+                            r->path, (long long)o->step_max, gap);
+    }
     if (r->too_many)
         return gw_error_set(err, GW_E_FORMAT,
                             "%s: more than %d GPUs (line %ld adds '%s'): a file may hold at most "

@@ -62,6 +62,8 @@ typedef struct order_split {
     long min_line, max_line; /* a line of a group of each size */
     long line, group_line;   /* the current row's line, the current group's first */
     long conflict_line;      /* a row whose name or memory.total is not its position's GPU's */
+    int64_t step_max;        /* the longest step between rows of one poll (ms) */
+    int64_t gap_min;         /* the shortest step between polls (ms), 0 none yet */
 } order_split;
 
 typedef struct reader {

@@ -402,3 +402,15 @@ def test_seed_article_logger_two_gpus_stamped_apart(tmp_path):
     assert len(s["gpus"]) == 2
     assert s["gpus"][0]["stats"]["utilization.gpu [%]"]["min"] == 45
     assert s["gpus"][1]["stats"]["utilization.gpu [%]"]["max"] == 0
+
+
+def test_a_fast_poll_of_one_gpu_is_not_taken_for_several(tmp_path):
+    """Rows 8 ms apart throughout (-lms 8 on one GPU): no poll can be told apart, refused rather
+    than split into 64 GPUs."""
+    rows = ["timestamp, utilization.gpu [%], memory.used [MiB]"]
+    rows += [f"2025/03/01 10:00:{i * 8 // 1000:02d}.{i * 8 % 1000:03d}, 90 %, 3000 MiB"
+             for i in range(200)]
+    f = tmp_path / "fast.csv"
+    f.write_text("\n".join(rows) + "\n")
+    refused(report(f), "rows stamped up to 8 ms apart and no longer step between polls",
+            "add index")
