@@ -414,3 +414,36 @@ def test_a_fast_poll_of_one_gpu_is_not_taken_for_several(tmp_path):
     f.write_text("\n".join(rows) + "\n")
     refused(report(f), "rows stamped up to 8 ms apart and no longer step between polls",
             "add index")
+
+
+def test_table_process_names_the_idle_holder(tmp_path):
+    """`nvidia-smi -l 1` (driver 550's layout, written here): busy for 60 s, then idle holding
+    71 GB; the verdict names the process from the tables' process rows."""
+    rule = "+-----------------------------------------+------------------------+----------------------+"
+    wide = "+-----------------------------------------------------------------------------------------+"
+    out = []
+    for k in range(200):
+        out += [f"Tue Nov  5 14:{k // 60:02d}:{k % 60:02d} 2024       ", wide,
+                "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |",
+                "|-----------------------------------------+------------------------+----------------------+",
+                "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |",
+                "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |",
+                "|                                         |                        |               MIG M. |",
+                "|=========================================+========================+======================|",
+                "|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |                    0 |",
+                f"| N/A   61C    P0            650W /  700W |   71234MiB /  81559MiB |    "
+                f"{99 if k < 60 else 0:3d}%      Default |",
+                "|                                         |                        |             Disabled |",
+                rule, "", wide,
+                "| Processes:                                                                              |",
+                "|  GPU   GI   CI        PID   Type   Process name                              GPU Memory |",
+                "|        ID   ID                                                               Usage      |",
+                "|=========================================================================================|",
+                "|    0   N/A  N/A    123456      C   /usr/bin/python3                            71220MiB |",
+                wide]
+    f = tmp_path / "smi-l.log"
+    f.write_text("\n".join(out) + "\n")
+    s = summary(f)
+    v = next(v for v in s["verdicts"] if v["id"] == "idle_holding_memory")
+    assert v["evidence"]["holder"] == "/usr/bin/python3 (pid 123456)"
+    assert v["evidence"]["idle_s"] == 140 and v["evidence"]["memory_held_mib"] == 71234
