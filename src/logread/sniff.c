@@ -73,12 +73,35 @@ static bool csv_after_table(FILE *f)
     return false;
 }
 
+/* An archive or compressed file, from its first bytes (what to do with it), or NULL. */
+static const char *archive(FILE *f)
+{
+    unsigned char b[264] = {0};
+    size_t n = fread(b, 1, sizeof b, f);
+    rewind(f);
+    if (n >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+        return "a gzip-compressed file (`gunzip -k` it and give the log inside)";
+    if (n >= 4 && memcmp(b, "PK\x03\x04", 4) == 0)
+        return "a zip archive (unzip it and give the GPU log inside)";
+    if (n >= 6 && memcmp(b,
+                         "\xfd"
+                         "7zXZ",
+                         5) == 0)
+        return "an xz-compressed file (`unxz -k` it and give the log inside)";
+    if (n >= 3 && memcmp(b, "BZh", 3) == 0 && b[3] >= '1' && b[3] <= '9')
+        return "a bzip2-compressed file (`bunzip2 -k` it and give the log inside)";
+    if (n >= 262 && memcmp(b + 257, "ustar", 5) == 0)
+        return "a tar archive (extract it and give the GPU log inside)";
+    return NULL;
+}
+
 gw_shape gw_logread_sniff(FILE *f, const char **what)
 {
+    if ((*what = archive(f)) != NULL)
+        return GW_SHAPE_FOREIGN;
     char buf[1024];
     gw_shape shape = GW_SHAPE_CSV;
     int lines = 0;
-    *what = NULL;
     while (lines < 12 && fgets(buf, sizeof buf, f)) {
         char *p = buf;
         if (lines == 0 && strncmp(p, "\xef\xbb\xbf", 3) == 0)
@@ -91,6 +114,9 @@ gw_shape gw_logread_sniff(FILE *f, const char **what)
             break;
         }
         const char *w = gw_logread_foreign_line(p);
+        if (strstr(p, "NVIDIA bug report log file"))
+            w = "an `nvidia-bug-report.sh` log (one `nvidia-smi -q` snapshot among system files, "
+                "no samples over time)";
         if (w && strstr(w, "dmon")) {
             shape = GW_SHAPE_DMON;
             break;
@@ -113,6 +139,8 @@ gw_shape gw_logread_sniff(FILE *f, const char **what)
 
 gw_rc gw_logread_refuse(gw_error *err, const char *path, const char *what)
 {
+    if (strstr(what, " it and give ")) /* an archive: what says what to do */
+        return gw_error_set(err, GW_E_FORMAT, "%s: this is %s, not a GPU log itself", path, what);
     return gw_error_set(err, GW_E_FORMAT, "%s: this is %s, not a GPU log: %s", path, what,
                         GW_LOGREAD_HOW_TO_RECORD);
 }

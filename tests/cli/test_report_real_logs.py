@@ -447,3 +447,21 @@ def test_table_process_names_the_idle_holder(tmp_path):
     v = next(v for v in s["verdicts"] if v["id"] == "idle_holding_memory")
     assert v["evidence"]["holder"] == "/usr/bin/python3 (pid 123456)"
     assert v["evidence"]["idle_s"] == 140 and v["evidence"]["memory_held_mib"] == 71234
+
+
+def test_capture_bundles_are_named(tmp_path):
+    """What a capture bundle arrives as: compressed or archived, or nvidia-bug-report.sh's log
+    (its first lines as the script writes them)."""
+    import gzip
+    import tarfile
+    rows = "timestamp, index, utilization.gpu [%]\n2025/03/01 10:00:00.000, 0, 90 %\n"
+    (tmp_path / "gpu.csv").write_text(rows)
+    (tmp_path / "gpu.csv.gz").write_bytes(gzip.compress(rows.encode()))
+    refused(report(tmp_path / "gpu.csv.gz"), "a gzip-compressed file (`gunzip -k` it")
+    with tarfile.open(tmp_path / "capture.tar", "w") as t:
+        t.add(tmp_path / "gpu.csv", arcname="gpu.csv")
+    refused(report(tmp_path / "capture.tar"), "a tar archive (extract it")
+    bug = tmp_path / "nvidia-bug-report.log"
+    bug.write_text("____________________________________________\n\nStart of NVIDIA bug report log "
+                   "file.  Mail this file to:\nlinux-bugs@nvidia.com\n")
+    refused(report(bug), "an `nvidia-bug-report.sh` log")
