@@ -329,8 +329,13 @@ static double row_mem_total(const reader *r, size_t n)
     return NAN;
 }
 
-/* Appends a parsed row to its GPU; false (nothing stored) when there are too many GPUs. */
-static bool store_row(reader *r, const parsed_row *p_in, size_t n)
+/* What became of a row: read, unreadable (counted as skipped), or left out and said in a note
+ * (a verbatim repeat, a second row in a whole second). */
+enum { ROW_BAD, ROW_READ, ROW_SAID };
+
+/* Appends a parsed row to its GPU; ROW_BAD (nothing stored) when there are too many GPUs or it
+ * contradicts a row of its GPU at the same time. */
+static int store_row(reader *r, const parsed_row *p_in, size_t n)
 {
     parsed_row pos_row = *p_in;
     const parsed_row *p = &pos_row;
@@ -339,20 +344,24 @@ static bool store_row(reader *r, const parsed_row *p_in, size_t n)
         pos_row.id.index = pos; /* position 0 keeps the key "" of a one-GPU file */
     gpu_slot *slot = find_gpu(r, &p->id);
     if (!slot)
-        return false;
+        return ROW_BAD;
     gw_series_gpu *g = slot->g;
     const gw_series_table *tab = &g->tab;
     if (r->has_time && tab->n > 0 && p->t_ms + slot->shift_ms == tab->t_ms[tab->n - 1]) {
         if (p->hash == slot->last_hash) { /* the same row again (logs joined twice) */
             r->duplicates++;
-            return false;
+            return ROW_SAID;
+        }
+        if (p->t_ms % 1000 == 0) { /* times in whole seconds, sampled faster: the first kept */
+            r->same_second++;
+            return ROW_SAID;
         }
         if (!r->same_line) { /* two readings of one GPU at one time: never averaged */
             r->same_line = r->line_no;
             r->same_prev_line = slot->last_line;
             snprintf(r->same_key, sizeof r->same_key, "%s", *g->key ? g->key : "0");
         }
-        return false;
+        return ROW_BAD;
     }
     slot->last_hash = p->hash;
     slot->last_line = r->line_no;
@@ -389,7 +398,7 @@ static bool store_row(reader *r, const parsed_row *p_in, size_t n)
                                                  "nvidia-smi reported the GPU as lost");
         e->gpu_index = g->index;
     }
-    return true;
+    return ROW_READ;
 }
 
 /* True when cells 0 and 1 are a time cut at the ',' before its milliseconds ("2025-06-01
@@ -408,8 +417,9 @@ static bool comma_millis(char **cells, char joined[96])
     return gw_timeparse(joined, &t) == strlen(joined);
 }
 
-/* Reads one data row; returns false when the row cannot be read (nothing is stored then). */
-static bool read_row(reader *r, char **cells, size_t n)
+/* Reads one data row: ROW_READ, ROW_SAID, or ROW_BAD when it cannot be read (nothing is stored
+ * then). */
+static int read_row(reader *r, char **cells, size_t n)
 {
     int64_t t;
     if (n == r->ncols + 1 && r->ncols > 1 && r->cols[0].kind == C_TIME && *cells[0] &&
@@ -429,14 +439,14 @@ static bool read_row(reader *r, char **cells, size_t n)
     if (n != r->ncols) {
         char count[24];
         snprintf(count, sizeof count, "%zu cells", n);
-        return why_bad(r, count, "a row",
-                       r->ncols > n ? "where the header names more"
-                                    : "where the header names fewer");
+        why_bad(r, count, "a row",
+                r->ncols > n ? "where the header names more" : "where the header names fewer");
+        return ROW_BAD;
     }
     parsed_row p = {.id = {.index = -1}, .hash = 1469598103934665603u};
     for (size_t i = 0; i < n; i++) {
         if (!parse_cell(r, i, cells[i], &p))
-            return false;
+            return ROW_BAD;
         for (const unsigned char *c = (const unsigned char *)cells[i]; *c; c++)
             p.hash = (p.hash ^ *c) * 1099511628211u; /* FNV-1a */
         p.hash = (p.hash ^ 0x1f) * 1099511628211u;
@@ -505,14 +515,6 @@ static gw_rc no_rows_error(const reader *r, const gw_series_input *in, long line
             err, GW_E_FORMAT, "%s: no readable rows (%zu rows skipped, the first at line %ld%s%s)",
             r->path, in->rows_skipped, in->first_bad_line, r->bad_why[0] ? ": " : "", r->bad_why);
     return gw_error_set(err, GW_E_FORMAT, "%s: no readable rows (only a header)", r->path);
-}
-
-/* Appends one thing the report should say about the reading to *note ("; " between). */
-static void note_add(char **note, const char *text)
-{
-    char *joined = xasprintf("%s%s%s", *note, **note ? "; " : "", text);
-    free(*note);
-    *note = joined;
 }
 
 /* The refusals found while reading, in the order they matter; GW_OK when none. */
@@ -585,90 +587,6 @@ static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, g
                             "list",
                             r->path, o->conflict_line);
     return GW_OK;
-}
-
-/* What the report says about how the file was read (series input note). */
-/* True when a GPU's utilization.gpu is a 0-1 ratio rather than percent: never above 1, with
- * fractions (nvidia-smi and NVML write whole percents). Said, not rescaled. */
-static bool util_looks_like_ratio(const reader *r)
-{
-    for (size_t i = 0; i < r->ngpus; i++) {
-        const gw_series_gpu *g = r->gpus[i].g;
-        const double *u = gw_series_gpu_values(g, GW_F_UTIL_GPU_PCT);
-        bool fraction = false, above = false;
-        for (size_t k = 0; u && k < g->tab.n; k++) {
-            above |= u[k] > 1;
-            fraction |= u[k] > 0 && u[k] < 1;
-        }
-        if (fraction && !above)
-            return true;
-    }
-    return false;
-}
-
-static void reading_notes(reader *r, const gw_lines *l)
-{
-    char buf[320];
-    if (util_looks_like_ratio(r))
-        note_add(&r->note, "utilization.gpu is never above 1 and has fractions: read as percent, "
-                           "but if it is a 0-1 ratio, write it x 100");
-    if (r->quoted_breaks) {
-        snprintf(buf, sizeof buf, "%ld line breaks inside quoted cells joined (RFC 4180)",
-                 r->quoted_breaks);
-        note_add(&r->note, buf);
-    }
-    if (r->table_lines) {
-        snprintf(buf, sizeof buf,
-                 "%ld lines of `nvidia-smi` tables (%ld snapshots) and text between lines %ld "
-                 "and %ld skipped: only the CSV rows are read",
-                 r->table_lines, r->table_snapshots, r->table_first, r->table_last);
-        note_add(&r->note, buf);
-    }
-    if (r->alt_split)
-        note_add(&r->note, "GPUs told apart by index and the second id column (gpu) together: "
-                           "index alone names one GPU for rows of several");
-    if (r->jitter)
-        note_add(&r->note, "rows stamped within 10 ms of each other taken as one poll of "
-                           "several GPUs");
-    if (r->duplicates) {
-        snprintf(buf, sizeof buf, "%zu rows repeated verbatim skipped", r->duplicates);
-        note_add(&r->note, buf);
-    }
-    if (r->lead_date)
-        note_add(&r->note, "a date column before nvidia-smi's timestamp (one cell more than the "
-                           "header names) was ignored");
-    if (r->order.max >= 2) {
-        snprintf(buf, sizeof buf,
-                 "%zu GPUs told apart by their order within each timestamp (no index, uuid or "
-                 "pci.bus_id column)",
-                 r->order.max);
-        note_add(&r->note, buf);
-    }
-    if (!r->has_time && !r->has_id && r->ncols > 0)
-        note_add(&r->note, "no timestamp or index column: every row taken as one GPU's (a log of "
-                           "several GPUs needs timestamp,index)");
-    if (r->forced)
-        note_add(&r->note, "columns named by --columns");
-    if (*r->mapped) {
-        snprintf(buf, sizeof buf, "columns read as: %s", r->mapped);
-        note_add(&r->note, buf);
-    }
-    if (*r->ignored) {
-        snprintf(buf, sizeof buf, "columns ignored: %s", r->ignored);
-        note_add(&r->note, buf);
-    }
-    if (r->comma_ms)
-        note_add(&r->note, "timestamps with ',' before the milliseconds (Python logging's) read "
-                           "as one cell");
-    if (r->elapsed)
-        note_add(&r->note, "times are seconds since the start of the file: the date is unknown");
-    if (l->nul_bytes) {
-        snprintf(buf, sizeof buf,
-                 "%zu NUL bytes removed from %zu line%s (the first at line %ld: the file was cut "
-                 "or overwritten there, rows beside them may be incomplete)",
-                 l->nul_bytes, l->nul_lines, l->nul_lines == 1 ? "" : "s", l->first_nul_line);
-        note_add(&r->note, buf);
-    }
 }
 
 /* True when line opens a quoted cell it does not close. */
@@ -755,10 +673,10 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             first_line_shape(&r, cells, n);
             break;
         }
-        if (n > MAX_CELLS || !read_row(&r, cells, n))
+        int got = n > MAX_CELLS ? ROW_BAD : read_row(&r, cells, n);
+        if (got == ROW_BAD)
             count_bad(in, line_no);
-        else
-            in->rows++;
+        in->rows += got == ROW_READ;
         if (r.too_many)
             break;
     }
@@ -773,9 +691,9 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
         os->min = os->max;
     gw_rc rc = refusal(&r, in, line_no, err);
     if (!rc) {
-        reading_notes(&r, &l);
+        nvsmi_reading_notes(&r, &l);
         if (*r.note)
-            note_add(&in->note, r.note);
+            nvsmi_note_add(&in->note, r.note);
         in->untimed = r.ncols > 0 && !r.has_time && in->rows > 0;
         in->dateless = in->untimed || r.elapsed;
     }

@@ -5,6 +5,7 @@
 #ifndef GW_NVSMI_PRIV_H
 #define GW_NVSMI_PRIV_H
 
+#include "logread/lines.h"
 #include "logread/logread.h"
 
 #include <stdbool.h>
@@ -99,6 +100,7 @@ typedef struct reader {
     bool alt_split;      /* a second id column (C_ALTID) told apart GPUs index did not */
     bool jitter;         /* rows of one poll stamped apart (within GW_POLL_JITTER_MS) */
     size_t duplicates;   /* rows repeated verbatim (one GPU, one time, the same cells) */
+    size_t same_second;  /* whole-second times: further rows of a GPU's second, skipped */
     long same_line;      /* a second row for one GPU at one time with other values, 0 none */
     long same_prev_line; /* the row before it */
     char same_key[48];   /* that GPU */
@@ -115,5 +117,10 @@ bool nvsmi_names_a_column(char **cells, size_t n);
 /* Maps a header line's cells to r->cols (the synonyms used and columns ignored said). */
 void nvsmi_set_header(reader *r, char **cells, size_t n);
 void nvsmi_free_map(reader *r);
+/* Appends one thing the report should say about the reading to *note ("; " between: one line
+ * each in the report, so text must not hold "; "). */
+void nvsmi_note_add(char **note, const char *text);
+/* What the report says about how the file was read, appended to r->note. */
+void nvsmi_reading_notes(reader *r, const gw_lines *l);
 
 #endif

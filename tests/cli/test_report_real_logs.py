@@ -190,8 +190,21 @@ def test_a_row_repeated_verbatim_is_counted(tmp_path):
     f = tmp_path / "dup.csv"
     f.write_text("\n".join(rows) + "\n")
     s = summary(f)
-    assert s["inputs"][0]["rows"] == 30 and s["inputs"][0]["rows_skipped"] == 1
-    assert "1 rows repeated verbatim skipped" in s["inputs"][0]["note"]
+    assert s["inputs"][0]["rows"] == 30 and s["inputs"][0]["rows_skipped"] == 0  # not unreadable
+    assert "1 rows repeated verbatim skipped" in s["inputs"][0]["note"]  # but said
+
+
+def test_whole_second_times_sampled_faster_keep_the_first_row(tmp_path):
+    """A logger's `date '+%F %T'` beside nvidia-smi polled every 0.5 s: two rows of GPU 0 per
+    second. The first is kept, the second skipped and said, never averaged."""
+    rows = ["time,index,gpu_util,mem_used"]
+    rows += [f"2025-03-01 10:00:{i // 2 % 60:02d},0,{90 + i % 2},3000" for i in range(120)]
+    f = tmp_path / "halfsec.csv"
+    f.write_text("\n".join(rows) + "\n")
+    s = summary(f)
+    assert s["inputs"][0]["rows"] == 60
+    assert s["gpus"][0]["stats"]["utilization.gpu [%]"]["max"] == 90
+    assert "60 rows for a GPU in a second it already had skipped" in s["inputs"][0]["note"]
 
 
 def test_jittered_rows_of_one_poll_are_grouped(tmp_path):
