@@ -81,6 +81,15 @@ GW_MUST_USE gw_rc gw_logread_dmon(gw_series *s, FILE *f, size_t input, const cha
 GW_MUST_USE gw_rc gw_logread_nvsmi_table(gw_series *s, FILE *f, size_t input, const char *source,
                                          const gw_logread_opts *o, gw_error *err);
 
+/* Reads `gpustat` output (`gpustat -i 1 > FILE`, with or without --show-power, --show-fan,
+ * -p/-c, colour escapes): each screen's header line ("HOST  Tue Nov  5 14:03:01 2024  550.54.15")
+ * gives its time (whole seconds: a screen in a second already read is skipped and said), each
+ * "[i] NAME | T°C, U %[, P / L W] | USED / TOTAL MB | PROCS" line a row of GPU i (memory in MiB,
+ * as gpustat counts it); processes shown with a pid become s->procs. Without header lines screens
+ * are spaced by o->interval_s (dateless). Errors: GW_E_FORMAT when no GPU line can be read. */
+GW_MUST_USE gw_rc gw_logread_gpustat(gw_series *s, FILE *f, size_t input, const char *source,
+                                     const gw_logread_opts *o, gw_error *err);
+
 /* Reads a CSV whose first column is a time (timestamp or unix_time) and whose other columns are
  * numbers into table t (host.csv, GPM CSV). field_of maps a header key ("sm_util_pct") to a
  * gw_gpu_field or -1; a mapped column is named by gw_fields[], any other by its header cell.

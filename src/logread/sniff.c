@@ -130,6 +130,15 @@ gw_shape gw_logread_sniff(FILE *f, const char **what)
             shape = GW_SHAPE_FOREIGN;
             break;
         }
+        const char *q = p; /* gpustat --color: escapes before "[0]" */
+        while (q[0] == '\x1b' && q[1] == '[') {
+            q += 2 + strspn(q + 2, "0123456789;");
+            q += *q != '\0';
+        }
+        if (q[0] == '[' && isdigit((unsigned char)q[1]) && strchr(q, '|') && strstr(q, " MB")) {
+            shape = GW_SHAPE_GPUSTAT; /* "[0] NVIDIA H100 | 68°C,  99 % | 56072 / 81559 MB |" */
+            break;
+        }
         if (strchr(p, ',')) /* CSV: its first lines decide */
             break;
     }

@@ -478,3 +478,44 @@ def test_capture_bundles_are_named(tmp_path):
     bug.write_text("____________________________________________\n\nStart of NVIDIA bug report log "
                    "file.  Mail this file to:\nlinux-bugs@nvidia.com\n")
     refused(report(bug), "an `nvidia-bug-report.sh` log")
+
+
+def test_gpustat_screens(tmp_path):
+    """`gpustat -i 1 --show-power -p --color > FILE` (written here in gpustat 1.1's layout, the
+    lines as in a public training note: "[0] NVIDIA H100 80GB HBM3 | 68°C,  99 % | 56072 / 81559 MB
+    | exouser(56030M)"; colour escapes and screen clears kept): 4 GPUs, two of them idle for the
+    last 110 s while holding memory, named with their process."""
+    out = []
+    for k in range(200):
+        out.append(f"\x1b[H\x1b[2Jimagenet1k                Thu Feb  5 19:{48 + (33 + k) // 60:02d}:"
+                   f"{(33 + k) % 60:02d} 2026  580.126.09")
+        for g in range(4):
+            u = 99 if (k < 90 or g < 2) else 0
+            out.append(f"\x1b[36m[{g}]\x1b[0m \x1b[34mNVIDIA H100 80GB HBM3\x1b[0m | "
+                       f"\x1b[31m{68 + g}°C\x1b[0m, \x1b[32m{u:3d} %\x1b[0m,  "
+                       f"{650 if u else 90:3d} / 700 W | \x1b[33m56072\x1b[0m / "
+                       f"\x1b[33m81559\x1b[0m MB | exouser:python/{4242 + g}(56030M)")
+    f = tmp_path / "gpustat.log"
+    f.write_text("\n".join(out) + "\n")
+    s = summary(f)
+    assert [g["index"] for g in s["gpus"]] == [0, 1, 2, 3]
+    g3 = s["gpus"][3]
+    assert g3["name"] == "NVIDIA H100 80GB HBM3"
+    assert g3["stats"]["temperature.gpu"]["max"] == 71
+    assert g3["stats"]["power.draw [W]"]["min"] == 90
+    assert g3["stats"]["memory.used [MiB]"]["max"] == 56072
+    assert "read as `gpustat` screens (200, 800 GPU lines, 800 processes with a pid)" in \
+        s["inputs"][0]["note"]
+    v = [v for v in s["verdicts"] if v["id"] == "idle_holding_memory"]
+    assert [x["gpu"] for x in v] == [2, 3]
+    assert v[1]["evidence"]["holder"] == "python (pid 4245)"
+
+
+def test_gpustat_without_header_lines(tmp_path):
+    lines = ["[0] NVIDIA A100-SXM4-40GB | 41'C,  97 % | 30000 / 40960 MB | alice(29990M)"] * 30
+    f = tmp_path / "gs.txt"
+    f.write_text("\n".join(lines) + "\n")
+    s = summary(f)
+    assert s["inputs"][0]["dateless"] is True
+    assert s["gpus"][0]["stats"]["utilization.gpu [%]"]["mean"] == 97
+    assert s["gpus"][0]["stats"]["temperature.gpu"]["mean"] == 41
