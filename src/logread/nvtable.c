@@ -34,6 +34,7 @@ typedef struct treader {
     bool skip;       /* this snapshot repeats the previous one's second: not read */
     bool timed;      /* the snapshot had a time line */
     bool any_time;   /* some snapshot had one */
+    bool file_timed; /* the file has time lines (a first pass found one) */
     int64_t line_t;  /* the last time line's time */
     bool line_t_new; /* a time line came since the last snapshot began */
     int64_t snap_t;  /* the current snapshot's time */
@@ -227,13 +228,19 @@ static void begin_snapshot(treader *r, long line_no)
     r->cur = NULL;
     r->timed = r->line_t_new;
     r->line_t_new = false;
-    r->snap_t = r->timed ? r->line_t : (int64_t)llround((double)r->snapshots * r->interval_ms);
-    r->untimed_snapshots += !r->timed;
-    r->skip = r->timed && r->prev_t != INT64_MIN && r->snap_t <= r->prev_t;
-    if (r->skip) { /* the table's clock counts seconds: a second read already */
+    if (r->timed)
+        r->snap_t = r->line_t;
+    else if (r->prev_t != INT64_MIN) /* its time line lost: one interval after the last */
+        r->snap_t = r->prev_t + (int64_t)r->interval_ms;
+    else
+        r->snap_t = (int64_t)llround((double)r->snapshots * r->interval_ms);
+    r->skip = (r->prev_t != INT64_MIN && r->snap_t <= r->prev_t) ||
+              (!r->timed && r->file_timed && r->prev_t == INT64_MIN);
+    if (r->skip) { /* a second read already, a clock set back, or before the first time */
         r->same_second++;
         return;
     }
+    r->untimed_snapshots += !r->timed && r->file_timed;
     if (!r->first_line)
         r->first_line = line_no;
     r->prev_t = r->snap_t;
@@ -283,22 +290,44 @@ static void table_line(treader *r, char *line, long line_no)
     }
 }
 
+/* The line nvidia-smi prints above each table ("Tue Oct 29 19:00:23 2024"), alone on its line. */
+static bool time_line(char *line, int64_t *t)
+{
+    char *p = line + strspn(line, " \t");
+    size_t len = strcspn(p, "\r\n");
+    while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+        len--;
+    p[len] = '\0';
+    return *p && p[0] != '|' && p[0] != '+' && gw_timeparse(p, t) == len;
+}
+
+/* Whether any line of f is a time line; f is rewound. */
+static bool has_time_line(FILE *f)
+{
+    gw_lines l = {.f = f};
+    int64_t t;
+    bool found = false;
+    while (!found && gw_lines_next(&l) >= 0)
+        found = time_line(l.line, &t);
+    gw_lines_free(&l);
+    rewind(f);
+    return found;
+}
+
 gw_rc gw_logread_nvsmi_table(gw_series *s, FILE *f, size_t input, const char *source,
                              const gw_logread_opts *o, gw_error *err)
 {
     treader r = {.s = s, .input = input, .source = source, .path = s->inputs[input].path};
     r.interval_ms = (o && o->interval_s > 0 ? o->interval_s : 1.0) * 1000.0;
     r.prev_t = INT64_MIN;
+    r.file_timed = has_time_line(f);
     gw_lines l = {.f = f};
     while (gw_lines_next(&l) >= 0 && !r.too_many) {
-        char *line = l.line + strspn(l.line, " \t");
         int64_t t;
-        size_t len = strcspn(line, "\r\n");
-        while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
-            len--;
-        line[len] = '\0';
+        bool timed = time_line(l.line, &t); /* trims l.line */
+        char *line = l.line + strspn(l.line, " \t");
         if (line[0] != '|' && line[0] != '+') {
-            if (*line && gw_timeparse(line, &t) == len) { /* nvidia-smi's own "Tue Oct 29 ..." */
+            if (timed) { /* nvidia-smi's own "Tue Oct 29 ..." */
                 r.line_t = t;
                 r.line_t_new = true;
                 r.any_time = true;
@@ -334,9 +363,17 @@ gw_rc gw_logread_nvsmi_table(gw_series *s, FILE *f, size_t input, const char *so
         "utilization.gpu, memory, power and temperature only: no clocks or throttle reasons",
         r.snapshots, r.gpu_rows, r.procs,
         r.any_time ? "" : ", no time lines: spaced by the interval (--interval)");
+    if (r.untimed_snapshots) {
+        char *more = xasprintf("%s; %ld snapshots without their time line placed one interval "
+                               "after the one before",
+                               note, r.untimed_snapshots);
+        free(note);
+        note = more;
+    }
     if (r.same_second) {
         char *more = xasprintf("%s; %ld snapshots in a second already read skipped (the table's "
-                               "clock counts whole seconds)",
+                               "clock counts whole seconds: faster snapshots, a clock set back, "
+                               "or none read before)",
                                note, r.same_second);
         free(note);
         note = more;

@@ -519,3 +519,19 @@ def test_gpustat_without_header_lines(tmp_path):
     assert s["inputs"][0]["dateless"] is True
     assert s["gpus"][0]["stats"]["utilization.gpu [%]"]["mean"] == 97
     assert s["gpus"][0]["stats"]["temperature.gpu"]["mean"] == 41
+
+
+def test_table_log_cut_at_the_start_and_a_time_line_lost(tmp_path):
+    """The public L40S log cut mid-snapshot at its start (the first time line lost) and a later
+    time line missing: the first snapshot is skipped (no time), the later one placed one interval
+    after its predecessor; both said, the times stay in order."""
+    lines = (DATA / "slurmmwe-l40s-nvidia-smi-l.log").read_text().splitlines()[1:]
+    del lines[39]
+    f = tmp_path / "cut.log"
+    f.write_text("\n".join(lines[:200]) + "\n")
+    s = summary(f)
+    note = s["inputs"][0]["note"]
+    assert "1 snapshots without their time line placed one interval after" in note
+    assert "1 snapshots in a second already read skipped" in note
+    assert s["inputs"][0]["rows"] == 9
+    assert report(f).stdout.startswith("gpuwatch report: 1 GPU, 2024-10-29T19:01:23.000Z")
