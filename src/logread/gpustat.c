@@ -19,7 +19,9 @@ typedef struct gsreader {
     const char *source;
     int64_t t_ms;    /* the current screen's time */
     int64_t prev_ms; /* the previous screen's, INT64_MIN none */
-    bool timed, skip;
+    bool skip;
+    long headless;     /* screens without a header line after one with it */
+    long before_first; /* GPU lines before the first header (a file cut at its start) */
     long screens, same_second, rows, bad, first_bad, procs;
     gw_series_gpu *gpus[GW_LOGREAD_MAX_GPUS];
     size_t ngpus;
@@ -154,6 +156,22 @@ static bool gpu_line(gsreader *r, char *line)
     return true;
 }
 
+/* Whether any line of f is a screen's header; f is rewound. */
+static bool has_header(FILE *f)
+{
+    gw_lines l = {.f = f};
+    int64_t t;
+    bool found = false;
+    while (!found && gw_lines_next(&l) >= 0) {
+        strip_escapes(l.line);
+        const char *p = l.line + strspn(l.line, " \t");
+        found = p[0] != '[' && header_time(p, &t);
+    }
+    gw_lines_free(&l);
+    rewind(f);
+    return found;
+}
+
 gw_rc gw_logread_gpustat(gw_series *s, FILE *f, size_t input, const char *source,
                          const gw_logread_opts *o, gw_error *err)
 {
@@ -161,6 +179,8 @@ gw_rc gw_logread_gpustat(gw_series *s, FILE *f, size_t input, const char *source
     double interval_ms = (o && o->interval_s > 0 ? o->interval_s : 1.0) * 1000.0;
     gw_lines l = {.f = f};
     bool any_time = false;
+    long last_index = -1; /* the previous GPU line's index in this screen */
+    bool file_timed = has_header(f);
     while (gw_lines_next(&l) >= 0 && !r.too_many) {
         strip_escapes(l.line);
         char *p = l.line + strspn(l.line, " \t");
@@ -170,15 +190,24 @@ gw_rc gw_logread_gpustat(gw_series *s, FILE *f, size_t input, const char *source
             r.same_second += r.skip;
             r.t_ms = r.prev_ms = r.skip ? r.prev_ms : t;
             r.screens += !r.skip;
-            r.timed = any_time = true;
+            any_time = true;
+            last_index = -1;
             continue;
         }
         if (p[0] != '[' || !isdigit((unsigned char)p[1]) || r.skip)
             continue;
-        if (!r.timed) { /* no header line: screens counted by GPU 0's lines */
-            if (strncmp(p, "[0]", 3) == 0)
-                r.t_ms = (int64_t)llround((double)r.screens++ * interval_ms);
+        if (file_timed && r.prev_ms == INT64_MIN) { /* before the first header: no time */
+            r.before_first++;
+            continue;
         }
+        long index = strtol(p + 1, NULL, 10);
+        if (index <= last_index || r.prev_ms == INT64_MIN) { /* a screen without its header */
+            r.t_ms = r.prev_ms == INT64_MIN ? 0 : r.prev_ms + (int64_t)llround(interval_ms);
+            r.prev_ms = r.t_ms;
+            r.screens++;
+            r.headless += any_time;
+        }
+        last_index = index;
         if (gpu_line(&r, p))
             r.rows++;
         else if (r.bad++ == 0)
@@ -196,11 +225,17 @@ gw_rc gw_logread_gpustat(gw_series *s, FILE *f, size_t input, const char *source
     in->rows_skipped = (size_t)r.bad;
     in->first_bad_line = r.first_bad;
     in->untimed = in->dateless = !any_time;
-    char *note = xasprintf("read as `gpustat` screens (%ld, %ld GPU lines, %ld processes with a "
-                           "pid)%s%s",
-                           r.screens, r.rows, r.procs,
-                           any_time ? "" : "; no header lines: screens spaced by --interval",
-                           r.same_second ? "; screens in a second already read skipped" : "");
+    char before[96] = "";
+    if (r.before_first)
+        snprintf(before, sizeof before, "; %ld GPU lines before the first header (no time) skipped",
+                 r.before_first);
+    char *note = xasprintf(
+        "read as `gpustat` screens (%ld, %ld GPU lines, %ld processes with a pid)%s%s%s%s",
+        r.screens, r.rows, r.procs,
+        any_time ? "" : "; no header lines: screens spaced by --interval",
+        r.same_second ? "; screens in a second already read skipped" : "",
+        r.headless ? "; screens without their header placed one interval after the one before" : "",
+        before);
     free(in->note);
     in->note = note;
     return GW_OK;

@@ -535,3 +535,18 @@ def test_table_log_cut_at_the_start_and_a_time_line_lost(tmp_path):
     assert "1 snapshots in a second already read skipped" in note
     assert s["inputs"][0]["rows"] == 9
     assert report(f).stdout.startswith("gpuwatch report: 1 GPU, 2024-10-29T19:01:23.000Z")
+
+
+def test_gpustat_cut_at_the_start(tmp_path):
+    """A gpustat log whose first screen lost its header: those GPU lines have no time, skipped
+    and said; the rest read in order."""
+    out = []
+    for k in range(40):
+        out.append(f"node1  Thu Feb  5 19:48:{k:02d} 2026  580.126.09")
+        out += [f"[{g}] NVIDIA H100 80GB HBM3 | 60°C,  99 % | 56072 / 81559 MB |" for g in range(2)]
+    f = tmp_path / "cut.log"
+    f.write_text("\n".join(out[2:]) + "\n")
+    s = summary(f)
+    assert s["inputs"][0]["rows"] == 78
+    assert "1 GPU lines before the first header (no time) skipped" in s["inputs"][0]["note"]
+    assert report(f).stdout.startswith("gpuwatch report: 2 GPUs, 2026-02-05T19:48:01.000Z")
