@@ -14,8 +14,11 @@
  * timestamp, camelCase and home-made header names (synonyms.c), --columns over a header, UTF-8
  * BOM, UTF-16 (converted), NUL runs (removed and counted, lines.c), ctime and elapsed-seconds
  * times, `nvidia-smi dmon` (dmon.c), `nvidia-smi -l` tables (nvtable.c; CSV rows after a table
- * are read, the table skipped and said); -q reports, pmon, --query-compute-apps CSV and
- * bundles of sections are refused naming the format (sniff.c). What was assumed goes to the
+ * are read, the table skipped and said), `gpustat` screens (gpustat.c), RFC 4180 quoting
+ * (cells.c); -q reports, pmon, --query-compute-apps CSV, bundles of sections, archives and
+ * directories that are no run are refused naming the format and the fix (sniff.c, not_a_log.c).
+ * Never two GPUs in one: two different rows of one GPU id at one time are refused (rows of one
+ * poll without an id column are told apart by their order, also when stamped ms apart). What was assumed goes to the
  * input's note.
  * A row that cannot be read is skipped and counted with its line number (series inputs[]); a file
  * with no readable row is an error that names it. A value absurd for its field (not finite, beyond

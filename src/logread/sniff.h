@@ -1,9 +1,12 @@
 /*
  * sniff: what a log file is, from its first lines, before a reader is chosen: nvidia-smi
- * --query-gpu CSV (or our gpu.csv), GPM CSV, `nvidia-smi dmon` (read by dmon.c), or a format
- * that is no GPU log (`nvidia-smi` / `-l` tables, `-q` reports, `pmon`, --query-compute-apps
- * CSV), refused in one line that names it and how to record a log instead.
- * Must not: read past the first lines; the stream is rewound.
+ * --query-gpu CSV (or our gpu.csv), GPM CSV, `nvidia-smi dmon` (dmon.c), `nvidia-smi` / `-l`
+ * tables (nvtable.c; with CSV rows after them: the CSV reader, the tables skipped), `gpustat`
+ * screens (gpustat.c), or a format that is no GPU log (`-q` reports, `pmon`,
+ * --query-compute-apps CSV, nvidia-bug-report.sh's log, compressed files and archives), refused
+ * in one line that names it and how to record or unpack a log instead.
+ * Must not: read past the first lines, except to look for CSV rows after a table; the stream is
+ * rewound.
  */
 #ifndef GW_SNIFF_H
 #define GW_SNIFF_H
