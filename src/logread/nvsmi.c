@@ -216,8 +216,11 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
     case C_NAME:
         p->id.name = gw_cells_absent(cell) ? NULL : cell;
         return true;
-    case C_ALTID:
-        p->id.alt = gw_cells_absent(cell) ? NULL : cell;
+    case C_ALTID: /* a number is a second GPU id; text ("NVIDIA H100 ...") a name */
+        if (!gw_cells_absent(cell) && gw_cells_number(cell, &v, &unit) && !*unit)
+            p->id.alt = cell;
+        else if (!gw_cells_absent(cell) && !p->id.name)
+            p->id.name = cell;
         return true;
     case C_FIELD:
     case C_EXTRA: {

@@ -550,3 +550,23 @@ def test_gpustat_cut_at_the_start(tmp_path):
     assert s["inputs"][0]["rows"] == 78
     assert "1 GPU lines before the first header (no time) skipped" in s["inputs"][0]["note"]
     assert report(f).stdout.startswith("gpuwatch report: 2 GPUs, 2026-02-05T19:48:01.000Z")
+
+
+def test_gpu_column_holding_the_name_beside_index(tmp_path):
+    """A public profiling script writes `echo "timestamp,gpu,index,memory_used_mib,..."` as its
+    header, then `$(date --iso-8601=seconds),$(nvidia-smi --query-gpu=name,index,memory.used,
+    memory.total,utilization.gpu --format=csv,noheader,nounits)` per GPU (written here in that
+    shape): its `gpu` column holds the name. 8 GPUs by index, named, none merged."""
+    rows = ["timestamp,gpu,index,memory_used_mib,memory_total_mib,utilization_gpu_pct"]
+    for i in range(120):
+        for g in range(8):
+            rows.append(f"2026-03-01T10:{i // 60:02d}:{i % 60:02d}+00:00,NVIDIA H100 80GB HBM3, {g}, "
+                        f"{60000 if g < 4 else 3}, 81559, {95 if g < 4 else 0}")
+    f = tmp_path / "resource_monitor.csv"
+    f.write_text("\n".join(rows) + "\n")
+    s = summary(f)
+    assert [g["index"] for g in s["gpus"]] == list(range(8))
+    assert {g["name"] for g in s["gpus"]} == {"NVIDIA H100 80GB HBM3"}
+    assert s["gpus"][3]["stats"]["utilization.gpu [%]"]["min"] == 95
+    assert s["gpus"][4]["stats"]["utilization.gpu [%]"]["max"] == 0
+    assert "gpu -> a second GPU id (or the name)" in s["inputs"][0]["note"]
