@@ -157,6 +157,10 @@ gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o,
         input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
         rc = gw_logread_nvsmi_table(s, f, input, path, o, err);
         break;
+    case GW_SHAPE_QUERY:
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
+        rc = gw_logread_nvsmi_query(s, f, input, path, o, err);
+        break;
     case GW_SHAPE_GPUSTAT:
         input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
         rc = gw_logread_gpustat(s, f, input, path, o, err);

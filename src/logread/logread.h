@@ -18,14 +18,13 @@
  * (cells.c); -q reports, pmon, --query-compute-apps CSV, bundles of sections, archives and
  * directories that are no run are refused naming the format and the fix (sniff.c, not_a_log.c).
  * Never two GPUs in one: two different rows of one GPU id at one time are refused (rows of one
- * poll without an id column are told apart by their order, also when stamped ms apart). What was assumed goes to the
- * input's note.
- * A row that cannot be read is skipped and counted with its line number (series inputs[]); a file
- * with no readable row is an error that names it. A value absurd for its field (not finite, beyond
- * GW_FMT_MAX_ABS in its unit, a bit mask outside 64 bits) is dropped at read: the cell is absent,
- * the row is kept. A file may hold at most GW_LOGREAD_MAX_GPUS distinct GPUs (GW_E_FORMAT
- * beyond, naming the file, the line and the limit).
- * Must not: analyse or print; the caller decides what to do with notes and skipped rows.
+ * poll without an id column are told apart by their order, also when stamped ms apart). What was
+ * assumed goes to the input's note. A row that cannot be read is skipped and counted with its line
+ * number (series inputs[]); a file with no readable row is an error that names it. A value absurd
+ * for its field (not finite, beyond GW_FMT_MAX_ABS in its unit, a bit mask outside 64 bits) is
+ * dropped at read: the cell is absent, the row is kept. A file may hold at most GW_LOGREAD_MAX_GPUS
+ * distinct GPUs (GW_E_FORMAT beyond, naming the file, the line and the limit). Must not: analyse or
+ * print; the caller decides what to do with notes and skipped rows.
  */
 #ifndef GW_LOGREAD_H
 #define GW_LOGREAD_H
@@ -82,6 +81,16 @@ GW_MUST_USE gw_rc gw_logread_dmon(gw_series *s, FILE *f, size_t input, const cha
  * snapshot in a second already read is skipped and counted; without time lines snapshots are
  * spaced by o->interval_s (dateless). Errors: GW_E_FORMAT when no GPU row can be read. */
 GW_MUST_USE gw_rc gw_logread_nvsmi_table(gw_series *s, FILE *f, size_t input, const char *source,
+                                         const gw_logread_opts *o, gw_error *err);
+
+/* Reads `nvidia-smi -q` reports (`nvidia-smi -q -l 1`, `-q -d UTILIZATION,MEMORY,...`): each
+ * "NVSMI LOG" report's Timestamp gives its time (whole seconds: a report in a second already read
+ * is skipped and said; without one, --interval after the last), each "GPU 00000000:07:00.0"
+ * block a row of that GPU (by bus id, numbered in order): FB memory used/total/free,
+ * utilization gpu/memory, temperatures, power draw/limit, clocks, fan, performance state, and
+ * its Processes (pid, name, memory). Errors: GW_E_FORMAT when no reading is found (refused as a
+ * report without readings). */
+GW_MUST_USE gw_rc gw_logread_nvsmi_query(gw_series *s, FILE *f, size_t input, const char *source,
                                          const gw_logread_opts *o, gw_error *err);
 
 /* Reads `gpustat` output (`gpustat -i 1 > FILE`, with or without --show-power, --show-fan,

@@ -121,6 +121,10 @@ gw_shape gw_logread_sniff(FILE *f, const char **what)
             shape = GW_SHAPE_DMON;
             break;
         }
+        if (w && strstr(w, "`nvidia-smi -q` report")) {
+            shape = GW_SHAPE_QUERY;
+            break;
+        }
         if (w && strstr(w, "`nvidia-smi` table")) {
             shape = csv_after_table(f) ? GW_SHAPE_TABLE_CSV : GW_SHAPE_TABLE;
             break;

@@ -20,12 +20,11 @@ typedef enum gw_shape {
     GW_SHAPE_CSV,
     GW_SHAPE_GPM,
     GW_SHAPE_DMON,
-    GW_SHAPE_TABLE, /* `nvidia-smi` / `-l` tables (nvtable.c) */
-    GW_SHAPE_TABLE_CSV,
-    GW_SHAPE_GPUSTAT,
-    /* `gpustat` screens (gpustat.c) */ /* tables, then CSV rows: read as CSV, the tables skipped
-                                           and said */
-    GW_SHAPE_FOREIGN,                   /* *what names it */
+    GW_SHAPE_TABLE,     /* `nvidia-smi` / `-l` tables (nvtable.c) */
+    GW_SHAPE_TABLE_CSV, /* tables, then CSV rows: read as CSV, the tables skipped and said */
+    GW_SHAPE_GPUSTAT,   /* `gpustat` screens (gpustat.c) */
+    GW_SHAPE_QUERY,     /* `nvidia-smi -q` reports (nvquery.c) */
+    GW_SHAPE_FOREIGN,   /* *what names it */
 } gw_shape;
 
 /* How to record what the report reads, for the refusals. */

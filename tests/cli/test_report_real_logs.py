@@ -570,3 +570,46 @@ def test_gpu_column_holding_the_name_beside_index(tmp_path):
     assert s["gpus"][3]["stats"]["utilization.gpu [%]"]["min"] == 95
     assert s["gpus"][4]["stats"]["utilization.gpu [%]"]["max"] == 0
     assert "gpu -> a second GPU id (or the name)" in s["inputs"][0]["note"]
+
+
+def test_nvidia_smi_q_public_report():
+    """Jesse3692/MultiLanguageLearning: `nvidia-smi -q -i 0` of a Windows laptop's RTX 4070
+    (driver 566.36): one report read, N/A readings absent."""
+    s = summary(DATA / "jesse3692-rtx4070-laptop-nvidia-smi-q.txt")
+    g = s["gpus"][0]
+    assert g["name"] == "NVIDIA GeForce RTX 4070 Laptop GPU"
+    assert g["uuid"] == "GPU-1b724e78-eef5-4163-d43c-e4da15d41176"
+    st = g["stats"]
+    assert st["memory.total [MiB]"]["max"] == 8188 and st["memory.used [MiB]"]["max"] == 0
+    assert st["power.draw [W]"]["max"] == 1.97 and st["power.limit [W]"]["max"] == 61.24
+    assert st["temperature.gpu"]["max"] == 42 and st["clocks.current.sm [MHz]"]["max"] == 210
+    assert "fan.speed [%]" not in st and "temperature.memory" not in st  # N/A: absent
+
+
+def test_nvidia_smi_q_l_reports_with_processes(tmp_path):
+    """`nvidia-smi -q -l 1` (the public report above repeated, as -l writes it, with the
+    Processes section a busy Linux GPU prints): every report read, its process named."""
+    one = (DATA / "jesse3692-rtx4070-laptop-nvidia-smi-q.txt").read_text()
+    procs = ("    Processes\n"
+             "        GPU instance ID                   : N/A\n"
+             "        Compute instance ID               : N/A\n"
+             "        Process ID                        : 4242\n"
+             "            Type                          : C\n"
+             "            Name                          : python3\n"
+             "            Used GPU Memory               : 7000 MiB\n")
+    out = []
+    for k in range(90):
+        r = one.replace("Thu Jan 30 16:14:43 2025", f"Thu Jan 30 16:{15 + k // 60:02d}:{k % 60:02d} 2025")
+        r = r.replace("        Gpu                               : 0 %",
+                      f"        Gpu                               : {97 if k < 60 else 0} %")
+        r = r.replace("        Used                              : 0 MiB",
+                      "        Used                              : 7100 MiB")
+        out.append(r.replace("    Processes                             : None\n", procs))
+    f = tmp_path / "q-l.log"
+    f.write_text("\n".join(out))
+    s = summary(f)
+    g = s["gpus"][0]
+    assert g["stats"]["utilization.gpu [%]"]["n"] == 90
+    assert g["stats"]["utilization.gpu [%]"]["max"] == 97
+    assert "(90, 90 GPU blocks, 90 processes)" in s["inputs"][0]["note"]
+    assert report(f).stdout.startswith("gpuwatch report: 1 GPU, 2025-01-30T16:15:00.000Z")
