@@ -91,6 +91,21 @@ static double num(const char *s)
     return end == s || !gw_fmt_sane(v) ? NAN : v;
 }
 
+/* "45°C", "45'C", "45 C": a temperature. */
+static bool is_temp(const char *item)
+{
+    char *u = NULL;
+    strtod(item, &u);
+    if (u == item)
+        return false;
+    u += strspn(u, " ");
+    if (strncmp(u, "\xc2\xb0", 2) == 0)
+        u += 2;
+    else if (*u == '\'')
+        u++;
+    return u[0] == 'C' && (u[1] == '\0' || isspace((unsigned char)u[1]));
+}
+
 /* "user:python/1234(20000M)": a process with its pid (gpustat -p / -c); others are skipped. */
 static void processes(gsreader *r, char *cell, int gpu)
 {
@@ -138,7 +153,7 @@ static bool gpu_line(gsreader *r, char *line)
         item += strspn(item, " ");
         double v = num(item);
         char *slash = strchr(item, '/');
-        if (strstr(item, "C") && (strstr(item, "\xc2\xb0") || strchr(item, '\''))) {
+        if (is_temp(item)) {
             set(g, row, GW_F_TEMP_GPU_C, v);
             temp_seen = true;
         } else if (slash && strchr(item, 'W')) {
