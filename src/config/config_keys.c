@@ -2,6 +2,7 @@
 #include "config/config.h"
 
 #include "host/exec.h"
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -128,7 +129,7 @@ static bool set_value(const key_def *k, void *base, const char *value)
     case K_SEVERITY:
         if (strcmp(value, "warning") && strcmp(value, "critical"))
             return false;
-        *(gw_alert_severity *)p = value[0] == 'c' ? GW_ALERT_CRITICAL : GW_ALERT_WARNING;
+        *(gw_severity *)p = value[0] == 'c' ? GW_SEV_CRITICAL : GW_SEV_WARNING;
         return true;
     case K_TREND:
         if ((e = gw_alert_trend_parse(value)) < 0)
@@ -207,7 +208,7 @@ static gw_rc apply_rule(gw_config *c, const char *section, const char *key, cons
         r->has_metric = true;
     if (strcmp(k->name, "clear") == 0)
         r->clear_given = true;
-    /* `--set memory_warning.threshold=50` moves the default clear (80) to 45 with it, rather than
+    /* `--set memory_warning.threshold=50` moves the default clear (88) to 46 with it, rather than
      * failing because 80 would lie above the new threshold */
     if (strcmp(k->name, "threshold") == 0 && !r->clear_given && !isnan(r->clear) &&
         !isnan(old_threshold))
@@ -317,9 +318,10 @@ static gw_rc validate_rule(gw_alert_rule *r, gw_error *err)
         r->clear = r->threshold;
     if (r->below ? r->clear < r->threshold : r->clear > r->threshold)
         return gw_error_set(err, GW_E_FORMAT,
-                            "%s: [%s]: clear %g is %s threshold %g: the rule resolves when the "
+                            "%s: [%s]: clear %s is %s threshold %s: the rule resolves when the "
                             "value comes back to clear, so clear must lie on the other side",
-                            r->where, r->id, r->clear, r->below ? "below" : "above", r->threshold);
+                            r->where, r->id, GW_SIG(r->clear, 6), r->below ? "below" : "above",
+                            GW_SIG(r->threshold, 6));
     if (r->trend != GW_TREND_NONE && r->trend_window_ms <= 0)
         return gw_error_set(err, GW_E_FORMAT, "%s: [%s]: trend %s needs a trend_window above 0",
                             r->where, r->id, gw_alert_trend_name(r->trend));
