@@ -601,6 +601,63 @@ static bool odd_quotes(const char *line)
     return q % 2 == 1;
 }
 
+/* With skip_tables: a line of a table or between them (its time line, a prompt), counted for the
+ * note; false for a CSV line. */
+static bool skipped_table_line(reader *r, const gw_lines *l)
+{
+    if (!gw_logread_table_line(l->line) && strchr(l->line, ','))
+        return false;
+    r->table_snapshots += strstr(l->line, "NVIDIA-SMI ") != NULL;
+    r->table_lines += l->line[strspn(l->line, " \t\r\n")] != '\0';
+    r->table_first = r->table_first ? r->table_first : l->line_no;
+    r->table_last = l->line_no;
+    return true;
+}
+
+/* The current line, or with a quoted cell holding a line break (RFC 4180) the whole record, the
+ * lines after it joined into *record (owned by the caller). */
+static char *whole_record(reader *r, gw_lines *l, char **record)
+{
+    if (!odd_quotes(l->line))
+        return l->line;
+    free(*record);
+    *record = xstrdup(l->line);
+    for (int k = 0; k < 16 && odd_quotes(*record) && gw_lines_next(l) >= 0; k++) {
+        char *joined = xasprintf("%s\n%s", *record, l->line);
+        free(*record);
+        *record = joined;
+        r->quoted_breaks++;
+    }
+    return *record;
+}
+
+/* A header line: the first, a repeated one, or a new query. False when reading stops (a header
+ * of another width than --columns, a --query-compute-apps section). */
+static bool header_line(reader *r, char **cells, size_t n, long line_no)
+{
+    if (r->forced && n != r->ncols) {
+        r->forced_bad = line_no;
+        r->forced_n = n;
+        return false;
+    }
+    if (!r->forced)
+        nvsmi_set_header(r, cells, n);
+    if (r->apps_line < 0)
+        r->apps_line = line_no;
+    return r->apps_line <= 0;
+}
+
+/* The last group of rows per poll may be cut short, never longer. */
+static void close_order(order_split *os)
+{
+    if (os->n > os->max) {
+        os->max = os->n;
+        os->max_line = os->group_line;
+    }
+    if (os->min == 0)
+        os->min = os->max;
+}
+
 gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source,
                          const gw_logread_opts *o, gw_error *err)
 {
@@ -624,13 +681,8 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
     while (gw_lines_next(&l) >= 0) {
         line_no = r.order.line = l.line_no;
         r.line_no = line_no;
-        if (o && o->skip_tables && (gw_logread_table_line(l.line) || !strchr(l.line, ','))) {
-            r.table_snapshots += strstr(l.line, "NVIDIA-SMI ") != NULL;
-            r.table_lines += l.line[strspn(l.line, " \t\r\n")] != '\0';
-            r.table_first = r.table_first ? r.table_first : line_no;
-            r.table_last = line_no;
-            continue; /* a table, its time line, a prompt: said in the note */
-        }
+        if (o && o->skip_tables && skipped_table_line(&r, &l))
+            continue;
         const char *foreign = gw_logread_foreign_line(l.line + strspn(l.line, " \t"));
         if (foreign) {
             if (!r.foreign) {
@@ -639,35 +691,13 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             }
             break;
         }
-        char *line = l.line;
-        if (odd_quotes(line)) { /* a quoted cell holds a line break (RFC 4180): one record */
-            free(record);
-            record = xstrdup(line);
-            for (int k = 0; k < 16 && odd_quotes(record) && gw_lines_next(&l) >= 0; k++) {
-                char *joined = xasprintf("%s\n%s", record, l.line);
-                free(record);
-                record = joined;
-                r.quoted_breaks++;
-            }
-            line = record;
-        }
-        size_t n = gw_cells_split(line, cells, MAX_CELLS);
+        size_t n = gw_cells_split(whole_record(&r, &l, &record), cells, MAX_CELLS);
         if (n == 1 && cells[0][0] == '\0')
             continue;
         lines++;
         if (n <= MAX_CELLS && gw_cells_is_header(cells, n) &&
             (r.forced || nvsmi_names_a_column(cells, n))) {
-            if (r.forced && n != r.ncols) {
-                r.forced_bad = line_no;
-                r.forced_n = n;
-                break;
-            }
-            if (!r.forced)
-                nvsmi_set_header(&r, cells,
-                                 n); /* the first header, a repeated one, or a new query */
-            if (r.apps_line < 0)
-                r.apps_line = line_no;
-            if (r.apps_line > 0)
+            if (!header_line(&r, cells, n, line_no))
                 break;
             continue;
         }
@@ -685,13 +715,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
     }
     gw_lines_free(&l);
     free(record);
-    order_split *os = &r.order;
-    if (os->n > os->max) { /* the last group may be cut short, never longer */
-        os->max = os->n;
-        os->max_line = os->group_line;
-    }
-    if (os->min == 0)
-        os->min = os->max;
+    close_order(&r.order);
     gw_rc rc = refusal(&r, in, line_no, err);
     if (!rc) {
         nvsmi_reading_notes(&r, &l);
