@@ -128,13 +128,11 @@ static void processes(gsreader *r, char *cell, int gpu)
 /* "[0] NVIDIA H100 80GB HBM3 | 68°C,  99 %,  650 / 700 W | 56072 / 81559 MB | u(56030M)". */
 static bool gpu_line(gsreader *r, char *line)
 {
-    char *cells[4] = {0};
-    size_t n = 0;
-    for (char *p = line; p && n < 4; n++) {
-        cells[n] = p;
-        p = n < 3 ? strchr(p, '|') : NULL;
-        if (p)
-            *p++ = '\0';
+    char *cells[4] = {line, NULL, NULL, NULL};
+    size_t n = 1;
+    for (char *bar; n < 4 && (bar = strchr(cells[n - 1], '|')) != NULL; n++) {
+        *bar = '\0';
+        cells[n] = bar + 1;
     }
     char *end = NULL;
     long index = strtol(line + 1, &end, 10);

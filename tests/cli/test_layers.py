@@ -249,7 +249,6 @@ def test_the_function_length_budget_and_its_shrinking_allowlist(tmp_path):
         "run/session.c": body("open_recording", 89),  # grew
         "cli/cmd_run.c": body("parse_and_run", 40),   # split: the entry must go
         "fleet/fleet_prom.c": body("renamed", 10),    # gone: the entry must go
-        "logread/nvsmi.c": body("gw_logread_gpu_csv", 83),
     })
     r = check(src)
     assert r.returncode == 1
