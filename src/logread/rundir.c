@@ -1,6 +1,7 @@
 /* Run directory reader: meta.json, gpu.csv, host.csv, processes.csv, events.jsonl (logread.h). */
 #include "logread/cells.h"
 #include "logread/event_members.h"
+#include "logread/inproc.h"
 #include "logread/job_meta.h"
 #include "logread/logread.h"
 #include "logread/timeparse.h"
@@ -264,7 +265,8 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
         apply_meta_complete(&s->inputs[input], meta);
         apply_meta_job(&s->inputs[input], meta);
     }
-    static const char *const parts[] = {"host.csv", "processes.csv", "events.jsonl", "output.log"};
+    static const char *const parts[] = {"host.csv", "processes.csv", "events.jsonl", "output.log",
+                                        "output.idx"};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         char *path = xasprintf("%s/%s", dir, parts[i]);
         FILE *p = gw_file_open_regular(path, "r");
@@ -295,6 +297,7 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     }
     gw_logread_output_tail(s, dir, gpu_input, source);
     read_output(s, dir, gpu_input, source);
+    s->inputs[gpu_input].inproc = gw_inproc_read(dir, json_str(meta, "python_instrumentation"));
 out:
     cJSON_Delete(meta);
     free(source);

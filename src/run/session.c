@@ -488,6 +488,8 @@ static void report_errors(session *s)
         say("%s", err.msg);
     if (s->out_open && gw_output_take_error(&s->out, &err))
         say("%s", err.msg);
+    if (gw_eventlog_take_error(s->events, &err))
+        say("%s", err.msg);
 }
 
 /* Polls signals, the command's output and our stdin until the session should end. */
