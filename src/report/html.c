@@ -1,4 +1,5 @@
 /* The self-contained HTML report: page, chart data and embedded assets (see report.h). */
+#include "report/inproc.h"
 #include "report/report.h"
 
 #include "chart/chart.h"
@@ -364,6 +365,7 @@ void gw_report_html(FILE *out, const gw_analysis *a, const gw_html_opts *opts)
         o.max_procs = opts->max_procs;
     gw_html_head(out, a->series->ninputs ? a->series->inputs[0].path : "");
     gw_html_tables(out, a);
+    gw_report_inproc_html(out, a);
     gw_buf b = {NULL, 0, 0};
     data_json(&b, a, &o);
     gw_html_charts_tail(out, &b);
