@@ -24,11 +24,14 @@ const gw_cmp_metric_info gw_cmp_metrics[GW_CMP_COUNT] = {
 
 double gw_cmp_data_wait_pct(const gw_analysis *a)
 {
-    /* Hook for the in-job data of issue 22 (RUN/python/: the DataLoader's wait_s over the
-     * training loop's time). Until that reader is merged no run has it: unknown, never 0. */
-    (void)a;
-    return NAN;
+    /* the in-job data (RUN/python/, analysis/inproc.h): the training loop's time waiting for
+     * the DataLoader over its passes; unknown, never 0, without it */
+    const gw_inproc_analysis *ia = a->inproc;
+    return ia && ia->in && ia->has_steps ? ia->wait_share_pct : NAN;
 }
+
+/* The data wait and its spread between the training loader's passes (epochs). */
+static void data_wait(gw_cmp_run *r, const gw_analysis *a);
 
 /* Mean and relative spread (standard deviation / mean, src/stats) of the known values of v[n]. */
 static double mean_spread(const double *v, size_t n, double *spread, int *parts)
@@ -174,6 +177,17 @@ static void epoch_figures(gw_cmp_run *r, const gw_analysis *a)
     free(sps), free(dur), free(wh), free(j);
 }
 
+static void data_wait(gw_cmp_run *r, const gw_analysis *a)
+{
+    const gw_inproc_analysis *ia = a->inproc;
+    size_t n = isfinite(gw_cmp_data_wait_pct(a)) ? ia->nepochs : 0;
+    double *w = xcalloc(n + 1, sizeof *w);
+    for (size_t e = 0; e < n; e++)
+        w[e] = ia->epochs[e].wait_share_pct;
+    set(r, GW_CMP_DATA_WAIT_PCT, gw_cmp_data_wait_pct(a), w, n, false);
+    free(w);
+}
+
 static char *short_name(const char *path)
 {
     size_t n = strlen(path);
@@ -208,7 +222,7 @@ gw_cmp *gw_cmp_build(const gw_analysis *const *a, const char *const *paths, size
         r->lead = a[i]->verdicts.n ? &a[i]->verdicts.v[0] : NULL;
         epoch_figures(r, a[i]);
         gpu_figures(r, a[i]);
-        r->value[GW_CMP_DATA_WAIT_PCT] = gw_cmp_data_wait_pct(a[i]);
+        data_wait(r, a[i]);
     }
     /* two runs of one name ("run" and "run"): show the paths */
     for (size_t i = 0; i < nruns; i++)

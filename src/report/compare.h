@@ -78,8 +78,9 @@ void gw_cmp_free(gw_cmp *c);
 /* Run r (>= 1) against run 0 on metric m. */
 gw_cmp_diff gw_cmp_diff_of(const gw_cmp *c, size_t r, gw_cmp_metric m);
 
-/* The training loop's data-wait share [%] from the in-job data (RUN/python/), NAN until that
- * reader exists or when the run has none. The one place compare reads it (issue 22's hook). */
+/* The training loop's data-wait share [%] from the in-job data (RUN/python/, analysis/inproc.h:
+ * the time inside the DataLoader's __next__ over its training passes), NAN when the run has none.
+ */
 double gw_cmp_data_wait_pct(const gw_analysis *a);
 
 /* The text form, lines of at most `width` columns (80 in a pipe). */

@@ -154,3 +154,40 @@ def test_html_in_chromium(tmp_path):
         assert set(s) == {"A yolo_w1b64", "B yolo_w8b64"}, cid
     util = series(chart(r, "util"))
     assert util["A yolo_w1b64"]["points"] == 558 and util["B yolo_w8b64"]["points"] == 314
+
+
+INPROC = SOURCE / "tests" / "data" / "inproc"
+
+
+def test_real_h200_workers_with_in_job_data():
+    """22py's YOLOv9 runs on an H200 with the in-job data: 1 and 8 DataLoader workers, 2 epochs
+    each (the training loader's passes). Every figure is the run's own report's."""
+    a_dir, b_dir = INPROC / "h200_yolo_w1b64", INPROC / "h200_yolo_w8b64"
+    c = compare_json(a_dir, b_dir)
+    for run, cmp in zip((a_dir, b_dir), c["runs"]):
+        rep = report_json(run)
+        ip = rep["inproc"]
+        mt = cmp["metrics"]
+        assert cmp["epochs"] == len(rep["epochs"]) == 2
+        assert mt["data_wait_pct"]["value"] == pytest.approx(ip["data_wait_share_pct"], abs=0.01)
+        waits = [e["data_wait_share_pct"] for e in ip["epochs"]]
+        mean = sum(waits) / len(waits)
+        sd = math.sqrt(sum((w - mean) ** 2 for w in waits) / len(waits))
+        assert mt["data_wait_pct"]["spread_pct"] == pytest.approx(100 * sd / mean, abs=0.05)
+        sps = [e["steps_per_s"] for e in rep["epochs"]]
+        assert mt["steps_per_s"]["value"] == pytest.approx(sum(sps) / len(sps), abs=0.001)
+    m = c["comparisons"][0]["metrics"]
+    assert m["steps_per_s"]["ratio"] == pytest.approx(2.07, abs=0.01)
+    assert m["steps_per_s"]["beyond_noise"] is True
+    assert m["data_wait_pct"]["ratio"] == pytest.approx(8.81 / 63.0, abs=0.005)
+    assert m["data_wait_pct"]["beyond_noise"] is True
+    assert [r["verdict"]["cause"] for r in c["runs"]] == ["input_pipeline", "cpu_bound"]
+    text = gw("compare", a_dir, b_dir).stdout
+    assert "  steps/s 0.923 -> 1.91 (2.07x, better)" in text
+    assert "Data wait needs" not in text
+
+
+def test_data_wait_on_the_fake_gpu_runs():
+    c = compare_json(INPROC / "real_input_bound", INPROC / "real_main_bound")
+    a, b = (r["metrics"]["data_wait_pct"]["value"] for r in c["runs"])
+    assert a > 85 and b < 15  # what 22py's job was made to do (~90 % and ~10 %)
