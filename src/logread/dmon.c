@@ -15,18 +15,15 @@
 
 enum { DMON_MAX_COLS = 48 };
 
-/* dmon's column names: -s p (pwr gtemp mtemp), u (sm mem enc dec jpg ofa), c (mclk pclk),
- * m (fb bar1 ccpm). Columns not listed are ignored and named in the report. */
+/* dmon's column names (-s p: pwr gtemp mtemp, u: sm mem enc dec jpg ofa, c: mclk pclk, m: fb
+ * bar1 ccpm) are the field table's (gw_fields[].dmon); columns that are no field of ours are kept
+ * as extra series when listed here, else ignored and named in the report. */
 static const struct {
     const char *name;
-    int field; /* a gw_gpu_field, or -1 for an extra column named `extra` */
     const char *extra;
-} dmon_cols[] = {
-    {"pwr", GW_F_POWER_DRAW_W, NULL},       {"gtemp", GW_F_TEMP_GPU_C, NULL},
-    {"mtemp", GW_F_TEMP_MEM_C, NULL},       {"sm", GW_F_UTIL_GPU_PCT, NULL},
-    {"mem", GW_F_UTIL_MEM_PCT, NULL},       {"enc", -1, "utilization.encoder [%]"},
-    {"dec", -1, "utilization.decoder [%]"}, {"mclk", GW_F_CLOCK_MEM_MHZ, NULL},
-    {"pclk", GW_F_CLOCK_GR_MHZ, NULL},      {"fb", GW_F_MEM_USED_MIB, NULL},
+} dmon_extras[] = {
+    {"enc", "utilization.encoder [%]"},
+    {"dec", "utilization.decoder [%]"},
 };
 
 typedef enum { D_IGNORE, D_GPU, D_DATE, D_TIME, D_FIELD, D_EXTRA } dkind;
@@ -71,11 +68,16 @@ static void dmon_header(dmon *d, char **tok, size_t n)
             c->kind = D_DATE;
         else if (strcasecmp(tok[i], "Time") == 0)
             c->kind = D_TIME;
-        for (size_t k = 0; c->kind == D_IGNORE && k < sizeof dmon_cols / sizeof dmon_cols[0]; k++)
-            if (strcmp(tok[i], dmon_cols[k].name) == 0) {
-                c->kind = dmon_cols[k].field >= 0 ? D_FIELD : D_EXTRA;
-                c->field = dmon_cols[k].field;
-                c->extra = dmon_cols[k].extra;
+        for (int f = 0; c->kind == D_IGNORE && f < GW_F_COUNT; f++)
+            if (gw_fields[f].dmon && strcmp(tok[i], gw_fields[f].dmon) == 0) {
+                c->kind = D_FIELD;
+                c->field = f;
+            }
+        for (size_t k = 0; c->kind == D_IGNORE && k < sizeof dmon_extras / sizeof dmon_extras[0];
+             k++)
+            if (strcmp(tok[i], dmon_extras[k].name) == 0) {
+                c->kind = D_EXTRA;
+                c->extra = dmon_extras[k].extra;
             }
         if (c->kind == D_IGNORE) {
             size_t len = strlen(d->ignored);

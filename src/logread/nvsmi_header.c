@@ -16,7 +16,8 @@ typedef struct alias {
     unsigned bit;
 } alias;
 
-/* Names nvidia-smi accepts (or prints in the header) for the same thing, beyond gw_fields[]. */
+/* Names nvidia-smi accepts (or prints in the header) for the same thing, beyond gw_fields[] (whose
+ * CSV header keys and aliases gw_field_by_key finds). */
 static const alias aliases[] = {
     {"timestamp", C_TIME, -1, 0},
     {"elapsed", C_ELAPSED, -1, 0},
@@ -28,12 +29,6 @@ static const alias aliases[] = {
     {"gpu_bus_id", C_PCI, -1, 0},
     {"name", C_NAME, -1, 0},
     {"gpu_name", C_NAME, -1, 0},
-    {"clocks.sm", C_FIELD, GW_F_CLOCK_SM_MHZ, 0},
-    {"clocks.gr", C_FIELD, GW_F_CLOCK_GR_MHZ, 0},
-    {"clocks.mem", C_FIELD, GW_F_CLOCK_MEM_MHZ, 0},
-    {"clocks.max.mem", C_FIELD, GW_F_CLOCK_MAX_MEM_MHZ, 0},
-    {"clocks.max.memory", C_FIELD, GW_F_CLOCK_MAX_MEM_MHZ, 0},
-    {"clocks_throttle_reasons.active", C_FIELD, GW_F_CLOCKS_EVENT_REASONS, 0},
     {"power.draw.average", C_FIELD, GW_F_POWER_DRAW_W, 0},
     {"power.draw.instant", C_FIELD, GW_F_POWER_DRAW_W, 0},
     {"sm_util_pct", C_FIELD, GW_F_GPM_SM_ACTIVE_PCT, 0},

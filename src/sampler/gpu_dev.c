@@ -372,20 +372,20 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
     d->static_have |= fresh;
 }
 
-/* GpmMetricsGet of the metrics asked[0..nask) of gpm_metrics over [gpm[a], gpm[b]]: values into
- * v[] (NAN where a metric failed). False when the call failed (counted, or the GPU marked lost). */
-static const struct {
-    unsigned id;
-    gw_gpu_field f;
-} gpm_metrics[] = {{GWN_GPM_METRIC_SM_UTIL, GW_F_GPM_SM_ACTIVE_PCT},
-                   {GWN_GPM_METRIC_SM_OCCUPANCY, GW_F_GPM_SM_OCCUPANCY_PCT},
-                   {GWN_GPM_METRIC_ANY_TENSOR_UTIL, GW_F_GPM_TENSOR_ACTIVE_PCT},
-                   {GWN_GPM_METRIC_DRAM_BW_UTIL, GW_F_GPM_DRAM_ACTIVE_PCT},
-                   {GWN_GPM_METRIC_GRAPHICS_UTIL, GW_F_GPM_GR_ACTIVE_PCT}};
-enum { GPM_NMETRICS = sizeof gpm_metrics / sizeof gpm_metrics[0] };
+/* A GPM value of field f as stored: percentages overshoot 100 by rounding and are capped there;
+ * NAN when out of the field's bounds. */
+static double gpm_value(gw_gpu_field f, double x)
+{
+    if (!gw_field_plausible(f, x))
+        return NAN;
+    return strcmp(gw_fields[f].unit, "%") == 0 ? fmin(x, 100.0) : x;
+}
 
+/* GpmMetricsGet of the GPM fields asked[0..nask) (their gw_fields[].gpm_metric) over
+ * [gpm[a], gpm[b]]: values into v[] (NAN where a metric failed). False when the call failed
+ * (counted, or the GPU marked lost). */
 static bool gpm_metrics_get(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg,
-                            const size_t *asked, size_t nask, int a, int b, double *v)
+                            const gw_gpu_field *asked, size_t nask, int a, int b, double *v)
 {
     memset(mg, 0, offsetof(gwn_gpm_metrics_get, metrics) + nask * sizeof mg->metrics[0]);
     mg->version = GWN_GPM_METRICS_GET_VERSION;
@@ -393,7 +393,7 @@ static bool gpm_metrics_get(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get
     mg->sample1 = d->gpm[a];
     mg->sample2 = d->gpm[b];
     for (size_t i = 0; i < nask; i++)
-        mg->metrics[i].metricId = gpm_metrics[asked[i]].id;
+        mg->metrics[i].metricId = gw_fields[asked[i]].gpm_metric;
     gwn_return r = n->GpmMetricsGet(mg);
     if (r == GWN_ERROR_GPU_IS_LOST)
         gw_gpu_mark_lost(d, "nvmlGpmMetricsGet");
@@ -401,25 +401,24 @@ static bool gpm_metrics_get(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get
         gw_gpu_count_error(d, "nvmlGpmMetricsGet");
     if (r != GWN_SUCCESS)
         return false;
-    for (size_t i = 0; i < nask; i++) {
-        double x = mg->metrics[i].value;
-        v[i] = mg->metrics[i].nvmlReturn == GWN_SUCCESS && isfinite(x) && x >= 0 && x <= 100.5
-                   ? fmin(x, 100.0)
-                   : NAN;
-    }
+    for (size_t i = 0; i < nask; i++)
+        v[i] = mg->metrics[i].nvmlReturn == GWN_SUCCESS ? gpm_value(asked[i], mg->metrics[i].value)
+                                                        : NAN;
     return true;
 }
 
 void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, uint64_t want,
                      gw_gpu_sample *out)
 {
-    /* Only the metrics asked for; graphics activity apart (see GW_GPM_GR_WINDOW_MS). */
-    size_t ask[GPM_NMETRICS], nask = 0;
-    const size_t gr = GPM_NMETRICS - 1;
-    for (size_t i = 0; i < gr; i++)
-        if (want & B(gpm_metrics[i].f))
-            ask[nask++] = i;
-    bool want_gr = (want & B(GW_F_GPM_GR_ACTIVE_PCT)) != 0;
+    /* Only the metrics asked for (the GPM fields of the table); graphics activity apart (see
+     * GW_GPM_GR_WINDOW_MS). */
+    gw_gpu_field ask[GW_F_COUNT];
+    size_t nask = 0;
+    const gw_gpu_field gr = GW_F_GPM_GR_ACTIVE_PCT;
+    for (int f = 0; f < GW_F_COUNT; f++)
+        if (gw_fields[f].gpm_metric && f != (int)gr && (want & B(f)))
+            ask[nask++] = (gw_gpu_field)f;
+    bool want_gr = (want & B(gr)) != 0;
     if (!d->info.gpm_supported || atomic_load(&d->lost) || (nask == 0 && !want_gr))
         return;
     unsigned cur = d->gpm_next;
@@ -446,11 +445,11 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, u
             now - d->gpm_ns[j] >= (int64_t)GW_GPM_MIN_WINDOW_MS * 1000000 &&
             (prev < 0 || d->gpm_ns[j] > d->gpm_ns[prev]))
             prev = j;
-    double v[GPM_NMETRICS];
+    double v[GW_F_COUNT];
     if (prev >= 0 && nask && gpm_metrics_get(n, d, mg, ask, nask, prev, (int)cur, v)) {
         for (size_t i = 0; i < nask; i++)
-            if (gw_field_plausible(gpm_metrics[ask[i]].f, v[i]))
-                gw_set(out, gpm_metrics[ask[i]].f, fmin(v[i], 100.0));
+            if (!isnan(v[i]))
+                gw_set(out, ask[i], v[i]);
         if (out->valid & GW_FIELDS_GPM)
             out->gpm = (gw_time_span){d->gpm_ns[prev], now};
     }
@@ -465,7 +464,7 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, u
     bool due = d->gpm_ns[pin] &&
                age >= (int64_t)(d->gr_have ? GW_GPM_GR_WINDOW_MS : GW_GPM_MIN_WINDOW_MS) * 1000000;
     if (due && gpm_metrics_get(n, d, mg, &gr, 1, pin, (int)cur, v)) {
-        d->gr_have = gw_field_plausible(GW_F_GPM_GR_ACTIVE_PCT, v[0]);
+        d->gr_have = !isnan(v[0]);
         d->gr_value = v[0];
         d->gr_span = (gw_time_span){d->gpm_ns[pin], now};
     }
@@ -477,7 +476,7 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, u
         d->gpm_ns[cur] = 0;
     }
     if (d->gr_have && !atomic_load(&d->lost)) {
-        gw_set(out, GW_F_GPM_GR_ACTIVE_PCT, fmin(d->gr_value, 100.0));
+        gw_set(out, gr, d->gr_value);
         out->gpm_gr = d->gr_span;
     }
 }

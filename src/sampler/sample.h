@@ -156,18 +156,44 @@ typedef enum gw_csv_style {
     GW_CSV_TEXT,   /* a string (process_name): not formatted by gw_field_format_csv */
 } gw_csv_style;
 
-/* Description of one field: the one place that says its unit, its source and its CSV header. */
+/* A field's dcgm-exporter series (prom/prom_text.c writes one family per GPU field that has one).
+ */
+typedef struct gw_dcgm_name {
+    const char *name; /* "DCGM_FI_DEV_MEM_CLOCK"; NULL: dcgm-exporter has no such series */
+    const char *help; /* dcgm-exporter's HELP text, word for word */
+    double scale;     /* the series' value = the field's value / scale (100: % -> ratio) */
+    int rounding;     /* 1: up (nvidia-smi's MiB), -1: down, 0: none */
+    bool counter;     /* TYPE counter (else gauge) */
+} gw_dcgm_name;
+
+/* Description of one field: the ONE place that names it. Every reader and writer walks this table:
+ * the gpu.csv / host.csv / processes.csv writer (csv_pos), `gpuwatch query` (the CSV header key as
+ * --query-gpu name, alias, help), the Prometheus exporter (dcgm), the log reader (the CSV header
+ * key and alias for nvidia-smi CSV, dmon for `nvidia-smi dmon`), the sampler's GPM read
+ * (gpm_metric) and the fake NVML's scenario key (fake). docs/style.md "Recipe: adding a GPU
+ * field" says how to add one; tests/unit/test_field_table.c checks that each reader sees it. */
 typedef struct gw_field_info {
     gw_field_group group;
     const char *key;        /* stable short key: "util_gpu", "mem_used", ... */
-    const char *csv_header; /* header in our CSV: "utilization.gpu [%]" (NULL: not in a CSV) */
+    const char *csv_header; /* header in our CSV: "utilization.gpu [%]" (NULL: not in a CSV); the
+                               part before " [" is nvidia-smi's --query-gpu name where it has one */
     const char *unit;       /* unit of the value in memory and in CSV ("MiB", "W", "%", "C",
-                               "MHz", "mJ"); "" for counts, masks and states */
+                               "MHz", "mJ", "MiB/s"); "" for counts, masks and states */
     gw_csv_style csv_style;
-    int csv_decimals;   /* GW_CSV_FIXED: digits after the point */
-    double nvml_scale;  /* NVML's raw unit per `unit` (bytes per MiB, mW per W), 1 when the
-                           same, 0 when the value does not come from NVML */
-    const char *source; /* NVML call or /proc file the value comes from, for docs and messages */
+    int csv_decimals;    /* GW_CSV_FIXED: digits after the point */
+    double nvml_scale;   /* NVML's raw unit per `unit` (bytes per MiB, mW per W), 1 when the
+                            same, 0 when the value does not come from NVML */
+    const char *source;  /* NVML call or /proc file the value comes from, for docs and messages */
+    int csv_pos;         /* GPU fields: gpu.csv column after timestamp and index, 1-based; 0: not
+                            in gpu.csv. (host.csv and processes.csv hold their group's fields that
+                            have a csv_header, in table order.) */
+    const char *alias;   /* nvidia-smi's other --query-gpu name ("clocks.mem"), or NULL */
+    const char *help;    /* `query --help-query-gpu` paragraph; NULL: not a --query-gpu field */
+    bool bare_na;        /* query prints an absent value "N/A" without brackets */
+    const char *dmon;    /* `nvidia-smi dmon` column ("mclk"), or NULL */
+    gw_dcgm_name dcgm;   /* dcgm-exporter's series, or {NULL} */
+    unsigned gpm_metric; /* GPM metric id (nvmlGpmMetricId_t) the value is read as; 0: not GPM */
+    const char *fake;    /* the fake NVML's scenario timeline key that serves it, or NULL */
 } gw_field_info;
 
 /* The field table, indexed by gw_field. */
@@ -177,7 +203,8 @@ extern const gw_field_info gw_fields[GW_F_TABLE_COUNT];
  * the length written. */
 int gw_field_format_csv(gw_field f, double v, char *buf, size_t len);
 
-/* The field of `group` whose CSV header key (the header before " [unit]") is key, or -1. */
+/* The field of `group` whose CSV header key (the header before " [unit]") or alias is key, or -1.
+ */
 int gw_field_by_key(gw_field_group group, const char *key);
 
 /* The range a reading of GPU field f can have, in the field's unit (inclusive). A value outside
@@ -302,6 +329,9 @@ typedef struct gw_gpu_process {
 /* Value of host or job field f (GW_FG_HOST, GW_FG_JOB) of h (gw_host_sample, host/host_sample.h:
  * each member is the host or job field its comment names); NAN when absent or not a host field. */
 double gw_host_value(const gw_host_sample *h, gw_field f);
+
+/* Value of process field f (GW_FG_PROC, not the name) of p; NAN when absent or not a number. */
+double gw_proc_value(const gw_gpu_process *p, gw_field f);
 
 /* One tick. Owned by the sampler and valid only during the sink callback. */
 typedef struct gw_sample {

@@ -481,9 +481,11 @@ static void test_field_table(void **state)
     assert_int_equal(gw_field_by_key(GW_FG_GPU, "memory.used"), GW_F_MEM_USED_MIB);
     assert_int_equal(gw_field_by_key(GW_FG_GPU, "job.cpu"), -1);
     /* `query` prints nvidia-smi's units: the fields it reads must hold values in those */
-    for (size_t i = 0; i < gw_qfield_count; i++)
-        if (gw_qfields[i].source == GW_QS_FIELD && gw_qfields[i].unit)
-            assert_string_equal(gw_qfields[i].unit, gw_fields[gw_qfields[i].field].unit);
+    size_t count;
+    const gw_qfield *all = gw_qfields(&count);
+    for (size_t i = 0; i < count; i++)
+        if (all[i].source == GW_QS_FIELD && all[i].unit)
+            assert_string_equal(all[i].unit, gw_fields[all[i].field].unit);
     /* NVML's raw units become the field's */
     assert_float_equal(gw_field_from_nvml(GW_F_MEM_USED_MIB, 13936427008.0), 13290.8125, 0);
     assert_float_equal(gw_field_from_nvml(GW_F_POWER_DRAW_W, 676123), 676.123, 1e-12);
