@@ -162,6 +162,22 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
         "gpm_gr_active", "gpm.graphics_active [%]", 2, "nvmlGpmMetricsGet(GRAPHICS_UTIL)",
         DCGM("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active.", 100),
         .gpm_metric = GWN_GPM_METRIC_GRAPHICS_UTIL, .fake = "util_gpu"),
+    [GW_F_GPM_PCIE_TX_MIB_S] = GPU(
+        "gpm_pcie_tx", "gpm.pcie_tx [MiB/s]", "MiB/s", GW_CSV_FIXED, 1, 1,
+        "nvmlGpmMetricsGet(PCIE_TX_PER_SEC)", .csv_pos = 18,
+        DCGM("DCGM_FI_PROF_PCIE_TX_BYTES",
+             "The rate of data transmitted over the PCIe bus - including both protocol headers and "
+             "data payloads - in bytes per second.",
+             1.0 / MIB),
+        .gpm_metric = GWN_GPM_METRIC_PCIE_TX_PER_SEC, .fake = "pcie_tx_mib_s"),
+    [GW_F_GPM_PCIE_RX_MIB_S] = GPU(
+        "gpm_pcie_rx", "gpm.pcie_rx [MiB/s]", "MiB/s", GW_CSV_FIXED, 1, 1,
+        "nvmlGpmMetricsGet(PCIE_RX_PER_SEC)", .csv_pos = 19,
+        DCGM("DCGM_FI_PROF_PCIE_RX_BYTES",
+             "The rate of data received over the PCIe bus - including both protocol headers and "
+             "data payloads - in bytes per second.",
+             1.0 / MIB),
+        .gpm_metric = GWN_GPM_METRIC_PCIE_RX_PER_SEC, .fake = "pcie_rx_mib_s"),
 
     [GW_F_HOST_CPU_UTIL_PCT] = PROCFS(GW_FG_HOST, "cpu_util", "cpu.util [%]", "%", GW_CSV_FIXED, 1,
                                       "/proc/stat (deltas between ticks)"),
@@ -293,6 +309,8 @@ const gw_field_bounds gw_field_bounds_of[GW_F_COUNT] = {
     [GW_F_GPM_TENSOR_ACTIVE_PCT] = {0, 100.5},
     [GW_F_GPM_DRAM_ACTIVE_PCT] = {0, 100.5},
     [GW_F_GPM_GR_ACTIVE_PCT] = {0, 100.5},
+    [GW_F_GPM_PCIE_TX_MIB_S] = {0, 1e7}, /* MiB/s: PCIe 6.0 x16 moves about 1.2e5 */
+    [GW_F_GPM_PCIE_RX_MIB_S] = {0, 1e7},
 };
 
 bool gw_field_plausible(gw_field f, double v)

@@ -56,6 +56,8 @@ typedef enum gw_field {
     GW_F_GPM_TENSOR_ACTIVE_PCT, /* GPM metric 5 (any tensor pipe) */
     GW_F_GPM_DRAM_ACTIVE_PCT,   /* GPM metric 10 (DRAM bandwidth) */
     GW_F_GPM_GR_ACTIVE_PCT, /* GPM metric 1 (graphics engine activity; DCGM's GR_ENGINE_ACTIVE) */
+    GW_F_GPM_PCIE_TX_MIB_S, /* GPM metric 20: PCIe traffic from the GPU, MiB/s */
+    GW_F_GPM_PCIE_RX_MIB_S, /* GPM metric 21: PCIe traffic to the GPU, MiB/s */
     GW_F_COUNT,             /* the number of GPU fields (gw_gpu_sample.v, the valid mask) */
 
     /* Host and job fields (gw_host_sample; host.csv), from /proc. */
@@ -113,7 +115,8 @@ typedef gw_field gw_gpu_field;
      GW_FIELD_BIT(GW_F_CLOCK_MEM_MHZ) | GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) |                  \
      GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELD_BIT(GW_F_ENERGY_MJ) |                                    \
      GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
-     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT))
+     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
+     GW_FIELD_BIT(GW_F_GPM_PCIE_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S))
 /* (Not GW_F_GPM_GR_ACTIVE_PCT: no gpu.csv column, and 2 ms of CPU a read; `run --listen` adds it.)
  */
 
@@ -122,7 +125,8 @@ typedef gw_field gw_gpu_field;
 #define GW_FIELDS_GPM                                                                              \
     (GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
      GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
-     GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT))
+     GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_PCIE_TX_MIB_S) |                 \
+     GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S))
 
 /* Fields that gw_gpu_read_fast leaves alone: the power limit and the energy counter come from the
  * slow reader thread because their calls cost far more than a tick should (measured on an H200,

@@ -130,6 +130,8 @@ static void fill_gpu0(gw_gpu_sample *g)
     gw_set(g, GW_F_GPM_SM_OCCUPANCY_PCT, 40);
     gw_set(g, GW_F_GPM_TENSOR_ACTIVE_PCT, 60);
     gw_set(g, GW_F_GPM_DRAM_ACTIVE_PCT, 30);
+    gw_set(g, GW_F_GPM_PCIE_TX_MIB_S, 1.5);     /* MiB/s: 1572864 bytes/s */
+    gw_set(g, GW_F_GPM_PCIE_RX_MIB_S, 2048.25); /* 2147745792 bytes/s */
 }
 
 static void setup(fixture *fx, bool per_process, bool cmdline, const char *proc_root)
@@ -201,6 +203,8 @@ static void test_render_values(void **state)
         "DCGM_FI_PROF_SM_OCCUPANCY{gpu=\"0\"} 0.4\n",
         "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\"} 0.6\n",
         "DCGM_FI_PROF_DRAM_ACTIVE{gpu=\"0\"} 0.3\n",
+        "DCGM_FI_PROF_PCIE_TX_BYTES{gpu=\"0\"} 1572864\n",
+        "DCGM_FI_PROF_PCIE_RX_BYTES{gpu=\"0\"} 2147745792\n",
         "gpuwatch_gpu_lost{gpu=\"0\"} 0\ngpuwatch_gpu_lost{gpu=\"1\"} 1\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)

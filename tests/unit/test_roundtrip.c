@@ -48,6 +48,8 @@ static const known gpu_known[] = {
     {GW_F_MEM_RESERVED_MIB, 615.2, 616},
     {GW_F_CLOCK_MEM_MHZ, 2619, 2619},
     {GW_F_ENERGY_MJ, 123456789012, 123456789012},
+    {GW_F_GPM_PCIE_TX_MIB_S, 1536.04, 1536.0},
+    {GW_F_GPM_PCIE_RX_MIB_S, 24576.96, 24577.0},
 };
 
 /* Every host.csv column: cpu and job percentages and job.rss to one decimal, host memory.used
