@@ -69,6 +69,8 @@ typedef enum fake_key {
     FK_ECC_UNCORRECTED,      /* extension: volatile uncorrected ECC count (step) */
     FK_PCIE_TX_MIB_S,        /* extension: GPM metric 20 */
     FK_PCIE_RX_MIB_S,        /* extension: GPM metric 21 */
+    FK_NVLINK_TX_MIB_S,      /* extension: GPM metric 61 (all links) */
+    FK_NVLINK_RX_MIB_S,      /* extension: GPM metric 60 (all links) */
     FK_COUNT
 } fake_key;
 

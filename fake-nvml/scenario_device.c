@@ -57,6 +57,8 @@ const fake_key_info fake_keys[FK_COUNT] = {
     [FK_ECC_UNCORRECTED] = {"ecc_uncorrected", true, EXACT_INT},
     [FK_PCIE_TX_MIB_S] = {"pcie_tx_mib_s", false, 1e12},
     [FK_PCIE_RX_MIB_S] = {"pcie_rx_mib_s", false, 1e12},
+    [FK_NVLINK_TX_MIB_S] = {"nvlink_tx_mib_s", false, 1e12},
+    [FK_NVLINK_RX_MIB_S] = {"nvlink_rx_mib_s", false, 1e12},
 };
 
 /* Scenario times are seconds since nvmlInit; a billion seconds is 31 years. */

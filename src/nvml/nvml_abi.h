@@ -219,7 +219,7 @@ typedef struct gwn_gpm_metrics_get {
     gwn_gpm_metric metrics[GWN_GPM_METRIC_MAX];
 } gwn_gpm_metrics_get;
 
-/* nvmlGpmMetricId_t values used by gpuwatch (all 0-100 %, PCIe in MiB/s). */
+/* nvmlGpmMetricId_t values used by gpuwatch (all 0-100 %, PCIe and NVLink in MiB/s). */
 enum {
     GWN_GPM_METRIC_GRAPHICS_UTIL = 1,
     GWN_GPM_METRIC_SM_UTIL = 2,
@@ -232,6 +232,8 @@ enum {
     GWN_GPM_METRIC_FP16_UTIL = 13,
     GWN_GPM_METRIC_PCIE_TX_PER_SEC = 20,
     GWN_GPM_METRIC_PCIE_RX_PER_SEC = 21,
+    GWN_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60, /* all links together */
+    GWN_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61,
 };
 
 /* nvmlEventData_t (EventSetWait_v2) */

@@ -178,6 +178,22 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
              "data payloads - in bytes per second.",
              1.0 / MIB),
         .gpm_metric = GWN_GPM_METRIC_PCIE_RX_PER_SEC, .fake = "pcie_rx_mib_s"),
+    [GW_F_GPM_NVLINK_TX_MIB_S] =
+        GPU("gpm_nvlink_tx", "gpm.nvlink_tx [MiB/s]", "MiB/s", GW_CSV_FIXED, 1, 1,
+            "nvmlGpmMetricsGet(NVLINK_TOTAL_TX_PER_SEC)", .csv_pos = 20,
+            DCGM("DCGM_FI_PROF_NVLINK_TX_BYTES",
+                 "The rate of data transmitted over NVLink, all links - including both protocol "
+                 "headers and data payloads - in bytes per second.",
+                 1.0 / MIB),
+            .gpm_metric = GWN_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, .fake = "nvlink_tx_mib_s"),
+    [GW_F_GPM_NVLINK_RX_MIB_S] = GPU(
+        "gpm_nvlink_rx", "gpm.nvlink_rx [MiB/s]", "MiB/s", GW_CSV_FIXED, 1, 1,
+        "nvmlGpmMetricsGet(NVLINK_TOTAL_RX_PER_SEC)", .csv_pos = 21,
+        DCGM("DCGM_FI_PROF_NVLINK_RX_BYTES",
+             "The rate of data received over NVLink, all links - including both protocol headers "
+             "and data payloads - in bytes per second.",
+             1.0 / MIB),
+        .gpm_metric = GWN_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, .fake = "nvlink_rx_mib_s"),
 
     [GW_F_HOST_CPU_UTIL_PCT] = PROCFS(GW_FG_HOST, "cpu_util", "cpu.util [%]", "%", GW_CSV_FIXED, 1,
                                       "/proc/stat (deltas between ticks)"),
@@ -311,6 +327,8 @@ const gw_field_bounds gw_field_bounds_of[GW_F_COUNT] = {
     [GW_F_GPM_GR_ACTIVE_PCT] = {0, 100.5},
     [GW_F_GPM_PCIE_TX_MIB_S] = {0, 1e7}, /* MiB/s: PCIe 6.0 x16 moves about 1.2e5 */
     [GW_F_GPM_PCIE_RX_MIB_S] = {0, 1e7},
+    [GW_F_GPM_NVLINK_TX_MIB_S] = {0, 1e8}, /* MiB/s: an H200's 18 links move about 8.6e5 */
+    [GW_F_GPM_NVLINK_RX_MIB_S] = {0, 1e8},
 };
 
 bool gw_field_plausible(gw_field f, double v)

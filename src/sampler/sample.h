@@ -55,10 +55,12 @@ typedef enum gw_field {
     GW_F_GPM_SM_OCCUPANCY_PCT,  /* GPM metric 3 */
     GW_F_GPM_TENSOR_ACTIVE_PCT, /* GPM metric 5 (any tensor pipe) */
     GW_F_GPM_DRAM_ACTIVE_PCT,   /* GPM metric 10 (DRAM bandwidth) */
-    GW_F_GPM_GR_ACTIVE_PCT, /* GPM metric 1 (graphics engine activity; DCGM's GR_ENGINE_ACTIVE) */
-    GW_F_GPM_PCIE_TX_MIB_S, /* GPM metric 20: PCIe traffic from the GPU, MiB/s */
-    GW_F_GPM_PCIE_RX_MIB_S, /* GPM metric 21: PCIe traffic to the GPU, MiB/s */
-    GW_F_COUNT,             /* the number of GPU fields (gw_gpu_sample.v, the valid mask) */
+    GW_F_GPM_GR_ACTIVE_PCT,   /* GPM metric 1 (graphics engine activity; DCGM's GR_ENGINE_ACTIVE) */
+    GW_F_GPM_PCIE_TX_MIB_S,   /* GPM metric 20: PCIe traffic from the GPU, MiB/s */
+    GW_F_GPM_PCIE_RX_MIB_S,   /* GPM metric 21: PCIe traffic to the GPU, MiB/s */
+    GW_F_GPM_NVLINK_TX_MIB_S, /* GPM metric 61: NVLink traffic from the GPU, all links, MiB/s */
+    GW_F_GPM_NVLINK_RX_MIB_S, /* GPM metric 60: NVLink traffic to the GPU, all links, MiB/s */
+    GW_F_COUNT,               /* the number of GPU fields (gw_gpu_sample.v, the valid mask) */
 
     /* Host and job fields (gw_host_sample; host.csv), from /proc. */
     GW_F_HOST_CPU_UTIL_PCT = GW_F_COUNT, /* all CPUs, 0-100 */
@@ -116,7 +118,8 @@ typedef gw_field gw_gpu_field;
      GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELD_BIT(GW_F_ENERGY_MJ) |                                    \
      GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
      GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
-     GW_FIELD_BIT(GW_F_GPM_PCIE_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S))
+     GW_FIELD_BIT(GW_F_GPM_PCIE_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S) |                 \
+     GW_FIELD_BIT(GW_F_GPM_NVLINK_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_NVLINK_RX_MIB_S))
 /* (Not GW_F_GPM_GR_ACTIVE_PCT: no gpu.csv column, and 2 ms of CPU a read; `run --listen` adds it.)
  */
 
@@ -126,7 +129,8 @@ typedef gw_field gw_gpu_field;
     (GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
      GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
      GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_PCIE_TX_MIB_S) |                 \
-     GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S))
+     GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_NVLINK_TX_MIB_S) |               \
+     GW_FIELD_BIT(GW_F_GPM_NVLINK_RX_MIB_S))
 
 /* Fields that gw_gpu_read_fast leaves alone: the power limit and the energy counter come from the
  * slow reader thread because their calls cost far more than a tick should (measured on an H200,
