@@ -132,6 +132,14 @@ gw_rc gw_nvml_load(const char *path, gw_nvml **out, gw_error *err)
     return GW_OK;
 }
 
+gw_nvml_fn gw_nvml_symbol(const gw_nvml *n, const char *symbol)
+{
+    gw_nvml_fn fn = NULL;
+    void *p = n && n->dl ? dlsym(n->dl, symbol) : NULL;
+    memcpy(&fn, &p, sizeof p);
+    return fn;
+}
+
 gw_rc gw_nvml_open(const char *path, gw_nvml **out, gw_error *err)
 {
     gw_nvml *n = NULL;

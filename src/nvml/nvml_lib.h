@@ -86,6 +86,19 @@ typedef struct gw_nvml {
     const char *(*Banner)(void);
 } gw_nvml;
 
+/* Any entry point, for the calls the field table names by symbol and shape (sampler/sample.h
+ * gw_nvml_read): the caller converts it to the call's type before calling it. */
+typedef void (*gw_nvml_fn)(void);
+/* Calls of one device and one unsigned value out: (device, &value). */
+typedef gwn_return (*gwn_uint_fn)(gwn_device, unsigned int *);
+/* Calls of one device, one unsigned value and its sampling period in us out (Get{Encoder,
+ * Decoder}Utilization). */
+typedef gwn_return (*gwn_uint_period_fn)(gwn_device, unsigned int *, unsigned int *);
+
+/* The entry point `symbol` of the loaded library, or NULL when it lacks it (the field it reads is
+ * then absent). */
+gw_nvml_fn gw_nvml_symbol(const gw_nvml *nvml, const char *symbol);
+
 /* Loads the library and resolves symbols, without calling nvmlInit. path NULL means
  * $GPUWATCH_NVML_LIB or "libnvidia-ml.so.1". On failure returns GW_E_NVML with a message naming the
  * library and the fix, and *out is NULL. The caller owns *out and frees it with gw_nvml_close. */

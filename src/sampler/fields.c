@@ -77,6 +77,7 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
     [GW_F_POWER_ENFORCED_W] =
         WATT("power_enforced", "enforced.power.limit [W]", "nvmlDeviceGetEnforcedPowerLimit",
              .alias = "gpu.power.current_limit",
+             .nvml = {GW_NVML_UINT, "nvmlDeviceGetEnforcedPowerLimit"},
              .help = "Power limit in force now, the lowest of all limiters, in watts."),
     [GW_F_CLOCK_SM_MHZ] = WHOLE(
         "clock_sm", "clocks.current.sm [MHz]", "MHz", "nvmlDeviceGetClockInfo(SM)", .csv_pos = 8,
@@ -111,19 +112,23 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
     [GW_F_FAN_PCT] = PCT("fan", "fan.speed [%]", 0, "nvmlDeviceGetFanSpeed",
                          .help = "Fan speed the driver asks for, in percent of the maximum. [N/A] "
                                  "on GPUs cooled by the chassis (most data-centre GPUs).",
-                         .fake = "fan_pct"),
+                         .nvml = {GW_NVML_UINT, "nvmlDeviceGetFanSpeed"}, .fake = "fan_pct"),
     [GW_F_PCIE_GEN] =
         WHOLE("pcie_gen", "pcie.link.gen.current", "", "nvmlDeviceGetCurrPcieLinkGeneration",
-              .help = "PCIe generation the link runs at now; an idle GPU may drop to a lower one."),
+              .help = "PCIe generation the link runs at now; an idle GPU may drop to a lower one.",
+              .nvml = {GW_NVML_UINT, "nvmlDeviceGetCurrPcieLinkGeneration"}),
     [GW_F_PCIE_GEN_MAX] =
         WHOLE("pcie_gen_max", "pcie.link.gen.max", "", "nvmlDeviceGetMaxPcieLinkGeneration",
-              .help = "Highest PCIe generation this GPU in this slot can reach. Read once."),
+              .help = "Highest PCIe generation this GPU in this slot can reach. Read once.",
+              .nvml = {GW_NVML_UINT, "nvmlDeviceGetMaxPcieLinkGeneration"}),
     [GW_F_PCIE_WIDTH] =
         WHOLE("pcie_width", "pcie.link.width.current", "", "nvmlDeviceGetCurrPcieLinkWidth",
-              .help = "Number of PCIe lanes in use now."),
+              .help = "Number of PCIe lanes in use now.",
+              .nvml = {GW_NVML_UINT, "nvmlDeviceGetCurrPcieLinkWidth"}),
     [GW_F_PCIE_WIDTH_MAX] =
         WHOLE("pcie_width_max", "pcie.link.width.max", "", "nvmlDeviceGetMaxPcieLinkWidth",
-              .help = "Largest number of PCIe lanes this GPU in this slot can use. Read once."),
+              .help = "Largest number of PCIe lanes this GPU in this slot can use. Read once.",
+              .nvml = {GW_NVML_UINT, "nvmlDeviceGetMaxPcieLinkWidth"}),
     [GW_F_ECC_UNCORRECTED] = WHOLE("ecc_uncorrected", "ecc.errors.uncorrected.volatile.total", "",
                                    "nvmlDeviceGetTotalEccErrors(UNCORRECTED, VOLATILE)",
                                    .help = "Uncorrectable ECC errors since the driver was loaded.",

@@ -171,6 +171,9 @@ gw_rc gw_gpu_devs_open_some(const gw_nvml *n, uint32_t skip, gw_gpu_dev **out, u
             continue;
         }
         read_info(n, d, i, stride, skip);
+        for (int f = 0; f < GW_F_COUNT; f++)
+            if (gw_fields[f].nvml.shape != GW_NVML_OWN)
+                d->nvml_fn[f] = gw_nvml_symbol(n, gw_fields[f].nvml.symbol);
     }
     *out = devs;
     *count = c;
@@ -264,6 +267,24 @@ static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
         set_memory(out, (double)m.total, (double)m.used, (double)m.free, NAN);
 }
 
+/* Reads the fields of `want` that the table reads by symbol (gw_fields[].nvml). */
+static void read_by_symbol(gw_gpu_dev *d, uint64_t want, gw_gpu_sample *out)
+{
+    for (int f = 0; f < GW_F_COUNT; f++) {
+        const gw_nvml_read *rd = &gw_fields[f].nvml;
+        if (rd->shape == GW_NVML_OWN || !(want & B(f)))
+            continue;
+        unsigned v = 0, period_us = 0;
+        gwn_return r = GWN_ERROR_FUNCTION_NOT_FOUND;
+        if (d->nvml_fn[f] && rd->shape == GW_NVML_UINT)
+            r = ((gwn_uint_fn)d->nvml_fn[f])(d->handle, &v);
+        else if (d->nvml_fn[f] && rd->shape == GW_NVML_UINT_PERIOD)
+            r = ((gwn_uint_period_fn)d->nvml_fn[f])(d->handle, &v, &period_us);
+        if (ok(d, r, B(f), &d->fast_unsupported, rd->symbol))
+            set_checked(out, (gw_gpu_field)f, gw_field_from_nvml((gw_gpu_field)f, v));
+    }
+}
+
 /* Reads the remaining fields whose calls need special arguments. */
 static void read_misc(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sample *out)
 {
@@ -331,9 +352,6 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
         read_memory(n, d, out);
     if (want & B(GW_F_POWER_DRAW_W))
         read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_W, out);
-    if (want & B(GW_F_POWER_ENFORCED_W))
-        read_uint(d, n->DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit",
-                  GW_F_POWER_ENFORCED_W, out);
     if (want & B(GW_F_CLOCK_SM_MHZ))
         read_clock(n, d, false, GWN_CLOCK_SM, GW_F_CLOCK_SM_MHZ, out);
     if (want & B(GW_F_CLOCK_MEM_MHZ))
@@ -344,21 +362,8 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
         read_clock(n, d, true, GWN_CLOCK_SM, GW_F_CLOCK_MAX_SM_MHZ, out);
     if (want & B(GW_F_CLOCK_MAX_MEM_MHZ))
         read_clock(n, d, true, GWN_CLOCK_MEM, GW_F_CLOCK_MAX_MEM_MHZ, out);
-    if (want & B(GW_F_FAN_PCT))
-        read_uint(d, n->DeviceGetFanSpeed, "nvmlDeviceGetFanSpeed", GW_F_FAN_PCT, out);
-    if (want & B(GW_F_PCIE_GEN))
-        read_uint(d, n->DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration",
-                  GW_F_PCIE_GEN, out);
-    if (want & B(GW_F_PCIE_GEN_MAX))
-        read_uint(d, n->DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration",
-                  GW_F_PCIE_GEN_MAX, out);
-    if (want & B(GW_F_PCIE_WIDTH))
-        read_uint(d, n->DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth",
-                  GW_F_PCIE_WIDTH, out);
-    if (want & B(GW_F_PCIE_WIDTH_MAX))
-        read_uint(d, n->DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth",
-                  GW_F_PCIE_WIDTH_MAX, out);
     read_misc(n, d, want, out);
+    read_by_symbol(d, want, out);
     /* A call in this tick may have found the GPU lost: then nothing of this tick is trusted. */
     if (atomic_load(&d->lost)) {
         out->valid = 0;

@@ -174,11 +174,25 @@ typedef struct gw_dcgm_name {
     bool counter;     /* TYPE counter (else gauge) */
 } gw_dcgm_name;
 
+/* How the sampler reads a GPU field whose NVML call has a common shape: the call is looked up by
+ * its symbol when the devices open (gw_nvml_symbol), so such a field needs no code of its own.
+ * GW_NVML_OWN: the sampler has code for the field (src/sampler/gpu_dev.c). */
+typedef enum gw_nvml_shape {
+    GW_NVML_OWN,         /* read by its own code, or not from NVML */
+    GW_NVML_UINT,        /* nvmlReturn_t symbol(nvmlDevice_t, unsigned int *value) */
+    GW_NVML_UINT_PERIOD, /* nvmlReturn_t symbol(nvmlDevice_t, unsigned int *value,
+                            unsigned int *samplingPeriodUs): the period is not kept */
+} gw_nvml_shape;
+typedef struct gw_nvml_read {
+    gw_nvml_shape shape;
+    const char *symbol; /* "nvmlDeviceGetEncoderUtilization" */
+} gw_nvml_read;
+
 /* Description of one field: the ONE place that names it. Every reader and writer walks this table:
  * the gpu.csv / host.csv / processes.csv writer (csv_pos), `gpuwatch query` (the CSV header key as
  * --query-gpu name, alias, help), the Prometheus exporter (dcgm), the log reader (the CSV header
  * key and alias for nvidia-smi CSV, dmon for `nvidia-smi dmon`), the sampler's GPM read
- * (gpm_metric) and the fake NVML's scenario key (fake). docs/style.md "Recipe: adding a GPU
+ * (gpm_metric, nvml) and the fake NVML's scenario key (fake). docs/style.md "Recipe: adding a GPU
  * field" says how to add one; tests/unit/test_field_table.c checks that each reader sees it. */
 typedef struct gw_field_info {
     gw_field_group group;
@@ -201,6 +215,7 @@ typedef struct gw_field_info {
     const char *dmon;    /* `nvidia-smi dmon` column ("mclk"), or NULL */
     gw_dcgm_name dcgm;   /* dcgm-exporter's series, or {NULL} */
     unsigned gpm_metric; /* GPM metric id (nvmlGpmMetricId_t) the value is read as; 0: not GPM */
+    gw_nvml_read nvml;   /* a call of a common shape that reads it in the tick, or {GW_NVML_OWN} */
     const char *fake;    /* the fake NVML's scenario timeline key that serves it, or NULL */
 } gw_field_info;
 
