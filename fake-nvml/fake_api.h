@@ -58,6 +58,11 @@ FAKE_EXPORT gwn_return nvmlDeviceGetCurrentClocksThrottleReasons(gwn_device devi
                                                                  unsigned long long *reasons);
 FAKE_EXPORT gwn_return nvmlDeviceGetPerformanceState(gwn_device device, int *pstate);
 FAKE_EXPORT gwn_return nvmlDeviceGetFanSpeed(gwn_device device, unsigned int *pct);
+/* enc_util / dec_util of the timeline; the sampling period is FAKE_CODEC_PERIOD_US. */
+FAKE_EXPORT gwn_return nvmlDeviceGetEncoderUtilization(gwn_device device, unsigned int *pct,
+                                                       unsigned int *period_us);
+FAKE_EXPORT gwn_return nvmlDeviceGetDecoderUtilization(gwn_device device, unsigned int *pct,
+                                                       unsigned int *period_us);
 FAKE_EXPORT gwn_return nvmlDeviceGetCurrPcieLinkGeneration(gwn_device device, unsigned int *gen);
 FAKE_EXPORT gwn_return nvmlDeviceGetMaxPcieLinkGeneration(gwn_device device, unsigned int *gen);
 FAKE_EXPORT gwn_return nvmlDeviceGetCurrPcieLinkWidth(gwn_device device, unsigned int *width);

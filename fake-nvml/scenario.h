@@ -23,7 +23,7 @@
  * call that takes a device belongs to exactly one group (see docs/fake-nvml.md for the table). */
 typedef enum fake_group {
     FG_INFO,                 /* GetName, GetUUID, GetIndex, GetPciInfo* */
-    FG_UTIL,                 /* GetUtilizationRates */
+    FG_UTIL,                 /* GetUtilizationRates, Get{Encoder,Decoder}Utilization */
     FG_MEMORY,               /* GetMemoryInfo, GetMemoryInfo_v2 */
     FG_TEMP,                 /* GetTemperature, GetTemperatureThreshold */
     FG_POWER,                /* GetPowerUsage */
@@ -71,6 +71,8 @@ typedef enum fake_key {
     FK_PCIE_RX_MIB_S,        /* extension: GPM metric 21 */
     FK_NVLINK_TX_MIB_S,      /* extension: GPM metric 61 (all links) */
     FK_NVLINK_RX_MIB_S,      /* extension: GPM metric 60 (all links) */
+    FK_ENC_UTIL,             /* extension: GetEncoderUtilization, % */
+    FK_DEC_UTIL,             /* extension: GetDecoderUtilization, % */
     FK_COUNT
 } fake_key;
 

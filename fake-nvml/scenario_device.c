@@ -59,6 +59,8 @@ const fake_key_info fake_keys[FK_COUNT] = {
     [FK_PCIE_RX_MIB_S] = {"pcie_rx_mib_s", false, 1e12},
     [FK_NVLINK_TX_MIB_S] = {"nvlink_tx_mib_s", false, 1e12},
     [FK_NVLINK_RX_MIB_S] = {"nvlink_rx_mib_s", false, 1e12},
+    [FK_ENC_UTIL] = {"enc_util", false, UINT_MAX},
+    [FK_DEC_UTIL] = {"dec_util", false, UINT_MAX},
 };
 
 /* Scenario times are seconds since nvmlInit; a billion seconds is 31 years. */

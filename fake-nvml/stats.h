@@ -50,6 +50,8 @@
     X(nvmlDeviceGetCurrentClocksThrottleReasons)                                                   \
     X(nvmlDeviceGetPerformanceState)                                                               \
     X(nvmlDeviceGetFanSpeed)                                                                       \
+    X(nvmlDeviceGetEncoderUtilization)                                                             \
+    X(nvmlDeviceGetDecoderUtilization)                                                             \
     X(nvmlDeviceGetCurrPcieLinkGeneration)                                                         \
     X(nvmlDeviceGetMaxPcieLinkGeneration)                                                          \
     X(nvmlDeviceGetCurrPcieLinkWidth)                                                              \

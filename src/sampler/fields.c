@@ -199,6 +199,17 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
              "and data payloads - in bytes per second.",
              1.0 / MIB),
         .gpm_metric = GWN_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, .fake = "nvlink_rx_mib_s"),
+    [GW_F_UTIL_ENC_PCT] = PCT(
+        "util_enc", "utilization.encoder [%]", 0, "nvmlDeviceGetEncoderUtilization", .csv_pos = 22,
+        .help = "Share of the last sample period in which the video encoder (NVENC) worked.",
+        .dmon = "enc", DCGM("DCGM_FI_DEV_ENC_UTIL", "Encoder utilization (in %).", 1),
+        .nvml = {GW_NVML_UINT_PERIOD, "nvmlDeviceGetEncoderUtilization"}, .fake = "enc_util"),
+    [GW_F_UTIL_DEC_PCT] = PCT(
+        "util_dec", "utilization.decoder [%]", 0, "nvmlDeviceGetDecoderUtilization", .csv_pos = 23,
+        .help = "Share of the last sample period in which the video decoder (NVDEC) worked: "
+                "video or image decoding in the input pipeline (DALI, torchvision.io on the GPU).",
+        .dmon = "dec", DCGM("DCGM_FI_DEV_DEC_UTIL", "Decoder utilization (in %).", 1),
+        .nvml = {GW_NVML_UINT_PERIOD, "nvmlDeviceGetDecoderUtilization"}, .fake = "dec_util"),
 
     [GW_F_HOST_CPU_UTIL_PCT] = PROCFS(GW_FG_HOST, "cpu_util", "cpu.util [%]", "%", GW_CSV_FIXED, 1,
                                       "/proc/stat (deltas between ticks)"),
@@ -334,6 +345,8 @@ const gw_field_bounds gw_field_bounds_of[GW_F_COUNT] = {
     [GW_F_GPM_PCIE_RX_MIB_S] = {0, 1e7},
     [GW_F_GPM_NVLINK_TX_MIB_S] = {0, 1e8}, /* MiB/s: an H200's 18 links move about 8.6e5 */
     [GW_F_GPM_NVLINK_RX_MIB_S] = {0, 1e8},
+    [GW_F_UTIL_ENC_PCT] = {0, 100},
+    [GW_F_UTIL_DEC_PCT] = {0, 100},
 };
 
 bool gw_field_plausible(gw_field f, double v)

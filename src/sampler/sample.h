@@ -60,6 +60,8 @@ typedef enum gw_field {
     GW_F_GPM_PCIE_RX_MIB_S,   /* GPM metric 21: PCIe traffic to the GPU, MiB/s */
     GW_F_GPM_NVLINK_TX_MIB_S, /* GPM metric 61: NVLink traffic from the GPU, all links, MiB/s */
     GW_F_GPM_NVLINK_RX_MIB_S, /* GPM metric 60: NVLink traffic to the GPU, all links, MiB/s */
+    GW_F_UTIL_ENC_PCT,        /* GetEncoderUtilization: % of its sampling period NVENC worked */
+    GW_F_UTIL_DEC_PCT,        /* GetDecoderUtilization: the same for NVDEC */
     GW_F_COUNT,               /* the number of GPU fields (gw_gpu_sample.v, the valid mask) */
 
     /* Host and job fields (gw_host_sample; host.csv), from /proc. */
@@ -119,7 +121,8 @@ typedef gw_field gw_gpu_field;
      GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
      GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
      GW_FIELD_BIT(GW_F_GPM_PCIE_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S) |                 \
-     GW_FIELD_BIT(GW_F_GPM_NVLINK_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_NVLINK_RX_MIB_S))
+     GW_FIELD_BIT(GW_F_GPM_NVLINK_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_NVLINK_RX_MIB_S) |             \
+     GW_FIELD_BIT(GW_F_UTIL_ENC_PCT) | GW_FIELD_BIT(GW_F_UTIL_DEC_PCT))
 /* (Not GW_F_GPM_GR_ACTIVE_PCT: no gpu.csv column, and 2 ms of CPU a read; `run --listen` adds it.)
  */
 

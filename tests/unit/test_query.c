@@ -44,6 +44,8 @@ static gw_gpu_sample full_sample(void)
     gw_set(&g, GW_F_GPM_SM_OCCUPANCY_PCT, 53.3);
     gw_set(&g, GW_F_GPM_TENSOR_ACTIVE_PCT, 14);
     gw_set(&g, GW_F_GPM_DRAM_ACTIVE_PCT, 47.126);
+    gw_set(&g, GW_F_UTIL_ENC_PCT, 0);
+    gw_set(&g, GW_F_UTIL_DEC_PCT, 63);
     return g;
 }
 
@@ -93,6 +95,8 @@ static const char *const expected[][3] = {
     {"gpm.sm_occupancy", "53.30 %", "53.30"},
     {"gpm.tensor_active", "14.00 %", "14.00"},
     {"gpm.dram_active", "47.13 %", "47.13"},
+    {"utilization.encoder", "0 %", "0"},
+    {"utilization.decoder", "63 %", "63"},
 };
 static const size_t nexpected = sizeof expected / sizeof expected[0];
 

@@ -52,6 +52,8 @@ static const known gpu_known[] = {
     {GW_F_GPM_PCIE_RX_MIB_S, 24576.96, 24577.0},
     {GW_F_GPM_NVLINK_TX_MIB_S, 412000.44, 412000.4},
     {GW_F_GPM_NVLINK_RX_MIB_S, 0, 0},
+    {GW_F_UTIL_ENC_PCT, 0, 0},
+    {GW_F_UTIL_DEC_PCT, 37, 37},
 };
 
 /* Every host.csv column: cpu and job percentages and job.rss to one decimal, host memory.used
