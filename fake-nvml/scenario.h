@@ -97,6 +97,9 @@ typedef struct fake_process {
     unsigned long long used; /* bytes, or GWN_VALUE_NOT_AVAILABLE for "used_mib": null */
     double from_s, to_s;     /* listed while from_s <= t < to_s (-inf/+inf when absent) */
     bool graphics;           /* "type": "graphics" (else in the compute list) */
+    /* extension: "sm_util", "mem_util", "enc_util", "dec_util" (% of GetProcessUtilization's
+     * sample period, 0 when not given); a process with all four 0 gets no sample, as in NVML */
+    double util[4];
 } fake_process;
 
 typedef struct fake_event {

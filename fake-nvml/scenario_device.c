@@ -218,14 +218,20 @@ static bool read_pid(const fj_reader *r, const cJSON *obj, const char *path, fak
 
 static bool read_process(const fj_reader *r, const cJSON *obj, const char *path, fake_process *p)
 {
-    static const char *const keys[] = {"pid", "name", "used_mib", "from_s", "to_s", "type", NULL};
+    static const char *const keys[] = {"pid",      "name",     "used_mib", "from_s",
+                                       "to_s",     "type",     "sm_util",  "mem_util",
+                                       "enc_util", "dec_util", NULL};
     const char *name = NULL, *type = "compute";
     p->from_s = -INFINITY;
     p->to_s = INFINITY;
     if (!fj_object(r, obj, path, keys) || !read_pid(r, obj, path, p) ||
         !fj_string(r, obj, path, "name", &name) || !fj_string(r, obj, path, "type", &type) ||
         !fj_number(r, obj, path, "from_s", 0, MAX_T_S, false, &p->from_s, NULL) ||
-        !fj_number(r, obj, path, "to_s", 0, MAX_T_S, false, &p->to_s, NULL))
+        !fj_number(r, obj, path, "to_s", 0, MAX_T_S, false, &p->to_s, NULL) ||
+        !fj_number(r, obj, path, "sm_util", 0, UINT_MAX, false, &p->util[0], NULL) ||
+        !fj_number(r, obj, path, "mem_util", 0, UINT_MAX, false, &p->util[1], NULL) ||
+        !fj_number(r, obj, path, "enc_util", 0, UINT_MAX, false, &p->util[2], NULL) ||
+        !fj_number(r, obj, path, "dec_util", 0, UINT_MAX, false, &p->util[3], NULL))
         return false;
     if (strcmp(type, "compute") != 0 && strcmp(type, "graphics") != 0)
         return fj_fail(r, "%s.type is \"%s\": use \"compute\" or \"graphics\"", path, type);

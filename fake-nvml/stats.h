@@ -67,6 +67,7 @@
     X(nvmlDeviceGetGraphicsRunningProcesses_v3)                                                    \
     X(nvmlDeviceGetGraphicsRunningProcesses_v2)                                                    \
     X(nvmlDeviceGetGraphicsRunningProcesses)                                                       \
+    X(nvmlDeviceGetProcessUtilization)                                                             \
     X(nvmlDeviceGetMigMode)                                                                        \
     X(nvmlDeviceGetMaxMigDeviceCount)                                                              \
     X(nvmlDeviceGetMigDeviceHandleByIndex)                                                         \

@@ -170,6 +170,17 @@ typedef union gwn_value {
     signed long long sllVal;
 } gwn_value;
 
+/* nvmlProcessUtilizationSample_t (GetProcessUtilization): 32 bytes. One per process that had
+ * non-zero utilisation in a sample period after lastSeenTimeStamp; shares of that period in %. */
+typedef struct gwn_process_utilization_sample {
+    unsigned int pid;
+    unsigned long long timeStamp; /* CPU time of the sample, us */
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+} gwn_process_utilization_sample;
+
 /* nvmlFieldValue_t (GetFieldValues): 40 bytes; each entry has its own return code. */
 typedef struct gwn_field_value {
     unsigned int fieldId;

@@ -63,6 +63,7 @@ static void bind_optional(gw_nvml *n)
     BIND(DeviceGetRetiredPagesPendingStatus, "nvmlDeviceGetRetiredPagesPendingStatus");
     BIND(DeviceGetRemappedRows, "nvmlDeviceGetRemappedRows");
     BIND(DeviceGetTotalEnergyConsumption, "nvmlDeviceGetTotalEnergyConsumption");
+    BIND(DeviceGetProcessUtilization, "nvmlDeviceGetProcessUtilization");
     BIND(DeviceGetFieldValues, "nvmlDeviceGetFieldValues");
     p = sym3(n->dl, "nvmlDeviceGetComputeRunningProcesses_v3",
              "nvmlDeviceGetComputeRunningProcesses_v2", "nvmlDeviceGetComputeRunningProcesses",

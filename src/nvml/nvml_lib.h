@@ -67,6 +67,8 @@ typedef struct gw_nvml {
     /* Records of processes_abi's stride: gwn_process_info (v2/v3) or gwn_process_info_v1. */
     gwn_return (*DeviceGetComputeRunningProcesses)(gwn_device, unsigned int *, void *);
     gwn_return (*DeviceGetGraphicsRunningProcesses)(gwn_device, unsigned int *, void *);
+    gwn_return (*DeviceGetProcessUtilization)(gwn_device, gwn_process_utilization_sample *,
+                                              unsigned int *, unsigned long long);
     gwn_return (*DeviceGetMigMode)(gwn_device, unsigned int *, unsigned int *);
     gwn_return (*DeviceGetMaxMigDeviceCount)(gwn_device, unsigned int *);
     gwn_return (*DeviceGetMigDeviceHandleByIndex)(gwn_device, unsigned int, gwn_device *);

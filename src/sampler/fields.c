@@ -302,6 +302,15 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
                             MIB, "nvmlDeviceGet{Compute,Graphics}RunningProcesses .usedGpuMemory"},
     [GW_F_PROC_IN_JOB] = PROCFS(GW_FG_PROC, "in_job", "in_job", "", GW_CSV_FIXED, 0,
                                 "/proc/PID/stat: the pid descends from the wrapped command"),
+#define PROC_UTIL(key, header, member)                                                             \
+    {                                                                                              \
+        GW_FG_PROC, key, header, "%", GW_CSV_FIXED, 0, 1,                                          \
+            "nvmlDeviceGetProcessUtilization ." member " (newest sample since the last read)"      \
+    }
+    [GW_F_PROC_SM_UTIL_PCT] = PROC_UTIL("proc_sm_util", "sm_util [%]", "smUtil"),
+    [GW_F_PROC_MEM_UTIL_PCT] = PROC_UTIL("proc_mem_util", "mem_util [%]", "memUtil"),
+    [GW_F_PROC_ENC_UTIL_PCT] = PROC_UTIL("proc_enc_util", "enc_util [%]", "encUtil"),
+    [GW_F_PROC_DEC_UTIL_PCT] = PROC_UTIL("proc_dec_util", "dec_util [%]", "decUtil"),
 };
 
 /* 2^52: counters and masks are exact in a double below it; NVML's sentinels are above. */
@@ -433,6 +442,14 @@ double gw_proc_value(const gw_gpu_process *p, gw_field f)
         return p->used_valid ? p->used_mib : NAN;
     case GW_F_PROC_IN_JOB:
         return p->in_job ? 1 : 0;
+    case GW_F_PROC_SM_UTIL_PCT:
+        return p->util_valid ? p->sm_util_pct : NAN;
+    case GW_F_PROC_MEM_UTIL_PCT:
+        return p->util_valid ? p->mem_util_pct : NAN;
+    case GW_F_PROC_ENC_UTIL_PCT:
+        return p->util_valid ? p->enc_util_pct : NAN;
+    case GW_F_PROC_DEC_UTIL_PCT:
+        return p->util_valid ? p->dec_util_pct : NAN;
     default:
         return NAN;
     }

@@ -578,16 +578,69 @@ static void read_proc_list(gw_gpu_dev *d, proc_fn fn, uint64_t unsupported_bit, 
     free(buf);
 }
 
+/* A bit outside the GPU field range marks GetProcessUtilization as unsupported. */
+#define PROC_UTIL_UNSUPPORTED (UINT64_C(1) << 61)
+
+/* GetProcessUtilization's samples since the last read into the device's listed processes p[np]:
+ * each gets its newest sample's shares; one NVML leaves out had none above 0 in the period (only
+ * processes with non-zero utilisation are listed; NOT_FOUND: none was), so it gets 0. */
+static void read_proc_util(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_process *p, size_t np)
+{
+    if (np == 0 || (d->slow_unsupported & PROC_UTIL_UNSUPPORTED))
+        return;
+    unsigned count = 0;
+    gwn_process_utilization_sample *s = NULL;
+    gwn_return r = NV(n, DeviceGetProcessUtilization, d->handle, NULL, &count, d->proc_util_seen);
+    if ((r == GWN_SUCCESS || r == GWN_ERROR_INSUFFICIENT_SIZE) && count > 0) {
+        count += 4; /* room for a process that starts meanwhile */
+        s = xcalloc(count, sizeof *s);
+        r = NV(n, DeviceGetProcessUtilization, d->handle, s, &count, d->proc_util_seen);
+    }
+    if (r == GWN_ERROR_NOT_FOUND)
+        count = 0;
+    else if (!ok(d, r, PROC_UTIL_UNSUPPORTED, &d->slow_unsupported,
+                 "nvmlDeviceGetProcessUtilization")) {
+        free(s);
+        return;
+    }
+    for (size_t i = 0; i < np; i++) {
+        gw_gpu_process *q = &p[i];
+        unsigned long long newest = 0;
+        q->util_valid = true;
+        q->sm_util_pct = q->mem_util_pct = q->enc_util_pct = q->dec_util_pct = 0;
+        for (unsigned k = 0; s && k < count; k++) {
+            if (s[k].pid != q->pid || s[k].timeStamp < newest)
+                continue;
+            newest = s[k].timeStamp;
+            const double v[4] = {s[k].smUtil, s[k].memUtil, s[k].encUtil, s[k].decUtil};
+            bool sane = true;
+            for (int j = 0; j < 4; j++)
+                sane &= gw_field_plausible(GW_F_UTIL_GPU_PCT, v[j]); /* 0-100, as GPU-Util */
+            q->util_valid = sane;
+            q->sm_util_pct = v[0];
+            q->mem_util_pct = v[1];
+            q->enc_util_pct = v[2];
+            q->dec_util_pct = v[3];
+        }
+    }
+    for (unsigned k = 0; s && k < count; k++)
+        if (s[k].timeStamp > d->proc_util_seen)
+            d->proc_util_seen = s[k].timeStamp;
+    free(s);
+}
+
 void gw_gpu_read_processes(const gw_nvml *n, gw_gpu_dev *d, const char *proc_root,
                            gw_gpu_process **procs, size_t *np, size_t *cap)
 {
     if (atomic_load(&d->lost))
         return;
+    size_t first = *np;
     /* Bits outside the field range mark the two lists as unsupported. */
     read_proc_list(d, n->DeviceGetComputeRunningProcesses, UINT64_C(1) << 62, false, proc_root,
                    procs, np, cap);
     read_proc_list(d, n->DeviceGetGraphicsRunningProcesses, UINT64_C(1) << 63, true, proc_root,
                    procs, np, cap);
+    read_proc_util(n, d, *procs + first, *np - first);
 }
 
 /* Reads one MIG handle's name, UUID and memory into m. */

@@ -101,7 +101,12 @@ typedef enum gw_field {
     GW_F_PROC_NAME,     /* /proc/PID/comm (text: not a number) */
     GW_F_PROC_USED_MIB, /* usedGpuMemory */
     GW_F_PROC_IN_JOB,   /* 1 when the pid is in the wrapped command's tree, else 0 */
-    GW_F_TABLE_COUNT    /* every field id: the size of gw_fields[] */
+    /* GetProcessUtilization: the process's share of NVML's last sample period, in % */
+    GW_F_PROC_SM_UTIL_PCT,  /* .smUtil: SMs (compute and graphics) */
+    GW_F_PROC_MEM_UTIL_PCT, /* .memUtil: device memory reads and writes */
+    GW_F_PROC_ENC_UTIL_PCT, /* .encUtil: NVENC */
+    GW_F_PROC_DEC_UTIL_PCT, /* .decUtil: NVDEC */
+    GW_F_TABLE_COUNT        /* every field id: the size of gw_fields[] */
 } gw_field;
 
 /* A GPU field (< GW_F_COUNT): an index into gw_gpu_sample.v. */
@@ -349,7 +354,12 @@ typedef struct gw_gpu_process {
     bool visible;    /* the pid exists in our /proc (false: another container, or gone) */
     bool in_job;     /* the pid belongs to the wrapped command's process tree */
     bool graphics;   /* from the graphics list rather than the compute list */
-    char name[64];   /* /proc/PID/comm, "" when not visible */
+    /* GetProcessUtilization of the same slow read (GW_F_PROC_*_UTIL_PCT); util_valid false: the
+     * call is not supported here (MIG, old GPU) or failed, and the four are absent. NVML lists
+     * only processes with non-zero utilisation, so a listed process it leaves out has 0. */
+    bool util_valid;
+    double sm_util_pct, mem_util_pct, enc_util_pct, dec_util_pct;
+    char name[64]; /* /proc/PID/comm, "" when not visible */
 } gw_gpu_process;
 
 /* Value of host or job field f (GW_FG_HOST, GW_FG_JOB) of h (gw_host_sample, host/host_sample.h:

@@ -84,6 +84,10 @@ int main(void)
     OFF(gwn_event_data, nvmlEventData_t, eventData);
     OFF(gwn_event_data, nvmlEventData_t, gpuInstanceId);
     OFF(gwn_event_data, nvmlEventData_t, computeInstanceId);
+    SIZE(gwn_process_utilization_sample, nvmlProcessUtilizationSample_t);
+    OFF(gwn_process_utilization_sample, nvmlProcessUtilizationSample_t, timeStamp);
+    OFF(gwn_process_utilization_sample, nvmlProcessUtilizationSample_t, smUtil);
+    OFF(gwn_process_utilization_sample, nvmlProcessUtilizationSample_t, decUtil);
     VAL(GWN_ERROR_GPU_IS_LOST, NVML_ERROR_GPU_IS_LOST);
     VAL(GWN_ERROR_LIB_RM_VERSION_MISMATCH, NVML_ERROR_LIB_RM_VERSION_MISMATCH);
     VAL(GWN_ERROR_ARGUMENT_VERSION_MISMATCH, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);

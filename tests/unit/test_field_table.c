@@ -258,6 +258,37 @@ static void test_fake_serves_every_key_the_table_names(void **state)
     gw_buf_free(&json);
 }
 
+/* Per-process utilisation (GetProcessUtilization): the newest sample's shares per listed process;
+ * a listed process NVML leaves out (no non-zero share) has 0, measured. */
+static void test_process_utilisation(void **state)
+{
+    (void)state;
+    fake_lib lib;
+    fake_open(&lib, "{'devices': [{'timeline': [{'t': 0, 'util_gpu': 90, 'util_mem': 5}],"
+                    " 'processes': [{'pid': 4242, 'used_mib': 100, 'sm_util': 83, 'mem_util': 41,"
+                    "                'dec_util': 12},"
+                    "               {'pid': 77, 'used_mib': 5}]}]}");
+    gw_sampler_config cfg = {.interval_ms = 100, .fields = 0, .processes = true};
+    gw_sampler *s = NULL;
+    gw_error err = {0};
+    if (gw_sampler_open(lib.n, &cfg, NULL, &s, &err))
+        fail_msg("%s", err.msg);
+    const gw_sample *smp = gw_sampler_read_now(s);
+    assert_int_equal(smp->proc_count, 2);
+    const gw_gpu_process *a = smp->procs[0].pid == 4242 ? &smp->procs[0] : &smp->procs[1];
+    const gw_gpu_process *b = a == &smp->procs[0] ? &smp->procs[1] : &smp->procs[0];
+    assert_true(a->util_valid);
+    assert_float_equal(gw_proc_value(a, GW_F_PROC_SM_UTIL_PCT), 83, 0);
+    assert_float_equal(gw_proc_value(a, GW_F_PROC_MEM_UTIL_PCT), 41, 0);
+    assert_float_equal(gw_proc_value(a, GW_F_PROC_ENC_UTIL_PCT), 0, 0);
+    assert_float_equal(gw_proc_value(a, GW_F_PROC_DEC_UTIL_PCT), 12, 0);
+    assert_int_equal(b->pid, 77);
+    assert_true(b->util_valid);
+    assert_float_equal(gw_proc_value(b, GW_F_PROC_SM_UTIL_PCT), 0, 0);
+    gw_sampler_close(s);
+    fake_close(&lib);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_exporter_names_the_table),
         cmocka_unit_test(test_dmon_reader_reads_the_table),
         cmocka_unit_test_teardown(test_fake_serves_every_key_the_table_names, fake_teardown),
+        cmocka_unit_test_teardown(test_process_utilisation, fake_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

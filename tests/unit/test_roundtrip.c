@@ -169,7 +169,16 @@ static void write_tick(const char *dir)
         gw_set(&gpus[0], (gw_gpu_field)f, k ? k->written : 1.0); /* 1.0: a field not recorded */
     }
     gw_gpu_process procs[2] = {
-        {.gpu = 0, .pid = 4242, .used_valid = true, .used_mib = 19000.3, .in_job = true},
+        {.gpu = 0,
+         .pid = 4242,
+         .used_valid = true,
+         .used_mib = 19000.3,
+         .in_job = true,
+         .util_valid = true,
+         .sm_util_pct = 83,
+         .mem_util_pct = 41,
+         .enc_util_pct = 0,
+         .dec_util_pct = 12},
         {.gpu = 1, .pid = 77, .used_valid = false, .used_mib = NAN, .in_job = false},
     };
     snprintf(procs[0].name, sizeof procs[0].name, "python3");
@@ -304,6 +313,15 @@ static void test_processes_csv_round_trip(void **state)
     assert_string_equal(p->name, ""); /* not visible here */
     assert_true(isnan(p->used_mib));  /* "not available": absent, not 0 */
     assert_int_equal(p->in_job, 0);
+    /* GetProcessUtilization's shares: a measured 0 is written, an unsupported call left empty */
+    char path[512];
+    snprintf(path, sizeof path, "%s/processes.csv", dir);
+    char *text = th_read(path);
+    assert_non_null(strstr(header, ", in_job, sm_util [%], mem_util [%], enc_util [%], "
+                                   "dec_util [%]\n"));
+    assert_non_null(strstr(text, ", 4242, python3, 19001, 1, 83, 41, 0, 12\n"));
+    assert_non_null(strstr(text, ", 77, , , 0, , , , \n"));
+    free(text);
     free(header);
     gw_series_free(s);
     th_rmrf(dir);
