@@ -203,24 +203,24 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     if (rc)
         return rc;
     char w[64];
-    snprintf(w, sizeof w, "[%.0fs:%.0fs]", window_s, step_s);
+    snprintf(w, sizeof w, "[%ss:%ss]", GW_FIXED(window_s, 0), GW_FIXED(step_s, 0));
     const char *sel = "{hpc_job!=\"\"}", *on = " and on(instance, gpu, hpc_job) ";
     double idle = GW_TH(GW_TH_IDLE_UTIL_PCT), busy = GW_TH(GW_TH_BUSY_UTIL_PCT);
     double sm = GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT) / 100.0, held = GW_TH(GW_TH_IDLE_HOLD_MIB);
     /* one sample of one GPU at each step: count_over_time x step = GPU time in the class */
     char *qs[] = {
         xasprintf("sum by (hpc_job) (count_over_time(DCGM_FI_DEV_GPU_UTIL%s%s))", sel, w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s < %g%s"
-                  "DCGM_FI_DEV_FB_USED%s >= %g)%s))",
-                  sel, idle, on, sel, held, w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %g%s"
-                  "DCGM_FI_PROF_SM_ACTIVE%s < %g)%s))",
-                  sel, busy, on, sel, sm, w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %g < %g)%s))", sel,
-                  idle, busy, w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %g%s"
-                  "DCGM_FI_PROF_SM_ACTIVE%s >= %g)%s))",
-                  sel, busy, on, sel, sm, w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s < %s%s"
+                  "DCGM_FI_DEV_FB_USED%s >= %s)%s))",
+                  sel, GW_SIG(idle, 6), on, sel, GW_SIG(held, 6), w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %s%s"
+                  "DCGM_FI_PROF_SM_ACTIVE%s < %s)%s))",
+                  sel, GW_SIG(busy, 6), on, sel, GW_SIG(sm, 6), w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %s < %s)%s))", sel,
+                  GW_SIG(idle, 6), GW_SIG(busy, 6), w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %s%s"
+                  "DCGM_FI_PROF_SM_ACTIVE%s >= %s)%s))",
+                  sel, GW_SIG(busy, 6), on, sel, GW_SIG(sm, 6), w),
         xasprintf("avg by (hpc_job) (avg_over_time(DCGM_FI_PROF_SM_ACTIVE%s%s))", sel, w),
         xasprintf("count by (hpc_job) (max_over_time(DCGM_FI_DEV_GPU_UTIL%s%s))", sel, w),
     };
@@ -232,8 +232,8 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
         f->jobs[i].server_hours = 0;
     /* users first (gpuwatch_job_info{hpc_job, user} 1, as serve --hpc-job-mapping-dir writes
      * it): a site without it has "unknown" users */
-    char *uq =
-        xasprintf("max by (hpc_job, user) (max_over_time(gpuwatch_job_info[%.0fs]))", window_s);
+    char *uq = xasprintf("max by (hpc_job, user) (max_over_time(gpuwatch_job_info[%ss]))",
+                         GW_FIXED(window_s, 0));
     cJSON *data = NULL;
     rc = query(url, uq, &data, err);
     free(uq);

@@ -3,6 +3,7 @@
 #include "top/top.h"
 
 #include "util/gw_buf.h"
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -271,7 +272,7 @@ static char *http_get(const host *e, double timeout_s, char *err, size_t errlen)
         goto out;
     }
     if (!wait_fd(fd, POLLOUT, deadline)) {
-        snprintf(err, errlen, "no connection within %.1f s", timeout_s);
+        snprintf(err, errlen, "no connection within %s s", GW_FIXED(timeout_s, 1));
         goto out;
     }
     int soerr = 0;
@@ -291,7 +292,7 @@ static char *http_get(const host *e, double timeout_s, char *err, size_t errlen)
     }
     for (;;) {
         if (!wait_fd(fd, POLLIN, deadline)) {
-            snprintf(err, errlen, "no answer within %.1f s", timeout_s);
+            snprintf(err, errlen, "no answer within %s s", GW_FIXED(timeout_s, 1));
             goto out;
         }
         char chunk[16384];
