@@ -578,8 +578,10 @@ static void read_proc_list(gw_gpu_dev *d, proc_fn fn, uint64_t unsupported_bit, 
     free(buf);
 }
 
-/* A bit outside the GPU field range marks GetProcessUtilization as unsupported. */
+/* A bit outside the GPU field range marks GetProcessUtilization as unsupported (62 and 63: the two
+ * process lists). */
 #define PROC_UTIL_UNSUPPORTED (UINT64_C(1) << 61)
+_Static_assert(GW_F_COUNT <= 61, "GPU field bits meet the process calls' unsupported bits");
 
 /* GetProcessUtilization's samples since the last read into the device's listed processes p[np]:
  * each gets its newest sample's shares; one NVML leaves out had none above 0 in the period (only
