@@ -6,7 +6,7 @@
  * the user's ($XDG_CONFIG_HOME/gpuwatch/gpuwatch.ini, else ~/.config/gpuwatch/gpuwatch.ini), then
  * each --config FILE, then flags (--set SECTION.KEY=VALUE) — where later sources override earlier
  * ones key by key, and the checks that make a bad file an error naming FILE:LINE and the reason.
- * Sections: [alerts], [hook], [check], and one per rule (the built-in ids, or a new id with
+ * Sections: [alerts], [hook], [check], [run], and one per rule (the built-in ids, or a new id with
  * `metric =`). docs/alerts.md describes every key.
  *
  * Must not: evaluate rules or start anything; callers decide what a failure means (run and record
@@ -24,13 +24,15 @@
 typedef struct gw_config {
     gw_alerts_config alerts;
     gw_health_thresholds check;
+    bool run_python; /* [run] python: gpuwatch's sitecustomize in `run` jobs (docs/inproc.md) */
 } gw_config;
 
 /* Built-in defaults. Free with gw_config_free. */
 void gw_config_init(gw_config *c);
 void gw_config_free(gw_config *c);
 
-/* Reads one INI file over c. A missing file is skipped unless must_exist. Errors (GW_E_FORMAT,
+/* Reads one INI file over c. A missing file (or one a HOME that is a file or not searchable
+ * hides) is skipped unless must_exist; a FIFO or device is an error. Errors (GW_E_FORMAT,
  * GW_E_IO): "PATH:LINE: [SECTION] KEY: reason". c keeps what was read before the error. */
 GW_MUST_USE gw_rc gw_config_load_file(gw_config *c, const char *path, bool must_exist,
                                       gw_error *err);

@@ -159,6 +159,7 @@ typedef struct gw_series_input {
     double time_back_s;  /* the largest step back in seconds: not counted as time, the rows
                             after it continue one interval after the row before it */
     gw_job *job;         /* run directory: meta.json's "job" (record/job.h), else NULL */
+    struct gw_inproc *inproc; /* run directory: its in-job data (logread/inproc.h), else NULL */
 } gw_series_input;
 
 /* Which GPUs a report keeps (--scope): the run's own choice (meta.json "job".scope, job when
@@ -202,7 +203,8 @@ typedef struct gw_series {
 
 /* A copy of a string read from a file (a GPU or host name, a process name, an event's text), safe
  * to print on a terminal: control bytes (but '\n' with keep_newlines) and DEL become '?', so an
- * escape sequence planted in meta.json or a CSV cannot drive the terminal showing the report. */
+ * escape sequence planted in meta.json or a CSV cannot drive the terminal showing the report;
+ * then C1 controls, bidi controls and invalid UTF-8 as util/gw_utf8.h's gw_utf8_sanitize says. */
 char *gw_series_text(const char *text, bool keep_newlines);
 
 gw_series *gw_series_new(void);

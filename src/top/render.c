@@ -499,6 +499,9 @@ static void hosts_table(const gw_top_screen *scr, int y)
             }
             y++;
         }
+        if (v.ngpu_reported > v.ngpu && y < LINES - 1) /* never fewer GPUs without a word */
+            putf(y++, 0, COLS, "%-*.*s ... %u more GPUs of this host not shown (top shows %u)", hw,
+                 hw, "", v.ngpu_reported - v.ngpu, v.ngpu);
         if (v.stale && y < LINES - 1) { /* why, on a line of its own */
             attron(sa);
             if (v.ever_ok)
