@@ -32,10 +32,6 @@ static const alias aliases[] = {
     {"gpu_name", C_NAME, -1, 0},
     {"power.draw.average", C_FIELD, GW_F_POWER_DRAW_W, 0},
     {"power.draw.instant", C_FIELD, GW_F_POWER_DRAW_W, 0},
-    {"sm_util_pct", C_FIELD, GW_F_GPM_SM_ACTIVE_PCT, 0},
-    {"sm_occupancy_pct", C_FIELD, GW_F_GPM_SM_OCCUPANCY_PCT, 0},
-    {"tensor_util_pct", C_FIELD, GW_F_GPM_TENSOR_ACTIVE_PCT, 0},
-    {"dram_bw_util_pct", C_FIELD, GW_F_GPM_DRAM_ACTIVE_PCT, 0},
     {"gpu_idle", C_REASON, -1, GW_REASON_GPU_IDLE},
     {"applications_clocks_setting", C_REASON, -1, GW_REASON_APPLICATIONS_CLOCKS_SETTING},
     {"sw_power_cap", C_REASON, -1, GW_REASON_SW_POWER_CAP},
@@ -85,7 +81,8 @@ void nvsmi_list_add(char *list, size_t cap, const char *item)
     snprintf(list + n, cap - n, "%s%s", n ? ", " : "", item);
 }
 
-/* Maps key to a column kind: nvidia-smi's names and gw_fields[] (C_IGNORE when neither). */
+/* Maps key to a column kind: nvidia-smi's names, gw_fields[] and the GPM sampler CSV's column names
+ * (gw_logread_gpm_field) (C_IGNORE when none). */
 static void match_key(colmap *c, const char *key)
 {
     for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
@@ -94,6 +91,8 @@ static void match_key(colmap *c, const char *key)
             c->field = aliases[a].field;
         }
     int f = c->kind == C_IGNORE ? gw_field_by_key(GW_FG_GPU, key) : -1;
+    if (c->kind == C_IGNORE && f < 0)
+        f = gw_logread_gpm_field(key);
     if (f >= 0) {
         c->kind = C_FIELD;
         c->field = f;
