@@ -113,6 +113,8 @@ typedef struct gw_analysis {
     double *epoch_util_pct;      /* [nepochs * ngpus]: mean utilization.gpu, NAN when unknown */
     double *epoch_energy_wh;     /* [nepochs * ngpus] */
     gw_epoch_parts *epoch_parts; /* [nepochs * ngpus]: the training and validation parts */
+    double *job_phase_util_pct;  /* [series->nphases * ngpus]: mean utilization.gpu in each of
+                                    the job's phases (logread/timeline.h), NAN when unknown */
     gw_verdict_list verdicts;    /* sorted: critical first */
 } gw_analysis;
 

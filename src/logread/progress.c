@@ -1,11 +1,14 @@
 /* What a job's output says about its phases (see progress.h). */
 #include "logread/progress.h"
+#include "logread/counter_line.h"
+#include "logread/timeline.h"
 
 #include "util/xalloc.h"
 
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -67,6 +70,16 @@ struct gw_progress {
     hf_dict *hf;
     size_t nhf, caphf;
     int64_t last_ms;
+    gw_timeline *tl;
+    int64_t last_act_ms; /* the last line that showed work (training, evaluation, a save) */
+    long last_raw;       /* a text counter's last printed value */
+    bool text_zero;      /* its loop printed 0 first: it prints the 0-based index */
+    bool train_bars;     /* training steps came from progress bars */
+    const char *cur_src; /* what the epoch being fed comes from (for gw_progress_found) */
+    char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
+    char train_shape[GW_COUNTER_SHAPE_MAX];
+    char eval_word[GW_COUNTER_WORD_MAX];
+    char save_word[GW_COUNTER_WORD_MAX];
 };
 
 gw_progress *gw_progress_new(const gw_epoch_matcher *user)
@@ -78,6 +91,8 @@ gw_progress *gw_progress_new(const gw_epoch_matcher *user)
         p->dflt = NULL; /* the default always compiles */
     p->zero_based = -1;
     p->train_total = -1;
+    p->last_raw = -1;
+    p->tl = gw_timeline_new();
     return p;
 }
 
@@ -90,6 +105,7 @@ void gw_progress_free(gw_progress *p)
     free(p->sm);
     free(p->vr);
     free(p->hf);
+    gw_timeline_free(p->tl);
     free(p);
 }
 
@@ -418,8 +434,18 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
             p->st[p->nst - 1].total = total;
         return false;
     }
+    /* numbers that do not advance like epochs are mentions ("best epoch 3" in epoch 9); a
+     * first number that was one (a config's "epoch: 300") gives way to a run from 0 or 1 */
+    if (p->nst && raw != p->st[p->nst - 1].raw + 1) {
+        if (p->nst > 1 || p->st[0].raw <= 1 || raw > 1)
+            return false;
+        p->nst = 0;
+        p->zero_based = -1;
+    }
     if (p->zero_based < 0)
         p->zero_based = raw == 0;
+    if (!p->epoch_src[0] && p->cur_src)
+        snprintf(p->epoch_src, sizeof p->epoch_src, "%s", p->cur_src);
     p->st = xgrow(p->st, &p->capst, p->nst + 1, sizeof *p->st);
     p->st[p->nst++] = (start){.raw = raw, .total = total, .t_ms = t_ms, .inclusive = inclusive};
     if (epoch)
@@ -465,8 +491,13 @@ static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
     if (!v || p->last_kind != 2 || b->n < v->last_n) {
         p->vr = xgrow(p->vr, &p->capvr, p->nvr + 1, sizeof *p->vr);
         v = &p->vr[p->nvr++];
-        *v = (val_run){.first_ms = t_ms, .elapsed_s = NAN};
+        /* a line that only reports results (no counter) ends work that began after the
+         * previous activity */
+        int64_t first = b->n < 0 && p->last_act_ms ? p->last_act_ms : t_ms;
+        *v = (val_run){.first_ms = first, .elapsed_s = NAN};
     }
+    gw_timeline_add(p->tl, GW_PH_EVAL, t_ms, -1, 0, NAN, b->desc[0] ? b->desc : NULL);
+    p->last_act_ms = t_ms;
     v->last_ms = t_ms;
     v->last_n = b->n;
     if (!isnan(b->elapsed_s))
@@ -516,6 +547,8 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     if (p->train_total < 0 || labelled)
         p->train_total = b->total;
     add_sample(p, b, t_ms, new_inst);
+    gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, p->inst, b->step_s, NULL);
+    p->last_act_ms = t_ms;
     p->last_kind = 1;
     return labelled && add_start(p, e, t, inclusive, inst_start, epoch, total);
 }
@@ -548,6 +581,70 @@ static bool hf_line(gw_progress *p, const char *line, int64_t t_ms)
     return true;
 }
 
+/* A bar that is neither training nor evaluation: an upload, a download, an export. */
+static bool other_desc(const char *d)
+{
+    static const char *const words[] = {"upload",  "push",  "download", "export",
+                                        "convert", "fetch", "saving",   "lfs"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strcasestr(d, words[i]))
+            return true;
+    return false;
+}
+
+static void note(char *dst, size_t size, const char *src)
+{
+    if (!dst[0] && src && src[0])
+        snprintf(dst, size, "%s", src);
+}
+
+/* A plain text line with a counter, an evaluation or a save (logread/counter_line.h). */
+static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, long *epoch,
+                            long *total)
+{
+    bar b;
+    bar_init(&b);
+    if (c->kind == GW_LINE_SAVE) {
+        note(p->save_word, sizeof p->save_word, c->kind_word);
+        keep_last(p);
+        gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, NAN, c->kind_word);
+        p->last_act_ms = t_ms;
+        p->last_kind = 0;
+        return false;
+    }
+    b.n = c->n;
+    b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
+    if (c->kind == GW_LINE_EVAL) {
+        note(p->eval_word, sizeof p->eval_word, c->kind_word);
+        snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
+        if (p->nst || p->nsm)
+            add_val(p, &b, t_ms);
+        return false;
+    }
+    /* a loop whose counter starts at 0 prints the index of the step just done */
+    if (c->n == 0)
+        p->text_zero = true;
+    else if (c->n < p->last_raw)
+        p->text_zero = false;
+    p->last_raw = c->n;
+    b.n += p->text_zero;
+    if (b.total > 0 && b.n > b.total)
+        b.n = b.total;
+    b.epoch = c->epoch;
+    b.epoch_total = c->epoch_total;
+    b.step_s = c->step_s;
+    if (b.epoch < 0 && p->train_total > 0 && b.total > 0 && b.total != p->train_total) {
+        if (p->nst || p->nsm)
+            add_val(p, &b, t_ms); /* a loop of another length amid training: an evaluation */
+        return false;
+    }
+    note(p->train_shape, sizeof p->train_shape, c->shape);
+    p->cur_src = c->shape;
+    bool started = on_train_bar(p, &b, t_ms, epoch, total);
+    p->cur_src = NULL;
+    return started;
+}
+
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
     if (t_ms > p->last_ms)
@@ -557,27 +654,41 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     bar b;
     if (parse_bar(line, &b)) {
         bool val = b.val || (b.epoch < 0 && val_desc(b.desc));
+        if (!val && b.epoch < 0 && b.desc[0] && other_desc(b.desc)) {
+            keep_last(p);
+            gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, NAN, b.desc);
+            p->last_kind = 0;
+            return false;
+        }
         long e, t;
         bool incl, labelled = !val && bar_epoch(p, &b, &e, &t, &incl);
-        const sample *cur = p->nsm ? &p->sm[p->nsm - 1] : NULL;
-        if (!val && !labelled && p->train_total >= 0 && b.total != p->train_total &&
-            (p->nhf || (cur && cur->n < cur->total)))
-            val = true; /* another bar while training: Hugging Face's evaluation bar */
+        if (!val && !labelled && p->train_total > 0 && b.total != p->train_total)
+            val = true; /* a bar of another length amid training: an evaluation loop */
+        if (!val && !labelled && p->nsm && !p->train_bars && p->train_shape[0])
+            val = true; /* training counted by text lines: a bar is another loop */
         if (val) {
             if (p->nst || p->nsm)
                 add_val(p, &b, t_ms);
             return false;
         }
-        return on_train_bar(p, &b, t_ms, epoch, total);
+        p->train_bars |= b.epoch < 0;
+        p->cur_src = b.epoch >= 0 ? "`Train: E [N/M]` lines" : "progress bar descriptions";
+        bool started = on_train_bar(p, &b, t_ms, epoch, total);
+        p->cur_src = NULL;
+        return started;
     }
     if (has_word(line, "Epoch") && has_word(line, "GPU_mem")) {
         p->header_seen = true;
         return false;
     }
+    gw_counter c;
+    if (gw_counter_line(line, &c))
+        return on_counter_line(p, &c, t_ms, epoch, total);
     long e, t;
-    if (epoch_of_line(p, line, &e, &t))
-        return add_start(p, e, t, false, t_ms, epoch, total);
-    return false;
+    p->cur_src = "epoch lines";
+    bool started = epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, t_ms, epoch, total);
+    p->cur_src = NULL;
+    return started;
 }
 
 /* ---- the epochs ---- */
@@ -774,4 +885,47 @@ size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out)
     }
     *out = r;
     return n;
+}
+
+size_t gw_progress_phases(const gw_progress *p, gw_phase_span **out)
+{
+    return gw_timeline_finish(p->tl, p->last_ms, out);
+}
+
+void gw_progress_found(const gw_progress *p, char *buf, size_t size)
+{
+    bool train = p->nsm > 0, eval = p->nvr > 0, save = p->save_word[0] != '\0';
+    if (!p->nst && !train && !eval) {
+        snprintf(buf, size, "no phases found");
+        return;
+    }
+    const char *unit = p->nst ? "steps" : "iterations";
+    size_t n = 0;
+    buf[0] = '\0';
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (n < size)                                                                              \
+            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                                 \
+    } while (0)
+    if (p->nst)
+        ADD("epochs from %s", p->epoch_src[0] ? p->epoch_src : "Hugging Face log dicts");
+    if (train && p->train_shape[0])
+        ADD("%s%s from `%s` lines", n ? "; " : "", unit, p->train_shape);
+    else if (train)
+        ADD("%s%s from progress bars", n ? "; " : "", unit);
+    if (eval && p->eval_word[0])
+        ADD("; evaluation from `%s` lines", p->eval_word);
+    else if (eval)
+        ADD("; evaluation from progress bars");
+    if (save)
+        ADD("; checkpoint saves from `%s` lines", p->save_word);
+    if (!p->nst)
+        ADD("; no epoch boundaries printed");
+    if (!train)
+        ADD("; no training steps printed");
+    if (!eval)
+        ADD("; no evaluation seen");
+    if (!save)
+        ADD("; no checkpoint saves printed");
+#undef ADD
 }

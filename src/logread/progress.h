@@ -21,6 +21,7 @@
 #define GW_PROGRESS_H
 
 #include "logread/epoch_match.h"
+#include "logread/timeline.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -67,6 +68,15 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out);
 /* The step-rate series of the training bars (newly allocated, NULL when none). Call after
  * gw_progress_finish. */
 size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out);
+
+/* The phases in order: training, evaluation, saves, the work after training (timeline.h);
+ * newly allocated in *out, NULL when none. Call after gw_progress_finish. */
+size_t gw_progress_phases(const gw_progress *p, gw_phase_span **out);
+
+/* One line saying what was found and from what, and what was not ("iterations from `iter N/M`
+ * lines; evaluation from `Evaluation` lines; no epoch boundaries printed"), or "no phases
+ * found"; NUL-terminated in buf (truncated to size). Call after gw_progress_finish. */
+void gw_progress_found(const gw_progress *p, char *buf, size_t size);
 
 /* NULL is accepted. */
 void gw_progress_free(gw_progress *p);

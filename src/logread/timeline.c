@@ -1,0 +1,150 @@
+/* The job's phases in order (see timeline.h). */
+#include "logread/timeline.h"
+
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A run of activities of one kind, as read. */
+typedef struct run {
+    gw_phase_kind kind;
+    int64_t first_ms, last_ms;
+    long steps, first_n, last_n;
+    double step_s_sum;
+    long step_s_count;
+    int64_t rate_first_ms; /* the first sample counted for the wall-time rate */
+    long rate_n0;
+    char what[GW_PHASE_WORD_MAX];
+} run;
+
+struct gw_timeline {
+    run *r;
+    size_t n, cap;
+    bool any_train;
+    unsigned last_inst;
+    long last_n;
+};
+
+gw_timeline *gw_timeline_new(void)
+{
+    return xcalloc(1, sizeof(gw_timeline));
+}
+
+void gw_timeline_free(gw_timeline *tl)
+{
+    if (!tl)
+        return;
+    free(tl->r);
+    free(tl);
+}
+
+const char *gw_phase_kind_name(gw_phase_kind k)
+{
+    static const char *const names[] = {"train", "eval", "save", "after_training", "other"};
+    return k <= GW_PH_OTHER ? names[k] : "unknown";
+}
+
+void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, unsigned inst,
+                     double step_s, const char *word)
+{
+    if (kind != GW_PH_TRAIN && !tl->any_train)
+        return; /* before training: start-up (loading, a sanity check) */
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (!cur || cur->kind != kind) {
+        tl->r = xgrow(tl->r, &tl->cap, tl->n + 1, sizeof *tl->r);
+        cur = &tl->r[tl->n++];
+        *cur = (run){.kind = kind, .first_ms = t_ms, .first_n = -1, .last_n = -1};
+        if (word) {
+            strncpy(cur->what, word, GW_PHASE_WORD_MAX - 1);
+            cur->what[GW_PHASE_WORD_MAX - 1] = '\0';
+        }
+    }
+    cur->last_ms = t_ms;
+    if (kind != GW_PH_TRAIN)
+        return;
+    /* steps: the counter's advance since the previous training line of the same loop; a new
+     * loop counts from 0; the first line ever counts none (a resumed run's counter) */
+    long delta = 0;
+    if (tl->any_train)
+        delta = inst == tl->last_inst ? (n > tl->last_n ? n - tl->last_n : 0) : n;
+    if (cur->first_n < 0) {
+        cur->first_n = n;
+        cur->rate_first_ms = t_ms;
+        cur->rate_n0 = n;
+    } else if (inst != tl->last_inst) {
+        cur->rate_first_ms = t_ms; /* the wall-time rate restarts with the loop */
+        cur->rate_n0 = 0;
+    }
+    cur->steps += delta;
+    cur->last_n = n;
+    if (!isnan(step_s)) {
+        cur->step_s_sum += step_s;
+        cur->step_s_count++;
+    }
+    tl->any_train = true;
+    tl->last_inst = inst;
+    tl->last_n = n;
+}
+
+size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, gw_phase_span **out)
+{
+    *out = NULL;
+    if (!tl->n)
+        return 0;
+    gw_phase_span *s = xcalloc(tl->n, sizeof *s);
+    size_t last_train = 0;
+    bool mid_eval = false;
+    for (size_t i = 0; i < tl->n; i++) {
+        if (tl->r[i].kind == GW_PH_TRAIN)
+            last_train = i;
+    }
+    for (size_t i = 0; i < last_train; i++)
+        mid_eval |= tl->r[i].kind == GW_PH_EVAL;
+    bool kept_eval = false;
+    for (size_t i = 0; i < tl->n; i++) {
+        const run *r = &tl->r[i];
+        gw_phase_span *p = &s[i];
+        *p = (gw_phase_span){.kind = r->kind,
+                             .start_ms = r->first_ms,
+                             .end_ms = r->last_ms,
+                             .steps = -1,
+                             .first_step = -1,
+                             .last_step = -1,
+                             .steps_per_s = NAN};
+        memcpy(p->what, r->what, sizeof p->what);
+        if (i > 0 && r->kind != GW_PH_SAVE)
+            p->start_ms = s[i - 1].end_ms;
+        if (r->kind == GW_PH_SAVE)
+            p->end_ms = i + 1 < tl->n ? tl->r[i + 1].first_ms : end_ms;
+        if (p->end_ms < p->start_ms)
+            p->end_ms = p->start_ms;
+        if (r->kind == GW_PH_TRAIN) {
+            p->steps = r->steps;
+            p->first_step = r->first_n;
+            p->last_step = r->last_n;
+            long n = r->last_n - r->rate_n0;
+            if (r->step_s_count > 0)
+                p->steps_per_s = (double)r->step_s_count / r->step_s_sum;
+            else if (r->last_ms > r->rate_first_ms && n > 0)
+                p->steps_per_s = (double)n * 1000.0 / (double)(r->last_ms - r->rate_first_ms);
+        }
+        if (i > last_train) {
+            /* the loop's own evaluation after its last steps stays one; the rest is after */
+            if (r->kind == GW_PH_EVAL && mid_eval && !kept_eval)
+                kept_eval = true;
+            else
+                p->kind = GW_PH_AFTER;
+            if (!p->what[0])
+                memcpy(p->what, gw_phase_kind_name(r->kind), 6);
+        }
+    }
+    /* an "other" activity amid training (a bar that is neither) is shown as after-work only at
+     * the end; in between it is part of the training around it */
+    for (size_t i = 0; i < tl->n; i++)
+        if (s[i].kind == GW_PH_OTHER)
+            s[i].kind = GW_PH_TRAIN;
+    *out = s;
+    return tl->n;
+}
