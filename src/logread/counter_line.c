@@ -227,8 +227,8 @@ static bool arrow_bar(const char *line, gw_counter *c)
  * (ms): 139113.4". A figure over several steps ("11.1s / 10iters") is none. */
 static double step_time(const char *line)
 {
-    static const char *const keys[] = {"elapsed time per iteration (ms)", "iter_time", "batch_cost",
-                                       "batch_time", "time"};
+    static const char *const keys[] = {
+        "elapsed time per iteration (ms)", "iter_time", "batch_cost", "batch_time", "time", "ups"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         size_t len = strlen(keys[i]);
         for (const char *p = line; (p = strcasestr(p, keys[i])) != NULL; p += len) {
@@ -252,6 +252,8 @@ static double step_time(const char *line)
             }
             if (i == 0)
                 x /= 1000.0;
+            if (i == 5)
+                x = x > 0 ? 1.0 / x : 0; /* updates per second */
             if (*spaces(u) == '/')
                 continue;
             if (x > 0 && x < 1e5)
@@ -270,9 +272,14 @@ bool gw_counter_line(const char *line, gw_counter *c)
     if (*s == '{' || strstr(line, "%|") || strlen(line) > 4096)
         return false;
     c->kind = line_kind(line, c->kind_word);
-    bool tag = epoch_tag(line, c) != NULL;
-    if (c->n < 0 && !keyword_counter(line, c))
+    const char *tag = epoch_tag(line, c);
+    if (c->n < 0 && keyword_counter(line, c) && tag) {
+        char kw[GW_COUNTER_SHAPE_MAX - 10];
+        snprintf(kw, sizeof kw, "%.*s", (int)sizeof kw - 1, c->shape);
+        snprintf(c->shape, sizeof c->shape, "%.5s E, %s", tag, kw);
+    } else if (c->n < 0) {
         arrow_bar(line, c);
+    }
     if (c->n >= 0 && c->kind == GW_LINE_TRAIN)
         c->step_s = step_time(line);
     if (c->n < 0 && c->kind == GW_LINE_TRAIN) {

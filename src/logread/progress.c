@@ -71,11 +71,14 @@ struct gw_progress {
     size_t nhf, caphf;
     int64_t last_ms;
     gw_timeline *tl;
-    int64_t last_act_ms; /* the last line that showed work (training, evaluation, a save) */
-    long last_raw;       /* a text counter's last printed value */
-    bool text_zero;      /* its loop printed 0 first: it prints the 0-based index */
-    bool train_bars;     /* training steps came from progress bars */
-    const char *cur_src; /* what the epoch being fed comes from (for gw_progress_found) */
+    int64_t last_act_ms;      /* the last line that showed work (training, evaluation, a save) */
+    long last_raw;            /* a text counter's last printed value */
+    bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
+    bool train_bars;          /* training steps came from progress bars */
+    bool train_bars_labelled; /* ... whose descriptions name the epoch */
+    size_t nst_at_sample;     /* epochs started before the latest training sample */
+    bool after_download;      /* the line before spoke of a download or an upload */
+    const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
     char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
     char train_shape[GW_COUNTER_SHAPE_MAX];
     char eval_word[GW_COUNTER_WORD_MAX];
@@ -202,9 +205,19 @@ static void read_timing(const char *p, bar *b)
         } else if (!slash && isnan(b->elapsed_s) && time_token(p, len, &v)) {
             b->elapsed_s = v;
         }
-        if (*p == '-' || memchr(p, '=', len))
-            break; /* metrics from here on */
-        p += len;
+        if (strspn(p, "=>.") == len) {
+            p += len; /* Keras 2's bar "[=====>....]" */
+            continue;
+        }
+        if (len == 1 && *p == '-') {
+            const char *q = p + 1 + strspn(p + 1, " ");
+            size_t ql = strcspn(q, " ");
+            if (ql == 0 || q[ql - 1] == ':')
+                break; /* "- loss: 0.3": metrics from here on */
+        } else if (*p == '-' || memchr(p, '=', len)) {
+            break;
+        }
+        p += len; /* Keras 2 puts its times after a dash: "] - 116s 746ms/step - loss: .." */
     }
 }
 
@@ -263,29 +276,12 @@ static bool parse_timm(const char *line, bar *b)
     return true;
 }
 
-/* A plain step line, as home-made loops print it: "step 10/120 loss 5.64", "Iter 30/500: ...",
- * "batch 7/48" (the word first on the line, then n/total): a bar without a clock. */
-static bool parse_step_line(const char *line, bar *b)
-{
-    static const char *const words[] = {"step", "iter", "iteration", "batch"};
-    const char *p = line + strspn(line, " \t");
-    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
-        size_t len = strlen(words[w]);
-        if (strncasecmp(p, words[w], len) != 0 || p[len] != ' ')
-            continue;
-        const char *c = p + len + strspn(p + len, " ");
-        if (read_counts(&c, &b->n, &b->total) && strchr(" ,:;", *c))
-            return true; /* strchr also accepts the end of the line */
-    }
-    return false;
-}
-
 /* A progress bar draw: tqdm ("desc: 45%|###  | 45/100 ..."), ultralytics' own bar ("desc: 45%
  * ━━━─── 45/100 ..."), Keras ("45/100 ━━━━ 2s 20ms/step - loss: ..."). */
 static bool parse_bar(const char *line, bar *b)
 {
     bar_init(b);
-    if (parse_timm(line, b) || parse_step_line(line, b))
+    if (parse_timm(line, b))
         return true;
     const char *p = strstr(line, "%|"), *counts = NULL;
     if (p) {
@@ -493,10 +489,10 @@ static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
         v = &p->vr[p->nvr++];
         /* a line that only reports results (no counter) ends work that began after the
          * previous activity */
-        int64_t first = b->n < 0 && p->last_act_ms ? p->last_act_ms : t_ms;
+        int64_t first = b->n != 0 && p->last_act_ms ? p->last_act_ms : t_ms;
         *v = (val_run){.first_ms = first, .elapsed_s = NAN};
     }
-    gw_timeline_add(p->tl, GW_PH_EVAL, t_ms, -1, 0, NAN, b->desc[0] ? b->desc : NULL);
+    gw_timeline_add(p->tl, GW_PH_EVAL, t_ms, -1, 0, NAN, b->desc[0] ? b->desc : "bar", v->first_ms);
     p->last_act_ms = t_ms;
     v->last_ms = t_ms;
     v->last_n = b->n;
@@ -527,8 +523,11 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     const sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
     bool new_epoch = labelled && (!p->nst || p->st[p->nst - 1].raw != e);
     /* a new bar: its count starts over, its total changes, or it names another epoch */
-    bool new_inst =
-        !last || b->n < last->n || b->total != last->total || (new_epoch && last->n == last->total);
+    /* ... or an epoch line came since its last draw (Keras' bars, a log of final states) */
+    bool epoch_line = p->nst != p->nst_at_sample;
+    bool new_inst = !last || b->n < last->n || b->total != last->total ||
+                    ((new_epoch || epoch_line) && last->n == last->total);
+    epoch_line &= !labelled; /* a bar that names its epoch opens it itself */
     if (new_inst) {
         p->inst++;
         /* a bar first seen at count 0 with its clock running was made earlier (YOLOv9's first
@@ -547,7 +546,10 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     if (p->train_total < 0 || labelled)
         p->train_total = b->total;
     add_sample(p, b, t_ms, new_inst);
-    gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, p->inst, b->step_s, NULL);
+    /* the loop began in view: a new epoch's first line, or a counter that printed 0 */
+    bool fresh = new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1));
+    p->nst_at_sample = p->nst;
+    gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
     p->last_kind = 1;
     return labelled && add_start(p, e, t, inclusive, inst_start, epoch, total);
@@ -605,9 +607,10 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     bar b;
     bar_init(&b);
     if (c->kind == GW_LINE_SAVE) {
-        note(p->save_word, sizeof p->save_word, c->kind_word);
+        if (p->nsm)
+            note(p->save_word, sizeof p->save_word, c->kind_word);
         keep_last(p);
-        gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, NAN, c->kind_word);
+        gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, NAN, c->kind_word, 0);
         p->last_act_ms = t_ms;
         p->last_kind = 0;
         return false;
@@ -638,9 +641,12 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
             add_val(p, &b, t_ms); /* a loop of another length amid training: an evaluation */
         return false;
     }
-    note(p->train_shape, sizeof p->train_shape, c->shape);
-    p->cur_src = c->shape;
+    snprintf(p->train_shape, sizeof p->train_shape, "%s", c->shape); /* the usual line's */
+    char src[GW_COUNTER_SHAPE_MAX + 16];
+    snprintf(src, sizeof src, "`%s` lines", c->shape);
+    p->cur_src = src;
     bool started = on_train_bar(p, &b, t_ms, epoch, total);
+    keep_last(p); /* text lines are few: each is kept */
     p->cur_src = NULL;
     return started;
 }
@@ -654,9 +660,9 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     bar b;
     if (parse_bar(line, &b)) {
         bool val = b.val || (b.epoch < 0 && val_desc(b.desc));
-        if (!val && b.epoch < 0 && b.desc[0] && other_desc(b.desc)) {
+        if (!val && b.epoch < 0 && ((b.desc[0] && other_desc(b.desc)) || p->after_download)) {
             keep_last(p);
-            gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, NAN, b.desc);
+            gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, NAN, b.desc, 0);
             p->last_kind = 0;
             return false;
         }
@@ -672,22 +678,32 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
             return false;
         }
         p->train_bars |= b.epoch < 0;
+        p->train_bars_labelled |= labelled;
         p->cur_src = b.epoch >= 0 ? "`Train: E [N/M]` lines" : "progress bar descriptions";
         bool started = on_train_bar(p, &b, t_ms, epoch, total);
         p->cur_src = NULL;
         return started;
     }
+    p->after_download = other_desc(line);
     if (has_word(line, "Epoch") && has_word(line, "GPU_mem")) {
         p->header_seen = true;
         return false;
     }
     gw_counter c;
-    if (gw_counter_line(line, &c))
-        return on_counter_line(p, &c, t_ms, epoch, total);
+    if (gw_counter_line(line, &c)) {
+        bool started = on_counter_line(p, &c, t_ms, epoch, total);
+        if (started || c.kind == GW_LINE_TRAIN || c.n >= 0)
+            return started;
+        /* an evaluation or save line may still open an epoch ("epoch 12 ... val acc") */
+    }
     long e, t;
-    p->cur_src = "epoch lines";
+    p->cur_src = "`Epoch N` lines";
+    if (p->nsm && p->sm[p->nsm - 1].t_ms >= t_ms)
+        t_ms = p->sm[p->nsm - 1].t_ms + 1; /* printed after that draw, in the same read */
     bool started = epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, t_ms, epoch, total);
     p->cur_src = NULL;
+    if (started && !p->train_bars_labelled)
+        p->train_total = -1; /* the first bar after an epoch line is its training bar */
     return started;
 }
 
@@ -735,7 +751,8 @@ static double clock_or_wall(double printed, double wall)
 static void train_figures(const gw_progress *p, int64_t from, int64_t to, gw_progress_epoch *e)
 {
     long steps = 0;
-    double secs = 0, step_s = NAN;
+    double secs = 0, step_s = NAN, *st = NULL;
+    size_t nst = 0, capst = 0;
     bool any = false, secs_ok = true;
     for (size_t i = 0, j; i < p->nsm; i = j + 1) {
         for (j = i; j + 1 < p->nsm && p->sm[j + 1].inst == p->sm[i].inst;)
@@ -779,10 +796,16 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, gw_pro
             secs += span * (double)(l->n - base) / (double)(l->n - n0);
         else
             secs_ok = false;
-        if (!isnan(l->step_s))
-            step_s = l->step_s;
+        for (size_t k = first; k <= j; k++) /* the printed times per step: their median */
+            if (p->sm[k].t_ms < to && !isnan(p->sm[k].step_s)) {
+                st = xgrow(st, &capst, nst + 1, sizeof *st);
+                st[nst++] = p->sm[k].step_s;
+            }
         any = true;
     }
+    if (nst)
+        step_s = gw_timeline_median(st, nst);
+    free(st);
     if (!any)
         return;
     e->steps = steps;
@@ -850,7 +873,13 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
             for (size_t k = 0; k < p->nsm; k++)
                 if (p->sm[k].t_ms >= s->t_ms && p->sm[k].t_ms > end)
                     end = p->sm[k].t_ms;
+            /* without evaluations amid training, one after the last step is after-work (a
+             * predict, a final test), not this epoch's validation (timeline.h) */
+            int64_t train_end = end;
+            bool mid = false;
             for (size_t k = 0; k < p->nvr; k++)
+                mid |= p->vr[k].first_ms < train_end;
+            for (size_t k = 0; k < p->nvr && (mid || p->nst < 2); k++)
                 if (p->vr[k].first_ms >= s->t_ms) {
                     if (p->vr[k].last_ms > end)
                         end = p->vr[k].last_ms;
@@ -894,9 +923,10 @@ size_t gw_progress_phases(const gw_progress *p, gw_phase_span **out)
 
 void gw_progress_found(const gw_progress *p, char *buf, size_t size)
 {
-    bool train = p->nsm > 0, eval = p->nvr > 0, save = p->save_word[0] != '\0';
-    if (!p->nst && !train && !eval) {
-        snprintf(buf, size, "no phases found");
+    bool train = p->nsm > 0, eval = p->nvr > 0 || p->eval_word[0], save = p->save_word[0];
+    if (!p->nst && !train) {
+        snprintf(buf, size, "no phases found: no epoch boundaries or training steps printed%s%s%s",
+                 p->eval_word[0] ? "; only `" : "", p->eval_word, p->eval_word[0] ? "` lines" : "");
         return;
     }
     const char *unit = p->nst ? "steps" : "iterations";
@@ -913,12 +943,26 @@ void gw_progress_found(const gw_progress *p, char *buf, size_t size)
         ADD("%s%s from `%s` lines", n ? "; " : "", unit, p->train_shape);
     else if (train)
         ADD("%s%s from progress bars", n ? "; " : "", unit);
+    /* what the timeline calls evaluation: one after the last step is after-work */
+    gw_phase_span *ph = NULL;
+    size_t nph = gw_progress_phases(p, &ph);
+    bool amid = false;
+    const char *after = NULL;
+    for (size_t i = 0; i < nph; i++) {
+        amid |= ph[i].kind == GW_PH_EVAL;
+        if (ph[i].kind == GW_PH_AFTER && !after)
+            after = ph[i].what;
+    }
+    eval = nph ? amid : eval;
     if (eval && p->eval_word[0])
         ADD("; evaluation from `%s` lines", p->eval_word);
     else if (eval)
         ADD("; evaluation from progress bars");
     if (save)
         ADD("; checkpoint saves from `%s` lines", p->save_word);
+    if (after)
+        ADD("; work after the last training step (`%s`)", after);
+    free(ph);
     if (!p->nst)
         ADD("; no epoch boundaries printed");
     if (!train)

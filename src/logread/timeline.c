@@ -12,8 +12,9 @@ typedef struct run {
     gw_phase_kind kind;
     int64_t first_ms, last_ms;
     long steps, first_n, last_n;
-    double step_s_sum;
-    long step_s_count;
+    double *step_s; /* the printed seconds per step, for their median */
+    size_t nstep_s, capstep_s;
+    int64_t since_ms;
     int64_t rate_first_ms; /* the first sample counted for the wall-time rate */
     long rate_n0;
     char what[GW_PHASE_WORD_MAX];
@@ -36,6 +37,8 @@ void gw_timeline_free(gw_timeline *tl)
 {
     if (!tl)
         return;
+    for (size_t i = 0; i < tl->n; i++)
+        free(tl->r[i].step_s);
     free(tl->r);
     free(tl);
 }
@@ -47,7 +50,7 @@ const char *gw_phase_kind_name(gw_phase_kind k)
 }
 
 void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, unsigned inst,
-                     double step_s, const char *word)
+                     double step_s, const char *word, int64_t since)
 {
     if (kind != GW_PH_TRAIN && !tl->any_train)
         return; /* before training: start-up (loading, a sanity check) */
@@ -62,12 +65,14 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
         }
     }
     cur->last_ms = t_ms;
+    if (kind == GW_PH_EVAL && since > 0 && (!cur->since_ms || since < cur->since_ms))
+        cur->since_ms = since;
     if (kind != GW_PH_TRAIN)
         return;
     /* steps: the counter's advance since the previous training line of the same loop; a new
      * loop counts from 0; the first line ever counts none (a resumed run's counter) */
-    long delta = 0;
-    if (tl->any_train)
+    long delta = since ? n : 0;
+    if (tl->any_train && !since)
         delta = inst == tl->last_inst ? (n > tl->last_n ? n - tl->last_n : 0) : n;
     if (cur->first_n < 0) {
         cur->first_n = n;
@@ -80,12 +85,28 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     cur->steps += delta;
     cur->last_n = n;
     if (!isnan(step_s)) {
-        cur->step_s_sum += step_s;
-        cur->step_s_count++;
+        cur->step_s = xgrow(cur->step_s, &cur->capstep_s, cur->nstep_s + 1, sizeof *cur->step_s);
+        cur->step_s[cur->nstep_s++] = step_s;
     }
     tl->any_train = true;
     tl->last_inst = inst;
     tl->last_n = n;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double gw_timeline_median(const double *v, size_t n)
+{
+    double *c = xmalloc(n * sizeof *c);
+    memcpy(c, v, n * sizeof *c);
+    qsort(c, n, sizeof *c, cmp_double);
+    double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
+    free(c);
+    return m;
 }
 
 size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, gw_phase_span **out)
@@ -116,6 +137,15 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, gw_phase_span *
         memcpy(p->what, r->what, sizeof p->what);
         if (i > 0 && r->kind != GW_PH_SAVE)
             p->start_ms = s[i - 1].end_ms;
+        if (r->since_ms && r->since_ms < p->start_ms) {
+            /* work it reports began earlier; a save printed just before ends where it began */
+            p->start_ms = r->since_ms;
+            if (i > 0 && s[i - 1].kind == GW_PH_SAVE) {
+                if (p->start_ms < s[i - 1].start_ms)
+                    p->start_ms = s[i - 1].start_ms;
+                s[i - 1].end_ms = p->start_ms;
+            }
+        }
         if (r->kind == GW_PH_SAVE)
             p->end_ms = i + 1 < tl->n ? tl->r[i + 1].first_ms : end_ms;
         if (p->end_ms < p->start_ms)
@@ -125,8 +155,8 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, gw_phase_span *
             p->first_step = r->first_n;
             p->last_step = r->last_n;
             long n = r->last_n - r->rate_n0;
-            if (r->step_s_count > 0)
-                p->steps_per_s = (double)r->step_s_count / r->step_s_sum;
+            if (r->nstep_s > 0) /* the median: a line whose step held an evaluation is not */
+                p->steps_per_s = 1.0 / gw_timeline_median(r->step_s, r->nstep_s);
             else if (r->last_ms > r->rate_first_ms && n > 0)
                 p->steps_per_s = (double)n * 1000.0 / (double)(r->last_ms - r->rate_first_ms);
         }
