@@ -1,6 +1,7 @@
 /* What a job's output says about its phases (see progress.h). */
 #include "logread/progress.h"
 #include "logread/counter_line.h"
+#include "logread/progress_bar.h"
 #include "logread/timeline.h"
 
 #include "util/xalloc.h"
@@ -13,22 +14,15 @@
 #include <string.h>
 #include <strings.h>
 
-enum { DESC_MAX = 256, KEEP_MS = 1000 };
+enum { KEEP_MS = 1000 };
 
-/* A bar draw (or a timm line), parsed. */
-typedef struct bar {
-    long n, total;
-    double elapsed_s; /* the bar's own elapsed time, NAN when it prints none */
-    double step_s;    /* seconds per step when the bar prints it (Keras "20ms/step"), else NAN */
-    char desc[DESC_MAX];
-    long epoch, epoch_total; /* a timm "Train: 3 [" line's epoch, else -1 */
-    int val;                 /* 1 validation by its own words, 0 not said */
-} bar;
+typedef gw_bar bar;
 
 typedef struct start {
     long raw, total;
     int64_t t_ms;
-    bool inclusive; /* a YOLO column: the total is the last epoch's number */
+    bool inclusive;      /* a YOLO column: the total is the last epoch's number */
+    size_t first_sample; /* its first training sample's index, SIZE_MAX: by time alone */
 } start;
 
 typedef struct sample {
@@ -112,249 +106,12 @@ void gw_progress_free(gw_progress *p)
     free(p);
 }
 
-/* ---- reading numbers and times ---- */
-
-static bool read_long(const char **s, long *v)
-{
-    const char *p = *s;
-    if (!isdigit((unsigned char)*p))
-        return false;
-    long x = 0;
-    int d = 0;
-    while (isdigit((unsigned char)*p) && d < 12) {
-        x = x * 10 + (*p++ - '0');
-        d++;
-    }
-    if (isdigit((unsigned char)*p))
-        return false;
-    *s = p;
-    *v = x;
-    return true;
-}
-
-/* "n/total" (spaces allowed around '/'); total must be > 0 and n <= total. */
-static bool read_counts(const char **s, long *n, long *total)
-{
-    const char *p = *s;
-    if (!read_long(&p, n))
-        return false;
-    p += strspn(p, " ");
-    if (*p++ != '/')
-        return false;
-    p += strspn(p, " ");
-    if (!read_long(&p, total) || *total <= 0 || *n > *total)
-        return false;
-    *s = p;
-    return true;
-}
-
-/* A time token: "01:23", "1:02:03", "14.1s", "5s", "120ms"; "<..." after it is ignored. */
-static bool time_token(const char *t, size_t len, double *sec)
-{
-    char buf[32];
-    if (len == 0 || len >= sizeof buf)
-        return false;
-    memcpy(buf, t, len);
-    buf[len] = '\0';
-    char *lt = strchr(buf, '<');
-    if (lt)
-        *lt = '\0';
-    if (!isdigit((unsigned char)buf[0]))
-        return false;
-    if (strchr(buf, ':')) {
-        double v = 0;
-        const char *p = buf;
-        for (int parts = 0; *p; parts++) {
-            long x;
-            if (parts > 2 || !read_long(&p, &x))
-                return false;
-            v = v * 60 + (double)x;
-            if (*p == ':')
-                p++;
-            else if (*p)
-                return false;
-        }
-        *sec = v;
-        return true;
-    }
-    char *end;
-    double v = strtod(buf, &end);
-    if (strcmp(end, "s") == 0)
-        *sec = v;
-    else if (strcmp(end, "ms") == 0)
-        *sec = v / 1000.0;
-    else
-        return false;
-    return true;
-}
-
-/* The part of a bar after its counts: elapsed time and seconds per step, in any of the forms
- * "[00:05<00:06, 8.80it/s, loss=1]", "00:17", "3.2it/s 14.1s<17.2s", "2s 20ms/step - loss". */
-static void read_timing(const char *p, bar *b)
-{
-    while (*p) {
-        p += strspn(p, " [],");
-        size_t len = strcspn(p, " [],");
-        if (len == 0)
-            break;
-        double v;
-        const char *slash = memchr(p, '/', len);
-        if (slash && len > 5 && strncmp(p + len - 5, "/step", 5) == 0) {
-            if (time_token(p, (size_t)(slash - p), &v) && v > 0)
-                b->step_s = v;
-        } else if (!slash && isnan(b->elapsed_s) && time_token(p, len, &v)) {
-            b->elapsed_s = v;
-        }
-        if (strspn(p, "=>.") == len) {
-            p += len; /* Keras 2's bar "[=====>....]" */
-            continue;
-        }
-        if (len == 1 && *p == '-') {
-            const char *q = p + 1 + strspn(p + 1, " ");
-            size_t ql = strcspn(q, " ");
-            if (ql == 0 || q[ql - 1] == ':')
-                break; /* "- loss: 0.3": metrics from here on */
-        } else if (*p == '-' || memchr(p, '=', len)) {
-            break;
-        }
-        p += len; /* Keras 2 puts its times after a dash: "] - 116s 746ms/step - loss: .." */
-    }
-}
-
-/* The text before "NN%": a bar's description, trimmed, without its final ':'. */
-static void set_desc(bar *b, const char *line, const char *pct)
-{
-    const char *e = pct;
-    while (e > line && (isdigit((unsigned char)e[-1]) || e[-1] == '.'))
-        e--;
-    while (e > line && (e[-1] == ' ' || e[-1] == ':'))
-        e--;
-    const char *s = line + strspn(line, " ");
-    size_t len = e > s ? (size_t)(e - s) : 0;
-    if (len >= DESC_MAX)
-        len = DESC_MAX - 1;
-    memcpy(b->desc, s, len);
-    b->desc[len] = '\0';
-}
-
-static bool is_glyph(const char *p)
-{
-    /* '━' U+2501, '─' U+2500 (Keras 3, ultralytics), '=' '>' '.' '[' (Keras 2) */
-    return strncmp(p, "\xe2\x94\x81", 3) == 0 || strncmp(p, "\xe2\x94\x80", 3) == 0 || *p == '[';
-}
-
-static void bar_init(bar *b)
-{
-    memset(b, 0, sizeof *b);
-    b->elapsed_s = NAN;
-    b->step_s = NAN;
-    b->epoch = b->epoch_total = -1;
-}
-
-/* timm: "Train: 3 [ 100/1251 (  8%)]  Loss: ..." and "Test: [  10/48]  Time: ..." */
-static bool parse_timm(const char *line, bar *b)
-{
-    const char *p = line + strspn(line, " ");
-    bool train = strncmp(p, "Train: ", 7) == 0;
-    if (!train && strncmp(p, "Test: ", 6) != 0 && strncmp(p, "Test (EMA): ", 12) != 0)
-        return false;
-    p = strchr(p, ':') + 1;
-    p += strspn(p, " ");
-    if (train && !read_long(&p, &b->epoch))
-        return false;
-    p += strspn(p, " ");
-    if (*p++ != '[')
-        return false;
-    p += strspn(p, " ");
-    if (!read_counts(&p, &b->n, &b->total))
-        return false;
-    b->val = !train;
-    if (train)
-        b->n++; /* a 0-based batch index, printed when that batch is done */
-    else
-        b->epoch = -1;
-    return true;
-}
-
-/* A progress bar draw: tqdm ("desc: 45%|###  | 45/100 ..."), ultralytics' own bar ("desc: 45%
- * ━━━─── 45/100 ..."), Keras ("45/100 ━━━━ 2s 20ms/step - loss: ..."). */
-static bool parse_bar(const char *line, bar *b)
-{
-    bar_init(b);
-    if (parse_timm(line, b))
-        return true;
-    const char *p = strstr(line, "%|"), *counts = NULL;
-    if (p) {
-        const char *q = strchr(p + 2, '|');
-        if (!q)
-            return false;
-        set_desc(b, line, p);
-        counts = q + 1;
-    } else {
-        const char *g = strstr(line, "\xe2\x94\x81");
-        if (!g)
-            g = strstr(line, "\xe2\x94\x80");
-        const char *lead = line + strspn(line, " ");
-        if (g && g > line + 1 && g[-1] == ' ' && g[-2] == '%') {
-            set_desc(b, line, g - 2);
-            counts = g;
-            while (is_glyph(counts))
-                counts += counts[0] == '[' ? 1 : 3;
-        } else if (isdigit((unsigned char)*lead)) { /* Keras */
-            const char *c = lead;
-            long n, t;
-            if (!read_counts(&c, &n, &t) || *c != ' ' || !is_glyph(c + 1))
-                return false;
-            counts = lead;
-        } else {
-            return false;
-        }
-    }
-    bool keras = counts == line + strspn(line, " ");
-    counts += strspn(counts, " ");
-    if (!read_counts(&counts, &b->n, &b->total))
-        return false;
-    /* the counts end the line or come before "[", a time, a rate or a glyph: a bar whose line
-     * ran on into other text (a warning printed without '\r') tells no reliable time */
-    if (*counts && *counts != ' ')
-        return false;
-    const char *next = counts + strspn(counts, " ");
-    size_t len = strcspn(next, " ,]");
-    double sec;
-    bool rate = len > 2 && len < 24 && (isdigit((unsigned char)*next) || *next == '?') &&
-                (strncmp(next + len - 2, "/s", 2) == 0 || strncmp(next + len - 3, "/it", 3) == 0);
-    if (*next && *next != '[' && !keras && !time_token(next, len, &sec) && !rate)
-        return false;
-    read_timing(counts, b);
-    if (keras)
-        b->elapsed_s = NAN; /* Keras shows the time left while running: only its s/step counts */
-    return true;
-}
-
-/* ---- what a bar or a line says ---- */
-
-static bool has_word(const char *s, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = s; (p = strcasestr(p, w)) != NULL; p += n)
-        if ((p == s || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[n]))
-            return true;
-    return false;
-}
-
-/* A validation or evaluation bar by its description. */
-static bool val_desc(const char *d)
-{
-    return strcasestr(d, "valid") || strcasestr(d, "eval") || has_word(d, "test") ||
-           strcasestr(d, "sanity") || (has_word(d, "Class") && has_word(d, "Images"));
-}
-
 /* The YOLO epoch column: the description's first word is "e/E" and the second a GPU memory
  * ("5.1G") or a header "Epoch GPU_mem" came before. */
 static bool yolo_column(const gw_progress *p, const char *d, long *e, long *t)
 {
     const char *s = d;
-    if (!read_counts(&s, e, t) || *s != ' ')
+    if (!gw_bar_read_counts(&s, e, t) || *s != ' ')
         return false;
     s += strspn(s, " ");
     const char *w = s;
@@ -443,7 +200,8 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
     if (!p->epoch_src[0] && p->cur_src)
         snprintf(p->epoch_src, sizeof p->epoch_src, "%s", p->cur_src);
     p->st = xgrow(p->st, &p->capst, p->nst + 1, sizeof *p->st);
-    p->st[p->nst++] = (start){.raw = raw, .total = total, .t_ms = t_ms, .inclusive = inclusive};
+    p->st[p->nst++] = (start){
+        .raw = raw, .total = total, .t_ms = t_ms, .inclusive = inclusive, .first_sample = SIZE_MAX};
     if (epoch)
         *epoch = norm_number(p, raw);
     if (tot)
@@ -583,17 +341,6 @@ static bool hf_line(gw_progress *p, const char *line, int64_t t_ms)
     return true;
 }
 
-/* A bar that is neither training nor evaluation: an upload, a download, an export. */
-static bool other_desc(const char *d)
-{
-    static const char *const words[] = {"upload",  "push",  "download", "export",
-                                        "convert", "fetch", "saving",   "lfs"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (strcasestr(d, words[i]))
-            return true;
-    return false;
-}
-
 static void note(char *dst, size_t size, const char *src)
 {
     if (!dst[0] && src && src[0])
@@ -605,7 +352,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
                             long *total)
 {
     bar b;
-    bar_init(&b);
+    gw_bar_init(&b);
     if (c->kind == GW_LINE_SAVE) {
         if (p->nsm)
             note(p->save_word, sizeof p->save_word, c->kind_word);
@@ -658,9 +405,10 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     if (hf_line(p, line, t_ms))
         return false;
     bar b;
-    if (parse_bar(line, &b)) {
-        bool val = b.val || (b.epoch < 0 && val_desc(b.desc));
-        if (!val && b.epoch < 0 && ((b.desc[0] && other_desc(b.desc)) || p->after_download)) {
+    if (gw_bar_parse(line, &b)) {
+        bool val = b.val || (b.epoch < 0 && gw_bar_val_desc(b.desc));
+        if (!val && b.epoch < 0 &&
+            ((b.desc[0] && gw_bar_other_desc(b.desc)) || p->after_download)) {
             keep_last(p);
             gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, NAN, b.desc, 0);
             p->last_kind = 0;
@@ -684,8 +432,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         p->cur_src = NULL;
         return started;
     }
-    p->after_download = other_desc(line);
-    if (has_word(line, "Epoch") && has_word(line, "GPU_mem")) {
+    p->after_download = gw_bar_other_desc(line);
+    if (gw_bar_has_word(line, "Epoch") && gw_bar_has_word(line, "GPU_mem")) {
         p->header_seen = true;
         return false;
     }
@@ -698,9 +446,11 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     }
     long e, t;
     p->cur_src = "`Epoch N` lines";
-    if (p->nsm && p->sm[p->nsm - 1].t_ms >= t_ms)
-        t_ms = p->sm[p->nsm - 1].t_ms + 1; /* printed after that draw, in the same read */
     bool started = epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, t_ms, epoch, total);
+    if (started) { /* the draws before it are the epoch before's, even at the same time */
+        keep_last(p);
+        p->st[p->nst - 1].first_sample = p->nsm;
+    }
     p->cur_src = NULL;
     if (started && !p->train_bars_labelled)
         p->train_total = -1; /* the first bar after an epoch line is its training bar */
@@ -748,7 +498,18 @@ static double clock_or_wall(double printed, double wall)
  * `from` (0 when it started inside) to its highest draw, over the bar's own elapsed time when it
  * prints one, else the wall time of the draws. A bar that only redraws its end there (Keras after
  * validation, at the next epoch's first line) gives nothing. */
-static void train_figures(const gw_progress *p, int64_t from, int64_t to, gw_progress_epoch *e)
+/* Sample k in an epoch: by its index where the epoch's first sample is known (an epoch line
+ * printed in the same read as the draw before it has its time), else by time. */
+static bool in_span(const gw_progress *p, size_t k, int64_t from, int64_t to, size_t kfrom,
+                    size_t kto)
+{
+    if (kfrom != SIZE_MAX ? k < kfrom : p->sm[k].t_ms < from)
+        return false;
+    return kto != SIZE_MAX ? k < kto : p->sm[k].t_ms < to;
+}
+
+static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t kfrom, size_t kto,
+                          gw_progress_epoch *e)
 {
     long steps = 0;
     double secs = 0, step_s = NAN, *st = NULL;
@@ -759,7 +520,7 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, gw_pro
             j++;
         size_t first = SIZE_MAX, last = SIZE_MAX;
         for (size_t k = i; k <= j; k++) {
-            if (p->sm[k].t_ms < from || p->sm[k].t_ms >= to)
+            if (!in_span(p, k, from, to, kfrom, kto))
                 continue;
             if (first == SIZE_MAX)
                 first = k;
@@ -797,7 +558,7 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, gw_pro
         else
             secs_ok = false;
         for (size_t k = first; k <= j; k++) /* the printed times per step: their median */
-            if (p->sm[k].t_ms < to && !isnan(p->sm[k].step_s)) {
+            if (in_span(p, k, from, to, kfrom, kto) && !isnan(p->sm[k].step_s)) {
                 st = xgrow(st, &capst, nst + 1, sizeof *st);
                 st[nst++] = p->sm[k].step_s;
             }
@@ -866,7 +627,8 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
             .validation_s = NAN,
             .steps = -1,
             .steps_per_s = NAN};
-        train_figures(p, s->t_ms, to, &e[i]);
+        train_figures(p, s->t_ms, to, s->first_sample, last ? SIZE_MAX : p->st[i + 1].first_sample,
+                      &e[i]);
         if (last) {
             /* the last epoch ends with its training and first validation, not the record */
             int64_t end = s->t_ms;
