@@ -250,7 +250,8 @@ static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
         int64_t first = b->n != 0 && p->last_act_ms ? p->last_act_ms : t_ms;
         *v = (val_run){.first_ms = first, .elapsed_s = NAN};
     }
-    gw_timeline_add(p->tl, GW_PH_EVAL, t_ms, -1, 0, NAN, b->desc[0] ? b->desc : "bar", v->first_ms);
+    gw_timeline_add(p->tl, GW_PH_EVAL, t_ms, -1, 0, 0, NAN, b->desc[0] ? b->desc : "bar",
+                    v->first_ms);
     p->last_act_ms = t_ms;
     v->last_ms = t_ms;
     v->last_n = b->n;
@@ -307,7 +308,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* the loop began in view: a new epoch's first line, or a counter that printed 0 */
     bool fresh = new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1));
     p->nst_at_sample = p->nst;
-    gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, p->inst, b->step_s, NULL, fresh);
+    gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
     p->last_kind = 1;
     return labelled && add_start(p, e, t, inclusive, inst_start, epoch, total);
@@ -357,7 +358,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
         if (p->nsm)
             note(p->save_word, sizeof p->save_word, c->kind_word);
         keep_last(p);
-        gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, NAN, c->kind_word, 0);
+        gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
         p->last_act_ms = t_ms;
         p->last_kind = 0;
         return false;
@@ -404,13 +405,22 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         p->last_ms = t_ms;
     if (hf_line(p, line, t_ms))
         return false;
+    if (strstr(line, "B/s]") || strstr(line, "B/s, ")) { /* a transfer: bytes per second */
+        char what[GW_COUNTER_WORD_MAX];
+        const char *s0 = line + strspn(line, " ");
+        snprintf(what, sizeof what, "%.*s", (int)strcspn(s0, ":"), s0);
+        keep_last(p);
+        gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
+        p->last_kind = 0;
+        return false;
+    }
     bar b;
     if (gw_bar_parse(line, &b)) {
         bool val = b.val || (b.epoch < 0 && gw_bar_val_desc(b.desc));
         if (!val && b.epoch < 0 &&
             ((b.desc[0] && gw_bar_other_desc(b.desc)) || p->after_download)) {
             keep_last(p);
-            gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, NAN, b.desc, 0);
+            gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, b.desc, 0);
             p->last_kind = 0;
             return false;
         }
@@ -421,6 +431,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         if (!val && !labelled && p->nsm && !p->train_bars && p->train_shape[0])
             val = true; /* training counted by text lines: a bar is another loop */
         if (val) {
+            if (b.val && b.desc[0])
+                note(p->eval_word, sizeof p->eval_word, b.desc); /* timm's "Test:" lines */
             if (p->nst || p->nsm)
                 add_val(p, &b, t_ms);
             return false;
@@ -680,7 +692,7 @@ size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out)
 
 size_t gw_progress_phases(const gw_progress *p, gw_phase_span **out)
 {
-    return gw_timeline_finish(p->tl, p->last_ms, out);
+    return gw_timeline_finish(p->tl, p->last_ms, p->nst == 1, out);
 }
 
 void gw_progress_found(const gw_progress *p, char *buf, size_t size)

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -164,6 +165,8 @@ static bool parse_timm(const char *line, gw_bar *b)
     if (!gw_bar_read_counts(&p, &b->n, &b->total))
         return false;
     b->val = !train;
+    if (!train)
+        snprintf(b->desc, sizeof b->desc, "Test"); /* what names the evaluation */
     if (train)
         b->n++; /* a 0-based batch index, printed when that batch is done */
     else

@@ -25,7 +25,7 @@ struct gw_timeline {
     size_t n, cap;
     bool any_train;
     unsigned last_inst;
-    long last_n;
+    long last_n, last_total;
 };
 
 gw_timeline *gw_timeline_new(void)
@@ -49,8 +49,8 @@ const char *gw_phase_kind_name(gw_phase_kind k)
     return k <= GW_PH_OTHER ? names[k] : "unknown";
 }
 
-void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, unsigned inst,
-                     double step_s, const char *word, int64_t since)
+void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
+                     unsigned inst, double step_s, const char *word, int64_t since)
 {
     if (kind != GW_PH_TRAIN && !tl->any_train)
         return; /* before training: start-up (loading, a sanity check) */
@@ -91,6 +91,7 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     tl->any_train = true;
     tl->last_inst = inst;
     tl->last_n = n;
+    tl->last_total = total;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -109,7 +110,8 @@ double gw_timeline_median(const double *v, size_t n)
     return m;
 }
 
-size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, gw_phase_span **out)
+size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_is_loops,
+                          gw_phase_span **out)
 {
     *out = NULL;
     if (!tl->n)
@@ -123,6 +125,8 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, gw_phase_span *
     }
     for (size_t i = 0; i < last_train; i++)
         mid_eval |= tl->r[i].kind == GW_PH_EVAL;
+    /* an output that ends before the counter's total ends mid-training */
+    mid_eval |= last_eval_is_loops || (tl->last_total > 0 && tl->last_n < tl->last_total);
     bool kept_eval = false;
     for (size_t i = 0; i < tl->n; i++) {
         const run *r = &tl->r[i];

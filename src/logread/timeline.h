@@ -42,18 +42,21 @@ typedef struct gw_timeline gw_timeline;
 gw_timeline *gw_timeline_new(void);
 
 /* One activity at t_ms (non-decreasing). Training: n is the counter after the step (1-based),
- * inst the counter's instance (a new one when it starts over), step_s the printed seconds per
- * step (NAN none). word: what named an evaluation, save or other activity (may be NULL).
- * since: training: nonzero when the loop began in view (its first line counts its n steps,
- * else a resumed counter's first line counts none); evaluation: when the work it reports began
- * (unix ms; 0 unknown): a result line or a loop first seen past its start covers the time since
- * the previous activity, a save printed just before it included. */
-void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, unsigned inst,
-                     double step_s, const char *word, int64_t since);
+ * total its total (<= 0 unknown), inst the counter's instance (a new one when it starts over),
+ * step_s the printed seconds per step (NAN none). word: what named an evaluation, save or other
+ * activity (may be NULL). since: training: nonzero when the loop began in view (its first line
+ * counts its n steps, else a resumed counter's first line counts none); evaluation: when the work
+ * it reports began (unix ms; 0 unknown): a result line or a loop first seen past its start covers
+ * the time since the previous activity, a save printed just before it included. */
+void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
+                     unsigned inst, double step_s, const char *word, int64_t since);
 
-/* The phases (newly allocated in *out, NULL when none), the trailing ones relabelled
- * GW_PH_AFTER; end_ms: the time of the output's last line. */
-size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, gw_phase_span **out);
+/* The phases (newly allocated in *out, NULL when none); end_ms: the time of the output's last
+ * line. What follows the last training step is GW_PH_AFTER, except an evaluation right after it
+ * when evaluations ran amid training too, when last_eval_is_loops (a single epoch's validation),
+ * or when the counter stopped short of its total (the output ends mid-training). */
+size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_is_loops,
+                          gw_phase_span **out);
 
 /* The median of n > 0 values (the printed times per step: one that held an evaluation is an
  * outlier). */
