@@ -345,7 +345,7 @@ static bool hf_line(gw_progress *p, const char *line, int64_t t_ms)
 static void note(char *dst, size_t size, const char *src)
 {
     if (!dst[0] && src && src[0])
-        snprintf(dst, size, "%s", src);
+        snprintf(dst, size, "%.*s", (int)size - 1, src);
 }
 
 /* A plain text line with a counter, an evaluation or a save (logread/counter_line.h). */
