@@ -13,6 +13,7 @@ from datetime import datetime
 
 FULL = re.compile(r"(\d{4})-(\d\d)-(\d\d)[ T](\d\d):(\d\d):(\d\d)(?:[.,](\d+))?")
 SHORT = re.compile(r"^\[?(\d\d)/(\d\d) (\d\d):(\d\d):(\d\d)")
+GLOG = re.compile(r"^[IWEF](\d\d)(\d\d) (\d\d):(\d\d):(\d\d)\.(\d+)")
 KERAS_S = re.compile(r"\] - (\d+)s |━ (\d+)s ")
 EVAL = re.compile(r"\b(valid|validation|val|eval\w*|test)\b", re.I)
 
@@ -25,6 +26,11 @@ def own_time(line):
         y, mo, d, h, mi, s, frac = m.groups()
         t = datetime(int(y), int(mo), int(d), int(h), int(mi), int(s)).timestamp()
         return t + (float("0." + frac) if frac else 0.0)
+    m = GLOG.search(line)  # Caffe's glog: "I0914 09:33:36.987599"
+    if m:
+        mo, d, h, mi, s, frac = m.groups()
+        t = datetime(2000, int(mo), int(d), int(h), int(mi), int(s)).timestamp()
+        return t + float("0." + frac)
     m = SHORT.search(line)
     if m:
         mo, d, h, mi, s = (int(x) for x in m.groups())

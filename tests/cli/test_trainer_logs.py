@@ -54,6 +54,12 @@ EXPECT = {
     "lossfn-search": ([(8, None, 1104), (9, None, 1117)], [T, S, T, S, T, A], [504, 600, 1117],
                       None, ["epochs from `epoch E, iter N` lines",
                              "checkpoint saves from `checkpoint` lines"]),
+    # Caffe's solver: "Iteration N, loss = ..." under glog timestamps
+    "caffe": ([], [T], [500], None, ["iterations from `Iteration N` lines"]),
+    # a research loop: "30/42 of epoch 28/30", its val/test accuracies after each epoch, and a
+    # "best epoch: 28" mention at the end that starts nothing
+    "rsc": ([(28, 30, 30), (29, 30, 31), (30, 30, 31)], [T, E, T, E, T, E], [30, 31, 31], None,
+            ["epochs from `N/M of epoch E/T` lines", "evaluation from `val` lines"]),
     # a script that prints only losses
     "losses-only": ([], [], [], None, ["no phases found"]),
 }
