@@ -2,8 +2,8 @@
  *
  *   build/bench_alerts [TICKS [GPUS]]     (default 200000 ticks, 8 GPUs)
  *
- * Feeds the engine synthetic ticks with every built-in rule enabled (memory_critical and
- * job_memory_critical with their trend windows) and values that move around the thresholds, so
+ * Feeds the engine synthetic ticks with every built-in rule enabled (job_memory_critical with
+ * its trend window) and values that move around the thresholds, so
  * that states change, trend windows fill and alerts fire and resolve (the events go to a bus with
  * no listener, the stderr lines nowhere). Prints ns per tick and per rule instance; a tick's NVML
  * reads cost about 4.7 us per GPU on an H200 (bench_tick). */
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
         for (unsigned i = 0; i < ngpu; i++) {
             gw_set(&gpus[i], GW_F_TEMP_GPU_C, 78 + 8 * sin(phase + i));
             gw_set(&gpus[i], GW_F_MEM_TOTAL_MIB, 143771.0);
-            gw_set(&gpus[i], GW_F_MEM_USED_MIB, (0.88 + 0.08 * sin(phase * 1.3 + i)) * 143771.0);
+            gw_set(&gpus[i], GW_F_MEM_USED_MIB, (0.90 + 0.09 * sin(phase * 1.3 + i)) * 143771.0);
         }
         s.host.job_rss_mib = 4000 + 2000 * sin(phase * 0.7);
         s.read_ns = (int64_t)(300e6 + 300e6 * sin(phase * 2));

@@ -1,10 +1,8 @@
 # Unit tests (cmocka): one executable per tests/unit/test_*.c, linked against gwcore.
 pkg_check_modules(CMOCKA REQUIRED IMPORTED_TARGET cmocka)
-set(GW_SHARED_DIR ${CMAKE_SOURCE_DIR}/../shared CACHE PATH "the shared/ folder beside the checkout")
 set(GW_TEST_ENV
     "GPUWATCH_BIN=${CMAKE_BINARY_DIR}/gpuwatch"
     "GPUWATCH_FAKE_NVML=${CMAKE_BINARY_DIR}/fake-nvml/libnvidia-ml.so.1"
-    "GPUWATCH_SHARED=${GW_SHARED_DIR}"
     "GPUWATCH_SOURCE=${CMAKE_SOURCE_DIR}"
     "GPUWATCH_BUILD=${CMAKE_BINARY_DIR}")
 
@@ -32,6 +30,17 @@ foreach(src ${GW_CLI_TESTS})
 endforeach()
 # debootstrap + buildah bud of the Containerfile: about 5 minutes on two busy cores.
 set_tests_properties(cli.test_container PROPERTIES TIMEOUT 1200)
+# Labels for scripts/test.sh (docs/style.md "Tests"):
+# - system: installing and deploying for real (the image built with buildah, the .deb installed
+#   with dpkg, a real Slurm). Minutes each and they change the machine; they skip themselves in the
+#   sanitizer build. `scripts/test.sh --system` (what .ci/run calls) runs them once, in the
+#   background, beside the other tests.
+# - once: checks of generated text and scripts (man pages, deploy files, Slurm scripts, the layer
+#   rules) that run the same code in both builds: the normal build runs them, the sanitizer build
+#   does not.
+set_tests_properties(cli.test_container cli.test_package cli.test_slurm PROPERTIES LABELS system)
+set_tests_properties(cli.test_manpages cli.test_deploy cli.test_kubernetes_deploy
+                     cli.test_slurm_scripts cli.test_layers PROPERTIES LABELS once)
 
 # The layering of src/ (docs/architecture.md): upward includes and NVML outside src/nvml and
 # src/sampler fail the build's tests. tests/cli/test_layers.py runs it too (counted in the summary)
@@ -39,3 +48,4 @@ set_tests_properties(cli.test_container PROPERTIES TIMEOUT 1200)
 find_package(Python3 REQUIRED COMPONENTS Interpreter)
 add_test(NAME lint.check_layers COMMAND ${Python3_EXECUTABLE} ${CMAKE_SOURCE_DIR}/scripts/check-layers.py
          ${CMAKE_SOURCE_DIR}/src)
+set_tests_properties(lint.check_layers PROPERTIES LABELS once)

@@ -1,20 +1,50 @@
 #!/usr/bin/env bash
-# Runs every test: installs what is missing, builds build/ and build-asan/ (AddressSanitizer and
-# UndefinedBehaviorSanitizer), runs ctest in both, and ends with one line: "N passed, N failed"
-# (individual test cases from cmocka's and pytest's JUnit XML, plus any test program that failed
-# without reporting a case). Exit status 0 only when nothing failed.
+# Runs the tests: installs what is missing, builds build/ and build-asan/ (AddressSanitizer and
+# UndefinedBehaviorSanitizer), runs ctest in both, fuzzes the log reader for a bounded time, and
+# ends with one line: "N passed, N failed, N skipped" (individual test cases from cmocka's and
+# pytest's JUnit XML, plus any test program that failed without reporting a case). Exit status 0
+# only when nothing failed.
+#
+#   scripts/test.sh            every test that runs our code: about 7 minutes on 2 cores
+#   scripts/test.sh --system   also the system tests (ctest label "system": the image built with
+#                              buildah, the .deb installed with dpkg, a real Slurm), once, in the
+#                              background beside the others: what CI runs (.ci/run)
+#
+# Tests labelled "once" (generated text and scripts: man pages, deploy files, layer rules) run in
+# the normal build only: the sanitizer build would run the same code again. GPUWATCH_FUZZ_SECONDS
+# sets the fuzzer's time (default 60), GPUWATCH_TEST_JOBS ctest's parallelism (default 3: most
+# command-line tests wait on a recording's clock rather than compute).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+system=0
+case "${1:-}" in
+  --system) system=1 ;;
+  "") ;;
+  *) echo "scripts/test.sh: unknown option '$1' (use --system or nothing)"; echo "0 passed, 1 failed"; exit 2 ;;
+esac
+jobs=${GPUWATCH_TEST_JOBS:-3}
+start=$(date +%s)
 scripts/deps.sh --test || { echo "0 passed, 1 failed"; exit 1; }
 scripts/build.sh --asan || { echo "build failed"; echo "0 passed, 1 failed"; exit 1; }
-status=0
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 for b in build build-asan; do
   rm -rf "$b/test-results"
   mkdir -p "$b/test-results"
-  echo "== ctest in $b"
-  (cd "$b" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-     ctest --output-on-failure -j2 --timeout 900 2>&1 | tee test-results/ctest.log) || status=1
 done
+status=0
+sys_pid=
+if [ "$system" = 1 ]; then
+  echo "== ctest -L system in build (background)"
+  (cd build && ctest -L system --output-on-failure -j2 --timeout 1200 \
+     > test-results/ctest-system.log 2>&1) &
+  sys_pid=$!
+fi
+echo "== ctest in build"
+(cd build && ctest -LE system --output-on-failure -j"$jobs" --timeout 900 2>&1 \
+   | tee test-results/ctest.log) || status=1
+echo "== ctest in build-asan"
+(cd build-asan && ctest -LE 'system|once' --output-on-failure -j"$jobs" --timeout 900 2>&1 \
+   | tee test-results/ctest.log) || status=1
 # The log reader's fuzzer, for a bounded time; a crash is a failed test (and leaves crash-* files).
 mkdir -p build-fuzz
 fuzz_result=passed
@@ -28,5 +58,11 @@ body = "" if ok else "<failure message='the fuzzer found a crash: see build-fuzz
 open("build-fuzz/fuzz.xml", "w").write(
     f"<testsuite><testcase classname='fuzz' name='fuzz_logread'>{body}</testcase></testsuite>")
 PY
+if [ -n "$sys_pid" ]; then
+  echo "== waiting for the system tests"
+  wait "$sys_pid" || status=1
+  cat build/test-results/ctest-system.log
+fi
+echo "== $(( $(date +%s) - start )) s"
 /usr/bin/python3 scripts/test-summary.py build/test-results build-asan/test-results build-fuzz || status=1
 exit $status

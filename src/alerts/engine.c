@@ -266,7 +266,7 @@ static void hook_alert(gw_alerts *a, const inst *in, const char *state, double v
     gw_hook_alert h;
     memset(&h, 0, sizeof h);
     snprintf(h.rule, sizeof h.rule, "%s", in->rule->id);
-    snprintf(h.severity, sizeof h.severity, "%s", gw_alert_severity_name(in->rule->severity));
+    snprintf(h.severity, sizeof h.severity, "%s", gw_severity_name(in->rule->severity));
     snprintf(h.state, sizeof h.state, "%s", state);
     if (in->gpu >= 0)
         snprintf(h.gpu, sizeof h.gpu, "%u", a->gpu_index[in->gpu]);
@@ -294,7 +294,7 @@ static void announce(gw_alerts *a, const inst *in, bool firing, double v, int64_
     gw_event_alert *al = &ev.alert;
     al->has = GW_EVA_METRIC | GW_EVA_CLEAR | GW_EVA_DURATION | GW_EVA_MESSAGE;
     al->rule = r->id;
-    al->severity = gw_alert_severity_name(r->severity);
+    al->severity = gw_severity_name(r->severity);
     al->metric = gw_alert_metrics[r->metric].key;
     al->gpu = in->gpu >= 0 ? (int)a->gpu_index[in->gpu] : -1;
     al->value = v;
@@ -314,11 +314,11 @@ static void announce(gw_alerts *a, const inst *in, bool firing, double v, int64_
     if (a->log) {
         gw_termline_fresh(a->log);
         if (firing)
-            fprintf(a->log, "gpuwatch: ALERT %s %s: %s\n", gw_alert_severity_name(r->severity),
-                    r->id, msg);
+            fprintf(a->log, "gpuwatch: ALERT %s %s: %s\n", gw_severity_name(r->severity), r->id,
+                    msg);
         else
-            fprintf(a->log, "gpuwatch: resolved %s %s: %s\n", gw_alert_severity_name(r->severity),
-                    r->id, msg);
+            fprintf(a->log, "gpuwatch: resolved %s %s: %s\n", gw_severity_name(r->severity), r->id,
+                    msg);
     }
     hook_alert(a, in, firing ? "firing" : "resolved", v, msg, wall_ms);
     pthread_mutex_lock(&a->lock);

@@ -28,11 +28,6 @@ int gw_alert_metric_parse(const char *key)
     return -1;
 }
 
-const char *gw_alert_severity_name(gw_alert_severity s)
-{
-    return s == GW_ALERT_CRITICAL ? "critical" : "warning";
-}
-
 static const char *const trend_names[] = {"none", "rising", "linear"};
 
 const char *gw_alert_trend_name(gw_alert_trend t)
@@ -50,41 +45,40 @@ int gw_alert_trend_parse(const char *s)
 
 enum { MIN_MS = 60000 };
 
-/* The field's defaults (shared/seeds, the checklist's table) and the clear values chosen so that a
+/* The field's defaults (the practitioners' training checklist table) and the clear values chosen so that a
  * value hovering at the threshold cannot make a rule flap: docs/alerts.md explains each. */
 static const gw_alert_rule builtin_rules[] = {
     {.id = "temp_warning",
      .metric = GW_AM_TEMPERATURE,
-     .severity = GW_ALERT_WARNING,
+     .severity = GW_SEV_WARNING,
      .threshold = 80,
      .clear = 77},
     {.id = "temp_critical",
      .metric = GW_AM_TEMPERATURE,
-     .severity = GW_ALERT_CRITICAL,
+     .severity = GW_SEV_CRITICAL,
      .threshold = 83,
      .clear = 80,
      .duration_ms = 3 * MIN_MS},
+    /* memory: the report's levels (util/gw_severity.h), so that a GPU's memory has one severity
+     * live and in the report (docs/alerts.md, "One scale, one set of levels") */
     {.id = "memory_warning",
      .metric = GW_AM_MEMORY_USED_PCT,
-     .severity = GW_ALERT_WARNING,
-     .threshold = 85,
-     .clear = 80},
+     .severity = GW_SEV_WARNING,
+     .threshold = GW_MEMORY_WARNING_PCT,
+     .clear = GW_MEMORY_WARNING_PCT - 4},
     {.id = "memory_critical",
      .metric = GW_AM_MEMORY_USED_PCT,
-     .severity = GW_ALERT_CRITICAL,
-     .threshold = 92,
-     .clear = 88,
-     .trend = GW_TREND_RISING,
-     .trend_window_ms = MIN_MS,
-     .trend_min = 0.5},
+     .severity = GW_SEV_CRITICAL,
+     .threshold = GW_MEMORY_CRITICAL_PCT,
+     .clear = GW_MEMORY_WARNING_PCT},
     {.id = "job_memory_warning",
      .metric = GW_AM_JOB_RSS_GROWTH,
-     .severity = GW_ALERT_WARNING,
+     .severity = GW_SEV_WARNING,
      .threshold = 2048,
      .clear = 1536},
     {.id = "job_memory_critical",
      .metric = GW_AM_JOB_RSS_GROWTH,
-     .severity = GW_ALERT_CRITICAL,
+     .severity = GW_SEV_CRITICAL,
      .threshold = 3072,
      .clear = 2560,
      .trend = GW_TREND_LINEAR,
@@ -92,22 +86,22 @@ static const gw_alert_rule builtin_rules[] = {
     {.id = "slow_sample", /* for 5 s: one slow read while a job creates its CUDA context
                              (0.6-1.5 s on an H200) is no problem of the node */
      .metric = GW_AM_SAMPLE_READ_MS,
-     .severity = GW_ALERT_WARNING,
+     .severity = GW_SEV_WARNING,
      .threshold = 500,
      .clear = 250,
      .duration_ms = 5000},
     {.id = "gpu_lost",
      .metric = GW_AM_GPU_LOST,
-     .severity = GW_ALERT_CRITICAL,
+     .severity = GW_SEV_CRITICAL,
      .threshold = 0,
      .clear = 0},
     {.id = "xid",
      .metric = GW_AM_XID,
-     .severity = GW_ALERT_CRITICAL,
+     .severity = GW_SEV_CRITICAL,
      .clear_duration_ms = 5 * MIN_MS},
     {.id = "ecc_double_bit",
      .metric = GW_AM_ECC_DOUBLE_BIT,
-     .severity = GW_ALERT_CRITICAL,
+     .severity = GW_SEV_CRITICAL,
      .clear_duration_ms = 5 * MIN_MS},
 };
 
@@ -120,7 +114,7 @@ static void rule_base(gw_alert_rule *r, const char *id)
         n = sizeof r->id - 1;
     memcpy(r->id, id, n);
     r->enabled = true;
-    r->severity = GW_ALERT_WARNING;
+    r->severity = GW_SEV_WARNING;
     r->threshold = NAN;
     r->clear = NAN;
     r->trend_window_ms = MIN_MS;

@@ -1,9 +1,10 @@
 /*
  * rules: what an alert rule is, the metrics a rule can watch, and the built-in rules with the
  * field's defaults (the practitioners' checklist: temperature above 80 C warning, above 83 C for 3
- * minutes critical; memory above 85 % warning, above 92 % and rising critical; the job's host
- * memory growing by more than 2 GiB warning, more than 3 GiB and linearly critical; samples slower
- * than 500 ms for 5 s; a lost GPU; an XID error; a double-bit ECC error).
+ * minutes critical; the job's host memory growing by more than 2 GiB warning, more than 3 GiB and
+ * linearly critical; samples slower than 500 ms for 5 s; a lost GPU; an XID error; a double-bit
+ * ECC error) and GPU memory at the report's levels (above 92 % warning, above 98 % critical:
+ * util/gw_severity.h).
  *
  * Owns: gw_alert_rule (one rule: metric, condition, duration, hysteresis), gw_alerts_config (the
  * rules plus the hook command) and the tables that name metrics, severities and trends. A rule
@@ -16,6 +17,8 @@
  */
 #ifndef GW_ALERT_RULES_H
 #define GW_ALERT_RULES_H
+
+#include "util/gw_severity.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,11 +52,6 @@ extern const gw_alert_metric_info gw_alert_metrics[GW_AM_COUNT];
 /* The metric named key, or -1. */
 int gw_alert_metric_parse(const char *key);
 
-typedef enum gw_alert_severity { GW_ALERT_WARNING = 1, GW_ALERT_CRITICAL = 2 } gw_alert_severity;
-
-/* "warning" / "critical". */
-const char *gw_alert_severity_name(gw_alert_severity s);
-
 typedef enum gw_alert_trend {
     GW_TREND_NONE,
     GW_TREND_RISING, /* also: the value rose by at least trend_min over the last trend_window */
@@ -76,7 +74,7 @@ typedef struct gw_alert_rule {
     bool has_metric; /* a rule of the user's own needs `metric =` */
     bool enabled;
     gw_alert_metric metric;
-    gw_alert_severity severity;
+    gw_severity severity;      /* GW_SEV_WARNING or GW_SEV_CRITICAL (util/gw_severity.h) */
     bool below;                /* fires when value < threshold (else value > threshold) */
     double threshold;          /* in the metric's unit; unused by event rules */
     double clear;              /* resolves at value <= clear (>= when below) */

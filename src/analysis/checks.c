@@ -1,30 +1,35 @@
-/* The order of the verdict checkers and their shared helpers (see checks.h). */
+/* Running the verdict checkers of the registry, and their shared helpers (see checks.h). */
 #include "analysis/checks.h"
+
+#include "analysis/registry.h"
 
 #include "util/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-typedef void (*gpu_checker)(gw_analysis *a, gw_gpu_analysis *g);
-
-static const gpu_checker per_gpu[] = {
-    gw_check_starved_underfilled, gw_check_memory_leak, gw_check_memory_capacity,
-    gw_check_idle_holding,        gw_check_thermal,     gw_check_power,
-    gw_check_expected_dips,
-};
+/* Whether an earlier row of the registry already ran the checker of row i. */
+static bool ran_before(size_t i)
+{
+    const gw_verdict_def *d = &gw_verdict_registry[i];
+    for (size_t k = 0; k < i; k++)
+        if ((d->job && gw_verdict_registry[k].job == d->job) ||
+            (d->gpu && gw_verdict_registry[k].gpu == d->gpu))
+            return true;
+    return false;
+}
 
 void gw_checks_run(gw_analysis *a)
 {
-    gw_check_gpu_lost(a);
-    gw_check_job_stalled(a);
-    gw_check_job_exit(a);
-    for (size_t c = 0; c < sizeof per_gpu / sizeof per_gpu[0]; c++)
-        for (size_t i = 0; i < a->ngpus; i++)
-            per_gpu[c](a, &a->gpus[i]);
-    gw_check_imbalance(a);
-    for (size_t i = 0; i < a->ngpus; i++)
-        gw_check_saturated(a, &a->gpus[i]);
+    for (size_t c = 0; c < GW_V_COUNT; c++) {
+        const gw_verdict_def *d = &gw_verdict_registry[c];
+        if (ran_before(c))
+            continue;
+        if (d->job)
+            d->job(a);
+        for (size_t i = 0; d->gpu && i < a->ngpus; i++)
+            d->gpu(a, &a->gpus[i]);
+    }
 }
 
 double gw_check_p50(const gw_gpu_analysis *g, const double *values,

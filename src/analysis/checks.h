@@ -2,19 +2,22 @@
  * checks: the verdict checkers (internal to analysis/). Each looks at one GPU (or the whole job)
  * of a finished analysis and appends verdicts with evidence to a->verdicts.
  *
- * Adding a verdict id means writing one more checker and listing it in checks.c. Must not: print,
- * allocate outside the verdict list, or change the analysis other than its verdict list.
+ * Adding a verdict id means writing one more checker and giving it a row of the registry
+ * (registry.h; docs/style.md, "Recipe: adding a verdict"). Must not: print, allocate outside the
+ * verdict list, or change the analysis other than its verdict list.
  */
 #ifndef GW_CHECKS_H
 #define GW_CHECKS_H
 
 #include "analysis/analysis.h"
 
-/* Runs every checker in order; gpu_saturated comes last because it needs the others' results. */
+/* Runs every checker of the registry in its order (gpu_saturated last: it needs the others'
+ * results). */
 void gw_checks_run(gw_analysis *a);
 
 /* verdict_busy.c */
-void gw_check_starved_underfilled(gw_analysis *a, gw_gpu_analysis *g);
+void gw_check_starved(gw_analysis *a, gw_gpu_analysis *g);
+void gw_check_underfilled(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_imbalance(gw_analysis *a);

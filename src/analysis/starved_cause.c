@@ -109,7 +109,7 @@ static void epoch_start_idle(const gw_analysis *a, const gw_gpu_analysis *g, dou
             idle +=
                 r >= st.begin && r < st.end && u[r] < GW_TH(GW_TH_IDLE_UTIL_PCT) ? g->dt_s[r] : 0;
         (*epochs)++;
-        *stalled += idle >= GW_TH(GW_TH_DIP_MIN_S) / 2;
+        *stalled += idle >= GW_TH(GW_TH_EPOCH_START_STALL_S);
         *idle_s += idle;
     }
 }
@@ -181,123 +181,218 @@ gw_roles_summary gw_roles_of(const gw_gpu_analysis *g)
     return r;
 }
 
+/* The job's roles over the steady state, as gw_starved_cause weighs them. */
+typedef struct role_facts {
+    double train_n, t_max, t_sat, t_sleep, t_d;
+    double w_cpu, w_max, w_sat, w_d, workers;
+    double iowait, steal, host_cpu, others;
+} role_facts;
+
+/* What a cause check found: the cause, its suggestion and a short "why" with the numbers. */
+typedef struct cause_out {
+    const char *cause, *sugg;
+    char *why;
+    size_t len;
+} cause_out;
+
+static bool found(cause_out *o, const char *cause, const char *sugg)
+{
+    o->cause = cause;
+    o->sugg = sugg;
+    return true;
+}
+
+static const char *plural(double n)
+{
+    return n == 1 ? "" : "s";
+}
+
+/* The roles' numbers over the steady state, each also put on v as evidence. */
+static role_facts role_facts_of(const host_view *h, gw_verdict *v)
+{
+    role_facts f;
+    f.train_n = mean_of(h, GW_F_TRAIN_PROCESSES);
+    f.t_max = mean_of(h, GW_F_TRAIN_CPU_MAX_PCT);
+    f.t_sat = share_of(h, GW_F_TRAIN_SATURATED, 1);
+    f.t_sleep = mean_of(h, GW_F_TRAIN_SLEEPING_PCT);
+    f.t_d = mean_of(h, GW_F_TRAIN_DISK_WAIT_PCT);
+    double w_n = mean_of(h, GW_F_WORKERS_PROCESSES);
+    f.w_cpu = mean_of(h, GW_F_WORKERS_CPU_PCT);
+    f.w_max = mean_of(h, GW_F_WORKERS_CPU_MAX_PCT);
+    f.w_sat = share_of(h, GW_F_WORKERS_SATURATED, 1);
+    f.w_d = mean_of(h, GW_F_WORKERS_DISK_WAIT_PCT);
+    f.iowait = mean_of(h, GW_F_HOST_IOWAIT_PCT);
+    f.steal = mean_of(h, GW_F_HOST_STEAL_PCT);
+    f.host_cpu = mean_of(h, GW_F_HOST_CPU_UTIL_PCT);
+    f.others = mean_of(h, GW_F_HOST_OTHERS_PCT);
+    f.workers = w_n > 0 ? round(w_n) : 0;
+    gw_verdict_num(v, "train_processes", round(f.train_n));
+    gw_verdict_num(v, "train_cpu_max_mean_pct", f.t_max);
+    gw_verdict_num(v, "train_sleeping_pct", f.t_sleep);
+    gw_verdict_num(v, "dataloader_workers", f.workers);
+    gw_verdict_num(v, "workers_cpu_mean_pct", f.w_cpu);
+    gw_verdict_num(v, "workers_cpu_max_mean_pct", f.w_max);
+    gw_verdict_num(v, "host_cpu_mean_pct", f.host_cpu);
+    gw_verdict_num(v, "cpu_others_mean_pct", f.others);
+    gw_verdict_num(v, "iowait_mean_pct", f.iowait);
+    gw_verdict_num(v, "steal_mean_pct", f.steal);
+    gw_verdict_num(v, "saturated_core_pct", GW_TH(GW_TH_ROLE_SATURATED_PCT));
+    return f;
+}
+
+static bool workers_busy(const role_facts *f)
+{
+    return f->w_sat > GW_TH(GW_TH_SATURATED_SHARE_PCT);
+}
+
+static bool train_busy(const role_facts *f)
+{
+    return f->t_sat > GW_TH(GW_TH_SATURATED_SHARE_PCT);
+}
+
+/* A DataLoader worker saturated while the GPU waits; where the training process is saturated
+ * too, the workers more of the time. */
+static bool cause_input_pipeline(const role_facts *f, gw_verdict *v, cause_out *o)
+{
+    if (!workers_busy(f) || (train_busy(f) && f->w_sat < f->t_sat))
+        return false;
+    gw_verdict_check(v, "workers_saturated_share_pct", f->w_sat, ">", GW_TH_SATURATED_SHARE_PCT);
+    gw_verdict_num(v, "train_saturated_share_pct", f->t_sat);
+    snprintf(o->why, o->len,
+             "a DataLoader worker at >= %.0f%% of a core %.0f%% of the time (busiest %.0f%%, "
+             "%.0f worker%s); the training process at %.0f%%, asleep %.0f%% of the time",
+             GW_TH(GW_TH_ROLE_SATURATED_PCT), f->w_sat, f->w_max, f->workers, plural(f->workers),
+             f->t_max, f->t_sleep);
+    return found(o, "input_pipeline", suggest_input);
+}
+
+/* The training process (the GPU context's holder) saturated: the step itself. */
+static bool cause_cpu_bound(const role_facts *f, gw_verdict *v, cause_out *o)
+{
+    if (!train_busy(f))
+        return false;
+    gw_verdict_check(v, "train_saturated_share_pct", f->t_sat, ">", GW_TH_SATURATED_SHARE_PCT);
+    gw_verdict_num(v, "workers_saturated_share_pct", f->w_sat);
+    snprintf(o->why, o->len,
+             "the training process at >= %.0f%% of a core %.0f%% of the time (mean %.0f%%); "
+             "its %.0f worker%s at %.0f%% at most",
+             GW_TH(GW_TH_ROLE_SATURATED_PCT), f->t_sat, f->t_max, f->workers, plural(f->workers),
+             f->w_max);
+    return found(o, "cpu_bound", f->workers >= 1 ? suggest_cpu : suggest_cpu_no_workers);
+}
+
+/* Job processes in disk wait (D), or the host in iowait. */
+static bool cause_io_wait(const role_facts *f, gw_verdict *v, cause_out *o)
+{
+    double d = fmax(isnan(f->w_d) ? 0 : f->w_d, isnan(f->t_d) ? 0 : f->t_d);
+    bool disk = d > GW_TH(GW_TH_DISK_WAIT_PCT), iowait = f->iowait > GW_TH(GW_TH_IOWAIT_PCT);
+    if (!disk && !iowait)
+        return false;
+    if (disk)
+        gw_verdict_check(v, "disk_wait_pct", d, ">", GW_TH_DISK_WAIT_PCT);
+    else
+        gw_verdict_num(v, "disk_wait_pct", d);
+    if (iowait)
+        gw_verdict_check(v, "iowait_pct", f->iowait, ">", GW_TH_IOWAIT_PCT);
+    snprintf(o->why, o->len,
+             "job processes in disk wait (D) %.0f%% of the time, host iowait %.0f%%", d, f->iowait);
+    return found(o, "io_wait", suggest_io);
+}
+
+/* The host's CPUs busy outside the job, or taken by the hypervisor (steal). */
+static bool cause_host_contention(const role_facts *f, gw_verdict *v, cause_out *o)
+{
+    bool steal = f->steal > GW_TH(GW_TH_STEAL_PCT);
+    bool crowded =
+        f->host_cpu > GW_TH(GW_TH_HOST_CPU_BUSY_PCT) && f->others > GW_TH(GW_TH_OTHERS_CPU_PCT);
+    if (!steal && !crowded)
+        return false;
+    if (steal)
+        gw_verdict_check(v, "steal_pct", f->steal, ">", GW_TH_STEAL_PCT);
+    else {
+        gw_verdict_check(v, "host_cpu_pct", f->host_cpu, ">", GW_TH_HOST_CPU_BUSY_PCT);
+        gw_verdict_check(v, "cpu_others_pct", f->others, ">", GW_TH_OTHERS_CPU_PCT);
+    }
+    snprintf(o->why, o->len,
+             "host CPUs %.0f%% busy, %.0f%% of them outside the job (steal %.0f%%); no job "
+             "process saturated",
+             f->host_cpu, f->others, f->steal);
+    return found(o, "host_contention", suggest_host);
+}
+
+/* The GPU idles in the first seconds of most epochs, and that is most of its idle time. */
+static bool cause_epoch_start(const gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v,
+                              cause_out *o)
+{
+    double e_idle, all_idle;
+    size_t ne, stalled;
+    epoch_start_idle(a, g, &e_idle, &all_idle, &ne, &stalled);
+    double e_share = all_idle > 0 ? 100.0 * e_idle / all_idle : NAN;
+    double stalled_pct = ne ? 100.0 * (double)stalled / (double)ne : NAN;
+    if ((double)ne < GW_TH(GW_TH_EPOCH_START_MIN_EPOCHS) ||
+        !(stalled_pct >= GW_TH(GW_TH_EPOCH_START_STALLED_PCT)) ||
+        !(e_share > GW_TH(GW_TH_EPOCH_START_IDLE_SHARE_PCT)))
+        return false;
+    gw_verdict_num(v, "epochs", (double)ne);
+    gw_verdict_num(v, "epochs_stalled", (double)stalled);
+    gw_verdict_num(v, "epoch_start_idle_mean_s", e_idle / (double)ne);
+    gw_verdict_check(v, "epoch_start_idle_share_pct", e_share, ">",
+                     GW_TH_EPOCH_START_IDLE_SHARE_PCT);
+    snprintf(o->why, o->len,
+             "idle %.1f s at the start of %zu of %zu epochs, %.0f%% of all idle time",
+             e_idle / (double)ne, stalled, ne, e_share);
+    return found(o, "epoch_start", suggest_epoch);
+}
+
+/* No signature passed its threshold: the role nearer to a saturated core, said as weak. */
+static void cause_weak(const role_facts *f, gw_verdict *v, cause_out *o)
+{
+    gw_verdict_text(v, "strength", "weak");
+    gw_verdict_text(v, "missing", "no process saturated, no disk wait, no contention");
+    bool input = f->workers >= 1 && f->w_max > f->t_max;
+    snprintf(o->why, o->len,
+             "weak: no process saturated; busiest %s at %.0f%% of a core (training %.0f%%, "
+             "workers %.0f%%)",
+             input ? "worker" : "training process", input ? f->w_max : f->t_max, f->t_max,
+             f->w_max);
+    if (input)
+        found(o, "input_pipeline", suggest_input);
+    else
+        found(o, "cpu_bound", f->workers >= 1 ? suggest_cpu : suggest_cpu_no_workers);
+}
+
+/* No CPU side at all: nothing to prove a cause with. */
+static void cause_unknown(gw_verdict *v, cause_out *o)
+{
+    gw_verdict_text(v, "missing", "host.csv (the job's CPU side)");
+    snprintf(o->why, o->len, "no CPU side recorded");
+    found(o, "unknown", suggest_no_cpu_side);
+}
+
 const char *gw_starved_cause(const gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v,
                              const char **sugg, char *why, size_t len)
 {
+    cause_out o = {"unknown", suggest_no_cpu_side, why, len};
     gw_span st = g->phase[GW_PHASE_STEADY].span;
     if (!g->host || g->host->tab.n == 0) {
-        gw_verdict_text(v, "missing", "host.csv (the job's CPU side)");
-        snprintf(why, len, "no CPU side recorded");
-        *sugg = suggest_no_cpu_side;
-        return "unknown";
+        cause_unknown(v, &o);
+        *sugg = o.sugg;
+        return o.cause;
     }
     host_view h = {&g->host->tab, st.start_ms, st.end_ms};
     double train_n = mean_of(&h, GW_F_TRAIN_PROCESSES);
     if (!(train_n > 0) || isnan(mean_of(&h, GW_F_TRAIN_CPU_MAX_PCT)))
         return legacy_cause(&h, v, sugg, why, len);
-
-    const double sat = GW_ROLE_SATURATED_PCT;
-    double t_max = mean_of(&h, GW_F_TRAIN_CPU_MAX_PCT),
-           t_sat = share_of(&h, GW_F_TRAIN_SATURATED, 1);
-    double t_sleep = mean_of(&h, GW_F_TRAIN_SLEEPING_PCT);
-    double w_n = mean_of(&h, GW_F_WORKERS_PROCESSES), w_cpu = mean_of(&h, GW_F_WORKERS_CPU_PCT);
-    double w_max = mean_of(&h, GW_F_WORKERS_CPU_MAX_PCT);
-    double w_sat = share_of(&h, GW_F_WORKERS_SATURATED, 1);
-    double w_d = mean_of(&h, GW_F_WORKERS_DISK_WAIT_PCT),
-           t_d = mean_of(&h, GW_F_TRAIN_DISK_WAIT_PCT);
-    double iowait = mean_of(&h, GW_F_HOST_IOWAIT_PCT), steal = mean_of(&h, GW_F_HOST_STEAL_PCT);
-    double host_cpu = mean_of(&h, GW_F_HOST_CPU_UTIL_PCT),
-           others = mean_of(&h, GW_F_HOST_OTHERS_PCT);
-    double workers = w_n > 0 ? round(w_n) : 0;
-    gw_verdict_num(v, "train_processes", round(train_n));
-    gw_verdict_num(v, "train_cpu_max_mean_pct", t_max);
-    gw_verdict_num(v, "train_sleeping_pct", t_sleep);
-    gw_verdict_num(v, "dataloader_workers", workers);
-    gw_verdict_num(v, "workers_cpu_mean_pct", w_cpu);
-    gw_verdict_num(v, "workers_cpu_max_mean_pct", w_max);
-    gw_verdict_num(v, "host_cpu_mean_pct", host_cpu);
-    gw_verdict_num(v, "cpu_others_mean_pct", others);
-    gw_verdict_num(v, "iowait_mean_pct", iowait);
-    gw_verdict_num(v, "steal_mean_pct", steal);
-    gw_verdict_num(v, "saturated_core_pct", sat);
-
-    /* A saturated worker while the GPU waits: the input pipeline; the training process
-     * saturated: the step itself. Where both, the role saturated more of the time. */
-    bool w_busy = w_sat > GW_TH(GW_TH_SATURATED_SHARE_PCT);
-    bool t_busy = t_sat > GW_TH(GW_TH_SATURATED_SHARE_PCT);
-    if (w_busy && (!t_busy || w_sat >= t_sat)) {
-        gw_verdict_check(v, "workers_saturated_share_pct", w_sat, ">", GW_TH_SATURATED_SHARE_PCT);
-        gw_verdict_num(v, "train_saturated_share_pct", t_sat);
-        snprintf(why, len,
-                 "a DataLoader worker at >= %.0f%% of a core %.0f%% of the time (busiest %.0f%%, "
-                 "%.0f worker%s); the training process at %.0f%%, asleep %.0f%% of the time",
-                 sat, w_sat, w_max, workers, workers == 1 ? "" : "s", t_max, t_sleep);
-        *sugg = suggest_input;
-        return "input_pipeline";
+    role_facts f = role_facts_of(&h, v);
+    bool proven = cause_input_pipeline(&f, v, &o) || cause_cpu_bound(&f, v, &o);
+    if (!proven) {
+        gw_verdict_num(v, "workers_saturated_share_pct", f.w_sat);
+        gw_verdict_num(v, "train_saturated_share_pct", f.t_sat);
+        proven = cause_io_wait(&f, v, &o) || cause_host_contention(&f, v, &o) ||
+                 cause_epoch_start(a, g, v, &o);
     }
-    if (t_busy) {
-        gw_verdict_check(v, "train_saturated_share_pct", t_sat, ">", GW_TH_SATURATED_SHARE_PCT);
-        gw_verdict_num(v, "workers_saturated_share_pct", w_sat);
-        snprintf(why, len,
-                 "the training process at >= %.0f%% of a core %.0f%% of the time (mean %.0f%%); "
-                 "its %.0f worker%s at %.0f%% at most",
-                 sat, t_sat, t_max, workers, workers == 1 ? "" : "s", w_max);
-        *sugg = workers >= 1 ? suggest_cpu : suggest_cpu_no_workers;
-        return "cpu_bound";
-    }
-    gw_verdict_num(v, "workers_saturated_share_pct", w_sat);
-    gw_verdict_num(v, "train_saturated_share_pct", t_sat);
-    double d = fmax(isnan(w_d) ? 0 : w_d, isnan(t_d) ? 0 : t_d);
-    if (d > GW_TH(GW_TH_DISK_WAIT_PCT) || iowait > GW_TH(GW_TH_IOWAIT_PCT)) {
-        if (d > GW_TH(GW_TH_DISK_WAIT_PCT))
-            gw_verdict_check(v, "disk_wait_pct", d, ">", GW_TH_DISK_WAIT_PCT);
-        else
-            gw_verdict_num(v, "disk_wait_pct", d);
-        if (iowait > GW_TH(GW_TH_IOWAIT_PCT))
-            gw_verdict_check(v, "iowait_pct", iowait, ">", GW_TH_IOWAIT_PCT);
-        snprintf(why, len, "job processes in disk wait (D) %.0f%% of the time, host iowait %.0f%%",
-                 d, iowait);
-        *sugg = suggest_io;
-        return "io_wait";
-    }
-    if ((host_cpu > GW_TH(GW_TH_HOST_CPU_BUSY_PCT) && others > GW_TH(GW_TH_OTHERS_CPU_PCT)) ||
-        steal > GW_TH(GW_TH_STEAL_PCT)) {
-        if (steal > GW_TH(GW_TH_STEAL_PCT))
-            gw_verdict_check(v, "steal_pct", steal, ">", GW_TH_STEAL_PCT);
-        else {
-            gw_verdict_check(v, "host_cpu_pct", host_cpu, ">", GW_TH_HOST_CPU_BUSY_PCT);
-            gw_verdict_check(v, "cpu_others_pct", others, ">", GW_TH_OTHERS_CPU_PCT);
-        }
-        snprintf(why, len,
-                 "host CPUs %.0f%% busy, %.0f%% of them outside the job (steal %.0f%%); no job "
-                 "process saturated",
-                 host_cpu, others, steal);
-        *sugg = suggest_host;
-        return "host_contention";
-    }
-    double e_idle, all_idle;
-    size_t ne, stalled;
-    epoch_start_idle(a, g, &e_idle, &all_idle, &ne, &stalled);
-    double e_share = all_idle > 0 ? 100.0 * e_idle / all_idle : NAN;
-    if (ne >= 2 && 3 * stalled >= 2 * ne && e_share > GW_TH(GW_TH_EPOCH_START_IDLE_SHARE_PCT)) {
-        gw_verdict_num(v, "epochs", (double)ne);
-        gw_verdict_num(v, "epochs_stalled", (double)stalled);
-        gw_verdict_num(v, "epoch_start_idle_mean_s", e_idle / (double)ne);
-        gw_verdict_check(v, "epoch_start_idle_share_pct", e_share, ">",
-                         GW_TH_EPOCH_START_IDLE_SHARE_PCT);
-        snprintf(why, len, "idle %.1f s at the start of %zu of %zu epochs, %.0f%% of all idle time",
-                 e_idle / (double)ne, stalled, ne, e_share);
-        *sugg = suggest_epoch;
-        return "epoch_start";
-    }
-    /* No signature passed its threshold: the role nearer to a saturated core, said as weak. */
-    gw_verdict_text(v, "strength", "weak");
-    gw_verdict_text(v, "missing", "no process saturated, no disk wait, no contention");
-    bool input = workers >= 1 && w_max > t_max;
-    snprintf(why, len,
-             "weak: no process saturated; busiest %s at %.0f%% of a core (training %.0f%%, "
-             "workers %.0f%%)",
-             input ? "worker" : "training process", input ? w_max : t_max, t_max, w_max);
-    *sugg = input ? suggest_input : (workers >= 1 ? suggest_cpu : suggest_cpu_no_workers);
-    return input ? "input_pipeline" : "cpu_bound";
+    if (!proven)
+        cause_weak(&f, v, &o);
+    *sugg = o.sugg;
+    return o.cause;
 }

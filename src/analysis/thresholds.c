@@ -1,6 +1,9 @@
 /* The threshold table (see thresholds.h and docs/report.md for where each value comes from). */
 #include "analysis/thresholds.h"
 
+#include "host/host_sample.h"
+#include "util/gw_severity.h"
+
 const gw_threshold gw_thresholds[GW_TH_COUNT] = {
     [GW_TH_WORK_UTIL_PCT] = {"work_util_pct", 5, "utilization.gpu >= this: the GPU works"},
     [GW_TH_IDLE_UTIL_PCT] = {"idle_util_pct", 10, "utilization.gpu < this: an idle sample"},
@@ -52,9 +55,9 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
                                "still growing at the end"},
     [GW_TH_LEAK_OOM_CRITICAL_S] = {"leak_oom_critical_s", 3600,
                                    "projected time to out-of-memory below this: critical"},
-    [GW_TH_MEM_CAPACITY_PCT] = {"memory_capacity_pct", 92,
+    [GW_TH_MEM_CAPACITY_PCT] = {"memory_capacity_pct", GW_MEMORY_WARNING_PCT,
                                 "peak memory.used / memory.total above this: near capacity"},
-    [GW_TH_MEM_CAPACITY_CRIT_PCT] = {"memory_capacity_critical_pct", 98,
+    [GW_TH_MEM_CAPACITY_CRIT_PCT] = {"memory_capacity_critical_pct", GW_MEMORY_CRITICAL_PCT,
                                      "peak memory.used / memory.total above this: critical"},
     [GW_TH_MEM_MIN_SAMPLES] = {"memory_min_samples", 5,
                                "memory verdicts need at least this many memory.used samples"},
@@ -93,6 +96,9 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
                              "job CPU above this with no worker: the main process is busy"},
     [GW_TH_HOST_CPU_BUSY_PCT] = {"host_cpu_busy_pct", 90,
                                  "host CPU above this: the CPUs are saturated"},
+    [GW_TH_ROLE_SATURATED_PCT] = {"role_saturated_pct", GW_ROLE_SATURATED_PCT,
+                                  "a process at or above this share of one core is saturated "
+                                  "(host.csv counts them per role while recording)"},
     [GW_TH_SATURATED_SHARE_PCT] = {"saturated_share_pct", 50,
                                    "a role (training process, workers) has a member at >= 85 % "
                                    "of a core in more than this share of the steady state"},
@@ -107,6 +113,15 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
     [GW_TH_EPOCH_START_WINDOW_S] = {"epoch_start_window_s", 15,
                                     "the first this many seconds of an epoch (at most half of "
                                     "it) are its start"},
+    [GW_TH_EPOCH_START_STALL_S] = {"epoch_start_stall_s", 1,
+                                   "an epoch whose GPU idles at least this long in its start "
+                                   "window stalled at its start"},
+    [GW_TH_EPOCH_START_MIN_EPOCHS] = {"epoch_start_min_epochs", 2,
+                                      "epoch_start needs at least this many epochs in the steady "
+                                      "state"},
+    [GW_TH_EPOCH_START_STALLED_PCT] = {"epoch_start_stalled_pct", 200.0 / 3,
+                                       "... of which at least this share (two thirds) stalled at "
+                                       "their start"},
     [GW_TH_EPOCH_START_IDLE_SHARE_PCT] = {"epoch_start_idle_share_pct", 50,
                                           "idle time at epoch starts above this share of all "
                                           "idle time (in 2/3 of at least 2 epochs): "

@@ -49,13 +49,17 @@ typedef enum gw_threshold_id {
     GW_TH_WORKER_BUSY_PCT,        /* job CPU per DataLoader worker > this: workers busy */
     GW_TH_MAIN_BUSY_PCT,          /* job CPU > this with no workers: the main process is busy */
     GW_TH_HOST_CPU_BUSY_PCT,      /* host CPU > this: CPUs saturated */
+    GW_TH_ROLE_SATURATED_PCT,     /* a process at >= this % of a core is saturated (host.csv) */
     GW_TH_SATURATED_SHARE_PCT,    /* a role has a saturated member more of the work time */
     GW_TH_DISK_WAIT_PCT,          /* a role's members in state D more of the time: io_wait */
     GW_TH_IOWAIT_PCT,             /* host iowait above this: io_wait */
     GW_TH_OTHERS_CPU_PCT,         /* CPU outside the job above this (% of all CPUs) */
     GW_TH_STEAL_PCT,              /* steal above this: host_contention */
     GW_TH_EPOCH_START_WINDOW_S,   /* the first seconds of an epoch that count as its start */
-    GW_TH_EPOCH_START_IDLE_SHARE_PCT, /* idle at epoch starts above this share of all idle */
+    GW_TH_EPOCH_START_STALL_S,    /* an epoch idling this long at its start stalled */
+    GW_TH_EPOCH_START_MIN_EPOCHS, /* epoch_start needs at least this many epochs ... */
+    GW_TH_EPOCH_START_STALLED_PCT,    /* ... at least this % of them stalled ... */
+    GW_TH_EPOCH_START_IDLE_SHARE_PCT, /* ... and their idle above this share of all idle */
     GW_TH_SM_UTIL_RATIO,              /* SM activity / GPU-Util below this while busy: small */
     GW_TH_COUNT
 } gw_threshold_id;

@@ -1,6 +1,8 @@
 /* The verdict list (see verdict.h). */
 #include "analysis/verdict.h"
 
+#include "analysis/registry.h"
+
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -9,41 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[GW_V_COUNT] = {
-    [GW_V_GPU_SATURATED] = "gpu_saturated",
-    [GW_V_GPU_STARVED] = "gpu_starved",
-    [GW_V_UNDERFILLED_KERNELS] = "underfilled_kernels",
-    [GW_V_MEMORY_LEAK] = "memory_leak",
-    [GW_V_MEMORY_NEAR_CAPACITY] = "memory_near_capacity",
-    [GW_V_THERMAL_THROTTLING] = "thermal_throttling",
-    [GW_V_POWER_CAPPED] = "power_capped",
-    [GW_V_IDLE_HOLDING_MEMORY] = "idle_holding_memory",
-    [GW_V_MULTI_GPU_IMBALANCE] = "multi_gpu_imbalance",
-    [GW_V_GPU_LOST] = "gpu_lost",
-    [GW_V_EXPECTED_DIPS] = "expected_dips",
-    [GW_V_JOB_STALLED] = "job_stalled",
-    [GW_V_OOM_CRASH] = "oom_crash",
-    [GW_V_JOB_FAILED] = "job_failed",
-};
-
 const char *gw_verdict_name(gw_verdict_id id)
 {
-    return id < GW_V_COUNT ? names[id] : "unknown";
-}
-
-static const char *const severities[] = {"info", "warning", "critical"};
-
-const char *gw_severity_name(gw_severity s)
-{
-    return (unsigned)s < 3 ? severities[s] : "unknown";
-}
-
-int gw_severity_parse(const char *s)
-{
-    for (int i = 0; i < 3; i++)
-        if (strcmp(s, severities[i]) == 0)
-            return i;
-    return -1;
+    const gw_verdict_def *d = gw_verdict_def_of(id);
+    return d ? d->name : "unknown";
 }
 
 gw_verdict *gw_verdict_add(gw_verdict_list *l, gw_verdict_id id, gw_severity sev, int gpu,

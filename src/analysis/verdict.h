@@ -1,16 +1,18 @@
 /*
  * verdict: what the analysis concludes, with the evidence behind it.
  *
- * Owns: the verdict ids of spec.md (summary.json "verdicts"[].id), severities, and the verdict
- * list: each verdict has a GPU, a severity, a time span, numeric evidence (with the threshold each
- * checked number was compared against), a one-line message and one suggestion a practitioner can
- * act on.
+ * Owns: the verdict ids of spec.md (summary.json "verdicts"[].id; their names, checkers,
+ * thresholds and docs sections are one table, analysis/registry.h) and the verdict list: each
+ * verdict has a GPU, a severity (the one scale of util/gw_severity.h), a time span, numeric
+ * evidence (with the threshold each checked number was compared against), a one-line message and
+ * one suggestion a practitioner can act on.
  * Must not: decide anything (the checkers in verdict_*.c do) or print.
  */
 #ifndef GW_VERDICT_H
 #define GW_VERDICT_H
 
 #include "analysis/thresholds.h"
+#include "util/gw_severity.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,8 +34,6 @@ typedef enum gw_verdict_id {
     GW_V_JOB_FAILED,  /* verdict_job.c: the job exited non-zero for another cause (or none known) */
     GW_V_COUNT
 } gw_verdict_id;
-
-typedef enum gw_severity { GW_SEV_INFO, GW_SEV_WARNING, GW_SEV_CRITICAL } gw_severity;
 
 /* One number (or word) behind a verdict. */
 typedef struct gw_evidence {
@@ -66,10 +66,6 @@ typedef struct gw_verdict_list {
 
 /* "gpu_saturated", ... ; never NULL. */
 const char *gw_verdict_name(gw_verdict_id id);
-/* "info", "warning", "critical". */
-const char *gw_severity_name(gw_severity s);
-/* Parses "info"/"warning"/"critical"; returns -1 for anything else. */
-int gw_severity_parse(const char *s);
 
 /* Appends a verdict (message, suggestion and cause empty) and returns it; the pointer is valid
  * until the next append. */

@@ -294,14 +294,17 @@ static void launch_bound(gw_gpu_analysis *g, gw_verdict *v)
                    g->busy_pct, g->work_s, sm_txt, v->cause ? v->cause : "unknown", gain);
 }
 
-void gw_check_starved_underfilled(gw_analysis *a, gw_gpu_analysis *g)
+void gw_check_starved(gw_analysis *a, gw_gpu_analysis *g)
 {
-    if (!judged(g))
+    if (!judged(g) || !(g->busy_pct < GW_TH(GW_TH_BUSY_UTIL_PCT)))
         return;
-    if (g->busy_pct < GW_TH(GW_TH_BUSY_UTIL_PCT)) {
-        starved(a, g);
-        launch_bound(g, &a->verdicts.v[a->verdicts.n - 1]);
-    } else
+    starved(a, g);
+    launch_bound(g, &a->verdicts.v[a->verdicts.n - 1]);
+}
+
+void gw_check_underfilled(gw_analysis *a, gw_gpu_analysis *g)
+{
+    if (judged(g) && !(g->busy_pct < GW_TH(GW_TH_BUSY_UTIL_PCT)))
         underfilled(a, g);
 }
 

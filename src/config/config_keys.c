@@ -128,7 +128,7 @@ static bool set_value(const key_def *k, void *base, const char *value)
     case K_SEVERITY:
         if (strcmp(value, "warning") && strcmp(value, "critical"))
             return false;
-        *(gw_alert_severity *)p = value[0] == 'c' ? GW_ALERT_CRITICAL : GW_ALERT_WARNING;
+        *(gw_severity *)p = value[0] == 'c' ? GW_SEV_CRITICAL : GW_SEV_WARNING;
         return true;
     case K_TREND:
         if ((e = gw_alert_trend_parse(value)) < 0)
@@ -207,7 +207,7 @@ static gw_rc apply_rule(gw_config *c, const char *section, const char *key, cons
         r->has_metric = true;
     if (strcmp(k->name, "clear") == 0)
         r->clear_given = true;
-    /* `--set memory_warning.threshold=50` moves the default clear (80) to 45 with it, rather than
+    /* `--set memory_warning.threshold=50` moves the default clear (88) to 46 with it, rather than
      * failing because 80 would lie above the new threshold */
     if (strcmp(k->name, "threshold") == 0 && !r->clear_given && !isnan(r->clear) &&
         !isnan(old_threshold))

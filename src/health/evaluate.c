@@ -10,8 +10,17 @@
 
 const char *gw_health_state_name(gw_health_state s)
 {
-    static const char *const names[] = {"ok", "n/a", "unknown", "warning", "critical"};
+    static const char *const names[] = {"ok", "n/a", "unknown"};
+    if (s == GW_HEALTH_WARNING || s == GW_HEALTH_CRITICAL)
+        return gw_severity_name(gw_health_severity(s));
     return names[s];
+}
+
+gw_severity gw_health_severity(gw_health_state s)
+{
+    return s == GW_HEALTH_CRITICAL  ? GW_SEV_CRITICAL
+           : s == GW_HEALTH_WARNING ? GW_SEV_WARNING
+                                    : GW_SEV_INFO;
 }
 
 static int rank(gw_health_state s)

@@ -8,14 +8,17 @@
  * it), throttle reasons (decoded), uncorrectable ECC errors, pending retired pages / remapped rows,
  * the PCIe link against its maximum, and how long NVML took to answer.
  *
- * A state combines as Nagios does: critical over warning over unknown over ok; "n/a" (the GPU
- * does not support the item) counts as ok. Must not: parse arguments or print outside render.c.
+ * A state is no finding (ok, n/a, unknown) or a finding on the one severity scale of
+ * util/gw_severity.h (warning, critical). A state combines as Nagios does: critical over warning
+ * over unknown over ok; "n/a" (the GPU does not support the item) counts as ok. Must not: parse
+ * arguments or print outside render.c.
  */
 #ifndef GW_HEALTH_H
 #define GW_HEALTH_H
 
 #include "sampler/probe.h"
 #include "util/gw_error.h"
+#include "util/gw_severity.h"
 
 #include <cjson/cJSON.h>
 #include <stdbool.h>
@@ -29,8 +32,13 @@ typedef enum gw_health_state {
     GW_HEALTH_CRITICAL,
 } gw_health_state;
 
-/* "ok", "n/a", "unknown", "warning", "critical". */
+/* "ok", "n/a", "unknown", "warning", "critical" (the last two: gw_severity_name). */
 const char *gw_health_state_name(gw_health_state s);
+
+/* A finding's place on the one severity scale (util/gw_severity.h): warning and critical are
+ * the report's and the live alerts' warning and critical; ok, n/a and unknown are no finding
+ * (GW_SEV_INFO). */
+gw_severity gw_health_severity(gw_health_state s);
 
 /* The worse of a and b (critical > warning > unknown > ok = n/a). */
 gw_health_state gw_health_worse(gw_health_state a, gw_health_state b);

@@ -351,12 +351,17 @@ static bool start_child(session *s, int *status)
     if (!realpath(s->dir, absdir))
         snprintf(absdir, sizeof absdir, "%s", s->dir);
     char *run_dir_env = xasprintf("GPUWATCH_RUN_DIR=%s", absdir);
-    const char *extra[] = {run_dir_env, NULL};
+    /* --listen: the address really bound (port 0 picks one), so the job can find its /metrics */
+    char *metrics_env = s->exporter ? xasprintf("GPUWATCH_METRICS_URL=http://%s/metrics",
+                                                gw_exporter_address(s->exporter))
+                                    : NULL;
+    const char *extra[] = {run_dir_env, metrics_env, NULL};
     char **env = gw_child_env(extra);
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     gw_rc rc = gw_child_spawn(&s->child, s->cmd_path, s->cfg->argv, env, gw_child_want_pty(), &err);
     gw_child_free_env(env);
     free(run_dir_env);
+    free(metrics_env);
     if (rc) {
         say("%s", err.msg);
         if (s->child.pid > 0)

@@ -18,7 +18,8 @@ SOURCE = Path(os.environ.get("GPUWATCH_SOURCE", Path(__file__).resolve().parents
 BUILD = Path(os.environ.get("GPUWATCH_BUILD", SOURCE / "build"))
 GW = os.environ.get("GPUWATCH_BIN", str(BUILD / "gpuwatch"))
 FAKE = os.environ.get("GPUWATCH_FAKE_NVML", str(BUILD / "fake-nvml" / "libnvidia-ml.so.1"))
-SHARED = Path(os.environ.get("GPUWATCH_SHARED", SOURCE.parent / "shared"))
+# Real recordings and public nvidia-smi output, vendored with their provenance (tests/data/README.md).
+DATA = SOURCE / "tests" / "data"
 SCENARIOS = SOURCE / "tests" / "scenarios"
 PYTHON = sys.executable
 

@@ -6,10 +6,10 @@ To a pipe, long lines go whole (for scripts and grep); help texts fit 80 columns
 Machine formats are exempt: CSV (`query`, nvidia-smi's own format), JSON and HTML."""
 import os
 import pty
+import re
 import select
 import shutil
 import signal
-import socket
 import subprocess
 import time
 import urllib.request
@@ -137,13 +137,18 @@ def test_query_loop_and_serve_as_the_readme_shows(scratch):
     p.wait(timeout=10)
     assert header.startswith("timestamp, index, utilization.gpu [%]")
     assert all(r.count(", ") == 11 for r in rows)
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    pid, fd = pty.fork()  # its announcement, on a terminal
+    pid, fd = pty.fork()  # its announcement, on a terminal; port 0: the one it says it bound
     if pid == 0:
-        os.execve(GW, [GW, "serve", "--listen", f"127.0.0.1:{port}", "-i", "1"], env)
+        os.execve(GW, [GW, "serve", "--listen", "127.0.0.1:0", "-i", "1"], env)
+    out = b""
     try:
+        port = None
+        deadline = time.monotonic() + 30
+        while port is None and time.monotonic() < deadline and select.select([fd], [], [], 1)[0]:
+            out += os.read(fd, 65536)
+            m = re.search(rb"on http://127\.0\.0\.1:(\d+)/metrics", out)
+            port = int(m[1]) if m else None
+        assert port, out
         body = ""
         for _ in range(100):  # until the first sample is in
             try:
@@ -157,7 +162,6 @@ def test_query_loop_and_serve_as_the_readme_shows(scratch):
         assert "DCGM_FI_DEV_GPU_UTIL" in body
     finally:
         os.kill(pid, signal.SIGTERM)
-        out = b""
         while select.select([fd], [], [], 5)[0]:
             try:
                 chunk = os.read(fd, 65536)

@@ -58,8 +58,8 @@ clear_duration = 1s
 
 def test_every_gpu_threshold_crossed(scenario, tmp_path):
     gpu0 = dev([{"t": 0, "temp_c": 70, "mem_used_mib": 100000},
-                {"t": 1, "temp_c": 90, "mem_used_mib": 140000},
-                {"t": 3, "temp_c": 90, "mem_used_mib": 140000},
+                {"t": 1, "temp_c": 90, "mem_used_mib": 142000},
+                {"t": 3, "temp_c": 90, "mem_used_mib": 142000},
                 {"t": 3.5, "temp_c": 60, "mem_used_mib": 1000}],
                events=[{"t": 0.5, "type": "xid", "data": 79},
                        {"t": 0.7, "type": "double_bit_ecc"}])
@@ -78,9 +78,11 @@ def test_every_gpu_threshold_crossed(scenario, tmp_path):
     c = fired["temp_critical"][0]
     assert c["severity"] == "critical" and c["threshold"] == 83 and c["duration_s"] >= 1
     m = fired["memory_critical"][0]
-    # at or above: a late tick on a loaded machine can read the ramp right at 92 %
-    assert m["threshold"] == 92 and m["value"] >= 92 and m["message"].endswith("and rising")
-    assert fired["memory_warning"][0]["threshold"] == 85
+    # the report's levels (memory_near_capacity): above 98 % critical, above 92 % a warning; at
+    # or above: a late tick on a loaded machine can read the ramp right at 98 %
+    assert m["threshold"] == 98 and m["value"] >= 98 and m["severity"] == "critical"
+    assert m["message"].endswith("above 98 %")
+    assert fired["memory_warning"][0]["threshold"] == 92
     x = fired["xid"][0]
     assert x["gpu"] == 0 and x["value"] == 79 and x["threshold"] is None
     assert fired["gpu_lost"][0]["gpu"] == 1
@@ -103,8 +105,8 @@ def test_every_gpu_threshold_crossed(scenario, tmp_path):
 
 
 def test_touching_thresholds_fires_nothing(scenario, tmp_path):
-    # exactly 80 C and exactly 85 % memory (85000 of 100000 MiB): not above either
-    gpu = dev([{"t": 0, "temp_c": 80, "mem_used_mib": 85000}], memory_total_mib=100000)
+    # exactly 80 C and exactly 92 % memory (92000 of 100000 MiB): not above either
+    gpu = dev([{"t": 0, "temp_c": 80, "mem_used_mib": 92000}], memory_total_mib=100000)
     r, out = run(scenario({"devices": [gpu]}), tmp_path, FAST, cmd=("sleep", "2"))
     assert r.returncode == 0, r.stderr
     assert alerts(out) == []
@@ -123,11 +125,28 @@ def test_crossing_for_less_than_the_duration(scenario, tmp_path):
 
 
 def test_memory_plateau_is_not_critical(scenario, tmp_path):
-    # 95 % from the start: above 92 %, but not rising
+    # a caching allocator settled at 95 %: a warning, not critical (the report says the same)
     gpu = dev([{"t": 0, "mem_used_mib": 95000}], memory_total_mib=100000)
     r, out = run(scenario({"devices": [gpu]}), tmp_path, FAST, cmd=("sleep", "3"))
     assert r.returncode == 0, r.stderr
     assert list(by_rule(alerts(out))) == ["memory_warning"]
+
+
+@pytest.mark.parametrize("used_mib,severity", [(95000, "warning"), (99000, "critical")])
+def test_live_alert_and_report_give_memory_one_severity(scenario, tmp_path, used_mib, severity):
+    """92 % once fired a critical alert while the report called it a warning; both now judge
+    memory at the levels of util/gw_severity.h (docs/alerts.md, "One scale, one set of levels")."""
+    gpu = dev([{"t": 0, "mem_used_mib": used_mib}], memory_total_mib=100000)
+    r, out = run(scenario({"devices": [gpu]}), tmp_path, cmd=("sleep", "2"))
+    assert r.returncode == 0, r.stderr
+    live = max((a["severity"] for a in alerts(out)), key=["warning", "critical"].index)
+    p = gw(["report", out, "--json", tmp_path / "s.json"])
+    assert p.returncode == 0, p.stderr
+    s = json.loads((tmp_path / "s.json").read_text())
+    near = [v for v in s["verdicts"] if v["id"] == "memory_near_capacity"]
+    assert len(near) == 1 and near[0]["severity"] == live == severity
+    threshold = near[0]["thresholds"]["peak_pct"]
+    assert threshold["value"] == max(a["threshold"] for a in alerts(out))
 
 
 def test_hysteresis(scenario, tmp_path):
@@ -317,7 +336,7 @@ def test_set_overrides_the_file(scenario, tmp_path):
     ("[temp_warning]\nthreshold = hot\n", 2, "[temp_warning] threshold: bad value 'hot'"),
     ("[alerts]\nenabled = true\n\n[temp_warnin]\nthreshold = 80\n", 5,
      "[temp_warnin]: no metric"),
-    ("[memory_warning]\nclear = 90\n", 2, "clear 90 is above threshold 85"),
+    ("[memory_warning]\nclear = 95\n", 2, "clear 95 is above threshold 92"),
     ("[check]\n[xid]\nthreshold = 3\n", 3, "xid is an event"),
     ("[hook]\ncommand = /nonexistent/notify\n", 2, "alert hook: command not found"),
     ("[temp_warning]\nthreshold: 80\nduration 3\n", 3, "not a [section], KEY = VALUE"),

@@ -141,22 +141,19 @@ def test_job_stalled_judges_the_jobs_gpus(scenario, tmp_path, job_gpu, stalls):
 
 @pytest.mark.parametrize("scope,served", [("job", [1]), ("node", [0, 1])])
 def test_run_listen_serves_the_jobs_gpus(scenario, tmp_path, scope, served):
-    import socket
     import sys
     from serve_helpers import parse
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     scrape = tmp_path / "scrape.txt"
-    job = ("import sys, time, urllib.request\n"
+    job = ("import os, sys, time, urllib.request\n"
+           "url = os.environ['GPUWATCH_METRICS_URL']  # port 0: the one really bound\n"
            "for _ in range(200):\n"
-           "    t = urllib.request.urlopen(sys.argv[1]).read().decode()\n"
+           "    t = urllib.request.urlopen(url).read().decode()\n"
            "    if 'DCGM_FI_DEV_GPU_TEMP' in t: break\n"
            "    time.sleep(0.05)\n"
            "open(sys.argv[2], 'w').write(t)\n")
     devs = [gpu(0, [{"t": 0, "temp_c": 71}], [OTHER]), gpu(1, [{"t": 0, "temp_c": 62}])]
-    run(scenario, tmp_path, devs, "--scope", scope, "--listen", f"127.0.0.1:{port}",
-        cmd=(sys.executable, "-c", job, f"http://127.0.0.1:{port}/metrics", scrape),
+    run(scenario, tmp_path, devs, "--scope", scope, "--listen", "127.0.0.1:0",
+        cmd=(sys.executable, "-c", job, "-", scrape),
         CUDA_VISIBLE_DEVICES=UUID1)
     p = parse(scrape.read_text())
     temps = sorted((int(lab["gpu"]), v) for lab, v in p["DCGM_FI_DEV_GPU_TEMP"])

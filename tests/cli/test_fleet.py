@@ -6,6 +6,7 @@ error."""
 import http.server
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -16,7 +17,7 @@ import urllib.parse
 
 import pytest
 
-from conftest import BUILD
+from conftest import BUILD, poll
 from serve_helpers import Server, const_h200
 
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
@@ -360,12 +361,10 @@ def test_prometheus_errors_are_one_line(prom):
     assert len(p.stderr.strip().splitlines()) == 1
     FakePrometheus.fail = False
     port = prom.rsplit(":", 1)[1]
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    closed = s.getsockname()[1]
-    s.close()
-    p = fleet(f"http://127.0.0.1:{closed}", rc=1)
+    with socket.socket() as s:  # bound, never listening, held: a refused connection, no race
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+        p = fleet(f"http://127.0.0.1:{closed}", rc=1)
     assert "cannot query Prometheus" in p.stderr and "check the URL" in p.stderr
     assert port  # the live one was not asked
 
@@ -418,16 +417,19 @@ def test_real_prometheus_scraping_two_serves(scenario, tmp_path):
             "scrape_configs:\n  - job_name: gpuwatch\n    static_configs:\n"
             f"      - targets: [{json.dumps(a.addr)}]\n        labels: {{hpc_job: \"700\"}}\n"
             f"      - targets: [{json.dumps(b.addr)}]\n        labels: {{hpc_job: \"701\"}}\n")
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
         log = open(tmp_path / "prometheus.log", "w+")
+        # port 0: Prometheus logs the address it really bound ("Listening on" address=...)
         prom = subprocess.Popen([binary, f"--config.file={cfg}",
                                  f"--storage.tsdb.path={tmp_path / 'data'}",
-                                 f"--web.listen-address=127.0.0.1:{port}", "--log.level=warn"],
+                                 "--web.listen-address=127.0.0.1:0", "--log.level=info"],
                                 stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
         try:
+            def bound():
+                m = re.search(r'msg="Listening on" address=(127\.0\.0\.1:\d+)',
+                              (tmp_path / "prometheus.log").read_text())
+                return m and m[1]
+            url = "http://" + poll("Prometheus's listening address", bound, timeout=60,
+                                   logs=lambda: (tmp_path / "prometheus.log").read_text())
             deadline = time.monotonic() + 90
             while True:  # until both jobs have 4 samples of SM activity and GPU-Util
                 p = subprocess.run([BIN, "report", "--fleet", url, "--window", "60s", "--step",

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILD, SHARED, SOURCE, gw, h200, read_csv
+from conftest import BUILD, DATA, SOURCE, gw, h200, read_csv
 
 sys.path.insert(0, str(Path(__file__).parent))
 import longrun  # noqa: E402
 
-TRACES = SHARED / "traces"
+TRACES = DATA / "traces"
 SHOTS = BUILD / "screenshots"
 ENV_UTC = dict(os.environ, TZ="UTC", NO_COLOR="1")
 

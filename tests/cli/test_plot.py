@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BUILD, SHARED, SOURCE
+from conftest import BUILD, DATA, SOURCE
 
 GW = str(BUILD / "gpuwatch")
-TRACES = SHARED / "traces"
+TRACES = DATA / "traces"
 H200 = SOURCE / "examples" / "recordings" / "h200-resnet50-train"
 ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
 RED, BLUE = (204, 38, 38), (31, 102, 191)  # left and right axis with one GPU (plot.c)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GW, SCENARIOS, SHARED, SOURCE, gw, gw_env
+from conftest import GW, SCENARIOS, DATA, SOURCE, gw, gw_env
 
 ALL = ("timestamp,driver_version,count,name,uuid,pci.bus_id,index,pcie.link.gen.current,"
        "pcie.link.gen.gpucurrent,pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max,"
@@ -130,9 +130,7 @@ def test_header_is_byte_for_byte_nvidia_smis():
 
 
 def test_traces_header():
-    trace = SHARED / "traces" / "compute_bound.nvsmi.csv"
-    if not trace.exists():
-        pytest.skip("shared traces not present")
+    trace = DATA / "traces" / "compute_bound.nvsmi.csv"
     fields = ("timestamp,name,pci.bus_id,utilization.gpu,utilization.memory,memory.used,"
               "memory.total,temperature.gpu,power.draw,power.limit,clocks.sm,"
               "clocks_event_reasons.active,pstate")

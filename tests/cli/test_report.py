@@ -1,4 +1,4 @@
-"""gpuwatch report end to end: the real traces of ../shared/traces reach the verdicts their README
+"""gpuwatch report end to end: the real traces of tests/data/traces reach the verdicts their README
 gives, the public nvidia-smi fixtures are read, run directories use host.csv evidence, and exit
 codes follow spec.md."""
 import json
@@ -11,9 +11,9 @@ import pytest
 from conftest import GPU_HEADER, rfc3339
 
 BIN = os.environ.get("GPUWATCH_BIN", "build/gpuwatch")
-SHARED = Path(os.environ.get("GPUWATCH_SHARED", "../shared"))
-TRACES = SHARED / "traces"
-FIXTURES = SHARED / "fixtures" / "public"
+DATA = Path(__file__).resolve().parents[1] / "data"
+TRACES = DATA / "traces"
+FIXTURES = DATA / "fixtures" / "public"
 # nvidia-smi wrote the traces in local time on a UTC machine; their GPM and log files use unix time.
 ENV = dict(os.environ, TZ="UTC", NO_COLOR="1")
 

@@ -2,6 +2,7 @@
 memory, the self-metrics, proof that a scrape never calls NVML, and `run --listen`."""
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -236,30 +237,23 @@ def test_healthz_starting_then_stale(scenario):
         assert srv.stop() == 0
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def test_run_listen(scenario, tmp_path):
     """`gpuwatch run --listen` serves the job's GPUs while it runs; the job scrapes itself."""
     path = scenario({"devices": [const_h200(0, temp=77)]})
-    port = free_port()
     out = tmp_path / "scrape.txt"
-    job = ("import sys, time, urllib.request\n"
+    job = ("import os, sys, time, urllib.request\n"
+           "url = os.environ['GPUWATCH_METRICS_URL']\n"
            "for _ in range(200):\n"
-           "    t = urllib.request.urlopen(sys.argv[1]).read().decode()\n"
+           "    t = urllib.request.urlopen(url).read().decode()\n"
            "    if 'DCGM_FI_PROF_SM_ACTIVE' in t: break\n"
            "    time.sleep(0.05)\n"
            "open(sys.argv[2], 'w').write(t)\n")
     r = gw(["run", "-o", tmp_path / "run", "-i", "0.2", "--no-report", "--listen",
-            f"127.0.0.1:{port}", "--", sys.executable, "-c", job,
-            f"http://127.0.0.1:{port}/metrics", out], path)
+            "127.0.0.1:0", "--", sys.executable, "-c", job, "-", out], path)
     assert r.returncode == 0, r.stderr
-    assert f"serving metrics on http://127.0.0.1:{port}/metrics" in r.stderr
+    # port 0: the system's pick, said on stderr and given to the job as GPUWATCH_METRICS_URL
+    port = int(re.search(r"serving metrics on http://127\.0\.0\.1:(\d+)/metrics", r.stderr)[1])
+    assert port > 0
     p = parse(out.read_text())
     assert value(p, "DCGM_FI_DEV_GPU_TEMP", gpu=0) == 77
     assert abs(value(p, "DCGM_FI_PROF_SM_ACTIVE", gpu=0) - 0.925) < 1e-9

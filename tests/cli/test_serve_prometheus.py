@@ -81,10 +81,10 @@ class Prometheus:
 
 
 def test_prometheus_scrapes_two_nodes(scenario, tmp_path):
-    # Node A: two cool GPUs, GPU 1 holding 87 % of its memory. Node B: one GPU at 90 C, which
+    # Node A: two cool GPUs, GPU 1 holding 94 % of its memory. Node B: one GPU at 90 C, which
     # reports XID 79 three seconds in.
     cool = scenario({"driver_version": "580.159.04",
-                     "devices": [const_h200(0, temp=45), const_h200(1, temp=52, used_mib=125000)]},
+                     "devices": [const_h200(0, temp=45), const_h200(1, temp=52, used_mib=135000)]},
                     "cool.json")
     hot_dev = const_h200(0, temp=90, uuid="GPU-0b0b0000-0000-0000-0000-000000000000",
                          events=[{"t": 3, "type": "xid", "data": 79}])
@@ -113,7 +113,7 @@ def check_series(prom, a, b, hot_dev):
                       "device": "nvidia0", "modelName": "NVIDIA H200",
                       "Hostname": socket.gethostname(), "DCGM_FI_DRIVER_VERSION": "580.159.04"}
     used = {(m["instance"], m["gpu"]): v for m, v in prom.query("DCGM_FI_DEV_FB_USED")}
-    assert used == {(a, "0"): 20480, (a, "1"): 125000, (b, "0"): 20480}
+    assert used == {(a, "0"): 20480, (a, "1"): 135000, (b, "0"): 20480}
     sm = prom.wait("GPM ratios", lambda: len(r := prom.query("DCGM_FI_PROF_SM_ACTIVE")) == 3 and r)
     assert all(abs(v - 0.925) < 1e-9 for _, v in sm)
     # The energy counter keeps dcgm-exporter's name although Prometheus scraped OpenMetrics.
@@ -138,7 +138,8 @@ def check_alerts(prom, a, b):
                        and ("GPUXidError", b, "0", "firing") in r and r)
     # The critical rule holds for 3 minutes first: pending, not firing.
     assert ("GPUTemperatureCritical", b, "0", "pending") in firing
-    # Node A is cool; its memory is high but not rising: no critical memory alert; no lost GPU.
+    # Node A is cool; its memory is high (94 %) but below 98 %: no critical memory alert; no lost
+    # GPU.
     assert not [x for x in firing if x[0].startswith("GPUTemperature") and x[1] == a]
     assert not [x for x in firing if x[0] in ("GPUMemoryCritical", "GPULost", "GpuwatchDown",
                                               "GpuwatchStale")]

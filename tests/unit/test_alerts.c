@@ -4,6 +4,7 @@
 
 #include "alerts/alerts.h"
 #include "alerts/trend.h"
+#include "analysis/thresholds.h"
 #include "record/eventlog.h"
 
 #include <math.h>
@@ -238,25 +239,76 @@ static void test_absent_value_restarts_a_pending_rule(void **state)
     finish(h);
 }
 
-static void test_memory_critical_needs_rising(void **state)
+/* The built-in memory rules fire at the report's levels (memory_near_capacity: above 92 % a
+ * warning, above 98 % critical), so one GPU's memory has one severity live and afterwards. */
+static void test_memory_levels_are_the_reports(void **state)
 {
     (void)state;
     harness *h = new_harness(1);
     only(h, "memory_critical");
     gw_alerts_config_find(&h->cfg, "memory_warning")->enabled = true;
+    assert_true(gw_alerts_config_find(&h->cfg, "memory_warning")->threshold ==
+                GW_TH(GW_TH_MEM_CAPACITY_PCT));
+    assert_true(gw_alerts_config_find(&h->cfg, "memory_critical")->threshold ==
+                GW_TH(GW_TH_MEM_CAPACITY_CRIT_PCT));
     start(h, 1);
-    /* a plateau at 95 % from the start: a warning, not critical (nothing rises) */
+    /* 92 % touches the warning level: nothing; a caching allocator settled at 95 %, or one
+     * climbing to it: a warning, as the report's memory_near_capacity says */
+    for (int t = 0; t < 60; t++) {
+        set_mem_pct(h, 0, t < 30 ? 92 : 90 + (t - 30) * 0.2);
+        tick(h, t);
+        if (t == 39) /* 91.8 % */
+            assert_int_equal(h->nev, 0);
+    }
+    assert_int_equal(count(h, "alert", "memory_warning"), 1);
+    assert_true(fabs(num(find(h, "alert", "memory_warning"), "value") - 92.2) < 1e-9);
+    assert_int_equal(count(h, "alert", "memory_critical"), 0);
+    /* exactly 98 %: touching; 98.5 %, rising or not: critical */
+    set_mem_pct(h, 0, 98);
+    tick(h, 60);
+    assert_int_equal(count(h, "alert", "memory_critical"), 0);
+    for (int t = 61; t < 200; t++) {
+        set_mem_pct(h, 0, 98.5);
+        tick(h, t);
+    }
+    assert_int_equal(count(h, "alert", "memory_critical"), 1);
+    const cJSON *a = find(h, "alert", "memory_critical");
+    assert_string_equal(str(a, "severity"), "critical");
+    assert_string_equal(str(a, "message"), "GPU 0 memory used 98.5 % above 98 %");
+    /* it resolves at the warning's level */
+    set_mem_pct(h, 0, 92.5);
+    tick(h, 200);
+    assert_int_equal(count(h, "alert_resolved", "memory_critical"), 0);
+    set_mem_pct(h, 0, 92);
+    tick(h, 201);
+    assert_int_equal(count(h, "alert_resolved", "memory_critical"), 1);
+    finish(h);
+}
+
+/* A rule of the user's own with trend = rising (what memory_critical was before it took the
+ * report's levels: above 92 % and rising): a plateau does not fire it, a climb does. */
+static void test_rising_rule_needs_a_rise(void **state)
+{
+    (void)state;
+    harness *h = new_harness(1);
+    only(h, "memory_critical");
+    gw_alert_rule *r = gw_alerts_config_find(&h->cfg, "memory_critical");
+    r->threshold = 92;
+    r->clear = 88;
+    r->trend = GW_TREND_RISING;
+    r->trend_window_ms = 60000;
+    r->trend_min = 0.5;
+    start(h, 1);
+    /* a plateau at 95 % from the start: nothing rises */
     for (int t = 0; t < 120; t++) {
         set_mem_pct(h, 0, 95);
         tick(h, t);
     }
-    assert_int_equal(count(h, "alert", "memory_warning"), 1);
     assert_int_equal(count(h, "alert", "memory_critical"), 0);
-    /* down to 60 % (both resolve), then climbing 90 -> 96 % within a minute: critical once it
-     * is above 92 % and has risen by at least 0.5 points in the window */
+    /* down to 60 %, then climbing 90 -> 96 % within a minute: fires once it is above 92 % and
+     * has risen by at least 0.5 points in the window */
     set_mem_pct(h, 0, 60);
     tick(h, 120);
-    assert_int_equal(count(h, "alert_resolved", "memory_warning"), 1);
     for (int t = 121; t <= 181; t++) {
         set_mem_pct(h, 0, 90 + (t - 121) * 0.1);
         tick(h, t);
@@ -267,7 +319,7 @@ static void test_memory_critical_needs_rising(void **state)
     const cJSON *a = find(h, "alert", "memory_critical");
     assert_true(fabs(num(a, "value") - 92.1) < 1e-9);
     assert_string_equal(str(a, "message"), "GPU 0 memory used 92.1 % above 92 % and rising");
-    /* it stays critical on the plateau (resolving needs 88 %), then resolves */
+    /* it stays active on the plateau (resolving needs 88 %), then resolves */
     for (int t = 182; t < 400; t++) {
         set_mem_pct(h, 0, 96);
         tick(h, t);
@@ -623,7 +675,8 @@ int main(void)
         cmocka_unit_test(test_warning_fires_and_resolves_once_with_hysteresis),
         cmocka_unit_test(test_critical_needs_three_minutes),
         cmocka_unit_test(test_absent_value_restarts_a_pending_rule),
-        cmocka_unit_test(test_memory_critical_needs_rising),
+        cmocka_unit_test(test_memory_levels_are_the_reports),
+        cmocka_unit_test(test_rising_rule_needs_a_rise),
         cmocka_unit_test(test_job_memory_linear_growth),
         cmocka_unit_test(test_job_memory_step_is_only_a_warning),
         cmocka_unit_test(test_slow_sample),

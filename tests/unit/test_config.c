@@ -57,15 +57,15 @@ static void test_defaults_are_the_checklist(void **state)
         const char *id;
         double threshold, clear;
         int64_t duration_ms;
-        gw_alert_severity sev;
-    } want[] = {{"temp_warning", 80, 77, 0, GW_ALERT_WARNING},
-                {"temp_critical", 83, 80, 180000, GW_ALERT_CRITICAL},
-                {"memory_warning", 85, 80, 0, GW_ALERT_WARNING},
-                {"memory_critical", 92, 88, 0, GW_ALERT_CRITICAL},
-                {"job_memory_warning", 2048, 1536, 0, GW_ALERT_WARNING},
-                {"job_memory_critical", 3072, 2560, 0, GW_ALERT_CRITICAL},
-                {"slow_sample", 500, 250, 5000, GW_ALERT_WARNING},
-                {"gpu_lost", 0, 0, 0, GW_ALERT_CRITICAL}};
+        gw_severity sev;
+    } want[] = {{"temp_warning", 80, 77, 0, GW_SEV_WARNING},
+                {"temp_critical", 83, 80, 180000, GW_SEV_CRITICAL},
+                {"memory_warning", 92, 88, 0, GW_SEV_WARNING},
+                {"memory_critical", 98, 92, 0, GW_SEV_CRITICAL},
+                {"job_memory_warning", 2048, 1536, 0, GW_SEV_WARNING},
+                {"job_memory_critical", 3072, 2560, 0, GW_SEV_CRITICAL},
+                {"slow_sample", 500, 250, 5000, GW_SEV_WARNING},
+                {"gpu_lost", 0, 0, 0, GW_SEV_CRITICAL}};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         gw_alert_rule *r = gw_alerts_config_find(&x->c.alerts, want[i].id);
         assert_non_null(r);
@@ -75,8 +75,8 @@ static void test_defaults_are_the_checklist(void **state)
         assert_int_equal(r->duration_ms, want[i].duration_ms);
         assert_int_equal(r->severity, want[i].sev);
     }
-    assert_int_equal(gw_alerts_config_find(&x->c.alerts, "memory_critical")->trend,
-                     GW_TREND_RISING);
+    /* the report's levels: critical above 98 % whether or not it still rises */
+    assert_int_equal(gw_alerts_config_find(&x->c.alerts, "memory_critical")->trend, GW_TREND_NONE);
     assert_int_equal(gw_alerts_config_find(&x->c.alerts, "job_memory_critical")->trend,
                      GW_TREND_LINEAR);
     assert_int_equal(gw_alerts_config_find(&x->c.alerts, "xid")->clear_duration_ms, 300000);
@@ -347,7 +347,7 @@ static void test_set_flags(void **state)
                                  "bad value 'hot' (give a number in the metric's unit)");
 }
 
-/* run --help's own example: a lower threshold carries the default clear with it (85/80 -> 50/45);
+/* run --help's own example: a lower threshold carries the default clear with it (92/88 -> 50/46);
  * a clear the user gave stays where it was put, and a wrong side is still an error. */
 static void test_threshold_moves_default_clear(void **state)
 {
@@ -356,7 +356,7 @@ static void test_threshold_moves_default_clear(void **state)
     assert_int_equal(gw_config_set(&x->c, "memory_warning.threshold=50", &err), GW_OK);
     assert_int_equal(gw_config_validate(&x->c, &err), GW_OK);
     const gw_alert_rule *r = gw_alerts_config_find(&x->c.alerts, "memory_warning");
-    assert_true(r->threshold == 50 && r->clear == 45);
+    assert_true(r->threshold == 50 && r->clear == 46);
     assert_int_equal(gw_config_set(&x->c, "temp_warning.clear=70", &err), GW_OK);
     assert_int_equal(gw_config_set(&x->c, "temp_warning.threshold=75", &err), GW_OK);
     assert_true(gw_alerts_config_find(&x->c.alerts, "temp_warning")->clear == 70);
