@@ -283,6 +283,16 @@ static double step_time(const char *line)
     return NAN;
 }
 
+/* A measured value: a decimal fraction ("4.0427") or a percentage ("3%"). */
+static bool has_value(const char *line)
+{
+    for (const char *p = line; *p; p++)
+        if (isdigit((unsigned char)p[0]) &&
+            ((p[1] == '.' && isdigit((unsigned char)p[2])) || p[1] == '%'))
+            return true;
+    return false;
+}
+
 bool gw_counter_line(const char *line, gw_counter *c)
 {
     memset(c, 0, sizeof *c);
@@ -302,6 +312,7 @@ bool gw_counter_line(const char *line, gw_counter *c)
     }
     if (c->n >= 0 && c->kind == GW_LINE_TRAIN)
         c->step_s = step_time(line);
+    c->announce = c->kind == GW_LINE_EVAL && c->n < 0 && !has_value(line);
     if (c->n < 0 && c->kind == GW_LINE_TRAIN) {
         (void)tag; /* an epoch tag alone is the epoch matcher's (progress.c) */
         return false;

@@ -72,6 +72,8 @@ struct gw_progress {
     bool train_bars_labelled; /* ... whose descriptions name the epoch */
     size_t nst_at_sample;     /* epochs started before the latest training sample */
     bool after_download;      /* the line before spoke of a download or an upload */
+    bool val_open;            /* the last validation run was announced: it runs to the next
+                                 activity */
     const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
     char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
     char train_shape[GW_COUNTER_SHAPE_MAX];
@@ -238,20 +240,31 @@ static void keep_last(gw_progress *p)
         p->sm[p->nsm - 1].keep = true;
 }
 
+/* Another activity at t_ms ends an announced evaluation. */
+static void close_val(gw_progress *p, int64_t t_ms)
+{
+    if (p->val_open && p->nvr && t_ms > p->vr[p->nvr - 1].last_ms)
+        p->vr[p->nvr - 1].last_ms = t_ms;
+    p->val_open = false;
+}
+
+/* A validation draw or line; b->n is -2 for a line that announces the evaluation. */
 static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
 {
     keep_last(p);
     val_run *v = p->nvr ? &p->vr[p->nvr - 1] : NULL;
-    if (!v || p->last_kind != 2 || b->n < v->last_n) {
+    if (!v || p->last_kind != 2 || (b->n < v->last_n && b->n != -1)) {
+        close_val(p, t_ms);
         p->vr = xgrow(p->vr, &p->capvr, p->nvr + 1, sizeof *p->vr);
         v = &p->vr[p->nvr++];
         /* a line that only reports results (no counter) ends work that began after the
          * previous activity */
-        int64_t first = b->n != 0 && p->last_act_ms ? p->last_act_ms : t_ms;
+        int64_t first = b->n != 0 && b->n != -2 && p->last_act_ms ? p->last_act_ms : t_ms;
         *v = (val_run){.first_ms = first, .elapsed_s = NAN};
     }
     gw_timeline_add(p->tl, GW_PH_EVAL, t_ms, -1, 0, 0, NAN, b->desc[0] ? b->desc : "bar",
-                    v->first_ms);
+                    b->n == -2 ? -1 : v->first_ms);
+    p->val_open = b->n == -2;
     p->last_act_ms = t_ms;
     v->last_ms = t_ms;
     v->last_n = b->n;
@@ -308,6 +321,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* the loop began in view: a new epoch's first line, or a counter that printed 0 */
     bool fresh = new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1));
     p->nst_at_sample = p->nst;
+    close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
     p->last_kind = 1;
@@ -358,6 +372,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
         if (p->nsm)
             note(p->save_word, sizeof p->save_word, c->kind_word);
         keep_last(p);
+        close_val(p, t_ms);
         gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
         p->last_act_ms = t_ms;
         p->last_kind = 0;
@@ -368,6 +383,8 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     if (c->kind == GW_LINE_EVAL) {
         note(p->eval_word, sizeof p->eval_word, c->kind_word);
         snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
+        if (c->announce)
+            b.n = -2;
         if (p->nst || p->nsm)
             add_val(p, &b, t_ms);
         return false;
@@ -410,6 +427,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         const char *s0 = line + strspn(line, " ");
         snprintf(what, sizeof what, "%.*s", (int)strcspn(s0, ":"), s0);
         keep_last(p);
+        close_val(p, t_ms);
         gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
         p->last_kind = 0;
         return false;
@@ -420,6 +438,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         if (!val && b.epoch < 0 &&
             ((b.desc[0] && gw_bar_other_desc(b.desc)) || p->after_download)) {
             keep_last(p);
+            close_val(p, t_ms);
             gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, b.desc, 0);
             p->last_kind = 0;
             return false;
@@ -460,6 +479,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     p->cur_src = "`Epoch N` lines";
     bool started = epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, t_ms, epoch, total);
     if (started) { /* the draws before it are the epoch before's, even at the same time */
+        close_val(p, t_ms);
+        gw_timeline_mark(p->tl, t_ms);
         keep_last(p);
         p->st[p->nst - 1].first_sample = p->nsm;
     }
@@ -618,6 +639,7 @@ static void val_figures(const gw_progress *p, int64_t from, int64_t to, bool las
 
 size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
 {
+    close_val(p, p->last_ms);
     hf_starts(p);
     *out = NULL;
     if (!p->nst)
@@ -671,14 +693,16 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
 size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out)
 {
     gw_progress_rate *r = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, k = 0;
     for (size_t i = 1; i < p->nsm; i++) {
         const sample *a = &p->sm[i - 1], *b = &p->sm[i];
         if (b->total != p->train_total)
             continue;
+        while (k < p->nvr && p->vr[k].last_ms <= a->t_ms)
+            k++;
         double v;
-        if (a->inst != b->inst)
-            v = NAN; /* between two bars (validation, the next epoch's start): a gap */
+        if (a->inst != b->inst || (k < p->nvr && p->vr[k].first_ms < b->t_ms))
+            v = NAN; /* between two bars, or an evaluation between the lines: a gap */
         else if (b->t_ms > a->t_ms && b->n > a->n)
             v = (double)(b->n - a->n) * 1000.0 / (double)(b->t_ms - a->t_ms);
         else

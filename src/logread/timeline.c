@@ -15,6 +15,9 @@ typedef struct run {
     double *step_s; /* the printed seconds per step, for their median */
     size_t nstep_s, capstep_s;
     int64_t since_ms;
+    bool open_end;    /* announced (an evaluation's "Evaluating..."): runs to the next activity */
+    int64_t close_ms; /* a save's or announced run's end marked before the next activity */
+    bool announced;   /* its first activity announced it: it starts at its line */
     int64_t rate_first_ms; /* the first sample counted for the wall-time rate */
     long rate_n0;
     char what[GW_PHASE_WORD_MAX];
@@ -67,6 +70,10 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     cur->last_ms = t_ms;
     if (kind == GW_PH_EVAL && since > 0 && (!cur->since_ms || since < cur->since_ms))
         cur->since_ms = since;
+    if (kind == GW_PH_EVAL)
+        cur->open_end = since < 0;
+    if (kind == GW_PH_EVAL && since < 0 && cur->first_ms == t_ms)
+        cur->announced = true;
     if (kind != GW_PH_TRAIN)
         return;
     /* steps: the counter's advance since the previous training line of the same loop; a new
@@ -92,6 +99,13 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     tl->last_inst = inst;
     tl->last_n = n;
     tl->last_total = total;
+}
+
+void gw_timeline_mark(gw_timeline *tl, int64_t t_ms)
+{
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (cur && (cur->kind == GW_PH_SAVE || cur->open_end) && !cur->close_ms)
+        cur->close_ms = t_ms;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -139,8 +153,10 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
                              .last_step = -1,
                              .steps_per_s = NAN};
         memcpy(p->what, r->what, sizeof p->what);
-        if (i > 0 && r->kind != GW_PH_SAVE)
+        if (i > 0 && r->kind != GW_PH_SAVE && !r->announced)
             p->start_ms = s[i - 1].end_ms;
+        if (i > 0 && r->announced && s[i - 1].end_ms < p->start_ms)
+            s[i - 1].end_ms = p->start_ms; /* up to the announcement: the phase before's */
         if (r->since_ms && r->since_ms < p->start_ms) {
             /* work it reports began earlier; a save printed just before ends where it began */
             p->start_ms = r->since_ms;
@@ -150,8 +166,11 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
                 s[i - 1].end_ms = p->start_ms;
             }
         }
-        if (r->kind == GW_PH_SAVE)
+        if (r->kind == GW_PH_SAVE || r->open_end) {
             p->end_ms = i + 1 < tl->n ? tl->r[i + 1].first_ms : end_ms;
+            if (r->close_ms && r->close_ms < p->end_ms)
+                p->end_ms = r->close_ms;
+        }
         if (p->end_ms < p->start_ms)
             p->end_ms = p->start_ms;
         if (r->kind == GW_PH_TRAIN) {

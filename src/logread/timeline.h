@@ -51,6 +51,10 @@ gw_timeline *gw_timeline_new(void);
 void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
                      unsigned inst, double step_s, const char *word, int64_t since);
 
+/* A boundary at t_ms that is no activity (an epoch line): a save or an announced evaluation
+ * running to the next activity ends there. */
+void gw_timeline_mark(gw_timeline *tl, int64_t t_ms);
+
 /* The phases (newly allocated in *out, NULL when none); end_ms: the time of the output's last
  * line. What follows the last training step is GW_PH_AFTER, except an evaluation right after it
  * when evaluations ran amid training too, when last_eval_is_loops (a single epoch's validation),
