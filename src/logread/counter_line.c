@@ -181,19 +181,19 @@ static const char *epoch_tag(const char *line, gw_counter *c)
         c->epoch = e;
         c->epoch_total = et;
         /* "30/42 of epoch 28/30": the counter before the tag */
-        const char *b = p;
-        while (b > line && b[-1] == ' ')
-            b--;
-        if (b - line >= 2 && strncasecmp(b - 2, "of", 2) == 0) {
-            const char *d = b - 2;
-            while (d > line && d[-1] == ' ')
+        size_t off = (size_t)(p - line);
+        while (off > 0 && line[off - 1] == ' ')
+            off--;
+        if (off >= 2 && strncasecmp(line + off - 2, "of", 2) == 0) {
+            size_t d = off - 2;
+            while (d > 0 && line[d - 1] == ' ')
                 d--;
-            const char *n0 = d;
-            while (n0 > line && (isdigit((unsigned char)n0[-1]) || n0[-1] == '/'))
+            size_t n0 = d;
+            while (n0 > 0 && (isdigit((unsigned char)line[n0 - 1]) || line[n0 - 1] == '/'))
                 n0--;
             long n, t;
-            const char *v = n0;
-            if (n0 < d && counts(&v, &n, &t) && t > 0 && v == d) {
+            const char *v = line + n0;
+            if (n0 < d && counts(&v, &n, &t) && t > 0 && v == line + d) {
                 c->n = n;
                 c->total = t;
                 snprintf(c->shape, sizeof c->shape, "N/M of %.5s E/T", p);

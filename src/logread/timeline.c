@@ -4,6 +4,7 @@
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -190,7 +191,7 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
             else
                 p->kind = GW_PH_AFTER;
             if (!p->what[0])
-                memcpy(p->what, gw_phase_kind_name(r->kind), 6);
+                snprintf(p->what, sizeof p->what, "%s", gw_phase_kind_name(r->kind));
         }
     }
     /* an "other" activity amid training (a bar that is neither) is shown as after-work only at
