@@ -1,6 +1,6 @@
 """Issue 23: the job's phases from real console logs of trainers we did not tune for
 (tests/data/trainer-logs/, provenance in its README), replayed under `gpuwatch run` on the fake
-NVML with their own timing compressed to about 2 s (replay_trainer_log.py). Each log's ground
+NVML with their own timing compressed to about 1.2 s (replay_trainer_log.py). Each log's ground
 truth was read from the log by hand: epochs and their steps as printed, the phases in order, the
 rate from the times per step the trainer printed (compressed replay leaves wall-time rates
 meaningless, so only printed ones are asserted)."""
@@ -67,7 +67,7 @@ EXPECT = {
 
 def replay(scenario, tmp_path, name):
     out = tmp_path / "run"
-    r = gw(["run", "-o", out, "-i", "0.1", "--", PYTHON, REPLAY, LOGS / f"{name}.log", "2"],
+    r = gw(["run", "-o", out, "-i", "0.1", "--", PYTHON, REPLAY, LOGS / f"{name}.log", "1.2"],
            scenario({"devices": [h200()]}), timeout=120)
     assert r.returncode == 0, r.stderr
     return out, json.loads((out / "summary.json").read_text())
