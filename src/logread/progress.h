@@ -8,7 +8,9 @@
  * Lightning ("Epoch 3: ...%|" bars, "Validation DataLoader 0" bars), Hugging Face Trainer (one bar
  * over all steps, {'loss': .., 'epoch': 0.5} and {'eval_loss': .., 'epoch': 1.0} lines), timm
  * ("Train: 3 [ 100/1251 (  8%)]", "Test: [ 10/48]"), Keras ("Epoch 3/10" then "12/100 ━━━ 2s
- * 20ms/step" progbars) and the lines of the default epoch matcher ("Epoch 3/100", "epoch=3", ...).
+ * 20ms/step" progbars), the lines of the default epoch matcher ("Epoch 3/100", "epoch=3", ...) and
+ * any trainer's text counters, evaluation and save lines (logread/counter_line.h): epochs only
+ * where the numbers advance, and the phases in order (logread/timeline.h).
  * A line that only mentions an epoch ("best results observed at epoch 57", "saving checkpoint
  * epoch_3.pt") makes none. With a user's expression (--epoch-regex) only its lines start epochs;
  * bars still give steps and validation.
