@@ -103,7 +103,8 @@ static gw_line_kind line_kind(const char *line, char *word)
  * "Iter [50/500]", "Inference done 11/500". */
 static bool keyword_counter(const char *line, gw_counter *c)
 {
-    static const char *const words[] = {"iteration", "iter", "step", "batch", "progress", "done"};
+    static const char *const words[] = {"iteration", "iter", "step",        "batch",
+                                        "progress",  "done", "global_step", "num_updates"};
     for (const char *p = line; *p; p++) {
         if (!isalpha((unsigned char)*p) || !word_start(line, p))
             continue;
@@ -117,6 +118,12 @@ static bool keyword_counter(const char *line, gw_counter *c)
                 q++; /* "iters", "steps" need a total: "steps = 1000" is a setting */
             if (isalnum((unsigned char)*q) || *q == '_')
                 continue;
+            if (*q == '(') { /* mmengine's Iter(train) [  50/80000] */
+                const char *r = strchr(q, ')');
+                if (!r || r - q > 8)
+                    continue;
+                q = r + 1;
+            }
             const char *v = spaces(q);
             if (*v == ':' || *v == '=')
                 v = spaces(v + 1);
@@ -127,7 +134,7 @@ static bool keyword_counter(const char *line, gw_counter *c)
             if (!counts(&v, &n, &t))
                 continue;
             v = spaces(v);
-            if ((bracket && *v != ']') || (t < 0 && (plural || i > 2)))
+            if ((bracket && *v != ']') || (t < 0 && (plural || i == 3 || i == 4 || i == 5)))
                 continue; /* "batch 256" is a size; "iter 100", "step 3000" are counters */
             c->n = n;
             c->total = t;

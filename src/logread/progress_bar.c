@@ -136,7 +136,8 @@ static void set_desc(gw_bar *b, const char *line, const char *pct)
 static bool is_glyph(const char *p)
 {
     /* '━' U+2501, '─' U+2500 (Keras 3, ultralytics), '=' '>' '.' '[' (Keras 2) */
-    return strncmp(p, "\xe2\x94\x81", 3) == 0 || strncmp(p, "\xe2\x94\x80", 3) == 0 || *p == '[';
+    return strncmp(p, "\xe2\x94\x81", 3) == 0 || strncmp(p, "\xe2\x94\x80", 3) == 0 ||
+           strncmp(p, "\xe2\x95\xb8", 3) == 0 || strncmp(p, "\xe2\x95\xba", 3) == 0 || *p == '[';
 }
 
 void gw_bar_init(gw_bar *b)
@@ -195,6 +196,12 @@ bool gw_bar_parse(const char *line, gw_bar *b)
         const char *lead = line + strspn(line, " ");
         if (g && g > line + 1 && g[-1] == ' ' && g[-2] == '%') {
             set_desc(b, line, g - 2);
+            counts = g;
+            while (is_glyph(counts))
+                counts += counts[0] == '[' ? 1 : 3;
+        } else if (g && g > lead && g[-1] == ' ' && !isdigit((unsigned char)*lead)) {
+            /* rich (Lightning's RichProgressBar): "Epoch 0/9 ━━━━╸━━━ 100/250 0:00:05 • ..." */
+            set_desc(b, line, g);
             counts = g;
             while (is_glyph(counts))
                 counts += counts[0] == '[' ? 1 : 3;

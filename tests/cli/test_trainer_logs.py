@@ -126,3 +126,51 @@ def test_epoch_numbers_must_advance(scenario, tmp_path):
     assert r.returncode == 0, r.stderr
     s = json.loads((out / "summary.json").read_text())
     assert [(e["epoch"], e["total"]) for e in s["epochs"]] == [(1, 3), (2, 3), (3, 3)]
+
+
+# Synthetic lines in the forms of trainers no vendored log covers (written from their printers'
+# formats, not collected): mmengine's IterBasedTrainLoop, Lightning's RichProgressBar,
+# TensorFlow's Estimator. name: (lines, epochs, phases, training steps)
+FORMS = {
+    "mmengine-iter": (
+        ["Iter(train) [ 50/500]  lr: 1.0e-04  eta: 0:02:00  time: 0.2000  data_time: 0.0100",
+         "Iter(train) [100/500]  lr: 1.0e-04  eta: 0:01:50  time: 0.2000  data_time: 0.0100",
+         "Iter(train) [150/500]  lr: 1.0e-04  eta: 0:01:40  time: 0.2000  data_time: 0.0100",
+         "Saving checkpoint at 150 iterations",
+         "Iter(val) [10/20]    eta: 0:00:01  time: 0.0500",
+         "Iter(val) [20/20]    eta: 0:00:00  time: 0.0500",
+         "Iter(val) [20/20]    mIoU: 45.2000  mAcc: 56.1000",
+         "Iter(train) [200/500]  lr: 1.0e-04  eta: 0:01:30  time: 0.2000  data_time: 0.0100"],
+        [], [T, S, E, T], [100, 50]),
+    "lightning-rich": (
+        ["Epoch 0/1 " + "\u2501" * 20 + " 50/100 0:00:02 \u2022 0:00:02 25.00it/s v_num: 0",
+         "Epoch 0/1 " + "\u2501" * 20 + " 100/100 0:00:04 \u2022 0:00:00 25.00it/s v_num: 0",
+         "Validation DataLoader 0 " + "\u2501" * 20 + " 20/20 0:00:01 \u2022 0:00:00 20.00it/s",
+         "Epoch 1/1 " + "\u2501" * 20 + " 50/100 0:00:02 \u2022 0:00:02 25.00it/s v_num: 0",
+         "Epoch 1/1 " + "\u2501" * 20 + " 100/100 0:00:04 \u2022 0:00:00 25.00it/s v_num: 0",
+         "Validation DataLoader 0 " + "\u2501" * 20 + " 20/20 0:00:01 \u2022 0:00:00 20.00it/s"],
+        [(1, 2, 100), (2, 2, 100)], [T, E, T, E], [100, 100]),
+    "tf-estimator": (
+        ["INFO:tensorflow:loss = 0.6931, step = 1",
+         "INFO:tensorflow:global_step/sec: 9.7",
+         "INFO:tensorflow:loss = 0.2315, step = 101 (10.312 sec)",
+         "INFO:tensorflow:loss = 0.1122, step = 201 (10.298 sec)",
+         "INFO:tensorflow:Saving checkpoints for 300 into /tmp/model/model.ckpt.",
+         "INFO:tensorflow:Loss for final step: 0.0871."],
+        [], [T, A], [200]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORMS))
+def test_trainer_forms(scenario, tmp_path, name):
+    lines, epochs, kinds, steps = FORMS[name]
+    script = "import time\nfor l in %r:\n    print(l, flush=True)\n    time.sleep(0.05)\n" % lines
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", "--", PYTHON, "-c", script],
+           scenario({"devices": [h200()]}))
+    assert r.returncode == 0, r.stderr
+    s = json.loads((out / "summary.json").read_text())
+    assert [(e["epoch"], e["total"], e.get("steps")) for e in s["epochs"]] == epochs
+    ph = s["job_phases"]
+    assert [p["kind"] for p in ph] == kinds, ph
+    assert [p.get("steps") for p in ph if p["kind"] == T] == steps
