@@ -74,6 +74,8 @@ static const char *find_word(const char *line, const char *const *words, size_t 
             size_t end = len;
             while (isalpha((unsigned char)p[end]))
                 end++;
+            if (p[end] == '_')
+                continue; /* an identifier: "eval_interval", "val_loss", "save_dir" */
             if (out) {
                 size_t k = end < GW_COUNTER_WORD_MAX ? end : GW_COUNTER_WORD_MAX - 1;
                 memcpy(out, p, k);

@@ -472,7 +472,7 @@ static void job_phases_section(FILE *out, const gw_analysis *a)
     const gw_series *s = a->series;
     if (!s->phases_found)
         return;
-    fprintf(out, "\nJob phases (from the job's output)\n  found: ");
+    fprintf(out, "\nJob phases (from the job's output)\n  found:");
     size_t col = 9;
     for (const char *w = s->phases_found; *w;) {
         size_t len = strcspn(w, " ");
