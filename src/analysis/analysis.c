@@ -303,6 +303,7 @@ static void classify_dips(gw_analysis *a)
         if (a->nepochs)
             gw_dips_mark_epochs(g->dips, g->ndips, a->epochs, a->nepochs);
         gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
+        gw_dips_mark_job_phases(g->dips, g->ndips, a->series->phases, a->series->nphases);
         settle_dips(g);
     }
 }

@@ -140,6 +140,11 @@ void gw_phases_end_at_release(const double *util, const double *mem, const int64
 size_t gw_dips_find(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
                     gw_span steady, gw_dip **out);
 
+/* Marks dips as expected that lie mostly in the job's evaluation, save or after-training
+ * phases (logread/timeline.h, with dip_align_s of tolerance): an iteration trainer's
+ * evaluation pauses. Returns how many it marked. */
+size_t gw_dips_mark_job_phases(gw_dip *dips, size_t n, const gw_phase_span *ph, size_t nph);
+
 /* Marks dips as expected where the epochs place validation or checkpointing: for epochs whose
  * output showed their parts (train_end_ms, val_start_ms), dips lying mostly between the end of
  * training and the next epoch's start; for others, dips at an epoch boundary. A dip at the start

@@ -174,3 +174,38 @@ def test_trainer_forms(scenario, tmp_path, name):
     ph = s["job_phases"]
     assert [p["kind"] for p in ph] == kinds, ph
     assert [p.get("steps") for p in ph if p["kind"] == T] == steps
+
+
+def test_evaluation_pause_of_an_iteration_trainer_is_expected(scenario, tmp_path):
+    """GPU idle as corroboration: an iteration trainer (nanoGPT's lines) pauses to evaluate;
+    the GPU's dip lies in the evaluation phase, so it is an expected dip, not starvation."""
+    pts = [(0, 100), (4.3, 100), (4.5, 0), (7.0, 0), (7.2, 100), (12, 100)]
+    dev = h200(timeline=[{**h200()["timeline"][1], "t": t, "util_gpu": u,
+                          "sm_active": u * 0.9} for t, u in pts])
+    script = (
+        "import time\n"
+        "t0 = time.time()\n"
+        "def at(s):\n"
+        "    time.sleep(max(0, t0 + s - time.time()))\n"
+        "for k in range(8):\n"
+        "    at(0.3 + k * 0.55)\n"
+        "    print(f'iter {k * 10}: loss 4.0, time 55.00ms, mfu 30.00%', flush=True)\n"
+        "at(7.1)\n"
+        "print('step 80: train loss 3.9, val loss 4.0', flush=True)\n"
+        "for k in range(8, 16):\n"
+        "    at(7.2 + (k - 8) * 0.55)\n"
+        "    print(f'iter {k * 10}: loss 3.8, time 55.00ms, mfu 30.00%', flush=True)\n")
+    out = tmp_path / "run"
+    r = gw(["run", "-o", out, "-i", "0.1", "--", PYTHON, "-c", script],
+           scenario({"devices": [dev]}), timeout=120)
+    assert r.returncode == 0, r.stderr
+    s = json.loads((out / "summary.json").read_text())
+    ph = s["job_phases"]
+    assert [p["kind"] for p in ph] == [T, E, T]
+    assert 2.0 < ph[1]["duration_s"] < 3.5
+    assert ph[1]["gpus"][0]["util_mean_pct"] < 25 < 90 < ph[0]["gpus"][0]["util_mean_pct"]
+    ids = [v["id"] for v in s["verdicts"]]
+    assert "gpu_starved" not in ids
+    exp = next(v for v in s["verdicts"] if v["id"] == "expected_dips")
+    assert exp["evidence"]["aligned_with"] == "evaluation or saves in the job's output"
+    assert exp["evidence"]["dips"] == 1
