@@ -14,9 +14,11 @@ Each line is written with one os.write() on a descriptor opened with O_APPEND, s
 DataLoader workers and other processes (``gpuwatch mark`` from a shell) may mark at the same time
 without tearing a line. The format is in docs/events.md; this file can be copied anywhere.
 """
+import errno
 import json
 import math
 import os
+import stat
 import sys
 import threading
 import time
@@ -89,16 +91,57 @@ def _descriptor(directory):
         # marker must not create files in whatever directory the variable names.
         if not os.path.exists(path):
             return None
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0))
+        fd = _open_events(path)
         _fd = (directory, fd)  # a previous one stays open: another thread may be writing to it
         return fd
 
 
+def _open_events(path):
+    """events.jsonl for appending, as `gpuwatch mark` opens it: a symbolic link is not followed
+    (another user could plant one to a file of yours), and anything but a regular file is refused
+    (a FIFO would block the open, and the training, forever)."""
+    flags = (os.O_WRONLY | os.O_APPEND | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+             | getattr(os, "O_NONBLOCK", 0))
+    not_regular = ("it is not a regular file (a FIFO or device; another user may have planted "
+                   "it): remove it")
+    try:
+        fd = os.open(path, flags)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise OSError(e.errno, "it is a symbolic link, not followed (another user may have "
+                          "planted it): remove it") from None
+        if e.errno == errno.ENXIO:  # a FIFO without a reader
+            raise OSError(errno.EINVAL, not_regular) from None
+        raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, not_regular)
+    if st.st_uid != os.geteuid() or st.st_nlink != 1:  # another user's, or a hard link
+        os.close(fd)
+        raise OSError(errno.EPERM, f"it belongs to another user (uid {st.st_uid}) or has other "
+                      f"names ({st.st_nlink} links): not the events.jsonl gpuwatch made; remove it")
+    os.set_blocking(fd, True)
+    return fd
+
+
 def _append(fd, line):
+    """Appends line whole or not at all: a write cut short (a full disk) is taken back, so that no
+    partial line is left for the next one to be glued to."""
     data = line.encode("utf-8")
-    written = os.write(fd, data)  # one write: O_APPEND keeps concurrent lines whole
-    while written < len(data):  # only after a signal or a full disk
-        written += os.write(fd, data[written:])
+    written = 0
+    try:
+        while written < len(data):  # one write (O_APPEND keeps concurrent lines whole) but
+            written += os.write(fd, data[written:])  # after a signal or a full disk
+    except OSError:
+        if written:
+            try:
+                end = os.lseek(fd, 0, os.SEEK_CUR)
+                if os.fstat(fd).st_size == end:  # no other writer's line after ours
+                    os.ftruncate(fd, end - written)
+            except OSError:
+                pass
+        raise
 
 
 def mark(text, /, **fields):

@@ -17,6 +17,22 @@ Rules (curl's checksrc is the model: one line per finding, file:line: what and h
   fake            production code that names the fake library ("fake-nvml", FAKE_NVML_*,
                   fakeNvmlSetTime, also split over adjacent literals "FAKE_" "NVML"): a
                   simulator announces itself through gpuwatch_nvml_banner instead
+  float-format    a string literal with a float conversion (%f, %.1f, %8.2f, %g, %e, %a...)
+                  outside src/util/gw_fmt.c: print numbers through the formatter (GW_FIXED,
+                  GW_SIG, gw_fmt_*); scanf-family lines (parsing) are not printing
+  throttle-bits   outside src/sampler/clock_reasons.h and src/nvml, a clocks event reason bit
+                  spelled as a number: a line with a hex literal in code (not in a string) and
+                  a reason word (reason, throttle, thermal, slowdown, power cap/brake, sync
+                  boost, idle, clocks event), or a macro or enumerator named for a reason
+                  (REASON_SW_THERMAL, THROTTLE_POWER, CLOCKS_EVENT_IDLE...) given a number
+  stats           statistics outside src/stats: a sum divided (sum / n, a mean), a sum of
+                  squares (x += d * d: a variance or a fit), doubles compared for a sort (the
+                  start of a percentile) or a rank (n - 1) * q: call src/stats/stats.h
+  function-length a function body (from its { to its }) longer than FUNCTION_LINES lines; the
+                  functions of FUNCTION_LENGTH_ALLOW may keep their recorded length but not
+                  grow, and an entry that is no longer needed must be removed (the list only
+                  shrinks)
+Allowlists (FLOAT_FORMAT_ALLOW, STATS_ALLOW, FUNCTION_LENGTH_ALLOW) give each entry's reason.
 
 Usage: scripts/check-layers.py [SRC_DIR]   (default: src/ beside this script)
 Exit status: 0 clean, 1 findings, 2 usage error.
@@ -52,6 +68,40 @@ NVML_FOLDERS = {"nvml", "sampler"}
 DL_LOADERS = {"src/plot/cairo_dl.c", "src/http/mhd_dl.c", "src/fleet/curl_dl.c",
               "src/k8s/podres_dl.c"}
 DLOPEN = re.compile(r"\bdl(open|sym|vsym|mopen)\s*\(")
+
+# The formatter is the one file that turns a double into text with printf.
+FLOAT_FORMAT_HOME = "src/util/gw_fmt.c"
+# Files that may keep a float format, each with its reason (none today: keep it that way).
+FLOAT_FORMAT_ALLOW = {}
+THROTTLE_HOME = {"src/sampler/clock_reasons.h"}
+# Files that may compute a statistic themselves, each with its reason (none today).
+STATS_ALLOW = {}
+FUNCTION_LINES = 80
+# file:function -> its body's lines when the budget came in (issue 24); shrink, never grow.
+FUNCTION_LENGTH_ALLOW = {
+    "src/run/session.c:open_recording": 88,
+    "src/cli/cmd_run.c:parse_and_run": 87,
+    "src/logread/nvsmi.c:gw_logread_gpu_csv": 83,
+    "src/fleet/fleet_prom.c:gw_fleet_add_prometheus": 83,
+}
+
+# "name(params)" just before a "{" at file level: a function definition (params may hold one
+# level of parentheses, as function pointer parameters do).
+FUNCTION_HEAD = re.compile(r"(\w+)\s*\([^()]*(?:\([^()]*\)[^()]*)*\)$")
+STRING = re.compile(r'"(\\.|[^"\\])*"')
+FLOAT_CONV = re.compile(r"%[-+ #0]*(\d+|\*)?(\.(\d+|\*))?(hh|h|ll|l|L|j|z|t)?[fFgGeEaA]")
+SCANF = re.compile(r"\b[a-z]*scanf\s*\(")
+REASON_WORD = re.compile(r"reason|throttl|thermal|slowdown|power[ _]?(cap|brake)|sync[ _]?boost|"
+                         r"\bidle\b|clocks?[ _]?event", re.IGNORECASE)
+BIT_NUMBER = re.compile(r"\b0[xX][0-9a-fA-F]+")
+REASON_DEFINE = re.compile(r"\b\w*(REASON|THROTTLE|CLOCKS?_EVENT)\w*_(IDLE|\w*THERMAL|\w*SLOWDOWN|"
+                           r"\w*POWER\w*|\w*BOOST|\w*CLOCKS?\w*|\w*BRAKE)\s*=?\s*\(?\s*\d")
+STATS_PATTERNS = [
+    (re.compile(r"\bsum\w*\s*/(?!/)"), "a sum divided (a mean)"),
+    (re.compile(r"\+=\s*\(?\s*(\w+)\s*\*\s*\1\b"), "a sum of squares (a variance or a fit)"),
+    (re.compile(r"\*\s*\(\s*const\s+double\s*\*\s*\)"), "doubles compared for a sort"),
+    (re.compile(r"\(\s*\w+\s*-\s*1\s*\)\s*\*\s*(q|p|0?\.\d+)\b"), "a percentile rank"),
+]
 
 RANK = {folder: i for i, layer in enumerate(LAYERS) for folder in layer}
 # "x/y.h" and <x/y.h> alike (src/ is on the include path), "../x/y.h" and "a/../x/y.h" resolved.
@@ -119,10 +169,91 @@ def included_folder(rel, target):
     return parts[0] if len(parts) > 1 and parts[0] in RANK else None
 
 
-def check_file(path, rel, folder, findings):
+def float_format(line):
+    """True when a string literal of the (comment-free) line holds a float conversion."""
+    if SCANF.search(line):
+        return False
+    return any(FLOAT_CONV.search(m.group(0).replace("%%", "")) for m in STRING.finditer(line))
+
+
+def check_constants(rel, folder, line, no, findings):
+    """The float-format, throttle-bits and stats rules on one comment-free line."""
+    bare = blank_strings(line)
+    if "%" in line and rel != FLOAT_FORMAT_HOME and rel not in FLOAT_FORMAT_ALLOW and \
+            float_format(line):
+        findings.append(
+            "%s:%d: a float format in a string: print the number through the formatter, "
+            "\"%%s\" with GW_FIXED(x, decimals) or GW_SIG(x, digits) (util/gw_fmt.h) "
+            "[float-format]" % (rel, no))
+    if rel not in THROTTLE_HOME and folder != "nvml" and (
+            (BIT_NUMBER.search(bare) and REASON_WORD.search(line)) or
+            (re.search(r"REASON|THROTTLE|CLOCKS?_EVENT", bare) and REASON_DEFINE.search(bare))):
+        findings.append(
+            "%s:%d: a clocks event reason bit spelled as a number: use GW_REASON_* and the "
+            "groups of sampler/clock_reasons.h (gw_reasons_thermal, ...) [throttle-bits]"
+            % (rel, no))
+    if folder != "stats" and rel not in STATS_ALLOW and re.search(r"sum|\+=|double|- *1\b", bare):
+        for pattern, what in STATS_PATTERNS:
+            if pattern.search(bare):
+                findings.append(
+                    "%s:%d: %s outside src/stats: call the engine (stats/stats.h), adding the "
+                    "function there with a unit test if it lacks one [stats]" % (rel, no, what))
+                break
+
+
+def function_lengths(code):
+    """(name, line of its {, body lines) of each function defined in comment-free code."""
+    code = "\n".join(blank_strings(line) for line in code.split("\n"))
+    out, depth, start = [], 0, None
+    for m in re.finditer(r"[{}]", code):
+        if m.group() == "{":
+            if depth == 0:
+                head = code[max(0, m.start() - 1000):m.start()].rstrip()  # the signature
+                name = FUNCTION_HEAD.search(head)
+                start = (name.group(1), code.count("\n", 0, m.start()) + 1) if name else None
+            depth += 1
+        elif depth > 0:
+            depth -= 1
+            if depth == 0 and start:
+                out.append((start[0], start[1], code.count("\n", 0, m.start()) + 2 - start[1]))
+                start = None
+    return out
+
+
+def check_lengths(rel, code, findings, whole_tree):
+    """The budget; with whole_tree (every allowlisted file is in the tree checked, so the list
+    describes this tree, not a test's few files) also entries the tree no longer needs."""
+    seen = set()
+    for name, no, lines in function_lengths(code):
+        key = "%s:%s" % (rel, name)
+        allowed = FUNCTION_LENGTH_ALLOW.get(key)
+        seen.add(key)
+        if allowed is None and lines > FUNCTION_LINES:
+            findings.append(
+                "%s:%d: %s is %d lines, over the budget of %d: split it into functions that "
+                "each do one thing [function-length]" % (rel, no, name, lines, FUNCTION_LINES))
+        elif allowed is not None and lines > allowed:
+            findings.append(
+                "%s:%d: %s grew to %d lines (allowed %d while it waits to be split): split it "
+                "[function-length]" % (rel, no, name, lines, allowed))
+        elif allowed is not None and lines <= FUNCTION_LINES and whole_tree:
+            findings.append(
+                "%s:%d: %s is within the budget now (%d lines): remove it from "
+                "FUNCTION_LENGTH_ALLOW [function-length]" % (rel, no, name, lines))
+    for key in FUNCTION_LENGTH_ALLOW:
+        if whole_tree and key.startswith(rel + ":") and key not in seen:
+            findings.append(
+                "%s: %s is gone: remove it from FUNCTION_LENGTH_ALLOW [function-length]"
+                % (rel, key.split(":", 1)[1]))
+
+
+def check_file(path, rel, folder, findings, whole_tree=False):
     with open(path, encoding="utf-8", errors="replace") as f:
         code = strip_comments(f.read())
+    if rel.endswith(".c"):
+        check_lengths(rel, code, findings, whole_tree)
     for no, line in enumerate(code.split("\n"), 1):
+        check_constants(rel, folder, line, no, findings)
         m = INCLUDE.match(line)
         to = included_folder(rel, m.group(2)) if m else None
         if to and to != folder and RANK[to] >= RANK[folder]:
@@ -172,6 +303,8 @@ def main(argv):
         sys.stderr.write("check-layers: %s is not a directory: give the src/ folder\n" % src)
         return 2
     findings = []
+    whole_tree = all(os.path.isfile(os.path.join(src, key.split(":")[0][len("src/"):]))
+                     for key in FUNCTION_LENGTH_ALLOW)
     for folder in sorted(os.listdir(src)):
         top = os.path.join(src, folder)
         if not os.path.isdir(top):
@@ -186,7 +319,7 @@ def main(argv):
                 if name.endswith((".c", ".h")):
                     path = os.path.join(root, name)
                     rel = "src/" + os.path.relpath(path, src)
-                    check_file(path, rel, folder, findings)
+                    check_file(path, rel, folder, findings, whole_tree)
     for line in findings:
         print(line)
     if findings:

@@ -3,6 +3,7 @@
 
 #include "alerts/hook.h"
 #include "alerts/trend.h"
+#include "util/gw_fmt.h"
 #include "util/gw_termline.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
@@ -172,7 +173,7 @@ static void fmt_span(int64_t ns, char *buf, size_t len)
 {
     double s = (double)ns / 1e9;
     if (s < 60)
-        snprintf(buf, len, "%.3g s", s);
+        snprintf(buf, len, "%s s", GW_SIG(s, 3));
     else if (s < 3600)
         snprintf(buf, len, "%d min %d s", (int)(s / 60), (int)fmod(s, 60));
     else
@@ -184,7 +185,7 @@ static void fmt_num(double v, char *buf, size_t len)
     if (isnan(v))
         snprintf(buf, len, "%s", "");
     else
-        snprintf(buf, len, "%.10g", round3(v));
+        snprintf(buf, len, "%s", GW_SIG(round3(v), 10));
 }
 
 /* Whether the GPU of sample slot `slot` is the job's (every GPU until the job's are known). */
@@ -216,7 +217,7 @@ static void fire_message(const gw_alerts *a, const inst *in, double v, int64_t h
     char who[48], span[32] = "";
     subject(a, in, who, sizeof who);
     if (r->metric == GW_AM_XID) {
-        snprintf(buf, len, "%sXID %.0f", who, v);
+        snprintf(buf, len, "%sXID %s", who, GW_FIXED(v, 0));
         return;
     }
     if (m->event || r->metric == GW_AM_GPU_LOST) {
@@ -225,8 +226,8 @@ static void fire_message(const gw_alerts *a, const inst *in, double v, int64_t h
     }
     if (r->duration_ms > 0)
         fmt_span(held_ns, span, sizeof span);
-    snprintf(buf, len, "%s%s %.4g%s %s %.4g%s%s%s%s", who, m->label, v, m->unit,
-             r->below ? "below" : "above", r->threshold, m->unit,
+    snprintf(buf, len, "%s%s %s%s %s %s%s%s%s%s", who, m->label, GW_SIG(v, 4), m->unit,
+             r->below ? "below" : "above", GW_SIG(r->threshold, 4), m->unit,
              r->trend == GW_TREND_RISING   ? " and rising"
              : r->trend == GW_TREND_LINEAR ? " and growing linearly"
                                            : "",
@@ -252,8 +253,9 @@ static void resolve_message(const gw_alerts *a, const inst *in, double v, int64_
         snprintf(buf, len, "%s%s: none for %s (%u in %s)", who, m->label, quiet, in->events, span);
         return;
     }
-    snprintf(buf, len, "%s%s %.4g%s back to %.4g%s or %s after %s (peak %.4g%s)", who, m->label, v,
-             m->unit, r->clear, m->unit, r->below ? "above" : "below", span, in->peak, m->unit);
+    snprintf(buf, len, "%s%s %s%s back to %s%s or %s after %s (peak %s%s)", who, m->label,
+             GW_SIG(v, 4), m->unit, GW_SIG(r->clear, 4), m->unit, r->below ? "above" : "below",
+             span, GW_SIG(in->peak, 4), m->unit);
 }
 
 /* ---- announcing ---- */

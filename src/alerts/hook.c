@@ -2,6 +2,7 @@
 #include "alerts/hook.h"
 
 #include "host/exec.h"
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -270,9 +271,9 @@ static void report(gw_hook_runner *r, const gw_hook_alert *a, const outcome *o, 
     }
     if (o->how == OUT_KILLED) {
         say(r,
-            "alert hook %s for %s (%s) still ran after %.3g s: killed (the limit is [hook] "
+            "alert hook %s for %s (%s) still ran after %s s: killed (the limit is [hook] "
             "timeout or --on-alert-timeout)",
-            prog, a->rule, a->state, (double)limit_ms / 1000.0);
+            prog, a->rule, a->state, GW_SIG((double)limit_ms / 1000.0, 3));
         count(r, &r->stats.killed);
         return;
     }

@@ -1,5 +1,7 @@
 #include "alerts/trend.h"
 
+#include "stats/stats.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -52,20 +54,17 @@ bool gw_trend_fit(const gw_trend *w, double *slope_per_s, double *r2)
     if (w->n < GW_TREND_MIN_LINEAR_POINTS)
         return false;
     int64_t t0 = w->t_ns[w->head];
-    double st = 0, sv = 0, stt = 0, stv = 0, svv = 0, n = w->n;
+    double t_s[GW_TREND_POINTS], v[GW_TREND_POINTS];
     for (int i = 0; i < w->n; i++) {
-        double t = (double)(w->t_ns[idx(w, i)] - t0) / 1e9;
-        double v = w->v[idx(w, i)];
-        st += t;
-        sv += v;
-        stt += t * t;
-        stv += t * v;
-        svv += v * v;
+        t_s[i] = (double)(w->t_ns[idx(w, i)] - t0) / 1e9;
+        v[i] = w->v[idx(w, i)];
     }
-    double dtt = n * stt - st * st, dvv = n * svv - sv * sv, dtv = n * stv - st * sv;
-    if (dtt <= 0 || dvv <= 0)
+    gw_fit f;
+    gw_stats_linfit_s(t_s, v, (size_t)w->n, &f);
+    /* no spread in time (NAN slope) or in value (R^2 0): no line to follow */
+    if (isnan(f.slope_per_s) || !(f.r2 > 0))
         return false;
-    *slope_per_s = dtv / dtt;
-    *r2 = dtv * dtv / (dtt * dvv);
+    *slope_per_s = f.slope_per_s;
+    *r2 = f.r2;
     return true;
 }

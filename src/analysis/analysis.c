@@ -4,18 +4,13 @@
 #include "analysis/marks.h"
 #include "analysis/thresholds.h"
 
+#include "sampler/clock_reasons.h"
 #include "util/xalloc.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* clocks_event_reasons bits (design/nvml.md). */
-#define REASON_SW_POWER_CAP   0x4u
-#define REASON_SW_THERMAL     0x20u
-#define REASON_HW_THERMAL     0x40u
-#define REASON_HW_POWER_BRAKE 0x80u
 
 static const char *const time_names[GW_TIME_COUNT] = {
     "idle", "busy", "hot", "memory_high", "power_capped", "thermal_slowdown"};
@@ -38,17 +33,10 @@ static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
     return v ? v[row] : NAN;
 }
 
-uint64_t gw_reason_bits(double mask)
-{
-    if (!(mask >= 0 && mask < 18446744073709551616.0) || mask != floor(mask))
-        return 0;
-    return (uint64_t)mask;
-}
-
 bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
 {
     double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
-    if (gw_reason_bits(mask) & (REASON_SW_THERMAL | REASON_HW_THERMAL))
+    if (gw_reasons_thermal(gw_reasons_of(mask)))
         return true;
     double temp = value_at(g, GW_F_TEMP_GPU_C, row);
     return !isnan(g->gpu->slowdown_temp_c) && !isnan(temp) && temp >= g->gpu->slowdown_temp_c;
@@ -58,7 +46,7 @@ bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
 {
     if (gw_series_gpu_values(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
         double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
-        return (gw_reason_bits(mask) & (REASON_SW_POWER_CAP | REASON_HW_POWER_BRAKE)) != 0;
+        return gw_reasons_power(gw_reasons_of(mask));
     }
     double draw = value_at(g, GW_F_POWER_DRAW_W, row);
     double limit = value_at(g, GW_F_POWER_LIMIT_W, row);

@@ -162,10 +162,6 @@ gw_span gw_span_make(const gw_series_gpu *g, const double *dt_s, size_t begin, s
  * left out. NAN when no row has a value. */
 double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool work_only);
 
-/* The clocks_event_reasons mask of a cell as bits; 0 for values no mask can have (absent,
- * negative, fractional or beyond 64 bits), so that garbage never sets a reason. */
-uint64_t gw_reason_bits(double mask);
-
 /* Per-row conditions behind the time checks. */
 /* The job's CPU by role over a GPU's steady state (host.csv, issue 13), NAN where absent;
  * present is false without a host.csv with roles (starved_cause.c). */

@@ -6,6 +6,7 @@
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 static const char *const phase_names[GW_PHASE_COUNT] = {"startup", "steady", "tail"};
 
@@ -204,17 +205,14 @@ bool gw_dips_regular(const gw_dip *dips, size_t n, double *period_s, double *cv)
     *cv = NAN;
     if (n < 2)
         return false;
-    double sum = 0, sq = 0;
-    size_t m = n - 1;
-    for (size_t i = 1; i < n; i++) {
-        double gap = (double)(dips[i].span.start_ms - dips[i - 1].span.start_ms) / 1000.0;
-        sum += gap;
-        sq += gap * gap;
-    }
-    double mean = sum / (double)m;
-    double var = sq / (double)m - mean * mean;
+    double *gap = xmalloc((n - 1) * sizeof *gap);
+    for (size_t i = 1; i < n; i++)
+        gap[i - 1] = (double)(dips[i].span.start_ms - dips[i - 1].span.start_ms) / 1000.0;
+    double mean, sd;
+    gw_stats_mean_sd(gap, n - 1, &mean, &sd);
+    free(gap);
     *period_s = mean;
-    *cv = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : NAN;
+    *cv = mean > 0 ? sd / mean : NAN;
     return (double)n >= GW_TH(GW_TH_DIP_MIN_REGULAR) && mean > 0 &&
            *cv <= GW_TH(GW_TH_DIP_PERIOD_CV);
 }

@@ -1,7 +1,9 @@
 /* Why a starved GPU waits: the cause of gpu_starved, proved from the job's processes by role in
  * host.csv (docs/report.md, "Why the GPU waits"). */
 #include "analysis/checks.h"
+#include "stats/stats.h"
 
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -59,31 +61,17 @@ static bool in_view(const host_view *h, size_t r)
     return h->t->t_ms[r] >= h->start_ms && h->t->t_ms[r] < h->end_ms;
 }
 
-/* Mean of f over the steady rows with a value; NAN when none. */
+/* Mean of f over the steady rows with a value (each row counts the same); NAN when none. */
 static double mean_of(const host_view *h, gw_field f)
 {
-    const double *v = column(h, f);
-    double sum = 0;
-    size_t n = 0;
-    for (size_t r = 0; v && r < h->t->n; r++)
-        if (in_view(h, r) && !isnan(v[r])) {
-            sum += v[r];
-            n++;
-        }
-    return n ? sum / (double)n : NAN;
+    return gw_stats_mean_between(h->t->t_ms, column(h, f), h->t->n, h->start_ms, h->end_ms);
 }
 
 /* Share (%) of the steady rows with a value where f >= at_least; NAN when none. */
 static double share_of(const host_view *h, gw_field f, double at_least)
 {
-    const double *v = column(h, f);
-    size_t n = 0, hit = 0;
-    for (size_t r = 0; v && r < h->t->n; r++)
-        if (in_view(h, r) && !isnan(v[r])) {
-            n++;
-            hit += v[r] >= at_least;
-        }
-    return n ? 100.0 * (double)hit / (double)n : NAN;
+    return gw_stats_share_at_least(h->t->t_ms, column(h, f), h->t->n, h->start_ms, h->end_ms,
+                                   at_least);
 }
 
 /* Idle seconds of the GPU in the first moments of each epoch started inside the steady state
@@ -134,21 +122,21 @@ static const char *legacy_cause(const host_view *h, gw_verdict *v, const char **
     if (per_worker > GW_TH(GW_TH_WORKER_BUSY_PCT)) {
         gw_verdict_check(v, "job_cpu_per_worker_pct", per_worker, ">", GW_TH_WORKER_BUSY_PCT);
         gw_verdict_num(v, "host_cpu_mean_pct", host_cpu);
-        snprintf(why, len, "job CPU %.0f%% of a core per worker", per_worker);
+        snprintf(why, len, "job CPU %s%% of a core per worker", GW_FIXED(per_worker, 0));
         *sugg = suggest_input;
         return "input_pipeline";
     }
     if (workers >= 1 && host_cpu > GW_TH(GW_TH_HOST_CPU_BUSY_PCT)) {
         gw_verdict_num(v, "job_cpu_per_worker_pct", per_worker);
         gw_verdict_check(v, "host_cpu_mean_pct", host_cpu, ">", GW_TH_HOST_CPU_BUSY_PCT);
-        snprintf(why, len, "host CPUs %.0f%% busy", host_cpu);
+        snprintf(why, len, "host CPUs %s%% busy", GW_FIXED(host_cpu, 0));
         *sugg = suggest_input;
         return "input_pipeline";
     }
     if (workers == 0 && job_cpu > GW_TH(GW_TH_MAIN_BUSY_PCT)) {
         gw_verdict_check(v, "job_cpu_mean_pct", job_cpu, ">", GW_TH_MAIN_BUSY_PCT);
         gw_verdict_num(v, "host_cpu_mean_pct", host_cpu);
-        snprintf(why, len, "the one process at %.0f%% of a core", job_cpu);
+        snprintf(why, len, "the one process at %s%% of a core", GW_FIXED(job_cpu, 0));
         *sugg = suggest_cpu_no_workers;
         return "cpu_bound";
     }
@@ -259,10 +247,11 @@ static bool cause_input_pipeline(const role_facts *f, gw_verdict *v, cause_out *
     gw_verdict_check(v, "workers_saturated_share_pct", f->w_sat, ">", GW_TH_SATURATED_SHARE_PCT);
     gw_verdict_num(v, "train_saturated_share_pct", f->t_sat);
     snprintf(o->why, o->len,
-             "a DataLoader worker at >= %.0f%% of a core %.0f%% of the time (busiest %.0f%%, "
-             "%.0f worker%s); the training process at %.0f%%, asleep %.0f%% of the time",
-             GW_TH(GW_TH_ROLE_SATURATED_PCT), f->w_sat, f->w_max, f->workers, plural(f->workers),
-             f->t_max, f->t_sleep);
+             "a DataLoader worker at >= %s%% of a core %s%% of the time (busiest %s%%, "
+             "%s worker%s); the training process at %s%%, asleep %s%% of the time",
+             GW_FIXED(GW_TH(GW_TH_ROLE_SATURATED_PCT), 0), GW_FIXED(f->w_sat, 0),
+             GW_FIXED(f->w_max, 0), GW_FIXED(f->workers, 0), plural(f->workers),
+             GW_FIXED(f->t_max, 0), GW_FIXED(f->t_sleep, 0));
     return found(o, "input_pipeline", suggest_input);
 }
 
@@ -274,10 +263,11 @@ static bool cause_cpu_bound(const role_facts *f, gw_verdict *v, cause_out *o)
     gw_verdict_check(v, "train_saturated_share_pct", f->t_sat, ">", GW_TH_SATURATED_SHARE_PCT);
     gw_verdict_num(v, "workers_saturated_share_pct", f->w_sat);
     snprintf(o->why, o->len,
-             "the training process at >= %.0f%% of a core %.0f%% of the time (mean %.0f%%); "
-             "its %.0f worker%s at %.0f%% at most",
-             GW_TH(GW_TH_ROLE_SATURATED_PCT), f->t_sat, f->t_max, f->workers, plural(f->workers),
-             f->w_max);
+             "the training process at >= %s%% of a core %s%% of the time (mean %s%%); "
+             "its %s worker%s at %s%% at most",
+             GW_FIXED(GW_TH(GW_TH_ROLE_SATURATED_PCT), 0), GW_FIXED(f->t_sat, 0),
+             GW_FIXED(f->t_max, 0), GW_FIXED(f->workers, 0), plural(f->workers),
+             GW_FIXED(f->w_max, 0));
     return found(o, "cpu_bound", f->workers >= 1 ? suggest_cpu : suggest_cpu_no_workers);
 }
 
@@ -294,8 +284,8 @@ static bool cause_io_wait(const role_facts *f, gw_verdict *v, cause_out *o)
         gw_verdict_num(v, "disk_wait_pct", d);
     if (iowait)
         gw_verdict_check(v, "iowait_pct", f->iowait, ">", GW_TH_IOWAIT_PCT);
-    snprintf(o->why, o->len,
-             "job processes in disk wait (D) %.0f%% of the time, host iowait %.0f%%", d, f->iowait);
+    snprintf(o->why, o->len, "job processes in disk wait (D) %s%% of the time, host iowait %s%%",
+             GW_FIXED(d, 0), GW_FIXED(f->iowait, 0));
     return found(o, "io_wait", suggest_io);
 }
 
@@ -314,9 +304,9 @@ static bool cause_host_contention(const role_facts *f, gw_verdict *v, cause_out 
         gw_verdict_check(v, "cpu_others_pct", f->others, ">", GW_TH_OTHERS_CPU_PCT);
     }
     snprintf(o->why, o->len,
-             "host CPUs %.0f%% busy, %.0f%% of them outside the job (steal %.0f%%); no job "
+             "host CPUs %s%% busy, %s%% of them outside the job (steal %s%%); no job "
              "process saturated",
-             f->host_cpu, f->others, f->steal);
+             GW_FIXED(f->host_cpu, 0), GW_FIXED(f->others, 0), GW_FIXED(f->steal, 0));
     return found(o, "host_contention", suggest_host);
 }
 
@@ -338,9 +328,8 @@ static bool cause_epoch_start(const gw_analysis *a, const gw_gpu_analysis *g, gw
     gw_verdict_num(v, "epoch_start_idle_mean_s", e_idle / (double)ne);
     gw_verdict_check(v, "epoch_start_idle_share_pct", e_share, ">",
                      GW_TH_EPOCH_START_IDLE_SHARE_PCT);
-    snprintf(o->why, o->len,
-             "idle %.1f s at the start of %zu of %zu epochs, %.0f%% of all idle time",
-             e_idle / (double)ne, stalled, ne, e_share);
+    snprintf(o->why, o->len, "idle %s s at the start of %zu of %zu epochs, %s%% of all idle time",
+             GW_FIXED(e_idle / (double)ne, 1), stalled, ne, GW_FIXED(e_share, 0));
     return found(o, "epoch_start", suggest_epoch);
 }
 
@@ -351,10 +340,10 @@ static void cause_weak(const role_facts *f, gw_verdict *v, cause_out *o)
     gw_verdict_text(v, "missing", "no process saturated, no disk wait, no contention");
     bool input = f->workers >= 1 && f->w_max > f->t_max;
     snprintf(o->why, o->len,
-             "weak: no process saturated; busiest %s at %.0f%% of a core (training %.0f%%, "
-             "workers %.0f%%)",
-             input ? "worker" : "training process", input ? f->w_max : f->t_max, f->t_max,
-             f->w_max);
+             "weak: no process saturated; busiest %s at %s%% of a core (training %s%%, "
+             "workers %s%%)",
+             input ? "worker" : "training process", GW_FIXED(input ? f->w_max : f->t_max, 0),
+             GW_FIXED(f->t_max, 0), GW_FIXED(f->w_max, 0));
     if (input)
         found(o, "input_pipeline", suggest_input);
     else

@@ -2,6 +2,7 @@
  * gpu_saturated (see checks.h and docs/report.md for the rules). */
 #include "analysis/checks.h"
 
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -118,9 +119,9 @@ static void while_busy(const gw_gpu_analysis *g, gw_verdict *v, char *note, size
         gw_verdict_num(v, "while_busy_tensor_active_p50_pct", tensor);
         if (sm < GW_TH(GW_TH_SM_UTIL_RATIO) * util)
             snprintf(note, len,
-                     "; while busy only %.0f%% of the SMs work at GPU-Util %.0f%% (occupancy "
-                     "%.0f%%, tensor %.1f%%: GPM): the kernels are small too",
-                     sm, util, occ, tensor);
+                     "; while busy only %s%% of the SMs work at GPU-Util %s%% (occupancy "
+                     "%s%%, tensor %s%%: GPM): the kernels are small too",
+                     GW_FIXED(sm, 0), GW_FIXED(util, 0), GW_FIXED(occ, 0), GW_FIXED(tensor, 1));
         return;
     }
     double power =
@@ -132,8 +133,8 @@ static void while_busy(const gw_gpu_analysis *g, gw_verdict *v, char *note, size
     gw_verdict_num(v, "while_busy_power_ratio", power / limit);
     if (power / limit < GW_TH(GW_TH_UNDERFILL_POWER_RATIO))
         snprintf(note, len,
-                 "; while busy it draws %.0f of %.0f W (power, no GPM): the kernels may be small",
-                 power, limit);
+                 "; while busy it draws %s of %s W (power, no GPM): the kernels may be small",
+                 GW_FIXED(power, 0), GW_FIXED(limit, 0));
 }
 
 static void starved(gw_analysis *a, gw_gpu_analysis *g)
@@ -177,17 +178,18 @@ static void starved(gw_analysis *a, gw_gpu_analysis *g)
     /* Say the GPU's rhythm only as the evidence shows it (bursts, idle stretches). */
     char rhythm[96] = "";
     if (idle_share > 0 && nb >= 3 && burst_s <= SHORT_BURST_S)
-        snprintf(rhythm, sizeof rhythm, ", %zu short bursts (%.1f s)", nb, burst_s);
+        snprintf(rhythm, sizeof rhythm, ", %zu short bursts (%s s)", nb, GW_FIXED(burst_s, 1));
     else if (idle_max_s >= GW_TH(GW_TH_DIP_MIN_S))
-        snprintf(rhythm, sizeof rhythm, ", idle up to %.0f s at a time", idle_max_s);
+        snprintf(rhythm, sizeof rhythm, ", idle up to %s s at a time", GW_FIXED(idle_max_s, 0));
     char gain[64] = "";
     if (!isnan(speedup))
-        snprintf(gain, sizeof gain, "; removing this wait could make training up to %.1fx faster",
-                 speedup);
+        snprintf(gain, sizeof gain, "; removing this wait could make training up to %sx faster",
+                 GW_FIXED(speedup, 1));
     gw_verdict_say(v, sugg,
-                   "GPU busy %.1f%% of the steady state (%.0f s), idle %.0f%%%s; cause: "
+                   "GPU busy %s%% of the steady state (%s s), idle %s%%%s; cause: "
                    "%s (%s)%s%s",
-                   g->busy_pct, g->work_s, idle_share, rhythm, cause, why, note, gain);
+                   GW_FIXED(g->busy_pct, 1), GW_FIXED(g->work_s, 0), GW_FIXED(idle_share, 0),
+                   rhythm, cause, why, note, gain);
 }
 
 static bool busy_work_row(const gw_gpu_analysis *g, size_t r)
@@ -242,20 +244,22 @@ static void underfilled(gw_analysis *a, gw_gpu_analysis *g)
         /* occupancy and tensor activity are said only when recorded */
         char more[96] = "";
         if (!isnan(occ) && !isnan(tensor))
-            snprintf(more, sizeof more, "; occupancy %.0f%%, tensor activity %.1f%%", occ, tensor);
+            snprintf(more, sizeof more, "; occupancy %s%%, tensor activity %s%%", GW_FIXED(occ, 0),
+                     GW_FIXED(tensor, 1));
         else if (!isnan(occ))
-            snprintf(more, sizeof more, "; occupancy %.0f%%", occ);
+            snprintf(more, sizeof more, "; occupancy %s%%", GW_FIXED(occ, 0));
         else if (!isnan(tensor))
-            snprintf(more, sizeof more, "; tensor activity %.1f%%", tensor);
+            snprintf(more, sizeof more, "; tensor activity %s%%", GW_FIXED(tensor, 1));
         gw_verdict_say(v, sugg,
-                       "GPU-Util reads busy but only %.1f%% of the SMs work (GPM SM "
-                       "activity p50 < %g%%%s)",
-                       sm, GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT), more);
+                       "GPU-Util reads busy but only %s%% of the SMs work (GPM SM "
+                       "activity p50 < %s%%%s)",
+                       GW_FIXED(sm, 1), GW_SIG(GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT), 6), more);
     } else
         gw_verdict_say(v, sugg,
-                       "GPU-Util reads busy but the GPU draws %.0f W of %.0f W (%.0f%% < %.0f%%; "
+                       "GPU-Util reads busy but the GPU draws %s W of %s W (%s%% < %s%%; "
                        "power, no GPM)",
-                       power, limit, 100 * ratio, 100 * GW_TH(GW_TH_UNDERFILL_POWER_RATIO));
+                       GW_FIXED(power, 0), GW_FIXED(limit, 0), GW_FIXED(100 * ratio, 0),
+                       GW_FIXED(100 * GW_TH(GW_TH_UNDERFILL_POWER_RATIO), 0));
 }
 
 static const char *const suggest_launch =
@@ -283,15 +287,16 @@ static void launch_bound(gw_gpu_analysis *g, gw_verdict *v)
     gw_verdict_text(v, "pattern", "launch_bound");
     char sm_txt[48] = "";
     if (!isnan(sm))
-        snprintf(sm_txt, sizeof sm_txt, ", SM activity %.1f%%", sm);
+        snprintf(sm_txt, sizeof sm_txt, ", SM activity %s%%", GW_FIXED(sm, 1));
     char gain[64] = "";
     if (g->busy_pct > 0)
-        snprintf(gain, sizeof gain, "; removing this wait could make training up to %.1fx faster",
-                 100.0 / g->busy_pct);
+        snprintf(gain, sizeof gain, "; removing this wait could make training up to %sx faster",
+                 GW_FIXED(100.0 / g->busy_pct, 1));
     gw_verdict_say(v, suggest_launch,
-                   "GPU lightly and steadily used: busy %.1f%% of the steady state (%.0f s) with "
+                   "GPU lightly and steadily used: busy %s%% of the steady state (%s s) with "
                    "no quiet stretch%s; launch-bound; cause: %s%s",
-                   g->busy_pct, g->work_s, sm_txt, v->cause ? v->cause : "unknown", gain);
+                   GW_FIXED(g->busy_pct, 1), GW_FIXED(g->work_s, 0), sm_txt,
+                   v->cause ? v->cause : "unknown", gain);
 }
 
 void gw_check_starved(gw_analysis *a, gw_gpu_analysis *g)
@@ -349,14 +354,14 @@ void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g)
     gw_verdict_text(v, "aligned_with", with);
     char share_txt[48] = "";
     if (!isnan(share))
-        snprintf(share_txt, sizeof share_txt, ", %.0f%% of the steady state", share);
+        snprintf(share_txt, sizeof share_txt, ", %s%% of the steady state", GW_FIXED(share, 0));
     gw_verdict_say(v,
                    "Not a bottleneck of training itself. If the dips are long, validate less "
                    "often or on a subset, and save checkpoints asynchronously (e.g. "
                    "torch.distributed.checkpoint.async_save) so training resumes sooner.",
-                   "%zu dips of %.1f s on average at %s (validation/checkpoint%s); the GPU is "
-                   "busy %.1f%% in between",
-                   n, total_s / (double)n, with, share_txt, g->busy_pct);
+                   "%zu dips of %s s on average at %s (validation/checkpoint%s); the GPU is "
+                   "busy %s%% in between",
+                   n, GW_FIXED(total_s / (double)n, 1), with, share_txt, GW_FIXED(g->busy_pct, 1));
 }
 
 /* Verdicts that mean "not simply saturated". */
@@ -387,8 +392,8 @@ void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g)
     gw_verdict_say(v,
                    "The GPU is the bottleneck, as it should be. To go faster: bf16/fp16 autocast, "
                    "torch.compile, a larger batch if memory allows, or more GPUs.",
-                   "GPU busy %.1f%% of the steady state (%.0f s)%s", g->busy_pct, g->work_s,
-                   isnan(sm) ? "" : "; SM activity confirms it");
+                   "GPU busy %s%% of the steady state (%s s)%s", GW_FIXED(g->busy_pct, 1),
+                   GW_FIXED(g->work_s, 0), isnan(sm) ? "" : "; SM activity confirms it");
 }
 
 /* Mean utilisation of each participant over [start, end). */
@@ -451,9 +456,9 @@ static void imbalance_one(gw_analysis *a, size_t i, const double *mean, int64_t 
                    "(DistributedSampler, drop_last), a slower or throttled GPU, CPU contention or "
                    "a slower data path on its node, or rank-specific work (logging, evaluation, "
                    "checkpointing) inside the step.",
-                   "busy %.1f%% while its peers are at %.1f%% (%.1f points less, in %.0f%% of "
+                   "busy %s%% while its peers are at %s%% (%s points less, in %s%% of "
                    "the run)",
-                   mean[i], peers, gap, share);
+                   GW_FIXED(mean[i], 1), GW_FIXED(peers, 1), GW_FIXED(gap, 1), GW_FIXED(share, 0));
 }
 
 void gw_check_imbalance(gw_analysis *a)

@@ -1,12 +1,11 @@
 /* Clock verdicts: thermal_throttling, power_capped; and gpu_lost (see checks.h). */
 #include "analysis/checks.h"
+#include "sampler/clock_reasons.h"
+#include "util/gw_fmt.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-#define REASON_SW_POWER_CAP   0x4u
-#define REASON_HW_POWER_BRAKE 0x80u
 
 static bool thermal_row(const gw_gpu_analysis *g, size_t r)
 {
@@ -44,8 +43,8 @@ static void running_hot(gw_analysis *a, gw_gpu_analysis *g)
     gw_verdict_say(v,
                    "Check the cooling before it throttles: fans, airflow, inlet temperature, "
                    "dust; `nvidia-smi -q -d TEMPERATURE` shows how far the slowdown threshold is.",
-                   "running hot (above %g C for %.0f s) but not slowed down yet",
-                   GW_TH(GW_TH_HOT_TEMP_C), hot_s);
+                   "running hot (above %s C for %s s) but not slowed down yet",
+                   GW_SIG(GW_TH(GW_TH_HOT_TEMP_C), 6), GW_FIXED(hot_s, 0));
 }
 
 void gw_check_thermal(gw_analysis *a, gw_gpu_analysis *g)
@@ -83,8 +82,8 @@ void gw_check_thermal(gw_analysis *a, gw_gpu_analysis *g)
                    "The GPU slows its clocks to protect itself from heat: check fans, airflow, "
                    "data-centre inlet temperature and blocked or failed fans; `nvidia-smi -q -d "
                    "PERFORMANCE` lists the active slowdown reasons.",
-                   "thermal slowdown during %.1f%% of the steady state (%.0f s)", share,
-                   st->time_s[GW_TIME_THERMAL]);
+                   "thermal slowdown during %s%% of the steady state (%s s)", GW_FIXED(share, 1),
+                   GW_FIXED(st->time_s[GW_TIME_THERMAL], 0));
 }
 
 static double share_with_bit(const gw_gpu_analysis *g, unsigned bit, double total)
@@ -93,7 +92,7 @@ static double share_with_bit(const gw_gpu_analysis *g, unsigned bit, double tota
     gw_span st = g->phase[GW_PHASE_STEADY].span;
     double s = 0;
     for (size_t r = st.begin; m && r < st.end; r++)
-        if (gw_reason_bits(m[r]) & bit)
+        if (gw_reasons_of(m[r]) & bit)
             s += g->dt_s[r];
     return m ? 100.0 * s / total : NAN;
 }
@@ -112,9 +111,9 @@ void gw_check_power(gw_analysis *a, gw_gpu_analysis *g)
         (double)gw_work_samples(g, NULL) < GW_TH(GW_TH_MIN_STEADY_SAMPLES))
         return;
     bool has_mask = gw_series_gpu_values(g->gpu, GW_F_CLOCKS_EVENT_REASONS) != NULL;
-    double cap = has_mask ? share_with_bit(g, REASON_SW_POWER_CAP, total)
+    double cap = has_mask ? share_with_bit(g, GW_REASON_SW_POWER_CAP, total)
                           : 100.0 * st->time_s[GW_TIME_POWER_CAPPED] / total;
-    double brake = share_with_bit(g, REASON_HW_POWER_BRAKE, total);
+    double brake = share_with_bit(g, GW_REASON_HW_POWER_BRAKE, total);
     bool braked = brake > GW_TH(GW_TH_POWER_BRAKE_SHARE_PCT);
     if (!braked && !(cap > GW_TH(GW_TH_POWER_CAP_SHARE_PCT)))
         return;
@@ -140,17 +139,18 @@ void gw_check_power(gw_analysis *a, gw_gpu_analysis *g)
                        "The hardware power brake is asserted by the system (power supply or "
                        "chassis): ask the administrator to check PSU redundancy and the node's "
                        "power policy.",
-                       "hardware power brake during %.1f%% of the steady state", brake);
+                       "hardware power brake during %s%% of the steady state", GW_FIXED(brake, 1));
     else {
         char limit[32] = ""; /* a limit that was not recorded is left out */
         if (!isnan(g->gpu->power_limit_w))
-            snprintf(limit, sizeof limit, " (%.0f W)", g->gpu->power_limit_w);
+            snprintf(limit, sizeof limit, " (%s W)", GW_FIXED(g->gpu->power_limit_w, 0));
         gw_verdict_say(v,
                        "The GPU runs at its power limit, doing all the work its power budget "
                        "allows. If the limit was lowered (`nvidia-smi -q -d POWER` shows default "
                        "and current), restoring it (`nvidia-smi -pl`) buys speed; else nothing to "
                        "fix.",
-                       "at the power limit%s during %.1f%% of the steady state", limit, cap);
+                       "at the power limit%s during %s%% of the steady state", limit,
+                       GW_FIXED(cap, 1));
     }
 }
 

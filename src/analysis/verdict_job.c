@@ -5,6 +5,7 @@
 #include "analysis/crash.h"
 
 #include "util/gw_buf.h"
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 
 #include <math.h>
@@ -124,8 +125,9 @@ static void stall_verdict(gw_analysis *a, size_t i)
                    "DataLoader worker blocked in futex/read points at the dataset (a corrupt "
                    "file, a dead network mount): DataLoader(timeout=...) makes it fail instead of "
                    "hang. For distributed jobs, set a timeout in init_process_group.",
-                   "no output, GPU idle and CPU idle for %.0f s until %s; processes: %s",
-                   (double)(end - start) / 1000.0, until.data, procs.len ? procs.data : "unknown");
+                   "no output, GPU idle and CPU idle for %s s until %s; processes: %s",
+                   GW_FIXED((double)(end - start) / 1000.0, 0), until.data,
+                   procs.len ? procs.data : "unknown");
     gw_buf_free(&until);
     gw_buf_free(&procs);
 }
@@ -192,9 +194,9 @@ static void size_text(gw_buf *b, const char *before, double mib)
     if (isnan(mib))
         return;
     if (mib >= 1024)
-        gw_buf_printf(b, "%s%.1f GiB", before, mib / 1024.0);
+        gw_buf_printf(b, "%s%s GiB", before, GW_FIXED(mib / 1024.0, 1));
     else
-        gw_buf_printf(b, "%s%.0f MiB", before, mib);
+        gw_buf_printf(b, "%s%s MiB", before, GW_FIXED(mib, 0));
 }
 
 /* The GPU that was fullest at the end among the job's GPUs of the source (all of the source when
@@ -266,9 +268,11 @@ static void oom_verdict(gw_analysis *a, const exit_facts *f)
         gw_buf_puts(&m, " free");
     size_text(&m, " of ", c->capacity_mib);
     if (!isnan(used))
-        gw_buf_printf(&m, "; memory.used %.0f MiB%s", used, total > 0 ? "" : " at the end");
+        gw_buf_printf(&m, "; memory.used %s MiB%s", GW_FIXED(used, 0),
+                      total > 0 ? "" : " at the end");
     if (!isnan(used) && total > 0)
-        gw_buf_printf(&m, " of %.0f (%.0f%%) at the end", total, 100.0 * used / total);
+        gw_buf_printf(&m, " of %s (%s%%) at the end", GW_FIXED(total, 0),
+                      GW_FIXED(100.0 * used / total, 0));
     gw_verdict_say(v,
                    "Make a step need less memory: a smaller batch (with gradient accumulation to "
                    "keep the effective batch), bf16 autocast, activation checkpointing "
@@ -350,8 +354,8 @@ static bool gpu_failed(gw_analysis *a, const exit_facts *f)
                        "A GPU error, not the script: check `dmesg` / `nvidia-smi -q` on the "
                        "node, drain it if the error repeats, and restart from the last "
                        "checkpoint elsewhere.",
-                       "GPU %d reported Xid %.0f (%s) before the job died", e->gpu_index, x->code,
-                       xid_meaning(x->code));
+                       "GPU %d reported Xid %s (%s) before the job died", e->gpu_index,
+                       GW_FIXED(x->code, 0), xid_meaning(x->code));
     } else {
         gw_verdict_say(v,
                        "The GPU fell off the bus: the node needs its administrator (check "
@@ -419,13 +423,13 @@ static void judge_exit(gw_analysis *a, exit_facts *f)
     } else if (f->text.interrupted) {
         gw_verdict *v = failed(a, f, GW_SEV_INFO, -1, "interrupted");
         gw_verdict_say(v, "Stopped with Ctrl-C (KeyboardInterrupt): nothing to fix.",
-                       "the job was interrupted (KeyboardInterrupt), exit status %.0f",
-                       f->exit->code);
+                       "the job was interrupted (KeyboardInterrupt), exit status %s",
+                       GW_FIXED(f->exit->code, 0));
     } else {
         gw_verdict *v = failed(a, f, GW_SEV_WARNING, -1, "exit_status");
         gw_verdict_text(v, "last_line", f->text.last_line);
         gw_verdict_say(v, "The end of output.log in the run directory shows what went wrong.",
-                       "the job exited with status %.0f%s%s", f->exit->code,
+                       "the job exited with status %s%s%s", GW_FIXED(f->exit->code, 0),
                        *f->text.last_error ? ": " : "", f->text.last_error);
     }
 }

@@ -1,6 +1,7 @@
 /* Memory verdicts: memory_leak, memory_near_capacity, idle_holding_memory (see checks.h). */
 #include "analysis/checks.h"
 
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -93,16 +94,17 @@ void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g)
         gw_verdict_num(v, "time_to_oom_s", to_oom);
     char oom[64] = "unknown (memory.total not recorded)";
     if (!isnan(to_oom) && to_oom < 3600)
-        snprintf(oom, sizeof oom, "in about %.0f s", to_oom);
+        snprintf(oom, sizeof oom, "in about %s s", GW_FIXED(to_oom, 0));
     else if (!isnan(to_oom))
-        snprintf(oom, sizeof oom, "in about %.1f h", to_oom / 3600);
+        snprintf(oom, sizeof oom, "in about %s h", GW_FIXED(to_oom / 3600, 1));
     gw_verdict_say(v,
                    "Look for tensors kept across steps: outputs or losses appended to a list "
                    "without .detach() or .item(), `total_loss += loss` keeping the graph, growing "
                    "caches; torch.cuda.memory._record_memory_history() shows who allocates.",
-                   "memory.used grows %.4g MiB/s (%.2f GiB/s, R2 %.3f) over %.0f s; out of "
+                   "memory.used grows %s MiB/s (%s GiB/s, R2 %s) over %s s; out of "
                    "memory %s",
-                   fit.slope_per_s, fit.slope_per_s / 1024, fit.r2, window_s, oom);
+                   GW_SIG(fit.slope_per_s, 4), GW_FIXED(fit.slope_per_s / 1024, 2),
+                   GW_FIXED(fit.r2, 3), GW_FIXED(window_s, 0), oom);
 }
 
 void gw_check_memory_capacity(gw_analysis *a, gw_gpu_analysis *g)
@@ -142,8 +144,8 @@ void gw_check_memory_capacity(gw_analysis *a, gw_gpu_analysis *g)
                    "Little headroom is left: reduce the batch size (use gradient accumulation to "
                    "keep the effective batch), enable activation checkpointing or bf16, and set "
                    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True against fragmentation.",
-                   "memory peaked at %.1f%% of the GPU (%.0f of %.0f MiB)", peak_pct, mem[peak_row],
-                   total_at(g, peak_row));
+                   "memory peaked at %s%% of the GPU (%s of %s MiB)", GW_FIXED(peak_pct, 1),
+                   GW_FIXED(mem[peak_row], 0), GW_FIXED(total_at(g, peak_row), 0));
 }
 
 /* The job process holding the most memory on this GPU within [start, end), as "name (pid N)". */
@@ -216,6 +218,6 @@ void gw_check_idle_holding(gw_analysis *a, gw_gpu_analysis *g)
                    "A process keeps GPU memory while the GPU does nothing (a finished notebook "
                    "kernel, a hung rank, evaluation on the CPU): end it, or free the memory "
                    "(del the model, torch.cuda.empty_cache()) so other jobs can use the GPU.",
-                   "idle for %.0f s while holding %.0f MiB%s%s", best_s, held, *who ? " by " : "",
-                   who);
+                   "idle for %s s while holding %s MiB%s%s", GW_FIXED(best_s, 0), GW_FIXED(held, 0),
+                   *who ? " by " : "", who);
 }

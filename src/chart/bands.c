@@ -1,16 +1,18 @@
 /* Throttle bands from clocks_event_reasons (see chart.h). */
 #include "chart/chart.h"
 
+#include "sampler/clock_reasons.h"
 #include "util/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-/* Bits of clocks_event_reasons (nvml.h nvmlClocksEventReason*) in each group. */
+/* Bits of clocks_event_reasons in each group (sampler/clock_reasons.h). The power band shows the
+ * SW power cap only: the HW power brake is drawn in the HW slowdown band. */
 static const uint64_t group_bits[GW_THROTTLE_COUNT] = {
-    [GW_THROTTLE_POWER] = 0x4,
-    [GW_THROTTLE_THERMAL] = 0x20 | 0x40,
-    [GW_THROTTLE_HW] = 0x8 | 0x80,
+    [GW_THROTTLE_POWER] = GW_REASON_SW_POWER_CAP,
+    [GW_THROTTLE_THERMAL] = GW_REASONS_THERMAL,
+    [GW_THROTTLE_HW] = GW_REASONS_HW,
 };
 
 const char *gw_throttle_name(gw_throttle k)
@@ -47,7 +49,7 @@ static void gpu_group_bands(const gw_gpu_analysis *g, int slot, gw_throttle kind
     const double *mask = gw_series_gpu_values(g->gpu, GW_F_CLOCKS_EVENT_REASONS);
     double max_gap_ms = 5 * g->interval_s * 1000.0;
     for (size_t i = 0; mask && i < t->n; i++) {
-        if (!(gw_reason_bits(mask[i]) & group_bits[kind]))
+        if (!(gw_reasons_of(mask[i]) & group_bits[kind]))
             continue;
         int64_t end = t->t_ms[i] + (int64_t)llround(g->interval_s * 1000.0);
         if (i + 1 < t->n && (double)(t->t_ms[i + 1] - t->t_ms[i]) <= max_gap_ms)

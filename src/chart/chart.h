@@ -102,9 +102,9 @@ void gw_chart_span(const gw_analysis *a, int64_t *t0_ms, int64_t *t1_ms);
 
 /* Reason groups shown as bands on the clock chart (bits of clocks_event_reasons). */
 typedef enum gw_throttle {
-    GW_THROTTLE_POWER,   /* SW power cap 0x4 */
-    GW_THROTTLE_THERMAL, /* SW thermal 0x20, HW thermal 0x40 */
-    GW_THROTTLE_HW,      /* HW slowdown 0x8, HW power brake 0x80 */
+    GW_THROTTLE_POWER,   /* GW_REASON_SW_POWER_CAP */
+    GW_THROTTLE_THERMAL, /* GW_REASONS_THERMAL (SW and HW thermal slowdown) */
+    GW_THROTTLE_HW,      /* GW_REASONS_HW (HW slowdown, HW power brake) */
     GW_THROTTLE_COUNT
 } gw_throttle;
 

@@ -86,7 +86,9 @@ int gw_cmd_log(int argc, char **argv)
     gw_rc rc = gw_outclean_read(log, have_idx && times ? idx : NULL, print_line, &times, &err);
     if (rc)
         fprintf(stderr, "gpuwatch log: %s%s\n", err.msg,
-                dir ? ": the directory is not a run of `gpuwatch run` (no output.log)" : "");
+                dir && lstat(log, &st) != 0
+                    ? ": the directory is not a run of `gpuwatch run` (no output.log)"
+                    : "");
     free(log);
     free(idx);
     return rc ? 1 : 0;

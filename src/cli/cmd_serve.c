@@ -1,6 +1,7 @@
 /* `gpuwatch serve`: argument parsing and the daemon's life; the pages are in serve/exporter.c. */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "util/gw_fmt.h"
 #include "util/gw_wrap.h"
 #include "events/events.h"
 #include "k8s/pod_watch.h"
@@ -219,9 +220,10 @@ static void announce(gw_exporter *e, gw_sampler *s, int64_t interval_ms)
     const char *banner = gw_sampler_system(s)->banner;
     gw_wrap_stream w; /* 80 columns */
     fprintf(gw_wrap_begin(&w, stderr),
-            "gpuwatch: serving %u GPU%s%s%s%s on http://%s/metrics, sampling every %g s%s%s\n", n,
+            "gpuwatch: serving %u GPU%s%s%s%s on http://%s/metrics, sampling every %s s%s%s\n", n,
             n == 1 ? "" : "s", n ? " (" : "", n ? d[0].name : "", n ? ")" : "",
-            gw_exporter_address(e), (double)interval_ms / 1000.0, banner[0] ? " — " : "", banner);
+            gw_exporter_address(e), GW_SIG((double)interval_ms / 1000.0, 6), banner[0] ? " — " : "",
+            banner);
     gw_wrap_end(&w);
 }
 

@@ -1,6 +1,7 @@
 /* Reading gpuwatch.ini with inih, and the order of sources; see config.h. */
 #include "config/config.h"
 
+#include "util/gw_file.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void gw_config_init(gw_config *c)
 {
@@ -129,10 +131,22 @@ static int on_ini_key(void *user, const char *section, const char *name, const c
 
 gw_rc gw_config_load_file(gw_config *c, const char *path, bool must_exist, gw_error *err)
 {
-    FILE *f = fopen(path, "r");
+    /* a regular file only: a FIFO would block forever, a device never end */
+    FILE *f = gw_file_open_regular(path, "r");
     if (!f) {
-        if (errno == ENOENT && !must_exist)
+        /* a file of the standard places that cannot be reached is absent: a HOME that is a file
+         * or that this user may not search must not stop gpuwatch from starting; one that is
+         * there but unreadable is still said */
+        struct stat st;
+        int e = errno;
+        if (!must_exist && (e == ENOENT || e == ENOTDIR || (e == EACCES && stat(path, &st) != 0)))
             return GW_OK;
+        errno = e;
+        if (errno == GW_FILE_NOT_REGULAR)
+            return gw_error_set(err, GW_E_IO,
+                                "cannot read the configuration file %s: it is not a regular file "
+                                "(a FIFO, device or directory): give the path of an INI file",
+                                path);
         return gw_error_set(err, GW_E_IO, "cannot read the configuration file %s: %s", path,
                             strerror(errno));
     }

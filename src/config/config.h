@@ -30,7 +30,8 @@ typedef struct gw_config {
 void gw_config_init(gw_config *c);
 void gw_config_free(gw_config *c);
 
-/* Reads one INI file over c. A missing file is skipped unless must_exist. Errors (GW_E_FORMAT,
+/* Reads one INI file over c. A missing file (or one a HOME that is a file or not searchable
+ * hides) is skipped unless must_exist; a FIFO or device is an error. Errors (GW_E_FORMAT,
  * GW_E_IO): "PATH:LINE: [SECTION] KEY: reason". c keeps what was read before the error. */
 GW_MUST_USE gw_rc gw_config_load_file(gw_config *c, const char *path, bool must_exist,
                                       gw_error *err);

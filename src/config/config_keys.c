@@ -2,6 +2,7 @@
 #include "config/config.h"
 
 #include "host/exec.h"
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -317,9 +318,10 @@ static gw_rc validate_rule(gw_alert_rule *r, gw_error *err)
         r->clear = r->threshold;
     if (r->below ? r->clear < r->threshold : r->clear > r->threshold)
         return gw_error_set(err, GW_E_FORMAT,
-                            "%s: [%s]: clear %g is %s threshold %g: the rule resolves when the "
+                            "%s: [%s]: clear %s is %s threshold %s: the rule resolves when the "
                             "value comes back to clear, so clear must lie on the other side",
-                            r->where, r->id, r->clear, r->below ? "below" : "above", r->threshold);
+                            r->where, r->id, GW_SIG(r->clear, 6), r->below ? "below" : "above",
+                            GW_SIG(r->threshold, 6));
     if (r->trend != GW_TREND_NONE && r->trend_window_ms <= 0)
         return gw_error_set(err, GW_E_FORMAT, "%s: [%s]: trend %s needs a trend_window above 0",
                             r->where, r->id, gw_alert_trend_name(r->trend));

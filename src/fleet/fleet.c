@@ -194,8 +194,8 @@ static bool seen_before(seen_gpus *seen, const cJSON *g)
         return false;
     const char *uuid = str_of(g, "uuid"), *src = str_of(g, "source");
     char key[512];
-    snprintf(key, sizeof key, "%s|%s|%.0f", src ? src : "", uuid ? uuid : "",
-             uuid ? 0.0 : num_of(g, "index"));
+    snprintf(key, sizeof key, "%s|%s|%s", src ? src : "", uuid ? uuid : "",
+             GW_FIXED(uuid ? 0.0 : num_of(g, "index"), 0));
     if (cJSON_GetObjectItemCaseSensitive(seen->keys, key))
         return true;
     cJSON_AddTrueToObject(seen->keys, key);
@@ -209,7 +209,7 @@ static void add_one_summary(gw_fleet *f, const cJSON *doc, const cJSON *job, con
     char num_id[32];
     const cJSON *jv = cJSON_GetObjectItemCaseSensitive(job, "job_id");
     if (!job_id && cJSON_IsNumber(jv) && gw_fmt_sane(jv->valuedouble)) {
-        snprintf(num_id, sizeof num_id, "%.0f", jv->valuedouble);
+        snprintf(num_id, sizeof num_id, "%s", GW_FIXED(jv->valuedouble, 0));
         job_id = num_id;
     }
     gw_fleet_job *j = NULL; /* made at its first GPU: a job without GPU time is no row */

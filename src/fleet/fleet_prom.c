@@ -10,17 +10,27 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <strings.h>
 
-enum { PROM_MAX_BYTES = 64 << 20, PROM_TIMEOUT_S = 30 };
+/* An answer's bytes: parsed, a JSON answer takes about ten times its size (a 60 MiB one took
+ * 897 MB), so 16 MiB (some 100,000 jobs) bounds a query near 200 MB. */
+enum { PROM_MAX_BYTES = 16 << 20, PROM_TIMEOUT_S = 30 };
+
+typedef struct body_ctx {
+    gw_buf b;
+    bool too_large;
+} body_ctx;
 
 static size_t on_body(char *data, size_t size, size_t n, void *ctx)
 {
-    gw_buf *b = ctx;
-    if (b->len + size * n > PROM_MAX_BYTES)
-        return 0; /* too large: the transfer fails */
-    gw_buf_append(b, data, size * n);
+    body_ctx *b = ctx;
+    if (b->b.len + size * n > PROM_MAX_BYTES) {
+        b->too_large = true;
+        return 0; /* the transfer fails */
+    }
+    gw_buf_append(&b->b, data, size * n);
     return size * n;
 }
 
@@ -51,7 +61,7 @@ static gw_rc query(const char *base, const char *promql, cJSON **doc, gw_error *
     char *url = xasprintf("%s%sapi/v1/query?query=%s", base, len && base[len - 1] == '/' ? "" : "/",
                           q ? q : "");
     curl_free(q);
-    gw_buf body = {0};
+    body_ctx body = {0};
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &body);
@@ -64,11 +74,17 @@ static gw_rc query(const char *base, const char *promql, cJSON **doc, gw_error *
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup(c);
     gw_rc rc = GW_OK;
-    cJSON *root = cc == CURLE_OK && body.data ? cJSON_Parse(body.data) : NULL;
+    cJSON *root = cc == CURLE_OK && body.b.data ? cJSON_Parse(body.b.data) : NULL;
+    gw_buf_free(&body.b); /* before the answer is used: not both at once */
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "status");
     const cJSON *emsg = cJSON_GetObjectItemCaseSensitive(root, "error");
     char *name = shown(base);
-    if (cc != CURLE_OK)
+    if (body.too_large)
+        rc = gw_error_set(err, GW_E_IO,
+                          "Prometheus at %s answered more than %d MiB: shorten --window, or ask "
+                          "a Prometheus that keeps fewer jobs",
+                          name, PROM_MAX_BYTES >> 20);
+    else if (cc != CURLE_OK)
         rc = gw_error_set(err, GW_E_IO,
                           "cannot query Prometheus at %s: %s: check the URL and that Prometheus "
                           "runs",
@@ -90,7 +106,6 @@ static gw_rc query(const char *base, const char *promql, cJSON **doc, gw_error *
                           name, status);
     free(name);
     cJSON_Delete(root);
-    gw_buf_free(&body);
     free(url);
     return rc;
 }
@@ -179,6 +194,8 @@ static void on_value(const char *job, const cJSON *metric, double v, void *vctx)
         j->gpu_hours += v * ctx->step_h;
         j->server_hours += v * ctx->step_h;
     } else if (ctx->cls == -2) {
+        if (!(v >= 0 && v <= 1))
+            return; /* DCGM_FI_PROF_SM_ACTIVE is a ratio: 100 is no 10000 %, it is absent */
         /* the mean over every sample of the job's GPUs, weighted by this server's hours */
         j->sm_hours += j->server_hours;
         j->sm_weight += v * 100.0 * j->server_hours;
@@ -203,24 +220,24 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     if (rc)
         return rc;
     char w[64];
-    snprintf(w, sizeof w, "[%.0fs:%.0fs]", window_s, step_s);
+    snprintf(w, sizeof w, "[%ss:%ss]", GW_FIXED(window_s, 0), GW_FIXED(step_s, 0));
     const char *sel = "{hpc_job!=\"\"}", *on = " and on(instance, gpu, hpc_job) ";
     double idle = GW_TH(GW_TH_IDLE_UTIL_PCT), busy = GW_TH(GW_TH_BUSY_UTIL_PCT);
     double sm = GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT) / 100.0, held = GW_TH(GW_TH_IDLE_HOLD_MIB);
     /* one sample of one GPU at each step: count_over_time x step = GPU time in the class */
     char *qs[] = {
         xasprintf("sum by (hpc_job) (count_over_time(DCGM_FI_DEV_GPU_UTIL%s%s))", sel, w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s < %g%s"
-                  "DCGM_FI_DEV_FB_USED%s >= %g)%s))",
-                  sel, idle, on, sel, held, w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %g%s"
-                  "DCGM_FI_PROF_SM_ACTIVE%s < %g)%s))",
-                  sel, busy, on, sel, sm, w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %g < %g)%s))", sel,
-                  idle, busy, w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %g%s"
-                  "DCGM_FI_PROF_SM_ACTIVE%s >= %g)%s))",
-                  sel, busy, on, sel, sm, w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s < %s%s"
+                  "DCGM_FI_DEV_FB_USED%s >= %s)%s))",
+                  sel, GW_SIG(idle, 6), on, sel, GW_SIG(held, 6), w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %s%s"
+                  "DCGM_FI_PROF_SM_ACTIVE%s < %s)%s))",
+                  sel, GW_SIG(busy, 6), on, sel, GW_SIG(sm, 6), w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %s < %s)%s))", sel,
+                  GW_SIG(idle, 6), GW_SIG(busy, 6), w),
+        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %s%s"
+                  "DCGM_FI_PROF_SM_ACTIVE%s >= %s)%s))",
+                  sel, GW_SIG(busy, 6), on, sel, GW_SIG(sm, 6), w),
         xasprintf("avg by (hpc_job) (avg_over_time(DCGM_FI_PROF_SM_ACTIVE%s%s))", sel, w),
         xasprintf("count by (hpc_job) (max_over_time(DCGM_FI_DEV_GPU_UTIL%s%s))", sel, w),
     };
@@ -232,8 +249,8 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
         f->jobs[i].server_hours = 0;
     /* users first (gpuwatch_job_info{hpc_job, user} 1, as serve --hpc-job-mapping-dir writes
      * it): a site without it has "unknown" users */
-    char *uq =
-        xasprintf("max by (hpc_job, user) (max_over_time(gpuwatch_job_info[%.0fs]))", window_s);
+    char *uq = xasprintf("max by (hpc_job, user) (max_over_time(gpuwatch_job_info[%ss]))",
+                         GW_FIXED(window_s, 0));
     cJSON *data = NULL;
     rc = query(url, uq, &data, err);
     free(uq);

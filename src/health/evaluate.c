@@ -1,5 +1,6 @@
 /* Judging a GPU's facts into checklist items; see health.h. Pure: no NVML, no printing. */
 #include "health/health.h"
+#include "sampler/clock_reasons.h"
 
 #include "util/gw_fmt.h"
 
@@ -87,14 +88,14 @@ static void check_temperature(gw_health_gpu *g, const gw_health_thresholds *th)
     /* a working GPU is warm by right: only an idle one says something about cooling */
     if (gw_has(v, GW_F_UTIL_GPU_PCT) && v->v[GW_F_UTIL_GPU_PCT] > 0) {
         item(g, id, label, GW_HEALTH_NA, t,
-             "%.0f C, not judged: the GPU is working (GPU-Util %.0f %%); run check on an idle GPU",
-             t, v->v[GW_F_UTIL_GPU_PCT]);
+             "%s C, not judged: the GPU is working (GPU-Util %s %%); run check on an idle GPU",
+             GW_FIXED(t, 0), GW_FIXED(v->v[GW_F_UTIL_GPU_PCT], 0));
         return;
     }
     gw_health_state st = grade(t, th->idle_temp_warning_c, th->idle_temp_critical_c);
-    item(g, id, label, st, t, "%.0f C%s (warning above %g C, critical above %g C)", t,
+    item(g, id, label, st, t, "%s C%s (warning above %s C, critical above %s C)", GW_FIXED(t, 0),
          st == GW_HEALTH_OK ? "" : ": hot before training starts: check fans and airflow",
-         th->idle_temp_warning_c, th->idle_temp_critical_c);
+         GW_SIG(th->idle_temp_warning_c, 6), GW_SIG(th->idle_temp_critical_c, 6));
 }
 
 /* "pid 4242 python3 20000 MiB, pid 77 (not visible here) 480 MiB" */
@@ -134,7 +135,7 @@ static void check_memory(gw_health_gpu *g, const gw_health_thresholds *th)
         st = GW_HEALTH_WARNING;
     char who[GW_HEALTH_REASON_MAX / 2];
     list_procs(f, who, sizeof who);
-    item(g, id, label, st, used, "%.0f of %.0f MiB used%s%s%s", used, total,
+    item(g, id, label, st, used, "%s of %s MiB used%s%s%s", GW_FIXED(used, 0), GW_FIXED(total, 0),
          f->nprocs ? " by "
                    : (used > th->held_warning_mib ? " by processes NVML does not list "
                                                     "(another container?)"
@@ -150,15 +151,15 @@ static const struct {
     const char *name;
     gw_health_state state;
 } reason_bits[] = {
-    {0x1, "idle", GW_HEALTH_OK},
-    {0x2, "applications clocks setting", GW_HEALTH_OK},
-    {0x4, "SW power cap", GW_HEALTH_WARNING},
-    {0x8, "HW slowdown", GW_HEALTH_CRITICAL},
-    {0x10, "sync boost", GW_HEALTH_OK},
-    {0x20, "SW thermal slowdown", GW_HEALTH_WARNING},
-    {0x40, "HW thermal slowdown", GW_HEALTH_CRITICAL},
-    {0x80, "HW power brake slowdown", GW_HEALTH_CRITICAL},
-    {0x100, "display clock setting", GW_HEALTH_OK},
+    {GW_REASON_GPU_IDLE, "idle", GW_HEALTH_OK},
+    {GW_REASON_APPLICATIONS_CLOCKS_SETTING, "applications clocks setting", GW_HEALTH_OK},
+    {GW_REASON_SW_POWER_CAP, "SW power cap", GW_HEALTH_WARNING},
+    {GW_REASON_HW_SLOWDOWN, "HW slowdown", GW_HEALTH_CRITICAL},
+    {GW_REASON_SYNC_BOOST, "sync boost", GW_HEALTH_OK},
+    {GW_REASON_SW_THERMAL, "SW thermal slowdown", GW_HEALTH_WARNING},
+    {GW_REASON_HW_THERMAL, "HW thermal slowdown", GW_HEALTH_CRITICAL},
+    {GW_REASON_HW_POWER_BRAKE, "HW power brake slowdown", GW_HEALTH_CRITICAL},
+    {GW_REASON_DISPLAY_CLOCK_SETTING, "display clock setting", GW_HEALTH_OK},
 };
 
 gw_health_state gw_health_decode_reasons(unsigned long long mask, char *buf, size_t len)
@@ -190,7 +191,7 @@ static void check_reasons(gw_health_gpu *g)
         item(g, id, label, GW_HEALTH_NA, NAN, "not reported by this GPU");
         return;
     }
-    unsigned long long mask = (unsigned long long)v->v[GW_F_CLOCKS_EVENT_REASONS];
+    unsigned long long mask = gw_reasons_of(v->v[GW_F_CLOCKS_EVENT_REASONS]);
     char words[256];
     gw_health_state st = gw_health_decode_reasons(mask, words, sizeof words);
     item(g, id, label, st, (double)mask, "%s (0x%llx)%s", words, mask,
@@ -210,12 +211,12 @@ static void check_ecc(gw_health_gpu *g)
     double now = f->v.v[GW_F_ECC_UNCORRECTED], life = f->ecc_lifetime;
     if (now > 0)
         item(g, id, label, GW_HEALTH_CRITICAL, now,
-             "%.0f since the driver loaded: memory is failing; drain the GPU and check "
+             "%s since the driver loaded: memory is failing; drain the GPU and check "
              "`nvidia-smi -q -d ECC`",
-             now);
+             GW_FIXED(now, 0));
     else if (life > 0)
         item(g, id, label, GW_HEALTH_WARNING, life,
-             "none since the driver loaded, %.0f over the GPU's life: watch it", life);
+             "none since the driver loaded, %s over the GPU's life: watch it", GW_FIXED(life, 0));
     else
         item(g, id, label, GW_HEALTH_OK, now, "none since the driver loaded%s",
              isnan(life) ? "" : ", none over the GPU's life");
@@ -254,7 +255,7 @@ static void check_pcie(gw_health_gpu *g)
     double gen = v->v[GW_F_PCIE_GEN], gen_max = v->v[GW_F_PCIE_GEN_MAX];
     double width = v->v[GW_F_PCIE_WIDTH], width_max = v->v[GW_F_PCIE_WIDTH_MAX];
     bool idle = (gw_has(v, GW_F_CLOCKS_EVENT_REASONS) &&
-                 ((unsigned long long)v->v[GW_F_CLOCKS_EVENT_REASONS] & 0x1)) ||
+                 (gw_reasons_of(v->v[GW_F_CLOCKS_EVENT_REASONS]) & GW_REASON_GPU_IDLE)) ||
                 (gw_has(v, GW_F_UTIL_GPU_PCT) && v->v[GW_F_UTIL_GPU_PCT] == 0);
     const char *note = "";
     gw_health_state st = GW_HEALTH_OK;
@@ -268,8 +269,8 @@ static void check_pcie(gw_health_gpu *g)
         note = " while idle (links slow down to save power; under load it should reach its "
                "maximum)";
     }
-    item(g, id, label, st, gen, "gen %.0f x%.0f of gen %.0f x%.0f%s", gen, width, gen_max,
-         width_max, note);
+    item(g, id, label, st, gen, "gen %s x%s of gen %s x%s%s", GW_FIXED(gen, 0), GW_FIXED(width, 0),
+         GW_FIXED(gen_max, 0), GW_FIXED(width_max, 0), note);
 }
 
 static void check_latency(gw_health_gpu *g, const gw_health_thresholds *th)
@@ -277,9 +278,9 @@ static void check_latency(gw_health_gpu *g, const gw_health_thresholds *th)
     const gw_health_facts *f = &g->facts;
     gw_health_state st = grade(f->latency_ms, th->latency_warning_ms, th->latency_critical_ms);
     item(g, "nvml_latency", "NVML response", st, f->latency_ms,
-         "%.*f ms for %u groups of calls (slowest: %s, %.*f ms)%s", f->latency_ms < 10 ? 2 : 0,
-         f->latency_ms, f->calls, f->slowest ? f->slowest : "none", f->slowest_ms < 10 ? 2 : 0,
-         f->slowest_ms,
+         "%s ms for %u groups of calls (slowest: %s, %s ms)%s",
+         GW_FIXED(f->latency_ms, f->latency_ms < 10 ? 2 : 0), f->calls,
+         f->slowest ? f->slowest : "none", GW_FIXED(f->slowest_ms, f->slowest_ms < 10 ? 2 : 0),
          st == GW_HEALTH_OK ? ""
                             : ": the driver answers slowly: is nvidia-persistenced running? "
                               "(nvidia-smi -pm 1)");

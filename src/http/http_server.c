@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -442,6 +443,55 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
     return ret;
 }
 
+/* What check_headers found in a request's headers. */
+typedef struct header_scan {
+    unsigned content_length; /* Content-Length headers */
+    bool body;               /* a Content-Length above 0, or a Transfer-Encoding */
+    bool control;            /* a control character (a bare CR, ESC...) in a name or a value */
+} header_scan;
+
+static bool has_control(const char *s)
+{
+    for (; s && *s; s++)
+        if (((unsigned char)*s < 0x20 && *s != '\t') || *s == 0x7f)
+            return true;
+    return false;
+}
+
+static enum MHD_Result scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    (void)kind;
+    header_scan *h = cls;
+    if (has_control(key) || has_control(value))
+        h->control = true;
+    if (key && strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        h->content_length++;
+        if (!value || strspn(value, "0") != strlen(value))
+            h->body = true;
+    }
+    if (key && strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0)
+        h->body = true;
+    return MHD_YES;
+}
+
+/* Why the request's headers are refused (400), NULL when they are fine: a GET or HEAD that
+ * announces a body (nothing here reads one, and a client dripping it would hold its connection
+ * as "being answered"), Content-Length twice (two readers of one request could disagree on where
+ * it ends), or a control character such as a bare CR (a header splitting in two on the way). */
+static const char *check_headers(struct MHD_Connection *c)
+{
+    header_scan h = {0};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, scan_header, &h);
+    if (h.control)
+        return "a header holds a control character (a bare CR?)";
+    if (h.content_length > 1)
+        return "Content-Length appears more than once";
+    if (h.body)
+        return "a GET or HEAD request has no body here";
+    return NULL;
+}
+
 /* libmicrohttpd's access handler: answers on the first call, before any request body. */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version, const char *upload,
@@ -449,20 +499,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 {
     (void)version;
     (void)upload;
+    (void)upload_size;
     gw_http_server *srv = cls;
     static int seen;
     bool allowed = strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0;
-    if (!*con_cls)
-        set_busy(srv, c);
-    if (allowed && !*con_cls) {
+    const char *bad = allowed ? check_headers(c) : NULL;
+    if (allowed && !bad && !*con_cls) {
         /* The first call only announces the headers; answering now would make libmicrohttpd
-         * close the connection, as it cannot know whether a body follows. */
+         * close the connection, as it cannot know whether a body follows. None follows: bodies
+         * were refused above. */
         *con_cls = &seen;
         return MHD_YES;
     }
-    if (allowed && *upload_size) {
-        *upload_size = 0; /* a GET with a body: ignore the body */
-        return MHD_YES;
+    /* From here the request is whole and being answered (see make_room); a refused one is
+     * answered at once and closed, whatever it still meant to send. */
+    set_busy(srv, c);
+    if (bad) {
+        gw_buf body = {0};
+        gw_buf_printf(&body, "bad request: %s\n", bad);
+        return reply(c, MHD_HTTP_BAD_REQUEST, "text/plain; charset=utf-8", &body, NULL);
     }
     if (!allowed) {
         gw_buf body = {0};

@@ -14,8 +14,10 @@
  * or still sending its request) is closed; when all are being answered, the new one is. So a
  * scrape is served at once however many idle or dripping connections are open.
  * Requests other than GET and HEAD get 405 with an Allow header; malformed ones get libmicrohttpd's
- * 400 (or 413/414/431 when too large). Everything else goes to one handler, called in the server's
- * thread, which fills a response.
+ * 400 (or 413/414/431 when too large); a GET or HEAD announcing a body, Content-Length twice, or
+ * a control character (a bare CR) in a header get 400 as soon as the headers are in, and are
+ * closed: a connection counts as being answered only once its whole request has arrived. Everything
+ * else goes to one handler, called in the server's thread, which fills a response.
  *
  * Must not: know what the pages contain (the handler does), or print.
  */

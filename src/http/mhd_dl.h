@@ -20,6 +20,7 @@
     X(MHD_create_response_from_buffer)                                                             \
     X(MHD_destroy_response)                                                                        \
     X(MHD_get_connection_info)                                                                     \
+    X(MHD_get_connection_values)                                                                   \
     X(MHD_lookup_connection_value)                                                                 \
     X(MHD_queue_response)                                                                          \
     X(MHD_start_daemon)                                                                            \
@@ -42,6 +43,7 @@ GW_MUST_USE gw_rc gw_mhd_load(gw_error *err);
 #define MHD_create_response_from_buffer gw_mhd.MHD_create_response_from_buffer
 #define MHD_destroy_response            gw_mhd.MHD_destroy_response
 #define MHD_get_connection_info         gw_mhd.MHD_get_connection_info
+#define MHD_get_connection_values       gw_mhd.MHD_get_connection_values
 #define MHD_lookup_connection_value     gw_mhd.MHD_lookup_connection_value
 #define MHD_queue_response              gw_mhd.MHD_queue_response
 #define MHD_start_daemon                gw_mhd.MHD_start_daemon

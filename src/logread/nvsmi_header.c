@@ -2,6 +2,7 @@
 #include "logread/cells.h"
 #include "logread/nvsmi_priv.h"
 #include "logread/synonyms.h"
+#include "sampler/clock_reasons.h"
 
 #include "util/xalloc.h"
 
@@ -40,14 +41,14 @@ static const alias aliases[] = {
     {"sm_occupancy_pct", C_FIELD, GW_F_GPM_SM_OCCUPANCY_PCT, 0},
     {"tensor_util_pct", C_FIELD, GW_F_GPM_TENSOR_ACTIVE_PCT, 0},
     {"dram_bw_util_pct", C_FIELD, GW_F_GPM_DRAM_ACTIVE_PCT, 0},
-    {"gpu_idle", C_REASON, -1, 0x1},
-    {"applications_clocks_setting", C_REASON, -1, 0x2},
-    {"sw_power_cap", C_REASON, -1, 0x4},
-    {"hw_slowdown", C_REASON, -1, 0x8},
-    {"sync_boost", C_REASON, -1, 0x10},
-    {"sw_thermal_slowdown", C_REASON, -1, 0x20},
-    {"hw_thermal_slowdown", C_REASON, -1, 0x40},
-    {"hw_power_brake_slowdown", C_REASON, -1, 0x80},
+    {"gpu_idle", C_REASON, -1, GW_REASON_GPU_IDLE},
+    {"applications_clocks_setting", C_REASON, -1, GW_REASON_APPLICATIONS_CLOCKS_SETTING},
+    {"sw_power_cap", C_REASON, -1, GW_REASON_SW_POWER_CAP},
+    {"hw_slowdown", C_REASON, -1, GW_REASON_HW_SLOWDOWN},
+    {"sync_boost", C_REASON, -1, GW_REASON_SYNC_BOOST},
+    {"sw_thermal_slowdown", C_REASON, -1, GW_REASON_SW_THERMAL},
+    {"hw_thermal_slowdown", C_REASON, -1, GW_REASON_HW_THERMAL},
+    {"hw_power_brake_slowdown", C_REASON, -1, GW_REASON_HW_POWER_BRAKE},
 };
 
 static void map_reason(colmap *c, const char *key)

@@ -2,6 +2,9 @@
 #include "logread/outclean.h"
 
 #include "util/gw_buf.h"
+#include "util/gw_file.h"
+#include "util/gw_utf8.h"
+#include "util/line_split.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -15,9 +18,10 @@ enum { CHUNK = 65536, SEGMENT_MAX = 1 << 20 }; /* a redraw longer than 1 MiB is 
 
 typedef struct clean {
     gw_buf seg, keep;        /* the redraw being read; the line's last non-blank redraw */
+    gw_buf safe;             /* keep, sanitised for delivery */
     int64_t seg_ms, keep_ms; /* when their last character arrived */
     bool open;               /* bytes of a line not yet delivered */
-    int esc;                 /* 0 none, 1 after ESC, 2 inside CSI, 3 inside OSC */
+    int esc;                 /* util/line_split.h's gw_esc_step state */
     gw_outclean_fn fn;
     void *ctx;
 } clean;
@@ -44,8 +48,12 @@ static void end_redraw(clean *c)
 static void end_line(clean *c, int64_t ms)
 {
     end_redraw(c);
+    /* the job's bytes, shown on a terminal: C0 and C1 controls, bidi controls and invalid UTF-8
+     * are made safe by util/gw_utf8.h's one rule */
+    gw_buf_reset(&c->safe);
+    gw_utf8_sanitize(c->keep.data ? c->keep.data : "", c->keep.len, &c->safe);
     /* a line of blank redraws only (an empty line) is as old as its line end */
-    c->fn(c->ctx, c->keep.len ? c->keep.data : "", c->keep.len, c->keep.len ? c->keep_ms : ms);
+    c->fn(c->ctx, c->safe.len ? c->safe.data : "", c->safe.len, c->keep.len ? c->keep_ms : ms);
     gw_buf_reset(&c->keep);
     c->open = false;
 }
@@ -55,23 +63,9 @@ static void feed(clean *c, const char *data, size_t n, int64_t ms)
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)data[i];
         c->open = true;
-        switch (c->esc) { /* the escape rules of util/line_split.c */
-        case 1:
-            c->esc = ch == '[' ? 2 : ch == ']' ? 3 : 0;
+        if (!gw_esc_step(&c->esc, ch))
             continue;
-        case 2:
-            if (ch >= 0x40 && ch <= 0x7e)
-                c->esc = 0;
-            continue;
-        case 3:
-            c->esc = ch == 0x07 ? 0 : ch == 0x1b ? 1 : 3;
-            continue;
-        default:
-            break;
-        }
-        if (ch == 0x1b) {
-            c->esc = 1;
-        } else if (ch == '\n') {
+        if (ch == '\n') {
             end_line(c, ms);
         } else if (ch == '\r') {
             end_redraw(c);
@@ -94,15 +88,15 @@ static bool next_entry(FILE *idx, char **line, size_t *cap, uint64_t *off, int64
 gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_fn fn, void *ctx,
                        gw_error *err)
 {
+    /* regular files only: a FIFO would block forever, /dev/zero never end */
     FILE *idx = NULL;
-    if (idx_path && !(idx = fopen(idx_path, "r")))
-        return gw_error_set(err, GW_E_IO, "%s: %s", idx_path, strerror(errno));
-    FILE *log = fopen(log_path, "rb");
+    if (idx_path && !(idx = gw_file_open_run_file(idx_path, "r", err)))
+        return GW_E_IO;
+    FILE *log = gw_file_open_run_file(log_path, "rb", err);
     if (!log) {
-        int e = errno;
         if (idx)
             fclose(idx);
-        return gw_error_set(err, GW_E_IO, "%s: %s", log_path, strerror(e));
+        return GW_E_IO;
     }
     clean c = {.fn = fn, .ctx = ctx};
     char *line = NULL, *buf = xmalloc(CHUNK);
@@ -133,6 +127,7 @@ gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_f
         end_line(&c, ms);
     gw_buf_free(&c.seg);
     gw_buf_free(&c.keep);
+    gw_buf_free(&c.safe);
     free(buf);
     free(line);
     fclose(log);

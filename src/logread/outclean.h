@@ -5,8 +5,10 @@
  *
  * Owns: the rule of a cleaned line: a line ends at '\n'; within it, '\r' starts a redraw, and the
  * line shows its last redraw that is not blank (a bar erased at its end still shows its last
- * state); escape sequences (colours, ESC[K) are removed; its time is when the last character of
- * that redraw arrived. Must not: print, or interpret lines (logread/progress.h does).
+ * state); escape sequences (colours, ESC[K; util/line_split.h's gw_esc_step: a line end ends an
+ * unterminated one) are removed; what remains is made terminal-safe (util/gw_utf8.h: C1 and bidi
+ * controls '?', invalid UTF-8 U+FFFD); its time is when the last character of that redraw
+ * arrived. Must not: print, or interpret lines (logread/progress.h does).
  */
 #ifndef GW_OUTCLEAN_H
 #define GW_OUTCLEAN_H

@@ -2,6 +2,7 @@
 #include "logread/logread.h"
 
 #include "util/line_split.h"
+#include "util/gw_file.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -104,14 +105,14 @@ void gw_logread_keep_epochs(gw_series *s, size_t input, gw_progress *p)
 gw_rc gw_logread_output(gw_series *s, size_t input, const char *log_path, const char *idx_path,
                         const gw_epoch_matcher *m, int64_t *last_ms, gw_error *err)
 {
-    FILE *idx = fopen(idx_path, "r");
+    /* regular files only: a FIFO would block forever, /dev/zero never end */
+    FILE *idx = gw_file_open_run_file(idx_path, "r", err);
     if (!idx)
-        return gw_error_set(err, GW_E_IO, "%s: %s", idx_path, strerror(errno));
-    FILE *log = fopen(log_path, "rb");
+        return GW_E_IO;
+    FILE *log = gw_file_open_run_file(log_path, "rb", err);
     if (!log) {
-        int e = errno;
         fclose(idx);
-        return gw_error_set(err, GW_E_IO, "%s: %s", log_path, strerror(e));
+        return GW_E_IO;
     }
     char *line = NULL, *regex = NULL;
     size_t cap = 0;

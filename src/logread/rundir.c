@@ -262,7 +262,8 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
         apply_meta_complete(&s->inputs[input], meta);
         apply_meta_job(&s->inputs[input], meta);
     }
-    static const char *const parts[] = {"host.csv", "processes.csv", "events.jsonl", "output.log"};
+    static const char *const parts[] = {"host.csv", "processes.csv", "events.jsonl", "output.log",
+                                        "output.idx"};
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
         char *path = xasprintf("%s/%s", dir, parts[i]);
         FILE *p = gw_file_open_regular(path, "r");

@@ -121,9 +121,29 @@ void gw_series_free(gw_series *s)
 char *gw_series_text(const char *text, bool keep_newlines)
 {
     char *copy = xstrdup(text ? text : "");
-    for (unsigned char *c = (unsigned char *)copy; *c; c++)
+    bool ascii = true;
+    for (unsigned char *c = (unsigned char *)copy; *c; c++) {
         if ((*c < 0x20 && !(keep_newlines && *c == '\n')) || *c == 0x7f)
             *c = '?';
+        ascii = ascii && *c < 0x80;
+    }
+    if (ascii) /* the usual case: nothing more to check */
+        return copy;
+    /* then C1 controls, bidi overrides and invalid UTF-8: util/gw_utf8.h's one rule, line by
+     * line (it would make a kept '\n' a space) */
+    gw_buf b = {0};
+    for (const char *p = copy;;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        gw_utf8_sanitize(p, n, &b);
+        if (!nl)
+            break;
+        gw_buf_append(&b, "\n", 1);
+        p = nl + 1;
+    }
+    free(copy);
+    copy = xstrdup(b.data ? b.data : "");
+    gw_buf_free(&b);
     return copy;
 }
 
@@ -325,7 +345,7 @@ void gw_series_event_add_field(gw_series_event *e, const char *key, double num, 
 {
     e->fields = xrealloc(e->fields, (e->nfields + 1) * sizeof *e->fields);
     gw_series_field *f = &e->fields[e->nfields++];
-    f->key = xstrdup(key);
+    f->key = gw_series_text(key, false); /* a marker's keys are the job's text too */
     f->num = text ? NAN : num;
     f->text = text ? gw_series_text(text, false) : NULL;
 }

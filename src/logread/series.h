@@ -207,7 +207,8 @@ typedef struct gw_series {
 
 /* A copy of a string read from a file (a GPU or host name, a process name, an event's text), safe
  * to print on a terminal: control bytes (but '\n' with keep_newlines) and DEL become '?', so an
- * escape sequence planted in meta.json or a CSV cannot drive the terminal showing the report. */
+ * escape sequence planted in meta.json or a CSV cannot drive the terminal showing the report;
+ * then C1 controls, bidi controls and invalid UTF-8 as util/gw_utf8.h's gw_utf8_sanitize says. */
 char *gw_series_text(const char *text, bool keep_newlines);
 
 gw_series *gw_series_new(void);

@@ -1,5 +1,7 @@
 #include "prom/prom_text.h"
 
+#include "util/gw_fmt.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,8 +118,7 @@ static void escape_help(gw_buf *b, const char *s, gw_prom_format f)
 
 void gw_prom_append_value(gw_buf *b, double v)
 {
-    char tmp[40];
-    int n;
+    char tmp[GW_FMT_SIZE];
     if (isnan(v)) {
         gw_buf_append(b, "NaN", 3);
         return;
@@ -141,10 +142,7 @@ void gw_prom_append_value(gw_buf *b, double v)
         gw_buf_append(b, p, (size_t)(e - p));
         return;
     }
-    n = snprintf(tmp, sizeof tmp, "%.15g", v);
-    if (strtod(tmp, NULL) != v)
-        n = snprintf(tmp, sizeof tmp, "%.17g", v);
-    gw_buf_append(b, tmp, (size_t)n);
+    gw_buf_puts(b, gw_fmt_exact(tmp, sizeof tmp, v));
 }
 
 void gw_prom_device_labels(gw_buf *b, const gw_device_info *d, const char *hostname,

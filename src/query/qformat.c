@@ -1,6 +1,8 @@
 /* Cells, rows and headers of `gpuwatch query`, formatted as nvidia-smi prints them (query.h). */
 #include "query/query.h"
 
+#include "util/gw_fmt.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <time.h>
@@ -37,16 +39,16 @@ static void number(const gw_qfield *f, double v, bool nounits, gw_buf *out)
         gw_buf_printf(out, "P%d", (int)v);
         return;
     case GW_QF_PCT2:
-        gw_buf_printf(out, "%.2f", v);
+        gw_fmt_buf_fixed(out, v, 2, 0, "[N/A]");
         break;
     case GW_QF_MIB:
-        gw_buf_printf(out, "%.0f", ceil(v)); /* nvidia-smi rounds MiB up */
+        gw_fmt_buf_fixed(out, ceil(v), 0, 0, "[N/A]"); /* nvidia-smi rounds MiB up */
         break;
     case GW_QF_WATTS:
-        gw_buf_printf(out, "%.2f", v);
+        gw_fmt_buf_fixed(out, v, 2, 0, "[N/A]");
         break;
     default:
-        gw_buf_printf(out, "%.0f", v);
+        gw_fmt_buf_fixed(out, v, 0, 0, "[N/A]");
         break;
     }
     if (!nounits && f->format < (int)(sizeof suffix / sizeof suffix[0]) && suffix[f->format])

@@ -150,6 +150,11 @@ static void note_failure(gw_csv_sink *cs, const gw_csv_file *f)
 static void on_sample(void *ctx, const gw_sample *s)
 {
     gw_csv_sink *cs = ctx;
+    /* One file could not be written: the others stop with it, so that the recording ends at
+     * one time in every CSV file (a host.csv going on past gpu.csv's end would be judged
+     * against GPU rows that are missing). */
+    if (atomic_load(&cs->failed_errno))
+        return;
     char ts[GW_RFC3339_LEN];
     gw_rfc3339_ms(s->wall_ms, ts);
     int64_t now = s->mono_ns, next = s->mono_ns + cs->interval_ns;

@@ -31,7 +31,7 @@ GW_MUST_USE gw_rc gw_csv_sink_open(int dirfd, const char *dir, int64_t interval_
 gw_sink gw_csv_sink_as_sink(gw_csv_sink *cs);
 
 /* When a file could not be written (disk full...), fills err once and returns true; later calls
- * return false. Thread-safe. */
+ * return false. Thread-safe. From that failure on no CSV file gets rows: they end together. */
 bool gw_csv_sink_take_error(gw_csv_sink *cs, gw_error *err);
 
 /* 0, or the errno of the first file that could not be written (*path: that file). Thread-safe

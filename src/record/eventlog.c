@@ -8,15 +8,18 @@
 #include <cjson/cJSON.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct gw_eventlog {
     int fd;
     int err_no;
+    bool err_said; /* gw_eventlog_take_error returned it */
 };
 
 static gw_rc opened(int fd, const char *path, gw_eventlog **out, gw_error *err)
@@ -38,7 +41,36 @@ static gw_rc opened(int fd, const char *path, gw_eventlog **out, gw_error *err)
 
 gw_rc gw_eventlog_open(const char *path, gw_eventlog **out, gw_error *err)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, GW_FILE_MODE);
+    /* O_NONBLOCK: a FIFO planted there would block the open (and the job marking) forever */
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+                  GW_FILE_MODE);
+    struct stat st;
+    if (fd < 0 && errno == ENXIO) /* a FIFO without a reader */
+        errno = GW_FILE_NOT_REGULAR;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+        errno = GW_FILE_NOT_REGULAR;
+    }
+    /* a file of another user, or a hard link (a name planted for a file elsewhere, which
+     * O_NOFOLLOW does not see): the run's own events.jsonl is ours and has one name */
+    if (fd >= 0 && (st.st_uid != geteuid() || st.st_nlink != 1)) {
+        close(fd);
+        *out = NULL;
+        return gw_error_set(err, GW_E_IO,
+                            "cannot open %s: it belongs to another user (uid %u) or has other "
+                            "names (%lu links): not the events.jsonl gpuwatch made; remove it",
+                            path, (unsigned)st.st_uid, (unsigned long)st.st_nlink);
+    }
+    if (fd >= 0)
+        (void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (fd < 0 && errno == GW_FILE_NOT_REGULAR) {
+        *out = NULL;
+        return gw_error_set(err, GW_E_IO,
+                            "cannot open %s: it is not a regular file (a FIFO or device; another "
+                            "user may have planted it): remove it",
+                            path);
+    }
     return opened(fd, path, out, err);
 }
 
@@ -222,18 +254,46 @@ static char *render_line(const gw_event *event, size_t *len)
     return line;
 }
 
+/* Writes line whole or not at all: a write cut short (a full disk, a file size limit) is taken
+ * back, so that no partial line is left for the next one to be glued to. Returns 0 or the errno.
+ * The taking back happens only while the file still ends with our bytes (another writer's line
+ * appended since is left alone). */
+static int write_whole_line(int fd, const char *line, size_t len)
+{
+    size_t done = 0;
+    int e = 0;
+    while (done < len) {
+        ssize_t n = write(fd, line + done, len - done); /* O_APPEND: one write keeps lines whole */
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            e = n < 0 ? errno : ENOSPC;
+            break;
+        }
+        done += (size_t)n;
+    }
+    if (e && done) {
+        struct stat st;
+        off_t end = lseek(fd, 0, SEEK_CUR);
+        if (end >= (off_t)done && fstat(fd, &st) == 0 && st.st_size == end &&
+            ftruncate(fd, end - (off_t)done) != 0) {
+            /* nothing more to do: the reader skips a line it cannot parse */
+        }
+    }
+    return e;
+}
+
 bool gw_eventlog_write(gw_eventlog *log, const gw_event *event)
 {
-    if (log->err_no)
-        return false;
     size_t len;
     char *line = render_line(event, &len);
-    /* One write(): O_APPEND keeps concurrent writers' lines whole. */
-    ssize_t n = write(log->fd, line, len);
-    if (n != (ssize_t)len)
-        log->err_no = n < 0 ? errno : ENOSPC;
+    /* After a failure each later event is still tried, whole or not at all: the job's exit,
+     * short, may fit where a long alert did not. The first error is kept for meta.json. */
+    int e = write_whole_line(log->fd, line, len);
+    if (e && !log->err_no)
+        log->err_no = e;
     free(line);
-    return log->err_no == 0;
+    return e == 0;
 }
 
 void gw_eventlog_listener(void *ctx, const gw_event *event)
@@ -244,6 +304,18 @@ void gw_eventlog_listener(void *ctx, const gw_event *event)
 int gw_eventlog_errno(const gw_eventlog *log)
 {
     return log->err_no;
+}
+
+bool gw_eventlog_take_error(gw_eventlog *log, gw_error *err)
+{
+    if (!log || !log->err_no || log->err_said)
+        return false;
+    log->err_said = true;
+    gw_error_set(err, GW_E_IO,
+                 "cannot write events.jsonl: %s; an event that does not fit is left out whole, "
+                 "and the recording goes on: free some space",
+                 strerror(log->err_no));
+    return true;
 }
 
 void gw_eventlog_close(gw_eventlog *log)
@@ -262,7 +334,8 @@ gw_rc gw_eventlog_append(const char *path, const gw_event *event, gw_error *err)
     if (rc)
         return rc;
     if (!gw_eventlog_write(log, event))
-        rc = gw_error_set(err, GW_E_IO, "cannot write %s: %s", path, strerror(log->err_no));
+        rc = gw_error_set(err, GW_E_IO, "cannot write %s: %s; the marker was not recorded", path,
+                          strerror(log->err_no));
     close(log->fd);
     free(log);
     return rc;

@@ -1,6 +1,7 @@
 /* The job's identity and GPUs from the environment, and its JSON object (job.h). */
 #include "record/job.h"
 
+#include "util/gw_fmt.h"
 #include "util/gw_json.h"
 #include "util/xalloc.h"
 
@@ -570,8 +571,8 @@ static char *json_dup(const cJSON *o, const char *key)
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (cJSON_IsString(v) && v->valuestring[0])
         return xstrdup(v->valuestring);
-    if (cJSON_IsNumber(v) && isfinite(v->valuedouble))
-        return xasprintf("%.0f", v->valuedouble);
+    if (cJSON_IsNumber(v) && gw_fmt_sane(v->valuedouble))
+        return xstrdup(GW_FIXED(v->valuedouble, 0));
     return NULL;
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A number, or null when absent (NAN). */
@@ -99,22 +100,68 @@ static cJSON *meta_json(const gw_meta *m)
     return o;
 }
 
+/* Room kept for meta.json's later versions (fallocate, the size unchanged): a full disk must not
+ * keep the end of a run (its write error above all) out of it. */
+enum { META_RESERVE = 16384 };
+
+/* Reserves META_RESERVE bytes of blocks for meta.json (where the file system can). */
+static void reserve(int dirfd)
+{
+    int fd = openat(dirfd, "meta.json", O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+        fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, META_RESERVE) != 0) {
+        /* not on this file system: the in-place write below may then fail too */
+    }
+    close(fd);
+}
+
+/* Overwrites meta.json in place, in the blocks reserve() kept: only when a new file cannot be
+ * written (the disk is full). A crash during these few kilobytes could leave it half written,
+ * which a full disk without it would have left stale for sure. */
+static bool write_in_place(int dirfd, const char *text)
+{
+    int fd = openat(dirfd, "meta.json", O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    size_t len = strlen(text), done = 0;
+    while (ok && done < len) {
+        ssize_t n = pwrite(fd, text + done, len - done, (off_t)done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0;
+        done += ok ? (size_t)n : 0;
+    }
+    ok = ok && ftruncate(fd, (off_t)len) == 0 && fsync(fd) == 0;
+    if (fd >= 0)
+        close(fd);
+    return ok;
+}
+
 gw_rc gw_meta_write(int dirfd, const char *dir, const gw_meta *m, gw_error *err)
 {
     cJSON *o = meta_json(m);
-    char *text = cJSON_Print(o);
+    char *printed = cJSON_Print(o);
     cJSON_Delete(o);
-    if (!text)
+    if (!printed)
         abort();
+    char *text = xasprintf("%s\n", printed);
+    cJSON_free(printed);
     char *label = xasprintf("%s/meta.json", dir);
     gw_file_out out;
     gw_rc rc = gw_file_out_open_at(&out, dirfd, "meta.json", label, err);
     if (!rc) {
         fputs(text, out.f);
-        fputc('\n', out.f);
         rc = gw_file_out_commit(&out, err);
     }
-    cJSON_free(text);
+    int e = errno;
+    if (!rc)
+        reserve(dirfd);
+    else if ((e == ENOSPC || e == EDQUOT) && write_in_place(dirfd, text))
+        rc = GW_OK; /* the full disk's error is in it (incomplete), said by the caller too */
+    free(text);
     free(label);
     return rc;
 }

@@ -48,7 +48,10 @@ typedef struct gw_meta {
     "write meta.json) before the end; the data stops at the last rows written"
 
 /* Writes meta.json in the run directory dirfd (dir names it in messages): a temporary file
- * renamed over meta.json, so a reader sees the old or the new file, never half of one. */
+ * renamed over meta.json, so a reader sees the old or the new file, never half of one. Each
+ * written meta.json keeps 16 KiB of blocks reserved (fallocate, size unchanged); when the disk is
+ * full (ENOSPC, EDQUOT) and no new file can be written, meta.json is overwritten in place in
+ * them instead, so that the end of a run, its write error included, still reaches it. */
 GW_MUST_USE gw_rc gw_meta_write(int dirfd, const char *dir, const gw_meta *m, gw_error *err);
 
 #endif

@@ -83,16 +83,16 @@ static int make_parents(const char *path)
 }
 
 /* The directory a run directory is created in must not let another user swap the run directory
- * for one of theirs: it is refused when it belongs to another user (root excepted) or is writable
- * by everyone, unless it is sticky (as /tmp is: only the owner of an entry may rename it). */
+ * for one of theirs: it is refused when it belongs to another user (root excepted), sticky or not
+ * (the owner of a sticky directory may still rename every entry), or when it is writable by
+ * everyone and not sticky (as /tmp is: only the owner of an entry, or of /tmp, may rename it). */
 static gw_rc check_parent(int pfd, const char *parent, gw_error *err)
 {
     struct stat st;
     if (fstat(pfd, &st) != 0)
         return gw_error_set(err, GW_E_IO, "cannot inspect %s: %s: choose another -o DIR", parent,
                             strerror(errno));
-    if (st.st_mode & S_ISVTX)
-        return GW_OK;
+    /* Sticky keeps other users from renaming our entries, but not the directory's owner. */
     uid_t me = geteuid();
     if (st.st_uid != me && st.st_uid != 0) {
         struct passwd pw, *res = NULL;
@@ -100,11 +100,11 @@ static gw_rc check_parent(int pfd, const char *parent, gw_error *err)
         getpwuid_r(st.st_uid, &pw, buf, sizeof buf, &res);
         return gw_error_set(err, GW_E_IO,
                             "refusing to record in %s: it belongs to %s (uid %u), who could swap "
-                            "the run directory, and is not sticky; choose a directory you own "
-                            "for -o DIR",
+                            "the run directory (sticky or not); choose a directory you own, or "
+                            "/tmp, for -o DIR",
                             parent, res ? res->pw_name : "another user", (unsigned)st.st_uid);
     }
-    if (st.st_mode & S_IWOTH)
+    if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
         return gw_error_set(err, GW_E_IO,
                             "refusing to record in %s: every user may write there and it is not "
                             "sticky (chmod +t %s), so another user could swap the run directory; "

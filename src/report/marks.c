@@ -53,9 +53,10 @@ static void summary_line(FILE *out, const gw_analysis *a, const char *text, size
                 first = s->events[i].t_ms;
             last = s->events[i].t_ms;
         }
-    fprintf(out, "  %-20s %zu marks from +%.1f s to +%.1f s (every %.2f s on average)\n", text, n,
-            (double)(first - a->start_ms) / 1000.0, (double)(last - a->start_ms) / 1000.0,
-            (double)(last - first) / 1000.0 / (double)(n - 1));
+    fprintf(out, "  %-20s %zu marks from +%s s to +%s s (every %s s on average)\n", text, n,
+            GW_FIXED((double)(first - a->start_ms) / 1000.0, 1),
+            GW_FIXED((double)(last - a->start_ms) / 1000.0, 1),
+            GW_FIXED((double)(last - first) / 1000.0 / (double)(n - 1), 2));
 }
 
 void gw_report_marks_text(FILE *out, const gw_analysis *a)
@@ -75,8 +76,8 @@ void gw_report_marks_text(FILE *out, const gw_analysis *a)
         char ts[GW_RFC3339_LEN];
         gw_buf_reset(&b);
         fields_text(&b, e);
-        fprintf(out, "  %-25s %9.1f  ", gw_rfc3339_ms(e->t_ms, ts),
-                (double)(e->t_ms - a->start_ms) / 1000.0);
+        fprintf(out, "  %-25s %9s  ", gw_rfc3339_ms(e->t_ms, ts),
+                GW_FIXED((double)(e->t_ms - a->start_ms) / 1000.0, 1));
         if (b.len)
             fprintf(out, "%-20s %s\n", e->text, b.data);
         else

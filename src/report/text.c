@@ -1,6 +1,7 @@
 /* The text report and the one-line verdict form (see report.h). */
 #include "report/report.h"
 
+#include "stats/stats.h"
 #include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
@@ -393,17 +394,14 @@ static void epochs_section(FILE *out, const gw_analysis *a)
 /* Mean of a part's figure over the GPUs that have it, NAN when none does. */
 static double parts_mean(const gw_analysis *a, size_t k, bool val)
 {
-    double sum = 0;
-    int n = 0;
+    double *v = xmalloc((a->ngpus ? a->ngpus : 1) * sizeof *v);
     for (size_t i = 0; i < a->ngpus; i++) {
         const gw_epoch_parts *p = &a->epoch_parts[k * a->ngpus + i];
-        double v = val ? p->val_util_pct : p->train_util_pct;
-        if (!isnan(v)) {
-            sum += v;
-            n++;
-        }
+        v[i] = val ? p->val_util_pct : p->train_util_pct;
     }
-    return n ? sum / n : NAN;
+    double mean = gw_stats_mean(v, NULL, a->ngpus);
+    free(v);
+    return mean;
 }
 
 /* Steps and validation of each epoch, when the job's output showed them. */

@@ -16,6 +16,7 @@
 #include "serve/exporter.h"
 #include "stall/stall.h"
 #include "summary/run_summary.h"
+#include "util/gw_fmt.h"
 #include "util/gw_termline.h"
 #include "util/gw_time.h"
 #include "util/gw_wrap.h"
@@ -308,8 +309,8 @@ static void announce(const session *s)
     unsigned n = 0;
     const gw_device_info *d = gw_sampler_devices(s->sampler, &n);
     const char *banner = gw_sampler_system(s->sampler)->banner;
-    say("recording %u GPU%s%s%s%s every %g s into %s%s%s", n, n == 1 ? "" : "s", n ? " (" : "",
-        n ? d[0].name : "", n ? ")" : "", (double)s->cfg->interval_ms / 1000.0, s->dir,
+    say("recording %u GPU%s%s%s%s every %s s into %s%s%s", n, n == 1 ? "" : "s", n ? " (" : "",
+        n ? d[0].name : "", n ? ")" : "", GW_SIG((double)s->cfg->interval_ms / 1000.0, 6), s->dir,
         banner[0] ? " — " : "", banner);
     const gw_job *j = &s->job;
     if (strcmp(j->gpus_source, "all") != 0 && !j->gpus_pending) {
@@ -422,12 +423,11 @@ static void status_line(session *s, bool in_place)
     gw_sampler_get_stats(s->sampler, &ss);
     int64_t secs = s->start_ms ? (gw_wall_ms() - s->start_ms) / 1000 : 0;
     char line[512];
-    int n =
-        snprintf(line, sizeof line,
-                 "%sgpuwatch: recording: %llu sample%s over %lld:%02lld:%02lld, %.1f MiB in %s%s",
-                 in_place ? "\r" : "", (unsigned long long)ss.ticks, ss.ticks == 1 ? "" : "s",
-                 (long long)(secs / 3600), (long long)(secs / 60 % 60), (long long)(secs % 60),
-                 bytes / 1048576.0, s->dir, in_place ? "\033[K" : "\n");
+    int n = snprintf(line, sizeof line,
+                     "%sgpuwatch: recording: %llu sample%s over %lld:%02lld:%02lld, %s MiB in %s%s",
+                     in_place ? "\r" : "", (unsigned long long)ss.ticks, ss.ticks == 1 ? "" : "s",
+                     (long long)(secs / 3600), (long long)(secs / 60 % 60), (long long)(secs % 60),
+                     GW_FIXED(bytes / 1048576.0, 1), s->dir, in_place ? "\033[K" : "\n");
     if (n <= 0)
         return;
     if (!in_place)
@@ -487,6 +487,8 @@ static void report_errors(session *s)
     if (s->csv && gw_csv_sink_take_error(s->csv, &err))
         say("%s", err.msg);
     if (s->out_open && gw_output_take_error(&s->out, &err))
+        say("%s", err.msg);
+    if (gw_eventlog_take_error(s->events, &err))
         say("%s", err.msg);
 }
 

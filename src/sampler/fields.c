@@ -1,6 +1,8 @@
 /* The one field table: unit, source and CSV header of every field (see sample.h). */
 #include "sample.h"
 
+#include "util/gw_fmt.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -217,6 +219,13 @@ bool gw_field_plausible(gw_field f, double v)
     return v >= gw_field_bounds_of[f].lo && v <= gw_field_bounds_of[f].hi;
 }
 
+/* v with `decimals` digits, through the formatter: "" (absent) when it is no number to show. */
+static int csv_fixed(char *buf, size_t len, double v, int decimals)
+{
+    gw_fmt_fixed(buf, len, v, decimals, 0, "");
+    return len ? (int)strlen(buf) : 0;
+}
+
 int gw_field_format_csv(gw_field f, double v, char *buf, size_t len)
 {
     const gw_field_info *fi = &gw_fields[f];
@@ -227,14 +236,14 @@ int gw_field_format_csv(gw_field f, double v, char *buf, size_t len)
         return snprintf(buf, len, "P%d", (int)v);
     case GW_CSV_UP:
         /* nvidia-smi rounds MiB up (used 13290.81 MiB shows as 13291, measured on an H200) */
-        return snprintf(buf, len, "%.0f", ceil(v));
+        return csv_fixed(buf, len, ceil(v), 0);
     case GW_CSV_DOWN:
-        return snprintf(buf, len, "%.0f", floor(v));
+        return csv_fixed(buf, len, floor(v), 0);
     case GW_CSV_FIXED:
     case GW_CSV_TEXT:
         break;
     }
-    return snprintf(buf, len, "%.*f", fi->csv_decimals, v);
+    return csv_fixed(buf, len, v, fi->csv_decimals);
 }
 
 int gw_field_by_key(gw_field_group group, const char *key)

@@ -5,6 +5,7 @@
 #include "prom/prom_store.h"
 #include "prom/prom_text.h"
 #include "serve/pod_labels.h"
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
 
@@ -287,11 +288,11 @@ static void page_health(gw_exporter *e, gw_http_response *resp)
     } else if (age_s > 3 * interval_s + 5) {
         resp->status = 503;
         gw_buf_printf(&resp->body,
-                      "stale: the last sample is %.1f s old (sampling every %g s): NVML may be "
+                      "stale: the last sample is %s s old (sampling every %s s): NVML may be "
                       "hung; see gpuwatch_nvml_errors_total and the service's log\n",
-                      age_s, interval_s);
+                      GW_FIXED(age_s, 1), GW_SIG(interval_s, 6));
     } else {
-        gw_buf_printf(&resp->body, "ok: the last sample is %.1f s old\n", age_s);
+        gw_buf_printf(&resp->body, "ok: the last sample is %s s old\n", GW_FIXED(age_s, 1));
     }
 }
 

@@ -4,6 +4,7 @@
 #include "host/proc_wait.h"
 #include "host/procfs.h"
 #include "util/gw_buf.h"
+#include "util/gw_fmt.h"
 #include "util/gw_termline.h"
 #include "util/gw_time.h"
 #include "util/xalloc.h"
@@ -217,14 +218,15 @@ static void fire(gw_stall *st, int64_t since_ns, int64_t now_ns, int64_t wall_ms
     ev.alert.last_output_ms = st->last_output_wall_ms;
     gw_buf line = {0};
     gw_buf_printf(&line,
-                  "job_stalled (warning): no output, GPU%s idle and the job's CPU below %g%% of a "
-                  "core for %.0f s; ",
-                  ev.alert.ngpus == 1 ? "" : "s", st->cfg.cpu_idle_pct, quiet_s);
+                  "job_stalled (warning): no output, GPU%s idle and the job's CPU below %s%% of a "
+                  "core for %s s; ",
+                  ev.alert.ngpus == 1 ? "" : "s", GW_SIG(st->cfg.cpu_idle_pct, 6),
+                  GW_FIXED(quiet_s, 0));
     gw_buf procs = {0};
     add_processes(st, &ev.alert, &procs);
     gw_buf_printf(&line, "processes: %s", procs.len ? procs.data : "none found");
-    char *message = xasprintf("no output, GPU idle and job CPU below %g%% of a core for %.0f s",
-                              st->cfg.cpu_idle_pct, quiet_s);
+    char *message = xasprintf("no output, GPU idle and job CPU below %s%% of a core for %s s",
+                              GW_SIG(st->cfg.cpu_idle_pct, 6), GW_FIXED(quiet_s, 0));
     ev.alert.message = message;
     gw_events_emit(st->bus, &ev);
     free(message);
@@ -246,7 +248,8 @@ static void resolve(gw_stall *st, const char *reason, int64_t at_ns, int64_t wal
     const char *what = strcmp(reason, "output") == 0 ? "the job printed again"
                        : strcmp(reason, "gpu") == 0  ? "a GPU of the job works again"
                                                      : "the job uses CPU again";
-    char *line = xasprintf("job_stalled resolved: %s after %.0f s without activity", what, quiet_s);
+    char *line = xasprintf("job_stalled resolved: %s after %s s without activity", what,
+                           GW_FIXED(quiet_s, 0));
     print_line(st, line);
     free(line);
 }

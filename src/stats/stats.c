@@ -139,7 +139,63 @@ void gw_stats_summary(const double *v, const double *w, size_t count, double *sc
         free(a);
 }
 
-void gw_stats_linfit(const int64_t *t_ms, const double *v, size_t n, gw_fit *out)
+static bool in_window(const int64_t *t_ms, size_t i, int64_t from_ms, int64_t to_ms)
+{
+    return t_ms[i] >= from_ms && t_ms[i] < to_ms;
+}
+
+double gw_stats_mean_between(const int64_t *t_ms, const double *v, size_t n, int64_t from_ms,
+                             int64_t to_ms)
+{
+    double sum = 0;
+    size_t m = 0;
+    for (size_t i = 0; v && i < n; i++)
+        if (in_window(t_ms, i, from_ms, to_ms) && !isnan(v[i])) {
+            sum += v[i];
+            m++;
+        }
+    return m ? sum / (double)m : NAN;
+}
+
+double gw_stats_share_at_least(const int64_t *t_ms, const double *v, size_t n, int64_t from_ms,
+                               int64_t to_ms, double at_least)
+{
+    size_t m = 0, hit = 0;
+    for (size_t i = 0; v && i < n; i++)
+        if (in_window(t_ms, i, from_ms, to_ms) && !isnan(v[i])) {
+            m++;
+            hit += v[i] >= at_least;
+        }
+    return m ? 100.0 * (double)hit / (double)m : NAN;
+}
+
+void gw_stats_mean_sd(const double *v, size_t n, double *mean, double *sd)
+{
+    double sum = 0, sq = 0;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i])) {
+            sum += v[i];
+            sq += v[i] * v[i];
+            m++;
+        }
+    *mean = *sd = NAN;
+    if (m == 0)
+        return;
+    *mean = sum / (double)m;
+    /* one pass, as the dip period check always had; a rounding below 0 is no spread */
+    double var = sq / (double)m - *mean * *mean;
+    *sd = sqrt(var > 0 ? var : 0);
+}
+
+/* Time of row i relative to t0, in seconds: from milliseconds (t_ms) or seconds (t_s). */
+static double rel_s(const int64_t *t_ms, const double *t_s, size_t i, double t0)
+{
+    return t_ms ? ((double)t_ms[i] - t0) / 1000.0 : t_s[i] - t0;
+}
+
+/* The least-squares fit over times in t_ms (ms) or t_s (s), the other NULL. */
+static void linfit(const int64_t *t_ms, const double *t_s, const double *v, size_t n, gw_fit *out)
 {
     *out = (gw_fit){.slope_per_s = NAN, .intercept = NAN, .r2 = NAN};
     size_t m = 0;
@@ -147,8 +203,8 @@ void gw_stats_linfit(const int64_t *t_ms, const double *v, size_t n, gw_fit *out
     for (size_t i = 0; i < n; i++)
         if (!isnan(v[i])) {
             if (isnan(t0))
-                t0 = (double)t_ms[i];
-            st += ((double)t_ms[i] - t0) / 1000.0;
+                t0 = t_ms ? (double)t_ms[i] : t_s[i];
+            st += rel_s(t_ms, t_s, i, t0);
             sv += v[i];
             m++;
         }
@@ -158,7 +214,7 @@ void gw_stats_linfit(const int64_t *t_ms, const double *v, size_t n, gw_fit *out
     double mt = st / (double)m, mv = sv / (double)m, stt = 0, stv = 0, svv = 0;
     for (size_t i = 0; i < n; i++)
         if (!isnan(v[i])) {
-            double dt = ((double)t_ms[i] - t0) / 1000.0 - mt, dv = v[i] - mv;
+            double dt = rel_s(t_ms, t_s, i, t0) - mt, dv = v[i] - mv;
             stt += dt * dt;
             stv += dt * dv;
             svv += dv * dv;
@@ -166,8 +222,18 @@ void gw_stats_linfit(const int64_t *t_ms, const double *v, size_t n, gw_fit *out
     if (stt == 0)
         return;
     out->slope_per_s = stv / stt;
-    out->intercept = mv - out->slope_per_s * (mt + t0 / 1000.0);
+    out->intercept = mv - out->slope_per_s * (mt + (t_ms ? t0 / 1000.0 : t0));
     out->r2 = svv == 0 ? 0 : (stv * stv) / (stt * svv);
+}
+
+void gw_stats_linfit(const int64_t *t_ms, const double *v, size_t n, gw_fit *out)
+{
+    linfit(t_ms, NULL, v, n, out);
+}
+
+void gw_stats_linfit_s(const double *t_s, const double *v, size_t n, gw_fit *out)
+{
+    linfit(NULL, t_s, v, n, out);
 }
 
 double gw_stats_median_interval_ms(const int64_t *t_ms, size_t n)

@@ -58,6 +58,21 @@ double gw_stats_mean(const double *v, const double *w, size_t n);
 /* The same over the rows whose skip[r] is 0 (skip NULL: every row). */
 double gw_stats_mean_where(const double *v, const double *w, const unsigned char *skip, size_t n);
 
+/* Unweighted mean of the present values of v[0..n) whose time t_ms lies in [from_ms, to_ms)
+ * (every row counts the same, whatever its gap: for per-row averages such as a host table's
+ * CPU shares); NAN when none. */
+double gw_stats_mean_between(const int64_t *t_ms, const double *v, size_t n, int64_t from_ms,
+                             int64_t to_ms);
+
+/* Share (%) of those rows (present, time in [from_ms, to_ms)) whose value is >= at_least; NAN
+ * when none. */
+double gw_stats_share_at_least(const int64_t *t_ms, const double *v, size_t n, int64_t from_ms,
+                               int64_t to_ms, double at_least);
+
+/* Unweighted mean and standard deviation (population: divided by the count, as numpy.std's
+ * default) of the present values of v[0..n); both NAN when none, sd 0 for one value. */
+void gw_stats_mean_sd(const double *v, size_t n, double *mean, double *sd);
+
 /* Least-squares line v = slope * t + intercept over rows with a present value.
  * slope_per_s is in v-units per second; r2 is the coefficient of determination (0 when v is
  * constant). n counts the rows used; with fewer than 3 everything is NAN. */
@@ -66,6 +81,8 @@ typedef struct gw_fit {
     double slope_per_s, intercept, r2;
 } gw_fit;
 void gw_stats_linfit(const int64_t *t_ms, const double *v, size_t n, gw_fit *out);
+/* The same with times in seconds (any origin; t_s[0..n), non-NAN): slope per second. */
+void gw_stats_linfit_s(const double *t_s, const double *v, size_t n, gw_fit *out);
 
 /* Median of the positive gaps between consecutive times (ms); 1000 when there are none. */
 double gw_stats_median_interval_ms(const int64_t *t_ms, size_t n);

@@ -1,5 +1,6 @@
 #include "summary/run_summary.h"
 
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -115,14 +116,15 @@ static const char *fmt(char *buf, size_t len, int decimals, double v, const char
     if (isnan(v) || isinf(v))
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%.*f%s", decimals, v, unit);
+        snprintf(buf, len, "%s%s", GW_FIXED(v, decimals), unit);
     return buf;
 }
 
 void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
 {
     double secs = rs->ticks > 1 ? (rs->last_ns - rs->first_ns) / 1e9 : 0;
-    fprintf(to, "gpuwatch: %u sample%s over %.0f s\n", rs->ticks, rs->ticks == 1 ? "" : "s", secs);
+    fprintf(to, "gpuwatch: %u sample%s over %s s\n", rs->ticks, rs->ticks == 1 ? "" : "s",
+            GW_FIXED(secs, 0));
     if (rs->n == 0)
         fprintf(to, "no NVIDIA GPU was found: only the CPU side was recorded\n");
     else /* 80 columns: "power" is the mean, "max" its maximum, "%lim" that of the limit */
@@ -167,10 +169,10 @@ void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
     if (!isnan(rs->job_rss_peak_mib) || !isnan(rs->job_cpu_mean_pct)) {
         char a[32], b[32];
         double procs = rs->job_procs_max;
-        fprintf(to, "job: peak RSS %s, mean CPU %s (100 %% = one core), up to %.0f process%s\n",
+        fprintf(to, "job: peak RSS %s, mean CPU %s (100 %% = one core), up to %s process%s\n",
                 fmt(a, sizeof a, 0, rs->job_rss_peak_mib, " MiB"),
-                fmt(b, sizeof b, 0, rs->job_cpu_mean_pct, " %"), isnan(procs) ? 0 : procs,
-                procs == 1 ? "" : "es");
+                fmt(b, sizeof b, 0, rs->job_cpu_mean_pct, " %"),
+                GW_FIXED(isnan(procs) ? 0 : procs, 0), procs == 1 ? "" : "es");
     }
 }
 

@@ -3,7 +3,9 @@
 #include "top/top.h"
 
 #include "util/gw_buf.h"
+#include "util/gw_fmt.h"
 #include "util/gw_time.h"
+#include "util/gw_utf8.h"
 #include "util/xalloc.h"
 
 #include <errno.h>
@@ -81,7 +83,7 @@ static bool parse_line(const char *s, const char *end, metric_line *m)
             if (!label_value(&s, val, sizeof val) || s > end)
                 return false;
             if (strcmp(key, "gpu") == 0)
-                copy_str(m->gpu, sizeof m->gpu, val);
+                gw_utf8_clean(m->gpu, sizeof m->gpu, val, strlen(val));
             else if (strcmp(key, "modelName") == 0)
                 copy_str(m->model, sizeof m->model, val);
             else if (strcmp(key, "Hostname") == 0)
@@ -101,9 +103,10 @@ static bool parse_line(const char *s, const char *end, metric_line *m)
 }
 
 unsigned gw_top_parse_metrics(const char *text, gw_top_remote_gpu *out, unsigned max,
-                              char *hostname, size_t hostname_len)
+                              char *hostname, size_t hostname_len, unsigned *reported)
 {
-    unsigned n = 0;
+    unsigned n = 0, first_count = 0;
+    char first[64] = ""; /* the first DCGM_FI_ series: one sample per GPU of the host */
     if (hostname_len)
         hostname[0] = '\0';
     double free_mib[64];
@@ -115,6 +118,9 @@ unsigned gw_top_parse_metrics(const char *text, gw_top_remote_gpu *out, unsigned
             end = s + strlen(s);
         metric_line m;
         if (parse_line(s, end, &m) && m.gpu[0] && strncmp(m.name, "DCGM_FI_", 8) == 0) {
+            if (!first[0])
+                copy_str(first, sizeof first, m.name);
+            first_count += strcmp(first, m.name) == 0;
             unsigned i = 0;
             while (i < n && strcmp(out[i].gpu, m.gpu) != 0)
                 i++;
@@ -127,10 +133,11 @@ unsigned gw_top_parse_metrics(const char *text, gw_top_remote_gpu *out, unsigned
             }
             if (i < n) {
                 gw_top_remote_gpu *g = &out[i];
+                /* another host's text: no control or bidi character reaches the screen */
                 if (m.model[0])
-                    copy_str(g->name, sizeof g->name, m.model);
+                    gw_utf8_clean(g->name, sizeof g->name, m.model, strlen(m.model));
                 if (m.host[0] && hostname_len)
-                    copy_str(hostname, hostname_len, m.host);
+                    gw_utf8_clean(hostname, hostname_len, m.host, strlen(m.host));
                 const char *f = m.name + 8;
                 if (strcmp(f, "DEV_GPU_UTIL") == 0)
                     g->util = m.value;
@@ -152,6 +159,8 @@ unsigned gw_top_parse_metrics(const char *text, gw_top_remote_gpu *out, unsigned
         }
         s = *end ? end + 1 : end;
     }
+    if (reported)
+        *reported = first_count > n ? first_count : n;
     for (unsigned i = 0; i < n; i++) /* dcgm-exporter has no total: used + free */
         if (!isnan(out[i].mem_used) && !isnan(free_mib[i]))
             out[i].mem_total = out[i].mem_used + free_mib[i];
@@ -248,6 +257,10 @@ static bool wait_fd(int fd, short events, int64_t deadline_ns)
     }
 }
 
+/* A host's /metrics answer at most: ours for 8 GPUs is some 30 KiB, dcgm-exporter's with every
+ * profiling field some 200 KiB; 32 hosts answering 15 MiB each kept 729 MB. */
+enum { ANSWER_MAX_BYTES = 2 << 20 };
+
 /* GET /metrics within the timeout. Returns the body (malloc'd) or NULL with err set. */
 static char *http_get(const host *e, double timeout_s, char *err, size_t errlen)
 {
@@ -271,7 +284,7 @@ static char *http_get(const host *e, double timeout_s, char *err, size_t errlen)
         goto out;
     }
     if (!wait_fd(fd, POLLOUT, deadline)) {
-        snprintf(err, errlen, "no connection within %.1f s", timeout_s);
+        snprintf(err, errlen, "no connection within %s s", GW_FIXED(timeout_s, 1));
         goto out;
     }
     int soerr = 0;
@@ -291,7 +304,7 @@ static char *http_get(const host *e, double timeout_s, char *err, size_t errlen)
     }
     for (;;) {
         if (!wait_fd(fd, POLLIN, deadline)) {
-            snprintf(err, errlen, "no answer within %.1f s", timeout_s);
+            snprintf(err, errlen, "no answer within %s s", GW_FIXED(timeout_s, 1));
             goto out;
         }
         char chunk[16384];
@@ -304,8 +317,8 @@ static char *http_get(const host *e, double timeout_s, char *err, size_t errlen)
         }
         if (r == 0)
             break;
-        if (resp.len + (size_t)r > 16 * 1024 * 1024) {
-            snprintf(err, errlen, "answer larger than 16 MiB");
+        if (resp.len + (size_t)r > ANSWER_MAX_BYTES) {
+            snprintf(err, errlen, "answer larger than %d MiB", ANSWER_MAX_BYTES >> 20);
             goto out;
         }
         gw_buf_append(&resp, chunk, (size_t)r);
@@ -317,7 +330,11 @@ static char *http_get(const host *e, double timeout_s, char *err, size_t errlen)
                  strlen(text) > 12 ? text + 9 : "?");
         goto out;
     }
-    body = xstrdup(sep + 4);
+    /* the body in place: no second copy of an answer */
+    size_t skip = (size_t)(sep + 4 - text);
+    memmove(resp.data, resp.data + skip, resp.len - skip + 1);
+    body = resp.data;
+    resp = (gw_buf){0};
 out:
     gw_buf_free(&resp);
     close(fd);
@@ -334,7 +351,8 @@ static void *host_thread(void *arg)
         char *body = http_get(e, h->timeout_s, err, sizeof err);
         gw_top_remote_gpu gpus[16];
         char name[64] = "";
-        unsigned n = body ? gw_top_parse_metrics(body, gpus, 16, name, sizeof name) : 0;
+        unsigned reported = 0;
+        unsigned n = body ? gw_top_parse_metrics(body, gpus, 16, name, sizeof name, &reported) : 0;
         if (body && n == 0)
             snprintf(err, sizeof err, "no DCGM_FI_ series with a gpu label");
         free(body);
@@ -343,6 +361,7 @@ static void *host_thread(void *arg)
             e->ok_ns = gw_mono_ns();
             e->view.ever_ok = true;
             e->view.ngpu = n;
+            e->view.ngpu_reported = reported;
             memcpy(e->view.gpus, gpus, n * sizeof gpus[0]);
             copy_str(e->view.hostname, sizeof e->view.hostname, name);
             e->view.error[0] = '\0';

@@ -2,6 +2,7 @@
  * block per GPU (values, clocks and throttle reasons, the low-SM flag, history charts), the
  * process table, and a status line; or the hosts' table. Everything fits the terminal from 80x24
  * up: charts widen with it and shrink to nothing when rows run out. */
+#include "sampler/clock_reasons.h"
 #include "top/top.h"
 
 #include "util/gw_fmt.h"
@@ -172,12 +173,12 @@ static int gpu_lines(const gw_top_screen *scr, const gw_top_gpu *g, int y)
     x += putf(y + rows, x, w - x, "SM clock %s/%s MHz", num(a, sizeof a, clk, 0),
               num(b, sizeof b, max, 0));
     if (gw_has(&g->cur, GW_F_PSTATE))
-        x += putf(y + rows, x, w - x, "  P%.0f", g->cur.v[GW_F_PSTATE]);
+        x += putf(y + rows, x, w - x, "  P%s", GW_FIXED(g->cur.v[GW_F_PSTATE], 0));
     if (gw_has(&g->cur, GW_F_CLOCKS_EVENT_REASONS)) {
-        uint64_t mask = (uint64_t)g->cur.v[GW_F_CLOCKS_EVENT_REASONS];
+        uint64_t mask = gw_reasons_of(g->cur.v[GW_F_CLOCKS_EVENT_REASONS]);
         char c[GW_FMT_SIZE * 4];
         gw_top_reasons(mask, c, sizeof c);
-        bool slowed = mask & ~(uint64_t)0x1; /* anything but idle */
+        bool slowed = gw_reasons_slowed(mask);
         x += put(y + rows, x, w - x, "  throttle: ");
         attr_t ra = slowed ? pair_attr(scr, PAIR_WARN) | A_BOLD : A_NORMAL;
         attron(ra);
@@ -243,9 +244,9 @@ static void chart(const gw_top_screen *scr, int y, int x, int h, int w, const gw
 static void span_text(double seconds, char *buf, size_t len)
 {
     if (seconds >= 120)
-        snprintf(buf, len, "%.0f min", seconds / 60);
+        snprintf(buf, len, "%s min", GW_FIXED(seconds / 60, 0));
     else
-        snprintf(buf, len, "%.0f s", seconds);
+        snprintf(buf, len, "%s s", GW_FIXED(seconds, 0));
 }
 
 /* The charts of one GPU in `rows` rows (util + SM over the full width, then memory and power
@@ -498,6 +499,9 @@ static void hosts_table(const gw_top_screen *scr, int y)
             }
             y++;
         }
+        if (v.ngpu_reported > v.ngpu && y < LINES - 1) /* never fewer GPUs without a word */
+            putf(y++, 0, COLS, "%-*.*s ... %u more GPUs of this host not shown (top shows %u)", hw,
+                 hw, "", v.ngpu_reported - v.ngpu, v.ngpu);
         if (v.stale && y < LINES - 1) { /* why, on a line of its own */
             attron(sa);
             if (v.ever_ok)

@@ -154,9 +154,11 @@ typedef struct gw_top_remote_gpu {
 } gw_top_remote_gpu;
 
 /* Parses a /metrics body (our exporter's dcgm-exporter names) into up to max GPUs. Returns the
- * number found; *hostname gets the Hostname label when present. */
+ * number found; *hostname gets the Hostname label when present; *reported (NULL: not wanted)
+ * the number of GPUs the host reported, which may be more than max (the first DCGM_FI_ series'
+ * samples). Label text is sanitised (util/gw_utf8.h). */
 unsigned gw_top_parse_metrics(const char *text, gw_top_remote_gpu *out, unsigned max,
-                              char *hostname, size_t hostname_len);
+                              char *hostname, size_t hostname_len, unsigned *reported);
 
 typedef struct gw_top_hosts gw_top_hosts;
 
@@ -168,7 +170,8 @@ typedef struct gw_top_host_view {
     bool stale;     /* the last answer is older than the stale limit or the last try failed */
     double age_s;   /* since the last answer (NAN: never) */
     char error[96]; /* the last failure, "" when the last try worked */
-    unsigned ngpu;
+    unsigned ngpu;  /* GPUs shown (at most 16) */
+    unsigned ngpu_reported; /* GPUs the host reported: more than ngpu are said, not shown */
     gw_top_remote_gpu gpus[16];
 } gw_top_host_view;
 

@@ -33,6 +33,19 @@ FILE *gw_file_open_regular(const char *path, const char *mode)
     return f;
 }
 
+FILE *gw_file_open_run_file(const char *path, const char *mode, gw_error *err)
+{
+    FILE *f = gw_file_open_regular(path, mode);
+    if (!f && errno == GW_FILE_NOT_REGULAR)
+        gw_error_set(err, GW_E_IO,
+                     "%s is not a regular file (a FIFO, device or directory): remove it (gpuwatch "
+                     "writes only regular files in a run directory)",
+                     path);
+    else if (!f)
+        gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
+    return f;
+}
+
 char *gw_file_read_all(FILE *f, size_t limit)
 {
     char *buf = xmalloc(limit + 1);

@@ -64,6 +64,11 @@ GW_MUST_USE gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err);
 #define GW_FILE_NOT_REGULAR EINVAL
 FILE *gw_file_open_regular(const char *path, const char *mode);
 
+/* gw_file_open_regular with the failure said in err (GW_E_IO): "PATH: REASON", or for a file that
+ * is not regular (a FIFO, a device, a link to /dev/zero, a directory) one line naming it and the
+ * fix. NULL on failure. */
+FILE *gw_file_open_run_file(const char *path, const char *mode, gw_error *err);
+
 /* Reads at most limit bytes of f into a new NUL-terminated buffer (free it) and closes f. */
 char *gw_file_read_all(FILE *f, size_t limit);
 

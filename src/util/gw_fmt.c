@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool gw_fmt_sane(double x)
@@ -71,6 +72,19 @@ const char *gw_fmt_sig(char *buf, size_t size, double x, int sig, const char *ab
     if (strcmp(tmp, "-0") == 0)
         n = snprintf(tmp, sizeof tmp, "0");
     return finish(buf, size, tmp, n, absent);
+}
+
+const char *gw_fmt_exact(char *buf, size_t size, double x)
+{
+    if (size == 0)
+        return buf;
+    if (!isfinite(x))
+        return put(buf, size, "");
+    char tmp[GW_FMT_SIZE];
+    int n = snprintf(tmp, sizeof tmp, "%.15g", x);
+    if (strtod(tmp, NULL) != x)
+        n = snprintf(tmp, sizeof tmp, "%.17g", x);
+    return finish(buf, size, tmp, n, "");
 }
 
 const char *gw_fmt_auto(char *buf, size_t size, double x, const char *absent)

@@ -44,6 +44,25 @@ const char *gw_fmt_sig(char *buf, size_t size, double x, int sig, const char *ab
  * For numbers people read (report text, HTML evidence, chart labels). Absent as above. */
 const char *gw_fmt_auto(char *buf, size_t size, double x, const char *absent);
 
+/* x exactly, for machine readers (the Prometheus exposition): the shorter of 15 and 17
+ * significant digits that reads back as x, like "%.15g" else "%.17g"; any finite magnitude (a
+ * byte counter may pass GW_FMT_MAX_ABS), "" when x is not finite (callers spell NaN and Inf
+ * their format's way). Returns buf. */
+const char *gw_fmt_exact(char *buf, size_t size, double x);
+
+/* What prose (messages, verdicts, errors, log lines) prints for a number that is not sane: never
+ * "nan", "inf" or a 300-digit number (docs/style.md, "Numbers"). */
+#define GW_FMT_TEXT_ABSENT "?"
+
+/* One number as a printf argument, through the formatter: printf("%s %%", GW_FIXED(x, 1)) prints
+ * what "%.1f %%" prints for a sane x (but "0" for "-0"), GW_FMT_TEXT_ABSENT otherwise;
+ * GW_SIG(x, 6) likewise for "%g". The buffer is a compound literal that lives until the end of
+ * the enclosing block: pass the result to a call, never keep it past the block. */
+#define GW_FIXED(x, decimals)                                                                      \
+    gw_fmt_fixed((char[GW_FMT_SIZE]){0}, GW_FMT_SIZE, (x), (decimals), 0, GW_FMT_TEXT_ABSENT)
+#define GW_SIG(x, sig)                                                                             \
+    gw_fmt_sig((char[GW_FMT_SIZE]){0}, GW_FMT_SIZE, (x), (sig), GW_FMT_TEXT_ABSENT)
+
 /* The same, appended to a growable buffer. */
 void gw_fmt_buf_fixed(gw_buf *b, double x, int decimals, unsigned flags, const char *absent);
 void gw_fmt_buf_sig(gw_buf *b, double x, int sig, const char *absent);

@@ -3,6 +3,7 @@
 
 #include "util/xalloc.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,15 @@ size_t gw_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
     return len;
 }
 
+/* Characters that reorder or split what follows on screen (U+202E shows "exe.txt" as
+ * "txt.exe"): the bidi embeddings, overrides, isolates and marks, and the line and paragraph
+ * separators. */
+static bool bidi_control(uint32_t cp)
+{
+    return cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+           (cp >= 0x2066 && cp <= 0x2069);
+}
+
 void gw_utf8_sanitize(const char *s, size_t n, gw_buf *out)
 {
     const unsigned char *p = (const unsigned char *)s;
@@ -64,7 +74,7 @@ void gw_utf8_sanitize(const char *s, size_t n, gw_buf *out)
         }
         if (cp == 0 || cp == '\t' || cp == '\n')
             gw_buf_append(out, " ", 1);
-        else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0))
+        else if (cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp < 0xA0) || bidi_control(cp))
             gw_buf_append(out, "?", 1);
         else
             gw_buf_append(out, s + i, len);

@@ -21,7 +21,9 @@ size_t gw_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 /* Appends s[0..n) to out as valid UTF-8 without control characters: each byte that does not
  * start a well-formed sequence (stray continuation bytes, overlong forms, surrogates, code points
  * past U+10FFFF, sequences cut short) becomes U+FFFD; C0 controls, DEL and C1 controls (escape
- * sequences could otherwise drive the terminal) become '?', except that NUL, tab and newline
+ * sequences could otherwise drive the terminal) and bidi controls (U+202A-U+202E, U+2066-U+2069,
+ * U+200E, U+200F, U+061C, U+2028, U+2029: they reorder what follows) become '?', except that NUL,
+ * tab and newline
  * become a space (command-line argument separators). */
 void gw_utf8_sanitize(const char *s, size_t n, gw_buf *out);
 

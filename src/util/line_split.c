@@ -9,30 +9,48 @@ static void emit_line(gw_line_splitter *ls)
     ls->len = 0;
 }
 
+bool gw_esc_step(int *state, unsigned char c)
+{
+    if (c == '\n' || c == '\r') { /* a line end ends any sequence */
+        *state = GW_ESC_NONE;
+        return true;
+    }
+    switch (*state) {
+    case GW_ESC_AFTER_ESC:
+        *state = c == '['                                                     ? GW_ESC_CSI
+                 : (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_') ? GW_ESC_STRING
+                                                                              : GW_ESC_NONE;
+        return false;
+    case GW_ESC_CSI:
+        if (c >= 0x20 && c <= 0x7e) {
+            if (c >= 0x40)
+                *state = GW_ESC_NONE;
+            return false;
+        }
+        *state = c == 0x1b ? GW_ESC_AFTER_ESC : GW_ESC_NONE; /* a control byte cuts a CSI */
+        return c != 0x1b;
+    case GW_ESC_STRING:
+        if (c == 0x07)
+            *state = GW_ESC_NONE;
+        else if (c == 0x1b)
+            *state = GW_ESC_AFTER_ESC; /* ESC '\' (ST) ends it as a two-byte escape */
+        return false;
+    default:
+        if (c == 0x1b) {
+            *state = GW_ESC_AFTER_ESC;
+            return false;
+        }
+        return true;
+    }
+}
+
 void gw_line_splitter_feed(gw_line_splitter *ls, const char *data, size_t n, int64_t wall_ms)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)data[i];
-        switch (ls->esc) {
-        case 1: /* after ESC: '[' starts CSI, ']' starts OSC, anything else is a 2-byte escape */
-            ls->esc = c == '[' ? 2 : c == ']' ? 3 : 0;
+        if (!gw_esc_step(&ls->esc, c))
             continue;
-        case 2: /* CSI ends with a byte in 0x40..0x7e */
-            if (c >= 0x40 && c <= 0x7e)
-                ls->esc = 0;
-            continue;
-        case 3: /* OSC ends with BEL or ESC \ */
-            if (c == 0x07)
-                ls->esc = 0;
-            else if (c == 0x1b)
-                ls->esc = 1;
-            continue;
-        default:
-            break;
-        }
-        if (c == 0x1b) {
-            ls->esc = 1;
-        } else if (c == '\n' || c == '\r') {
+        if (c == '\n' || c == '\r') {
             if (ls->len)
                 emit_line(ls);
         } else if (ls->len < GW_OUTPUT_LINE_MAX) {

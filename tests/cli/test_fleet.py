@@ -158,6 +158,8 @@ class FakePrometheus(http.server.BaseHTTPRequestHandler):
     queries = []
     fail = False
     hostile = False  # answers that a broken or partial server gives
+    percent = False  # SM activity as a percent (a recording rule's), not DCGM's ratio
+    huge = 0  # bytes of padding in every answer
 
     def log_message(self, *args):
         pass
@@ -184,7 +186,7 @@ class FakePrometheus(http.server.BaseHTTPRequestHandler):
             return [{"metric": {label: k, "instance": "n1:9400"}, "value": [1796007900.0, str(v)]}
                     for k, v in values.items()]
         if "avg_over_time" in q:
-            return vec("hpc_job", {"11": 0.3, "12": 0.05})
+            return vec("hpc_job", {"11": 100 if FakePrometheus.percent else 0.3, "12": 0.05})
         if q.startswith("count by"):
             return vec("hpc_job", {"11": 2, "12": 1})
         if "FB_USED" in q:
@@ -212,6 +214,8 @@ class FakePrometheus(http.server.BaseHTTPRequestHandler):
         else:
             code, body = 200, {"status": "success",
                                "data": {"resultType": "vector", "result": self.answer(q)}}
+            if FakePrometheus.huge:
+                body["padding"] = "x" * FakePrometheus.huge
         data = json.dumps(body).encode()
         self.send_response(code)
         self.send_header("Content-Type", "application/json")
@@ -225,6 +229,8 @@ def prom():
     FakePrometheus.queries = []
     FakePrometheus.fail = False
     FakePrometheus.hostile = False
+    FakePrometheus.percent = False
+    FakePrometheus.huge = 0
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakePrometheus)
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
@@ -267,6 +273,28 @@ def test_prometheus_negative_and_partial_answers_add_nothing(prom):
     for row in [s["totals"]] + s["users"] + s["jobs"]:
         assert min(row["hours"].values()) >= 0, row
         assert close(sum(row["hours"].values()), row["gpu_hours"])
+
+
+def test_prometheus_sm_ratio_out_of_range_is_absent_and_answers_are_bounded(prom):
+    """SM activity of 100 (a percent where DCGM gives a ratio) was printed "SM act 10000 %"; a
+    60 MiB answer took 897 MB (issue 26 item 8). A ratio out of 0..1 is absent, and an answer
+    over 16 MiB is one line naming the limit and the fix."""
+    FakePrometheus.percent = True
+    s = json.loads(fleet(prom, "--window", "2h", "--json", "-").stdout)
+    a, b = s["jobs"]
+    assert a["job_id"] == "11" and a["sm_active_pct"] is None, a
+    assert close(b["sm_active_pct"], 5.0)
+    out = fleet(prom, "--window", "2h").stdout
+    assert "10000" not in out
+    FakePrometheus.percent = False
+    FakePrometheus.huge = 17 << 20
+    p = fleet(prom, "--window", "2h", rc=1)
+    assert p.stderr.strip().splitlines() == [
+        f"gpuwatch: report: Prometheus at {prom} answered more than 16 MiB: shorten --window, "
+        "or ask a Prometheus that keeps fewer jobs"], p.stderr
+    FakePrometheus.huge = 15 << 20  # under the limit: read
+    s = json.loads(fleet(prom, "--window", "2h", "--json", "-").stdout)
+    assert [j["job_id"] for j in s["jobs"]] == ["11", "12"]
 
 
 def test_many_jobs_same_file_twice_and_wide_names(tmp_path):

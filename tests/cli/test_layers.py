@@ -152,3 +152,115 @@ def test_a_gw_rc_without_must_use_is_found(tmp_path):
         "[must-use]",
         "check-layers: 1 finding",
     ]
+
+
+def rule_lines(r):
+    """'file:line [rule]' of each finding."""
+    return [line.split(": ")[0] + " " + line.rsplit(" ", 1)[1]
+            for line in r.stdout.splitlines()[:-1]]
+
+
+def test_a_float_format_outside_the_formatter_is_found(tmp_path):
+    src = tree(tmp_path, {
+        "util/gw_fmt.c": 'int a = snprintf(t, 9, "%.*f", d, x);\n',  # the formatter's home
+        "analysis/v.c": 'say(v, "busy %.1f%% of %g s", a, b);\n'
+                        'say(v, "idle %s%%", GW_FIXED(a, 1));\n'           # the way: fine
+                        '/* "%.1f" in a comment */\n'
+                        'snprintf(b, n, "%d of %zu at 100%%f", i, n);\n'   # %%f is no conversion
+                        "n = sscanf(s, \"%lf %lf\", &a, &b);\n"            # parsing, not printing
+                        'fprintf(o, "%8.2f|%-6.0f|%e|%Lg", x, y, z, w);\n',
+        "report/t.c": 'fprintf(out, "%s"\n        "%.0f W", w, p);\n',
+    })
+    r = check(src)
+    assert r.returncode == 1
+    assert rule_lines(r) == [
+        "src/analysis/v.c:1 [float-format]",
+        "src/analysis/v.c:6 [float-format]",
+        "src/report/t.c:2 [float-format]",
+    ]
+    assert "GW_FIXED(x, decimals)" in r.stdout
+
+
+def test_a_throttle_bit_outside_clock_reasons_is_found(tmp_path):
+    src = tree(tmp_path, {
+        "sampler/clock_reasons.h": "enum { GW_REASON_SW_THERMAL = 0x20 };\n",  # the one home
+        "nvml/nvml_abi.h": "enum { GWN_CLOCKS_EVENT_SW_THERMAL = 0x20 };\n",
+        "analysis/a.c": "#define REASON_SW_THERMAL 0x20u\n"
+                        "bool hot = mask & (0x20 | 0x40); /* thermal */\n"       # comment only
+                        "static const uint64_t b[] = {[GW_THROTTLE_HW] = 0x8 | 0x80};\n"
+                        "bool t = gw_reasons_thermal(gw_reasons_of(m));\n",      # the way: fine
+        "health/e.c": '    {0x20, "SW thermal slowdown", GW_HEALTH_WARNING},\n'
+                      "    bool idle = (unsigned long long)v & 0x1 && idle_ok;\n"
+                      'const char *h = "0x0000000000000000 means no clocks event reason";\n'
+                      "enum { GW_HEALTH_REASON_MAX = 480, GW_EVA_REASON = 1u << 8 };\n",
+        "logread/h.c": "enum { THROTTLE_SW_POWER_CAP = 4 };\n",
+    })
+    r = check(src)
+    assert r.returncode == 1
+    assert rule_lines(r) == [
+        "src/analysis/a.c:1 [throttle-bits]",
+        "src/analysis/a.c:3 [throttle-bits]",
+        "src/health/e.c:1 [throttle-bits]",
+        "src/health/e.c:2 [throttle-bits]",
+        "src/logread/h.c:1 [throttle-bits]",
+    ]
+    assert "sampler/clock_reasons.h" in r.stdout
+
+
+def test_statistics_outside_src_stats_are_found(tmp_path):
+    src = tree(tmp_path, {
+        "stats/stats.c": "double m = sum / (double)n; sq += d * d;\n",  # the engine's own
+        "alerts/trend.c": "stt += t * t;\n"
+                          "double mean = sum_v / (double)n;\n"
+                          "return n ? sum / n : NAN; // sum / n in a comment\n"
+                          "double share = 100 * total_s / steady_s;\n"  # a ratio, not a mean
+                          "double m = gw_stats_mean(v, NULL, n);\n",
+        "report/r.c": "static int cmp(const void *a, const void *b) {\n"
+                      "    return *(const double *)a < *(const double *)b ? -1 : 1; }\n"
+                      "double p95 = a[(size_t)((n - 1) * 0.95)];\n"
+                      'puts("sum / n");\n',
+    })
+    r = check(src)
+    assert r.returncode == 1
+    assert rule_lines(r) == [
+        "src/alerts/trend.c:1 [stats]",
+        "src/alerts/trend.c:2 [stats]",
+        "src/alerts/trend.c:3 [stats]",
+        "src/report/r.c:2 [stats]",
+        "src/report/r.c:3 [stats]",
+    ]
+    assert "a sum of squares" in r.stdout and "a percentile rank" in r.stdout
+
+
+def body(name, lines):
+    return "int %s(int a)\n{\n%s}\n" % (name, "    a++;\n" * (lines - 2))
+
+
+def test_the_function_length_budget_and_its_shrinking_allowlist(tmp_path):
+    allowed = tree(tmp_path / "ok", {
+        "util/a.c": body("fits", 80) + body("fits_too", 3),
+        "run/session.c": body("open_recording", 88),  # allowlisted at 88
+    })
+    r = check(allowed)
+    assert r.returncode == 0, r.stdout
+    # every allowlisted file present: the list describes this tree, stale entries are found
+    src = tree(tmp_path / "bad", {
+        "util/a.c": "static const char *s = \"{\";\n" + body("long_one", 81),
+        "run/session.c": body("open_recording", 89),  # grew
+        "cli/cmd_run.c": body("parse_and_run", 40),   # split: the entry must go
+        "fleet/fleet_prom.c": body("renamed", 10),    # gone: the entry must go
+        "logread/nvsmi.c": body("gw_logread_gpu_csv", 83),
+    })
+    r = check(src)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert lines[:-1] == [
+        "src/cli/cmd_run.c:2: parse_and_run is within the budget now (40 lines): remove it from "
+        "FUNCTION_LENGTH_ALLOW [function-length]",
+        "src/fleet/fleet_prom.c: gw_fleet_add_prometheus is gone: remove it from "
+        "FUNCTION_LENGTH_ALLOW [function-length]",
+        "src/run/session.c:2: open_recording grew to 89 lines (allowed 88 while it waits to be "
+        "split): split it [function-length]",
+        "src/util/a.c:3: long_one is 81 lines, over the budget of 80: split it into functions "
+        "that each do one thing [function-length]",
+    ]

@@ -173,18 +173,19 @@ def test_unwritable_events_file_is_an_error(tmp_path):
                        env=dict(os.environ, PYTHONPATH=PYDIR, GPUWATCH_RUN_DIR=str(tmp_path)))
     assert r.returncode == 0 and r.stdout.strip() == "False False"  # training goes on
     assert r.stderr.count("gpuwatch: cannot") == 1  # once per process
-    # a full disk
+    # neither gpuwatch mark nor the module follows a link (another user could plant one to a
+    # file of yours: the module followed it, issue 26)
     full = tmp_path / "full"
     full.mkdir()
     (full / "events.jsonl").symlink_to("/dev/full")
     r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=PYDIR, GPUWATCH_RUN_DIR=str(full)))
-    assert r.stdout.strip() == "False False" and "No space left on device" in r.stderr
-    # gpuwatch mark follows no link (another user could plant one): a full disk is a file-size
-    # limit here
+    assert r.stdout.strip() == "False False"
+    assert "symbolic link, not followed" in r.stderr, r.stderr
     r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True,
                        env=dict(os.environ, GPUWATCH_RUN_DIR=str(full)))
     assert r.returncode == 1 and "symbolic link" in r.stderr and "not followed" in r.stderr
+    # a full disk (a file-size limit here): a line cut short is taken back, by both
     (full / "events.jsonl").unlink()
     (full / "events.jsonl").write_text("{}\n" * 50)
     import resource
@@ -192,11 +193,37 @@ def test_unwritable_events_file_is_an_error(tmp_path):
 
     def limit():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of the signal
-        resource.setrlimit(resource.RLIMIT_FSIZE, (150, 150))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200, 200))
     r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True,
                        env=dict(os.environ, GPUWATCH_RUN_DIR=str(full)), preexec_fn=limit)
     assert r.returncode == 1 and "File too large" in r.stderr
     assert (full / "events.jsonl").read_text() == "{}\n" * 50  # nothing partial appended
+    r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, preexec_fn=limit,
+                       env=dict(os.environ, PYTHONPATH=PYDIR, GPUWATCH_RUN_DIR=str(full)))
+    assert r.stdout.strip() == "False False" and "File too large" in r.stderr, r.stderr
+    assert (full / "events.jsonl").read_text() == "{}\n" * 50
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/null"])
+def test_a_fifo_or_device_as_events_file_never_blocks_marking(tmp_path, kind):
+    """A FIFO planted as events.jsonl blocked `gpuwatch mark` and gpuwatch.mark() forever
+    ("marking never stops training" broken); a device was written. Both are refused at once."""
+    ev = tmp_path / "events.jsonl"
+    if kind == "fifo":
+        os.mkfifo(ev)
+    else:
+        ev.symlink_to(kind)
+    r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True, timeout=20,
+                       env=dict(os.environ, GPUWATCH_RUN_DIR=str(tmp_path)))
+    assert r.returncode == 1, r.stderr
+    if kind == "fifo":
+        assert r.stderr == (f"gpuwatch mark: cannot open {ev}: it is not a regular file (a FIFO "
+                            "or device; another user may have planted it): remove it\n")
+    code = "import gpuwatch\nprint(gpuwatch.mark('a'), gpuwatch.mark('b'))\n"
+    r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=20,
+                       env=dict(os.environ, PYTHONPATH=PYDIR, GPUWATCH_RUN_DIR=str(tmp_path)))
+    assert r.returncode == 0 and r.stdout.strip() == "False False"  # training goes on
+    assert r.stderr.count("gpuwatch: cannot open") == 1, r.stderr
 
 
 @pytest.mark.parametrize("args,words", [
@@ -247,3 +274,30 @@ def test_lightning_callback(tmp_path):
                    ("epoch", {"n": 2, "total": 2}), ("step", {"n": 4, "loss": 0.5}),
                    ("step", {"n": 6, "loss": 0.5}), ("validation", {"epoch": 2}),
                    ("validation_end", {"epoch": 2})]
+
+
+def test_a_hard_link_or_another_users_events_file_is_not_marked(tmp_path):
+    """O_NOFOLLOW does not see a hard link planted as events.jsonl (a name for a file of yours
+    elsewhere), nor a file the owner of a sticky parent put in a swapped run directory: both
+    `gpuwatch mark` and the module refuse them, leaving the file as it was."""
+    victim = tmp_path / "victim"
+    victim.write_text("secret\n")
+    run = tmp_path / "run"
+    run.mkdir()
+    os.link(victim, run / "events.jsonl")
+    env = dict(os.environ, PYTHONPATH=PYDIR, GPUWATCH_RUN_DIR=str(run))
+    r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True, env=env)
+    assert r.returncode == 1 and "has other names (2 links)" in r.stderr, r.stderr
+    code = "import gpuwatch\nprint(gpuwatch.mark('a'))\n"
+    r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env)
+    assert r.stdout.strip() == "False" and "(2 links)" in r.stderr, r.stderr
+    assert victim.read_text() == "secret\n"
+    if os.geteuid() == 0:  # a file of another user (root may make one)
+        (run / "events.jsonl").unlink()
+        (run / "events.jsonl").write_text("")
+        os.chown(run / "events.jsonl", 4242, 4242)
+        r = subprocess.run([GW, "mark", "epoch"], capture_output=True, text=True, env=env)
+        assert r.returncode == 1 and "another user (uid 4242)" in r.stderr, r.stderr
+        r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env)
+        assert r.stdout.strip() == "False" and "uid 4242" in r.stderr, r.stderr
+        assert (run / "events.jsonl").read_text() == ""

@@ -186,6 +186,11 @@ def test_full_disk_while_recording_marks_meta_and_report(scenario, tmp_path):
     assert meta["incomplete"]["reason"] == "write_error"
     assert meta["incomplete"]["detail"] == "ended early: gpu.csv: File too large"
     assert meta["end_time"] is not None and meta["exit"]["code"] == 0  # spec fields unchanged
+    # every CSV file ends when the first could not be written, within a tick (host.csv went on
+    # until its own limit, issue 26 item 5)
+    last = {name: (out / name).read_text().splitlines()[-1].split(",")[0]
+            for name in ("gpu.csv", "host.csv")}
+    assert abs(gw_time(last["host.csv"]) - gw_time(last["gpu.csv"])) <= 0.2, last
     r = gw(["report", out])
     assert r.returncode == 0, r.stderr
     assert "  incomplete: ended early: gpu.csv: File too large\n" in r.stdout
@@ -273,3 +278,59 @@ def test_every_file_0644_under_umask_000(scenario, tmp_path):
     assert r.returncode == 0, r.stderr
     assert stat.S_IMODE((tmp_path / "s.json").stat().st_mode) == 0o644
     assert stat.S_IMODE((tmp_path / "r.html").stat().st_mode) == 0o644
+
+
+def gw_time(ts):
+    """An RFC 3339 UTC time of ours (2026-12-02T00:45:21.947Z) in seconds."""
+    import datetime
+    return datetime.datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ").timestamp()
+
+
+@pytest.fixture
+def tiny_disk():
+    """A 96 KiB tmpfs: a disk that really fills (ENOSPC for every file, not one file's limit)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root (CI runs as root)")
+    d = Path(tempfile.mkdtemp(prefix="gwfull-", dir="/tmp"))
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(d)],
+                      capture_output=True).returncode != 0:
+        d.rmdir()
+        pytest.skip("cannot mount a tmpfs here (a container without CAP_SYS_ADMIN)")
+    yield d
+    subprocess.run(["umount", str(d)], capture_output=True)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+# Fills the disk ($1/filler), then marks 8 KB markers (the write is cut short) and waits until
+# gpu.csv has no room either.
+FILL_JOB = ('echo "Epoch 1/5"; sleep 0.3; head -c 400000 /dev/zero > "$1/filler" 2>/dev/null; '
+            'for i in 2 3 4 5; do echo "Epoch $i/5"; '
+            'gpuwatch mark "$(head -c 8000 /dev/zero | tr "\\0" x)"; done; sleep 2; exit 3')
+
+
+def test_full_disk_keeps_events_whole_and_says_so_in_meta(scenario, tiny_disk):
+    """A really full disk (issue 26 item 5): a short write left a partial events.jsonl line that
+    the next event (the job's exit) was glued to, and meta.json kept saying "recording" (no room
+    for a new one). Now a cut line is taken back, so every line is whole and the exit is there,
+    and meta.json, overwritten in the room it keeps, names the write error."""
+    sc = scenario({"devices": [h200()]})
+    out = tiny_disk / "run"
+    env = gw_env(sc, PATH=f"{Path(GW).parent}:{os.environ['PATH']}")
+    r = subprocess.run([GW, "run", "-o", str(out), "-i", "0.05", "--no-report", "--", "sh", "-c",
+                        FILL_JOB, "sh", str(tiny_disk)], env=env, capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 3, r.stderr
+    assert (f"gpuwatch mark: cannot write {out}/events.jsonl: No space left on device; the "
+            "marker was not recorded") in r.stderr, r.stderr
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert [e["type"] for e in events][-1] == "job_exit" and events[-1]["code"] == 3, events
+    assert not [e for e in events if e["type"] == "mark"]  # none half there
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["complete"] is False and meta["incomplete"]["reason"] == "write_error", meta
+    detail = meta["incomplete"]["detail"]
+    assert "gpu.csv: No space left on device" in detail, detail
+    assert meta["exit"]["code"] == 3 and meta["end_time"] is not None
+    r = gw(["report", out])
+    assert r.returncode == 0, r.stderr
+    assert f"  incomplete: {detail}\n" in r.stdout
+    assert "job_failed" in r.stdout and "exited with status 3" in r.stdout

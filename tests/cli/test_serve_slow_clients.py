@@ -8,7 +8,7 @@ import socket
 import threading
 import time
 
-from serve_helpers import Server, const_h200, parse, value
+from serve_helpers import Server, const_h200, parse, raw, status_of, value
 
 # Client addresses as far as the server can tell (all of 127/8 is lo). The attackers use one that
 # nothing else used, so that no connection of the server's start-up still counts against it.
@@ -189,3 +189,93 @@ def test_usage_errors(scenario):
     r = gw(["serve", "--max-connections-per-ip", "0"], scenario({"devices": [const_h200(0)]}))
     assert r.returncode == 2
     assert "--max-connections-per-ip wants a whole number from 1 to 100000" in r.stderr
+
+
+BODY_HEAD = b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"
+
+
+class BodyDrippers:
+    """n clients that send whole headers announcing a body, then drip the body a byte every
+    `every` seconds, and connect again whenever the server closes them (issue 26, item 1)."""
+
+    def __init__(self, srv, n, every, source=ATTACKER):
+        self.srv, self.source, self.every = srv, source, every
+        self.socks = [self._connect() for _ in range(n)]
+        self.stop = threading.Event()
+        self.reconnects = 0
+        self.thread = threading.Thread(target=self._drip, daemon=True)
+        self.thread.start()
+
+    def _connect(self):
+        s = socket.create_connection((self.srv.host, self.srv.port), timeout=5,
+                                     source_address=(self.source, 0))
+        s.sendall(BODY_HEAD)
+        s.setblocking(False)
+        return s
+
+    def _drip(self):
+        for _ in range(2000):  # bounded: 2000 rounds of `every`
+            if self.stop.is_set():
+                return
+            for i, s in enumerate(self.socks):
+                if closed(s):
+                    s.close()
+                    try:
+                        self.socks[i] = self._connect()
+                        self.reconnects += 1
+                    except OSError:
+                        pass
+                    continue
+                try:
+                    s.send(b"x")
+                except OSError:
+                    pass
+            self.stop.wait(self.every)
+
+    def close(self):
+        self.stop.set()
+        self.thread.join(10)
+        for s in self.socks:
+            s.close()
+
+
+def test_body_dripping_clients_do_not_block_scrapes(scenario):
+    """64 clients (the limit per address) whose headers have arrived and that drip a body they
+    announced, reconnecting when closed: the connections counted as "being answered" and were
+    never closed to make room, so 1-3 of 20 probes were answered. A GET or HEAD with a body is
+    refused at once (400) and closed; every probe is answered, from their address and others."""
+    with serve(scenario) as srv:
+        drip = BodyDrippers(srv, 64, every=0.1)
+        try:
+            time.sleep(0.5)
+            answered = 0
+            for i in range(20):
+                body = scrape_from(srv, ATTACKER if i % 2 else OTHER, guard_s=5.0)
+                assert value(parse(body), "DCGM_FI_DEV_GPU_TEMP", gpu=0) == 65
+                answered += 1
+            assert answered == 20
+            assert drip.reconnects >= 64, drip.reconnects  # each was closed, not kept waiting
+        finally:
+            drip.close()
+
+
+def test_requests_with_a_body_duplicate_length_or_bare_cr_are_refused(scenario):
+    """Duplicate Content-Length and a bare CR inside a header were accepted (a request two
+    readers may split differently); a GET's body was read and ignored. Each is 400 now."""
+    cases = [
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nContent-Length: 0\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-A: a\rX-B: b\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\rInjected: 1\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello",
+        b"HEAD /metrics HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+        b"5\r\nhello\r\n0\r\n\r\n",
+    ]
+    with serve(scenario) as srv:
+        for req in cases:
+            resp = raw(srv.host, srv.port, req, timeout=5)
+            assert status_of(resp) == 400, (req, resp[:300])
+        ok = raw(srv.host, srv.port,
+                 b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close"
+                 b"\r\n\r\n", timeout=5)
+        assert status_of(ok) == 200, ok[:300]

@@ -227,3 +227,39 @@ def test_user_file_is_written_before_the_mapping_files(site):
     assert (tmp / "seen").read_text().split() == []  # no GPU file yet
     assert (tmp / "map" / "1").read_text() == "70\n"
     assert (tmp / "map" / ".jobs" / "70").read_text() == "user=ann\n"
+
+
+def test_odd_node_names_and_a_star_name_no_file(site):
+    """With RUN_NAME=%j.%n the node name was not checked: SLURMD_NODENAME=../../x put the run
+    outside RUN_DIR (and the Epilog chowned it to the user); SLURM_JOB_GPUS='*' was globbed in
+    slurmd's directory, each file there taken for a GPU (issue 26 item 7)."""
+    tmp, env = site
+    conf = tmp / "gpuwatch-slurm.conf"
+    conf.write_text(conf.read_text() + "RUN_NAME=%j.%n\n")
+    for bad in ("../../x", "-n1", ".hidden", "a/b", "n1 n2"):
+        script("prolog", env, SLURM_JOB_ID="40", SLURM_JOB_USER="ann", SLURM_JOB_GPUS="0",
+               SLURMD_NODENAME=bad)
+        script("epilog", env, SLURM_JOB_ID="40", SLURM_JOB_USER="ann", SLURMD_NODENAME=bad)
+    assert not (tmp / "runs").exists() and not (tmp.parent / "x").exists()
+    assert not (tmp / "x").exists() and not (tmp / "map").exists()
+    log = (tmp / "log").read_text()
+    assert log.count("the node name (SLURMD_NODENAME) is not a host name: nothing done") == 10
+    assert "prolog job 40 on ..?..?x:" in log
+    slurmd_dir = tmp / "spool"
+    slurmd_dir.mkdir()
+    (slurmd_dir / "1").write_text("")  # a file slurmd's directory happens to hold
+    r = subprocess.run([SLURM / "gpuwatch-prolog"], cwd=slurmd_dir, capture_output=True,
+                       text=True, timeout=120,
+                       env=dict(env, SLURM_JOB_ID="41", SLURM_JOB_USER="ann",
+                                SLURM_JOB_GPUS="*"))
+    assert r.returncode == 0, r.stderr
+    assert not (tmp / "map" / "1").exists()
+    assert "GPU '?' is not an index" in (tmp / "log").read_text()
+    script("epilog", env, SLURM_JOB_ID="41", SLURM_JOB_USER="ann")
+
+
+def test_epilog_chown_takes_the_user_as_a_name(site):
+    """chown without `--`: a SLURM_JOB_USER starting with '-' was read as an option."""
+    text = (SLURM / "gpuwatch-epilog").read_text()
+    assert 'chown -R -- "$SLURM_JOB_USER"' in text
+    assert 'chown -R "$SLURM_JOB_USER"' not in text

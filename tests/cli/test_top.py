@@ -427,3 +427,59 @@ def test_role_recorded_run_and_tree(tmux, scenario, trainer):
     assert re.search(r"sh -c sleep 311 & wait\n.* worker run-resnet +  └ sleep 311", s), s
     t.keys("q")
     t.wait_text("EXIT=0")
+
+
+class HostileMetrics:
+    """Two loopback /metrics hosts: one with 40 GPUs and a bidi override in its model name, one
+    answering 3 MiB (issue 26 item 8 and 3)."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        many = "".join(f'DCGM_FI_DEV_GPU_UTIL{{gpu="{i}",modelName="H\u202e002",'
+                       f'Hostname="big"}} 50\n' for i in range(40)).encode()
+        huge = b"# " + b"x" * (3 << 20) + b"\n" + many
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                body = huge if self.server.server_address[1] == HostileMetrics.huge_port \
+                    else many
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+        self.servers = [http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+                        for _ in range(2)]
+        HostileMetrics.huge_port = self.servers[1].server_address[1]
+        for s in self.servers:
+            threading.Thread(target=s.serve_forever, daemon=True).start()
+        self.addrs = [f"127.0.0.1:{s.server_address[1]}" for s in self.servers]
+
+    def close(self):
+        for s in self.servers:
+            s.shutdown()
+            s.server_close()
+
+
+def test_hosts_with_many_gpus_or_huge_answers_are_said(tmux, scenario):
+    """top --hosts showed 16 of a host's 40 GPUs without a word, kept 16 MiB answers (729 MB for
+    32 hosts) and passed bidi overrides to the screen. Now the rest is counted on a line, an
+    answer over 2 MiB is an error of that host, and U+202E is '?'."""
+    sc = scenario({"devices": [const_h200(0)]})
+    hosts = HostileMetrics()
+    try:
+        t = tmux(80, 40)
+        t.start([GW, "top", "--hosts", ",".join(hosts.addrs), "-i", "0.3", "--timeout", "2"],
+                top_env(sc))
+        s = t.wait_text("more GPUs of this host not shown", timeout=30)
+        assert "... 24 more GPUs of this host not shown (top shows 16)" in s, s
+        assert "H?002" in s and "\u202e" not in s, s
+        s = t.wait_text("answer larger than 2 MiB", timeout=30)
+        assert f"{hosts.addrs[1]} STALE: answer larger than 2 MiB" in s, s
+        t.keys("q")
+        t.wait_text("EXIT=0")
+    finally:
+        hosts.close()

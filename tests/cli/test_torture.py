@@ -403,3 +403,133 @@ def test_absurd_marker_numbers_are_null_in_summary_json(tmp_path):
     assert r.returncode == 0, r.stderr
     marks = json.loads(r.stdout)["marks"]
     assert marks[0]["fields"] == {"n": None, "neg": None, "ok": 12.5, "s": "1e308"}
+
+
+# --- issue 26: escape sequences and special files (torture pass on b47a484) ---
+
+ESC_JOB = r"""
+import sys
+w = sys.stdout.buffer.write
+w(b"Epoch 1/2\n\x1b]0;junk title never ended\nloading data\n")
+w(b"step 5 \xc2\x9b31m C1 and bad \xff\xfe bytes and \xe2\x80\xaeevil\n")
+sys.stdout.flush()
+print("Traceback (most recent call last):", file=sys.stderr)
+print("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB", file=sys.stderr)
+sys.exit(1)
+"""
+
+# what must never reach a terminal: C0 controls but \t \n, DEL, C1 (as UTF-8), bidi controls,
+# bytes that are not UTF-8
+UNSAFE = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|"
+                    rb"\xe2\x81[\xa6-\xa9]|[\xf8-\xff]")
+
+
+def test_a_stray_osc_hides_no_later_line_and_an_oom_is_found(tmp_path):
+    """One ESC ] that never ended hid every later line of the job's output from `log` and the
+    report, so an OOM crash was reported as job_failed on a junk line. A line end now ends any
+    escape sequence; C1 controls, bidi overrides and invalid UTF-8 are made safe."""
+    sc = tmp_path / "sc.json"
+    sc.write_text(json.dumps({"devices": [h200()]}))
+    job, out = tmp_path / "job.py", tmp_path / "run"
+    job.write_text(ESC_JOB)
+    r = subprocess.run([BIN, "run", "-o", str(out), "-i", "0.1", "--no-report", "--", PYTHON,
+                        str(job)], env=gw_env(sc), capture_output=True, timeout=60)
+    assert r.returncode == 1, r.stderr
+    log = subprocess.run([BIN, "log", str(out)], capture_output=True, env=ENV, timeout=60)
+    assert log.returncode == 0, log.stderr
+    lines = [ln.split("  ", 1)[1] for ln in log.stdout.decode().splitlines()]
+    assert "loading data" in lines, lines
+    assert "step 5 ?31m C1 and bad \ufffd\ufffd bytes and ?evil" in lines, lines
+    assert "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB" in lines
+    rep = subprocess.run([BIN, "report", str(out)], capture_output=True, env=ENV, timeout=60)
+    assert rep.returncode == 0, rep.stderr
+    assert re.search(rb"critical +oom_crash +GPU 0 +out of GPU memory: tried to allocate "
+                     rb"2\.0 GiB", rep.stdout), rep.stdout
+    assert b"job_failed" not in rep.stdout
+    for stream in (log.stdout, rep.stdout):
+        assert not UNSAFE.search(stream), stream
+
+
+def test_marker_keys_and_texts_do_not_reach_the_terminal(tmp_path):
+    """`gpuwatch mark step -f $'\\e]0;PWNED\\a=1'` then `gpuwatch report RUN` retitled the
+    terminal: marker keys were printed raw, and C1 controls passed in texts and values."""
+    d = run_dir_copy(tmp_path)
+    env = dict(ENV, GPUWATCH_RUN_DIR=str(d))
+    r = subprocess.run([BIN, "mark", b"step\xc2\x9b2J", "-f", b"\x1b]0;PWNED\x07=1", "-f",
+                        b"k\xe2\x80\xae=v\xc2\x9d"], env=env, capture_output=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    rep = subprocess.run([BIN, "report", str(d)], capture_output=True, env=ENV, timeout=60)
+    assert rep.returncode == 0, rep.stderr
+    assert b"step?2J" in rep.stdout and b"?]0;PWNED?=1 k?=v?" in rep.stdout, rep.stdout
+    j = subprocess.run([BIN, "report", str(d), "--json", "-"], capture_output=True, env=ENV,
+                       timeout=60)
+    for stream in (rep.stdout, rep.stderr, j.stdout):
+        assert not UNSAFE.search(stream), stream
+
+
+def plant(p, kind):
+    """Replaces p with a FIFO or a link to a device."""
+    if p.exists() or p.is_symlink():
+        p.unlink()
+    if kind == "fifo":
+        os.mkfifo(p)
+    else:
+        p.symlink_to(kind)
+
+
+@pytest.mark.parametrize("name,kind", [("output.idx", "fifo"), ("output.idx", "/dev/zero"),
+                                       ("output.log", "fifo"), ("output.log", "/dev/zero")])
+def test_output_files_that_are_not_regular_are_an_error_in_report_and_log(tmp_path, name, kind):
+    """output.idx was not checked: `report` blocked forever on a FIFO and grew to 3 GB on a link
+    to /dev/zero; `gpuwatch log` checked neither output.log nor output.idx. Now one line naming
+    the file and the fix, exit 1, at once, for both."""
+    d = run_dir_copy(tmp_path)
+    (d / "output.idx").write_text("# gpuwatch output index v1\n0 1764471601000\n")
+    plant(d / name, kind)
+    want = (f"{d}/{name} is not a regular file (a FIFO, device or directory): remove it "
+            "(gpuwatch writes only regular files in a run directory)")
+    r = gw("report", d, timeout=20)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip().splitlines() == [f"gpuwatch: report: {want}"], r.stderr
+    r = gw("log", d, timeout=20)
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip().splitlines() == [f"gpuwatch log: {want}"], r.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero", "/dev/urandom"])
+def test_config_that_is_not_a_regular_file_is_an_error(tmp_path, kind):
+    """`--config` on a FIFO or a device hung; now one line, before anything starts: exit 2 for
+    `run` (a usage error), 3 for `check` (unknown, its Nagios convention)."""
+    ini = tmp_path / "gpuwatch.ini"
+    plant(ini, kind)
+    msg = (f"cannot read the configuration file {ini}: it is not a regular file (a FIFO, device "
+           "or directory): give the path of an INI file\n")
+    r = subprocess.run([BIN, "run", "--config", str(ini), "-o", str(tmp_path / "run"), "--",
+                        "true"], capture_output=True, text=True, env=gw_env(), timeout=20)
+    assert (r.returncode, r.stderr) == (2, "gpuwatch run: " + msg)
+    assert not (tmp_path / "run").exists()
+    r = subprocess.run([BIN, "check", "--config", str(ini)], capture_output=True, text=True,
+                       env=gw_env(), timeout=20)
+    assert (r.returncode, r.stderr) == (3, "gpuwatch check: " + msg)
+
+
+def test_an_unreachable_home_does_not_stop_run_or_check(tmp_path):
+    """A HOME that is a file, or that this user may not search, stopped `run` and `check` at
+    the user configuration file (issue 26 item 8); it is absent now, as a missing one is."""
+    sc = tmp_path / "sc.json"
+    sc.write_text(json.dumps({"devices": [h200()]}))
+    env = gw_env(sc, HOME="/etc/passwd")
+    env.pop("XDG_CONFIG_HOME")
+    r = subprocess.run([BIN, "check"], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert "configuration" not in r.stderr
+    r = subprocess.run([BIN, "run", "-o", str(tmp_path / "run"), "--no-report", "--", "true"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "run" / "gpu.csv").exists()
+    # a file that is there but unreadable is still an error (as root: a directory in its place)
+    home = tmp_path / "home"
+    (home / ".config" / "gpuwatch" / "gpuwatch.ini").mkdir(parents=True)
+    r = subprocess.run([BIN, "check"], capture_output=True, text=True, timeout=60,
+                       env=dict(env, HOME=str(home)))
+    assert r.returncode == 3 and "is not a regular file" in r.stderr, r.stderr

@@ -140,6 +140,48 @@ static void test_buf_variants(void **state)
     gw_buf_free(&b);
 }
 
+/* GW_FIXED / GW_SIG print what "%.Nf" / "%.Ng" print for sane values, so converting a printf
+ * format to "%s" + the macro keeps output byte-identical; absurd values print "?". */
+static void test_printf_arguments(void **state)
+{
+    (void)state;
+    char out[128];
+    snprintf(out, sizeof out, "%s%% of %s s, %s W, limit %s", GW_FIXED(37.25, 1),
+             GW_FIXED(1234.5, 0), GW_SIG(612.3456789, 6), GW_SIG(0.25, 6));
+    assert_string_equal(out, "37.2% of 1234 s, 612.346 W, limit 0.25");
+    char want[64];
+    const double xs[] = {0, 1, 99.95, 12345.678, 1e-7, 250.5, 1e14};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+        for (int d = 0; d < 4; d++) {
+            snprintf(want, sizeof want, "%.*f", d, xs[i]);
+            assert_string_equal(GW_FIXED(xs[i], d), want);
+            snprintf(want, sizeof want, "%.*g", d + 1, xs[i]);
+            assert_string_equal(GW_SIG(xs[i], d + 1), want);
+        }
+    assert_string_equal(GW_FIXED(NAN, 1), "?");
+    assert_string_equal(GW_SIG(INFINITY, 6), "?");
+    assert_string_equal(GW_FIXED(2e15, 0), "?");
+    assert_string_equal(GW_FIXED(-0.2, 0), "0"); /* printf says "-0" */
+}
+
+/* gw_fmt_exact: Prometheus values read back exactly, at any finite magnitude. */
+static void test_exact(void **state)
+{
+    (void)state;
+    char b[GW_FMT_SIZE];
+    assert_string_equal(gw_fmt_exact(b, sizeof b, 0.1), "0.1");
+    assert_string_equal(gw_fmt_exact(b, sizeof b, 612.25), "612.25");
+    /* 15 digits do not read back: 17 do */
+    assert_string_equal(gw_fmt_exact(b, sizeof b, 0.1 + 0.2), "0.30000000000000004");
+    assert_true(strtod(gw_fmt_exact(b, sizeof b, 1.0 / 3), NULL) == 1.0 / 3);
+    /* a byte counter past GW_FMT_MAX_ABS is still a value here */
+    assert_string_equal(gw_fmt_exact(b, sizeof b, 3.5e18), "3.5e+18");
+    assert_string_equal(gw_fmt_exact(b, sizeof b, NAN), "");
+    assert_string_equal(gw_fmt_exact(b, sizeof b, -INFINITY), "");
+    char small[4];
+    assert_string_equal(gw_fmt_exact(small, sizeof small, 12345.5), ""); /* never cut */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +191,8 @@ int main(void)
         cmocka_unit_test(test_absurd_values_are_absent),
         cmocka_unit_test(test_truncation),
         cmocka_unit_test(test_buf_variants),
+        cmocka_unit_test(test_printf_arguments),
+        cmocka_unit_test(test_exact),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -92,6 +92,15 @@ static void test_csv_file_flush_policy(void **state)
 }
 
 /* With a full disk (simulated by RLIMIT_FSIZE in a child), rows already written stay whole. */
+/* A mark event with text at wall_ms. */
+static gw_event gw_mark_event_for_test(const char *text, int64_t wall_ms)
+{
+    gw_event ev = gw_event_make(GW_EV_MARK, wall_ms);
+    ev.mark.text = text;
+    ev.mark.pid = 1;
+    return ev;
+}
+
 static void test_csv_file_disk_full(void **state)
 {
     (void)state;
@@ -123,6 +132,68 @@ static void test_csv_file_disk_full(void **state)
     assert_int_equal(txt[n - 1], '\n'); /* no partial row */
     assert_int_equal((n - 2) % 10, 0);
     free(txt);
+    th_rmrf(dir);
+    free(dir);
+}
+
+static void test_eventlog_full_disk_leaves_no_torn_line(void **state)
+{
+    (void)state;
+    /* A write cut short left a partial line; the next event (job_exit) was glued to it and lost
+     * (issue 26). Now the partial line is taken back, and a later event that fits is whole. */
+    char *dir = th_tmpdir();
+    char path[1100];
+    snprintf(path, sizeof path, "%s/events.jsonl", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGXFSZ, SIG_IGN);
+        gw_eventlog *log = NULL;
+        gw_error err = {0};
+        if (gw_eventlog_open(path, &log, &err))
+            _exit(2);
+        struct rlimit rl = {.rlim_cur = 400, .rlim_max = 400};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        char big[600];
+        memset(big, 'x', sizeof big - 1);
+        big[sizeof big - 1] = '\0';
+        gw_event ev = gw_mark_event_for_test("first", 1);
+        bool ok1 = gw_eventlog_write(log, &ev);
+        ev = gw_mark_event_for_test(big, 2); /* does not fit: cut short at 400 bytes */
+        bool ok2 = gw_eventlog_write(log, &ev);
+        gw_event ex = gw_event_make(GW_EV_JOB_EXIT, 3);
+        ex.job_exit.code = 3;
+        ex.job_exit.status = 3;
+        bool ok3 = gw_eventlog_write(log, &ex); /* fits where the partial line was */
+        gw_error said = {0};
+        bool told = gw_eventlog_take_error(log, &said) && strstr(said.msg, "events.jsonl") &&
+                    !gw_eventlog_take_error(log, &said);
+        int e = gw_eventlog_errno(log);
+        gw_eventlog_close(log);
+        _exit(ok1 && !ok2 && ok3 && told && e == EFBIG ? 0 : 3);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    char *txt = th_read(path);
+    char *nl = strchr(txt, '\n');
+    assert_non_null(nl);
+    assert_non_null(strstr(txt, "\"text\":\"first\""));
+    assert_null(strstr(txt, "xxx")); /* the cut line was taken back */
+    cJSON *exit_line = cJSON_Parse(nl + 1);
+    assert_non_null(exit_line); /* the job's exit is a line of its own */
+    assert_string_equal(cJSON_GetObjectItem(exit_line, "type")->valuestring, "job_exit");
+    assert_int_equal(cJSON_GetObjectItem(exit_line, "code")->valueint, 3);
+    assert_int_equal(txt[strlen(txt) - 1], '\n');
+    cJSON_Delete(exit_line);
+    free(txt);
+    /* a FIFO planted as events.jsonl: an error at once, never a blocked open (`gpuwatch mark`) */
+    unlink(path);
+    assert_int_equal(mkfifo(path, 0644), 0);
+    gw_eventlog *log = NULL;
+    gw_error err = {0};
+    assert_int_equal(gw_eventlog_open(path, &log, &err), GW_E_IO);
+    assert_non_null(strstr(err.msg, "not a regular file"));
     th_rmrf(dir);
     free(dir);
 }
@@ -479,6 +550,16 @@ static void test_rundir_parent_others_can_swap(void **state)
         assert_non_null(strstr(err.msg, "uid 4242"));
         assert_non_null(strstr(err.msg, "choose a directory you own"));
         assert_int_equal(access(req, F_OK), -1);
+        /* sticky does not help against its owner, who may rename every entry (issue 26) */
+        snprintf(shared, sizeof shared, "%s/bobs_sticky", dir);
+        assert_int_equal(mkdir(shared, 0755), 0);
+        assert_int_equal(chmod(shared, 01777), 0);
+        assert_int_equal(chown(shared, 4242, 4242), 0);
+        snprintf(req, sizeof req, "%s/run", shared);
+        assert_int_equal(gw_rundir_create(req, "x", 0, &out, &fd, &err), GW_E_IO);
+        assert_non_null(strstr(err.msg, "uid 4242"));
+        assert_non_null(strstr(err.msg, "sticky or not"));
+        assert_int_equal(access(req, F_OK), -1);
     }
     th_rmrf(dir);
     free(dir);
@@ -567,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_rundir),
         cmocka_unit_test(test_name_hint),
         cmocka_unit_test(test_eventlog_concurrent),
+        cmocka_unit_test(test_eventlog_full_disk_leaves_no_torn_line),
         cmocka_unit_test(test_meta),
         cmocka_unit_test(test_links_are_not_followed),
         cmocka_unit_test(test_file_out_full_disk_keeps_the_old_file),

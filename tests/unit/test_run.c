@@ -47,6 +47,22 @@ static void test_line_splitter(void **state)
     assert_int_equal(l.ms[4], 2);
 }
 
+static void test_unterminated_escape_ends_with_its_line(void **state)
+{
+    (void)state;
+    lines l = {0};
+    gw_line_splitter ls = {.fn = collect, .ctx = &l};
+    /* one stray ESC ] (an OSC never ended) hid every later line (issue 26); a CSI cut by a
+     * control byte, a DCS string ended by ESC \ */
+    const char *a = "a\x1b]0;junk\nEpoch 2/3\nb\x1b[12\tc\n\x1bPq#0\x1b\\d\n";
+    gw_line_splitter_feed(&ls, a, strlen(a), 1);
+    assert_int_equal(l.n, 4);
+    assert_string_equal(l.got[0], "a");
+    assert_string_equal(l.got[1], "Epoch 2/3");
+    assert_string_equal(l.got[2], "b\tc");
+    assert_string_equal(l.got[3], "d");
+}
+
 static void test_long_line_is_cut(void **state)
 {
     (void)state;
@@ -207,9 +223,13 @@ static void test_summary_absent(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_line_splitter), cmocka_unit_test(test_long_line_is_cut),
-        cmocka_unit_test(test_resolve),       cmocka_unit_test(test_env),
-        cmocka_unit_test(test_summary),       cmocka_unit_test(test_summary_absent),
+        cmocka_unit_test(test_line_splitter),
+        cmocka_unit_test(test_long_line_is_cut),
+        cmocka_unit_test(test_unterminated_escape_ends_with_its_line),
+        cmocka_unit_test(test_resolve),
+        cmocka_unit_test(test_env),
+        cmocka_unit_test(test_summary),
+        cmocka_unit_test(test_summary_absent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

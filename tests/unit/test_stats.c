@@ -7,6 +7,8 @@
 
 #include <cmocka.h>
 
+#include "test_helpers.h"
+
 #include "stats/stats.h"
 
 #include <math.h>
@@ -117,6 +119,72 @@ static void test_linfit(void **state)
     gw_stats_linfit(t, two, 5, &f);
     assert_int_equal(f.n, 2);
     assert_true(isnan(f.slope_per_s));
+}
+
+/* Times in seconds give the fit of the same points in milliseconds (alerts' trend window). */
+static void test_linfit_seconds(void **state)
+{
+    (void)state;
+    int64_t t_ms[6];
+    double t_s[6], v[6] = {4, 6.5, NAN, 11, 14.5, 16};
+    for (int i = 0; i < 6; i++) {
+        t_ms[i] = 500 + i * 1500;
+        t_s[i] = 0.5 + i * 1.5;
+    }
+    gw_fit a, b;
+    gw_stats_linfit(t_ms, v, 6, &a);
+    gw_stats_linfit_s(t_s, v, 6, &b);
+    assert_int_equal(b.n, 5);
+    assert_num(b.slope_per_s, a.slope_per_s, 1e-12);
+    assert_num(b.intercept, a.intercept, 1e-9);
+    assert_num(b.r2, a.r2, 1e-12);
+    /* least squares by hand: Sxy / Sxx = 1.6395348837209 */
+    assert_num(b.slope_per_s, 1.6395348837209, 1e-9);
+    assert_true(b.r2 > 0.99 && b.r2 < 1);
+    double same_t[4] = {3, 3, 3, 3}, any[4] = {1, 2, 3, 4};
+    gw_stats_linfit_s(same_t, any, 4, &b); /* no spread in time: no line */
+    assert_int_equal(b.n, 4);
+    assert_true(isnan(b.slope_per_s) && isnan(b.r2));
+}
+
+/* Per-row means over a time window (starved_cause's host table): unweighted, absent skipped,
+ * rows outside [from, to) ignored. */
+static void test_mean_and_share_between(void **state)
+{
+    (void)state;
+    int64_t t[6] = {0, 1000, 2000, 10000, 11000, 20000};
+    double v[6] = {100, 10, NAN, 30, 80, 500};
+    /* rows 1, 3, 4 (2 is absent; 0 and 5 outside): (10 + 30 + 80) / 3 = 40, not weighted */
+    assert_num(gw_stats_mean_between(t, v, 6, 1000, 20000), 40, 1e-12);
+    /* 2 of those 3 rows >= 30 */
+    assert_num(gw_stats_share_at_least(t, v, 6, 1000, 20000, 30), 200.0 / 3, 1e-12);
+    assert_num(gw_stats_share_at_least(t, v, 6, 1000, 20000, 81), 0, 0);
+    /* nothing present in the window: absent, never 0 */
+    assert_true(isnan(gw_stats_mean_between(t, v, 6, 2000, 3000)));
+    assert_true(isnan(gw_stats_share_at_least(t, v, 6, 2000, 3000, 0)));
+    assert_true(isnan(gw_stats_mean_between(t, NULL, 6, 0, 30000))); /* no column */
+}
+
+/* Mean and population standard deviation, as numpy.mean / numpy.std. */
+static void test_mean_sd(void **state)
+{
+    (void)state;
+    double v[6] = {2, 4, NAN, 4, 4, 5};
+    double mean, sd;
+    double w[8] = {2, 4, 4, 4, 5, 5, 7, 9}; /* numpy.std -> 2.0 */
+    gw_stats_mean_sd(w, 8, &mean, &sd);
+    assert_num(mean, 5, 1e-12);
+    assert_num(sd, 2, 1e-12);
+    gw_stats_mean_sd(v, 6, &mean, &sd); /* 2 4 4 4 5: mean 3.8, std 0.9797958971 */
+    assert_num(mean, 3.8, 1e-12);
+    assert_num(sd, 0.9797958971132712, 1e-9);
+    double one[1] = {7};
+    gw_stats_mean_sd(one, 1, &mean, &sd);
+    assert_num(mean, 7, 0);
+    assert_num(sd, 0, 0);
+    double none[2] = {NAN, NAN};
+    gw_stats_mean_sd(none, 2, &mean, &sd);
+    assert_true(isnan(mean) && isnan(sd));
 }
 
 static void test_weights_cap_gaps(void **state)
@@ -371,6 +439,9 @@ int main(void)
         cmocka_unit_test(test_single_and_repeated),
         cmocka_unit_test(test_quantile_matches_sorting),
         cmocka_unit_test(test_linfit),
+        cmocka_unit_test(test_linfit_seconds),
+        cmocka_unit_test(test_mean_and_share_between),
+        cmocka_unit_test(test_mean_sd),
         cmocka_unit_test(test_weights_cap_gaps),
         cmocka_unit_test(test_percentiles_numpy_more),
         cmocka_unit_test(test_time_weighted_mean_uneven_gaps),

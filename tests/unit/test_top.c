@@ -375,7 +375,7 @@ static void test_parse_metrics(void **state)
         "DCGM_FI_DEV_GPU_TEMP 77\n";
     gw_top_remote_gpu g[4];
     char host[16];
-    unsigned n = gw_top_parse_metrics(text, g, 4, host, sizeof host);
+    unsigned n = gw_top_parse_metrics(text, g, 4, host, sizeof host, NULL);
     assert_int_equal(n, 2);
     assert_string_equal(host, "node1");
     assert_string_equal(g[0].gpu, "0");
@@ -391,8 +391,18 @@ static void test_parse_metrics(void **state)
     assert_string_equal(g[1].name, "NVIDIA \"H\"200");
     assert_num(g[1].util, 12.0, 0);
     assert_true(isnan(g[1].sm) && isnan(g[1].mem_total)); /* absent, not 0 */
-    assert_int_equal(gw_top_parse_metrics("", g, 4, host, sizeof host), 0);
-    assert_int_equal(gw_top_parse_metrics(text, g, 1, host, sizeof host), 1);
+    assert_int_equal(gw_top_parse_metrics("", g, 4, host, sizeof host, NULL), 0);
+    unsigned reported = 0;
+    assert_int_equal(gw_top_parse_metrics(text, g, 1, host, sizeof host, &reported), 1);
+    assert_int_equal(reported, 2); /* one shown of two: said, not hidden (issue 26) */
+    /* another host's labels reach the screen: bidi and C1 controls are '?' (issue 26) */
+    const char *evil = "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",modelName=\"H\xE2\x80\xAE"
+                       "002\","
+                       "Hostname=\"n\xC2\x9B"
+                       "2J\"} 5\n";
+    assert_int_equal(gw_top_parse_metrics(evil, g, 4, host, sizeof host, NULL), 1);
+    assert_string_equal(g[0].name, "H?002");
+    assert_string_equal(host, "n?2J");
 }
 
 static void test_hosts_list(void **state)

@@ -56,6 +56,22 @@ static void test_sanitize_neutralises_controls(void **state)
     free(s);
 }
 
+static void test_sanitize_neutralises_bidi_controls(void **state)
+{
+    (void)state;
+    /* U+202E shows "node-exe.txt" as "node-txt.exe"; isolates, marks and separators likewise
+     * (issue 26: they passed in top --hosts) */
+    char *s = sanitize(LIT("a\xE2\x80\xAE"
+                           "b\xE2\x81\xA6"
+                           "c\xE2\x81\xA9"
+                           "d\xE2\x80\x8F"
+                           "e\xD8\x9C"
+                           "f\xE2\x80\xA8"
+                           "g\xE2\x80\x94h"));
+    assert_string_equal(s, "a?b?c?d?e?f?g\xE2\x80\x94h"); /* an em dash stays */
+    free(s);
+}
+
 static void test_width(void **state)
 {
     (void)state;
@@ -132,6 +148,7 @@ int main(void)
         cmocka_unit_test(test_sanitize_keeps_valid_text),
         cmocka_unit_test(test_sanitize_replaces_invalid_bytes),
         cmocka_unit_test(test_sanitize_neutralises_controls),
+        cmocka_unit_test(test_sanitize_neutralises_bidi_controls),
         cmocka_unit_test(test_width),
         cmocka_unit_test(test_fit_never_cuts_a_character),
         cmocka_unit_test(test_clean_buf_in_place),
