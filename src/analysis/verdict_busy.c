@@ -1,5 +1,6 @@
 /* Busy-ness verdicts: gpu_starved, underfilled_kernels, expected_dips, multi_gpu_imbalance and
  * gpu_saturated (see checks.h and docs/report.md for the rules). */
+#include "analysis/inproc_cause.h"
 #include "analysis/checks.h"
 
 #include "util/gw_fmt.h"
@@ -172,6 +173,7 @@ static void starved(gw_analysis *a, gw_gpu_analysis *g)
         snprintf(why, sizeof why, "the GPU idled at the start of %zu epochs", at_start);
         gw_verdict_num(v, "epoch_start_dips", (double)at_start);
     }
+    gw_inproc_cause(a, g, v, &cause, &sugg, why, sizeof why);
     gw_verdict_set_cause(v, cause);
     gw_verdict_text(v, "cause", cause);
     while_busy(g, v, note, sizeof note);

@@ -1,4 +1,5 @@
 /* Memory verdicts: memory_leak, memory_near_capacity, idle_holding_memory (see checks.h). */
+#include "analysis/inproc_cause.h"
 #include "analysis/checks.h"
 
 #include "util/gw_fmt.h"
@@ -105,6 +106,7 @@ void gw_check_memory_leak(gw_analysis *a, gw_gpu_analysis *g)
                    "memory %s",
                    GW_SIG(fit.slope_per_s, 4), GW_FIXED(fit.slope_per_s / 1024, 2),
                    GW_FIXED(fit.r2, 3), GW_FIXED(window_s, 0), oom);
+    gw_inproc_leak(a, v);
 }
 
 void gw_check_memory_capacity(gw_analysis *a, gw_gpu_analysis *g)

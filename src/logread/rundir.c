@@ -1,6 +1,7 @@
 /* Run directory reader: meta.json, gpu.csv, host.csv, processes.csv, events.jsonl (logread.h). */
 #include "logread/cells.h"
 #include "logread/event_members.h"
+#include "logread/inproc.h"
 #include "logread/job_meta.h"
 #include "logread/logread.h"
 #include "logread/timeparse.h"
@@ -294,6 +295,7 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     }
     gw_logread_output_tail(s, dir, gpu_input, source);
     read_output(s, dir, gpu_input, source);
+    s->inputs[gpu_input].inproc = gw_inproc_read(dir, json_str(meta, "python_instrumentation"));
 out:
     cJSON_Delete(meta);
     free(source);

@@ -1,4 +1,5 @@
 /* summary.json (schema: docs/summary-json.md). */
+#include "report/inproc.h"
 #include "report/report.h"
 #include "util/gw_json.h"
 
@@ -352,6 +353,7 @@ cJSON *gw_report_json(const gw_analysis *a)
         cJSON_AddStringToObject(root, "job_phases_found", a->series->phases_found);
     cJSON_AddItemToObject(root, "job_phases", job_phases_json(a));
     gw_report_marks_json(root, a);
+    gw_report_inproc_json(root, a);
     cJSON *verdicts = cJSON_AddArrayToObject(root, "verdicts");
     for (size_t i = 0; i < a->verdicts.n; i++)
         cJSON_AddItemToArray(verdicts, verdict_json(a, &a->verdicts.v[i]));
