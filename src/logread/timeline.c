@@ -1,6 +1,7 @@
 /* The job's phases in order (see timeline.h). */
 #include "logread/timeline.h"
 
+#include "stats/stats.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -109,18 +110,11 @@ void gw_timeline_mark(gw_timeline *tl, int64_t t_ms)
         cur->close_ms = t_ms;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double gw_timeline_median(const double *v, size_t n)
 {
     double *c = xmalloc(n * sizeof *c);
     memcpy(c, v, n * sizeof *c);
-    qsort(c, n, sizeof *c, cmp_double);
-    double m = n % 2 ? c[n / 2] : (c[n / 2 - 1] + c[n / 2]) / 2.0;
+    double m = gw_stats_quantile(c, n, 0.5);
     free(c);
     return m;
 }

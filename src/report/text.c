@@ -440,16 +440,12 @@ static void epoch_parts_section(FILE *out, const gw_analysis *a)
 /* The mean utilization.gpu of the job's GPUs in phase k, NAN when unknown. */
 static double job_phase_busy(const gw_analysis *a, size_t k)
 {
-    double sum = 0;
-    int n = 0;
-    for (size_t i = 0; i < a->ngpus; i++) {
-        double v = a->job_phase_util_pct[k * a->ngpus + i];
-        if (a->gpus[i].participant && !isnan(v)) {
-            sum += v;
-            n++;
-        }
-    }
-    return n ? sum / n : NAN;
+    double *v = xmalloc((a->ngpus ? a->ngpus : 1) * sizeof *v);
+    for (size_t i = 0; i < a->ngpus; i++)
+        v[i] = a->gpus[i].participant ? a->job_phase_util_pct[k * a->ngpus + i] : NAN;
+    double mean = gw_stats_mean(v, NULL, a->ngpus);
+    free(v);
+    return mean;
 }
 
 static void job_phase_row(FILE *out, const gw_analysis *a, size_t k)
