@@ -418,6 +418,11 @@ def test_h200_yolo_one_worker_input_bound():
     assert "Raise num_workers from 1 towards 15" in v["suggestion"]
     assert "cv2.setNumThreads" not in v["suggestion"]  # cv2 runs 1 thread in the workers
     assert "AMP" not in v["suggestion"]  # and autocast is used
+    # the headline's gain is the suggestion's bound (the loop's data wait), not the GPU's idle
+    bound = f"{v['evidence']['python_input_speedup_max']:.1f}x"
+    assert f"a faster input pipeline could make training up to {bound} faster" in v["message"]
+    assert f"at most {bound} faster" in v["suggestion"]
+    assert v["evidence"]["speedup_max"] > v["evidence"]["python_input_speedup_max"]
 
 
 def test_h200_yolo_eight_workers_main_bound_and_the_bound_held():
