@@ -100,7 +100,7 @@ def test_iteration_timeline_in_text_and_html(scenario, tmp_path):
     sc = scenario({"devices": [h200()]})
     r = gw(["report", run], sc)
     assert r.returncode == 0, r.stderr
-    sec = r.stdout.split("Job phases (from the job's output)")[1]
+    sec = r.stdout.split("Job phases (from the job's output)")[1].split("\n\n")[0]
     assert "iterations from `iter N` lines" in sec and "no epoch boundaries printed" in sec
     rows = [line.split() for line in sec.splitlines() if line.startswith("  train")
             or line.startswith("  eval") or line.startswith("  save")]
