@@ -416,6 +416,23 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     return started;
 }
 
+/* Text after a tqdm bar's closing "it/s]" (or "s/it]", "it]"), when it holds words. */
+static const char *after_bar(const char *line)
+{
+    static const char *const ends[] = {"it/s]", "s/it]", "it]"};
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
+        const char *e = strstr(line, ends[i]);
+        if (!e)
+            continue;
+        e += strlen(ends[i]);
+        for (const char *q = e; *q; q++)
+            if (isalpha((unsigned char)*q))
+                return e;
+        return NULL;
+    }
+    return NULL;
+}
+
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
     if (t_ms > p->last_ms)
@@ -461,6 +478,11 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         p->cur_src = b.epoch >= 0 ? "`Train: E [N/M]` lines" : "progress bar descriptions";
         bool started = on_train_bar(p, &b, t_ms, epoch, total);
         p->cur_src = NULL;
+        /* a logger's line printed after the bar without a line end ("...3857.31s/it][INFO|
+         * trainer.py:3158] ... ***** Running Evaluation *****") is read as its own line */
+        const char *rest = after_bar(line);
+        if (rest && !started)
+            return gw_progress_feed(p, rest, t_ms, epoch, total);
         return started;
     }
     p->after_download = gw_bar_other_desc(line);

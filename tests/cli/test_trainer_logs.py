@@ -47,10 +47,12 @@ EXPECT = {
                 ["epochs from `epoch E: N / M` lines", "evaluation from `valid` lines"]),
     "paddledet": ([(1, None, 61)], [T], [61], 1 / 7.02185, ["`Epoch [E][N/M]` lines"]),
     "imagenet": ([(1, None, 400)], [T, E], [400], 1 / 0.315, ["evaluation from `Test` lines"]),
-    # uploads after the last step are their own phase, never validation
-    "hf-upload": ([], [T, A], [0], None,
-                  ["work after the last training step (`model.safetensors`)",
-                   "no evaluation seen"]),
+    # the Trainer's "***** Running Evaluation *****" printed on the bar's own line (no line end
+    # between them) is still an evaluation; uploads after the last step are their own phase,
+    # never validation
+    "hf-upload": ([], [T, E, A], [0], None,
+                  ["evaluation from `Evaluation` lines",
+                   "work after the last training step (`model.safetensors`)"]),
     "lossfn-search": ([(8, None, 1104), (9, None, 1117)], [T, S, T, S, T, A], [504, 600, 1117],
                       None, ["epochs from `epoch E, iter N` lines",
                              "checkpoint saves from `checkpoint` lines"]),
