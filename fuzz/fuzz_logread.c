@@ -97,6 +97,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(f);
     gw_series_free(s);
 
+    /* The same bytes as `nvidia-smi` / `nvidia-smi -l` tables. */
+    s = gw_series_new();
+    in = gw_series_add_input(s, "smi.log", NULL, GW_INPUT_GPU_CSV);
+    f = fmemopen(text, size ? size : 1, "r");
+    if (gw_logread_nvsmi_table(s, f, in, "fuzz", NULL, &err) == GW_OK)
+        analyse_and_render(s, data, size);
+    fclose(f);
+    gw_series_free(s);
+
+    /* And as `nvidia-smi -q` reports. */
+    s = gw_series_new();
+    in = gw_series_add_input(s, "q.log", NULL, GW_INPUT_GPU_CSV);
+    f = fmemopen(text, size ? size : 1, "r");
+    if (gw_logread_nvsmi_query(s, f, in, "fuzz", NULL, &err) == GW_OK)
+        analyse_and_render(s, data, size);
+    fclose(f);
+    gw_series_free(s);
+
+    /* And as `gpustat` screens. */
+    s = gw_series_new();
+    in = gw_series_add_input(s, "gpustat.log", NULL, GW_INPUT_GPU_CSV);
+    f = fmemopen(text, size ? size : 1, "r");
+    if (gw_logread_gpustat(s, f, in, "fuzz", NULL, &err) == GW_OK)
+        analyse_and_render(s, data, size);
+    fclose(f);
+    gw_series_free(s);
+
     /* The same bytes as in-job data (RUN/python): each line a record of one of three processes
      * and a collapsed stack of a role, then the analysis and every renderer. */
     gw_inproc *ip = calloc(1, sizeof *ip);

@@ -66,7 +66,9 @@ static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
         set_str(&g->name, json_str(dev, "name"));
         set_str(&g->uuid, json_str(dev, "uuid"));
         set_str(&g->pci_bus_id, json_str(dev, "pci_bus_id"));
-        if (json_num(dev, "memory_total_mib") >= 1) /* 0 is no capacity: it divides into inf */
+        /* 0 is no capacity (it divides into inf); 2^30 MiB (an older run's container NVML) is
+         * above the field's bound: both absent */
+        if (gw_field_plausible(GW_F_MEM_TOTAL_MIB, json_num(dev, "memory_total_mib")))
             g->memory_total_mib = json_num(dev, "memory_total_mib");
         if (json_num(dev, "power_limit_w") >= 1)
             g->power_limit_w = json_num(dev, "power_limit_w");
