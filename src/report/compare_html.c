@@ -86,7 +86,8 @@ static void table(FILE *out, const gw_cmp *c)
     }
     fputs("</tr>\n</table>\n<p class=\"gw-note\">±: the spread between a run's epochs (without 2 "
           "epochs: between fifths of its steady state). A ratio is beyond the noise when it "
-          "differs from 1 by more than both runs' spreads combined (root of the sum of squares). Times on the charts "
+          "differs from 1 by more than both runs' spreads combined (root of the sum of squares). "
+          "Times on the charts "
           "count from each run's first row.</p>\n",
           out);
 }
