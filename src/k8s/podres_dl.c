@@ -20,8 +20,9 @@ static gw_podres_api loaded;
  * copied away from it), or it could not (no gRPC when it was built). */
 #ifdef GW_PODRES_BUILT
 static const char not_found_fix[] =
-    "install gpuwatch with cmake --install or its .deb (lib/gpuwatch/modules/), or set "
-    "GPUWATCH_PODRES_MODULE to the module of this build";
+    "install the package gpuwatch-kubernetes (apt-get install gpuwatch-kubernetes), or "
+    "gpuwatch with cmake --install (lib/gpuwatch/modules/), or set GPUWATCH_PODRES_MODULE to "
+    "the module of this build";
 #else
 static const char not_found_fix[] =
     "this gpuwatch was built without gRPC; install libgrpc-dev, libprotobuf-c-dev and "
