@@ -122,6 +122,14 @@ static void phase_result(gw_gpu_analysis *g, const gw_energy_curve *energy, gw_p
     }
 }
 
+static void phase_copy(gw_phase_result *dst, const gw_phase_result *src, size_t ncols)
+{
+    gw_stats *stats = xmalloc((ncols ? ncols : 1) * sizeof *stats);
+    memcpy(stats, src->stats, ncols * sizeof *stats);
+    *dst = *src;
+    dst->stats = stats;
+}
+
 static bool job_used_gpu(const gw_series *s, const gw_series_gpu *gpu)
 {
     for (size_t i = 0; i < s->nprocs; i++) {
@@ -332,8 +340,17 @@ static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
                           g->interval_s * 1000.0, &energy);
     phase_result(g, &energy, &g->whole, gw_span_make(gpu, g->dt_s, 0, gpu->tab.n), scratch);
     g->energy_from_counter = span_energy(&energy, g->whole.span).from_counter;
-    for (int p = 0; p < GW_PHASE_COUNT; p++)
-        phase_result(g, &energy, &g->phase[p], g->phase[p].span, scratch);
+    for (int p = 0; p < GW_PHASE_COUNT; p++) {
+        gw_span sp = g->phase[p].span;
+        if (sp.begin == g->whole.span.begin && sp.end == g->whole.span.end && gpu->tab.n > 0) {
+            /* a phase that is the whole record (a steady state from the first row to the last):
+             * the same figures, copied rather than computed twice (issue 28) */
+            phase_copy(&g->phase[p], &g->whole, gpu->tab.ncols);
+            g->phase[p].span = sp;
+        } else {
+            phase_result(g, &energy, &g->phase[p], sp, scratch);
+        }
+    }
     for (size_t k = 0; k < a->nepochs; k++) {
         gw_span sp = gw_check_span_of_time(g, a->epochs[k].start_ms, a->epochs[k].end_ms);
         a->epoch_util_pct[k * a->ngpus + i] =
