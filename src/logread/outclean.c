@@ -58,10 +58,45 @@ static void end_line(clean *c, int64_t ms)
     c->open = false;
 }
 
+/* The next of byte b in [p, end) when *at (the last one found) is behind p; NULL when none. */
+static const char *next_of(const char **at, const char *p, const char *end, int b)
+{
+    if (*at && *at < p)
+        *at = memchr(p, b, (size_t)(end - p));
+    return *at;
+}
+
 static void feed(clean *c, const char *data, size_t n, int64_t ms)
 {
-    for (size_t i = 0; i < n; i++) {
-        unsigned char ch = (unsigned char)data[i];
+    const char *p = data, *end = data + n;
+    /* where the next line end, carriage return and escape are: found by memchr (vectorised)
+     * and looked for again only once passed, so plain text is scanned once, not byte by byte */
+    const char *nl = memchr(data, '\n', n), *cr = memchr(data, '\r', n);
+    const char *esc = memchr(data, 0x1b, n);
+    while (p < end) {
+        if (c->esc == GW_ESC_NONE) {
+            const char *q = end, *x;
+            if ((x = next_of(&nl, p, end, '\n')) && x < q)
+                q = x;
+            if ((x = next_of(&cr, p, end, '\r')) && x < q)
+                q = x;
+            if ((x = next_of(&esc, p, end, 0x1b)) && x < q)
+                q = x;
+            if (q > p) { /* a run of plain bytes, appended at once */
+                c->open = true;
+                size_t len = (size_t)(q - p);
+                size_t room = c->seg.len < SEGMENT_MAX ? SEGMENT_MAX - c->seg.len : 0;
+                if (len > room)
+                    len = room;
+                if (len) {
+                    gw_buf_append(&c->seg, p, len);
+                    c->seg_ms = ms;
+                }
+                p = q;
+                continue;
+            }
+        }
+        unsigned char ch = (unsigned char)*p++;
         c->open = true;
         if (!gw_esc_step(&c->esc, ch))
             continue;
@@ -70,17 +105,89 @@ static void feed(clean *c, const char *data, size_t n, int64_t ms)
         } else if (ch == '\r') {
             end_redraw(c);
         } else if (c->seg.len < SEGMENT_MAX) {
-            gw_buf_append(&c->seg, (const char *)&data[i], 1);
+            gw_buf_append(&c->seg, (const char *)&ch, 1);
             c->seg_ms = ms;
         }
     }
 }
 
-/* The next "OFFSET MS" entry of output.idx (its header lines start with '#'). */
-static bool next_entry(FILE *idx, char **line, size_t *cap, uint64_t *off, int64_t *ms)
+/* Unsigned decimal of at most 18 digits at *s; advances *s. */
+static bool digits(const char **s, uint64_t *v)
 {
-    while (idx && getline(line, cap, idx) >= 0)
-        if ((*line)[0] != '#' && sscanf(*line, "%" SCNu64 " %" SCNd64, off, ms) == 2)
+    const char *p = *s;
+    uint64_t x = 0;
+    while (*p >= '0' && *p <= '9' && p - *s < 18)
+        x = x * 10 + (uint64_t)(*p++ - '0');
+    if (p == *s || (*p >= '0' && *p <= '9'))
+        return false;
+    *s = p;
+    *v = x;
+    return true;
+}
+
+/* "OFFSET MS" as gpuwatch run writes it, parsed by hand (sscanf was a third of `gpuwatch log`'s
+ * time on a log of redraws, issue 28); anything else goes to sscanf, which decides as before. */
+static bool parse_entry(const char *line, uint64_t *off, int64_t *ms)
+{
+    const char *p = line;
+    uint64_t o, m;
+    bool neg = false;
+    if (digits(&p, &o) && *p == ' ') {
+        p++;
+        if (*p == '-')
+            neg = *p++ == '-';
+        if (digits(&p, &m) && *p == '\0') {
+            *off = o;
+            *ms = neg ? -(int64_t)m : (int64_t)m;
+            return true;
+        }
+    }
+    return sscanf(line, "%" SCNu64 " %" SCNd64, off, ms) == 2;
+}
+
+/* output.idx read in blocks; lines cut in place (getline was a cost per entry, issue 28). */
+typedef struct idx_reader {
+    FILE *f;
+    char *buf;
+    size_t cap, pos, len; /* unread bytes are buf[pos..len) */
+} idx_reader;
+
+/* The next line, NUL-terminated in place without its '\n'; NULL at the end. */
+static char *idx_line(idx_reader *r)
+{
+    for (;;) {
+        char *nl = memchr(r->buf + r->pos, '\n', r->len - r->pos);
+        if (nl) {
+            char *line = r->buf + r->pos;
+            *nl = '\0';
+            r->pos = (size_t)(nl - r->buf) + 1;
+            return line;
+        }
+        memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+        r->len -= r->pos;
+        r->pos = 0;
+        if (r->len + 1 >= r->cap) { /* one line longer than the buffer: it grows */
+            r->cap *= 2;
+            r->buf = xrealloc(r->buf, r->cap);
+        }
+        size_t got = fread(r->buf + r->len, 1, r->cap - 1 - r->len, r->f);
+        if (got == 0) { /* the end: a last line without '\n' still counts */
+            if (r->len == 0)
+                return NULL;
+            r->buf[r->len] = '\0';
+            r->pos = r->len;
+            return r->buf;
+        }
+        r->len += got;
+    }
+}
+
+/* The next "OFFSET MS" entry of output.idx (its header lines start with '#'). */
+static bool next_entry(idx_reader *idx, uint64_t *off, int64_t *ms)
+{
+    char *line;
+    while (idx->f && (line = idx_line(idx)) != NULL)
+        if (line[0] != '#' && parse_entry(line, off, ms))
             return true;
     return false;
 }
@@ -99,28 +206,36 @@ gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_f
         return GW_E_IO;
     }
     clean c = {.fn = fn, .ctx = ctx};
-    char *line = NULL, *buf = xmalloc(CHUNK);
-    size_t cap = 0;
+    char *buf = xmalloc(CHUNK);
+    idx_reader ir = {.f = idx, .buf = xmalloc(CHUNK), .cap = CHUNK};
     uint64_t pos = 0, next_off = 0, off0 = 0;
     int64_t ms = 0, next_ms = 0;
-    next_entry(idx, &line, &cap, &off0, &ms); /* bytes before the first entry: its time */
-    bool more = next_entry(idx, &line, &cap, &next_off, &next_ms);
+    next_entry(&ir, &off0, &ms); /* bytes before the first entry: its time */
+    bool more = next_entry(&ir, &next_off, &next_ms);
     gw_rc rc = GW_OK;
+    while (more && pos >= next_off) { /* entries at offset 0 after the first */
+        ms = next_ms;
+        more = next_entry(&ir, &next_off, &next_ms);
+    }
     for (;;) {
-        size_t want = CHUNK;
-        if (more && next_off - pos < want)
-            want = (size_t)(next_off - pos);
-        size_t got = want ? fread(buf, 1, want, log) : 0;
-        if (want && got == 0) {
+        size_t got = fread(buf, 1, CHUNK, log);
+        if (got == 0) {
             if (ferror(log))
                 rc = gw_error_set(err, GW_E_IO, "%s: %s", log_path, strerror(errno));
             break;
         }
-        feed(&c, buf, got, ms);
-        pos += got;
-        while (more && pos >= next_off) { /* bytes from next_off on arrived at next_ms */
-            ms = next_ms;
-            more = next_entry(idx, &line, &cap, &next_off, &next_ms);
+        /* the chunk in pieces, each up to the next entry's offset: its bytes arrived at ms */
+        for (size_t i = 0; i < got;) {
+            size_t take = got - i;
+            if (more && next_off - pos < take)
+                take = (size_t)(next_off - pos);
+            feed(&c, buf + i, take, ms);
+            pos += take;
+            i += take;
+            while (more && pos >= next_off) { /* bytes from next_off on arrived at next_ms */
+                ms = next_ms;
+                more = next_entry(&ir, &next_off, &next_ms);
+            }
         }
     }
     if (!rc && c.open)
@@ -129,7 +244,7 @@ gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_f
     gw_buf_free(&c.keep);
     gw_buf_free(&c.safe);
     free(buf);
-    free(line);
+    free(ir.buf);
     fclose(log);
     if (idx)
         fclose(idx);
