@@ -362,20 +362,9 @@ void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g)
                    n, GW_FIXED(total_s / (double)n, 1), with, share_txt, GW_FIXED(g->busy_pct, 1));
 }
 
-/* Verdicts that mean "not simply saturated". */
-static bool has_problem(const gw_analysis *a, int slot)
+static void saturated_one(gw_analysis *a, gw_gpu_analysis *g, const unsigned char *problem)
 {
-    for (size_t i = 0; i < a->verdicts.n; i++) {
-        const gw_verdict *v = &a->verdicts.v[i];
-        if (v->gpu == slot && v->severity >= GW_SEV_WARNING)
-            return true;
-    }
-    return false;
-}
-
-void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g)
-{
-    if (!judged(g) || !(g->busy_pct >= GW_TH(GW_TH_BUSY_UTIL_PCT)) || has_problem(a, (int)g->slot))
+    if (!judged(g) || !(g->busy_pct >= GW_TH(GW_TH_BUSY_UTIL_PCT)) || problem[g->slot])
         return;
     gw_span st = g->phase[GW_PHASE_STEADY].span;
     gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_GPU_SATURATED, GW_SEV_INFO, (int)g->slot,
@@ -392,6 +381,25 @@ void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g)
                    "torch.compile, a larger batch if memory allows, or more GPUs.",
                    "GPU busy %s%% of the steady state (%s s)%s", GW_FIXED(g->busy_pct, 1),
                    GW_FIXED(g->work_s, 0), isnan(sm) ? "" : "; SM activity confirms it");
+}
+
+/* Runs last, once: which GPUs have a verdict that means "not simply saturated" (a warning or
+ * worse) is read from the verdicts in one pass, not once per GPU (n squared on 20,000 GPUs,
+ * issue 28); this check adds infos only, so the flags hold while it runs. */
+void gw_check_saturated(gw_analysis *a)
+{
+    size_t slots = a->ngpus;
+    for (size_t i = 0; i < a->ngpus; i++)
+        slots = a->gpus[i].slot >= slots ? a->gpus[i].slot + 1 : slots;
+    unsigned char *problem = xcalloc(slots + 1, 1);
+    for (size_t i = 0; i < a->verdicts.n; i++) {
+        const gw_verdict *v = &a->verdicts.v[i];
+        if (v->gpu >= 0 && (size_t)v->gpu < slots && v->severity >= GW_SEV_WARNING)
+            problem[v->gpu] = 1;
+    }
+    for (size_t i = 0; i < a->ngpus; i++)
+        saturated_one(a, &a->gpus[i], problem);
+    free(problem);
 }
 
 /* Mean utilisation of each participant over [start, end). */
