@@ -121,7 +121,7 @@ def generate(path, gpus, hours, hz):
 
 
 def measure(cmd):
-    """Runs cmd in a child; returns (wall seconds, peak RSS MiB of that child alone: wait4)."""
+    """Runs cmd in a child; returns (wall s, peak RSS MiB, CPU s) of that child alone (wait4)."""
     start = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     err = p.stderr.read()
@@ -129,7 +129,7 @@ def measure(cmd):
     wall = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{cmd[0]} failed ({status}): {err[-2000:].decode()}")
-    return wall, ru.ru_maxrss / 1024.0
+    return wall, ru.ru_maxrss / 1024.0, ru.ru_utime + ru.ru_stime
 
 
 def main():
@@ -168,12 +168,13 @@ def main():
     except ImportError:
         print("pandas is not importable here: only gpuwatch is timed "
               "(Debian: apt-get install python3-pandas)")
-    print(f"\n{'program':<28}{'wall s':>10}{'peak RSS MiB':>15}{'rows/s':>14}")
-    for name, wall, rss in results:
-        print(f"{name:<28}{wall:>10.2f}{rss:>15.0f}{rows / wall:>14,.0f}")
-    gw_t, gw_m = results[0][1], results[0][2]
-    for name, wall, rss in results[1:]:
-        print(f"{name} / gpuwatch: {wall / gw_t:.2f}x the time, {rss / gw_m:.2f}x the memory")
+    print(f"\n{'program':<28}{'wall s':>8}{'CPU s':>8}{'peak RSS MiB':>14}{'rows/s':>12}")
+    for name, wall, rss, cpu in results:
+        print(f"{name:<28}{wall:>8.2f}{cpu:>8.2f}{rss:>14.0f}{rows / wall:>12,.0f}")
+    _, gw_t, gw_m, gw_c = results[0]
+    for name, wall, rss, cpu in results[1:]:
+        print(f"{name} / gpuwatch: {wall / gw_t:.2f}x the time ({cpu / gw_c:.2f}x the CPU), "
+              f"{rss / gw_m:.2f}x the memory")
     if not a.keep:
         os.remove(log)
 

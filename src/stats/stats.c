@@ -115,24 +115,27 @@ void gw_stats_summary(const double *v, const double *w, size_t count, double *sc
 {
     double *a = scratch ? scratch : xmalloc((count ? count : 1) * sizeof *a);
     size_t n = 0;
+    double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < count; i++)
-        if (!isnan(v[i]))
+        if (!isnan(v[i])) {
             a[n++] = v[i];
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
     *out =
         (gw_stats){.n = n, .mean = NAN, .min = NAN, .p5 = NAN, .p50 = NAN, .p95 = NAN, .max = NAN};
     if (n > 0) {
         out->mean = gw_stats_mean(v, w, count);
-        /* The median first: p5 then only needs the lower part and p95 the upper part. */
-        size_t k50 = (size_t)floor((double)(n - 1) * 0.5);
-        out->p50 = quantile_in(a, n, 0, n - 1, 0.5);
-        out->p5 = quantile_in(a, n, 0, k50, 0.05);
-        out->p95 = quantile_in(a, n, k50, n - 1, 0.95);
-        out->min = out->max = a[0];
-        for (size_t i = 0; i < n; i++) {
-            if (a[i] < out->min)
-                out->min = a[i];
-            if (a[i] > out->max)
-                out->max = a[i];
+        out->min = lo;
+        out->max = hi;
+        if (lo == hi) { /* a constant column (memory.total, power.limit, pstate): no selection */
+            out->p5 = out->p50 = out->p95 = lo;
+        } else {
+            /* The median first: p5 then only needs the lower part and p95 the upper part. */
+            size_t k50 = (size_t)floor((double)(n - 1) * 0.5);
+            out->p50 = quantile_in(a, n, 0, n - 1, 0.5);
+            out->p5 = quantile_in(a, n, 0, k50, 0.05);
+            out->p95 = quantile_in(a, n, k50, n - 1, 0.95);
         }
     }
     if (!scratch)
