@@ -137,6 +137,8 @@ def main():
     ap.add_argument("--gpus", type=int, default=8)
     ap.add_argument("--hours", type=float, default=24)
     ap.add_argument("--hz", type=float, default=1)
+    ap.add_argument("--no-pandas", action="store_true", help="gpuwatch alone (pandas needs "
+                    "~530 bytes a row: 10.6 GB at 20 M rows)")
     ap.add_argument("--before", help="an older gpuwatch binary, timed beside --bin")
     ap.add_argument("--rows", type=int, help="total rows (instead of --hours)")
     ap.add_argument("--format", choices=("nvsmi", "gpuwatch"), default="nvsmi")
@@ -161,13 +163,16 @@ def main():
         results.append(("before: report --json", *measure([a.before, "report", log, "--json",
                                                             os.path.join(tmp, "old.json")])))
     try:
+        if a.no_pandas:
+            raise ImportError
         import pandas  # noqa: F401
         results.append(("pandas read_csv+describe",
                         *measure([sys.executable, "-c", PANDAS if a.format == "nvsmi" else PANDAS_GW,
                                   log])))
     except ImportError:
-        print("pandas is not importable here: only gpuwatch is timed "
-              "(Debian: apt-get install python3-pandas)")
+        if not a.no_pandas:
+            print("pandas is not importable here: only gpuwatch is timed "
+                  "(Debian: apt-get install python3-pandas)")
     print(f"\n{'program':<28}{'wall s':>8}{'CPU s':>8}{'peak RSS MiB':>14}{'rows/s':>12}")
     for name, wall, rss, cpu in results:
         print(f"{name:<28}{wall:>8.2f}{cpu:>8.2f}{rss:>14.0f}{rows / wall:>12,.0f}")
