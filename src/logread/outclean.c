@@ -58,7 +58,23 @@ static void end_line(clean *c, int64_t ms)
     c->open = false;
 }
 
-/* The next of byte b in [p, end) when *at (the last one found) is behind p; NULL when none. */
+/* Where the next line end, carriage return and escape are in the chunk being read: found by
+ * memchr (vectorised) over the whole chunk, and looked for again only once passed, so plain text
+ * is scanned once however finely output.idx cuts the chunk. */
+typedef struct marks {
+    const char *nl, *cr, *esc; /* NULL: none from there to the chunk's end */
+    const char *end;           /* the chunk's end */
+} marks;
+
+static void marks_init(marks *m, const char *chunk, size_t n)
+{
+    m->nl = memchr(chunk, '\n', n);
+    m->cr = memchr(chunk, '\r', n);
+    m->esc = memchr(chunk, 0x1b, n);
+    m->end = chunk + n;
+}
+
+/* The next byte b at or after p (*at: the last one found); NULL when none in the chunk. */
 static const char *next_of(const char **at, const char *p, const char *end, int b)
 {
     if (*at && *at < p)
@@ -66,21 +82,18 @@ static const char *next_of(const char **at, const char *p, const char *end, int 
     return *at;
 }
 
-static void feed(clean *c, const char *data, size_t n, int64_t ms)
+/* Feeds data[0..n), a piece of m's chunk whose bytes arrived at ms. */
+static void feed(clean *c, const char *data, size_t n, int64_t ms, marks *m)
 {
     const char *p = data, *end = data + n;
-    /* where the next line end, carriage return and escape are: found by memchr (vectorised)
-     * and looked for again only once passed, so plain text is scanned once, not byte by byte */
-    const char *nl = memchr(data, '\n', n), *cr = memchr(data, '\r', n);
-    const char *esc = memchr(data, 0x1b, n);
     while (p < end) {
         if (c->esc == GW_ESC_NONE) {
             const char *q = end, *x;
-            if ((x = next_of(&nl, p, end, '\n')) && x < q)
+            if ((x = next_of(&m->nl, p, m->end, '\n')) && x < q)
                 q = x;
-            if ((x = next_of(&cr, p, end, '\r')) && x < q)
+            if ((x = next_of(&m->cr, p, m->end, '\r')) && x < q)
                 q = x;
-            if ((x = next_of(&esc, p, end, 0x1b)) && x < q)
+            if ((x = next_of(&m->esc, p, m->end, 0x1b)) && x < q)
                 q = x;
             if (q > p) { /* a run of plain bytes, appended at once */
                 c->open = true;
@@ -225,11 +238,13 @@ gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_f
             break;
         }
         /* the chunk in pieces, each up to the next entry's offset: its bytes arrived at ms */
+        marks m;
+        marks_init(&m, buf, got);
         for (size_t i = 0; i < got;) {
             size_t take = got - i;
             if (more && next_off - pos < take)
                 take = (size_t)(next_off - pos);
-            feed(&c, buf + i, take, ms);
+            feed(&c, buf + i, take, ms, &m);
             pos += take;
             i += take;
             while (more && pos >= next_off) { /* bytes from next_off on arrived at next_ms */
