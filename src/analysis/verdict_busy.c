@@ -423,49 +423,16 @@ typedef struct {
     size_t m;
 } peer_set;
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static void peers_sort(peer_set *p, size_t n)
 {
     p->s = xmalloc((n ? n : 1) * sizeof *p->s);
-    p->m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(p->v[i]))
-            p->s[p->m++] = p->v[i];
-    qsort(p->s, p->m, sizeof *p->s, cmp_double);
+    p->m = gw_stats_sort_present(p->v, n, p->s);
 }
 
-/* Median of the present means other than GPU i's; NAN when none. Equal to gw_stats_quantile
- * (q = 0.5) over those values: the same two neighbours and the same interpolation. */
+/* Median of the present means other than GPU i's; NAN when none. */
 static double peers_median(const peer_set *p, size_t i)
 {
-    size_t k = p->m; /* rank of GPU i's own value, left out; m when it has none */
-    if (!isnan(p->v[i])) {
-        size_t lo = 0, hi = p->m;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (p->s[mid] < p->v[i])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        k = lo; /* any rank holding an equal value leaves the same sequence */
-    }
-    size_t n = k < p->m ? p->m - 1 : p->m;
-    if (n == 0)
-        return NAN;
-    double h = (double)(n - 1) * 0.5;
-    size_t r = (size_t)floor(h);
-    double lo_v = p->s[r + (r >= k)];
-    double frac = h - (double)r;
-    if (frac == 0)
-        return lo_v;
-    double hi_v = p->s[r + 1 + (r + 1 >= k)];
-    return lo_v + frac * (hi_v - lo_v);
+    return gw_stats_median_without(p->s, p->m, p->v[i]);
 }
 
 enum { IMBALANCE_WINDOWS = 10 };

@@ -144,11 +144,10 @@ static bool parse_entry(const char *line, uint64_t *off, int64_t *ms)
 {
     const char *p = line;
     uint64_t o, m;
-    bool neg = false;
     if (digits(&p, &o) && *p == ' ') {
         p++;
-        if (*p == '-')
-            neg = *p++ == '-';
+        bool neg = *p == '-';
+        p += neg;
         if (digits(&p, &m) && *p == '\0') {
             *off = o;
             *ms = neg ? -(int64_t)m : (int64_t)m;
@@ -226,7 +225,7 @@ gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_f
     next_entry(&ir, &off0, &ms); /* bytes before the first entry: its time */
     bool more = next_entry(&ir, &next_off, &next_ms);
     gw_rc rc = GW_OK;
-    while (more && pos >= next_off) { /* entries at offset 0 after the first */
+    while (more && next_off == 0) { /* entries at offset 0 after the first (pos is 0) */
         ms = next_ms;
         more = next_entry(&ir, &next_off, &next_ms);
     }
