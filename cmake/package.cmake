@@ -1,5 +1,6 @@
 # Installation and the Debian package (docs/install.md).
-#   cmake --install build --prefix P     P/bin/gpuwatch, P/share/doc/gpuwatch/ (README, docs,
+#   cmake --install build --prefix P     P/bin/gpuwatch, P/lib/gpuwatch/python/ (sitecustomize.py
+#                                        for `run`'s in-job data), P/share/doc/gpuwatch/ (README, docs,
 #                                        examples/gpuwatch.ini, examples/prometheus/),
 #                                        P/lib/systemd/system/gpuwatch.service
 #   cmake --build build --target package build/gpuwatch_VERSION-1_ARCH.deb (CPack, prefix /usr)
@@ -7,6 +8,11 @@
 include(GNUInstallDirs)
 
 install(TARGETS gpuwatch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The sitecustomize that `gpuwatch run` puts first on a job's PYTHONPATH (docs/inproc.md); the
+# binary looks for it in BINDIR/../lib/gpuwatch/python (src/run/python_env.c).
+install(FILES ${CMAKE_SOURCE_DIR}/python/inject/sitecustomize.py
+        ${CMAKE_SOURCE_DIR}/python/inject/_gpuwatch_inproc.py
+        ${CMAKE_SOURCE_DIR}/python/inject/_gpuwatch_torch.py DESTINATION lib/gpuwatch/python)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/packaging/deb/copyright
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)

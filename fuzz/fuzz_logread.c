@@ -1,12 +1,14 @@
 /* libFuzzer harness for the log reader and the renderers: arbitrary bytes as nvidia-smi / gpu.csv
  * CSV, as a host.csv-style table, as `nvidia-smi dmon` output, as a timestamp, as an epoch line and
- * as the end of a job's output (crash reading), then the whole analysis and every renderer (text,
+ * as the end of a job's output (crash reading), as in-job data (RUN/python records and stacks),
+ * then the whole analysis and every renderer (text,
  * summary.json printed, the HTML page) on whatever was read. Half the inputs also plant raw doubles
  * from their last bytes (1e308, inf, nan, denormals) into the values read, past the reader's filter
  * of absurd values: the renderers must hold on their own (src/util/gw_fmt.h). Build and run with
  * fuzz/run.sh. */
 #include "analysis/analysis.h"
 #include "analysis/crash.h"
+#include "logread/inproc.h"
 #include "logread/logread.h"
 #include "logread/sniff.h"
 #include "logread/timeparse.h"
@@ -93,6 +95,56 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (gw_logread_dmon(s, f, in, "fuzz", NULL, &err) == GW_OK)
         analyse_and_render(s, data, size);
     fclose(f);
+    gw_series_free(s);
+
+    /* The same bytes as `nvidia-smi` / `nvidia-smi -l` tables. */
+    s = gw_series_new();
+    in = gw_series_add_input(s, "smi.log", NULL, GW_INPUT_GPU_CSV);
+    f = fmemopen(text, size ? size : 1, "r");
+    if (gw_logread_nvsmi_table(s, f, in, "fuzz", NULL, &err) == GW_OK)
+        analyse_and_render(s, data, size);
+    fclose(f);
+    gw_series_free(s);
+
+    /* And as `nvidia-smi -q` reports. */
+    s = gw_series_new();
+    in = gw_series_add_input(s, "q.log", NULL, GW_INPUT_GPU_CSV);
+    f = fmemopen(text, size ? size : 1, "r");
+    if (gw_logread_nvsmi_query(s, f, in, "fuzz", NULL, &err) == GW_OK)
+        analyse_and_render(s, data, size);
+    fclose(f);
+    gw_series_free(s);
+
+    /* And as `gpustat` screens. */
+    s = gw_series_new();
+    in = gw_series_add_input(s, "gpustat.log", NULL, GW_INPUT_GPU_CSV);
+    f = fmemopen(text, size ? size : 1, "r");
+    if (gw_logread_gpustat(s, f, in, "fuzz", NULL, &err) == GW_OK)
+        analyse_and_render(s, data, size);
+    fclose(f);
+    gw_series_free(s);
+
+    /* The same bytes as in-job data (RUN/python): each line a record of one of three processes
+     * and a collapsed stack of a role, then the analysis and every renderer. */
+    gw_inproc *ip = calloc(1, sizeof *ip);
+    ip->instrumentation = strdup("on");
+    ip->first_warning = strdup("");
+    ip->dir_found = true;
+    size_t line_no = 0;
+    for (char *p = text, *nl; p && *p; p = nl ? nl + 1 : NULL, line_no++) {
+        nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        gw_inproc_add_line(ip, 1 + (long)(line_no % 3), p, nl == NULL);
+        gw_inproc_add_stack_line(ip, (gw_inproc_role)(line_no % 3), p);
+        if (nl)
+            *nl = '\n';
+    }
+    gw_inproc_finish(ip);
+    s = gw_series_new();
+    in = gw_series_add_input(s, "run", NULL, GW_INPUT_RUN_DIR);
+    s->inputs[in].inproc = ip;
+    analyse_and_render(s, data, size);
     gw_series_free(s);
 
     int64_t ms;

@@ -16,7 +16,7 @@ clang -std=c11 -D_GNU_SOURCE -DGPUWATCH_VERSION='"fuzz"' -g -O1 -Isrc -Ibuild/ge
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
     $(pkg-config --cflags libcjson) fuzz/fuzz_logread.c $srcs \
     $(pkg-config --libs libcjson) -ldl -lm -lpthread -lutil -o "$out/fuzz_logread"
-for f in tests/data/traces/*.csv tests/data/fixtures/public/*.csv; do
+for f in tests/data/traces/*.csv tests/data/fixtures/public/*.csv tests/data/public-logs/*.*; do
     [ -f "$f" ] && head -c 4000 "$f" > "$out/corpus/$(basename "$f")"
 done
 [ -d fuzz/corpus ] && cp fuzz/corpus/* "$out/corpus/" 2>/dev/null || true

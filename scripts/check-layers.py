@@ -80,8 +80,6 @@ FUNCTION_LINES = 80
 # file:function -> its body's lines when the budget came in (issue 24); shrink, never grow.
 FUNCTION_LENGTH_ALLOW = {
     "src/run/session.c:open_recording": 88,
-    "src/cli/cmd_run.c:parse_and_run": 87,
-    "src/logread/nvsmi.c:gw_logread_gpu_csv": 83,
     "src/fleet/fleet_prom.c:gw_fleet_add_prometheus": 83,
 }
 

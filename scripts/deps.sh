@@ -40,6 +40,8 @@ if [ "${1:-}" = "--test" ]; then
   # (tests/cli/test_container.py): a Debian root by debootstrap, built by buildah.
   PACKAGES+=(dpkg-dev file lintian man-db bash-completion)
   PACKAGES+=(python3-venv python3-setuptools python3-wheel)
+  PACKAGES+=(python3-torch)          # `run`'s in-job data on a real (CPU) PyTorch: DataLoader
+                                     # workers, fork and spawn (tests/cli/test_inproc.py)
   PACKAGES+=(debootstrap buildah)
 fi
 

@@ -20,11 +20,12 @@ const char *gw_time_check_name(gw_time_check c)
     return c < GW_TIME_COUNT ? time_names[c] : "unknown";
 }
 
-static const char *const origin_names[] = {"none", "events", "log", "dips", "marks", "output"};
+static const char *const origin_names[] = {"none",  "events", "log",   "dips",
+                                           "marks", "output", "python"};
 
 const char *gw_epoch_origin_name(gw_epoch_origin o)
 {
-    return (unsigned)o < 6 ? origin_names[o] : "unknown";
+    return (unsigned)o < 7 ? origin_names[o] : "unknown";
 }
 
 static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
@@ -237,6 +238,18 @@ static void epochs_from_events(gw_analysis *a)
     }
 }
 
+/* In-job data wins over parsed output: the training DataLoader's passes are the epochs, with
+ * their exact steps and validation (analysis/inproc.h). */
+void gw_inproc_steady(gw_analysis *a); /* inproc_phases.c */
+
+static bool epochs_from_python(gw_analysis *a)
+{
+    a->nepochs = gw_inproc_epochs(a->inproc, &a->epochs);
+    if (a->nepochs)
+        a->epoch_origin = GW_EPOCHS_PYTHON;
+    return a->nepochs > 0;
+}
+
 /* Keeps the expected marks only when the GPU is busy outside them (a GPU with no work outside
  * them, one that never worked or only ever worked lightly, has no expected dip: its idle time is
  * judged as idle, starved or holding memory); fills work_s and busy_pct. */
@@ -412,8 +425,11 @@ gw_analysis *gw_analyze(const gw_series *s)
         if (n && gw_span_make(g->gpu, g->dt_s, n, n).end_ms > a->record_end_ms)
             a->record_end_ms = gw_span_make(g->gpu, g->dt_s, n, n).end_ms;
     }
-    epochs_from_events(a);
+    a->inproc = gw_inproc_analyze(s);
+    if (!epochs_from_python(a))
+        epochs_from_events(a);
     startup_until_first_epoch(a);
+    gw_inproc_steady(a);
     classify_dips(a);
     double *scratch = xmalloc((max_rows ? max_rows : 1) * sizeof *scratch);
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
@@ -447,5 +463,6 @@ void gw_analysis_free(gw_analysis *a)
     free(a->epoch_energy_wh);
     free(a->epoch_parts);
     gw_verdict_list_free(&a->verdicts);
+    gw_inproc_analysis_free(a->inproc);
     free(a);
 }

@@ -14,6 +14,7 @@
 #define GW_ANALYSIS_H
 
 #include "analysis/epochs.h"
+#include "analysis/inproc.h"
 #include "stats/stats.h"
 #include "analysis/verdict.h"
 #include "logread/series.h"
@@ -87,9 +88,10 @@ typedef enum gw_epoch_origin {
     GW_EPOCHS_DIPS,   /* detected from regular dips of one GPU */
     GW_EPOCHS_MARKS,  /* "epoch" marks of a run directory (gpuwatch mark, python/gpuwatch.py) */
     GW_EPOCHS_OUTPUT, /* a run directory's output.log read again with its output.idx */
+    GW_EPOCHS_PYTHON, /* the training DataLoader's passes, in-job data (analysis/inproc.h) */
 } gw_epoch_origin;
 
-/* "none", "events", "log", "dips", "marks", "output". */
+/* "none", "events", "log", "dips", "marks", "output", "python". */
 const char *gw_epoch_origin_name(gw_epoch_origin o);
 
 /* One GPU in the training and the validation part of an epoch (epochs whose output showed
@@ -114,6 +116,7 @@ typedef struct gw_analysis {
     double *epoch_energy_wh;     /* [nepochs * ngpus] */
     gw_epoch_parts *epoch_parts; /* [nepochs * ngpus]: the training and validation parts */
     gw_verdict_list verdicts;    /* sorted: critical first */
+    gw_inproc_analysis *inproc;  /* the in-job data (analysis/inproc.h); never NULL */
 } gw_analysis;
 
 /* Analyses a finished series (gw_series_finish done). Never fails; the result is freed with

@@ -129,4 +129,18 @@ const gw_threshold gw_thresholds[GW_TH_COUNT] = {
     [GW_TH_SM_UTIL_RATIO] = {"sm_util_ratio", 0.5,
                              "GPM SM activity below this fraction of GPU-Util while busy: the "
                              "kernels fill little of the GPU"},
+    [GW_TH_PY_INPUT_BOUND_PCT] = {"python_input_bound_pct", 30,
+                                  "in-job data: the training loop waiting for its DataLoader at "
+                                  "least this share of its step time is input-bound"},
+    [GW_TH_PY_MAIN_BOUND_PCT] = {"python_main_bound_pct", 10,
+                                 "in-job data: waiting at most this share, the training process "
+                                 "itself is the bound"},
+    [GW_TH_PY_MIN_STEPS] = {"python_min_steps", 10,
+                            "in-job data: the data-wait share is judged from at least this many "
+                            "training steps"},
+    [GW_TH_PY_LEAK_MIN_MIB] = {"python_leak_min_mib", 64,
+                               "in-job data: torch's allocated memory growing at every epoch end "
+                               "(at least 3) by at least this much in all is a leak"},
+    [GW_TH_PY_LEAK_MIN_PCT] = {"python_leak_min_pct", 5,
+                               "... and by at least this share of the first value"},
 };

@@ -61,6 +61,11 @@ typedef enum gw_threshold_id {
     GW_TH_EPOCH_START_STALLED_PCT,    /* ... at least this % of them stalled ... */
     GW_TH_EPOCH_START_IDLE_SHARE_PCT, /* ... and their idle above this share of all idle */
     GW_TH_SM_UTIL_RATIO,              /* SM activity / GPU-Util below this while busy: small */
+    GW_TH_PY_INPUT_BOUND_PCT,         /* in-job: data wait >= this share of a step: input-bound */
+    GW_TH_PY_MAIN_BOUND_PCT,          /* ... <= this: the training process itself */
+    GW_TH_PY_MIN_STEPS,               /* ... judged from at least this many training steps */
+    GW_TH_PY_LEAK_MIN_MIB,            /* allocator: allocated grew at every epoch by >= this */
+    GW_TH_PY_LEAK_MIN_PCT,            /* ... and by >= this share of the first */
     GW_TH_COUNT
 } gw_threshold_id;
 

@@ -1,5 +1,6 @@
 /* Busy-ness verdicts: gpu_starved, underfilled_kernels, expected_dips, multi_gpu_imbalance and
  * gpu_saturated (see checks.h and docs/report.md for the rules). */
+#include "analysis/inproc_cause.h"
 #include "analysis/checks.h"
 
 #include "util/gw_fmt.h"
@@ -137,6 +138,15 @@ static void while_busy(const gw_gpu_analysis *g, gw_verdict *v, char *note, size
                  GW_FIXED(power, 0), GW_FIXED(limit, 0));
 }
 
+/* A number of v's evidence by key, NAN when v has none. */
+static double evidence_num(const gw_verdict *v, const char *key)
+{
+    for (size_t i = 0; i < v->nevidence; i++)
+        if (!v->evidence[i].text && strcmp(v->evidence[i].key, key) == 0)
+            return v->evidence[i].value;
+    return NAN;
+}
+
 static void starved(gw_analysis *a, gw_gpu_analysis *g)
 {
     gw_span st = g->phase[GW_PHASE_STEADY].span;
@@ -172,6 +182,7 @@ static void starved(gw_analysis *a, gw_gpu_analysis *g)
         snprintf(why, sizeof why, "the GPU idled at the start of %zu epochs", at_start);
         gw_verdict_num(v, "epoch_start_dips", (double)at_start);
     }
+    gw_inproc_cause(a, g, v, &cause, &sugg, why, sizeof why);
     gw_verdict_set_cause(v, cause);
     gw_verdict_text(v, "cause", cause);
     while_busy(g, v, note, sizeof note);
@@ -181,8 +192,15 @@ static void starved(gw_analysis *a, gw_gpu_analysis *g)
         snprintf(rhythm, sizeof rhythm, ", %zu short bursts (%s s)", nb, GW_FIXED(burst_s, 1));
     else if (idle_max_s >= GW_TH(GW_TH_DIP_MIN_S))
         snprintf(rhythm, sizeof rhythm, ", idle up to %s s at a time", GW_FIXED(idle_max_s, 0));
-    char gain[64] = "";
-    if (!isnan(speedup))
+    char gain[96] = "";
+    /* The in-job data measured the loop's own data wait: that bounds what the input pipeline can
+     * gain, tighter than the GPU's idle time, and it is the bound the suggestion quotes. */
+    double py_gain = evidence_num(v, "python_input_speedup_max");
+    if (strcmp(cause, "input_pipeline") == 0 && !isnan(py_gain))
+        snprintf(gain, sizeof gain,
+                 "; a faster input pipeline could make training up to %sx faster",
+                 GW_FIXED(py_gain, 1));
+    else if (!isnan(speedup))
         snprintf(gain, sizeof gain, "; removing this wait could make training up to %sx faster",
                  GW_FIXED(speedup, 1));
     gw_verdict_say(v, sugg,

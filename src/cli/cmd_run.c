@@ -12,7 +12,14 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_NO_REPORT = 1000, OPT_EPOCH_REGEX, OPT_STALL_TIMEOUT, OPT_LISTEN, OPT_SCOPE };
+enum {
+    OPT_NO_REPORT = 1000,
+    OPT_EPOCH_REGEX,
+    OPT_STALL_TIMEOUT,
+    OPT_LISTEN,
+    OPT_SCOPE,
+    OPT_NO_PYTHON
+};
 
 #define RUN_CONFIG_OPTS                                                                            \
     GW_CONFIG_OPTS("alert rules and hook from FILE, after /etc/gpuwatch/gpuwatch.ini and "         \
@@ -71,6 +78,11 @@ static const gw_opt run_opts[] = {
                   "are shown as not this job, never judged, their alerts marked so"),
     RUN_OPT_LISTEN("also serve /metrics for Prometheus on HOST:PORT while CMD runs, as `gpuwatch "
                    "serve` does (127.0.0.1:9400: this host; :9400: all)"),
+    {.name = "no-python",
+     .key = OPT_NO_PYTHON,
+     .help = "leave the job's PYTHONPATH alone: no in-job data (DataLoader step times, settings, "
+             "Python stacks; docs/inproc.md). GPUWATCH_PYTHON=0 and [run] python = false do the "
+             "same"},
     RUN_CONFIG_OPTS,
     {.name = "help", .letter = 'h', .help = "this text"},
     {0}};
@@ -80,7 +92,7 @@ const gw_cmd_spec gw_spec_run = {
     .summary = "run a command and record every GPU and its CPU side",
     .synopsis = "gpuwatch run [-o DIR] [-i SEC] [--epoch-regex RE] [--stall-timeout SEC]\n"
                 "             [--no-report] [--scope job|node] [--listen ADDR]\n"
-                "             [ALERT OPTIONS] [--] CMD [ARGS...]",
+                "             [--no-python] [ALERT OPTIONS] [--] CMD [ARGS...]",
     .description =
         "Runs CMD unchanged and records every GPU and the command's CPU side until it exits:\n"
         "gpu.csv, host.csv, processes.csv, events.jsonl, output.log and meta.json in DIR.",
@@ -94,7 +106,10 @@ const gw_cmd_spec gw_spec_run = {
                 "gpuwatch run -o runs/exp1 --listen :9400 -- torchrun train.py",
     .help_example = 1,
     .environment = RUN_ENV "GPUWATCH_RUN_DIR\tset for CMD: the run's directory, where "
-                           "`gpuwatch mark` writes\n",
+                           "`gpuwatch mark` writes\n"
+                           "PYTHONPATH\tfor CMD: gpuwatch's sitecustomize directory first "
+                           "(docs/inproc.md)\n"
+                           "GPUWATCH_PYTHON\t0: no in-job Python data (as --no-python)\n",
     .files = RUN_FILES,
     .getopt_flags = "+", /* stop at CMD: its own flags are left alone */
     .operands = GW_COMPL_COMMAND,
@@ -153,10 +168,25 @@ static int run_with_config(const gw_session_config *cfg, const gw_config_args *c
     } else {
         gw_session_config with_alerts = *cfg;
         with_alerts.alerts = &conf.alerts;
+        with_alerts.python_config_off = !conf.run_python;
         status = gw_session_main(&with_alerts);
     }
     gw_config_free(&conf);
     return status;
+}
+
+/* An option this command does not take: the other command's, or none at all. */
+static int unknown_option(const gw_cmd_spec *spec, const gw_cmd_spec *other, const char *given)
+{
+    char msg[128];
+    if (gw_opt_find(other, given) && !gw_opt_find(spec, given))
+        snprintf(msg, sizeof msg, "%.*s is for `gpuwatch %s`", (int)strcspn(given, "="), given,
+                 other->name);
+    else if (optopt)
+        snprintf(msg, sizeof msg, "unknown option '-%c' or missing value", optopt);
+    else
+        snprintf(msg, sizeof msg, "unknown option '%s' or missing value", given);
+    return usage_error(spec->name, msg);
 }
 
 static int parse_and_run(int argc, char **argv, bool is_run)
@@ -195,6 +225,9 @@ static int parse_and_run(int argc, char **argv, bool is_run)
         case OPT_NO_REPORT:
             cfg.no_report = true;
             break;
+        case OPT_NO_PYTHON:
+            cfg.no_python = true;
+            break;
         case OPT_EPOCH_REGEX: {
             gw_epoch_matcher *m = NULL;
             if (gw_epoch_matcher_new(optarg, &m, &err))
@@ -223,18 +256,8 @@ static int parse_and_run(int argc, char **argv, bool is_run)
         case 'h':
             gw_help_print(spec);
             return 0;
-        default: {
-            char msg[128];
-            const char *given = argv[optind - 1];
-            if (gw_opt_find(other, given) && !gw_opt_find(spec, given))
-                snprintf(msg, sizeof msg, "%.*s is for `gpuwatch %s`", (int)strcspn(given, "="),
-                         given, other->name);
-            else if (optopt)
-                snprintf(msg, sizeof msg, "unknown option '-%c' or missing value", optopt);
-            else
-                snprintf(msg, sizeof msg, "unknown option '%s' or missing value", argv[optind - 1]);
-            return usage_error(name, msg);
-        }
+        default:
+            return unknown_option(spec, other, argv[optind - 1]);
         }
     }
     if (is_run) {

@@ -15,6 +15,7 @@ void gw_config_init(gw_config *c)
 {
     gw_alerts_config_defaults(&c->alerts);
     gw_health_thresholds_defaults(&c->check);
+    c->run_python = true;
 }
 
 void gw_config_free(gw_config *c)

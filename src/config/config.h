@@ -6,7 +6,7 @@
  * the user's ($XDG_CONFIG_HOME/gpuwatch/gpuwatch.ini, else ~/.config/gpuwatch/gpuwatch.ini), then
  * each --config FILE, then flags (--set SECTION.KEY=VALUE) — where later sources override earlier
  * ones key by key, and the checks that make a bad file an error naming FILE:LINE and the reason.
- * Sections: [alerts], [hook], [check], and one per rule (the built-in ids, or a new id with
+ * Sections: [alerts], [hook], [check], [run], and one per rule (the built-in ids, or a new id with
  * `metric =`). docs/alerts.md describes every key.
  *
  * Must not: evaluate rules or start anything; callers decide what a failure means (run and record
@@ -24,6 +24,7 @@
 typedef struct gw_config {
     gw_alerts_config alerts;
     gw_health_thresholds check;
+    bool run_python; /* [run] python: gpuwatch's sitecustomize in `run` jobs (docs/inproc.md) */
 } gw_config;
 
 /* Built-in defaults. Free with gw_config_free. */

@@ -266,12 +266,17 @@ gw_rc gw_config_apply(gw_config *c, const char *section, const char *key, const 
     if (!section[0])
         return gw_error_set(err, GW_E_FORMAT,
                             "%s: %s: key outside a section: put it under [alerts], [hook], "
-                            "[check] or a rule's [name]",
+                            "[check], [run] or a rule's [name]",
                             where, key);
     if (strcmp(section, "alerts") == 0) {
         static const key_def alerts_keys[] = {
             {"enabled", K_BOOL, offsetof(gw_alerts_config, enabled), "true or false"}};
         return apply_section_keys(alerts_keys, 1, &c->alerts, section, key, value, where, err);
+    }
+    if (strcmp(section, "run") == 0) {
+        static const key_def run_keys[] = {
+            {"python", K_BOOL, offsetof(gw_config, run_python), "true or false"}};
+        return apply_section_keys(run_keys, 1, c, section, key, value, where, err);
     }
     if (strcmp(section, "check") == 0)
         return apply_section_keys(check_keys, NKEYS(check_keys), &c->check, section, key, value,

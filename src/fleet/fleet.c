@@ -148,7 +148,7 @@ static void classify_gpu(const cJSON *g, const cJSON *verdicts, double dur, doub
         gw_fleet_class c;
         const char *evidence; /* the seconds it covers, when the span is wider */
     } map[] = {
-        {"idle_holding_memory", GW_FLEET_IDLE, "idle_s"},
+        {"idle_holding_memory", GW_FLEET_IDLE, "idle_total_s"},
         {"underfilled_kernels", GW_FLEET_UNDERFILLED, NULL},
         {"gpu_starved", GW_FLEET_STARVED, NULL},
         {"gpu_saturated", GW_FLEET_SATURATED, NULL},
@@ -166,6 +166,8 @@ static void classify_gpu(const cJSON *g, const cJSON *verdicts, double dur, doub
             double t = map[m].evidence ? num_of(cJSON_GetObjectItemCaseSensitive(v, "evidence"),
                                                 map[m].evidence)
                                        : NAN;
+            if (isnan(t) && map[m].c == GW_FLEET_IDLE) /* a summary before idle_total_s */
+                t = num_of(cJSON_GetObjectItemCaseSensitive(v, "evidence"), "idle_s");
             if (isnan(t))
                 t = num_of(v, "duration_s");
             if (t > 0)

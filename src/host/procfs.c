@@ -214,6 +214,29 @@ bool gw_procfs_comm(const char *proc_root, unsigned pid, char *buf, size_t len)
     return true;
 }
 
+bool gw_procfs_may_use_gpu(const char *proc_root, unsigned pid)
+{
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s/%u/fd", proc_root ? proc_root : "/proc", pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return true;
+    bool found = false, any = false;
+    for (struct dirent *e; !found && (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char target[128];
+        ssize_t n = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
+        if (n <= 0)
+            continue;
+        any = true;
+        target[n] = '\0';
+        found = strncmp(target, "/dev/nvidia", 11) == 0;
+    }
+    closedir(d);
+    return found || !any;
+}
+
 /* An excluded pid, or a process in the group one of them leads (a hook and what it left). */
 static bool is_excluded(const gw_procfs *p, const gw_proc_stat *st)
 {

@@ -59,6 +59,12 @@ size_t gw_procfs_job_pids(const gw_procfs *p, pid_t *out, size_t cap);
  * Thread-safe (no state). */
 bool gw_procfs_comm(const char *proc_root, unsigned pid, char *buf, size_t len);
 
+/* False when /PROC_ROOT/PID/fd is readable and holds no /dev/nvidia* file: that pid is not the
+ * process NVML means (inside a container without the host's pid namespace NVML names host pids,
+ * which here are other processes). True when it holds one, or cannot be read (unknown: trusted).
+ * Only meaningful where the driver's devices exist (/dev/nvidiactl): the caller checks. */
+bool gw_procfs_may_use_gpu(const char *proc_root, unsigned pid);
+
 /* Reads a small file (a /proc entry) into buf, NUL-terminated, at most len - 1 bytes. Returns the
  * bytes read, or -1 when it cannot be opened or read. Thread-safe (no state). */
 ssize_t gw_procfs_read_small(const char *path, char *buf, size_t len);

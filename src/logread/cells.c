@@ -22,14 +22,44 @@ static char *trim(char *s, char *end)
     return s;
 }
 
+/* A cell quoted as RFC 4180 writes it (Python's csv module, spreadsheets): p at the opening '"'.
+ * Unquotes in place ("" is one '"'; a line break inside becomes a space) and returns the end of
+ * the cell's text, *after set to what follows the closing quote. */
+static char *unquote(char *p, char **after)
+{
+    char *w = p, *r = p + 1;
+    while (*r) {
+        if (r[0] == '"' && r[1] == '"') {
+            *w++ = '"';
+            r += 2;
+        } else if (r[0] == '"') {
+            r++;
+            break;
+        } else {
+            *w++ = *r == '\n' || *r == '\r' ? ' ' : *r;
+            r++;
+        }
+    }
+    *after = r;
+    return w;
+}
+
 size_t gw_cells_split(char *line, char **cells, size_t max)
 {
     size_t n = 0;
     char *p = line;
     for (;;) {
-        char *comma = strchr(p, ',');
-        char *end = comma ? comma : p + strlen(p);
-        char *cell = trim(p, end);
+        while (*p == ' ' || *p == '\t')
+            p++;
+        char *comma, *cell;
+        if (*p == '"') {
+            char *after, *end = unquote(p, &after);
+            comma = strchr(after, ','); /* text after the closing quote is dropped */
+            cell = trim(p, end);
+        } else {
+            comma = strchr(p, ',');
+            cell = trim(p, comma ? comma : p + strlen(p));
+        }
         if (n < max)
             cells[n] = cell;
         n++;

@@ -13,7 +13,8 @@
 
 /* Splits line in place at ',' into cells trimmed of spaces, tabs, CR and LF; stores at most max
  * pointers and returns the number of cells found (which may exceed max). An empty line has one
- * empty cell. */
+ * empty cell. A cell that starts with '"' is quoted as RFC 4180 writes it: its commas are text,
+ * "" is '"', a line break in it becomes a space. */
 size_t gw_cells_split(char *line, char **cells, size_t max);
 
 /* True for cells that mean "no value": "", "-", "N/A", "n/a", "nan", "inf", "-inf", "infinity"

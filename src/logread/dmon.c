@@ -46,10 +46,11 @@ typedef struct dmon {
     int64_t day_ms, last_tod_ms; /* time of day only: days added at each midnight */
 } dmon;
 
+/* dmon's cells: separated by blanks, or by ',' with `dmon --format csv`. */
 static size_t split_ws(char *line, char **tok, size_t max)
 {
     size_t n = 0;
-    for (char *p = strtok(line, " \t\r\n"); p; p = strtok(NULL, " \t\r\n")) {
+    for (char *p = strtok(line, " \t\r\n,"); p; p = strtok(NULL, " \t\r\n,")) {
         if (n < max)
             tok[n] = p;
         n++;
@@ -239,6 +240,11 @@ gw_rc gw_logread_dmon(gw_series *s, FILE *f, size_t input, const char *source,
                             "%s: more than %d GPUs (line %ld): a file may hold at most %d; split "
                             "it by GPU",
                             in->path, GW_LOGREAD_MAX_GPUS, l.line_no, GW_LOGREAD_MAX_GPUS);
+    if (in->rows == 0 && d.ncols == 0)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: `nvidia-smi dmon` output without its '# gpu ...' header line: "
+                            "record without noheader (`nvidia-smi dmon -o DT > FILE`)",
+                            in->path);
     if (in->rows == 0)
         return gw_error_set(err, GW_E_FORMAT,
                             "%s: `nvidia-smi dmon` output without readable rows%s", in->path,

@@ -2,6 +2,7 @@
 #include "logread/cells.h"
 #include "logread/lines.h"
 #include "logread/logread.h"
+#include "logread/not_a_log.h"
 #include "logread/sniff.h"
 #include "logread/timeparse.h"
 
@@ -125,8 +126,15 @@ gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o,
     struct stat st;
     if (stat(path, &st) != 0)
         return gw_error_set(err, GW_E_IO, "%s: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode))
-        return gw_logread_run_dir(s, path, err);
+    if (S_ISDIR(st.st_mode)) {
+        char *gpu_csv = xasprintf("%s/gpu.csv", path);
+        bool missing = stat(gpu_csv, &st) != 0 && errno == ENOENT;
+        free(gpu_csv);
+        return missing ? gw_logread_not_a_run_dir(path, err) : gw_logread_run_dir(s, path, err);
+    }
+    gw_rc part = gw_logread_run_part(path, err);
+    if (part)
+        return part;
     bool utf16 = false;
     FILE *f = gw_lines_open_utf8(path, &utf16);
     if (!f)
@@ -145,6 +153,25 @@ gw_rc gw_logread_input(gw_series *s, const char *path, const gw_logread_opts *o,
         input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
         rc = gw_logread_dmon(s, f, input, path, o, err);
         break;
+    case GW_SHAPE_TABLE:
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
+        rc = gw_logread_nvsmi_table(s, f, input, path, o, err);
+        break;
+    case GW_SHAPE_QUERY:
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
+        rc = gw_logread_nvsmi_query(s, f, input, path, o, err);
+        break;
+    case GW_SHAPE_GPUSTAT:
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
+        rc = gw_logread_gpustat(s, f, input, path, o, err);
+        break;
+    case GW_SHAPE_TABLE_CSV: {
+        gw_logread_opts skip = o ? *o : (gw_logread_opts){0};
+        skip.skip_tables = true;
+        input = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
+        rc = gw_logread_gpu_csv(s, f, input, path, &skip, err);
+        break;
+    }
     case GW_SHAPE_FOREIGN:
         rc = gw_logread_refuse(err, path, what);
         break;

@@ -13,15 +13,18 @@
  * their order within a timestamp (refused when ambiguous), a logger's date before nvidia-smi's
  * timestamp, camelCase and home-made header names (synonyms.c), --columns over a header, UTF-8
  * BOM, UTF-16 (converted), NUL runs (removed and counted, lines.c), ctime and elapsed-seconds
- * times, `nvidia-smi dmon` (dmon.c); tables, -q reports, pmon, --query-compute-apps CSV and
- * bundles of sections are refused naming the format (sniff.c). What was assumed goes to the
- * input's note.
- * A row that cannot be read is skipped and counted with its line number (series inputs[]); a file
- * with no readable row is an error that names it. A value absurd for its field (not finite, beyond
- * GW_FMT_MAX_ABS in its unit, a bit mask outside 64 bits) is dropped at read: the cell is absent,
- * the row is kept. A file may hold at most GW_LOGREAD_MAX_GPUS distinct GPUs (GW_E_FORMAT
- * beyond, naming the file, the line and the limit).
- * Must not: analyse or print; the caller decides what to do with notes and skipped rows.
+ * times, `nvidia-smi dmon` (dmon.c), `nvidia-smi -l` tables (nvtable.c; CSV rows after a table
+ * are read, the table skipped and said), `gpustat` screens (gpustat.c), RFC 4180 quoting
+ * (cells.c); -q reports, pmon, --query-compute-apps CSV, bundles of sections, archives and
+ * directories that are no run are refused naming the format and the fix (sniff.c, not_a_log.c).
+ * Never two GPUs in one: two different rows of one GPU id at one time are refused (rows of one
+ * poll without an id column are told apart by their order, also when stamped ms apart). What was
+ * assumed goes to the input's note. A row that cannot be read is skipped and counted with its line
+ * number (series inputs[]); a file with no readable row is an error that names it. A value absurd
+ * for its field (not finite, beyond GW_FMT_MAX_ABS in its unit, a bit mask outside 64 bits) is
+ * dropped at read: the cell is absent, the row is kept. A file may hold at most GW_LOGREAD_MAX_GPUS
+ * distinct GPUs (GW_E_FORMAT beyond, naming the file, the line and the limit). Must not: analyse or
+ * print; the caller decides what to do with notes and skipped rows.
  */
 #ifndef GW_LOGREAD_H
 #define GW_LOGREAD_H
@@ -45,6 +48,9 @@ typedef struct gw_logread_opts {
     const char *columns;
     /* Spacing of rows (seconds) in CSV without a timestamp column; 0 means 1 s. */
     double interval_s;
+    /* Set by gw_logread_input for a file that opens with `nvidia-smi` tables and has CSV rows
+     * after them: the tables (and the lines between them) are skipped, counted and said. */
+    bool skip_tables;
 } gw_logread_opts;
 
 /* Reads one input given on the command line: a directory is a run directory; a file whose header
@@ -67,6 +73,34 @@ GW_MUST_USE gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const 
  * gw_logread_gpu_csv. */
 GW_MUST_USE gw_rc gw_logread_dmon(gw_series *s, FILE *f, size_t input, const char *source,
                                   const gw_logread_opts *o, gw_error *err);
+
+/* Reads `nvidia-smi` / `nvidia-smi -l` output (the table repeated, with or without the time line
+ * nvidia-smi prints above it, lines between snapshots ignored) into GPUs of input `input` keyed
+ * by bus id: per snapshot GPU-Util, memory used/total, power draw/limit, temperature, fan,
+ * pstate, and the process table (s->procs: pid, name, memory). The time line counts seconds: a
+ * snapshot in a second already read is skipped and counted; without time lines snapshots are
+ * spaced by o->interval_s (dateless). Errors: GW_E_FORMAT when no GPU row can be read. */
+GW_MUST_USE gw_rc gw_logread_nvsmi_table(gw_series *s, FILE *f, size_t input, const char *source,
+                                         const gw_logread_opts *o, gw_error *err);
+
+/* Reads `nvidia-smi -q` reports (`nvidia-smi -q -l 1`, `-q -d UTILIZATION,MEMORY,...`): each
+ * "NVSMI LOG" report's Timestamp gives its time (whole seconds: a report in a second already read
+ * is skipped and said; without one, --interval after the last), each "GPU 00000000:07:00.0"
+ * block a row of that GPU (by bus id, numbered in order): FB memory used/total/free,
+ * utilization gpu/memory, temperatures, power draw/limit, clocks, fan, performance state, and
+ * its Processes (pid, name, memory). Errors: GW_E_FORMAT when no reading is found (refused as a
+ * report without readings). */
+GW_MUST_USE gw_rc gw_logread_nvsmi_query(gw_series *s, FILE *f, size_t input, const char *source,
+                                         const gw_logread_opts *o, gw_error *err);
+
+/* Reads `gpustat` output (`gpustat -i 1 > FILE`, with or without --show-power, --show-fan,
+ * -p/-c, colour escapes): each screen's header line ("HOST  Tue Nov  5 14:03:01 2024  550.54.15")
+ * gives its time (whole seconds: a screen in a second already read is skipped and said), each
+ * "[i] NAME | T°C, U %[, P / L W] | USED / TOTAL MB | PROCS" line a row of GPU i (memory in MiB,
+ * as gpustat counts it); processes shown with a pid become s->procs. Without header lines screens
+ * are spaced by o->interval_s (dateless). Errors: GW_E_FORMAT when no GPU line can be read. */
+GW_MUST_USE gw_rc gw_logread_gpustat(gw_series *s, FILE *f, size_t input, const char *source,
+                                     const gw_logread_opts *o, gw_error *err);
 
 /* Reads a CSV whose first column is a time (timestamp or unix_time) and whose other columns are
  * numbers into table t (host.csv, GPM CSV). field_of maps a header key ("sm_util_pct") to a

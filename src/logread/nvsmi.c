@@ -18,7 +18,8 @@
 /* The identity cells of one row. */
 typedef struct row_id {
     const char *uuid, *pci, *name;
-    long index; /* -1 when absent */
+    const char *alt; /* a second id column's cell (C_ALTID), NULL when none */
+    long index;      /* -1 when absent */
 } row_id;
 
 static size_t key_hash(const char *key)
@@ -45,6 +46,12 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
     }
     if (!key)
         key = "";
+    char both[96];
+    if (id->alt && *id->alt && strcmp(id->alt, key) != 0) { /* index 0 on every row, gpu 0..7 */
+        snprintf(both, sizeof both, "%.40s/%.40s", key, id->alt);
+        key = both;
+        r->alt_split = true;
+    }
     if (r->ngpus > 0 && strcmp(r->gpus[r->last].g->key, key) == 0)
         return &r->gpus[r->last];
     size_t h = key_hash(key);
@@ -57,7 +64,7 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
     }
     if (r->ngpus >= GW_LOGREAD_MAX_GPUS) {
         r->too_many = true;
-        snprintf(r->too_many_key, sizeof r->too_many_key, "%s", key);
+        snprintf(r->too_many_key, sizeof r->too_many_key, "%.60s", key);
         for (char *c = r->too_many_key; *c; c++) /* it goes to a terminal: no escapes */
             if ((unsigned char)*c < 0x20 || *c == 0x7f)
                 *c = '?';
@@ -68,7 +75,13 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
     slot->g = gw_series_add_gpu(r->s, r->input, r->source, key);
     slot->lost = false;
     slot->shift_ms = 0;
+    slot->last_hash = 0;
+    slot->last_line = 0;
     slot->g->index = id->index >= 0 ? (int)id->index : (int)r->ngpus;
+    char *end = NULL;
+    long alt = id->alt && key == both ? strtol(id->alt, &end, 10) : -1;
+    if (end && *end == '\0' && alt >= 0 && alt < 1000000)
+        slot->g->index = (int)alt; /* the column that tells the GPUs apart numbers them */
     r->gpu_hash[h] = (unsigned short)(r->ngpus + 1);
     r->last = r->ngpus++;
     return slot;
@@ -137,6 +150,7 @@ typedef struct parsed_row {
     bool any_reason; /* a single-reason column had "Active" or "Not Active" */
     unsigned reasons;
     uint64_t impossible; /* GW_FIELD_BIT of the fields whose value was dropped as impossible */
+    uint64_t hash;       /* of the row's cells: a verbatim repeat has the same */
 } parsed_row;
 
 /* Seconds since the file's start ("12.5", "12.5 s") into p->t_ms. */
@@ -204,6 +218,12 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
         return true;
     case C_NAME:
         p->id.name = gw_cells_absent(cell) ? NULL : cell;
+        return true;
+    case C_ALTID: /* a number is a second GPU id; text ("NVIDIA H100 ...") a name */
+        if (!gw_cells_absent(cell) && gw_cells_number(cell, &v, &unit) && !*unit)
+            p->id.alt = cell;
+        else if (!gw_cells_absent(cell) && !p->id.name)
+            p->id.name = cell;
         return true;
     case C_FIELD:
     case C_EXTRA: {
@@ -290,8 +310,15 @@ static void close_group(order_split *o)
 static long order_position(reader *r, const parsed_row *p)
 {
     order_split *o = &r->order;
-    if (o->n > 0 && p->t_ms == o->t_ms)
+    int64_t d = p->t_ms - o->t_ms;
+    if (o->n > 0 && d >= 0 && d <= GW_POLL_JITTER_MS) { /* one poll, its GPUs stamped apart */
+        r->jitter |= d > 0;
+        o->step_max = d > o->step_max ? d : o->step_max;
+        o->t_ms = p->t_ms;
         return (long)o->n++;
+    }
+    if (o->n > 0 && d > 0 && (o->gap_min == 0 || d < o->gap_min))
+        o->gap_min = d; /* between polls: far longer than within one, or no poll is told apart */
     close_group(o);
     o->t_ms = p->t_ms;
     o->n = 1;
@@ -308,8 +335,13 @@ static double row_mem_total(const reader *r, size_t n)
     return NAN;
 }
 
-/* Appends a parsed row to its GPU; false (nothing stored) when there are too many GPUs. */
-static bool store_row(reader *r, const parsed_row *p_in, size_t n)
+/* What became of a row: read, unreadable (counted as skipped), or left out and said in a note
+ * (a verbatim repeat, a second row in a whole second). */
+enum { ROW_BAD, ROW_READ, ROW_SAID };
+
+/* Appends a parsed row to its GPU; ROW_BAD (nothing stored) when there are too many GPUs or it
+ * contradicts a row of its GPU at the same time. */
+static int store_row(reader *r, const parsed_row *p_in, size_t n)
 {
     parsed_row pos_row = *p_in;
     const parsed_row *p = &pos_row;
@@ -318,8 +350,27 @@ static bool store_row(reader *r, const parsed_row *p_in, size_t n)
         pos_row.id.index = pos; /* position 0 keeps the key "" of a one-GPU file */
     gpu_slot *slot = find_gpu(r, &p->id);
     if (!slot)
-        return false;
+        return ROW_BAD;
     gw_series_gpu *g = slot->g;
+    const gw_series_table *tab = &g->tab;
+    if (r->has_time && tab->n > 0 && p->t_ms + slot->shift_ms == tab->t_ms[tab->n - 1]) {
+        if (p->hash == slot->last_hash) { /* the same row again (logs joined twice) */
+            r->duplicates++;
+            return ROW_SAID;
+        }
+        if (p->t_ms % 1000 == 0) { /* times in whole seconds, sampled faster: the first kept */
+            r->same_second++;
+            return ROW_SAID;
+        }
+        if (!r->same_line) { /* two readings of one GPU at one time: never averaged */
+            r->same_line = r->line_no;
+            r->same_prev_line = slot->last_line;
+            snprintf(r->same_key, sizeof r->same_key, "%s", *g->key ? g->key : "0");
+        }
+        return ROW_BAD;
+    }
+    slot->last_hash = p->hash;
+    slot->last_line = r->line_no;
     bool untimed = !r->has_id && !r->has_time; /* one GPU, unless rows say otherwise */
     if ((pos >= 0 || untimed) && r->order.conflict_line == 0) { /* the same GPU as before? */
         double total = row_mem_total(r, n);
@@ -353,7 +404,7 @@ static bool store_row(reader *r, const parsed_row *p_in, size_t n)
                                                  "nvidia-smi reported the GPU as lost");
         e->gpu_index = g->index;
     }
-    return true;
+    return ROW_READ;
 }
 
 /* True when cells 0 and 1 are a time cut at the ',' before its milliseconds ("2025-06-01
@@ -372,8 +423,9 @@ static bool comma_millis(char **cells, char joined[96])
     return gw_timeparse(joined, &t) == strlen(joined);
 }
 
-/* Reads one data row; returns false when the row cannot be read (nothing is stored then). */
-static bool read_row(reader *r, char **cells, size_t n)
+/* Reads one data row: ROW_READ, ROW_SAID, or ROW_BAD when it cannot be read (nothing is stored
+ * then). */
+static int read_row(reader *r, char **cells, size_t n)
 {
     int64_t t;
     if (n == r->ncols + 1 && r->ncols > 1 && r->cols[0].kind == C_TIME && *cells[0] &&
@@ -393,14 +445,18 @@ static bool read_row(reader *r, char **cells, size_t n)
     if (n != r->ncols) {
         char count[24];
         snprintf(count, sizeof count, "%zu cells", n);
-        return why_bad(r, count, "a row",
-                       r->ncols > n ? "where the header names more"
-                                    : "where the header names fewer");
+        why_bad(r, count, "a row",
+                r->ncols > n ? "where the header names more" : "where the header names fewer");
+        return ROW_BAD;
     }
-    parsed_row p = {.id = {.index = -1}};
-    for (size_t i = 0; i < n; i++)
+    parsed_row p = {.id = {.index = -1}, .hash = 1469598103934665603u};
+    for (size_t i = 0; i < n; i++) {
         if (!parse_cell(r, i, cells[i], &p))
-            return false;
+            return ROW_BAD;
+        for (const unsigned char *c = (const unsigned char *)cells[i]; *c; c++)
+            p.hash = (p.hash ^ *c) * 1099511628211u; /* FNV-1a */
+        p.hash = (p.hash ^ 0x1f) * 1099511628211u;
+    }
     return store_row(r, &p, n);
 }
 
@@ -467,18 +523,20 @@ static gw_rc no_rows_error(const reader *r, const gw_series_input *in, long line
     return gw_error_set(err, GW_E_FORMAT, "%s: no readable rows (only a header)", r->path);
 }
 
-/* Appends one thing the report should say about the reading to *note ("; " between). */
-static void note_add(char **note, const char *text)
-{
-    char *joined = xasprintf("%s%s%s", *note, **note ? "; " : "", text);
-    free(*note);
-    *note = joined;
-}
-
 /* The refusals found while reading, in the order they matter; GW_OK when none. */
 static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, gw_error *err)
 {
     const order_split *o = &r->order;
+    if (r->jitter && (r->too_many || (o->gap_min && o->gap_min <= 3 * o->step_max))) {
+        char gap[48] = "no longer step between polls";
+        if (o->gap_min)
+            snprintf(gap, sizeof gap, "only %lld ms between polls", (long long)o->gap_min);
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: no index, uuid or pci.bus_id column, rows stamped up to %lld ms "
+                            "apart and %s: a fast poll of one GPU cannot be told from one poll "
+                            "of several; add index to the --query-gpu list",
+                            r->path, (long long)o->step_max, gap);
+    }
     if (r->too_many)
         return gw_error_set(err, GW_E_FORMAT,
                             "%s: more than %d GPUs (line %ld adds '%s'): a file may hold at most "
@@ -507,6 +565,13 @@ static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, g
                             r->path, r->foreign, r->foreign_line);
     if (r->foreign)
         return gw_logread_refuse(err, r->path, r->foreign);
+    if (r->same_line)
+        return gw_error_set(err, GW_E_FORMAT,
+                            "%s: lines %ld and %ld are two different rows for GPU '%s' at one "
+                            "time: its id column does not tell the GPUs apart (several GPUs "
+                            "under one id?); log with --query-gpu=timestamp,uuid,... or split "
+                            "the file by GPU",
+                            r->path, r->same_prev_line, r->same_line, r->same_key);
     if (o->max >= 2 && o->min != o->max)
         return gw_error_set(err, GW_E_FORMAT,
                             "%s: no index, uuid or pci.bus_id column and the rows per timestamp "
@@ -530,66 +595,70 @@ static gw_rc refusal(const reader *r, const gw_series_input *in, long line_no, g
     return GW_OK;
 }
 
-/* What the report says about how the file was read (series input note). */
-/* True when a GPU's utilization.gpu is a 0-1 ratio rather than percent: never above 1, with
- * fractions (nvidia-smi and NVML write whole percents). Said, not rescaled. */
-static bool util_looks_like_ratio(const reader *r)
+/* True when line opens a quoted cell it does not close. */
+static bool odd_quotes(const char *line)
 {
-    for (size_t i = 0; i < r->ngpus; i++) {
-        const gw_series_gpu *g = r->gpus[i].g;
-        const double *u = gw_series_gpu_values(g, GW_F_UTIL_GPU_PCT);
-        bool fraction = false, above = false;
-        for (size_t k = 0; u && k < g->tab.n; k++) {
-            above |= u[k] > 1;
-            fraction |= u[k] > 0 && u[k] < 1;
-        }
-        if (fraction && !above)
-            return true;
-    }
-    return false;
+    size_t q = 0;
+    for (const char *c = strchr(line, '"'); c; c = strchr(c + 1, '"'))
+        q++;
+    return q % 2 == 1;
 }
 
-static void reading_notes(reader *r, const gw_lines *l)
+/* With skip_tables: a line of a table or between them (its time line, a prompt), counted for the
+ * note; false for a CSV line. */
+static bool skipped_table_line(reader *r, const gw_lines *l)
 {
-    char buf[320];
-    if (util_looks_like_ratio(r))
-        note_add(&r->note, "utilization.gpu is never above 1 and has fractions: read as percent, "
-                           "but if it is a 0-1 ratio, write it x 100");
-    if (r->lead_date)
-        note_add(&r->note, "a date column before nvidia-smi's timestamp (one cell more than the "
-                           "header names) was ignored");
-    if (r->order.max >= 2) {
-        snprintf(buf, sizeof buf,
-                 "%zu GPUs told apart by their order within each timestamp (no index, uuid or "
-                 "pci.bus_id column)",
-                 r->order.max);
-        note_add(&r->note, buf);
+    if (!gw_logread_table_line(l->line) && strchr(l->line, ','))
+        return false;
+    r->table_snapshots += strstr(l->line, "NVIDIA-SMI ") != NULL;
+    r->table_lines += l->line[strspn(l->line, " \t\r\n")] != '\0';
+    r->table_first = r->table_first ? r->table_first : l->line_no;
+    r->table_last = l->line_no;
+    return true;
+}
+
+/* The current line, or with a quoted cell holding a line break (RFC 4180) the whole record, the
+ * lines after it joined into *record (owned by the caller). */
+static char *whole_record(reader *r, gw_lines *l, char **record)
+{
+    if (!odd_quotes(l->line))
+        return l->line;
+    free(*record);
+    *record = xstrdup(l->line);
+    for (int k = 0; k < 16 && odd_quotes(*record) && gw_lines_next(l) >= 0; k++) {
+        char *joined = xasprintf("%s\n%s", *record, l->line);
+        free(*record);
+        *record = joined;
+        r->quoted_breaks++;
     }
-    if (!r->has_time && !r->has_id && r->ncols > 0)
-        note_add(&r->note, "no timestamp or index column: every row taken as one GPU's (a log of "
-                           "several GPUs needs timestamp,index)");
-    if (r->forced)
-        note_add(&r->note, "columns named by --columns");
-    if (*r->mapped) {
-        snprintf(buf, sizeof buf, "columns read as: %s", r->mapped);
-        note_add(&r->note, buf);
+    return *record;
+}
+
+/* A header line: the first, a repeated one, or a new query. False when reading stops (a header
+ * of another width than --columns, a --query-compute-apps section). */
+static bool header_line(reader *r, char **cells, size_t n, long line_no)
+{
+    if (r->forced && n != r->ncols) {
+        r->forced_bad = line_no;
+        r->forced_n = n;
+        return false;
     }
-    if (*r->ignored) {
-        snprintf(buf, sizeof buf, "columns ignored: %s", r->ignored);
-        note_add(&r->note, buf);
+    if (!r->forced)
+        nvsmi_set_header(r, cells, n);
+    if (r->apps_line < 0)
+        r->apps_line = line_no;
+    return r->apps_line <= 0;
+}
+
+/* The last group of rows per poll may be cut short, never longer. */
+static void close_order(order_split *os)
+{
+    if (os->n > os->max) {
+        os->max = os->n;
+        os->max_line = os->group_line;
     }
-    if (r->comma_ms)
-        note_add(&r->note, "timestamps with ',' before the milliseconds (Python logging's) read "
-                           "as one cell");
-    if (r->elapsed)
-        note_add(&r->note, "times are seconds since the start of the file: the date is unknown");
-    if (l->nul_bytes) {
-        snprintf(buf, sizeof buf,
-                 "%zu NUL bytes removed from %zu line%s (the first at line %ld: the file was cut "
-                 "or overwritten there, rows beside them may be incomplete)",
-                 l->nul_bytes, l->nul_lines, l->nul_lines == 1 ? "" : "s", l->first_nul_line);
-        note_add(&r->note, buf);
-    }
+    if (os->min == 0)
+        os->min = os->max;
 }
 
 gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source,
@@ -603,6 +672,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
     gw_lines l = {.f = f};
     long line_no = 0, lines = 0;
     bool headless = false;
+    char *record = NULL; /* a record whose quoted cell spans lines */
     if (o && o->columns) {
         char *copy = xstrdup(o->columns);
         size_t n = gw_cells_split(copy, cells, MAX_CELLS);
@@ -614,6 +684,8 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
     while (gw_lines_next(&l) >= 0) {
         line_no = r.order.line = l.line_no;
         r.line_no = line_no;
+        if (o && o->skip_tables && skipped_table_line(&r, &l))
+            continue;
         const char *foreign = gw_logread_foreign_line(l.line + strspn(l.line, " \t"));
         if (foreign) {
             if (!r.foreign) {
@@ -622,23 +694,13 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             }
             break;
         }
-        size_t n = gw_cells_split(l.line, cells, MAX_CELLS);
+        size_t n = gw_cells_split(whole_record(&r, &l, &record), cells, MAX_CELLS);
         if (n == 1 && cells[0][0] == '\0')
             continue;
         lines++;
         if (n <= MAX_CELLS && gw_cells_is_header(cells, n) &&
             (r.forced || nvsmi_names_a_column(cells, n))) {
-            if (r.forced && n != r.ncols) {
-                r.forced_bad = line_no;
-                r.forced_n = n;
-                break;
-            }
-            if (!r.forced)
-                nvsmi_set_header(&r, cells,
-                                 n); /* the first header, a repeated one, or a new query */
-            if (r.apps_line < 0)
-                r.apps_line = line_no;
-            if (r.apps_line > 0)
+            if (!header_line(&r, cells, n, line_no))
                 break;
             continue;
         }
@@ -647,26 +709,21 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             first_line_shape(&r, cells, n);
             break;
         }
-        if (n > MAX_CELLS || !read_row(&r, cells, n))
+        int got = n > MAX_CELLS ? ROW_BAD : read_row(&r, cells, n);
+        if (got == ROW_BAD)
             count_bad(in, line_no);
-        else
-            in->rows++;
+        in->rows += got == ROW_READ;
         if (r.too_many)
             break;
     }
     gw_lines_free(&l);
-    order_split *os = &r.order;
-    if (os->n > os->max) { /* the last group may be cut short, never longer */
-        os->max = os->n;
-        os->max_line = os->group_line;
-    }
-    if (os->min == 0)
-        os->min = os->max;
+    free(record);
+    close_order(&r.order);
     gw_rc rc = refusal(&r, in, line_no, err);
     if (!rc) {
-        reading_notes(&r, &l);
+        nvsmi_reading_notes(&r, &l);
         if (*r.note)
-            note_add(&in->note, r.note);
+            nvsmi_note_add(&in->note, r.note);
         in->untimed = r.ncols > 0 && !r.has_time && in->rows > 0;
         in->dateless = in->untimed || r.elapsed;
     }

@@ -190,7 +190,12 @@ void nvsmi_set_header(reader *r, char **cells, size_t n)
         map_column(r, &r->cols[i], cells[i]);
     for (size_t i = 0; i < n; i++) {
         colmap *c = &r->cols[i];
-        if (*c->syn && synonym_taken(r->cols, n, i)) { /* the column's own name wins */
+        if (*c->syn && c->kind == C_INDEX && synonym_taken(r->cols, n, i)) {
+            c->kind = C_ALTID; /* "gpu" beside "index": never merge what either tells apart */
+            char item[96];
+            snprintf(item, sizeof item, "%s -> a second GPU id (or the name)", c->syn);
+            nvsmi_list_add(r->mapped, sizeof r->mapped, item);
+        } else if (*c->syn && synonym_taken(r->cols, n, i)) { /* the column's own name wins */
             c->kind = C_IGNORE;
             nvsmi_list_add(r->ignored, sizeof r->ignored, c->syn);
         } else if (*c->syn) {

@@ -5,6 +5,7 @@
 #ifndef GW_NVSMI_PRIV_H
 #define GW_NVSMI_PRIV_H
 
+#include "logread/lines.h"
 #include "logread/logread.h"
 
 #include <stdbool.h>
@@ -13,6 +14,9 @@
 
 enum {
     MAX_CELLS = 256,
+    /* nvidia-smi stamps each GPU's row of one poll ~1 ms after the previous GPU's; rows of a
+     * file without an id column this close are one poll (no one samples every 10 ms). */
+    GW_POLL_JITTER_MS = 10,
     GPU_HASH_SLOTS = 2 * GW_LOGREAD_MAX_GPUS, /* a power of two, at most half full */
 };
 _Static_assert((GPU_HASH_SLOTS & (GPU_HASH_SLOTS - 1)) == 0 && GPU_HASH_SLOTS <= 65536,
@@ -29,6 +33,7 @@ typedef enum col_kind {
     C_FIELD,  /* a known gw_gpu_field */
     C_EXTRA,  /* an unknown column with a unit: kept under its header */
     C_REASON, /* clocks_event_reasons.<one reason>: "Active" / "Not Active" */
+    C_ALTID,  /* a second GPU id beside index ("gpu", "gpu_id"): GPUs told apart by both */
 } col_kind;
 
 typedef struct colmap {
@@ -44,18 +49,22 @@ typedef struct colmap {
 
 typedef struct gpu_slot {
     gw_series_gpu *g;
-    bool lost;        /* a "[GPU is lost]" cell was seen */
-    int64_t shift_ms; /* added to this GPU's times since its clock went back (place_in_time) */
+    bool lost;          /* a "[GPU is lost]" cell was seen */
+    int64_t shift_ms;   /* added to this GPU's times since its clock went back (place_in_time) */
+    uint64_t last_hash; /* of the cells of this GPU's last row */
+    long last_line;     /* its line */
 } gpu_slot;
 
 /* Rows that share a timestamp in a file without a GPU id column: the GPUs in their order. */
 typedef struct order_split {
-    int64_t t_ms;            /* timestamp of the current group */
+    int64_t t_ms;            /* timestamp of the current group's last row */
     size_t n;                /* rows in it so far */
     size_t min, max;         /* sizes of the closed groups (min 0: none closed) */
     long min_line, max_line; /* a line of a group of each size */
     long line, group_line;   /* the current row's line, the current group's first */
     long conflict_line;      /* a row whose name or memory.total is not its position's GPU's */
+    int64_t step_max;        /* the longest step between rows of one poll (ms) */
+    int64_t gap_min;         /* the shortest step between polls (ms), 0 none yet */
 } order_split;
 
 typedef struct reader {
@@ -88,6 +97,15 @@ typedef struct reader {
     long line_no;                            /* the line being read */
     unsigned short gpu_hash[GPU_HASH_SLOTS]; /* 1 + index into gpus by key, 0 = empty */
     bool too_many;                           /* a row named GPU number GW_LOGREAD_MAX_GPUS + 1 */
+    bool alt_split;      /* a second id column (C_ALTID) told apart GPUs index did not */
+    bool jitter;         /* rows of one poll stamped apart (within GW_POLL_JITTER_MS) */
+    size_t duplicates;   /* rows repeated verbatim (one GPU, one time, the same cells) */
+    size_t same_second;  /* whole-second times: further rows of a GPU's second, skipped */
+    long same_line;      /* a second row for one GPU at one time with other values, 0 none */
+    long same_prev_line; /* the row before it */
+    char same_key[48];   /* that GPU */
+    long quoted_breaks;  /* line breaks inside quoted cells (RFC 4180), joined */
+    long table_lines, table_snapshots, table_first, table_last; /* skip_tables: what was skipped */
     char too_many_key[64];
     double vals[MAX_CELLS];
 } reader;
@@ -99,5 +117,10 @@ bool nvsmi_names_a_column(char **cells, size_t n);
 /* Maps a header line's cells to r->cols (the synonyms used and columns ignored said). */
 void nvsmi_set_header(reader *r, char **cells, size_t n);
 void nvsmi_free_map(reader *r);
+/* Appends one thing the report should say about the reading to *note ("; " between: one line
+ * each in the report, so text must not hold "; "). */
+void nvsmi_note_add(char **note, const char *text);
+/* What the report says about how the file was read, appended to r->note. */
+void nvsmi_reading_notes(reader *r, const gw_lines *l);
 
 #endif

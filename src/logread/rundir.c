@@ -1,6 +1,7 @@
 /* Run directory reader: meta.json, gpu.csv, host.csv, processes.csv, events.jsonl (logread.h). */
 #include "logread/cells.h"
 #include "logread/event_members.h"
+#include "logread/inproc.h"
 #include "logread/job_meta.h"
 #include "logread/logread.h"
 #include "logread/timeparse.h"
@@ -65,7 +66,9 @@ static void apply_meta_devices(gw_series *s, size_t input, const cJSON *meta)
         set_str(&g->name, json_str(dev, "name"));
         set_str(&g->uuid, json_str(dev, "uuid"));
         set_str(&g->pci_bus_id, json_str(dev, "pci_bus_id"));
-        if (json_num(dev, "memory_total_mib") >= 1) /* 0 is no capacity: it divides into inf */
+        /* 0 is no capacity (it divides into inf); 2^30 MiB (an older run's container NVML) is
+         * above the field's bound: both absent */
+        if (gw_field_plausible(GW_F_MEM_TOTAL_MIB, json_num(dev, "memory_total_mib")))
             g->memory_total_mib = json_num(dev, "memory_total_mib");
         if (json_num(dev, "power_limit_w") >= 1)
             g->power_limit_w = json_num(dev, "power_limit_w");
@@ -294,6 +297,7 @@ gw_rc gw_logread_run_dir(gw_series *s, const char *dir, gw_error *err)
     }
     gw_logread_output_tail(s, dir, gpu_input, source);
     read_output(s, dir, gpu_input, source);
+    s->inputs[gpu_input].inproc = gw_inproc_read(dir, json_str(meta, "python_instrumentation"));
 out:
     cJSON_Delete(meta);
     free(source);

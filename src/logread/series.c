@@ -1,4 +1,5 @@
 /* The in-memory series model (see series.h). */
+#include "logread/inproc.h"
 #include "logread/series.h"
 
 #include "util/gw_utf8.h"
@@ -88,6 +89,7 @@ void gw_series_free(gw_series *s)
         if (s->inputs[i].job)
             gw_job_clear(s->inputs[i].job);
         free(s->inputs[i].job);
+        gw_inproc_free(s->inputs[i].inproc);
     }
     free(s->inputs);
     free(s->progress);

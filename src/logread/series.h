@@ -159,6 +159,7 @@ typedef struct gw_series_input {
     double time_back_s;  /* the largest step back in seconds: not counted as time, the rows
                             after it continue one interval after the row before it */
     gw_job *job;         /* run directory: meta.json's "job" (record/job.h), else NULL */
+    struct gw_inproc *inproc; /* run directory: its in-job data (logread/inproc.h), else NULL */
 } gw_series_input;
 
 /* Which GPUs a report keeps (--scope): the run's own choice (meta.json "job".scope, job when

@@ -4,6 +4,7 @@
 #include "util/gw_fmt.h"
 
 #include <math.h>
+#include <string.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -73,10 +74,23 @@ static void sampled(const gw_qfield *f, const gw_qrow_ctx *c, gw_buf *out)
         number(f, v, c->nounits, out);
 }
 
-/* A string from the device info; "[N/A]" when NVML did not give it. */
+/* A string from the device info; "[N/A]" when NVML did not give it. A name holding ',', '"' or
+ * a line break is quoted as RFC 4180 writes it (nvidia-smi does not, and a reader then takes the
+ * rest of the name for the next cells). */
 static void text(const char *s, gw_buf *out)
 {
-    gw_buf_puts(out, s && s[0] ? s : "[N/A]");
+    if (!s || !s[0]) {
+        gw_buf_puts(out, "[N/A]");
+        return;
+    }
+    if (!strpbrk(s, ",\"\r\n")) {
+        gw_buf_puts(out, s);
+        return;
+    }
+    gw_buf_puts(out, "\"");
+    for (const char *c = s; *c; c++)
+        gw_buf_puts(out, *c == '"' ? "\"\"" : (char[2]){*c, '\0'});
+    gw_buf_puts(out, "\"");
 }
 
 void gw_qcell(const gw_qfield *f, const gw_qrow_ctx *c, gw_buf *out)

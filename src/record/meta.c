@@ -93,6 +93,8 @@ static cJSON *meta_json(const gw_meta *m)
     }
     if (m->job)
         cJSON_AddItemToObject(o, "job", gw_job_json(m->job));
+    if (m->python_instrumentation)
+        cJSON_AddStringToObject(o, "python_instrumentation", m->python_instrumentation);
     cJSON *st = cJSON_AddObjectToObject(o, "sampling");
     cJSON_AddNumberToObject(st, "ticks", (double)m->ticks);
     cJSON_AddNumberToObject(st, "ticks_skipped", (double)m->ticks_skipped);

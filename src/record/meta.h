@@ -37,8 +37,10 @@ typedef struct gw_meta {
     const char *end_reason; /* "job_exit", "signal", "duration", ... or NULL */
     bool complete;          /* ended, and every file was written whole */
     const char *incomplete; /* when not complete: "recording" (not finalised), "write_error" */
-    const char *incomplete_detail; /* one line saying what is missing, or NULL */
-    const gw_job *job;             /* the "job" object (job.h); NULL: none written */
+    const char *incomplete_detail;      /* one line saying what is missing, or NULL */
+    const gw_job *job;                  /* the "job" object (job.h); NULL: none written */
+    const char *python_instrumentation; /* run: "on" or "off (WHY)" (docs/inproc.md); NULL:
+                                           not written (record) */
 } gw_meta;
 
 /* The incomplete_detail written while recording: what a reader concludes when it is still there

@@ -1,4 +1,5 @@
 /* The self-contained HTML report: page, chart data and embedded assets (see report.h). */
+#include "report/inproc.h"
 #include "report/report.h"
 
 #include "chart/chart.h"
@@ -334,6 +335,7 @@ void gw_report_html(FILE *out, const gw_analysis *a, const gw_html_opts *opts)
     put_asset(out, gw_asset_report_css, gw_asset_report_css_len);
     fputs("</style>\n</head>\n<body>\n", out);
     gw_html_tables(out, a);
+    gw_report_inproc_html(out, a);
     fputs("<h2 id=\"charts\">Charts</h2>\n<noscript>The charts need JavaScript.</noscript>\n"
           "<div id=\"gw-charts\"></div>\n<script type=\"application/json\" id=\"gw-data\">",
           out);

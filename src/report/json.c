@@ -1,4 +1,5 @@
 /* summary.json (schema: docs/summary-json.md). */
+#include "report/inproc.h"
 #include "report/report.h"
 #include "util/gw_json.h"
 
@@ -340,6 +341,7 @@ static cJSON *report_json(const gw_analysis *a, bool gpus_inline)
     cJSON_AddStringToObject(root, "epoch_source", gw_epoch_origin_name(a->epoch_origin));
     cJSON_AddItemToObject(root, "epochs", epochs_json(a));
     gw_report_marks_json(root, a);
+    gw_report_inproc_json(root, a);
     cJSON *verdicts = cJSON_AddArrayToObject(root, "verdicts");
     for (size_t i = 0; i < a->verdicts.n; i++)
         cJSON_AddItemToArray(verdicts, verdict_json(a, &a->verdicts.v[i]));

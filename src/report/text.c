@@ -1,4 +1,5 @@
 /* The text report and the one-line verdict form (see report.h). */
+#include "report/inproc.h"
 #include "report/report.h"
 
 #include "stats/stats.h"
@@ -412,7 +413,8 @@ static void epoch_parts_section(FILE *out, const gw_analysis *a)
         any |= a->epochs[k].steps >= 0 || !isnan(a->epochs[k].validation_s);
     if (!any)
         return;
-    fprintf(out, "\nEpoch phases (from the job's output; GPU busy: mean of the GPUs)\n");
+    fprintf(out, "\nEpoch phases (from the job's %s; GPU busy: mean of the GPUs)\n",
+            a->epoch_origin == GW_EPOCHS_PYTHON ? "DataLoaders" : "output");
     fprintf(out, "  %-9s %10s %12s %8s %9s %10s %10s\n", "epoch", "duration", "validation", "steps",
             "steps/s", "busy train", "busy val");
     for (size_t k = 0; k < a->nepochs; k++) {
@@ -443,5 +445,6 @@ void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
         gpu_section(out, a, &a->gpus[i]);
     epochs_section(out, a);
     epoch_parts_section(out, a);
+    gw_report_inproc_text(out, a);
     gw_report_marks_text(out, a);
 }

@@ -7,6 +7,7 @@
 #include "record/eventlog.h"
 #include "record/job.h"
 #include "record/meta.h"
+#include "run/python_env.h"
 #include "record/rundir.h"
 #include "report/report.h"
 #include "run/child.h"
@@ -74,6 +75,7 @@ typedef struct session {
     gw_job job;            /* meta.json "job": identity and GPUs (record/job.h) */
     bool *job_used;        /* [devices] a process of the command held it (tick thread) */
     unsigned job_ndev;
+    gw_python_env python; /* the job's PYTHONPATH with gpuwatch's sitecustomize (run) */
 } session;
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -212,6 +214,26 @@ static void fill_versions(session *s)
     s->meta.nvml_library = sys->library;
 }
 
+/* meta.json as written when recording starts; for run, the job's PYTHONPATH with gpuwatch's
+ * sitecustomize first, and meta.json's word on it (docs/inproc.md). */
+static void meta_start(session *s)
+{
+    const gw_session_config *cfg = s->cfg;
+    if (cfg->is_run) {
+        gw_python_env_prepare(&s->python, cfg->no_python, cfg->python_config_off);
+        s->meta.python_instrumentation = s->python.state;
+        if (s->python.not_found)
+            say("no in-job Python data: %.*s", (int)strlen(s->python.state) - 6,
+                s->python.state + 5); /* the WHY of "off (WHY)" */
+    }
+    s->meta.interval_ms = cfg->interval_ms;
+    s->meta.start_wall_ms = gw_wall_ms();
+    s->meta.exit_code = -1;
+    s->meta.complete = false;
+    s->meta.incomplete = "recording";
+    s->meta.incomplete_detail = GW_META_NOT_FINALISED;
+}
+
 /* Loads NVML, opens devices, creates the directory and its files. Prints and returns false on
  * failure. */
 static bool open_recording(session *s)
@@ -291,12 +313,7 @@ static bool open_recording(session *s)
         sink = (gw_sink){.ctx = s, .on_sample = job_gpus_on_sample};
         gw_sampler_add_sink(s->sampler, &sink);
     }
-    s->meta.interval_ms = cfg->interval_ms;
-    s->meta.start_wall_ms = gw_wall_ms();
-    s->meta.exit_code = -1;
-    s->meta.complete = false;
-    s->meta.incomplete = "recording";
-    s->meta.incomplete_detail = GW_META_NOT_FINALISED;
+    meta_start(s);
     if (gw_meta_write(s->dirfd, s->dir, &s->meta, &err)) {
         say("%s", err.msg);
         return false;
@@ -356,7 +373,13 @@ static bool start_child(session *s, int *status)
     char *metrics_env = s->exporter ? xasprintf("GPUWATCH_METRICS_URL=http://%s/metrics",
                                                 gw_exporter_address(s->exporter))
                                     : NULL;
-    const char *extra[] = {run_dir_env, metrics_env, NULL};
+    /* each may be NULL (no --listen, no in-job data): the list ends at the first NULL */
+    const char *extra[4] = {run_dir_env};
+    size_t nextra = 1;
+    if (metrics_env)
+        extra[nextra++] = metrics_env;
+    if (s->python.pythonpath)
+        extra[nextra++] = s->python.pythonpath;
     char **env = gw_child_env(extra);
     prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
     gw_rc rc = gw_child_spawn(&s->child, s->cmd_path, s->cfg->argv, env, gw_child_want_pty(), &err);
@@ -682,6 +705,7 @@ static void cleanup(session *s)
     if (s->dirfd >= 0)
         close(s->dirfd);
     free(s->dir);
+    gw_python_env_free(&s->python);
     free(s->cmd_path);
     gw_job_clear(&s->job);
     free(s->job_used);

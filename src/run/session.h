@@ -30,6 +30,8 @@ typedef struct gw_session_config {
     const gw_alerts_config *alerts; /* validated alert rules and hook (config.h); NULL: none */
     int64_t stall_timeout_ms; /* run --stall-timeout: quiet time before job_stalled; 0 = off */
     bool scope_node;          /* --scope node: the report shows other GPUs (never judged) */
+    bool no_python;           /* run --no-python: no sitecustomize on the job's PYTHONPATH */
+    bool python_config_off;   /* the configuration's [run] python = false */
 } gw_session_config;
 
 /* Runs the session; returns the process exit status. Prints its own one-line errors. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Calls an optional NVML function; a missing symbol reads as FUNCTION_NOT_FOUND. */
 #define NV(n, fn, ...) ((n)->fn ? (n)->fn(__VA_ARGS__) : GWN_ERROR_FUNCTION_NOT_FOUND)
@@ -99,6 +100,8 @@ static void read_info(const gw_nvml *n, gw_gpu_dev *d, unsigned index, size_t pr
             in->memory_total_mib = floor(gw_field_from_nvml(GW_F_MEM_TOTAL_MIB, (double)m2.total));
         else if (NV(n, DeviceGetMemoryInfo, d->handle, &m1) == GWN_SUCCESS)
             in->memory_total_mib = floor(gw_field_from_nvml(GW_F_MEM_TOTAL_MIB, (double)m1.total));
+        if (!gw_field_plausible(GW_F_MEM_TOTAL_MIB, in->memory_total_mib))
+            in->memory_total_mib = NAN; /* 2^30 MiB from a container's NVML: absent, not kept */
     }
     unsigned v = 0;
     if (!(skip & GW_INFO_POWER_LIMIT) &&
@@ -520,7 +523,8 @@ typedef gwn_return (*proc_fn)(gwn_device, unsigned int *, void *);
 
 /* One process list with NVML's size protocol: ask, over-allocate, retry while it grows. */
 static void read_proc_list(gw_gpu_dev *d, proc_fn fn, uint64_t unsupported_bit, bool graphics,
-                           const char *proc_root, gw_gpu_process **procs, size_t *n, size_t *cap)
+                           const char *proc_root, bool devs_here, gw_gpu_process **procs, size_t *n,
+                           size_t *cap)
 {
     if (!fn || (d->slow_unsupported & unsupported_bit))
         return;
@@ -570,6 +574,11 @@ static void read_proc_list(gw_gpu_dev *d, proc_fn fn, uint64_t unsupported_bit, 
         p->used_valid = used != GWN_VALUE_NOT_AVAILABLE && used < (1ULL << 52);
         p->used_mib = p->used_valid ? gw_field_from_nvml(GW_F_PROC_USED_MIB, (double)used) : NAN;
         p->visible = gw_procfs_comm(proc_root, pid, p->name, sizeof p->name);
+        if (p->visible && devs_here && !gw_procfs_may_use_gpu(proc_root, pid)) {
+            p->visible = false; /* a host pid that is another process here (a container without
+                                   the host's pid namespace): never named after that process */
+            p->name[0] = '\0';
+        }
     }
     free(buf);
 }
@@ -580,10 +589,12 @@ void gw_gpu_read_processes(const gw_nvml *n, gw_gpu_dev *d, const char *proc_roo
     if (atomic_load(&d->lost))
         return;
     /* Bits outside the field range mark the two lists as unsupported. */
+    /* every process NVML names holds the driver's devices open, where they exist */
+    bool devs_here = access("/dev/nvidiactl", F_OK) == 0;
     read_proc_list(d, n->DeviceGetComputeRunningProcesses, UINT64_C(1) << 62, false, proc_root,
-                   procs, np, cap);
+                   devs_here, procs, np, cap);
     read_proc_list(d, n->DeviceGetGraphicsRunningProcesses, UINT64_C(1) << 63, true, proc_root,
-                   procs, np, cap);
+                   devs_here, procs, np, cap);
 }
 
 /* Reads one MIG handle's name, UUID and memory into m. */

@@ -190,7 +190,7 @@ def test_bash_completes_commands_options_and_values(tmp_path):
     assert complete("") == COMMANDS + ["help"]
     assert complete("re") == ["record", "report"]
     assert complete("run", "--st") == ["--stall-timeout"]
-    assert complete("run", "--no-") == ["--no-report", "--no-alerts"]
+    assert complete("run", "--no-") == ["--no-report", "--no-python", "--no-alerts"]
     assert complete("record", "--d") == ["--duration"]
     assert complete("help", "se") == ["serve"]
     assert complete("--co") == ["--color", "--count", "--compact"]

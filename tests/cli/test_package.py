@@ -47,6 +47,9 @@ SHIPPED = [  # relative to the prefix: what every install holds
     "share/doc/gpuwatch/examples/prometheus/gpuwatch-rules.yml",
     "lib/systemd/system/gpuwatch.service",
     "lib/gpuwatch/modules/gpuwatch-podres.so",  # serve --kubernetes (docs/kubernetes.md)
+    "lib/gpuwatch/python/sitecustomize.py",  # run's in-job data (docs/inproc.md)
+    "lib/gpuwatch/python/_gpuwatch_inproc.py",
+    "lib/gpuwatch/python/_gpuwatch_torch.py",
 ]
 
 
@@ -79,6 +82,14 @@ def test_cmake_install_prefix(tmp_path):
                      "--interval 1"]
     # the drop-in example in its header names the installed binary too
     assert f'#   ExecStart="{prefix}/bin/gpuwatch" serve --listen :9400' in unit
+    # run puts the installed sitecustomize first on the job's PYTHONPATH, not the sources'
+    scen = tmp_path / "scenario.json"
+    scen.write_text(json.dumps({"devices": [h200()]}))
+    r = subprocess.run([prefix / "bin/gpuwatch", "run", "--no-report", "-o", tmp_path / "r", "--",
+                        "sh", "-c", 'echo "PP=$PYTHONPATH"'], env=gw_env(scen, PYTHONPATH="/x"),
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert f"PP={prefix}/lib/gpuwatch/python:/x" in (tmp_path / "r/output.log").read_text()
     analyze = shutil.which("systemd-analyze")
     if analyze:  # also proves the quoted path is the program systemd would run
         # --man=no: this prefix's man pages are not on man's path

@@ -219,8 +219,8 @@ def test_full_disk_keeps_what_was_written(scenario, tmp_path):
 
 
 def test_full_disk_at_the_last_flush_is_reported(scenario, tmp_path):
-    """Three ticks 0.3 s apart are flushed only when the recording stops: a write that fails then
-    is still reported, and what was written before stays whole."""
+    """Three ticks 0.3 s apart; processes.csv outgrows the file size limit: the failed write is
+    reported once, what was written before stays whole, and the other files stop with it."""
     import resource
 
     def limit():
@@ -237,10 +237,14 @@ def test_full_disk_at_the_last_flush_is_reported(scenario, tmp_path):
     assert len(lines) == 1 and "processes.csv" in lines[0], r.stderr
     text = (out / "processes.csv").read_text()
     assert text.endswith("\n") and len(text) <= 1500
-    read_csv(out / "processes.csv")  # whole rows only
+    _, procs = read_csv(out / "processes.csv")  # whole rows only
     _, rows = read_csv(out / "gpu.csv")
-    assert len(rows) == 3
-    assert json.loads((out / "meta.json").read_text())["end_time"] is not None
+    # the files end together (issue 26): gpu.csv gets no row past the tick processes.csv failed on
+    assert 1 <= len(rows) < 3
+    assert rfc3339_to_s(rows[-1]["timestamp"]) - rfc3339_to_s(procs[-1]["timestamp"]) < 0.3
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["end_time"] is not None and meta["incomplete"]["reason"] == "write_error"
+    assert "processes.csv" in meta["incomplete"]["detail"]
 
 
 def test_gpu_lost_mid_run(scenario, tmp_path):

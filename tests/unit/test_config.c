@@ -103,6 +103,7 @@ static void test_example_file_is_complete_and_valid(void **state)
     assert_int_equal(idle->duration_ms, 600000);
     assert_int_equal(gw_alerts_config_find(&x->c.alerts, "temp_critical")->duration_ms, 180000);
     assert_int_equal(x->c.alerts.hook_timeout_ms, 10000);
+    assert_true(x->c.run_python);
 }
 
 static void test_sources_in_order(void **state)
@@ -169,8 +170,11 @@ static void test_bad_files_name_file_line_and_reason(void **state)
     expect_error(x, "[temp_critical]\nseverity = fatal\n",
                  "2: [temp_critical] severity: bad value 'fatal' (give warning or critical)");
     expect_error(x, "threshold = 80\n",
-                 "1: threshold: key outside a section: put it under [alerts], [hook], [check] "
-                 "or a rule's [name]");
+                 "1: threshold: key outside a section: put it under [alerts], [hook], [check], "
+                 "[run] or a rule's [name]");
+    expect_error(x, "[run]\npython = maybe\n",
+                 "2: [run] python: bad value 'maybe' (give true or false)");
+    expect_error(x, "[run]\npythn = false\n", "2: [run] pythn: unknown key ([run] takes python)");
     expect_error(x, "[temp_warning]\nthreshold 80\n",
                  "2: not a [section], KEY = VALUE or ; comment line");
     expect_error(x, "[Temp-Warning]\nthreshold = 80\n",
@@ -339,6 +343,9 @@ static void test_set_flags(void **state)
     assert_null(x->c.alerts.hook_argv[3]);
     assert_string_equal(x->c.alerts.hook_path, "/bin/echo");
     assert_int_equal(x->c.alerts.hook_timeout_ms, 250);
+    assert_true(x->c.run_python); /* `run` instruments Python jobs unless told not to */
+    assert_int_equal(gw_config_set(&x->c, "run.python=false", &err), GW_OK);
+    assert_false(x->c.run_python);
     assert_int_equal(gw_config_set(&x->c, "memory_warning=5", &err), GW_E_USAGE);
     assert_string_equal(err.msg, "--set memory_warning=5: give SECTION.KEY=VALUE (e.g. --set "
                                  "memory_warning.threshold=50)");

@@ -148,9 +148,15 @@ static void test_headers_and_text(void **state)
     assert_non_null(strstr(s->inputs[0].note, "Timestamp -> timestamp, GPU Util -> "));
     gw_series_free(s);
     char msg[512];
-    refused("myhost  Sun Jun  1 10:00:00 2025  550.54.15\n"
-            "[0] NVIDIA A100 | 45 C,  97 % | 70000 / 81920 MB | user(69000M)\n",
-            msg, sizeof msg);
+    /* gpustat's screens are read (issue 25; refused before) */
+    s = read_ok("myhost  Sun Jun  1 10:00:00 2025  550.54.15\n"
+                "[0] NVIDIA A100 | 45 C,  97 % | 70000 / 81920 MB | user(69000M)\n");
+    assert_true(val(s, 0, GW_F_UTIL_GPU_PCT, 0) == 97);
+    assert_true(val(s, 0, GW_F_TEMP_GPU_C, 0) == 45);
+    assert_true(val(s, 0, GW_F_MEM_USED_MIB, 0) == 70000);
+    assert_true(isnan(val(s, 0, GW_F_FAN_PCT, 0)) || val(s, 0, GW_F_FAN_PCT, 0) == -12345);
+    gw_series_free(s);
+    refused("myhost  Sun Jun  1 10:00:00 2025  550.54.15\nGPU 0: busy\n", msg, sizeof msg);
     assert_non_null(strstr(msg, "not a GPU log the report reads (its first line is neither CSV"));
     assert_null(strstr(msg, "--columns"));
     refused("{\"time\": 1733050000, \"gpu_util\": 90}\n", msg, sizeof msg); /* JSON lines */

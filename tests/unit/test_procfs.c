@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -305,6 +306,35 @@ static void test_comm(void **state)
     free(root);
 }
 
+/* Issue 25: in a container without the host's pid namespace NVML's host pid 2 is, here, the
+ * container's own `sleep`: it holds no /dev/nvidia* file, so it is not the GPU's process. */
+static void test_host_pid_in_container(void **state)
+{
+    (void)state;
+    char *root = th_tmpdir();
+    th_write(root, "2/comm", "sleep\n");
+    th_write(root, "3/comm", "python3\n");
+    char dir2[512], dir3[512], l2[600], l3[600];
+    snprintf(dir2, sizeof dir2, "%s/2/fd", root);
+    snprintf(dir3, sizeof dir3, "%s/3/fd", root);
+    assert_int_equal(mkdir(dir2, 0700), 0);
+    assert_int_equal(mkdir(dir3, 0700), 0);
+    snprintf(l2, sizeof l2, "%s/0", dir2);
+    snprintf(l3, sizeof l3, "%s/4", dir3);
+    assert_int_equal(symlink("/dev/null", l2), 0);
+    assert_int_equal(symlink("/dev/nvidia0", l3), 0);
+    assert_false(gw_procfs_may_use_gpu(root, 2));
+    assert_true(gw_procfs_may_use_gpu(root, 3));
+    assert_true(gw_procfs_may_use_gpu(root, 4)); /* no fd directory to read: unknown, trusted */
+    char dir5[512];
+    snprintf(dir5, sizeof dir5, "%s/5/fd", root);
+    th_write(root, "5/comm", "zombie\n");
+    assert_int_equal(mkdir(dir5, 0700), 0);
+    assert_true(gw_procfs_may_use_gpu(root, 5)); /* no descriptors at all: unknown, trusted */
+    th_rmrf(root);
+    free(root);
+}
+
 static void test_no_job(void **state)
 {
     (void)state;
@@ -331,6 +361,7 @@ int main(void)
         cmocka_unit_test(test_roles),
         cmocka_unit_test(test_held_files_on_real_proc),
         cmocka_unit_test(test_comm),
+        cmocka_unit_test(test_host_pid_in_container),
         cmocka_unit_test(test_no_job),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

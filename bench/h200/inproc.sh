@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Issue 22's device runs: gpuwatch's in-job data on YOLOv9 train_dual.py and the torchvision
+# example, input-bound and main-bound, each with one intervention (same job, one setting
+# changed), and the overhead benchmark (bench/inproc_overhead.py). Runs from a folder holding
+# build/gpuwatch with build/python/ (python/inject), .device/lib (bench/h200/collect-libs.sh),
+# env.sh (bench/h200/env.sh), workloads/ (../shared/workloads), train_torchvision.py
+# (examples/), inproc_summary.py and inproc_overhead.py (bench/).
+#   inproc.sh cases      the diagnosis runs, summarised by inproc_summary.py; $OUT/cases.tgz
+#   inproc.sh overhead   steps/s with and without the instrumentation; $OUT/overhead.txt
+#   inproc.sh final      YOLOv9 1 and 8 workers with its launcher's sitecustomize order fixed,
+#                        then the overhead benchmark: $OUT/final.tgz, $OUT/overhead.txt
+# examples/recordings/h200-inproc holds what it recorded (README there: commands, date).
+cd "$(dirname "$0")"
+. ./env.sh
+O=${OUT:-/tmp/out}
+export PYTHONUNBUFFERED=1
+T0=$(date +%s)
+el() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
+rec() { # name timeout cmd...
+  local n=$1 t=$2; shift 2
+  el "start $n"
+  timeout -s INT "$t" build/gpuwatch run -i 0.2 -o "runs/$n" -- "$@" > "runs/$n.console" 2>&1
+  el "end $n rc=$?"
+  grep -E "^(critical|warning|info) " "runs/$n.console" | cut -c1-300
+  python3 inproc_summary.py "runs/$n"
+}
+case "${1:-cases}" in
+cases)
+  mkdir -p runs
+  python3 -c 'import torch, sys; print(sys.version.split()[0], torch.__version__, torch.cuda.device_count())'
+  rec yolo_w1b64 130 workloads/run-yolov9.sh 1 64 2
+  rec yolo_w3b64 100 workloads/run-yolov9.sh 3 64 2
+  rec yolo_w8b64 90 workloads/run-yolov9.sh 8 64 2
+  rec yolo_w8b128 90 workloads/run-yolov9.sh 8 128 2
+  rec tv_w1 60 python3 train_torchvision.py --model resnet18 --epochs 2 --steps 60 --batch 256 \
+    --workers 1 --target-gpu-busy 0.3
+  rec tv_w4 60 python3 train_torchvision.py --model resnet18 --epochs 2 --steps 60 --batch 256 \
+    --workers 4 --target-gpu-busy 0.3
+  el done
+  rm -f runs/*/report.html runs/*/output.idx
+  tar czf "$O/cases.tgz" runs && ls -la "$O"
+  ;;
+final)
+  # YOLOv9's launcher puts its own py-shims/sitecustomize.py FIRST on PYTHONPATH, which hides
+  # gpuwatch's (docs/inproc.md, Limits); the copy run here appends it instead, so that gpuwatch's
+  # sitecustomize runs and chain-loads the shim (numpy.trapz) as the job's own.
+  sed -i 's|^export PYTHONPATH="$D/py-shims${PYTHONPATH:+:$PYTHONPATH}"|export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$D/py-shims"|' workloads/run-yolov9.sh
+  grep -n '^export PYTHONPATH' workloads/run-yolov9.sh
+  mkdir -p runs
+  rec yolo_w1b64 140 workloads/run-yolov9.sh 1 64 2
+  rec yolo_w8b64 80 workloads/run-yolov9.sh 8 64 2
+  {
+    el "overhead: YOLOv9 8 workers batch 64, 3 epochs"
+    timeout 200 python3 inproc_overhead.py --gpuwatch build/gpuwatch --out /tmp/ovh-yolo \
+      --interval 0.5 -- workloads/run-yolov9.sh 8 64 3
+    el "overhead: torchvision resnet50, 4 workers, 3 epochs"
+    timeout 90 python3 inproc_overhead.py --gpuwatch build/gpuwatch --out /tmp/ovh-tv \
+      --interval 0.5 -- python3 train_torchvision.py --model resnet50 --epochs 3 --steps 40 \
+      --batch 128 --workers 4
+    el done
+  } 2>&1 | tee "$O/overhead.txt"
+  python3 inproc_summary.py /tmp/ovh-yolo/on-0 | head -4
+  rm -f runs/*/report.html runs/*/output.idx
+  tar czf "$O/final.tgz" runs && ls -la "$O"
+  ;;
+overhead)
+  {
+    el "YOLOv9 8 workers batch 64, 3 epochs"
+    python3 inproc_overhead.py --gpuwatch build/gpuwatch --out /tmp/ovh-yolo --interval 0.5 \
+      -- workloads/run-yolov9.sh 8 64 3
+    el "torchvision resnet50, 4 workers, 3 epochs"
+    python3 inproc_overhead.py --gpuwatch build/gpuwatch --out /tmp/ovh-tv --interval 0.5 \
+      -- python3 train_torchvision.py --model resnet50 --epochs 3 --steps 60 --batch 128 --workers 4
+    el done
+  } 2>&1 | tee "$O/overhead.txt"
+  ;;
+esac

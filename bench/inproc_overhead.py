@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""The cost of gpuwatch's in-job instrumentation (docs/inproc.md) to a training job: the same
+command under `gpuwatch run` with it (the default) and with --no-python, alternated, and the
+training throughput each epoch reached, from the job's own output:
+  - tqdm epoch bars ("  2/9  ...  38/38 [00:16<00:00, 2.31it/s]"): the last rate of each
+    epoch's bar, in steps/s; YOLO's train_dual.py bars ("  1/2 ... 38/38 00:15") carry no rate:
+    steps over the elapsed seconds (1 s resolution) when the bar is full;
+  - "epoch N done: X images/s" lines (examples/train_torchvision.py).
+The first epoch (start-up, caches) is left out of the mean. From the instrumented runs it also
+reads the sampler threads' own CPU time (sampler_cpu_s) from RUN/python/*.jsonl.
+
+    bench/inproc_overhead.py [--gpuwatch build/gpuwatch] [--reps 1] [--out DIR] -- CMD [ARGS]
+
+Prints one line per run and the slowdown of the mean; writes nothing but the run directories.
+Run it on the device (bench/h200/inproc.sh); figures go to docs/performance.md."""
+import argparse
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+BAR = re.compile(r"^\s*(\d+)/(\d+)\s.*?([\d.]+)\s*(it/s|s/it)\]")
+# YOLO's bar has no rate: "  1/2  ...  640: 100%|#####| 38/38 00:15" (steps done, elapsed)
+BAR_ELAPSED = re.compile(r"^\s*(\d+)/(\d+)\s.*\|\s*(\d+)/(\d+)\s+(?:(\d+):)?(\d+):(\d+)\s*$")
+DONE = re.compile(r"epoch (\d+) done: ([\d.]+) images/s")
+
+
+def rates(output_log):
+    """{epoch: rate} from a job's output."""
+    with open(output_log, "rb") as fh:
+        text = fh.read().decode("utf-8", "replace")
+    out = {}
+    for piece in re.split(r"[\r\n]", text):
+        piece = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", piece)
+        m = DONE.search(piece)
+        if m:
+            out[int(m.group(1))] = float(m.group(2))
+            continue
+        m = BAR_ELAPSED.match(piece)
+        if m:
+            elapsed = int(m.group(5) or 0) * 3600 + int(m.group(6)) * 60 + int(m.group(7))
+            if elapsed and m.group(3) == m.group(4):  # the epoch's last state: all steps done
+                out[int(m.group(1))] = int(m.group(3)) / elapsed
+            continue
+        m = BAR.match(piece)
+        if m:
+            r = float(m.group(3))
+            out[int(m.group(1))] = r if m.group(4) == "it/s" else (1.0 / r if r else 0.0)
+    return out
+
+
+def sampler_cpu(run):
+    total = 0.0
+    for path in glob.glob(os.path.join(run, "python", "*.jsonl")):
+        cpu = 0.0
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if '"kind":"stacks"' in line:
+                    try:
+                        cpu = json.loads(line).get("sampler_cpu_s") or cpu
+                    except ValueError:
+                        pass
+        total += cpu
+    return total, len(glob.glob(os.path.join(run, "python", "*.jsonl")))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpuwatch", default="build/gpuwatch")
+    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--out", default="/tmp/inproc-overhead")
+    ap.add_argument("--interval", default="0.5")
+    ap.add_argument("cmd", nargs=argparse.REMAINDER)
+    a = ap.parse_args()
+    cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
+    if not cmd:
+        ap.error("give the command after --")
+    os.makedirs(a.out, exist_ok=True)
+    means = {"on": [], "off": []}
+    for rep in range(a.reps):
+        for mode in ("on", "off"):
+            run = os.path.join(a.out, "%s-%d" % (mode, rep))
+            flags = [] if mode == "on" else ["--no-python"]
+            t0 = time.time()
+            with open(run + ".console", "w") as con:
+                rc = subprocess.call([a.gpuwatch, "run", "--no-report", "-i", a.interval, "-o",
+                                      run] + flags + ["--"] + cmd, stdout=con, stderr=con)
+            wall = time.time() - t0
+            r = rates(os.path.join(run, "output.log"))
+            later = [v for k, v in sorted(r.items())][1:]
+            mean = statistics.mean(later) if later else float("nan")
+            means[mode].append(mean)
+            cpu, nproc = sampler_cpu(run)
+            print("%-4s rep %d rc %d wall %.0f s  per epoch %s  mean after the first %.3f  "
+                  "sampler CPU %.2f s in %d processes" %
+                  (mode, rep, rc, wall, ", ".join("%.3f" % v for k, v in sorted(r.items())),
+                   mean, cpu, nproc), flush=True)
+    on, off = statistics.mean(means["on"]), statistics.mean(means["off"])
+    print("mean throughput: instrumented %.3f, --no-python %.3f: %+.1f %%" %
+          (on, off, 100.0 * (on - off) / off if off else float("nan")))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
