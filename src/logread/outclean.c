@@ -16,15 +16,21 @@
 
 enum { CHUNK = 65536, SEGMENT_MAX = 1 << 20 }; /* a redraw longer than 1 MiB is cut */
 
+struct timeline;
+
 typedef struct clean {
-    gw_buf seg, keep;        /* the redraw being read; the line's last non-blank redraw */
-    gw_buf safe;             /* keep, sanitised for delivery */
-    int64_t seg_ms, keep_ms; /* when their last character arrived */
-    bool open;               /* bytes of a line not yet delivered */
-    int esc;                 /* util/line_split.h's gw_esc_step state */
+    gw_buf seg, keep;           /* the redraw being read; the line's last non-blank redraw */
+    gw_buf safe;                /* keep, sanitised for delivery */
+    uint64_t seg_end, keep_end; /* the log offset of their last character: its time is looked up
+                                   only when the line is delivered */
+    bool open;                  /* bytes of a line not yet delivered */
+    int esc;                    /* util/line_split.h's gw_esc_step state */
+    struct timeline *tl;        /* output.idx, or NULL */
     gw_outclean_fn fn;
     void *ctx;
 } clean;
+
+static int64_t ms_at(struct timeline *tl, uint64_t off);
 
 static bool blank(const gw_buf *b)
 {
@@ -40,12 +46,13 @@ static void end_redraw(clean *c)
         gw_buf t = c->keep;
         c->keep = c->seg;
         c->seg = t;
-        c->keep_ms = c->seg_ms;
+        c->keep_end = c->seg_end;
     }
     gw_buf_reset(&c->seg);
 }
 
-static void end_line(clean *c, int64_t ms)
+/* The line ending at log offset nl (its '\n', or the log's end) is complete. */
+static void end_line(clean *c, uint64_t nl)
 {
     end_redraw(c);
     /* the job's bytes, shown on a terminal: C0 and C1 controls, bidi controls and invalid UTF-8
@@ -53,7 +60,8 @@ static void end_line(clean *c, int64_t ms)
     gw_buf_reset(&c->safe);
     gw_utf8_sanitize(c->keep.data ? c->keep.data : "", c->keep.len, &c->safe);
     /* a line of blank redraws only (an empty line) is as old as its line end */
-    c->fn(c->ctx, c->safe.len ? c->safe.data : "", c->safe.len, c->keep.len ? c->keep_ms : ms);
+    int64_t ms = c->tl ? ms_at(c->tl, c->keep.len ? c->keep_end : nl) : 0;
+    c->fn(c->ctx, c->safe.len ? c->safe.data : "", c->safe.len, ms);
     gw_buf_reset(&c->keep);
     c->open = false;
 }
@@ -82,8 +90,8 @@ static const char *next_of(const char **at, const char *p, const char *end, int 
     return *at;
 }
 
-/* Feeds data[0..n), a piece of m's chunk whose bytes arrived at ms. */
-static void feed(clean *c, const char *data, size_t n, int64_t ms, marks *m)
+/* Feeds data[0..n), m's chunk, which starts at log offset base. */
+static void feed(clean *c, const char *data, size_t n, uint64_t base, marks *m)
 {
     const char *p = data, *end = data + n;
     while (p < end) {
@@ -103,7 +111,7 @@ static void feed(clean *c, const char *data, size_t n, int64_t ms, marks *m)
                     len = room;
                 if (len) {
                     gw_buf_append(&c->seg, p, len);
-                    c->seg_ms = ms;
+                    c->seg_end = base + (uint64_t)(p - data) + len - 1;
                 }
                 p = q;
                 continue;
@@ -113,13 +121,14 @@ static void feed(clean *c, const char *data, size_t n, int64_t ms, marks *m)
         c->open = true;
         if (!gw_esc_step(&c->esc, ch))
             continue;
+        uint64_t at = base + (uint64_t)(p - 1 - data);
         if (ch == '\n') {
-            end_line(c, ms);
+            end_line(c, at);
         } else if (ch == '\r') {
             end_redraw(c);
         } else if (c->seg.len < SEGMENT_MAX) {
             gw_buf_append(&c->seg, (const char *)&ch, 1);
-            c->seg_ms = ms;
+            c->seg_end = at;
         }
     }
 }
@@ -204,6 +213,72 @@ static bool next_entry(idx_reader *idx, uint64_t *off, int64_t *ms)
     return false;
 }
 
+/* output.idx as a function of the log offset, asked with offsets that never go back. */
+typedef struct timeline {
+    idx_reader r;
+    int64_t ms;        /* the time of the entries applied so far */
+    bool more;         /* next_off/next_ms hold the next entry */
+    uint64_t next_off; /* bytes from next_off on arrived at next_ms */
+    int64_t next_ms;
+} timeline;
+
+/* The start of the first whole line after byte at of the block and before hi; 0 when none. */
+static size_t line_after(const idx_reader *r, size_t at, size_t hi)
+{
+    const char *nl = memchr(r->buf + at, '\n', hi - at);
+    return nl && (size_t)(nl + 1 - r->buf) < hi ? (size_t)(nl + 1 - r->buf) : 0;
+}
+
+/* Whether the whole line at ls is an entry at or before off. */
+static bool entry_at_or_before(idx_reader *r, size_t ls, uint64_t off)
+{
+    char *nl = memchr(r->buf + ls, '\n', r->len - ls);
+    if (!nl)
+        return false;
+    uint64_t o;
+    int64_t ms;
+    *nl = '\0';
+    bool yes = r->buf[ls] != '#' && parse_entry(r->buf + ls, &o, &ms) && o <= off;
+    *nl = '\n';
+    return yes;
+}
+
+/* Entries come in offset order (gpuwatch run appends them), so every entry before one at or
+ * before off is too, and only the last of them counts: the block's unread lines are skipped to
+ * it by galloping then bisecting, a few parses instead of one per entry (a bar redraws hundreds
+ * of times per line delivered). The entry skipped to is read next, as usual. */
+static void skip_entries(timeline *tl, uint64_t off)
+{
+    idx_reader *r = &tl->r;
+    size_t lo = r->pos, hi = r->len, step = 256;
+    for (;;) { /* gallop: a plain log asks for the very next entry, one probe */
+        size_t ls = lo + step < hi ? line_after(r, lo + step, hi) : 0;
+        if (!ls || !entry_at_or_before(r, ls, off)) {
+            hi = lo + step < hi ? lo + step : hi;
+            break;
+        }
+        r->pos = lo = ls;
+        step *= 2;
+    }
+    while (hi - lo > 256) {
+        size_t ls = line_after(r, lo + (hi - lo) / 2, hi);
+        if (ls && entry_at_or_before(r, ls, off))
+            r->pos = lo = ls;
+        else
+            hi = lo + (hi - lo) / 2;
+    }
+}
+
+static int64_t ms_at(timeline *tl, uint64_t off)
+{
+    while (tl->more && tl->next_off <= off) {
+        tl->ms = tl->next_ms;
+        skip_entries(tl, off);
+        tl->more = next_entry(&tl->r, &tl->next_off, &tl->next_ms);
+    }
+    return tl->ms;
+}
+
 gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_fn fn, void *ctx,
                        gw_error *err)
 {
@@ -219,16 +294,14 @@ gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_f
     }
     clean c = {.fn = fn, .ctx = ctx};
     char *buf = xmalloc(CHUNK);
-    idx_reader ir = {.f = idx, .buf = xmalloc(CHUNK), .cap = CHUNK};
-    uint64_t pos = 0, next_off = 0, off0 = 0;
-    int64_t ms = 0, next_ms = 0;
-    next_entry(&ir, &off0, &ms); /* bytes before the first entry: its time */
-    bool more = next_entry(&ir, &next_off, &next_ms);
-    gw_rc rc = GW_OK;
-    while (more && next_off == 0) { /* entries at offset 0 after the first (pos is 0) */
-        ms = next_ms;
-        more = next_entry(&ir, &next_off, &next_ms);
+    timeline tl = {.r = {.f = idx, .buf = xmalloc(CHUNK), .cap = CHUNK}};
+    uint64_t off0 = 0, pos = 0;
+    if (idx) {
+        next_entry(&tl.r, &off0, &tl.ms); /* bytes before the first entry: its time */
+        tl.more = next_entry(&tl.r, &tl.next_off, &tl.next_ms);
+        c.tl = &tl;
     }
+    gw_rc rc = GW_OK;
     for (;;) {
         size_t got = fread(buf, 1, CHUNK, log);
         if (got == 0) {
@@ -236,29 +309,18 @@ gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_f
                 rc = gw_error_set(err, GW_E_IO, "%s: %s", log_path, strerror(errno));
             break;
         }
-        /* the chunk in pieces, each up to the next entry's offset: its bytes arrived at ms */
         marks m;
         marks_init(&m, buf, got);
-        for (size_t i = 0; i < got;) {
-            size_t take = got - i;
-            if (more && next_off - pos < take)
-                take = (size_t)(next_off - pos);
-            feed(&c, buf + i, take, ms, &m);
-            pos += take;
-            i += take;
-            while (more && pos >= next_off) { /* bytes from next_off on arrived at next_ms */
-                ms = next_ms;
-                more = next_entry(&ir, &next_off, &next_ms);
-            }
-        }
+        feed(&c, buf, got, pos, &m);
+        pos += got;
     }
     if (!rc && c.open)
-        end_line(&c, ms);
+        end_line(&c, pos);
     gw_buf_free(&c.seg);
     gw_buf_free(&c.keep);
     gw_buf_free(&c.safe);
     free(buf);
-    free(ir.buf);
+    free(tl.r.buf);
     fclose(log);
     if (idx)
         fclose(idx);

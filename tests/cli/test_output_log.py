@@ -117,8 +117,9 @@ def reference(data, entries):
 
 def test_big_log_with_an_entry_per_redraw_matches_the_rule(tmp_path):
     """Bars across the 64 KiB read chunks, an output.idx entry per redraw (as `gpuwatch run`
-    writes them), entries at one offset twice, a CRLF entry, an overlong junk line and a last
-    entry without line end: every line and time as the rule says."""
+    writes them, looked up by bisection), entries at one offset twice, a CRLF entry, comments,
+    junk and an overlong line amid them, a last entry without line end: every line and time as
+    the rule says."""
     data, entries, ms = bytearray(), [], 1796137777000
     for bar in range(100):
         for step in range(60):
@@ -133,6 +134,8 @@ def test_big_log_with_an_entry_per_redraw_matches_the_rule(tmp_path):
         idx.append(f"{off} {t}" + ("\r" if i == 500 else ""))
         if i == 900:
             idx.append(f"{off} {t}")  # the same entry twice
+        if i in (1500, 4000):
+            idx += ["# a comment", "junk that is no entry"]
     (tmp_path / "output.log").write_bytes(bytes(data))
     (tmp_path / "output.idx").write_text("\n".join(idx))  # no line end after the last
     assert len(data) > 3 * 65536
