@@ -227,14 +227,6 @@ static void spaced_ticks(const gw_nvml *n, gw_gpu_dev *d, uint64_t fields, const
 static void spaced_gpm(const gw_nvml *n, gw_gpu_dev *d, int ticks, uint64_t fields,
                        const char *what)
 {
-    static const struct {
-        unsigned id;
-        gw_gpu_field f;
-    } metric[] = {{2, GW_F_GPM_SM_ACTIVE_PCT},
-                  {3, GW_F_GPM_SM_OCCUPANCY_PCT},
-                  {5, GW_F_GPM_TENSOR_ACTIVE_PCT},
-                  {10, GW_F_GPM_DRAM_ACTIVE_PCT},
-                  {1, GW_F_GPM_GR_ACTIVE_PCT}};
     gwn_gpm_sample smp[2] = {NULL, NULL};
     if (!d->info.gpm_supported || n->GpmSampleAlloc(&smp[0]) || n->GpmSampleAlloc(&smp[1]))
         return;
@@ -249,9 +241,9 @@ static void spaced_gpm(const gw_nvml *n, gw_gpu_dev *d, int ticks, uint64_t fiel
         gpm_mg.version = GWN_GPM_METRICS_GET_VERSION;
         gpm_mg.sample1 = smp[(i - 1) & 1];
         gpm_mg.sample2 = smp[i & 1];
-        for (size_t k = 0; k < sizeof metric / sizeof metric[0]; k++)
-            if (fields & B(metric[k].f))
-                gpm_mg.metrics[gpm_mg.numMetrics++].metricId = metric[k].id;
+        for (int f = 0; f < GW_F_COUNT; f++) /* the GPM fields of the table */
+            if (gw_fields[f].gpm_metric && (fields & B(f)))
+                gpm_mg.metrics[gpm_mg.numMetrics++].metricId = gw_fields[f].gpm_metric;
         n->GpmMetricsGet(&gpm_mg);
         metrics_cpu += cpu_ns() - b;
         get_cpu += b - a;
@@ -358,17 +350,23 @@ int main(int argc, char **argv)
         if (spaced) {
             spaced_ticks(n, &devs[i], core, "4 core fields", spaced);
             spaced_ticks(n, &devs[i], GW_FIELDS_RECORD, "a run tick's fast fields", spaced);
+            spaced_ticks(n, &devs[i], B(GW_F_UTIL_ENC_PCT) | B(GW_F_UTIL_DEC_PCT),
+                         "encoder + decoder utilisation", spaced);
             if (n->GpmSampleGet && n->GpmMetricsGet) {
                 static const struct {
                     uint64_t fields;
                     const char *what;
-                } sets[] = {{B(GW_F_GPM_SM_ACTIVE_PCT), "SM active (2):"},
-                            {B(GW_F_GPM_SM_OCCUPANCY_PCT), "SM occupancy (3):"},
-                            {B(GW_F_GPM_TENSOR_ACTIVE_PCT), "tensor active (5):"},
-                            {B(GW_F_GPM_DRAM_ACTIVE_PCT), "DRAM active (10):"},
-                            {B(GW_F_GPM_GR_ACTIVE_PCT), "graphics active (1):"},
-                            {GW_FIELDS_GPM & ~B(GW_F_GPM_GR_ACTIVE_PCT), "gpu.csv's 4:"},
-                            {GW_FIELDS_GPM, "all 5:"}};
+                } sets[] = {
+                    {B(GW_F_GPM_SM_ACTIVE_PCT), "SM active (2):"},
+                    {B(GW_F_GPM_SM_OCCUPANCY_PCT), "SM occupancy (3):"},
+                    {B(GW_F_GPM_TENSOR_ACTIVE_PCT), "tensor active (5):"},
+                    {B(GW_F_GPM_DRAM_ACTIVE_PCT), "DRAM active (10):"},
+                    {B(GW_F_GPM_GR_ACTIVE_PCT), "graphics active (1):"},
+                    {B(GW_F_GPM_PCIE_TX_MIB_S) | B(GW_F_GPM_PCIE_RX_MIB_S), "PCIe TX+RX (20, 21):"},
+                    {B(GW_F_GPM_NVLINK_TX_MIB_S) | B(GW_F_GPM_NVLINK_RX_MIB_S),
+                     "NVLink TX+RX (61, 60):"},
+                    {GW_FIELDS_GPM & GW_FIELDS_RECORD, "gpu.csv's GPM:"},
+                    {GW_FIELDS_GPM, "all GPM:"}};
                 for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++)
                     spaced_gpm(n, &devs[i], spaced, sets[k].fields, sets[k].what);
             }

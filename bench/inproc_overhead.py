@@ -5,7 +5,8 @@ training throughput each epoch reached, from the job's own output:
   - tqdm epoch bars ("  2/9  ...  38/38 [00:16<00:00, 2.31it/s]"): the last rate of each
     epoch's bar, in steps/s; YOLO's train_dual.py bars ("  1/2 ... 38/38 00:15") carry no rate:
     steps over the elapsed seconds (1 s resolution) when the bar is full;
-  - "epoch N done: X images/s" lines (examples/train_torchvision.py).
+  - "epoch N done: X images/s" lines (examples/train_torchvision.py);
+  - with the run's output.idx, YOLO's bars timed to the millisecond (idx_rates), preferred.
 The first epoch (start-up, caches) is left out of the mean. From the instrumented runs it also
 reads the sampler threads' own CPU time (sampler_cpu_s) from RUN/python/*.jsonl.
 
@@ -53,6 +54,50 @@ def rates(output_log):
     return out
 
 
+def idx_rates(run):
+    """{epoch: steps/s} from YOLO-style bars ("k/N ... s/S elapsed") timed to the millisecond by
+    output.idx (the arrival time of each byte of output.log): from the epoch's first bar state to
+    its full one. The bars' own 1 s clock is too coarse to see a 1 % difference; this is not."""
+    try:
+        with open(os.path.join(run, "output.log"), "rb") as fh:
+            data = fh.read()
+        marks = []
+        with open(os.path.join(run, "output.idx"), encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("#"):
+                    continue
+                off, ms = line.split()
+                marks.append((int(off), int(ms)))
+    except (OSError, ValueError):
+        return {}
+    offs = [m[0] for m in marks]
+
+    def when(offset):  # the arrival of the byte at offset
+        import bisect
+        i = bisect.bisect_right(offs, offset) - 1
+        return marks[i][1] / 1000.0 if i >= 0 else None
+
+    first, full = {}, {}
+    for m in re.finditer(rb"[^\r\n]+", data):
+        piece = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", m.group(0).decode("utf-8", "replace"))
+        b = BAR_ELAPSED.match(piece)
+        if not b:
+            continue
+        k, done, total = int(b.group(1)), int(b.group(3)), int(b.group(4))
+        t = when(m.end() - 1)
+        if t is None:
+            continue
+        first.setdefault(k, (t, done))
+        if done == total and k not in full:
+            full[k] = (t, done)
+    out = {}
+    for k, (t1, s1) in full.items():
+        t0, s0 = first[k]
+        if t1 > t0 and s1 > s0:
+            out[k] = (s1 - s0) / (t1 - t0)
+    return out
+
+
 def sampler_cpu(run):
     total = 0.0
     for path in glob.glob(os.path.join(run, "python", "*.jsonl")):
@@ -90,7 +135,7 @@ def main():
                 rc = subprocess.call([a.gpuwatch, "run", "--no-report", "-i", a.interval, "-o",
                                       run] + flags + ["--"] + cmd, stdout=con, stderr=con)
             wall = time.time() - t0
-            r = rates(os.path.join(run, "output.log"))
+            r = idx_rates(run) or rates(os.path.join(run, "output.log"))
             later = [v for k, v in sorted(r.items())][1:]
             mean = statistics.mean(later) if later else float("nan")
             means[mode].append(mean)

@@ -270,6 +270,26 @@ gwn_return nvmlDeviceGetFanSpeed(gwn_device device, unsigned int *pct)
     return timeline_uint(FC_nvmlDeviceGetFanSpeed, device, FG_FAN, FK_FAN_PCT, 1, pct);
 }
 
+/* The sampling period the fake reports with the encoder and decoder utilisations (gpuwatch does
+ * not use it). */
+#define FAKE_CODEC_PERIOD_US 166667u
+
+gwn_return nvmlDeviceGetEncoderUtilization(gwn_device device, unsigned int *pct,
+                                           unsigned int *period_us)
+{
+    if (period_us)
+        *period_us = FAKE_CODEC_PERIOD_US;
+    return timeline_uint(FC_nvmlDeviceGetEncoderUtilization, device, FG_UTIL, FK_ENC_UTIL, 1, pct);
+}
+
+gwn_return nvmlDeviceGetDecoderUtilization(gwn_device device, unsigned int *pct,
+                                           unsigned int *period_us)
+{
+    if (period_us)
+        *period_us = FAKE_CODEC_PERIOD_US;
+    return timeline_uint(FC_nvmlDeviceGetDecoderUtilization, device, FG_UTIL, FK_DEC_UTIL, 1, pct);
+}
+
 /* The four PCIe link getters return one static device property each. */
 static gwn_return pcie_link(fake_call_id id, gwn_device device, unsigned int *out)
 {

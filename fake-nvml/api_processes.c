@@ -105,3 +105,54 @@ gwn_return nvmlDeviceGetGraphicsRunningProcesses(gwn_device device, unsigned int
     return list_processes(FC_nvmlDeviceGetGraphicsRunningProcesses, device, true, true, count,
                           infos);
 }
+
+gwn_return nvmlDeviceGetProcessUtilization(gwn_device device,
+                                           gwn_process_utilization_sample *samples,
+                                           unsigned int *count, unsigned long long last_seen_us)
+{
+    fake_call c;
+    gwn_return r = fake_begin_device(&c, FC_nvmlDeviceGetProcessUtilization, device, FG_PROCESSES);
+    if (r)
+        return r;
+    if (!count)
+        return fake_end(&c, GWN_ERROR_INVALID_ARGUMENT);
+    pid_t child = 0;
+    if (c.dev->has_child_process) {
+        fake_pause(&c);
+        child = fake_first_child(getpid());
+        r = fake_resume(&c);
+        if (r)
+            return r;
+    }
+    unsigned long long now_us = c.t > 0 ? (unsigned long long)(c.t * 1e6) : 0;
+    unsigned int pid, n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        n = 0;
+        for (size_t i = 0; i < c.dev->nprocesses; i++) {
+            const fake_process *p = &c.dev->processes[i];
+            if (!listed(p, c.t, p->graphics, child, &pid) || now_us <= last_seen_us ||
+                p->util[0] + p->util[1] + p->util[2] + p->util[3] <= 0)
+                continue;
+            if (pass == 1)
+                samples[n] = (gwn_process_utilization_sample){.pid = pid,
+                                                              .timeStamp = now_us,
+                                                              .smUtil = (unsigned int)p->util[0],
+                                                              .memUtil = (unsigned int)p->util[1],
+                                                              .encUtil = (unsigned int)p->util[2],
+                                                              .decUtil = (unsigned int)p->util[3]};
+            n++;
+        }
+        if (pass == 0 && n == 0)
+            return fake_end(&c, GWN_ERROR_NOT_FOUND);
+        if (pass == 0 && !samples) {
+            *count = n;
+            return fake_end(&c, GWN_SUCCESS);
+        }
+        if (pass == 0 && *count < n) {
+            *count = n;
+            return fake_end(&c, GWN_ERROR_INSUFFICIENT_SIZE);
+        }
+    }
+    *count = n;
+    return fake_end(&c, GWN_SUCCESS);
+}

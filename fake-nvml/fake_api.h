@@ -58,6 +58,11 @@ FAKE_EXPORT gwn_return nvmlDeviceGetCurrentClocksThrottleReasons(gwn_device devi
                                                                  unsigned long long *reasons);
 FAKE_EXPORT gwn_return nvmlDeviceGetPerformanceState(gwn_device device, int *pstate);
 FAKE_EXPORT gwn_return nvmlDeviceGetFanSpeed(gwn_device device, unsigned int *pct);
+/* enc_util / dec_util of the timeline; the sampling period is FAKE_CODEC_PERIOD_US. */
+FAKE_EXPORT gwn_return nvmlDeviceGetEncoderUtilization(gwn_device device, unsigned int *pct,
+                                                       unsigned int *period_us);
+FAKE_EXPORT gwn_return nvmlDeviceGetDecoderUtilization(gwn_device device, unsigned int *pct,
+                                                       unsigned int *period_us);
 FAKE_EXPORT gwn_return nvmlDeviceGetCurrPcieLinkGeneration(gwn_device device, unsigned int *gen);
 FAKE_EXPORT gwn_return nvmlDeviceGetMaxPcieLinkGeneration(gwn_device device, unsigned int *gen);
 FAKE_EXPORT gwn_return nvmlDeviceGetCurrPcieLinkWidth(gwn_device device, unsigned int *width);
@@ -87,6 +92,13 @@ FAKE_EXPORT gwn_return nvmlDeviceGetGraphicsRunningProcesses_v2(gwn_device devic
                                                                 unsigned int *count, void *infos);
 FAKE_EXPORT gwn_return nvmlDeviceGetGraphicsRunningProcesses(gwn_device device, unsigned int *count,
                                                              void *infos);
+/* One sample per listed process with a non-zero share (scenario process keys sm_util, mem_util,
+ * enc_util, dec_util), stamped with the scenario time in us; NOT_FOUND when none is newer than
+ * last_seen_us. NULL samples: *count set to the number, SUCCESS. */
+FAKE_EXPORT gwn_return nvmlDeviceGetProcessUtilization(gwn_device device,
+                                                       gwn_process_utilization_sample *samples,
+                                                       unsigned int *count,
+                                                       unsigned long long last_seen_us);
 
 /* gpm.c */
 FAKE_EXPORT gwn_return nvmlGpmQueryDeviceSupport(gwn_device device, gwn_gpm_support *support);

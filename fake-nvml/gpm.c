@@ -25,6 +25,8 @@ static char name_tensor[] = "any_tensor_util", long_tensor[] = "Any tensor pipe 
 static char name_dram[] = "dram_bw_util", long_dram[] = "DRAM bandwidth utilization";
 static char name_tx[] = "pcie_tx", long_tx[] = "PCIe transmitted bandwidth";
 static char name_rx[] = "pcie_rx", long_rx[] = "PCIe received bandwidth";
+static char name_nvtx[] = "nvlink_total_tx", long_nvtx[] = "NVLink transmitted bandwidth";
+static char name_nvrx[] = "nvlink_total_rx", long_nvrx[] = "NVLink received bandwidth";
 static char unit_pct[] = "%", unit_mib_s[] = "MiB/s";
 
 static const struct {
@@ -39,6 +41,8 @@ static const struct {
     {GWN_GPM_METRIC_DRAM_BW_UTIL, FK_DRAM_ACTIVE, name_dram, long_dram, unit_pct},
     {GWN_GPM_METRIC_PCIE_TX_PER_SEC, FK_PCIE_TX_MIB_S, name_tx, long_tx, unit_mib_s},
     {GWN_GPM_METRIC_PCIE_RX_PER_SEC, FK_PCIE_RX_MIB_S, name_rx, long_rx, unit_mib_s},
+    {GWN_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, FK_NVLINK_TX_MIB_S, name_nvtx, long_nvtx, unit_mib_s},
+    {GWN_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, FK_NVLINK_RX_MIB_S, name_nvrx, long_nvrx, unit_mib_s},
 };
 
 void fake_gpm_release_all(void)

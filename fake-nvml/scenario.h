@@ -23,7 +23,7 @@
  * call that takes a device belongs to exactly one group (see docs/fake-nvml.md for the table). */
 typedef enum fake_group {
     FG_INFO,                 /* GetName, GetUUID, GetIndex, GetPciInfo* */
-    FG_UTIL,                 /* GetUtilizationRates */
+    FG_UTIL,                 /* GetUtilizationRates, Get{Encoder,Decoder}Utilization */
     FG_MEMORY,               /* GetMemoryInfo, GetMemoryInfo_v2 */
     FG_TEMP,                 /* GetTemperature, GetTemperatureThreshold */
     FG_POWER,                /* GetPowerUsage */
@@ -69,6 +69,10 @@ typedef enum fake_key {
     FK_ECC_UNCORRECTED,      /* extension: volatile uncorrected ECC count (step) */
     FK_PCIE_TX_MIB_S,        /* extension: GPM metric 20 */
     FK_PCIE_RX_MIB_S,        /* extension: GPM metric 21 */
+    FK_NVLINK_TX_MIB_S,      /* extension: GPM metric 61 (all links) */
+    FK_NVLINK_RX_MIB_S,      /* extension: GPM metric 60 (all links) */
+    FK_ENC_UTIL,             /* extension: GetEncoderUtilization, % */
+    FK_DEC_UTIL,             /* extension: GetDecoderUtilization, % */
     FK_COUNT
 } fake_key;
 
@@ -93,6 +97,9 @@ typedef struct fake_process {
     unsigned long long used; /* bytes, or GWN_VALUE_NOT_AVAILABLE for "used_mib": null */
     double from_s, to_s;     /* listed while from_s <= t < to_s (-inf/+inf when absent) */
     bool graphics;           /* "type": "graphics" (else in the compute list) */
+    /* extension: "sm_util", "mem_util", "enc_util", "dec_util" (% of GetProcessUtilization's
+     * sample period, 0 when not given); a process with all four 0 gets no sample, as in NVML */
+    double util[4];
 } fake_process;
 
 typedef struct fake_event {

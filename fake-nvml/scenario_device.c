@@ -57,6 +57,10 @@ const fake_key_info fake_keys[FK_COUNT] = {
     [FK_ECC_UNCORRECTED] = {"ecc_uncorrected", true, EXACT_INT},
     [FK_PCIE_TX_MIB_S] = {"pcie_tx_mib_s", false, 1e12},
     [FK_PCIE_RX_MIB_S] = {"pcie_rx_mib_s", false, 1e12},
+    [FK_NVLINK_TX_MIB_S] = {"nvlink_tx_mib_s", false, 1e12},
+    [FK_NVLINK_RX_MIB_S] = {"nvlink_rx_mib_s", false, 1e12},
+    [FK_ENC_UTIL] = {"enc_util", false, UINT_MAX},
+    [FK_DEC_UTIL] = {"dec_util", false, UINT_MAX},
 };
 
 /* Scenario times are seconds since nvmlInit; a billion seconds is 31 years. */
@@ -214,14 +218,20 @@ static bool read_pid(const fj_reader *r, const cJSON *obj, const char *path, fak
 
 static bool read_process(const fj_reader *r, const cJSON *obj, const char *path, fake_process *p)
 {
-    static const char *const keys[] = {"pid", "name", "used_mib", "from_s", "to_s", "type", NULL};
+    static const char *const keys[] = {"pid",      "name",     "used_mib", "from_s",
+                                       "to_s",     "type",     "sm_util",  "mem_util",
+                                       "enc_util", "dec_util", NULL};
     const char *name = NULL, *type = "compute";
     p->from_s = -INFINITY;
     p->to_s = INFINITY;
     if (!fj_object(r, obj, path, keys) || !read_pid(r, obj, path, p) ||
         !fj_string(r, obj, path, "name", &name) || !fj_string(r, obj, path, "type", &type) ||
         !fj_number(r, obj, path, "from_s", 0, MAX_T_S, false, &p->from_s, NULL) ||
-        !fj_number(r, obj, path, "to_s", 0, MAX_T_S, false, &p->to_s, NULL))
+        !fj_number(r, obj, path, "to_s", 0, MAX_T_S, false, &p->to_s, NULL) ||
+        !fj_number(r, obj, path, "sm_util", 0, UINT_MAX, false, &p->util[0], NULL) ||
+        !fj_number(r, obj, path, "mem_util", 0, UINT_MAX, false, &p->util[1], NULL) ||
+        !fj_number(r, obj, path, "enc_util", 0, UINT_MAX, false, &p->util[2], NULL) ||
+        !fj_number(r, obj, path, "dec_util", 0, UINT_MAX, false, &p->util[3], NULL))
         return false;
     if (strcmp(type, "compute") != 0 && strcmp(type, "graphics") != 0)
         return fj_fail(r, "%s.type is \"%s\": use \"compute\" or \"graphics\"", path, type);

@@ -50,6 +50,8 @@
     X(nvmlDeviceGetCurrentClocksThrottleReasons)                                                   \
     X(nvmlDeviceGetPerformanceState)                                                               \
     X(nvmlDeviceGetFanSpeed)                                                                       \
+    X(nvmlDeviceGetEncoderUtilization)                                                             \
+    X(nvmlDeviceGetDecoderUtilization)                                                             \
     X(nvmlDeviceGetCurrPcieLinkGeneration)                                                         \
     X(nvmlDeviceGetMaxPcieLinkGeneration)                                                          \
     X(nvmlDeviceGetCurrPcieLinkWidth)                                                              \
@@ -65,6 +67,7 @@
     X(nvmlDeviceGetGraphicsRunningProcesses_v3)                                                    \
     X(nvmlDeviceGetGraphicsRunningProcesses_v2)                                                    \
     X(nvmlDeviceGetGraphicsRunningProcesses)                                                       \
+    X(nvmlDeviceGetProcessUtilization)                                                             \
     X(nvmlDeviceGetMigMode)                                                                        \
     X(nvmlDeviceGetMaxMigDeviceCount)                                                              \
     X(nvmlDeviceGetMigDeviceHandleByIndex)                                                         \

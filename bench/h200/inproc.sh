@@ -7,6 +7,7 @@
 # (examples/), inproc_summary.py and inproc_overhead.py (bench/).
 #   inproc.sh cases      the diagnosis runs, summarised by inproc_summary.py; $OUT/cases.tgz
 #   inproc.sh overhead   steps/s with and without the instrumentation; $OUT/overhead.txt
+#   inproc.sh reps       the YOLOv9 overhead, 2 runs each way timed by output.idx
 #   inproc.sh final      YOLOv9 1 and 8 workers with its launcher's sitecustomize order fixed,
 #                        then the overhead benchmark: $OUT/final.tgz, $OUT/overhead.txt
 # examples/recordings/h200-inproc holds what it recorded (README there: commands, date).
@@ -62,6 +63,17 @@ final)
   python3 inproc_summary.py /tmp/ovh-yolo/on-0 | head -4
   rm -f runs/*/report.html runs/*/output.idx
   tar czf "$O/final.tgz" runs && ls -la "$O"
+  ;;
+reps)
+  # The YOLOv9 overhead again, twice each way, timed by output.idx (bench/inproc_overhead.py
+  # idx_rates): the bars' own 1 s clock could not tell 1 % apart. Launcher order fixed as in final.
+  sed -i 's|^export PYTHONPATH="$D/py-shims${PYTHONPATH:+:$PYTHONPATH}"|export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$D/py-shims"|' workloads/run-yolov9.sh
+  {
+    el "overhead: YOLOv9 8 workers batch 64, 3 epochs, 2 reps"
+    timeout 450 python3 inproc_overhead.py --gpuwatch build/gpuwatch --out /tmp/ovh-reps \
+      --interval 0.5 --reps 2 -- workloads/run-yolov9.sh 8 64 3
+    el done
+  } 2>&1 | tee "$O/overhead-reps.txt"
   ;;
 overhead)
   {

@@ -312,6 +312,7 @@ static void classify_dips(gw_analysis *a)
         if (a->nepochs)
             gw_dips_mark_epochs(g->dips, g->ndips, a->epochs, a->nepochs);
         gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
+        gw_dips_mark_job_phases(g->dips, g->ndips, a->series->phases, a->series->nphases);
         settle_dips(g);
     }
 }
@@ -370,6 +371,14 @@ static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
             gw_gpu_mean(g, gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT), sp, false);
         a->epoch_energy_wh[k * a->ngpus + i] = span_energy(&energy, sp).wh;
         epoch_parts(a, g, k, &a->epoch_parts[k * a->ngpus + i]);
+    }
+    for (size_t k = 0; k < a->series->nphases; k++) {
+        const gw_phase_span *ph = &a->series->phases[k];
+        gw_span sp = gw_check_span_of_time(g, ph->start_ms, ph->end_ms);
+        a->job_phase_util_pct[k * a->ngpus + i] =
+            sp.end > sp.begin
+                ? gw_gpu_mean(g, gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT), sp, false)
+                : NAN;
     }
     gw_energy_curve_free(&energy);
 }
@@ -435,6 +444,7 @@ gw_analysis *gw_analyze(const gw_series *s)
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_parts = xcalloc(a->nepochs * a->ngpus + 1, sizeof *a->epoch_parts);
+    a->job_phase_util_pct = xcalloc(s->nphases * a->ngpus + 1, sizeof(double));
     for (size_t i = 0; i < a->ngpus; i++)
         gpu_figures(a, i, scratch);
     free(scratch);
@@ -462,6 +472,7 @@ void gw_analysis_free(gw_analysis *a)
     free(a->epoch_util_pct);
     free(a->epoch_energy_wh);
     free(a->epoch_parts);
+    free(a->job_phase_util_pct);
     gw_verdict_list_free(&a->verdicts);
     gw_inproc_analysis_free(a->inproc);
     free(a);

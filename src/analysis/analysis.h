@@ -115,6 +115,8 @@ typedef struct gw_analysis {
     double *epoch_util_pct;      /* [nepochs * ngpus]: mean utilization.gpu, NAN when unknown */
     double *epoch_energy_wh;     /* [nepochs * ngpus] */
     gw_epoch_parts *epoch_parts; /* [nepochs * ngpus]: the training and validation parts */
+    double *job_phase_util_pct;  /* [series->nphases * ngpus]: mean utilization.gpu in each of
+                                    the job's phases (logread/timeline.h), NAN when unknown */
     gw_verdict_list verdicts;    /* sorted: critical first */
     gw_inproc_analysis *inproc;  /* the in-job data (analysis/inproc.h); never NULL */
 } gw_analysis;
@@ -140,6 +142,11 @@ void gw_phases_end_at_release(const double *util, const double *mem, const int64
 /* Idle runs (util < idle_util_pct) of at least dip_min_s inside steady; *out newly allocated. */
 size_t gw_dips_find(const double *util, const int64_t *t_ms, const double *dt_s, size_t n,
                     gw_span steady, gw_dip **out);
+
+/* Marks dips as expected that lie mostly in the job's evaluation, save or after-training
+ * phases (logread/timeline.h, with dip_align_s of tolerance): an iteration trainer's
+ * evaluation pauses. Returns how many it marked. */
+size_t gw_dips_mark_job_phases(gw_dip *dips, size_t n, const gw_phase_span *ph, size_t nph);
 
 /* Marks dips as expected where the epochs place validation or checkpointing: for epochs whose
  * output showed their parts (train_end_ms, val_start_ms), dips lying mostly between the end of

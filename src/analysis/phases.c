@@ -180,6 +180,25 @@ size_t gw_dips_mark_epochs(gw_dip *dips, size_t n, const gw_epoch *epochs, size_
     return marked;
 }
 
+size_t gw_dips_mark_job_phases(gw_dip *dips, size_t n, const gw_phase_span *ph, size_t nph)
+{
+    int64_t tol = (int64_t)(GW_TH(GW_TH_DIP_ALIGN_S) * 1000.0);
+    size_t marked = 0;
+    for (size_t d = 0; d < n; d++) {
+        int64_t in = 0, len = dips[d].span.end_ms - dips[d].span.start_ms;
+        for (size_t k = 0; k < nph; k++)
+            if (ph[k].kind != GW_PH_TRAIN)
+                in += overlap_ms(dips[d].span.start_ms, dips[d].span.end_ms, ph[k].start_ms - tol,
+                                 ph[k].end_ms + tol);
+        if (!dips[d].expected && len > 0 && 2 * in > len) {
+            dips[d].expected = true;
+            dips[d].at_epoch_start = false;
+            marked++;
+        }
+    }
+    return marked;
+}
+
 bool gw_dips_regular(const gw_dip *dips, size_t n, double *period_s, double *cv)
 {
     *period_s = NAN;

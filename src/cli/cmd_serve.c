@@ -235,7 +235,7 @@ static int serve(gw_exporter *e, const gw_exporter_config *cfg, const sigset_t *
     gw_events *bus = gw_events_new();
     int status = 1;
     gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
-                            .fields = GW_PROM_FIELDS,
+                            .fields = gw_prom_fields(),
                             .processes = cfg->per_process,
                             .migs = cfg->pods != NULL, /* the kubelet's MIG device ids */
                             .nvml_events = true};

@@ -188,10 +188,12 @@ static const char bash_main[] =
 
 static void write_fields(FILE *out, const char *sep)
 {
-    for (size_t i = 0; i < gw_qfield_count; i++) {
-        fprintf(out, "%s%s", i ? sep : "", gw_qfields[i].name);
-        if (gw_qfields[i].alias)
-            fprintf(out, "%s%s", sep, gw_qfields[i].alias);
+    size_t count;
+    const gw_qfield *all = gw_qfields(&count);
+    for (size_t i = 0; i < count; i++) {
+        fprintf(out, "%s%s", i ? sep : "", all[i].name);
+        if (all[i].alias)
+            fprintf(out, "%s%s", sep, all[i].alias);
     }
 }
 

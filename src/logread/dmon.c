@@ -4,7 +4,6 @@
 #include "logread/logread.h"
 #include "logread/timeparse.h"
 
-#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <ctype.h>
@@ -15,26 +14,14 @@
 
 enum { DMON_MAX_COLS = 48 };
 
-/* dmon's column names: -s p (pwr gtemp mtemp), u (sm mem enc dec jpg ofa), c (mclk pclk),
- * m (fb bar1 ccpm). Columns not listed are ignored and named in the report. */
-static const struct {
-    const char *name;
-    int field; /* a gw_gpu_field, or -1 for an extra column named `extra` */
-    const char *extra;
-} dmon_cols[] = {
-    {"pwr", GW_F_POWER_DRAW_W, NULL},       {"gtemp", GW_F_TEMP_GPU_C, NULL},
-    {"mtemp", GW_F_TEMP_MEM_C, NULL},       {"sm", GW_F_UTIL_GPU_PCT, NULL},
-    {"mem", GW_F_UTIL_MEM_PCT, NULL},       {"enc", -1, "utilization.encoder [%]"},
-    {"dec", -1, "utilization.decoder [%]"}, {"mclk", GW_F_CLOCK_MEM_MHZ, NULL},
-    {"pclk", GW_F_CLOCK_GR_MHZ, NULL},      {"fb", GW_F_MEM_USED_MIB, NULL},
-};
-
-typedef enum { D_IGNORE, D_GPU, D_DATE, D_TIME, D_FIELD, D_EXTRA } dkind;
+/* dmon's column names (-s p: pwr gtemp mtemp, u: sm mem enc dec jpg ofa, c: mclk pclk, m: fb
+ * bar1 ccpm) are the field table's (gw_fields[].dmon); other columns are ignored and named in the
+ * report. */
+typedef enum { D_IGNORE, D_GPU, D_DATE, D_TIME, D_FIELD } dkind;
 
 typedef struct dcol {
     dkind kind;
     int field;
-    const char *extra;
 } dcol;
 
 typedef struct dmon {
@@ -65,18 +52,17 @@ static void dmon_header(dmon *d, char **tok, size_t n)
     d->ignored[0] = '\0';
     for (size_t i = 0; i < n && i < DMON_MAX_COLS; i++) {
         dcol *c = &d->cols[i];
-        *c = (dcol){D_IGNORE, -1, NULL};
+        *c = (dcol){D_IGNORE, -1};
         if (strcmp(tok[i], "gpu") == 0 || strcmp(tok[i], "Idx") == 0)
             c->kind = D_GPU;
         else if (strcasecmp(tok[i], "Date") == 0)
             c->kind = D_DATE;
         else if (strcasecmp(tok[i], "Time") == 0)
             c->kind = D_TIME;
-        for (size_t k = 0; c->kind == D_IGNORE && k < sizeof dmon_cols / sizeof dmon_cols[0]; k++)
-            if (strcmp(tok[i], dmon_cols[k].name) == 0) {
-                c->kind = dmon_cols[k].field >= 0 ? D_FIELD : D_EXTRA;
-                c->field = dmon_cols[k].field;
-                c->extra = dmon_cols[k].extra;
+        for (int f = 0; c->kind == D_IGNORE && f < GW_F_COUNT; f++)
+            if (gw_fields[f].dmon && strcmp(tok[i], gw_fields[f].dmon) == 0) {
+                c->kind = D_FIELD;
+                c->field = f;
             }
         if (c->kind == D_IGNORE) {
             size_t len = strlen(d->ignored);
@@ -84,7 +70,7 @@ static void dmon_header(dmon *d, char **tok, size_t n)
                 snprintf(d->ignored + len, sizeof d->ignored - len, "%s%s", len ? ", " : "",
                          tok[i]);
         }
-        d->any_value |= c->kind == D_FIELD || c->kind == D_EXTRA;
+        d->any_value |= c->kind == D_FIELD;
         d->has_date |= c->kind == D_DATE;
         d->has_time |= c->kind == D_TIME;
     }
@@ -163,16 +149,13 @@ static bool dmon_row(gw_series *s, size_t input, const char *source, dmon *d, ch
             tod = tok[i];
             break;
         case D_FIELD:
-        case D_EXTRA:
             if (gw_cells_absent(tok[i]))
                 break;
             if (!gw_cells_number(tok[i], &v[i], &unit) || *unit)
                 return false;
-            if (c->kind == D_FIELD ? !gw_field_plausible((gw_field)c->field, v[i])
-                                   : !gw_fmt_sane(v[i]) || v[i] < 0) {
+            if (!gw_field_plausible((gw_field)c->field, v[i])) {
                 v[i] = NAN; /* no reading of any GPU (the sampler's bounds): dropped, counted */
-                if (c->kind == D_FIELD)
-                    impossible |= GW_FIELD_BIT(c->field);
+                impossible |= GW_FIELD_BIT(c->field);
             }
             break;
         case D_IGNORE:
@@ -197,8 +180,6 @@ static bool dmon_row(gw_series *s, size_t input, const char *source, dmon *d, ch
             continue;
         if (d->cols[i].kind == D_FIELD)
             gw_series_gpu_writable(g, (gw_gpu_field)d->cols[i].field)[row] = v[i];
-        else if (d->cols[i].kind == D_EXTRA)
-            gw_series_table_writable(&g->tab, d->cols[i].extra, -1)[row] = v[i];
     }
     return true;
 }

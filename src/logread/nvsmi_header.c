@@ -17,7 +17,8 @@ typedef struct alias {
     unsigned bit;
 } alias;
 
-/* Names nvidia-smi accepts (or prints in the header) for the same thing, beyond gw_fields[]. */
+/* Names nvidia-smi accepts (or prints in the header) for the same thing, beyond gw_fields[] (whose
+ * CSV header keys and aliases gw_field_by_key finds). */
 static const alias aliases[] = {
     {"timestamp", C_TIME, -1, 0},
     {"elapsed", C_ELAPSED, -1, 0},
@@ -29,18 +30,8 @@ static const alias aliases[] = {
     {"gpu_bus_id", C_PCI, -1, 0},
     {"name", C_NAME, -1, 0},
     {"gpu_name", C_NAME, -1, 0},
-    {"clocks.sm", C_FIELD, GW_F_CLOCK_SM_MHZ, 0},
-    {"clocks.gr", C_FIELD, GW_F_CLOCK_GR_MHZ, 0},
-    {"clocks.mem", C_FIELD, GW_F_CLOCK_MEM_MHZ, 0},
-    {"clocks.max.mem", C_FIELD, GW_F_CLOCK_MAX_MEM_MHZ, 0},
-    {"clocks.max.memory", C_FIELD, GW_F_CLOCK_MAX_MEM_MHZ, 0},
-    {"clocks_throttle_reasons.active", C_FIELD, GW_F_CLOCKS_EVENT_REASONS, 0},
     {"power.draw.average", C_FIELD, GW_F_POWER_DRAW_W, 0},
     {"power.draw.instant", C_FIELD, GW_F_POWER_DRAW_W, 0},
-    {"sm_util_pct", C_FIELD, GW_F_GPM_SM_ACTIVE_PCT, 0},
-    {"sm_occupancy_pct", C_FIELD, GW_F_GPM_SM_OCCUPANCY_PCT, 0},
-    {"tensor_util_pct", C_FIELD, GW_F_GPM_TENSOR_ACTIVE_PCT, 0},
-    {"dram_bw_util_pct", C_FIELD, GW_F_GPM_DRAM_ACTIVE_PCT, 0},
     {"gpu_idle", C_REASON, -1, GW_REASON_GPU_IDLE},
     {"applications_clocks_setting", C_REASON, -1, GW_REASON_APPLICATIONS_CLOCKS_SETTING},
     {"sw_power_cap", C_REASON, -1, GW_REASON_SW_POWER_CAP},
@@ -90,7 +81,8 @@ void nvsmi_list_add(char *list, size_t cap, const char *item)
     snprintf(list + n, cap - n, "%s%s", n ? ", " : "", item);
 }
 
-/* Maps key to a column kind: nvidia-smi's names and gw_fields[] (C_IGNORE when neither). */
+/* Maps key to a column kind: nvidia-smi's names, gw_fields[] and the GPM sampler CSV's column names
+ * (gw_logread_gpm_field) (C_IGNORE when none). */
 static void match_key(colmap *c, const char *key)
 {
     for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++)
@@ -99,6 +91,8 @@ static void match_key(colmap *c, const char *key)
             c->field = aliases[a].field;
         }
     int f = c->kind == C_IGNORE ? gw_field_by_key(GW_FG_GPU, key) : -1;
+    if (c->kind == C_IGNORE && f < 0)
+        f = gw_logread_gpm_field(key);
     if (f >= 0) {
         c->kind = C_FIELD;
         c->field = f;

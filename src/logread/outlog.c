@@ -69,6 +69,20 @@ void gw_logread_keep_epochs(gw_series *s, size_t input, gw_progress *p)
         ev->total = e[i].total;
     }
     free(e);
+    gw_phase_span *ph = NULL;
+    size_t nph = gw_progress_phases(p, &ph);
+    s->phases = xrealloc(s->phases, (s->nphases + nph + 1) * sizeof *s->phases);
+    if (nph)
+        memcpy(s->phases + s->nphases, ph, nph * sizeof *ph);
+    s->nphases += nph;
+    free(ph);
+    char found[512];
+    gw_progress_found(p, found, sizeof found);
+    if (!s->phases_found ||
+        (!s->phases_found[0] || strcmp(s->phases_found, "no phases found") == 0)) {
+        free(s->phases_found);
+        s->phases_found = xstrdup(found);
+    }
     gw_progress_rate *r = NULL;
     size_t nr = gw_progress_rates(p, &r);
     s->rate_t_ms = xrealloc(s->rate_t_ms, (s->nrates + nr + 1) * sizeof *s->rate_t_ms);

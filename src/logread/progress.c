@@ -1,31 +1,28 @@
 /* What a job's output says about its phases (see progress.h). */
 #include "logread/progress.h"
+#include "logread/counter_line.h"
+#include "logread/progress_bar.h"
+#include "logread/timeline.h"
 
 #include "util/xalloc.h"
 
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-enum { DESC_MAX = 256, KEEP_MS = 1000 };
+enum { KEEP_MS = 1000 };
 
-/* A bar draw (or a timm line), parsed. */
-typedef struct bar {
-    long n, total;
-    double elapsed_s; /* the bar's own elapsed time, NAN when it prints none */
-    double step_s;    /* seconds per step when the bar prints it (Keras "20ms/step"), else NAN */
-    char desc[DESC_MAX];
-    long epoch, epoch_total; /* a timm "Train: 3 [" line's epoch, else -1 */
-    int val;                 /* 1 validation by its own words, 0 not said */
-} bar;
+typedef gw_bar bar;
 
 typedef struct start {
     long raw, total;
     int64_t t_ms;
-    bool inclusive; /* a YOLO column: the total is the last epoch's number */
+    bool inclusive;      /* a YOLO column: the total is the last epoch's number */
+    size_t first_sample; /* its first training sample's index, SIZE_MAX: by time alone */
 } start;
 
 typedef struct sample {
@@ -67,6 +64,21 @@ struct gw_progress {
     hf_dict *hf;
     size_t nhf, caphf;
     int64_t last_ms;
+    gw_timeline *tl;
+    int64_t last_act_ms;      /* the last line that showed work (training, evaluation, a save) */
+    long last_raw;            /* a text counter's last printed value */
+    bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
+    bool train_bars;          /* training steps came from progress bars */
+    bool train_bars_labelled; /* ... whose descriptions name the epoch */
+    size_t nst_at_sample;     /* epochs started before the latest training sample */
+    bool after_download;      /* the line before spoke of a download or an upload */
+    bool val_open;            /* the last validation run was announced: it runs to the next
+                                 activity */
+    const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
+    char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
+    char train_shape[GW_COUNTER_SHAPE_MAX];
+    char eval_word[GW_COUNTER_WORD_MAX];
+    char save_word[GW_COUNTER_WORD_MAX];
 };
 
 gw_progress *gw_progress_new(const gw_epoch_matcher *user)
@@ -78,6 +90,8 @@ gw_progress *gw_progress_new(const gw_epoch_matcher *user)
         p->dflt = NULL; /* the default always compiles */
     p->zero_based = -1;
     p->train_total = -1;
+    p->last_raw = -1;
+    p->tl = gw_timeline_new();
     return p;
 }
 
@@ -90,251 +104,8 @@ void gw_progress_free(gw_progress *p)
     free(p->sm);
     free(p->vr);
     free(p->hf);
+    gw_timeline_free(p->tl);
     free(p);
-}
-
-/* ---- reading numbers and times ---- */
-
-static bool read_long(const char **s, long *v)
-{
-    const char *p = *s;
-    if (!isdigit((unsigned char)*p))
-        return false;
-    long x = 0;
-    int d = 0;
-    while (isdigit((unsigned char)*p) && d < 12) {
-        x = x * 10 + (*p++ - '0');
-        d++;
-    }
-    if (isdigit((unsigned char)*p))
-        return false;
-    *s = p;
-    *v = x;
-    return true;
-}
-
-/* "n/total" (spaces allowed around '/'); total must be > 0 and n <= total. */
-static bool read_counts(const char **s, long *n, long *total)
-{
-    const char *p = *s;
-    if (!read_long(&p, n))
-        return false;
-    p += strspn(p, " ");
-    if (*p++ != '/')
-        return false;
-    p += strspn(p, " ");
-    if (!read_long(&p, total) || *total <= 0 || *n > *total)
-        return false;
-    *s = p;
-    return true;
-}
-
-/* A time token: "01:23", "1:02:03", "14.1s", "5s", "120ms"; "<..." after it is ignored. */
-static bool time_token(const char *t, size_t len, double *sec)
-{
-    char buf[32];
-    if (len == 0 || len >= sizeof buf)
-        return false;
-    memcpy(buf, t, len);
-    buf[len] = '\0';
-    char *lt = strchr(buf, '<');
-    if (lt)
-        *lt = '\0';
-    if (!isdigit((unsigned char)buf[0]))
-        return false;
-    if (strchr(buf, ':')) {
-        double v = 0;
-        const char *p = buf;
-        for (int parts = 0; *p; parts++) {
-            long x;
-            if (parts > 2 || !read_long(&p, &x))
-                return false;
-            v = v * 60 + (double)x;
-            if (*p == ':')
-                p++;
-            else if (*p)
-                return false;
-        }
-        *sec = v;
-        return true;
-    }
-    char *end;
-    double v = strtod(buf, &end);
-    if (strcmp(end, "s") == 0)
-        *sec = v;
-    else if (strcmp(end, "ms") == 0)
-        *sec = v / 1000.0;
-    else
-        return false;
-    return true;
-}
-
-/* The part of a bar after its counts: elapsed time and seconds per step, in any of the forms
- * "[00:05<00:06, 8.80it/s, loss=1]", "00:17", "3.2it/s 14.1s<17.2s", "2s 20ms/step - loss". */
-static void read_timing(const char *p, bar *b)
-{
-    while (*p) {
-        p += strspn(p, " [],");
-        size_t len = strcspn(p, " [],");
-        if (len == 0)
-            break;
-        double v;
-        const char *slash = memchr(p, '/', len);
-        if (slash && len > 5 && strncmp(p + len - 5, "/step", 5) == 0) {
-            if (time_token(p, (size_t)(slash - p), &v) && v > 0)
-                b->step_s = v;
-        } else if (!slash && isnan(b->elapsed_s) && time_token(p, len, &v)) {
-            b->elapsed_s = v;
-        }
-        if (*p == '-' || memchr(p, '=', len))
-            break; /* metrics from here on */
-        p += len;
-    }
-}
-
-/* The text before "NN%": a bar's description, trimmed, without its final ':'. */
-static void set_desc(bar *b, const char *line, const char *pct)
-{
-    const char *e = pct;
-    while (e > line && (isdigit((unsigned char)e[-1]) || e[-1] == '.'))
-        e--;
-    while (e > line && (e[-1] == ' ' || e[-1] == ':'))
-        e--;
-    const char *s = line + strspn(line, " ");
-    size_t len = e > s ? (size_t)(e - s) : 0;
-    if (len >= DESC_MAX)
-        len = DESC_MAX - 1;
-    memcpy(b->desc, s, len);
-    b->desc[len] = '\0';
-}
-
-static bool is_glyph(const char *p)
-{
-    /* '━' U+2501, '─' U+2500 (Keras 3, ultralytics), '=' '>' '.' '[' (Keras 2) */
-    return strncmp(p, "\xe2\x94\x81", 3) == 0 || strncmp(p, "\xe2\x94\x80", 3) == 0 || *p == '[';
-}
-
-static void bar_init(bar *b)
-{
-    memset(b, 0, sizeof *b);
-    b->elapsed_s = NAN;
-    b->step_s = NAN;
-    b->epoch = b->epoch_total = -1;
-}
-
-/* timm: "Train: 3 [ 100/1251 (  8%)]  Loss: ..." and "Test: [  10/48]  Time: ..." */
-static bool parse_timm(const char *line, bar *b)
-{
-    const char *p = line + strspn(line, " ");
-    bool train = strncmp(p, "Train: ", 7) == 0;
-    if (!train && strncmp(p, "Test: ", 6) != 0 && strncmp(p, "Test (EMA): ", 12) != 0)
-        return false;
-    p = strchr(p, ':') + 1;
-    p += strspn(p, " ");
-    if (train && !read_long(&p, &b->epoch))
-        return false;
-    p += strspn(p, " ");
-    if (*p++ != '[')
-        return false;
-    p += strspn(p, " ");
-    if (!read_counts(&p, &b->n, &b->total))
-        return false;
-    b->val = !train;
-    if (train)
-        b->n++; /* a 0-based batch index, printed when that batch is done */
-    else
-        b->epoch = -1;
-    return true;
-}
-
-/* A plain step line, as home-made loops print it: "step 10/120 loss 5.64", "Iter 30/500: ...",
- * "batch 7/48" (the word first on the line, then n/total): a bar without a clock. */
-static bool parse_step_line(const char *line, bar *b)
-{
-    static const char *const words[] = {"step", "iter", "iteration", "batch"};
-    const char *p = line + strspn(line, " \t");
-    for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
-        size_t len = strlen(words[w]);
-        if (strncasecmp(p, words[w], len) != 0 || p[len] != ' ')
-            continue;
-        const char *c = p + len + strspn(p + len, " ");
-        if (read_counts(&c, &b->n, &b->total) && strchr(" ,:;", *c))
-            return true; /* strchr also accepts the end of the line */
-    }
-    return false;
-}
-
-/* A progress bar draw: tqdm ("desc: 45%|###  | 45/100 ..."), ultralytics' own bar ("desc: 45%
- * ━━━─── 45/100 ..."), Keras ("45/100 ━━━━ 2s 20ms/step - loss: ..."). */
-static bool parse_bar(const char *line, bar *b)
-{
-    bar_init(b);
-    if (parse_timm(line, b) || parse_step_line(line, b))
-        return true;
-    const char *p = strstr(line, "%|"), *counts = NULL;
-    if (p) {
-        const char *q = strchr(p + 2, '|');
-        if (!q)
-            return false;
-        set_desc(b, line, p);
-        counts = q + 1;
-    } else {
-        const char *g = strstr(line, "\xe2\x94\x81");
-        if (!g)
-            g = strstr(line, "\xe2\x94\x80");
-        const char *lead = line + strspn(line, " ");
-        if (g && g > line + 1 && g[-1] == ' ' && g[-2] == '%') {
-            set_desc(b, line, g - 2);
-            counts = g;
-            while (is_glyph(counts))
-                counts += counts[0] == '[' ? 1 : 3;
-        } else if (isdigit((unsigned char)*lead)) { /* Keras */
-            const char *c = lead;
-            long n, t;
-            if (!read_counts(&c, &n, &t) || *c != ' ' || !is_glyph(c + 1))
-                return false;
-            counts = lead;
-        } else {
-            return false;
-        }
-    }
-    bool keras = counts == line + strspn(line, " ");
-    counts += strspn(counts, " ");
-    if (!read_counts(&counts, &b->n, &b->total))
-        return false;
-    /* the counts end the line or come before "[", a time, a rate or a glyph: a bar whose line
-     * ran on into other text (a warning printed without '\r') tells no reliable time */
-    if (*counts && *counts != ' ')
-        return false;
-    const char *next = counts + strspn(counts, " ");
-    size_t len = strcspn(next, " ,]");
-    double sec;
-    bool rate = len > 2 && len < 24 && (isdigit((unsigned char)*next) || *next == '?') &&
-                (strncmp(next + len - 2, "/s", 2) == 0 || strncmp(next + len - 3, "/it", 3) == 0);
-    if (*next && *next != '[' && !keras && !time_token(next, len, &sec) && !rate)
-        return false;
-    read_timing(counts, b);
-    if (keras)
-        b->elapsed_s = NAN; /* Keras shows the time left while running: only its s/step counts */
-    return true;
-}
-
-/* ---- what a bar or a line says ---- */
-
-static bool has_word(const char *s, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = s; (p = strcasestr(p, w)) != NULL; p += n)
-        if ((p == s || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[n]))
-            return true;
-    return false;
-}
-
-/* A validation or evaluation bar by its description. */
-static bool val_desc(const char *d)
-{
-    return strcasestr(d, "valid") || strcasestr(d, "eval") || has_word(d, "test") ||
-           strcasestr(d, "sanity") || (has_word(d, "Class") && has_word(d, "Images"));
 }
 
 /* The YOLO epoch column: the description's first word is "e/E" and the second a GPU memory
@@ -342,7 +113,7 @@ static bool val_desc(const char *d)
 static bool yolo_column(const gw_progress *p, const char *d, long *e, long *t)
 {
     const char *s = d;
-    if (!read_counts(&s, e, t) || *s != ' ')
+    if (!gw_bar_read_counts(&s, e, t) || *s != ' ')
         return false;
     s += strspn(s, " ");
     const char *w = s;
@@ -418,10 +189,21 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
             p->st[p->nst - 1].total = total;
         return false;
     }
+    /* numbers that do not advance like epochs are mentions ("best epoch 3" in epoch 9); a
+     * first number that was one (a config's "epoch: 300") gives way to a run from 0 or 1 */
+    if (p->nst && raw != p->st[p->nst - 1].raw + 1) {
+        if (p->nst > 1 || p->st[0].raw <= 1 || raw > 1)
+            return false;
+        p->nst = 0;
+        p->zero_based = -1;
+    }
     if (p->zero_based < 0)
         p->zero_based = raw == 0;
+    if (!p->epoch_src[0] && p->cur_src)
+        snprintf(p->epoch_src, sizeof p->epoch_src, "%s", p->cur_src);
     p->st = xgrow(p->st, &p->capst, p->nst + 1, sizeof *p->st);
-    p->st[p->nst++] = (start){.raw = raw, .total = total, .t_ms = t_ms, .inclusive = inclusive};
+    p->st[p->nst++] = (start){
+        .raw = raw, .total = total, .t_ms = t_ms, .inclusive = inclusive, .first_sample = SIZE_MAX};
     if (epoch)
         *epoch = norm_number(p, raw);
     if (tot)
@@ -458,15 +240,32 @@ static void keep_last(gw_progress *p)
         p->sm[p->nsm - 1].keep = true;
 }
 
+/* Another activity at t_ms ends an announced evaluation. */
+static void close_val(gw_progress *p, int64_t t_ms)
+{
+    if (p->val_open && p->nvr && t_ms > p->vr[p->nvr - 1].last_ms)
+        p->vr[p->nvr - 1].last_ms = t_ms;
+    p->val_open = false;
+}
+
+/* A validation draw or line; b->n is -2 for a line that announces the evaluation. */
 static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
 {
     keep_last(p);
     val_run *v = p->nvr ? &p->vr[p->nvr - 1] : NULL;
-    if (!v || p->last_kind != 2 || b->n < v->last_n) {
+    if (!v || p->last_kind != 2 || (b->n < v->last_n && b->n != -1)) {
+        close_val(p, t_ms);
         p->vr = xgrow(p->vr, &p->capvr, p->nvr + 1, sizeof *p->vr);
         v = &p->vr[p->nvr++];
-        *v = (val_run){.first_ms = t_ms, .elapsed_s = NAN};
+        /* a line that only reports results (no counter) ends work that began after the
+         * previous activity */
+        int64_t first = b->n != 0 && b->n != -2 && p->last_act_ms ? p->last_act_ms : t_ms;
+        *v = (val_run){.first_ms = first, .elapsed_s = NAN};
     }
+    gw_timeline_add(p->tl, GW_PH_EVAL, t_ms, -1, 0, 0, NAN, b->desc[0] ? b->desc : "bar",
+                    b->n == -2 ? -1 : v->first_ms);
+    p->val_open = b->n == -2;
+    p->last_act_ms = t_ms;
     v->last_ms = t_ms;
     v->last_n = b->n;
     if (!isnan(b->elapsed_s))
@@ -496,8 +295,11 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     const sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
     bool new_epoch = labelled && (!p->nst || p->st[p->nst - 1].raw != e);
     /* a new bar: its count starts over, its total changes, or it names another epoch */
-    bool new_inst =
-        !last || b->n < last->n || b->total != last->total || (new_epoch && last->n == last->total);
+    /* ... or an epoch line came since its last draw (Keras' bars, a log of final states) */
+    bool epoch_line = p->nst != p->nst_at_sample;
+    bool new_inst = !last || b->n < last->n || b->total != last->total ||
+                    ((new_epoch || epoch_line) && last->n == last->total);
+    epoch_line &= !labelled; /* a bar that names its epoch opens it itself */
     if (new_inst) {
         p->inst++;
         /* a bar first seen at count 0 with its clock running was made earlier (YOLOv9's first
@@ -516,6 +318,12 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     if (p->train_total < 0 || labelled)
         p->train_total = b->total;
     add_sample(p, b, t_ms, new_inst);
+    /* the loop began in view: a new epoch's first line, or a counter that printed 0 */
+    bool fresh = new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1));
+    p->nst_at_sample = p->nst;
+    close_val(p, t_ms);
+    gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
+    p->last_act_ms = t_ms;
     p->last_kind = 1;
     return labelled && add_start(p, e, t, inclusive, inst_start, epoch, total);
 }
@@ -548,36 +356,160 @@ static bool hf_line(gw_progress *p, const char *line, int64_t t_ms)
     return true;
 }
 
+static void note(char *dst, size_t size, const char *src)
+{
+    if (!dst[0] && src && src[0])
+        snprintf(dst, size, "%.*s", (int)size - 1, src);
+}
+
+/* A plain text line with a counter, an evaluation or a save (logread/counter_line.h). */
+static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, long *epoch,
+                            long *total)
+{
+    bar b;
+    gw_bar_init(&b);
+    if (c->kind == GW_LINE_SAVE) {
+        if (p->nsm)
+            note(p->save_word, sizeof p->save_word, c->kind_word);
+        keep_last(p);
+        close_val(p, t_ms);
+        gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
+        p->last_act_ms = t_ms;
+        p->last_kind = 0;
+        return false;
+    }
+    b.n = c->n;
+    b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
+    if (c->kind == GW_LINE_EVAL) {
+        note(p->eval_word, sizeof p->eval_word, c->kind_word);
+        snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
+        if (c->announce)
+            b.n = -2;
+        if (p->nst || p->nsm)
+            add_val(p, &b, t_ms);
+        return false;
+    }
+    /* a loop whose counter starts at 0 prints the index of the step just done */
+    if (c->n == 0)
+        p->text_zero = true;
+    else if (c->n < p->last_raw)
+        p->text_zero = false;
+    p->last_raw = c->n;
+    b.n += p->text_zero;
+    if (b.total > 0 && b.n > b.total)
+        b.n = b.total;
+    b.epoch = c->epoch;
+    b.epoch_total = c->epoch_total;
+    b.step_s = c->step_s;
+    if (b.epoch < 0 && p->train_total > 0 && b.total > 0 && b.total != p->train_total) {
+        if (p->nst || p->nsm)
+            add_val(p, &b, t_ms); /* a loop of another length amid training: an evaluation */
+        return false;
+    }
+    snprintf(p->train_shape, sizeof p->train_shape, "%s", c->shape); /* the usual line's */
+    char src[GW_COUNTER_SHAPE_MAX + 16];
+    snprintf(src, sizeof src, "`%s` lines", c->shape);
+    p->cur_src = src;
+    bool started = on_train_bar(p, &b, t_ms, epoch, total);
+    keep_last(p); /* text lines are few: each is kept */
+    p->cur_src = NULL;
+    return started;
+}
+
+/* Text after a tqdm bar's closing "it/s]" (or "s/it]", "it]"), when it holds words. */
+static const char *after_bar(const char *line)
+{
+    static const char *const ends[] = {"it/s]", "s/it]", "it]"};
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
+        const char *e = strstr(line, ends[i]);
+        if (!e)
+            continue;
+        e += strlen(ends[i]);
+        for (const char *q = e; *q; q++)
+            if (isalpha((unsigned char)*q))
+                return e;
+        return NULL;
+    }
+    return NULL;
+}
+
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
     if (t_ms > p->last_ms)
         p->last_ms = t_ms;
     if (hf_line(p, line, t_ms))
         return false;
+    if (strstr(line, "B/s]") || strstr(line, "B/s, ")) { /* a transfer: bytes per second */
+        char what[GW_COUNTER_WORD_MAX];
+        const char *s0 = line + strspn(line, " ");
+        snprintf(what, sizeof what, "%.*s", (int)strcspn(s0, ":"), s0);
+        keep_last(p);
+        close_val(p, t_ms);
+        gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
+        p->last_kind = 0;
+        return false;
+    }
     bar b;
-    if (parse_bar(line, &b)) {
-        bool val = b.val || (b.epoch < 0 && val_desc(b.desc));
+    if (gw_bar_parse(line, &b)) {
+        bool val = b.val || (b.epoch < 0 && gw_bar_val_desc(b.desc));
+        if (!val && b.epoch < 0 &&
+            ((b.desc[0] && gw_bar_other_desc(b.desc)) || p->after_download)) {
+            keep_last(p);
+            close_val(p, t_ms);
+            gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, b.desc, 0);
+            p->last_kind = 0;
+            return false;
+        }
         long e, t;
         bool incl, labelled = !val && bar_epoch(p, &b, &e, &t, &incl);
-        const sample *cur = p->nsm ? &p->sm[p->nsm - 1] : NULL;
-        if (!val && !labelled && p->train_total >= 0 && b.total != p->train_total &&
-            (p->nhf || (cur && cur->n < cur->total)))
-            val = true; /* another bar while training: Hugging Face's evaluation bar */
+        if (!val && !labelled && p->train_total > 0 && b.total != p->train_total)
+            val = true; /* a bar of another length amid training: an evaluation loop */
+        if (!val && !labelled && p->nsm && !p->train_bars && p->train_shape[0])
+            val = true; /* training counted by text lines: a bar is another loop */
         if (val) {
+            if (b.val && b.desc[0])
+                note(p->eval_word, sizeof p->eval_word, b.desc); /* timm's "Test:" lines */
             if (p->nst || p->nsm)
                 add_val(p, &b, t_ms);
             return false;
         }
-        return on_train_bar(p, &b, t_ms, epoch, total);
+        p->train_bars |= b.epoch < 0;
+        p->train_bars_labelled |= labelled;
+        p->cur_src = b.epoch >= 0 ? "`Train: E [N/M]` lines" : "progress bar descriptions";
+        bool started = on_train_bar(p, &b, t_ms, epoch, total);
+        p->cur_src = NULL;
+        /* a logger's line printed after the bar without a line end ("...3857.31s/it][INFO|
+         * trainer.py:3158] ... ***** Running Evaluation *****") is read as its own line */
+        const char *rest = after_bar(line);
+        if (rest && !started)
+            return gw_progress_feed(p, rest, t_ms, epoch, total);
+        return started;
     }
-    if (has_word(line, "Epoch") && has_word(line, "GPU_mem")) {
+    p->after_download = gw_bar_other_desc(line);
+    if (gw_bar_has_word(line, "Epoch") && gw_bar_has_word(line, "GPU_mem")) {
         p->header_seen = true;
         return false;
     }
+    gw_counter c;
+    if (gw_counter_line(line, &c)) {
+        bool started = on_counter_line(p, &c, t_ms, epoch, total);
+        if (started || c.kind == GW_LINE_TRAIN || c.n >= 0)
+            return started;
+        /* an evaluation or save line may still open an epoch ("epoch 12 ... val acc") */
+    }
     long e, t;
-    if (epoch_of_line(p, line, &e, &t))
-        return add_start(p, e, t, false, t_ms, epoch, total);
-    return false;
+    p->cur_src = "`Epoch N` lines";
+    bool started = epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, t_ms, epoch, total);
+    if (started) { /* the draws before it are the epoch before's, even at the same time */
+        close_val(p, t_ms);
+        gw_timeline_mark(p->tl, t_ms);
+        keep_last(p);
+        p->st[p->nst - 1].first_sample = p->nsm;
+    }
+    p->cur_src = NULL;
+    if (started && !p->train_bars_labelled)
+        p->train_total = -1; /* the first bar after an epoch line is its training bar */
+    return started;
 }
 
 /* ---- the epochs ---- */
@@ -621,17 +553,29 @@ static double clock_or_wall(double printed, double wall)
  * `from` (0 when it started inside) to its highest draw, over the bar's own elapsed time when it
  * prints one, else the wall time of the draws. A bar that only redraws its end there (Keras after
  * validation, at the next epoch's first line) gives nothing. */
-static void train_figures(const gw_progress *p, int64_t from, int64_t to, gw_progress_epoch *e)
+/* Sample k in an epoch: by its index where the epoch's first sample is known (an epoch line
+ * printed in the same read as the draw before it has its time), else by time. */
+static bool in_span(const gw_progress *p, size_t k, int64_t from, int64_t to, size_t kfrom,
+                    size_t kto)
+{
+    if (kfrom != SIZE_MAX ? k < kfrom : p->sm[k].t_ms < from)
+        return false;
+    return kto != SIZE_MAX ? k < kto : p->sm[k].t_ms < to;
+}
+
+static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t kfrom, size_t kto,
+                          gw_progress_epoch *e)
 {
     long steps = 0;
-    double secs = 0, step_s = NAN;
+    double secs = 0, step_s = NAN, *st = NULL;
+    size_t nst = 0, capst = 0;
     bool any = false, secs_ok = true;
     for (size_t i = 0, j; i < p->nsm; i = j + 1) {
         for (j = i; j + 1 < p->nsm && p->sm[j + 1].inst == p->sm[i].inst;)
             j++;
         size_t first = SIZE_MAX, last = SIZE_MAX;
         for (size_t k = i; k <= j; k++) {
-            if (p->sm[k].t_ms < from || p->sm[k].t_ms >= to)
+            if (!in_span(p, k, from, to, kfrom, kto))
                 continue;
             if (first == SIZE_MAX)
                 first = k;
@@ -668,10 +612,16 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, gw_pro
             secs += span * (double)(l->n - base) / (double)(l->n - n0);
         else
             secs_ok = false;
-        if (!isnan(l->step_s))
-            step_s = l->step_s;
+        for (size_t k = first; k <= j; k++) /* the printed times per step: their median */
+            if (in_span(p, k, from, to, kfrom, kto) && !isnan(p->sm[k].step_s)) {
+                st = xgrow(st, &capst, nst + 1, sizeof *st);
+                st[nst++] = p->sm[k].step_s;
+            }
         any = true;
     }
+    if (nst)
+        step_s = gw_timeline_median(st, nst);
+    free(st);
     if (!any)
         return;
     e->steps = steps;
@@ -711,6 +661,7 @@ static void val_figures(const gw_progress *p, int64_t from, int64_t to, bool las
 
 size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
 {
+    close_val(p, p->last_ms);
     hf_starts(p);
     *out = NULL;
     if (!p->nst)
@@ -732,14 +683,21 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
             .validation_s = NAN,
             .steps = -1,
             .steps_per_s = NAN};
-        train_figures(p, s->t_ms, to, &e[i]);
+        train_figures(p, s->t_ms, to, s->first_sample, last ? SIZE_MAX : p->st[i + 1].first_sample,
+                      &e[i]);
         if (last) {
             /* the last epoch ends with its training and first validation, not the record */
             int64_t end = s->t_ms;
             for (size_t k = 0; k < p->nsm; k++)
                 if (p->sm[k].t_ms >= s->t_ms && p->sm[k].t_ms > end)
                     end = p->sm[k].t_ms;
+            /* without evaluations amid training, one after the last step is after-work (a
+             * predict, a final test), not this epoch's validation (timeline.h) */
+            int64_t train_end = end;
+            bool mid = false;
             for (size_t k = 0; k < p->nvr; k++)
+                mid |= p->vr[k].first_ms < train_end;
+            for (size_t k = 0; k < p->nvr && (mid || p->nst < 2); k++)
                 if (p->vr[k].first_ms >= s->t_ms) {
                     if (p->vr[k].last_ms > end)
                         end = p->vr[k].last_ms;
@@ -757,14 +715,16 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
 size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out)
 {
     gw_progress_rate *r = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, k = 0;
     for (size_t i = 1; i < p->nsm; i++) {
         const sample *a = &p->sm[i - 1], *b = &p->sm[i];
         if (b->total != p->train_total)
             continue;
+        while (k < p->nvr && p->vr[k].last_ms <= a->t_ms)
+            k++;
         double v;
-        if (a->inst != b->inst)
-            v = NAN; /* between two bars (validation, the next epoch's start): a gap */
+        if (a->inst != b->inst || (k < p->nvr && p->vr[k].first_ms < b->t_ms))
+            v = NAN; /* between two bars, or an evaluation between the lines: a gap */
         else if (b->t_ms > a->t_ms && b->n > a->n)
             v = (double)(b->n - a->n) * 1000.0 / (double)(b->t_ms - a->t_ms);
         else
@@ -774,4 +734,62 @@ size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out)
     }
     *out = r;
     return n;
+}
+
+size_t gw_progress_phases(const gw_progress *p, gw_phase_span **out)
+{
+    return gw_timeline_finish(p->tl, p->last_ms, p->nst == 1, out);
+}
+
+void gw_progress_found(const gw_progress *p, char *buf, size_t size)
+{
+    bool train = p->nsm > 0, eval = p->nvr > 0 || p->eval_word[0], save = p->save_word[0];
+    if (!p->nst && !train) {
+        snprintf(buf, size, "no phases found: no epoch boundaries or training steps printed%s%s%s",
+                 p->eval_word[0] ? "; only `" : "", p->eval_word, p->eval_word[0] ? "` lines" : "");
+        return;
+    }
+    const char *unit = p->nst ? "steps" : "iterations";
+    size_t n = 0;
+    buf[0] = '\0';
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        if (n < size)                                                                              \
+            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                                 \
+    } while (0)
+    if (p->nst)
+        ADD("epochs from %s", p->epoch_src[0] ? p->epoch_src : "Hugging Face log dicts");
+    if (train && p->train_shape[0])
+        ADD("%s%s from `%s` lines", n ? "; " : "", unit, p->train_shape);
+    else if (train)
+        ADD("%s%s from progress bars", n ? "; " : "", unit);
+    /* what the timeline calls evaluation: one after the last step is after-work */
+    gw_phase_span *ph = NULL;
+    size_t nph = gw_progress_phases(p, &ph);
+    bool amid = false;
+    const char *after = NULL;
+    for (size_t i = 0; i < nph; i++) {
+        amid |= ph[i].kind == GW_PH_EVAL;
+        if (ph[i].kind == GW_PH_AFTER && !after)
+            after = ph[i].what;
+    }
+    eval = nph ? amid : eval;
+    if (eval && p->eval_word[0])
+        ADD("; evaluation from `%s` lines", p->eval_word);
+    else if (eval)
+        ADD("; evaluation from progress bars");
+    if (save)
+        ADD("; checkpoint saves from `%s` lines", p->save_word);
+    if (after)
+        ADD("; work after the last training step (`%s`)", after);
+    free(ph);
+    if (!p->nst)
+        ADD("; no epoch boundaries printed");
+    if (!train)
+        ADD("; no training steps printed");
+    if (!eval)
+        ADD("; no evaluation seen");
+    if (!save)
+        ADD("; no checkpoint saves printed");
+#undef ADD
 }

@@ -8,7 +8,9 @@
  * Lightning ("Epoch 3: ...%|" bars, "Validation DataLoader 0" bars), Hugging Face Trainer (one bar
  * over all steps, {'loss': .., 'epoch': 0.5} and {'eval_loss': .., 'epoch': 1.0} lines), timm
  * ("Train: 3 [ 100/1251 (  8%)]", "Test: [ 10/48]"), Keras ("Epoch 3/10" then "12/100 ━━━ 2s
- * 20ms/step" progbars) and the lines of the default epoch matcher ("Epoch 3/100", "epoch=3", ...).
+ * 20ms/step" progbars), the lines of the default epoch matcher ("Epoch 3/100", "epoch=3", ...) and
+ * any trainer's text counters, evaluation and save lines (logread/counter_line.h): epochs only
+ * where the numbers advance, and the phases in order (logread/timeline.h).
  * A line that only mentions an epoch ("best results observed at epoch 57", "saving checkpoint
  * epoch_3.pt") makes none. With a user's expression (--epoch-regex) only its lines start epochs;
  * bars still give steps and validation.
@@ -21,6 +23,7 @@
 #define GW_PROGRESS_H
 
 #include "logread/epoch_match.h"
+#include "logread/timeline.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -67,6 +70,15 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out);
 /* The step-rate series of the training bars (newly allocated, NULL when none). Call after
  * gw_progress_finish. */
 size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out);
+
+/* The phases in order: training, evaluation, saves, the work after training (timeline.h);
+ * newly allocated in *out, NULL when none. Call after gw_progress_finish. */
+size_t gw_progress_phases(const gw_progress *p, gw_phase_span **out);
+
+/* One line saying what was found and from what, and what was not ("iterations from `iter N/M`
+ * lines; evaluation from `Evaluation` lines; no epoch boundaries printed"), or "no phases
+ * found"; NUL-terminated in buf (truncated to size). Call after gw_progress_finish. */
+void gw_progress_found(const gw_progress *p, char *buf, size_t size);
 
 /* NULL is accepted. */
 void gw_progress_free(gw_progress *p);

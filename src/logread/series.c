@@ -94,6 +94,8 @@ void gw_series_free(gw_series *s)
     free(s->inputs);
     free(s->progress);
     free(s->rate_t_ms);
+    free(s->phases);
+    free(s->phases_found);
     free(s->rate_steps_per_s);
     for (size_t i = 0; i < s->ngpus; i++)
         gpu_free(s->gpus[i]);

@@ -194,6 +194,11 @@ typedef struct gw_series {
     size_t nrates;
     int64_t *rate_t_ms;
     double *rate_steps_per_s;
+    /* The phases the same output showed in order (logread/timeline.h), of every input that
+     * has one, and what was found there, one line per input read ("" before). */
+    size_t nphases;
+    gw_phase_span *phases;
+    char *phases_found;
     /* The report's --epoch-regex for the readers (not owned), NULL for the built-in reading. */
     const gw_epoch_matcher *epoch_matcher;
     /* --scope, set before gw_series_finish; after it, scope_node says what was applied. */

@@ -170,6 +170,17 @@ typedef union gwn_value {
     signed long long sllVal;
 } gwn_value;
 
+/* nvmlProcessUtilizationSample_t (GetProcessUtilization): 32 bytes. One per process that had
+ * non-zero utilisation in a sample period after lastSeenTimeStamp; shares of that period in %. */
+typedef struct gwn_process_utilization_sample {
+    unsigned int pid;
+    unsigned long long timeStamp; /* CPU time of the sample, us */
+    unsigned int smUtil;
+    unsigned int memUtil;
+    unsigned int encUtil;
+    unsigned int decUtil;
+} gwn_process_utilization_sample;
+
 /* nvmlFieldValue_t (GetFieldValues): 40 bytes; each entry has its own return code. */
 typedef struct gwn_field_value {
     unsigned int fieldId;
@@ -219,7 +230,7 @@ typedef struct gwn_gpm_metrics_get {
     gwn_gpm_metric metrics[GWN_GPM_METRIC_MAX];
 } gwn_gpm_metrics_get;
 
-/* nvmlGpmMetricId_t values used by gpuwatch (all 0-100 %, PCIe in MiB/s). */
+/* nvmlGpmMetricId_t values used by gpuwatch (all 0-100 %, PCIe and NVLink in MiB/s). */
 enum {
     GWN_GPM_METRIC_GRAPHICS_UTIL = 1,
     GWN_GPM_METRIC_SM_UTIL = 2,
@@ -232,6 +243,8 @@ enum {
     GWN_GPM_METRIC_FP16_UTIL = 13,
     GWN_GPM_METRIC_PCIE_TX_PER_SEC = 20,
     GWN_GPM_METRIC_PCIE_RX_PER_SEC = 21,
+    GWN_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC = 60, /* all links together */
+    GWN_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC = 61,
 };
 
 /* nvmlEventData_t (EventSetWait_v2) */

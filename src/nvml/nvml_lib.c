@@ -63,6 +63,7 @@ static void bind_optional(gw_nvml *n)
     BIND(DeviceGetRetiredPagesPendingStatus, "nvmlDeviceGetRetiredPagesPendingStatus");
     BIND(DeviceGetRemappedRows, "nvmlDeviceGetRemappedRows");
     BIND(DeviceGetTotalEnergyConsumption, "nvmlDeviceGetTotalEnergyConsumption");
+    BIND(DeviceGetProcessUtilization, "nvmlDeviceGetProcessUtilization");
     BIND(DeviceGetFieldValues, "nvmlDeviceGetFieldValues");
     p = sym3(n->dl, "nvmlDeviceGetComputeRunningProcesses_v3",
              "nvmlDeviceGetComputeRunningProcesses_v2", "nvmlDeviceGetComputeRunningProcesses",
@@ -130,6 +131,14 @@ gw_rc gw_nvml_load(const char *path, gw_nvml **out, gw_error *err)
     bind_optional(n);
     *out = n;
     return GW_OK;
+}
+
+gw_nvml_fn gw_nvml_symbol(const gw_nvml *n, const char *symbol)
+{
+    gw_nvml_fn fn = NULL;
+    void *p = n && n->dl ? dlsym(n->dl, symbol) : NULL;
+    memcpy(&fn, &p, sizeof p);
+    return fn;
 }
 
 gw_rc gw_nvml_open(const char *path, gw_nvml **out, gw_error *err)

@@ -67,6 +67,8 @@ typedef struct gw_nvml {
     /* Records of processes_abi's stride: gwn_process_info (v2/v3) or gwn_process_info_v1. */
     gwn_return (*DeviceGetComputeRunningProcesses)(gwn_device, unsigned int *, void *);
     gwn_return (*DeviceGetGraphicsRunningProcesses)(gwn_device, unsigned int *, void *);
+    gwn_return (*DeviceGetProcessUtilization)(gwn_device, gwn_process_utilization_sample *,
+                                              unsigned int *, unsigned long long);
     gwn_return (*DeviceGetMigMode)(gwn_device, unsigned int *, unsigned int *);
     gwn_return (*DeviceGetMaxMigDeviceCount)(gwn_device, unsigned int *);
     gwn_return (*DeviceGetMigDeviceHandleByIndex)(gwn_device, unsigned int, gwn_device *);
@@ -85,6 +87,19 @@ typedef struct gw_nvml {
      * NULL for the real library, so nothing else needs to know which library was loaded. */
     const char *(*Banner)(void);
 } gw_nvml;
+
+/* Any entry point, for the calls the field table names by symbol and shape (sampler/sample.h
+ * gw_nvml_read): the caller converts it to the call's type before calling it. */
+typedef void (*gw_nvml_fn)(void);
+/* Calls of one device and one unsigned value out: (device, &value). */
+typedef gwn_return (*gwn_uint_fn)(gwn_device, unsigned int *);
+/* Calls of one device, one unsigned value and its sampling period in us out (Get{Encoder,
+ * Decoder}Utilization). */
+typedef gwn_return (*gwn_uint_period_fn)(gwn_device, unsigned int *, unsigned int *);
+
+/* The entry point `symbol` of the loaded library, or NULL when it lacks it (the field it reads is
+ * then absent). */
+gw_nvml_fn gw_nvml_symbol(const gw_nvml *nvml, const char *symbol);
 
 /* Loads the library and resolves symbols, without calling nvmlInit. path NULL means
  * $GPUWATCH_NVML_LIB or "libnvidia-ml.so.1". On failure returns GW_E_NVML with a message naming the

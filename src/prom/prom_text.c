@@ -204,62 +204,35 @@ static void sample(gw_buf *b, const char *name, const char *labels, double v)
     gw_buf_append(b, "\n", 1);
 }
 
-typedef struct dcgm_family {
-    const char *name;
-    const char *type;
-    const char *help; /* dcgm-exporter's own text */
-    gw_gpu_field field;
-    double scale; /* shown value = stored value / scale */
-    int rounding; /* 1: up (nvidia-smi's MiB), -1: down, 0: none */
-} dcgm_family;
-
-/* dcgm-exporter's default counters (etc/default-counters.csv, dcp-metrics-included.csv), in its
- * order; DCGM_FI_DEV_XID_ERRORS follows the utilization pair. */
-static const dcgm_family dcgm_before_xid[] = {
-    {"DCGM_FI_DEV_SM_CLOCK", "gauge", "SM clock frequency (in MHz).", GW_F_CLOCK_SM_MHZ, 1, 0},
-    {"DCGM_FI_DEV_MEM_CLOCK", "gauge", "Memory clock frequency (in MHz).", GW_F_CLOCK_MEM_MHZ, 1,
-     0},
-    {"DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C).", GW_F_TEMP_GPU_C, 1, 0},
-    {"DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W).", GW_F_POWER_DRAW_W, 1, 0},
-    {"DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "counter",
-     "Total energy consumption since boot (in mJ).", GW_F_ENERGY_MJ, 1, 0},
-    {"DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %).", GW_F_UTIL_GPU_PCT, 1, 0},
-    {"DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Memory utilization (in %).", GW_F_UTIL_MEM_PCT, 1, 0},
-};
-static const dcgm_family dcgm_after_xid[] = {
-    {"DCGM_FI_DEV_FB_FREE", "gauge", "Framebuffer memory free (in MiB).", GW_F_MEM_FREE_MIB, 1, -1},
-    {"DCGM_FI_DEV_FB_USED", "gauge", "Framebuffer memory used (in MiB).", GW_F_MEM_USED_MIB, 1, 1},
-    {"DCGM_FI_DEV_POWER_MGMT_LIMIT", "gauge", "Power management limit (in W).", GW_F_POWER_LIMIT_W,
-     1, 0},
-    {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", "gauge", "Ratio of time the graphics engine is active.",
-     GW_F_GPM_GR_ACTIVE_PCT, 100, 0},
-    {"DCGM_FI_PROF_SM_ACTIVE", "gauge", "The ratio of cycles an SM has at least 1 warp assigned.",
-     GW_F_GPM_SM_ACTIVE_PCT, 100, 0},
-    {"DCGM_FI_PROF_SM_OCCUPANCY", "gauge", "The ratio of number of warps resident on an SM.",
-     GW_F_GPM_SM_OCCUPANCY_PCT, 100, 0},
-    {"DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", "gauge",
-     "Ratio of cycles the tensor (HMMA) pipe is active.", GW_F_GPM_TENSOR_ACTIVE_PCT, 100, 0},
-    {"DCGM_FI_PROF_DRAM_ACTIVE", "gauge",
-     "Ratio of cycles the device memory interface is active sending or receiving data.",
-     GW_F_GPM_DRAM_ACTIVE_PCT, 100, 0},
-};
-
-static void render_dcgm(gw_buf *b, gw_prom_format f, const gw_prom_snapshot *s,
-                        const char *const *labels, const dcgm_family *fam, size_t nfam)
+uint64_t gw_prom_fields(void)
 {
-    for (size_t k = 0; k < nfam; k++) {
+    uint64_t bits = 0;
+    for (int k = 0; k < GW_F_COUNT; k++)
+        if (gw_fields[k].dcgm.name)
+            bits |= GW_FIELD_BIT(k);
+    return bits;
+}
+
+/* One family per GPU field that has a dcgm-exporter name (gw_fields[].dcgm), in table order. */
+static void render_dcgm(gw_buf *b, gw_prom_format f, const gw_prom_snapshot *s,
+                        const char *const *labels)
+{
+    for (int k = 0; k < GW_F_COUNT; k++) {
+        const gw_dcgm_name *d = &gw_fields[k].dcgm;
+        if (!d->name)
+            continue;
         bool headed = false;
         for (unsigned i = 0; s->have_sample && i < s->ndev; i++) {
             const gw_gpu_sample *g = &s->gpus[i];
-            if (g->lost || !gw_has(g, fam[k].field))
+            if (g->lost || !gw_has(g, (gw_gpu_field)k))
                 continue;
             if (!headed)
-                head(b, f, fam[k].name, fam[k].type, fam[k].help);
+                head(b, f, d->name, d->counter ? "counter" : "gauge", d->help);
             headed = true;
-            double v = g->v[fam[k].field] / fam[k].scale;
-            if (fam[k].rounding)
-                v = fam[k].rounding > 0 ? ceil(v) : floor(v);
-            sample(b, fam[k].name, labels[i], v);
+            double v = g->v[k] / d->scale;
+            if (d->rounding)
+                v = d->rounding > 0 ? ceil(v) : floor(v);
+            sample(b, d->name, labels[i], v);
         }
     }
 }
@@ -312,9 +285,8 @@ static void render_processes(gw_buf *b, gw_prom_format f, const gw_prom_snapshot
 void gw_prom_render_gpus(gw_buf *b, gw_prom_format f, const gw_prom_snapshot *s,
                          const char *const *labels, bool xid_watched)
 {
-    render_dcgm(b, f, s, labels, dcgm_before_xid, sizeof dcgm_before_xid / sizeof *dcgm_before_xid);
+    render_dcgm(b, f, s, labels);
     render_xid(b, f, s, labels, false, xid_watched);
-    render_dcgm(b, f, s, labels, dcgm_after_xid, sizeof dcgm_after_xid / sizeof *dcgm_after_xid);
     if (s->have_sample && s->ndev) {
         head(b, f, "gpuwatch_gpu_lost", "gauge",
              "1 when the GPU answered GPU_IS_LOST (it fell off the bus; its DCGM series are absent "

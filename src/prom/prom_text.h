@@ -31,14 +31,9 @@ typedef enum gw_prom_format {
     GW_PROM_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
 } gw_prom_format;
 
-/* The GPU fields the exposition shows: what `gpuwatch serve` asks the sampler for. */
-#define GW_PROM_FIELDS                                                                             \
-    (GW_FIELD_BIT(GW_F_UTIL_GPU_PCT) | GW_FIELD_BIT(GW_F_UTIL_MEM_PCT) |                           \
-     GW_FIELD_BIT(GW_F_MEM_TOTAL_MIB) | GW_FIELD_BIT(GW_F_MEM_USED_MIB) |                          \
-     GW_FIELD_BIT(GW_F_MEM_FREE_MIB) | GW_FIELD_BIT(GW_F_TEMP_GPU_C) |                             \
-     GW_FIELD_BIT(GW_F_POWER_DRAW_W) | GW_FIELD_BIT(GW_F_POWER_LIMIT_W) |                          \
-     GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) | GW_FIELD_BIT(GW_F_CLOCK_MEM_MHZ) |                          \
-     GW_FIELD_BIT(GW_F_ENERGY_MJ) | GW_FIELDS_GPM)
+/* The GPU fields the exposition shows, what `gpuwatch serve` asks the sampler for: those with a
+ * dcgm-exporter name in the field table. */
+uint64_t gw_prom_fields(void);
 
 /* The format an Accept header asks for: OpenMetrics when it lists application/openmetrics-text
  * with a non-zero q, else text (also for NULL). */

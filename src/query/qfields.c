@@ -5,15 +5,18 @@
 #include "util/gw_strdist.h"
 #include "util/xalloc.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define F(f)    GW_QS_FIELD, GW_F_##f
 #define R(bit)  GW_QS_REASON_BIT, GW_F_CLOCKS_EVENT_REASONS, GW_QF_TEXT, GW_REASON_##bit
 #define NOFIELD GW_F_COUNT
 
-/* Names, aliases and units follow nvidia-smi 580; the descriptions are gpuwatch's. */
-const gw_qfield gw_qfields[] = {
+/* What is not a sampled field; names, aliases and units follow nvidia-smi 580, the descriptions
+ * are gpuwatch's. The sampled fields come from the field table (gw_fields[], src/sampler/
+ * fields.c): every GPU field with a `help` paragraph, named by its CSV header key. */
+static const gw_qfield ids[] = {
     {"timestamp", NULL, NULL, GW_QS_TIMESTAMP, NOFIELD, GW_QF_TEXT, 0, false,
      "When the values were read, in local time: \"YYYY/MM/DD HH:MM:SS.mmm\"."},
     {"driver_version", NULL, NULL, GW_QS_DRIVER, NOFIELD, GW_QF_TEXT, 0, false,
@@ -28,25 +31,11 @@ const gw_qfield gw_qfields[] = {
      "PCI address of the GPU, domain:bus:device.function in hex (00000000:00:06.0)."},
     {"index", NULL, NULL, GW_QS_INDEX, NOFIELD, GW_QF_INT, 0, false,
      "NVML's zero-based number of the GPU. Not CUDA's order, and may change after a reboot."},
-    {"pcie.link.gen.current", NULL, NULL, F(PCIE_GEN), GW_QF_INT, 0, false,
-     "PCIe generation the link runs at now; an idle GPU may drop to a lower one."},
-    {"pcie.link.gen.gpucurrent", NULL, NULL, F(PCIE_GEN), GW_QF_INT, 0, false,
-     "Same as pcie.link.gen.current (the newer name)."},
-    {"pcie.link.gen.max", NULL, NULL, F(PCIE_GEN_MAX), GW_QF_INT, 0, false,
-     "Highest PCIe generation this GPU in this slot can reach. Read once."},
-    {"pcie.link.width.current", NULL, NULL, F(PCIE_WIDTH), GW_QF_INT, 0, false,
-     "Number of PCIe lanes in use now."},
-    {"pcie.link.width.max", NULL, NULL, F(PCIE_WIDTH_MAX), GW_QF_INT, 0, false,
-     "Largest number of PCIe lanes this GPU in this slot can use. Read once."},
-    {"fan.speed", NULL, "%", F(FAN_PCT), GW_QF_PCT, 0, false,
-     "Fan speed the driver asks for, in percent of the maximum. [N/A] on GPUs cooled by the "
-     "chassis (most data-centre GPUs)."},
-    {"pstate", NULL, NULL, F(PSTATE), GW_QF_PSTATE, 0, false,
-     "Performance state, P0 (fastest) to P15 (slowest)."},
-    {"clocks_event_reasons.active", "clocks_throttle_reasons.active", NULL, F(CLOCKS_EVENT_REASONS),
-     GW_QF_HEX64, 0, false,
-     "Bit mask of the reasons that hold the clocks below their maximum now (nvml.h "
-     "nvmlClocksEventReasons); 0x0000000000000000 means none."},
+};
+enum { N_IDS = sizeof ids / sizeof ids[0] };
+
+/* The bits of clocks_event_reasons.active, listed after it. */
+static const gw_qfield reasons[] = {
     {"clocks_event_reasons.gpu_idle", "clocks_throttle_reasons.gpu_idle", NULL, R(GPU_IDLE), false,
      "Active when nothing runs on the GPU and its clocks drop to idle."},
     {"clocks_event_reasons.applications_clocks_setting",
@@ -69,59 +58,84 @@ const gw_qfield gw_qfields[] = {
      "temperature."},
     {"clocks_event_reasons.sync_boost", "clocks_throttle_reasons.sync_boost", NULL, R(SYNC_BOOST),
      false, "Active when the GPU is held to the clocks of its sync boost group."},
-    {"memory.total", NULL, "MiB", F(MEM_TOTAL_MIB), GW_QF_MIB, 0, false,
-     "Memory on the board that software can see, in MiB."},
-    {"memory.reserved", NULL, "MiB", F(MEM_RESERVED_MIB), GW_QF_MIB, 0, false,
-     "Memory the driver and firmware keep for themselves, in MiB."},
-    {"memory.used", NULL, "MiB", F(MEM_USED_MIB), GW_QF_MIB, 0, false,
-     "Memory allocated by processes, in MiB (rounded up, as nvidia-smi does)."},
-    {"memory.free", NULL, "MiB", F(MEM_FREE_MIB), GW_QF_MIB, 0, false,
-     "Memory nobody holds, in MiB."},
-    {"utilization.gpu", NULL, "%", F(UTIL_GPU_PCT), GW_QF_PCT, 0, false,
-     "Share of the last sample period (1/6 s to 1 s) in which at least one kernel ran. 100 % "
-     "does not mean the SMs are busy: see gpm.sm_active. [N/A] with MIG on."},
-    {"utilization.memory", NULL, "%", F(UTIL_MEM_PCT), GW_QF_PCT, 0, false,
-     "Share of the last sample period in which device memory was read or written."},
-    {"ecc.errors.uncorrected.volatile.total", NULL, NULL, F(ECC_UNCORRECTED), GW_QF_INT, 0, false,
-     "Uncorrectable ECC errors since the driver was loaded."},
-    {"temperature.gpu", NULL, NULL, F(TEMP_GPU_C), GW_QF_INT, 0, false,
-     "GPU core temperature in degrees C."},
-    {"temperature.memory", NULL, NULL, F(TEMP_MEM_C), GW_QF_INT, 0, true,
-     "HBM temperature in degrees C (N/A, without brackets, where the GPU has no sensor)."},
-    {"power.draw", NULL, "W", F(POWER_DRAW_W), GW_QF_WATTS, 0, false,
-     "Board power in watts: a one-second average on Ampere and newer GPUs."},
-    {"power.limit", "gpu.power.requested_limit", "W", F(POWER_LIMIT_W), GW_QF_WATTS, 0, false,
-     "Power limit set by software (nvidia-smi -pl), in watts."},
-    {"enforced.power.limit", "gpu.power.current_limit", "W", F(POWER_ENFORCED_W), GW_QF_WATTS, 0,
-     false, "Power limit in force now, the lowest of all limiters, in watts."},
-    {"clocks.current.graphics", "clocks.gr", "MHz", F(CLOCK_GR_MHZ), GW_QF_MHZ, 0, false,
-     "Graphics (shader) clock now."},
-    {"clocks.current.sm", "clocks.sm", "MHz", F(CLOCK_SM_MHZ), GW_QF_MHZ, 0, false,
-     "Streaming multiprocessor clock now."},
-    {"clocks.current.memory", "clocks.mem", "MHz", F(CLOCK_MEM_MHZ), GW_QF_MHZ, 0, false,
-     "Memory clock now."},
-    {"clocks.max.sm", NULL, "MHz", F(CLOCK_MAX_SM_MHZ), GW_QF_MHZ, 0, false,
-     "Highest SM clock the GPU is designed for. Read once."},
-    {"clocks.max.memory", "clocks.max.mem", "MHz", F(CLOCK_MAX_MEM_MHZ), GW_QF_MHZ, 0, false,
-     "Highest memory clock the GPU is designed for. Read once."},
-    {"gpm.sm_active", NULL, "%", F(GPM_SM_ACTIVE_PCT), GW_QF_PCT2, 0, false,
-     "gpuwatch: share of time the SMs had work, over the last 100 ms or more (GPM, Hopper and "
-     "newer; [N/A] elsewhere). Low while utilization.gpu is high means kernels that fill few "
-     "SMs."},
-    {"gpm.sm_occupancy", NULL, "%", F(GPM_SM_OCCUPANCY_PCT), GW_QF_PCT2, 0, false,
-     "gpuwatch: resident warps as a share of the SMs' capacity (GPM)."},
-    {"gpm.tensor_active", NULL, "%", F(GPM_TENSOR_ACTIVE_PCT), GW_QF_PCT2, 0, false,
-     "gpuwatch: share of time any tensor core pipe was busy (GPM)."},
-    {"gpm.dram_active", NULL, "%", F(GPM_DRAM_ACTIVE_PCT), GW_QF_PCT2, 0, false,
-     "gpuwatch: share of the peak DRAM bandwidth in use (GPM)."},
 };
+enum { N_REASONS = sizeof reasons / sizeof reasons[0] };
 
-const size_t gw_qfield_count = sizeof gw_qfields / sizeof gw_qfields[0];
+/* A second name of a field that nvidia-smi prints as itself in the header (so not an alias). */
+static const gw_qfield twins[] = {
+    {"pcie.link.gen.gpucurrent", NULL, NULL, GW_QS_FIELD, GW_F_PCIE_GEN, GW_QF_INT, 0, false,
+     "Same as pcie.link.gen.current (the newer name)."},
+};
+enum { N_TWINS = sizeof twins / sizeof twins[0] };
+
+static gw_qfield table[N_IDS + GW_F_COUNT + N_REASONS + N_TWINS];
+static size_t table_len;
+/* Query names: the CSV header keys ("memory.used" of "memory.used [MiB]"). */
+static char names[GW_F_COUNT][64];
+
+/* How nvidia-smi prints a value of field f, from the field's unit and CSV form. */
+static gw_qformat format_of(const gw_field_info *fi)
+{
+    if (fi->csv_style == GW_CSV_HEX)
+        return GW_QF_HEX64;
+    if (fi->csv_style == GW_CSV_PSTATE)
+        return GW_QF_PSTATE;
+    if (strcmp(fi->unit, "%") == 0)
+        return fi->csv_decimals ? GW_QF_PCT2 : GW_QF_PCT;
+    if (strcmp(fi->unit, "MiB") == 0)
+        return GW_QF_MIB;
+    if (strcmp(fi->unit, "W") == 0)
+        return GW_QF_WATTS;
+    if (strcmp(fi->unit, "MHz") == 0)
+        return GW_QF_MHZ;
+    return GW_QF_INT;
+}
+
+static void build(void)
+{
+    memcpy(table, ids, sizeof ids);
+    table_len = N_IDS;
+    for (int f = 0; f < GW_F_COUNT; f++) {
+        const gw_field_info *fi = &gw_fields[f];
+        if (!fi->help)
+            continue;
+        size_t n = strcspn(fi->csv_header, " [");
+        snprintf(names[f], sizeof names[f], "%.*s", (int)n, fi->csv_header);
+        gw_qformat fmt = format_of(fi);
+        table[table_len++] = (gw_qfield){
+            .name = names[f],
+            .alias = fi->alias,
+            .unit = fmt == GW_QF_INT || fmt == GW_QF_HEX64 || fmt == GW_QF_PSTATE ? NULL : fi->unit,
+            .source = GW_QS_FIELD,
+            .field = (gw_gpu_field)f,
+            .format = fmt,
+            .bare_na = fi->bare_na,
+            .help = fi->help,
+        };
+        for (size_t k = 0; k < N_TWINS; k++)
+            if (twins[k].field == (gw_gpu_field)f)
+                table[table_len++] = twins[k];
+        if (f == GW_F_CLOCKS_EVENT_REASONS) {
+            memcpy(table + table_len, reasons, sizeof reasons);
+            table_len += N_REASONS;
+        }
+    }
+}
+
+const gw_qfield *gw_qfields(size_t *count)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, build);
+    *count = table_len;
+    return table;
+}
 
 const gw_qfield *gw_qfield_find(const char *name)
 {
-    for (size_t i = 0; i < gw_qfield_count; i++) {
-        const gw_qfield *f = &gw_qfields[i];
+    size_t count;
+    const gw_qfield *all = gw_qfields(&count);
+    for (size_t i = 0; i < count; i++) {
+        const gw_qfield *f = &all[i];
         if (strcmp(name, f->name) == 0 || (f->alias && strcmp(name, f->alias) == 0))
             return f;
     }
@@ -133,13 +147,15 @@ static const char *closest(const char *name)
 {
     const char *best = NULL;
     int best_d = 4;
-    for (size_t i = 0; i < gw_qfield_count; i++) {
-        const char *names[2] = {gw_qfields[i].name, gw_qfields[i].alias};
+    size_t count;
+    const gw_qfield *all = gw_qfields(&count);
+    for (size_t i = 0; i < count; i++) {
+        const char *both[2] = {all[i].name, all[i].alias};
         for (int k = 0; k < 2; k++) {
-            int d = names[k] ? gw_edit_distance(name, names[k], 4) : 4;
+            int d = both[k] ? gw_edit_distance(name, both[k], 4) : 4;
             if (d < best_d) {
                 best_d = d;
-                best = names[k];
+                best = both[k];
             }
         }
     }
@@ -202,8 +218,10 @@ uint64_t gw_qfields_sample_bits(const gw_qfield *const *fields, size_t count)
 void gw_qfields_help(gw_buf *out)
 {
     gw_buf_puts(out, "List of valid properties to query for the switch \"--query-gpu\":\n\n");
-    for (size_t i = 0; i < gw_qfield_count; i++) {
-        const gw_qfield *f = &gw_qfields[i];
+    size_t count;
+    const gw_qfield *all = gw_qfields(&count);
+    for (size_t i = 0; i < count; i++) {
+        const gw_qfield *f = &all[i];
         if (f->alias)
             gw_buf_printf(out, "\"%s\" or \"%s\"\n%s\n\n", f->name, f->alias, f->help);
         else

@@ -60,9 +60,11 @@ typedef struct gw_qfield {
     const char *help; /* one paragraph for --help-query-gpu */
 } gw_qfield;
 
-/* The table, in --help-query-gpu order, and its length. */
-extern const gw_qfield gw_qfields[];
-extern const size_t gw_qfield_count;
+/* The table, in --help-query-gpu order (static storage, built once), and its length in *count:
+ * the identity fields, then every GPU field of the field table that has a `help` paragraph
+ * (sampler/sample.h gw_field_info), named by its CSV header key, with the clock event reason bits
+ * after clocks_event_reasons.active. */
+const gw_qfield *gw_qfields(size_t *count);
 
 /* The field named `name` (canonical or alias, exact), or NULL. */
 const gw_qfield *gw_qfield_find(const char *name);

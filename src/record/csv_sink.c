@@ -12,44 +12,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* gpu.csv columns after timestamp and index: the spec's order, then gpuwatch's extras. */
-static const gw_gpu_field gpu_columns[] = {
-    GW_F_UTIL_GPU_PCT,
-    GW_F_UTIL_MEM_PCT,
-    GW_F_MEM_USED_MIB,
-    GW_F_MEM_TOTAL_MIB,
-    GW_F_TEMP_GPU_C,
-    GW_F_POWER_DRAW_W,
-    GW_F_POWER_LIMIT_W,
-    GW_F_CLOCK_SM_MHZ,
-    GW_F_CLOCKS_EVENT_REASONS,
-    GW_F_PSTATE,
-    GW_F_GPM_SM_ACTIVE_PCT,
-    GW_F_GPM_SM_OCCUPANCY_PCT,
-    GW_F_GPM_TENSOR_ACTIVE_PCT,
-    GW_F_GPM_DRAM_ACTIVE_PCT,
-    GW_F_MEM_RESERVED_MIB,
-    GW_F_CLOCK_MEM_MHZ,
-    GW_F_ENERGY_MJ,
-};
-enum { N_GPU_COLUMNS = sizeof gpu_columns / sizeof gpu_columns[0] };
+/* The columns of the three files after timestamp (and index), from the field table: gpu.csv's
+ * by gw_fields[].csv_pos (the spec's order, then gpuwatch's extras), host.csv's and
+ * processes.csv's in table order. Filled once, with the headers (build_headers). */
+static gw_field gpu_columns[GW_F_COUNT], host_columns[GW_F_TABLE_COUNT],
+    proc_columns[GW_F_TABLE_COUNT];
+static size_t n_gpu_columns, n_host_columns, n_proc_columns;
 
-/* host.csv columns after timestamp. */
-static const gw_field host_columns[] = {
-    GW_F_HOST_CPU_UTIL_PCT, GW_F_HOST_MEM_USED_MIB, GW_F_JOB_CPU_PCT, GW_F_JOB_RSS_MIB,
-    GW_F_JOB_PROCESSES,
-    /* appended (issue 13): the CPU side of a waiting GPU */
-    GW_F_HOST_IOWAIT_PCT, GW_F_HOST_STEAL_PCT, GW_F_HOST_OTHERS_PCT,
-#define ROLE_COLUMNS(r)                                                                            \
-    GW_F_ROLE(r, 0), GW_F_ROLE(r, 1), GW_F_ROLE(r, 2), GW_F_ROLE(r, 3), GW_F_ROLE(r, 4),           \
-        GW_F_ROLE(r, 5), GW_F_ROLE(r, 6)
-    ROLE_COLUMNS(GW_ROLE_TRAIN), ROLE_COLUMNS(GW_ROLE_WORKERS), ROLE_COLUMNS(GW_ROLE_REST)};
-#undef ROLE_COLUMNS
-enum { N_HOST_COLUMNS = sizeof host_columns / sizeof host_columns[0] };
-/* processes.csv columns after timestamp and index. */
-static const gw_field proc_columns[] = {GW_F_PROC_PID, GW_F_PROC_NAME, GW_F_PROC_USED_MIB,
-                                        GW_F_PROC_IN_JOB};
-enum { N_PROC_COLUMNS = sizeof proc_columns / sizeof proc_columns[0] };
+static void collect_columns(void)
+{
+    for (int pos = 1; pos <= GW_F_COUNT; pos++)
+        for (int f = 0; f < GW_F_COUNT; f++)
+            if (gw_fields[f].csv_pos == pos)
+                gpu_columns[n_gpu_columns++] = (gw_field)f;
+    for (int f = GW_F_COUNT; f < GW_F_TABLE_COUNT; f++) {
+        if (!gw_fields[f].csv_header)
+            continue;
+        if (gw_fields[f].group == GW_FG_PROC)
+            proc_columns[n_proc_columns++] = (gw_field)f;
+        else
+            host_columns[n_host_columns++] = (gw_field)f;
+    }
+}
 
 struct gw_csv_sink {
     gw_csv_file gpu, host, procs;
@@ -60,7 +44,8 @@ struct gw_csv_sink {
     char failed_path[512];
 };
 
-static char gpu_header[1024], host_header[1024], procs_header[256];
+static char gpu_header[2048], host_header[2048],
+    procs_header[512]; /* test_field_table checks the whole header */
 
 /* "timestamp[, index], <csv_header of each column>\n" into buf. */
 static void build_header(char *buf, size_t size, bool index, const gw_field *cols, size_t n)
@@ -73,9 +58,10 @@ static void build_header(char *buf, size_t size, bool index, const gw_field *col
 
 static void build_headers(void)
 {
-    build_header(gpu_header, sizeof gpu_header, true, gpu_columns, N_GPU_COLUMNS);
-    build_header(host_header, sizeof host_header, false, host_columns, N_HOST_COLUMNS);
-    build_header(procs_header, sizeof procs_header, true, proc_columns, N_PROC_COLUMNS);
+    collect_columns();
+    build_header(gpu_header, sizeof gpu_header, true, gpu_columns, n_gpu_columns);
+    build_header(host_header, sizeof host_header, false, host_columns, n_host_columns);
+    build_header(procs_header, sizeof procs_header, true, proc_columns, n_proc_columns);
 }
 
 const char *gw_csv_gpu_header(void)
@@ -163,7 +149,7 @@ static void on_sample(void *ctx, const gw_sample *s)
     for (unsigned i = 0; i < s->gpu_count; i++) {
         const gw_gpu_sample *g = &s->gpus[i];
         gw_buf_printf(b, "%s, %u", ts, i);
-        for (int c = 0; c < N_GPU_COLUMNS; c++)
+        for (size_t c = 0; c < n_gpu_columns; c++)
             cell(b, gpu_columns[c], gw_has(g, gpu_columns[c]), g->v[gpu_columns[c]]);
         gw_buf_puts(b, "\n");
     }
@@ -174,7 +160,7 @@ static void on_sample(void *ctx, const gw_sample *s)
     const gw_host_sample *h = &s->host;
     gw_buf_reset(b);
     gw_buf_puts(b, ts);
-    for (int c = 0; c < N_HOST_COLUMNS; c++)
+    for (size_t c = 0; c < n_host_columns; c++)
         cell(b, host_columns[c], true, gw_host_value(h, host_columns[c]));
     gw_buf_puts(b, "\n");
     gw_csv_file_row(&cs->host, b->data, b->len, now, next);
@@ -187,11 +173,14 @@ static void on_sample(void *ctx, const gw_sample *s)
         for (unsigned k = 0; k < s->proc_count; k++) {
             const gw_gpu_process *p = &s->procs[k];
             gw_buf_printf(b, "%s, %u", pts, p->gpu);
-            cell(b, GW_F_PROC_PID, true, p->pid);
-            gw_buf_puts(b, ", ");
-            safe_name(b, p->name);
-            cell(b, GW_F_PROC_USED_MIB, p->used_valid, p->used_mib);
-            cell(b, GW_F_PROC_IN_JOB, true, p->in_job ? 1 : 0);
+            for (size_t c = 0; c < n_proc_columns; c++) {
+                if (gw_fields[proc_columns[c]].csv_style != GW_CSV_TEXT) {
+                    cell(b, proc_columns[c], true, gw_proc_value(p, proc_columns[c]));
+                    continue;
+                }
+                gw_buf_puts(b, ", ");
+                safe_name(b, p->name);
+            }
             gw_buf_puts(b, "\n");
         }
         gw_csv_file_row(&cs->procs, b->data, b->len, now, next);

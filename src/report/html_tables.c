@@ -263,10 +263,50 @@ static void epochs_section(FILE *out, const gw_analysis *a)
     fputs("</table>\n", out);
 }
 
+/* The job's phases from its output, in order (logread/timeline.h). */
+static void job_phases_section(FILE *out, const gw_analysis *a)
+{
+    const gw_series *s = a->series;
+    if (!s->phases_found)
+        return;
+    fputs("<h2 id=\"job-phases\">Job phases (from the job's output)</h2>\n<p>Found: ", out);
+    gw_html_escape(out, s->phases_found);
+    fputs("</p>\n", out);
+    if (!s->nphases)
+        return;
+    fprintf(out,
+            "<table class=\"job-phases\">\n<tr><th>phase</th><th>named by</th>"
+            "<th>start (%s)</th><th>duration</th><th>steps</th><th>steps/s</th>",
+            gw_report_dateless(s) ? "from the start" : "UTC");
+    for (size_t i = 0; i < a->ngpus; i++) {
+        char *label = gw_series_gpu_label(s, s->gpus[i]);
+        fputs("<th>", out);
+        gw_html_escape(out, label);
+        fputs(" util</th>", out);
+        free(label);
+    }
+    fputs("</tr>\n", out);
+    for (size_t k = 0; k < s->nphases; k++) {
+        const gw_phase_span *p = &s->phases[k];
+        char ts[GW_RFC3339_LEN];
+        fprintf(out, "<tr><td>%s</td><td>", gw_phase_kind_name(p->kind));
+        gw_html_escape(out, p->what);
+        fprintf(out, "</td><td>%s</td>", gw_report_when(a, p->start_ms, ts));
+        num_cell(out, (double)(p->end_ms - p->start_ms) / 1000.0, "s");
+        num_cell(out, p->steps >= 0 ? (double)p->steps : NAN, "");
+        num_cell(out, p->steps_per_s, "");
+        for (size_t i = 0; i < a->ngpus; i++)
+            num_cell(out, a->job_phase_util_pct[k * a->ngpus + i], "%");
+        fputs("</tr>\n", out);
+    }
+    fputs("</table>\n", out);
+}
+
 void gw_html_tables(FILE *out, const gw_analysis *a)
 {
     header_section(out, a);
     verdicts_section(out, a);
     summary_section(out, a);
     epochs_section(out, a);
+    job_phases_section(out, a);
 }

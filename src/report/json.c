@@ -279,6 +279,37 @@ static cJSON *epochs_json(const gw_analysis *a)
     return arr;
 }
 
+/* The job's phases from its output (logread/timeline.h), with the GPUs' busy share in each. */
+static cJSON *job_phases_json(const gw_analysis *a)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (size_t k = 0; k < a->series->nphases; k++) {
+        const gw_phase_span *p = &a->series->phases[k];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "kind", gw_phase_kind_name(p->kind));
+        if (p->what[0])
+            cJSON_AddStringToObject(o, "named_by", p->what);
+        add_span(o, p->start_ms, p->end_ms);
+        if (p->steps >= 0)
+            cJSON_AddNumberToObject(o, "steps", (double)p->steps);
+        if (p->first_step >= 0)
+            cJSON_AddNumberToObject(o, "first_step", (double)p->first_step);
+        if (p->last_step >= 0)
+            cJSON_AddNumberToObject(o, "last_step", (double)p->last_step);
+        if (gw_fmt_sane(p->steps_per_s))
+            add_num(o, "steps_per_s", p->steps_per_s);
+        cJSON *gpus = cJSON_AddArrayToObject(o, "gpus");
+        for (size_t i = 0; i < a->ngpus; i++) {
+            cJSON *g = cJSON_CreateObject();
+            add_gpu_ref(g, a, (int)i);
+            add_num(g, "util_mean_pct", a->job_phase_util_pct[k * a->ngpus + i]);
+            cJSON_AddItemToArray(gpus, g);
+        }
+        cJSON_AddItemToArray(arr, o);
+    }
+    return arr;
+}
+
 const gw_job *gw_report_job(const gw_analysis *a, int gpu)
 {
     const gw_series *s = a->series;
@@ -340,6 +371,9 @@ static cJSON *report_json(const gw_analysis *a, bool gpus_inline)
     cJSON_AddItemToObject(root, "dips", dips_json(a));
     cJSON_AddStringToObject(root, "epoch_source", gw_epoch_origin_name(a->epoch_origin));
     cJSON_AddItemToObject(root, "epochs", epochs_json(a));
+    if (a->series->phases_found)
+        cJSON_AddStringToObject(root, "job_phases_found", a->series->phases_found);
+    cJSON_AddItemToObject(root, "job_phases", job_phases_json(a));
     gw_report_marks_json(root, a);
     gw_report_inproc_json(root, a);
     cJSON *verdicts = cJSON_AddArrayToObject(root, "verdicts");

@@ -437,6 +437,65 @@ static void epoch_parts_section(FILE *out, const gw_analysis *a)
     }
 }
 
+/* The mean utilization.gpu of the job's GPUs in phase k, NAN when unknown. */
+static double job_phase_busy(const gw_analysis *a, size_t k)
+{
+    double *v = xmalloc((a->ngpus ? a->ngpus : 1) * sizeof *v);
+    for (size_t i = 0; i < a->ngpus; i++)
+        v[i] = a->gpus[i].participant ? a->job_phase_util_pct[k * a->ngpus + i] : NAN;
+    double mean = gw_stats_mean(v, NULL, a->ngpus);
+    free(v);
+    return mean;
+}
+
+static void job_phase_row(FILE *out, const gw_analysis *a, size_t k)
+{
+    const gw_phase_span *p = &a->series->phases[k];
+    char b[5][GW_FMT_SIZE], busy[GW_FMT_SIZE + 1];
+    const char *x = num(job_phase_busy(a, k), b[4], sizeof b[4]);
+    snprintf(busy, sizeof busy, "%s%s", x, *x ? "%" : "");
+    const char *what = p->kind == GW_PH_TRAIN ? "" : p->what;
+    fprintf(out, "  %-14s %-12.12s %9s %9s s %7s %9s %6s\n", gw_phase_kind_name(p->kind), what,
+            span_s(p->start_ms - a->start_ms, b[0], sizeof b[0]),
+            span_s(p->end_ms - p->start_ms, b[1], sizeof b[1]),
+            p->steps >= 0 ? num((double)p->steps, b[2], sizeof b[2]) : "",
+            num(p->steps_per_s, b[3], sizeof b[3]), busy);
+}
+
+/* What the job's output showed of its phases, in order (iteration trainers have no epochs). */
+static void job_phases_section(FILE *out, const gw_analysis *a)
+{
+    const gw_series *s = a->series;
+    if (!s->phases_found)
+        return;
+    fprintf(out, "\nJob phases (from the job's output)\n  found:");
+    size_t col = 9;
+    for (const char *w = s->phases_found; *w;) {
+        size_t len = strcspn(w, " ");
+        if (col + len > 78) {
+            fputs("\n        ", out);
+            col = 8;
+        }
+        fprintf(out, " %.*s", (int)len, w);
+        col += len + 1;
+        w += len;
+        w += strspn(w, " ");
+    }
+    fputc('\n', out);
+    if (!s->nphases)
+        return;
+    fprintf(out, "  %-14s %-12s %9s %11s %7s %9s %6s\n", "phase", "named by", "start s", "duration",
+            "steps", "steps/s", "busy");
+    enum { HEAD = 10, TAIL = 4 };
+    for (size_t k = 0; k < s->nphases; k++) {
+        if (s->nphases > HEAD + TAIL + 1 && k == HEAD) {
+            fprintf(out, "  ... %zu more phases ...\n", s->nphases - HEAD - TAIL);
+            k = s->nphases - TAIL;
+        }
+        job_phase_row(out, a, k);
+    }
+}
+
 void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
 {
     inputs_section(out, a);
@@ -445,6 +504,7 @@ void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
         gpu_section(out, a, &a->gpus[i]);
     epochs_section(out, a);
     epoch_parts_section(out, a);
+    job_phases_section(out, a);
     gw_report_inproc_text(out, a);
     gw_report_marks_text(out, a);
 }

@@ -1,6 +1,7 @@
 /* The one field table: unit, source and CSV header of every field (see sample.h). */
 #include "sample.h"
 
+#include "nvml/nvml_abi.h"
 #include "util/gw_fmt.h"
 
 #include <math.h>
@@ -9,76 +10,207 @@
 
 #define MIB (1024.0 * 1024.0)
 
-/* GPU fields: the NVML call, the unit NVML reports in (scale) and our CSV form. */
-#define GPU(key, header, unit, style, dec, scale, call)                                            \
+/* GPU fields: the NVML call, the unit NVML reports in (scale) and our CSV form; then, as designated
+ * initialisers, every other name the field has (gw_field_info in sample.h). */
+#define GPU(key, header, unit, style, dec, scale, call, ...)                                       \
     {                                                                                              \
-        GW_FG_GPU, key, header, unit, style, dec, scale, call                                      \
+        GW_FG_GPU, key, header, unit, style, dec, scale, call, __VA_ARGS__                         \
     }
-#define PCT(key, header, dec, call)    GPU(key, header, "%", GW_CSV_FIXED, dec, 1, call)
-#define MIB_F(key, header, call)       GPU(key, header, "MiB", GW_CSV_UP, 0, MIB, call)
-#define WATT(key, header, call)        GPU(key, header, "W", GW_CSV_FIXED, 2, 1000, call)
-#define WHOLE(key, header, unit, call) GPU(key, header, unit, GW_CSV_FIXED, 0, 1, call)
+#define PCT(key, header, dec, call, ...)                                                           \
+    GPU(key, header, "%", GW_CSV_FIXED, dec, 1, call, __VA_ARGS__)
+#define MIB_F(key, header, call, ...) GPU(key, header, "MiB", GW_CSV_UP, 0, MIB, call, __VA_ARGS__)
+#define WATT(key, header, call, ...)  GPU(key, header, "W", GW_CSV_FIXED, 2, 1000, call, __VA_ARGS__)
+#define WHOLE(key, header, unit, call, ...)                                                        \
+    GPU(key, header, unit, GW_CSV_FIXED, 0, 1, call, __VA_ARGS__)
+/* A dcgm-exporter series: name, HELP, scale (stored / scale = exported), rounding, counter. */
+#define DCGM(name, help, ...) .dcgm = {name, help, __VA_ARGS__}
 /* Host, job and process fields: read from /proc (nvml_scale 0) unless said otherwise. */
-#define PROCFS(group, key, header, unit, style, dec, file)                                         \
+#define PROCFS(group, key, header, unit, style, dec, file, ...)                                    \
     {                                                                                              \
-        group, key, header, unit, style, dec, 0, file                                              \
+        group, key, header, unit, style, dec, 0, file, __VA_ARGS__                                 \
     }
 
 const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
-    [GW_F_UTIL_GPU_PCT] =
-        PCT("util_gpu", "utilization.gpu [%]", 0, "nvmlDeviceGetUtilizationRates"),
+    [GW_F_UTIL_GPU_PCT] = PCT(
+        "util_gpu", "utilization.gpu [%]", 0, "nvmlDeviceGetUtilizationRates", .csv_pos = 1,
+        .help = "Share of the last sample period (1/6 s to 1 s) in which at least one kernel ran. "
+                "100 % does not mean the SMs are busy: see gpm.sm_active. [N/A] with MIG on.",
+        .dmon = "sm", DCGM("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", 1),
+        .fake = "util_gpu"),
     [GW_F_UTIL_MEM_PCT] =
-        PCT("util_mem", "utilization.memory [%]", 0, "nvmlDeviceGetUtilizationRates"),
-    [GW_F_MEM_TOTAL_MIB] = MIB_F("mem_total", "memory.total [MiB]", "nvmlDeviceGetMemoryInfo_v2"),
-    [GW_F_MEM_USED_MIB] = MIB_F("mem_used", "memory.used [MiB]", "nvmlDeviceGetMemoryInfo_v2"),
-    [GW_F_MEM_FREE_MIB] = MIB_F("mem_free", "memory.free [MiB]", "nvmlDeviceGetMemoryInfo_v2"),
+        PCT("util_mem", "utilization.memory [%]", 0, "nvmlDeviceGetUtilizationRates", .csv_pos = 2,
+            .help = "Share of the last sample period in which device memory was read or written.",
+            .dmon = "mem", DCGM("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", 1),
+            .fake = "util_mem"),
+    [GW_F_MEM_TOTAL_MIB] =
+        MIB_F("mem_total", "memory.total [MiB]", "nvmlDeviceGetMemoryInfo_v2", .csv_pos = 4,
+              .help = "Memory on the board that software can see, in MiB."),
+    [GW_F_MEM_USED_MIB] =
+        MIB_F("mem_used", "memory.used [MiB]", "nvmlDeviceGetMemoryInfo_v2", .csv_pos = 3,
+              .help = "Memory allocated by processes, in MiB (rounded up, as nvidia-smi does).",
+              .dmon = "fb", DCGM("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", 1, 1),
+              .fake = "mem_used_mib"),
+    [GW_F_MEM_FREE_MIB] =
+        MIB_F("mem_free", "memory.free [MiB]", "nvmlDeviceGetMemoryInfo_v2",
+              .help = "Memory nobody holds, in MiB.",
+              DCGM("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", 1, -1)),
     [GW_F_MEM_RESERVED_MIB] =
-        MIB_F("mem_reserved", "memory.reserved [MiB]", "nvmlDeviceGetMemoryInfo_v2"),
-    [GW_F_TEMP_GPU_C] = WHOLE("temp_gpu", "temperature.gpu", "C", "nvmlDeviceGetTemperature"),
-    [GW_F_TEMP_MEM_C] = WHOLE("temp_mem", "temperature.memory", "C",
-                              "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP)"),
-    [GW_F_POWER_DRAW_W] = WATT("power_draw", "power.draw [W]", "nvmlDeviceGetPowerUsage"),
+        MIB_F("mem_reserved", "memory.reserved [MiB]", "nvmlDeviceGetMemoryInfo_v2", .csv_pos = 15,
+              .help = "Memory the driver and firmware keep for themselves, in MiB."),
+    [GW_F_TEMP_GPU_C] =
+        WHOLE("temp_gpu", "temperature.gpu", "C", "nvmlDeviceGetTemperature", .csv_pos = 5,
+              .help = "GPU core temperature in degrees C.", .dmon = "gtemp",
+              DCGM("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", 1), .fake = "temp_c"),
+    [GW_F_TEMP_MEM_C] = WHOLE(
+        "temp_mem", "temperature.memory", "C", "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP)",
+        .help = "HBM temperature in degrees C (N/A, without brackets, where the GPU has no "
+                "sensor).",
+        .bare_na = true, .dmon = "mtemp", .fake = "mem_temp_c"),
+    [GW_F_POWER_DRAW_W] = WATT(
+        "power_draw", "power.draw [W]", "nvmlDeviceGetPowerUsage", .csv_pos = 6,
+        .help = "Board power in watts: a one-second average on Ampere and newer GPUs.",
+        .dmon = "pwr", DCGM("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", 1), .fake = "power_w"),
     [GW_F_POWER_LIMIT_W] =
-        WATT("power_limit", "power.limit [W]", "nvmlDeviceGetPowerManagementLimit"),
+        WATT("power_limit", "power.limit [W]", "nvmlDeviceGetPowerManagementLimit", .csv_pos = 7,
+             .alias = "gpu.power.requested_limit",
+             .help = "Power limit set by software (nvidia-smi -pl), in watts.",
+             DCGM("DCGM_FI_DEV_POWER_MGMT_LIMIT", "Power management limit (in W).", 1)),
     [GW_F_POWER_ENFORCED_W] =
-        WATT("power_enforced", "enforced.power.limit [W]", "nvmlDeviceGetEnforcedPowerLimit"),
-    [GW_F_CLOCK_SM_MHZ] =
-        WHOLE("clock_sm", "clocks.current.sm [MHz]", "MHz", "nvmlDeviceGetClockInfo(SM)"),
+        WATT("power_enforced", "enforced.power.limit [W]", "nvmlDeviceGetEnforcedPowerLimit",
+             .alias = "gpu.power.current_limit",
+             .nvml = {GW_NVML_UINT, "nvmlDeviceGetEnforcedPowerLimit"},
+             .help = "Power limit in force now, the lowest of all limiters, in watts."),
+    [GW_F_CLOCK_SM_MHZ] = WHOLE(
+        "clock_sm", "clocks.current.sm [MHz]", "MHz", "nvmlDeviceGetClockInfo(SM)", .csv_pos = 8,
+        .alias = "clocks.sm", .help = "Streaming multiprocessor clock now.",
+        DCGM("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", 1), .fake = "sm_clock_mhz"),
     [GW_F_CLOCK_MEM_MHZ] =
-        WHOLE("clock_mem", "clocks.current.memory [MHz]", "MHz", "nvmlDeviceGetClockInfo(MEM)"),
-    [GW_F_CLOCK_GR_MHZ] = WHOLE("clock_gr", "clocks.current.graphics [MHz]", "MHz",
-                                "nvmlDeviceGetClockInfo(GRAPHICS)"),
+        WHOLE("clock_mem", "clocks.current.memory [MHz]", "MHz", "nvmlDeviceGetClockInfo(MEM)",
+              .csv_pos = 16, .alias = "clocks.mem", .help = "Memory clock now.", .dmon = "mclk",
+              DCGM("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", 1),
+              .fake = "mem_clock_mhz"),
+    [GW_F_CLOCK_GR_MHZ] =
+        WHOLE("clock_gr", "clocks.current.graphics [MHz]", "MHz",
+              "nvmlDeviceGetClockInfo(GRAPHICS)", .alias = "clocks.gr",
+              .help = "Graphics (shader) clock now.", .dmon = "pclk", .fake = "gr_clock_mhz"),
     [GW_F_CLOCK_MAX_SM_MHZ] =
-        WHOLE("clock_max_sm", "clocks.max.sm [MHz]", "MHz", "nvmlDeviceGetMaxClockInfo(SM)"),
+        WHOLE("clock_max_sm", "clocks.max.sm [MHz]", "MHz", "nvmlDeviceGetMaxClockInfo(SM)",
+              .help = "Highest SM clock the GPU is designed for. Read once."),
     [GW_F_CLOCK_MAX_MEM_MHZ] =
-        WHOLE("clock_max_mem", "clocks.max.memory [MHz]", "MHz", "nvmlDeviceGetMaxClockInfo(MEM)"),
-    [GW_F_CLOCKS_EVENT_REASONS] = GPU("clocks_event_reasons", "clocks_event_reasons.active", "",
-                                      GW_CSV_HEX, 0, 1, "nvmlDeviceGetCurrentClocksEventReasons"),
-    [GW_F_PSTATE] =
-        GPU("pstate", "pstate", "", GW_CSV_PSTATE, 0, 1, "nvmlDeviceGetPerformanceState"),
-    [GW_F_FAN_PCT] = PCT("fan", "fan.speed [%]", 0, "nvmlDeviceGetFanSpeed"),
+        WHOLE("clock_max_mem", "clocks.max.memory [MHz]", "MHz", "nvmlDeviceGetMaxClockInfo(MEM)",
+              .alias = "clocks.max.mem",
+              .help = "Highest memory clock the GPU is designed for. Read once."),
+    [GW_F_CLOCKS_EVENT_REASONS] =
+        GPU("clocks_event_reasons", "clocks_event_reasons.active", "", GW_CSV_HEX, 0, 1,
+            "nvmlDeviceGetCurrentClocksEventReasons", .csv_pos = 9,
+            .alias = "clocks_throttle_reasons.active",
+            .help = "Bit mask of the reasons that hold the clocks below their maximum now (nvml.h "
+                    "nvmlClocksEventReasons); 0x0000000000000000 means none.",
+            .fake = "clocks_event_reasons"),
+    [GW_F_PSTATE] = GPU(
+        "pstate", "pstate", "", GW_CSV_PSTATE, 0, 1, "nvmlDeviceGetPerformanceState", .csv_pos = 10,
+        .help = "Performance state, P0 (fastest) to P15 (slowest).", .fake = "pstate"),
+    [GW_F_FAN_PCT] = PCT("fan", "fan.speed [%]", 0, "nvmlDeviceGetFanSpeed",
+                         .help = "Fan speed the driver asks for, in percent of the maximum. [N/A] "
+                                 "on GPUs cooled by the chassis (most data-centre GPUs).",
+                         .nvml = {GW_NVML_UINT, "nvmlDeviceGetFanSpeed"}, .fake = "fan_pct"),
     [GW_F_PCIE_GEN] =
-        WHOLE("pcie_gen", "pcie.link.gen.current", "", "nvmlDeviceGetCurrPcieLinkGeneration"),
+        WHOLE("pcie_gen", "pcie.link.gen.current", "", "nvmlDeviceGetCurrPcieLinkGeneration",
+              .help = "PCIe generation the link runs at now; an idle GPU may drop to a lower one.",
+              .nvml = {GW_NVML_UINT, "nvmlDeviceGetCurrPcieLinkGeneration"}),
     [GW_F_PCIE_GEN_MAX] =
-        WHOLE("pcie_gen_max", "pcie.link.gen.max", "", "nvmlDeviceGetMaxPcieLinkGeneration"),
+        WHOLE("pcie_gen_max", "pcie.link.gen.max", "", "nvmlDeviceGetMaxPcieLinkGeneration",
+              .help = "Highest PCIe generation this GPU in this slot can reach. Read once.",
+              .nvml = {GW_NVML_UINT, "nvmlDeviceGetMaxPcieLinkGeneration"}),
     [GW_F_PCIE_WIDTH] =
-        WHOLE("pcie_width", "pcie.link.width.current", "", "nvmlDeviceGetCurrPcieLinkWidth"),
+        WHOLE("pcie_width", "pcie.link.width.current", "", "nvmlDeviceGetCurrPcieLinkWidth",
+              .help = "Number of PCIe lanes in use now.",
+              .nvml = {GW_NVML_UINT, "nvmlDeviceGetCurrPcieLinkWidth"}),
     [GW_F_PCIE_WIDTH_MAX] =
-        WHOLE("pcie_width_max", "pcie.link.width.max", "", "nvmlDeviceGetMaxPcieLinkWidth"),
+        WHOLE("pcie_width_max", "pcie.link.width.max", "", "nvmlDeviceGetMaxPcieLinkWidth",
+              .help = "Largest number of PCIe lanes this GPU in this slot can use. Read once.",
+              .nvml = {GW_NVML_UINT, "nvmlDeviceGetMaxPcieLinkWidth"}),
     [GW_F_ECC_UNCORRECTED] = WHOLE("ecc_uncorrected", "ecc.errors.uncorrected.volatile.total", "",
-                                   "nvmlDeviceGetTotalEccErrors(UNCORRECTED, VOLATILE)"),
+                                   "nvmlDeviceGetTotalEccErrors(UNCORRECTED, VOLATILE)",
+                                   .help = "Uncorrectable ECC errors since the driver was loaded.",
+                                   .fake = "ecc_uncorrected"),
     [GW_F_ENERGY_MJ] = WHOLE("energy", "total_energy_consumption [mJ]", "mJ",
-                             "nvmlDeviceGetTotalEnergyConsumption"),
+                             "nvmlDeviceGetTotalEnergyConsumption", .csv_pos = 17,
+                             DCGM("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",
+                                  "Total energy consumption since boot (in mJ).", 1, 0, true)),
     [GW_F_GPM_SM_ACTIVE_PCT] =
-        PCT("gpm_sm_active", "gpm.sm_active [%]", 2, "nvmlGpmMetricsGet(SM_UTIL)"),
-    [GW_F_GPM_SM_OCCUPANCY_PCT] =
-        PCT("gpm_sm_occupancy", "gpm.sm_occupancy [%]", 2, "nvmlGpmMetricsGet(SM_OCCUPANCY)"),
+        PCT("gpm_sm_active", "gpm.sm_active [%]", 2, "nvmlGpmMetricsGet(SM_UTIL)", .csv_pos = 11,
+            .help = "gpuwatch: share of time the SMs had work, over the last 100 ms or more (GPM, "
+                    "Hopper and newer; [N/A] elsewhere). Low while utilization.gpu is high means "
+                    "kernels that fill few SMs.",
+            DCGM("DCGM_FI_PROF_SM_ACTIVE",
+                 "The ratio of cycles an SM has at least 1 warp assigned.", 100),
+            .gpm_metric = GWN_GPM_METRIC_SM_UTIL, .fake = "sm_active"),
+    [GW_F_GPM_SM_OCCUPANCY_PCT] = PCT(
+        "gpm_sm_occupancy", "gpm.sm_occupancy [%]", 2, "nvmlGpmMetricsGet(SM_OCCUPANCY)",
+        .csv_pos = 12, .help = "gpuwatch: resident warps as a share of the SMs' capacity (GPM).",
+        DCGM("DCGM_FI_PROF_SM_OCCUPANCY", "The ratio of number of warps resident on an SM.", 100),
+        .gpm_metric = GWN_GPM_METRIC_SM_OCCUPANCY, .fake = "sm_occupancy"),
     [GW_F_GPM_TENSOR_ACTIVE_PCT] =
-        PCT("gpm_tensor_active", "gpm.tensor_active [%]", 2, "nvmlGpmMetricsGet(ANY_TENSOR_UTIL)"),
+        PCT("gpm_tensor_active", "gpm.tensor_active [%]", 2, "nvmlGpmMetricsGet(ANY_TENSOR_UTIL)",
+            .csv_pos = 13, .help = "gpuwatch: share of time any tensor core pipe was busy (GPM).",
+            DCGM("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+                 "Ratio of cycles the tensor (HMMA) pipe is active.", 100),
+            .gpm_metric = GWN_GPM_METRIC_ANY_TENSOR_UTIL, .fake = "tensor_active"),
     [GW_F_GPM_DRAM_ACTIVE_PCT] =
-        PCT("gpm_dram_active", "gpm.dram_active [%]", 2, "nvmlGpmMetricsGet(DRAM_BW_UTIL)"),
-    [GW_F_GPM_GR_ACTIVE_PCT] =
-        PCT("gpm_gr_active", "gpm.graphics_active [%]", 2, "nvmlGpmMetricsGet(GRAPHICS_UTIL)"),
+        PCT("gpm_dram_active", "gpm.dram_active [%]", 2, "nvmlGpmMetricsGet(DRAM_BW_UTIL)",
+            .csv_pos = 14, .help = "gpuwatch: share of the peak DRAM bandwidth in use (GPM).",
+            DCGM("DCGM_FI_PROF_DRAM_ACTIVE",
+                 "Ratio of cycles the device memory interface is active sending or receiving data.",
+                 100),
+            .gpm_metric = GWN_GPM_METRIC_DRAM_BW_UTIL, .fake = "dram_active"),
+    [GW_F_GPM_GR_ACTIVE_PCT] = PCT(
+        "gpm_gr_active", "gpm.graphics_active [%]", 2, "nvmlGpmMetricsGet(GRAPHICS_UTIL)",
+        DCGM("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active.", 100),
+        .gpm_metric = GWN_GPM_METRIC_GRAPHICS_UTIL, .fake = "util_gpu"),
+    [GW_F_GPM_PCIE_TX_MIB_S] = GPU(
+        "gpm_pcie_tx", "gpm.pcie_tx [MiB/s]", "MiB/s", GW_CSV_FIXED, 1, 1,
+        "nvmlGpmMetricsGet(PCIE_TX_PER_SEC)", .csv_pos = 18,
+        DCGM("DCGM_FI_PROF_PCIE_TX_BYTES",
+             "The rate of data transmitted over the PCIe bus - including both protocol headers and "
+             "data payloads - in bytes per second.",
+             1.0 / MIB),
+        .gpm_metric = GWN_GPM_METRIC_PCIE_TX_PER_SEC, .fake = "pcie_tx_mib_s"),
+    [GW_F_GPM_PCIE_RX_MIB_S] = GPU(
+        "gpm_pcie_rx", "gpm.pcie_rx [MiB/s]", "MiB/s", GW_CSV_FIXED, 1, 1,
+        "nvmlGpmMetricsGet(PCIE_RX_PER_SEC)", .csv_pos = 19,
+        DCGM("DCGM_FI_PROF_PCIE_RX_BYTES",
+             "The rate of data received over the PCIe bus - including both protocol headers and "
+             "data payloads - in bytes per second.",
+             1.0 / MIB),
+        .gpm_metric = GWN_GPM_METRIC_PCIE_RX_PER_SEC, .fake = "pcie_rx_mib_s"),
+    [GW_F_GPM_NVLINK_TX_MIB_S] =
+        GPU("gpm_nvlink_tx", "gpm.nvlink_tx [MiB/s]", "MiB/s", GW_CSV_FIXED, 1, 1,
+            "nvmlGpmMetricsGet(NVLINK_TOTAL_TX_PER_SEC)", .csv_pos = 20,
+            DCGM("DCGM_FI_PROF_NVLINK_TX_BYTES",
+                 "The rate of data transmitted over NVLink, all links - including both protocol "
+                 "headers and data payloads - in bytes per second.",
+                 1.0 / MIB),
+            .gpm_metric = GWN_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, .fake = "nvlink_tx_mib_s"),
+    [GW_F_GPM_NVLINK_RX_MIB_S] = GPU(
+        "gpm_nvlink_rx", "gpm.nvlink_rx [MiB/s]", "MiB/s", GW_CSV_FIXED, 1, 1,
+        "nvmlGpmMetricsGet(NVLINK_TOTAL_RX_PER_SEC)", .csv_pos = 21,
+        DCGM("DCGM_FI_PROF_NVLINK_RX_BYTES",
+             "The rate of data received over NVLink, all links - including both protocol headers "
+             "and data payloads - in bytes per second.",
+             1.0 / MIB),
+        .gpm_metric = GWN_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, .fake = "nvlink_rx_mib_s"),
+    [GW_F_UTIL_ENC_PCT] = PCT(
+        "util_enc", "utilization.encoder [%]", 0, "nvmlDeviceGetEncoderUtilization", .csv_pos = 22,
+        .help = "Share of the last sample period in which the video encoder (NVENC) worked.",
+        .dmon = "enc", DCGM("DCGM_FI_DEV_ENC_UTIL", "Encoder utilization (in %).", 1),
+        .nvml = {GW_NVML_UINT_PERIOD, "nvmlDeviceGetEncoderUtilization"}, .fake = "enc_util"),
+    [GW_F_UTIL_DEC_PCT] = PCT(
+        "util_dec", "utilization.decoder [%]", 0, "nvmlDeviceGetDecoderUtilization", .csv_pos = 23,
+        .help = "Share of the last sample period in which the video decoder (NVDEC) worked: "
+                "video or image decoding in the input pipeline (DALI, torchvision.io on the GPU).",
+        .dmon = "dec", DCGM("DCGM_FI_DEV_DEC_UTIL", "Decoder utilization (in %).", 1),
+        .nvml = {GW_NVML_UINT_PERIOD, "nvmlDeviceGetDecoderUtilization"}, .fake = "dec_util"),
 
     [GW_F_HOST_CPU_UTIL_PCT] = PROCFS(GW_FG_HOST, "cpu_util", "cpu.util [%]", "%", GW_CSV_FIXED, 1,
                                       "/proc/stat (deltas between ticks)"),
@@ -171,6 +303,15 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
                             MIB, "nvmlDeviceGet{Compute,Graphics}RunningProcesses .usedGpuMemory"},
     [GW_F_PROC_IN_JOB] = PROCFS(GW_FG_PROC, "in_job", "in_job", "", GW_CSV_FIXED, 0,
                                 "/proc/PID/stat: the pid descends from the wrapped command"),
+#define PROC_UTIL(key, header, member)                                                             \
+    {                                                                                              \
+        GW_FG_PROC, key, header, "%", GW_CSV_FIXED, 0, 1,                                          \
+            "nvmlDeviceGetProcessUtilization ." member " (newest sample since the last read)"      \
+    }
+    [GW_F_PROC_SM_UTIL_PCT] = PROC_UTIL("proc_sm_util", "sm_util [%]", "smUtil"),
+    [GW_F_PROC_MEM_UTIL_PCT] = PROC_UTIL("proc_mem_util", "mem_util [%]", "memUtil"),
+    [GW_F_PROC_ENC_UTIL_PCT] = PROC_UTIL("proc_enc_util", "enc_util [%]", "encUtil"),
+    [GW_F_PROC_DEC_UTIL_PCT] = PROC_UTIL("proc_dec_util", "dec_util [%]", "decUtil"),
 };
 
 /* 2^52: counters and masks are exact in a double below it; NVML's sentinels are above. */
@@ -210,6 +351,12 @@ const gw_field_bounds gw_field_bounds_of[GW_F_COUNT] = {
     [GW_F_GPM_TENSOR_ACTIVE_PCT] = {0, 100.5},
     [GW_F_GPM_DRAM_ACTIVE_PCT] = {0, 100.5},
     [GW_F_GPM_GR_ACTIVE_PCT] = {0, 100.5},
+    [GW_F_GPM_PCIE_TX_MIB_S] = {0, 1e7}, /* MiB/s: PCIe 6.0 x16 moves about 1.2e5 */
+    [GW_F_GPM_PCIE_RX_MIB_S] = {0, 1e7},
+    [GW_F_GPM_NVLINK_TX_MIB_S] = {0, 1e8}, /* MiB/s: an H200's 18 links move about 8.6e5 */
+    [GW_F_GPM_NVLINK_RX_MIB_S] = {0, 1e8},
+    [GW_F_UTIL_ENC_PCT] = {0, 100},
+    [GW_F_UTIL_DEC_PCT] = {0, 100},
 };
 
 bool gw_field_plausible(gw_field f, double v)
@@ -255,6 +402,8 @@ int gw_field_by_key(gw_field_group group, const char *key)
         size_t n = strcspn(h, " [");
         if (strlen(key) == n && strncmp(h, key, n) == 0)
             return f;
+        if (gw_fields[f].alias && strcmp(gw_fields[f].alias, key) == 0)
+            return f;
     }
     return -1;
 }
@@ -290,4 +439,26 @@ double gw_host_value(const gw_host_sample *h, gw_field f)
                                         r->processes,    r->running_pct, r->sleeping_pct,
                                         r->disk_wait_pct};
     return v[(f - GW_F_ROLE_FIRST) % GW_F_ROLE_FIELDS];
+}
+
+double gw_proc_value(const gw_gpu_process *p, gw_field f)
+{
+    switch (f) {
+    case GW_F_PROC_PID:
+        return p->pid;
+    case GW_F_PROC_USED_MIB:
+        return p->used_valid ? p->used_mib : NAN;
+    case GW_F_PROC_IN_JOB:
+        return p->in_job ? 1 : 0;
+    case GW_F_PROC_SM_UTIL_PCT:
+        return p->util_valid ? p->sm_util_pct : NAN;
+    case GW_F_PROC_MEM_UTIL_PCT:
+        return p->util_valid ? p->mem_util_pct : NAN;
+    case GW_F_PROC_ENC_UTIL_PCT:
+        return p->util_valid ? p->enc_util_pct : NAN;
+    case GW_F_PROC_DEC_UTIL_PCT:
+        return p->util_valid ? p->dec_util_pct : NAN;
+    default:
+        return NAN;
+    }
 }

@@ -174,6 +174,9 @@ gw_rc gw_gpu_devs_open_some(const gw_nvml *n, uint32_t skip, gw_gpu_dev **out, u
             continue;
         }
         read_info(n, d, i, stride, skip);
+        for (int f = 0; f < GW_F_COUNT; f++)
+            if (gw_fields[f].nvml.shape != GW_NVML_OWN)
+                d->nvml_fn[f] = gw_nvml_symbol(n, gw_fields[f].nvml.symbol);
     }
     *out = devs;
     *count = c;
@@ -267,6 +270,24 @@ static void read_memory(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_sample *out)
         set_memory(out, (double)m.total, (double)m.used, (double)m.free, NAN);
 }
 
+/* Reads the fields of `want` that the table reads by symbol (gw_fields[].nvml). */
+static void read_by_symbol(gw_gpu_dev *d, uint64_t want, gw_gpu_sample *out)
+{
+    for (int f = 0; f < GW_F_COUNT; f++) {
+        const gw_nvml_read *rd = &gw_fields[f].nvml;
+        if (rd->shape == GW_NVML_OWN || !(want & B(f)))
+            continue;
+        unsigned v = 0, period_us = 0;
+        gwn_return r = GWN_ERROR_FUNCTION_NOT_FOUND;
+        if (d->nvml_fn[f] && rd->shape == GW_NVML_UINT)
+            r = ((gwn_uint_fn)d->nvml_fn[f])(d->handle, &v);
+        else if (d->nvml_fn[f] && rd->shape == GW_NVML_UINT_PERIOD)
+            r = ((gwn_uint_period_fn)d->nvml_fn[f])(d->handle, &v, &period_us);
+        if (ok(d, r, B(f), &d->fast_unsupported, rd->symbol))
+            set_checked(out, (gw_gpu_field)f, gw_field_from_nvml((gw_gpu_field)f, v));
+    }
+}
+
 /* Reads the remaining fields whose calls need special arguments. */
 static void read_misc(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sample *out)
 {
@@ -334,9 +355,6 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
         read_memory(n, d, out);
     if (want & B(GW_F_POWER_DRAW_W))
         read_uint(d, n->DeviceGetPowerUsage, "nvmlDeviceGetPowerUsage", GW_F_POWER_DRAW_W, out);
-    if (want & B(GW_F_POWER_ENFORCED_W))
-        read_uint(d, n->DeviceGetEnforcedPowerLimit, "nvmlDeviceGetEnforcedPowerLimit",
-                  GW_F_POWER_ENFORCED_W, out);
     if (want & B(GW_F_CLOCK_SM_MHZ))
         read_clock(n, d, false, GWN_CLOCK_SM, GW_F_CLOCK_SM_MHZ, out);
     if (want & B(GW_F_CLOCK_MEM_MHZ))
@@ -347,21 +365,8 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
         read_clock(n, d, true, GWN_CLOCK_SM, GW_F_CLOCK_MAX_SM_MHZ, out);
     if (want & B(GW_F_CLOCK_MAX_MEM_MHZ))
         read_clock(n, d, true, GWN_CLOCK_MEM, GW_F_CLOCK_MAX_MEM_MHZ, out);
-    if (want & B(GW_F_FAN_PCT))
-        read_uint(d, n->DeviceGetFanSpeed, "nvmlDeviceGetFanSpeed", GW_F_FAN_PCT, out);
-    if (want & B(GW_F_PCIE_GEN))
-        read_uint(d, n->DeviceGetCurrPcieLinkGeneration, "nvmlDeviceGetCurrPcieLinkGeneration",
-                  GW_F_PCIE_GEN, out);
-    if (want & B(GW_F_PCIE_GEN_MAX))
-        read_uint(d, n->DeviceGetMaxPcieLinkGeneration, "nvmlDeviceGetMaxPcieLinkGeneration",
-                  GW_F_PCIE_GEN_MAX, out);
-    if (want & B(GW_F_PCIE_WIDTH))
-        read_uint(d, n->DeviceGetCurrPcieLinkWidth, "nvmlDeviceGetCurrPcieLinkWidth",
-                  GW_F_PCIE_WIDTH, out);
-    if (want & B(GW_F_PCIE_WIDTH_MAX))
-        read_uint(d, n->DeviceGetMaxPcieLinkWidth, "nvmlDeviceGetMaxPcieLinkWidth",
-                  GW_F_PCIE_WIDTH_MAX, out);
     read_misc(n, d, want, out);
+    read_by_symbol(d, want, out);
     /* A call in this tick may have found the GPU lost: then nothing of this tick is trusted. */
     if (atomic_load(&d->lost)) {
         out->valid = 0;
@@ -375,20 +380,20 @@ void gw_gpu_read_fast(const gw_nvml *n, gw_gpu_dev *d, uint64_t want, gw_gpu_sam
     d->static_have |= fresh;
 }
 
-/* GpmMetricsGet of the metrics asked[0..nask) of gpm_metrics over [gpm[a], gpm[b]]: values into
- * v[] (NAN where a metric failed). False when the call failed (counted, or the GPU marked lost). */
-static const struct {
-    unsigned id;
-    gw_gpu_field f;
-} gpm_metrics[] = {{GWN_GPM_METRIC_SM_UTIL, GW_F_GPM_SM_ACTIVE_PCT},
-                   {GWN_GPM_METRIC_SM_OCCUPANCY, GW_F_GPM_SM_OCCUPANCY_PCT},
-                   {GWN_GPM_METRIC_ANY_TENSOR_UTIL, GW_F_GPM_TENSOR_ACTIVE_PCT},
-                   {GWN_GPM_METRIC_DRAM_BW_UTIL, GW_F_GPM_DRAM_ACTIVE_PCT},
-                   {GWN_GPM_METRIC_GRAPHICS_UTIL, GW_F_GPM_GR_ACTIVE_PCT}};
-enum { GPM_NMETRICS = sizeof gpm_metrics / sizeof gpm_metrics[0] };
+/* A GPM value of field f as stored: percentages overshoot 100 by rounding and are capped there;
+ * NAN when out of the field's bounds. */
+static double gpm_value(gw_gpu_field f, double x)
+{
+    if (!gw_field_plausible(f, x))
+        return NAN;
+    return strcmp(gw_fields[f].unit, "%") == 0 ? fmin(x, 100.0) : x;
+}
 
+/* GpmMetricsGet of the GPM fields asked[0..nask) (their gw_fields[].gpm_metric) over
+ * [gpm[a], gpm[b]]: values into v[] (NAN where a metric failed). False when the call failed
+ * (counted, or the GPU marked lost). */
 static bool gpm_metrics_get(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg,
-                            const size_t *asked, size_t nask, int a, int b, double *v)
+                            const gw_gpu_field *asked, size_t nask, int a, int b, double *v)
 {
     memset(mg, 0, offsetof(gwn_gpm_metrics_get, metrics) + nask * sizeof mg->metrics[0]);
     mg->version = GWN_GPM_METRICS_GET_VERSION;
@@ -396,7 +401,7 @@ static bool gpm_metrics_get(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get
     mg->sample1 = d->gpm[a];
     mg->sample2 = d->gpm[b];
     for (size_t i = 0; i < nask; i++)
-        mg->metrics[i].metricId = gpm_metrics[asked[i]].id;
+        mg->metrics[i].metricId = gw_fields[asked[i]].gpm_metric;
     gwn_return r = n->GpmMetricsGet(mg);
     if (r == GWN_ERROR_GPU_IS_LOST)
         gw_gpu_mark_lost(d, "nvmlGpmMetricsGet");
@@ -404,25 +409,24 @@ static bool gpm_metrics_get(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get
         gw_gpu_count_error(d, "nvmlGpmMetricsGet");
     if (r != GWN_SUCCESS)
         return false;
-    for (size_t i = 0; i < nask; i++) {
-        double x = mg->metrics[i].value;
-        v[i] = mg->metrics[i].nvmlReturn == GWN_SUCCESS && isfinite(x) && x >= 0 && x <= 100.5
-                   ? fmin(x, 100.0)
-                   : NAN;
-    }
+    for (size_t i = 0; i < nask; i++)
+        v[i] = mg->metrics[i].nvmlReturn == GWN_SUCCESS ? gpm_value(asked[i], mg->metrics[i].value)
+                                                        : NAN;
     return true;
 }
 
 void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, uint64_t want,
                      gw_gpu_sample *out)
 {
-    /* Only the metrics asked for; graphics activity apart (see GW_GPM_GR_WINDOW_MS). */
-    size_t ask[GPM_NMETRICS], nask = 0;
-    const size_t gr = GPM_NMETRICS - 1;
-    for (size_t i = 0; i < gr; i++)
-        if (want & B(gpm_metrics[i].f))
-            ask[nask++] = i;
-    bool want_gr = (want & B(GW_F_GPM_GR_ACTIVE_PCT)) != 0;
+    /* Only the metrics asked for (the GPM fields of the table); graphics activity apart (see
+     * GW_GPM_GR_WINDOW_MS). */
+    gw_gpu_field ask[GW_F_COUNT];
+    size_t nask = 0;
+    const gw_gpu_field gr = GW_F_GPM_GR_ACTIVE_PCT;
+    for (int f = 0; f < GW_F_COUNT; f++)
+        if (gw_fields[f].gpm_metric && f != (int)gr && (want & B(f)))
+            ask[nask++] = (gw_gpu_field)f;
+    bool want_gr = (want & B(gr)) != 0;
     if (!d->info.gpm_supported || atomic_load(&d->lost) || (nask == 0 && !want_gr))
         return;
     unsigned cur = d->gpm_next;
@@ -449,11 +453,11 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, u
             now - d->gpm_ns[j] >= (int64_t)GW_GPM_MIN_WINDOW_MS * 1000000 &&
             (prev < 0 || d->gpm_ns[j] > d->gpm_ns[prev]))
             prev = j;
-    double v[GPM_NMETRICS];
+    double v[GW_F_COUNT];
     if (prev >= 0 && nask && gpm_metrics_get(n, d, mg, ask, nask, prev, (int)cur, v)) {
         for (size_t i = 0; i < nask; i++)
-            if (gw_field_plausible(gpm_metrics[ask[i]].f, v[i]))
-                gw_set(out, gpm_metrics[ask[i]].f, fmin(v[i], 100.0));
+            if (!isnan(v[i]))
+                gw_set(out, ask[i], v[i]);
         if (out->valid & GW_FIELDS_GPM)
             out->gpm = (gw_time_span){d->gpm_ns[prev], now};
     }
@@ -468,7 +472,7 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, u
     bool due = d->gpm_ns[pin] &&
                age >= (int64_t)(d->gr_have ? GW_GPM_GR_WINDOW_MS : GW_GPM_MIN_WINDOW_MS) * 1000000;
     if (due && gpm_metrics_get(n, d, mg, &gr, 1, pin, (int)cur, v)) {
-        d->gr_have = gw_field_plausible(GW_F_GPM_GR_ACTIVE_PCT, v[0]);
+        d->gr_have = !isnan(v[0]);
         d->gr_value = v[0];
         d->gr_span = (gw_time_span){d->gpm_ns[pin], now};
     }
@@ -480,7 +484,7 @@ void gw_gpu_read_gpm(const gw_nvml *n, gw_gpu_dev *d, gwn_gpm_metrics_get *mg, u
         d->gpm_ns[cur] = 0;
     }
     if (d->gr_have && !atomic_load(&d->lost)) {
-        gw_set(out, GW_F_GPM_GR_ACTIVE_PCT, fmin(d->gr_value, 100.0));
+        gw_set(out, gr, d->gr_value);
         out->gpm_gr = d->gr_span;
     }
 }
@@ -583,11 +587,65 @@ static void read_proc_list(gw_gpu_dev *d, proc_fn fn, uint64_t unsupported_bit, 
     free(buf);
 }
 
+/* A bit outside the GPU field range marks GetProcessUtilization as unsupported (62 and 63: the two
+ * process lists). */
+#define PROC_UTIL_UNSUPPORTED (UINT64_C(1) << 61)
+_Static_assert(GW_F_COUNT <= 61, "GPU field bits meet the process calls' unsupported bits");
+
+/* GetProcessUtilization's samples since the last read into the device's listed processes p[np]:
+ * each gets its newest sample's shares; one NVML leaves out had none above 0 in the period (only
+ * processes with non-zero utilisation are listed; NOT_FOUND: none was), so it gets 0. */
+static void read_proc_util(const gw_nvml *n, gw_gpu_dev *d, gw_gpu_process *p, size_t np)
+{
+    if (np == 0 || (d->slow_unsupported & PROC_UTIL_UNSUPPORTED))
+        return;
+    unsigned count = 0;
+    gwn_process_utilization_sample *s = NULL;
+    gwn_return r = NV(n, DeviceGetProcessUtilization, d->handle, NULL, &count, d->proc_util_seen);
+    if ((r == GWN_SUCCESS || r == GWN_ERROR_INSUFFICIENT_SIZE) && count > 0) {
+        count += 4; /* room for a process that starts meanwhile */
+        s = xcalloc(count, sizeof *s);
+        r = NV(n, DeviceGetProcessUtilization, d->handle, s, &count, d->proc_util_seen);
+    }
+    if (r == GWN_ERROR_NOT_FOUND)
+        count = 0;
+    else if (!ok(d, r, PROC_UTIL_UNSUPPORTED, &d->slow_unsupported,
+                 "nvmlDeviceGetProcessUtilization")) {
+        free(s);
+        return;
+    }
+    for (size_t i = 0; i < np; i++) {
+        gw_gpu_process *q = &p[i];
+        unsigned long long newest = 0;
+        q->util_valid = true;
+        q->sm_util_pct = q->mem_util_pct = q->enc_util_pct = q->dec_util_pct = 0;
+        for (unsigned k = 0; s && k < count; k++) {
+            if (s[k].pid != q->pid || s[k].timeStamp < newest)
+                continue;
+            newest = s[k].timeStamp;
+            const double v[4] = {s[k].smUtil, s[k].memUtil, s[k].encUtil, s[k].decUtil};
+            bool sane = true;
+            for (int j = 0; j < 4; j++)
+                sane &= gw_field_plausible(GW_F_UTIL_GPU_PCT, v[j]); /* 0-100, as GPU-Util */
+            q->util_valid = sane;
+            q->sm_util_pct = v[0];
+            q->mem_util_pct = v[1];
+            q->enc_util_pct = v[2];
+            q->dec_util_pct = v[3];
+        }
+    }
+    for (unsigned k = 0; s && k < count; k++)
+        if (s[k].timeStamp > d->proc_util_seen)
+            d->proc_util_seen = s[k].timeStamp;
+    free(s);
+}
+
 void gw_gpu_read_processes(const gw_nvml *n, gw_gpu_dev *d, const char *proc_root,
                            gw_gpu_process **procs, size_t *np, size_t *cap)
 {
     if (atomic_load(&d->lost))
         return;
+    size_t first = *np;
     /* Bits outside the field range mark the two lists as unsupported. */
     /* every process NVML names holds the driver's devices open, where they exist */
     bool devs_here = access("/dev/nvidiactl", F_OK) == 0;
@@ -595,6 +653,7 @@ void gw_gpu_read_processes(const gw_nvml *n, gw_gpu_dev *d, const char *proc_roo
                    devs_here, procs, np, cap);
     read_proc_list(d, n->DeviceGetGraphicsRunningProcesses, UINT64_C(1) << 63, true, proc_root,
                    devs_here, procs, np, cap);
+    read_proc_util(n, d, *procs + first, *np - first);
 }
 
 /* Reads one MIG handle's name, UUID and memory into m. */

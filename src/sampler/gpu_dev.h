@@ -62,7 +62,11 @@ typedef struct gw_gpu_dev {
      * read is kept and served from here (fast thread only). */
     uint64_t static_have;
     double static_v[GW_F_COUNT];
-    unsigned mig_max; /* GetMaxMigDeviceCount when MIG is on, else 0 */
+    unsigned mig_max;                  /* GetMaxMigDeviceCount when MIG is on, else 0 */
+    unsigned long long proc_util_seen; /* GetProcessUtilization: newest sample read (slow thread) */
+    /* The calls of the fields the table reads by symbol (gw_fields[].nvml), NULL when the library
+     * lacks one (the field is then absent) or the field has its own code. */
+    gw_nvml_fn nvml_fn[GW_F_COUNT];
 } gw_gpu_dev;
 
 /* Fields read once and then served from the cache: maximum clocks (GetMaxClockInfo costs 1.4 ms

@@ -55,8 +55,14 @@ typedef enum gw_field {
     GW_F_GPM_SM_OCCUPANCY_PCT,  /* GPM metric 3 */
     GW_F_GPM_TENSOR_ACTIVE_PCT, /* GPM metric 5 (any tensor pipe) */
     GW_F_GPM_DRAM_ACTIVE_PCT,   /* GPM metric 10 (DRAM bandwidth) */
-    GW_F_GPM_GR_ACTIVE_PCT, /* GPM metric 1 (graphics engine activity; DCGM's GR_ENGINE_ACTIVE) */
-    GW_F_COUNT,             /* the number of GPU fields (gw_gpu_sample.v, the valid mask) */
+    GW_F_GPM_GR_ACTIVE_PCT,   /* GPM metric 1 (graphics engine activity; DCGM's GR_ENGINE_ACTIVE) */
+    GW_F_GPM_PCIE_TX_MIB_S,   /* GPM metric 20: PCIe traffic from the GPU, MiB/s */
+    GW_F_GPM_PCIE_RX_MIB_S,   /* GPM metric 21: PCIe traffic to the GPU, MiB/s */
+    GW_F_GPM_NVLINK_TX_MIB_S, /* GPM metric 61: NVLink traffic from the GPU, all links, MiB/s */
+    GW_F_GPM_NVLINK_RX_MIB_S, /* GPM metric 60: NVLink traffic to the GPU, all links, MiB/s */
+    GW_F_UTIL_ENC_PCT,        /* GetEncoderUtilization: % of its sampling period NVENC worked */
+    GW_F_UTIL_DEC_PCT,        /* GetDecoderUtilization: the same for NVDEC */
+    GW_F_COUNT,               /* the number of GPU fields (gw_gpu_sample.v, the valid mask) */
 
     /* Host and job fields (gw_host_sample; host.csv), from /proc. */
     GW_F_HOST_CPU_UTIL_PCT = GW_F_COUNT, /* all CPUs, 0-100 */
@@ -95,7 +101,12 @@ typedef enum gw_field {
     GW_F_PROC_NAME,     /* /proc/PID/comm (text: not a number) */
     GW_F_PROC_USED_MIB, /* usedGpuMemory */
     GW_F_PROC_IN_JOB,   /* 1 when the pid is in the wrapped command's tree, else 0 */
-    GW_F_TABLE_COUNT    /* every field id: the size of gw_fields[] */
+    /* GetProcessUtilization: the process's share of NVML's last sample period, in % */
+    GW_F_PROC_SM_UTIL_PCT,  /* .smUtil: SMs (compute and graphics) */
+    GW_F_PROC_MEM_UTIL_PCT, /* .memUtil: device memory reads and writes */
+    GW_F_PROC_ENC_UTIL_PCT, /* .encUtil: NVENC */
+    GW_F_PROC_DEC_UTIL_PCT, /* .decUtil: NVDEC */
+    GW_F_TABLE_COUNT        /* every field id: the size of gw_fields[] */
 } gw_field;
 
 /* A GPU field (< GW_F_COUNT): an index into gw_gpu_sample.v. */
@@ -113,7 +124,10 @@ typedef gw_field gw_gpu_field;
      GW_FIELD_BIT(GW_F_CLOCK_MEM_MHZ) | GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) |                  \
      GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELD_BIT(GW_F_ENERGY_MJ) |                                    \
      GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
-     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT))
+     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
+     GW_FIELD_BIT(GW_F_GPM_PCIE_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S) |                 \
+     GW_FIELD_BIT(GW_F_GPM_NVLINK_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_NVLINK_RX_MIB_S) |             \
+     GW_FIELD_BIT(GW_F_UTIL_ENC_PCT) | GW_FIELD_BIT(GW_F_UTIL_DEC_PCT))
 /* (Not GW_F_GPM_GR_ACTIVE_PCT: no gpu.csv column, and 2 ms of CPU a read; `run --listen` adds it.)
  */
 
@@ -122,7 +136,9 @@ typedef gw_field gw_gpu_field;
 #define GW_FIELDS_GPM                                                                              \
     (GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
      GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
-     GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT))
+     GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_PCIE_TX_MIB_S) |                 \
+     GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_NVLINK_TX_MIB_S) |               \
+     GW_FIELD_BIT(GW_F_GPM_NVLINK_RX_MIB_S))
 
 /* Fields that gw_gpu_read_fast leaves alone: the power limit and the energy counter come from the
  * slow reader thread because their calls cost far more than a tick should (measured on an H200,
@@ -156,18 +172,59 @@ typedef enum gw_csv_style {
     GW_CSV_TEXT,   /* a string (process_name): not formatted by gw_field_format_csv */
 } gw_csv_style;
 
-/* Description of one field: the one place that says its unit, its source and its CSV header. */
+/* A field's dcgm-exporter series (prom/prom_text.c writes one family per GPU field that has one).
+ */
+typedef struct gw_dcgm_name {
+    const char *name; /* "DCGM_FI_DEV_MEM_CLOCK"; NULL: dcgm-exporter has no such series */
+    const char *help; /* dcgm-exporter's HELP text, word for word */
+    double scale;     /* the series' value = the field's value / scale (100: % -> ratio) */
+    int rounding;     /* 1: up (nvidia-smi's MiB), -1: down, 0: none */
+    bool counter;     /* TYPE counter (else gauge) */
+} gw_dcgm_name;
+
+/* How the sampler reads a GPU field whose NVML call has a common shape: the call is looked up by
+ * its symbol when the devices open (gw_nvml_symbol), so such a field needs no code of its own.
+ * GW_NVML_OWN: the sampler has code for the field (src/sampler/gpu_dev.c). */
+typedef enum gw_nvml_shape {
+    GW_NVML_OWN,         /* read by its own code, or not from NVML */
+    GW_NVML_UINT,        /* nvmlReturn_t symbol(nvmlDevice_t, unsigned int *value) */
+    GW_NVML_UINT_PERIOD, /* nvmlReturn_t symbol(nvmlDevice_t, unsigned int *value,
+                            unsigned int *samplingPeriodUs): the period is not kept */
+} gw_nvml_shape;
+typedef struct gw_nvml_read {
+    gw_nvml_shape shape;
+    const char *symbol; /* "nvmlDeviceGetEncoderUtilization" */
+} gw_nvml_read;
+
+/* Description of one field: the ONE place that names it. Every reader and writer walks this table:
+ * the gpu.csv / host.csv / processes.csv writer (csv_pos), `gpuwatch query` (the CSV header key as
+ * --query-gpu name, alias, help), the Prometheus exporter (dcgm), the log reader (the CSV header
+ * key and alias for nvidia-smi CSV, dmon for `nvidia-smi dmon`), the sampler's GPM read
+ * (gpm_metric, nvml) and the fake NVML's scenario key (fake). docs/style.md "Recipe: adding a GPU
+ * field" says how to add one; tests/unit/test_field_table.c checks that each reader sees it. */
 typedef struct gw_field_info {
     gw_field_group group;
     const char *key;        /* stable short key: "util_gpu", "mem_used", ... */
-    const char *csv_header; /* header in our CSV: "utilization.gpu [%]" (NULL: not in a CSV) */
+    const char *csv_header; /* header in our CSV: "utilization.gpu [%]" (NULL: not in a CSV); the
+                               part before " [" is nvidia-smi's --query-gpu name where it has one */
     const char *unit;       /* unit of the value in memory and in CSV ("MiB", "W", "%", "C",
-                               "MHz", "mJ"); "" for counts, masks and states */
+                               "MHz", "mJ", "MiB/s"); "" for counts, masks and states */
     gw_csv_style csv_style;
-    int csv_decimals;   /* GW_CSV_FIXED: digits after the point */
-    double nvml_scale;  /* NVML's raw unit per `unit` (bytes per MiB, mW per W), 1 when the
-                           same, 0 when the value does not come from NVML */
-    const char *source; /* NVML call or /proc file the value comes from, for docs and messages */
+    int csv_decimals;    /* GW_CSV_FIXED: digits after the point */
+    double nvml_scale;   /* NVML's raw unit per `unit` (bytes per MiB, mW per W), 1 when the
+                            same, 0 when the value does not come from NVML */
+    const char *source;  /* NVML call or /proc file the value comes from, for docs and messages */
+    int csv_pos;         /* GPU fields: gpu.csv column after timestamp and index, 1-based; 0: not
+                            in gpu.csv. (host.csv and processes.csv hold their group's fields that
+                            have a csv_header, in table order.) */
+    const char *alias;   /* nvidia-smi's other --query-gpu name ("clocks.mem"), or NULL */
+    const char *help;    /* `query --help-query-gpu` paragraph; NULL: not a --query-gpu field */
+    bool bare_na;        /* query prints an absent value "N/A" without brackets */
+    const char *dmon;    /* `nvidia-smi dmon` column ("mclk"), or NULL */
+    gw_dcgm_name dcgm;   /* dcgm-exporter's series, or {NULL} */
+    unsigned gpm_metric; /* GPM metric id (nvmlGpmMetricId_t) the value is read as; 0: not GPM */
+    gw_nvml_read nvml;   /* a call of a common shape that reads it in the tick, or {GW_NVML_OWN} */
+    const char *fake;    /* the fake NVML's scenario timeline key that serves it, or NULL */
 } gw_field_info;
 
 /* The field table, indexed by gw_field. */
@@ -177,7 +234,8 @@ extern const gw_field_info gw_fields[GW_F_TABLE_COUNT];
  * the length written. */
 int gw_field_format_csv(gw_field f, double v, char *buf, size_t len);
 
-/* The field of `group` whose CSV header key (the header before " [unit]") is key, or -1. */
+/* The field of `group` whose CSV header key (the header before " [unit]") or alias is key, or -1.
+ */
 int gw_field_by_key(gw_field_group group, const char *key);
 
 /* The range a reading of GPU field f can have, in the field's unit (inclusive). A value outside
@@ -296,12 +354,20 @@ typedef struct gw_gpu_process {
     bool visible;    /* the pid exists in our /proc (false: another container, or gone) */
     bool in_job;     /* the pid belongs to the wrapped command's process tree */
     bool graphics;   /* from the graphics list rather than the compute list */
-    char name[64];   /* /proc/PID/comm, "" when not visible */
+    /* GetProcessUtilization of the same slow read (GW_F_PROC_*_UTIL_PCT); util_valid false: the
+     * call is not supported here (MIG, old GPU) or failed, and the four are absent. NVML lists
+     * only processes with non-zero utilisation, so a listed process it leaves out has 0. */
+    bool util_valid;
+    double sm_util_pct, mem_util_pct, enc_util_pct, dec_util_pct;
+    char name[64]; /* /proc/PID/comm, "" when not visible */
 } gw_gpu_process;
 
 /* Value of host or job field f (GW_FG_HOST, GW_FG_JOB) of h (gw_host_sample, host/host_sample.h:
  * each member is the host or job field its comment names); NAN when absent or not a host field. */
 double gw_host_value(const gw_host_sample *h, gw_field f);
+
+/* Value of process field f (GW_FG_PROC, not the name) of p; NAN when absent or not a number. */
+double gw_proc_value(const gw_gpu_process *p, gw_field f);
 
 /* One tick. Owned by the sampler and valid only during the sink callback. */
 typedef struct gw_sample {

@@ -126,9 +126,13 @@ def test_shared_trace_with_gpm_and_log(tmp_path):
     assert util["GPU 0 GPU-Util"]["points"] == len(rows) == 455
     assert util["GPU 0 GPU-Util"]["max"] == 100 and util["GPU 0 GPU-Util"]["gaps"] == 0
     assert util["GPU 0 SM active"]["points"] > 400  # merged from the GPM file
-    assert [c["id"] for c in res["charts"]] == ["util", "memory", "temp", "power", "clock"]
+    # the log's "train step 20" lines are a step counter: its rate is charted (issue 23)
+    assert [c["id"] for c in res["charts"]] == ["util", "steps", "memory", "temp", "power",
+                                                "clock"]
     data = json.loads(html.read_text().split('id="gw-data">', 1)[1].split("</script>", 1)[0])
     assert [e["label"] for e in data["epochs"]] == [f"epoch {i}/4" for i in range(1, 5)]
+    rates = [v for v in data["charts"][1]["series"][0]["v"] if v is not None]
+    assert rates and all(17 < v < 20 for v in rates)  # 20 steps every 1.09 s
     assert [v["id"] for v in data["verdicts"]] == ["gpu_saturated", "expected_dips"]
 
 

@@ -197,8 +197,8 @@ def test_bash_completes_commands_options_and_values(tmp_path):
     assert complete("--color", "") == ["auto", "always", "never"]
     assert complete("top", "--color", "n") == ["never"]
     # the field names of query's table, after '=' split off by bash or not, and after a comma
-    assert complete("query", "--query-gpu", "=", "util") == ["utilization.gpu",
-                                                             "utilization.memory"]
+    assert complete("query", "--query-gpu", "=", "util") == [
+        "utilization.gpu", "utilization.memory", "utilization.encoder", "utilization.decoder"]
     assert complete("query", "--query-gpu=index,utilization.g") == [
         "--query-gpu=index,utilization.gpu"]
     assert "clocks_event_reasons.sw_power_cap" in complete("query", "--query-gpu", "=", "")

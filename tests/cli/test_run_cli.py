@@ -439,3 +439,31 @@ def test_under_a_terminal_the_command_gets_a_pty(scenario, tmp_path):
     assert code == 0, buf
     assert b"tty True True" in buf
     assert "tty True True" in (out / "output.log").read_text()
+
+
+def test_pcie_nvlink_codec_and_process_shares_recorded(scenario, tmp_path):
+    """The fields of issue 24 end to end: scenario keys -> gpu.csv and processes.csv; a second
+    GPU without the keys has empty cells, never 0."""
+    with_keys = h200(processes=[{"pid": "child", "used_mib": 500, "sm_util": 87, "mem_util": 9,
+                                 "dec_util": 3}])
+    for p in with_keys["timeline"]:
+        p.update({"pcie_tx_mib_s": 1500, "pcie_rx_mib_s": 24000, "nvlink_tx_mib_s": 0,
+                  "nvlink_rx_mib_s": 512, "enc_util": 0, "dec_util": 35})
+    sc = scenario({"devices": [with_keys, h200(uuid="GPU-00000000-0000-0000-0000-000000000001",
+                                                pci_bus_id="00000000:00:07.0")]})
+    out = tmp_path / "run"
+    r = gw(["run", "--no-report", "-o", out, "-i", "0.2", "--", PYTHON, "-c",
+            "import time; time.sleep(1.5)"], sc)
+    assert r.returncode == 0, r.stderr
+    header, rows = read_csv(out / "gpu.csv")
+    new = ["gpm.pcie_tx [MiB/s]", "gpm.pcie_rx [MiB/s]", "gpm.nvlink_tx [MiB/s]",
+           "gpm.nvlink_rx [MiB/s]", "utilization.encoder [%]", "utilization.decoder [%]"]
+    assert header[-6:] == new
+    gpu0 = [row for row in rows if row["index"] == "0"]
+    last = gpu0[-1]
+    assert [last[c] for c in new] == ["1500.0", "24000.0", "0.0", "512.0", "0", "35"]
+    assert all(row[c] == "" for row in rows if row["index"] == "1" for c in new)
+    header, procs = read_csv(out / "processes.csv")
+    assert header[-4:] == ["sm_util [%]", "mem_util [%]", "enc_util [%]", "dec_util [%]"]
+    assert procs and all([p["sm_util [%]"], p["mem_util [%]"], p["enc_util [%]"],
+                          p["dec_util [%]"]] == ["87", "9", "0", "3"] for p in procs)

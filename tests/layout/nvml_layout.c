@@ -84,6 +84,10 @@ int main(void)
     OFF(gwn_event_data, nvmlEventData_t, eventData);
     OFF(gwn_event_data, nvmlEventData_t, gpuInstanceId);
     OFF(gwn_event_data, nvmlEventData_t, computeInstanceId);
+    SIZE(gwn_process_utilization_sample, nvmlProcessUtilizationSample_t);
+    OFF(gwn_process_utilization_sample, nvmlProcessUtilizationSample_t, timeStamp);
+    OFF(gwn_process_utilization_sample, nvmlProcessUtilizationSample_t, smUtil);
+    OFF(gwn_process_utilization_sample, nvmlProcessUtilizationSample_t, decUtil);
     VAL(GWN_ERROR_GPU_IS_LOST, NVML_ERROR_GPU_IS_LOST);
     VAL(GWN_ERROR_LIB_RM_VERSION_MISMATCH, NVML_ERROR_LIB_RM_VERSION_MISMATCH);
     VAL(GWN_ERROR_ARGUMENT_VERSION_MISMATCH, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
@@ -103,6 +107,11 @@ int main(void)
     VAL(GWN_GPM_METRIC_SM_OCCUPANCY, NVML_GPM_METRIC_SM_OCCUPANCY);
     VAL(GWN_GPM_METRIC_ANY_TENSOR_UTIL, NVML_GPM_METRIC_ANY_TENSOR_UTIL);
     VAL(GWN_GPM_METRIC_DRAM_BW_UTIL, NVML_GPM_METRIC_DRAM_BW_UTIL);
+    VAL(GWN_GPM_METRIC_GRAPHICS_UTIL, NVML_GPM_METRIC_GRAPHICS_UTIL);
+    VAL(GWN_GPM_METRIC_PCIE_TX_PER_SEC, NVML_GPM_METRIC_PCIE_TX_PER_SEC);
+    VAL(GWN_GPM_METRIC_PCIE_RX_PER_SEC, NVML_GPM_METRIC_PCIE_RX_PER_SEC);
+    VAL(GWN_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC);
+    VAL(GWN_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC);
     VAL(GWN_EVENT_XID_CRITICAL_ERROR, nvmlEventTypeXidCriticalError);
     VAL(GWN_EVENT_DOUBLE_BIT_ECC, nvmlEventTypeDoubleBitEccError);
     printf("%d mismatch(es)\n", bad);

@@ -130,6 +130,9 @@ static void fill_gpu0(gw_gpu_sample *g)
     gw_set(g, GW_F_GPM_SM_OCCUPANCY_PCT, 40);
     gw_set(g, GW_F_GPM_TENSOR_ACTIVE_PCT, 60);
     gw_set(g, GW_F_GPM_DRAM_ACTIVE_PCT, 30);
+    gw_set(g, GW_F_GPM_PCIE_TX_MIB_S, 1.5);     /* MiB/s: 1572864 bytes/s */
+    gw_set(g, GW_F_GPM_PCIE_RX_MIB_S, 2048.25); /* 2147745792 bytes/s */
+    gw_set(g, GW_F_GPM_NVLINK_TX_MIB_S, 0);     /* a measured 0 is a value */
 }
 
 static void setup(fixture *fx, bool per_process, bool cmdline, const char *proc_root)
@@ -201,6 +204,9 @@ static void test_render_values(void **state)
         "DCGM_FI_PROF_SM_OCCUPANCY{gpu=\"0\"} 0.4\n",
         "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE{gpu=\"0\"} 0.6\n",
         "DCGM_FI_PROF_DRAM_ACTIVE{gpu=\"0\"} 0.3\n",
+        "DCGM_FI_PROF_PCIE_TX_BYTES{gpu=\"0\"} 1572864\n",
+        "DCGM_FI_PROF_PCIE_RX_BYTES{gpu=\"0\"} 2147745792\n",
+        "DCGM_FI_PROF_NVLINK_TX_BYTES{gpu=\"0\"} 0\n",
         "gpuwatch_gpu_lost{gpu=\"0\"} 0\ngpuwatch_gpu_lost{gpu=\"1\"} 1\n",
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
@@ -208,6 +214,7 @@ static void test_render_values(void **state)
             fail_msg("missing %s in\n%s", want[i], t);
     /* The lost GPU has no DCGM series; no XID yet means no XID series. */
     assert_null(strstr(t, "DCGM_FI_DEV_GPU_TEMP{gpu=\"1\"}"));
+    assert_null(strstr(t, "DCGM_FI_PROF_NVLINK_RX_BYTES")); /* never read: absent, not 0 */
     assert_null(strstr(t, "XID"));
     assert_null(strstr(t, "xid"));
     assert_null(strstr(t, "gpuwatch_process"));

@@ -48,6 +48,12 @@ static const known gpu_known[] = {
     {GW_F_MEM_RESERVED_MIB, 615.2, 616},
     {GW_F_CLOCK_MEM_MHZ, 2619, 2619},
     {GW_F_ENERGY_MJ, 123456789012, 123456789012},
+    {GW_F_GPM_PCIE_TX_MIB_S, 1536.04, 1536.0},
+    {GW_F_GPM_PCIE_RX_MIB_S, 24576.96, 24577.0},
+    {GW_F_GPM_NVLINK_TX_MIB_S, 412000.44, 412000.4},
+    {GW_F_GPM_NVLINK_RX_MIB_S, 0, 0},
+    {GW_F_UTIL_ENC_PCT, 0, 0},
+    {GW_F_UTIL_DEC_PCT, 37, 37},
 };
 
 /* Every host.csv column: cpu and job percentages and job.rss to one decimal, host memory.used
@@ -163,7 +169,16 @@ static void write_tick(const char *dir)
         gw_set(&gpus[0], (gw_gpu_field)f, k ? k->written : 1.0); /* 1.0: a field not recorded */
     }
     gw_gpu_process procs[2] = {
-        {.gpu = 0, .pid = 4242, .used_valid = true, .used_mib = 19000.3, .in_job = true},
+        {.gpu = 0,
+         .pid = 4242,
+         .used_valid = true,
+         .used_mib = 19000.3,
+         .in_job = true,
+         .util_valid = true,
+         .sm_util_pct = 83,
+         .mem_util_pct = 41,
+         .enc_util_pct = 0,
+         .dec_util_pct = 12},
         {.gpu = 1, .pid = 77, .used_valid = false, .used_mib = NAN, .in_job = false},
     };
     snprintf(procs[0].name, sizeof procs[0].name, "python3");
@@ -298,6 +313,15 @@ static void test_processes_csv_round_trip(void **state)
     assert_string_equal(p->name, ""); /* not visible here */
     assert_true(isnan(p->used_mib));  /* "not available": absent, not 0 */
     assert_int_equal(p->in_job, 0);
+    /* GetProcessUtilization's shares: a measured 0 is written, an unsupported call left empty */
+    char path[512];
+    snprintf(path, sizeof path, "%s/processes.csv", dir);
+    char *text = th_read(path);
+    assert_non_null(strstr(header, ", in_job, sm_util [%], mem_util [%], enc_util [%], "
+                                   "dec_util [%]\n"));
+    assert_non_null(strstr(text, ", 4242, python3, 19001, 1, 83, 41, 0, 12\n"));
+    assert_non_null(strstr(text, ", 77, , , 0, , , , \n"));
+    free(text);
     free(header);
     gw_series_free(s);
     th_rmrf(dir);
@@ -481,9 +505,11 @@ static void test_field_table(void **state)
     assert_int_equal(gw_field_by_key(GW_FG_GPU, "memory.used"), GW_F_MEM_USED_MIB);
     assert_int_equal(gw_field_by_key(GW_FG_GPU, "job.cpu"), -1);
     /* `query` prints nvidia-smi's units: the fields it reads must hold values in those */
-    for (size_t i = 0; i < gw_qfield_count; i++)
-        if (gw_qfields[i].source == GW_QS_FIELD && gw_qfields[i].unit)
-            assert_string_equal(gw_qfields[i].unit, gw_fields[gw_qfields[i].field].unit);
+    size_t count;
+    const gw_qfield *all = gw_qfields(&count);
+    for (size_t i = 0; i < count; i++)
+        if (all[i].source == GW_QS_FIELD && all[i].unit)
+            assert_string_equal(all[i].unit, gw_fields[all[i].field].unit);
     /* NVML's raw units become the field's */
     assert_float_equal(gw_field_from_nvml(GW_F_MEM_USED_MIB, 13936427008.0), 13290.8125, 0);
     assert_float_equal(gw_field_from_nvml(GW_F_POWER_DRAW_W, 676123), 676.123, 1e-12);

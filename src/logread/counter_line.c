@@ -1,0 +1,330 @@
+/* What one text line says about progress (see counter_line.h). */
+#include "logread/counter_line.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool word_start(const char *line, const char *p)
+{
+    return p == line || (!isalnum((unsigned char)p[-1]) && p[-1] != '_');
+}
+
+/* Digits at *s (at most 12) into *v; false when none. */
+static bool digits(const char **s, long *v)
+{
+    const char *p = *s;
+    long x = 0;
+    int d = 0;
+    while (isdigit((unsigned char)*p) && d < 12) {
+        x = x * 10 + (*p++ - '0');
+        d++;
+    }
+    if (d == 0 || isdigit((unsigned char)*p))
+        return false;
+    *s = p;
+    *v = x;
+    return true;
+}
+
+static const char *spaces(const char *p)
+{
+    return p + strspn(p, " \t");
+}
+
+/* "n" or "n/total" ("n / total"), ending at a non-alphanumeric: the counter at *s. */
+static bool counts(const char **s, long *n, long *total)
+{
+    const char *p = *s;
+    long a, b = -1;
+    if (!digits(&p, &a))
+        return false;
+    const char *q = spaces(p);
+    if (*q == '/') {
+        q = spaces(q + 1);
+        if (!digits(&q, &b) || b <= 0 || a > b)
+            return false;
+        p = q;
+    }
+    if (isalpha((unsigned char)*p) || *p == '.' || *p == '_')
+        return false; /* "10s", "2.5", "3_000": not a counter */
+    *n = a;
+    *total = b;
+    *s = p;
+    return true;
+}
+
+/* The first of `words` that starts a word of line and ends one (or, with prefix, any word it
+ * begins); its text as printed goes to out. */
+static const char *find_word(const char *line, const char *const *words, size_t nw, bool prefix,
+                             char *out)
+{
+    for (const char *p = line; *p; p++) {
+        if (!isalpha((unsigned char)*p) || !word_start(line, p))
+            continue;
+        for (size_t i = 0; i < nw; i++) {
+            size_t len = strlen(words[i]);
+            if (strncasecmp(p, words[i], len) != 0)
+                continue;
+            if (!prefix && (isalnum((unsigned char)p[len]) || p[len] == '_'))
+                continue;
+            size_t end = len;
+            while (isalpha((unsigned char)p[end]))
+                end++;
+            if (p[end] == '_')
+                continue; /* an identifier: "eval_interval", "val_loss", "save_dir" */
+            if (out) {
+                size_t k = end < GW_COUNTER_WORD_MAX ? end : GW_COUNTER_WORD_MAX - 1;
+                memcpy(out, p, k);
+                out[k] = '\0';
+            }
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static gw_line_kind line_kind(const char *line, char *word)
+{
+    static const char *const eval_prefix[] = {"valid", "eval", "inference", "testing"};
+    static const char *const eval_word[] = {"val", "test"};
+    static const char *const save_prefix[] = {"checkpoint", "saving", "saved"};
+    static const char *const save_word[] = {"save", "saves"};
+    if (find_word(line, eval_prefix, 4, true, word) || find_word(line, eval_word, 2, false, word))
+        return GW_LINE_EVAL;
+    if (find_word(line, save_prefix, 3, true, word) || find_word(line, save_word, 2, false, word))
+        return GW_LINE_SAVE;
+    word[0] = '\0';
+    return GW_LINE_TRAIN;
+}
+
+/* A counter after one of the step words: "iter: 19", "iter 100:", "iteration 201/ 250000",
+ * "Iter [50/500]", "Inference done 11/500". */
+static bool keyword_counter(const char *line, gw_counter *c)
+{
+    static const char *const words[] = {"iteration", "iter", "step",        "batch",
+                                        "progress",  "done", "global_step", "num_updates"};
+    for (const char *p = line; *p; p++) {
+        if (!isalpha((unsigned char)*p) || !word_start(line, p))
+            continue;
+        for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+            size_t len = strlen(words[i]);
+            if (strncasecmp(p, words[i], len) != 0)
+                continue;
+            const char *q = p + len;
+            bool plural = *q == 's' && i < 4;
+            if (plural)
+                q++; /* "iters", "steps" need a total: "steps = 1000" is a setting */
+            if (isalnum((unsigned char)*q) || *q == '_')
+                continue;
+            if (*q == '(') { /* mmengine's Iter(train) [  50/80000] */
+                const char *r = strchr(q, ')');
+                if (!r || r - q > 8)
+                    continue;
+                q = r + 1;
+            }
+            const char *v = spaces(q);
+            if (*v == ':' || *v == '=')
+                v = spaces(v + 1);
+            bool bracket = *v == '[';
+            if (bracket)
+                v = spaces(v + 1);
+            long n, t;
+            if (!counts(&v, &n, &t))
+                continue;
+            v = spaces(v);
+            if ((bracket && *v != ']') || (t < 0 && (plural || i == 3 || i == 4 || i == 5)))
+                continue; /* "batch 256" is a size; "iter 100", "step 3000" are counters */
+            c->n = n;
+            c->total = t;
+            snprintf(c->shape, sizeof c->shape, "%.*s %sN%s%s", (int)(q - p), p, bracket ? "[" : "",
+                     t >= 0 ? "/M" : "", bracket ? "]" : "");
+            return true;
+        }
+    }
+    return false;
+}
+
+/* An epoch tag: "Epoch [3]", "Epoch(train) [1]", "epoch: 1/300", "Epoch: [0]", "epoch 001:",
+ * then maybe its counter: "[ 50/977]", ":  100 / 1102". Returns where the tag starts, NULL. */
+static const char *epoch_tag(const char *line, gw_counter *c)
+{
+    for (const char *p = line; (p = strcasestr(p, "epoch")) != NULL; p += 5) {
+        if (!word_start(line, p))
+            continue;
+        const char *q = p + 5;
+        if (*q == '(') { /* mmengine's Epoch(train) / Epoch(val) */
+            const char *r = strchr(q, ')');
+            if (!r || r - q > 8)
+                continue;
+            q = r + 1;
+        }
+        if (isalnum((unsigned char)*q) || *q == '_')
+            continue; /* "epochs", "epoch_3.pt" */
+        q = spaces(q);
+        if (*q == ':' || *q == '=' || *q == '#')
+            q = spaces(q + 1);
+        bool br = *q == '[';
+        if (br)
+            q = spaces(q + 1);
+        long e, et = -1;
+        if (!digits(&q, &e))
+            continue;
+        const char *r = spaces(q);
+        if (*r == '/' || strncasecmp(r, "of ", 3) == 0) {
+            r = spaces(r + (*r == '/' ? 1 : 3));
+            if (digits(&r, &et))
+                q = r;
+            else
+                et = -1;
+        }
+        q = spaces(q);
+        if (br) {
+            if (*q != ']')
+                continue;
+            q = spaces(q + 1);
+        }
+        c->epoch = e;
+        c->epoch_total = et;
+        /* "30/42 of epoch 28/30": the counter before the tag */
+        size_t off = (size_t)(p - line);
+        while (off > 0 && line[off - 1] == ' ')
+            off--;
+        if (off >= 2 && strncasecmp(line + off - 2, "of", 2) == 0) {
+            size_t d = off - 2;
+            while (d > 0 && line[d - 1] == ' ')
+                d--;
+            size_t n0 = d;
+            while (n0 > 0 && (isdigit((unsigned char)line[n0 - 1]) || line[n0 - 1] == '/'))
+                n0--;
+            long n, t;
+            const char *v = line + n0;
+            if (n0 < d && counts(&v, &n, &t) && t > 0 && v == line + d) {
+                c->n = n;
+                c->total = t;
+                snprintf(c->shape, sizeof c->shape, "N/M of %.5s E/T", p);
+                return p;
+            }
+        }
+        if (*q == ',' || *q == ':')
+            q = spaces(q + 1);
+        long n, t;
+        const char *v = q;
+        if (*v == '[') {
+            v = spaces(v + 1);
+            if (counts(&v, &n, &t) && t > 0 && *spaces(v) == ']') {
+                c->n = n;
+                c->total = t;
+                snprintf(c->shape, sizeof c->shape, "%.*s [E][N/M]", (int)(p[5] == '(' ? 0 : 5), p);
+                if (p[5] == '(')
+                    snprintf(c->shape, sizeof c->shape, "Epoch(..) [E][N/M]");
+            }
+        } else if (counts(&v, &n, &t) && t > 0 && v - q < 24) {
+            c->n = n;
+            c->total = t;
+            snprintf(c->shape, sizeof c->shape, "%.5s E: N / M", p);
+        }
+        return p;
+    }
+    return NULL;
+}
+
+/* mmcv's bar: "[>>>>>>   ] 50/50, 163.1 task/s, elapsed: 0s, ETA: 0s". */
+static bool arrow_bar(const char *line, gw_counter *c)
+{
+    const char *p = spaces(line);
+    if (*p != '[' || (p[1] != '>' && p[1] != ' '))
+        return false;
+    const char *r = strchr(p, ']');
+    if (!r || strspn(p + 1, "> ") != (size_t)(r - p - 1))
+        return false;
+    const char *v = spaces(r + 1);
+    long n, t;
+    if (!counts(&v, &n, &t) || t <= 0 || *v != ',')
+        return false;
+    c->n = n;
+    c->total = t;
+    snprintf(c->shape, sizeof c->shape, "[>>>] N/M");
+    return true;
+}
+
+/* The seconds per step printed with a line's counter: "time: 0.3326", "iter_time: 0.571s",
+ * "time 107.20ms", "batch_cost: 0.2063", "Time  0.315 ( 0.372)", "elapsed time per iteration
+ * (ms): 139113.4". A figure over several steps ("11.1s / 10iters") is none. */
+static double step_time(const char *line)
+{
+    static const char *const keys[] = {
+        "elapsed time per iteration (ms)", "iter_time", "batch_cost", "batch_time", "time", "ups"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        size_t len = strlen(keys[i]);
+        for (const char *p = line; (p = strcasestr(p, keys[i])) != NULL; p += len) {
+            if (!word_start(line, p) || isalnum((unsigned char)p[len]) || p[len] == '_')
+                continue;
+            const char *v = spaces(p + len);
+            if (*v == ':' || *v == '=')
+                v = spaces(v + 1);
+            char *end;
+            double x = strtod(v, &end);
+            if (end == v || !isdigit((unsigned char)*v))
+                continue;
+            const char *u = end;
+            if (strncmp(u, "ms", 2) == 0 && !isalpha((unsigned char)u[2])) {
+                x /= 1000.0;
+                u += 2;
+            } else if (*u == 's' && !isalpha((unsigned char)u[1])) {
+                u++;
+            } else if (isalpha((unsigned char)*u) || *u == ':') {
+                continue; /* "02m 22s", an eta "0:10:00" */
+            }
+            if (i == 0)
+                x /= 1000.0;
+            if (i == 5)
+                x = x > 0 ? 1.0 / x : 0; /* updates per second */
+            if (*spaces(u) == '/')
+                continue;
+            if (x > 0 && x < 1e5)
+                return x;
+        }
+    }
+    return NAN;
+}
+
+/* A measured value: a decimal fraction ("4.0427") or a percentage ("3%"). */
+static bool has_value(const char *line)
+{
+    for (const char *p = line; *p; p++)
+        if (isdigit((unsigned char)p[0]) &&
+            ((p[1] == '.' && isdigit((unsigned char)p[2])) || p[1] == '%'))
+            return true;
+    return false;
+}
+
+bool gw_counter_line(const char *line, gw_counter *c)
+{
+    memset(c, 0, sizeof *c);
+    c->n = c->total = c->epoch = c->epoch_total = -1;
+    c->step_s = NAN;
+    const char *s = spaces(line);
+    if (*s == '{' || strstr(line, "%|") || strlen(line) > 4096)
+        return false;
+    c->kind = line_kind(line, c->kind_word);
+    const char *tag = epoch_tag(line, c);
+    if (c->n < 0 && keyword_counter(line, c) && tag) {
+        char kw[GW_COUNTER_SHAPE_MAX - 10];
+        snprintf(kw, sizeof kw, "%.*s", (int)sizeof kw - 1, c->shape);
+        snprintf(c->shape, sizeof c->shape, "%.5s E, %s", tag, kw);
+    } else if (c->n < 0) {
+        arrow_bar(line, c);
+    }
+    if (c->n >= 0 && c->kind == GW_LINE_TRAIN)
+        c->step_s = step_time(line);
+    c->announce = c->kind == GW_LINE_EVAL && c->n < 0 && !has_value(line);
+    if (c->n < 0 && c->kind == GW_LINE_TRAIN) {
+        (void)tag; /* an epoch tag alone is the epoch matcher's (progress.c) */
+        return false;
+    }
+    return true;
+}

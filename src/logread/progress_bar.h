@@ -1,0 +1,44 @@
+/*
+ * progress_bar: one line of a job's output read as a progress bar draw — tqdm ("45%|###| 45/100
+ * [00:05<00:06, 8.8it/s]"), ultralytics' and Keras' bars ("45/100 ━━━━ 2s 20ms/step",
+ * "147/147 [=====] - 116s 746ms/step"), timm's "Train: 3 [ 100/1251 (  8%)]" and "Test: [ 10/48]"
+ * lines — and the words of a bar's description. Private to logread/progress.c.
+ * Must not: allocate, print or keep state.
+ */
+#ifndef GW_PROGRESS_BAR_H
+#define GW_PROGRESS_BAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum { GW_BAR_DESC_MAX = 256 };
+
+/* A bar draw (or a timm line), parsed. */
+typedef struct gw_bar {
+    long n, total;
+    double elapsed_s; /* the bar's own elapsed time, NAN when it prints none */
+    double step_s;    /* seconds per step when the bar prints it (Keras "20ms/step"), else NAN */
+    char desc[GW_BAR_DESC_MAX];
+    long epoch, epoch_total; /* a timm "Train: 3 [" line's epoch, else -1 */
+    int val;                 /* 1 validation by its own words, 0 not said */
+} gw_bar;
+
+/* An empty draw: counts 0, times NAN, no epoch. */
+void gw_bar_init(gw_bar *b);
+
+/* Reads a bar draw from line; false when it is none. */
+bool gw_bar_parse(const char *line, gw_bar *b);
+
+/* "n/total" at *s (spaces allowed around '/'), total > 0 and n <= total; advances *s. */
+bool gw_bar_read_counts(const char **s, long *n, long *total);
+
+/* w in s as a whole word, case-insensitively. */
+bool gw_bar_has_word(const char *s, const char *w);
+
+/* A description of an evaluation bar (valid, eval, test, sanity, YOLO's Class Images). */
+bool gw_bar_val_desc(const char *d);
+
+/* A bar that is neither training nor evaluation: an upload, a download, an export. */
+bool gw_bar_other_desc(const char *d);
+
+#endif

@@ -1,0 +1,198 @@
+/* The job's phases in order (see timeline.h). */
+#include "logread/timeline.h"
+
+#include "stats/stats.h"
+#include "util/xalloc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A run of activities of one kind, as read. */
+typedef struct run {
+    gw_phase_kind kind;
+    int64_t first_ms, last_ms;
+    long steps, first_n, last_n;
+    double *step_s; /* the printed seconds per step, for their median */
+    size_t nstep_s, capstep_s;
+    int64_t since_ms;
+    bool open_end;    /* announced (an evaluation's "Evaluating..."): runs to the next activity */
+    int64_t close_ms; /* a save's or announced run's end marked before the next activity */
+    bool announced;   /* its first activity announced it: it starts at its line */
+    int64_t rate_first_ms; /* the first sample counted for the wall-time rate */
+    long rate_n0;
+    char what[GW_PHASE_WORD_MAX];
+} run;
+
+struct gw_timeline {
+    run *r;
+    size_t n, cap;
+    bool any_train;
+    unsigned last_inst;
+    long last_n, last_total;
+};
+
+gw_timeline *gw_timeline_new(void)
+{
+    return xcalloc(1, sizeof(gw_timeline));
+}
+
+void gw_timeline_free(gw_timeline *tl)
+{
+    if (!tl)
+        return;
+    for (size_t i = 0; i < tl->n; i++)
+        free(tl->r[i].step_s);
+    free(tl->r);
+    free(tl);
+}
+
+const char *gw_phase_kind_name(gw_phase_kind k)
+{
+    static const char *const names[] = {"train", "eval", "save", "after_training", "other"};
+    return k <= GW_PH_OTHER ? names[k] : "unknown";
+}
+
+void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
+                     unsigned inst, double step_s, const char *word, int64_t since)
+{
+    if (kind != GW_PH_TRAIN && !tl->any_train)
+        return; /* before training: start-up (loading, a sanity check) */
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (!cur || cur->kind != kind) {
+        tl->r = xgrow(tl->r, &tl->cap, tl->n + 1, sizeof *tl->r);
+        cur = &tl->r[tl->n++];
+        *cur = (run){.kind = kind, .first_ms = t_ms, .first_n = -1, .last_n = -1};
+        if (word) {
+            strncpy(cur->what, word, GW_PHASE_WORD_MAX - 1);
+            cur->what[GW_PHASE_WORD_MAX - 1] = '\0';
+        }
+    }
+    cur->last_ms = t_ms;
+    if (kind == GW_PH_EVAL && since > 0 && (!cur->since_ms || since < cur->since_ms))
+        cur->since_ms = since;
+    if (kind == GW_PH_EVAL)
+        cur->open_end = since < 0;
+    if (kind == GW_PH_EVAL && since < 0 && cur->first_ms == t_ms)
+        cur->announced = true;
+    if (kind != GW_PH_TRAIN)
+        return;
+    /* steps: the counter's advance since the previous training line of the same loop; a new
+     * loop counts from 0; the first line ever counts none (a resumed run's counter) */
+    long delta = since ? n : 0;
+    if (tl->any_train && !since)
+        delta = inst == tl->last_inst ? (n > tl->last_n ? n - tl->last_n : 0) : n;
+    if (cur->first_n < 0) {
+        cur->first_n = n;
+        cur->rate_first_ms = t_ms;
+        cur->rate_n0 = n;
+    } else if (inst != tl->last_inst) {
+        cur->rate_first_ms = t_ms; /* the wall-time rate restarts with the loop */
+        cur->rate_n0 = 0;
+    }
+    cur->steps += delta;
+    cur->last_n = n;
+    if (!isnan(step_s)) {
+        cur->step_s = xgrow(cur->step_s, &cur->capstep_s, cur->nstep_s + 1, sizeof *cur->step_s);
+        cur->step_s[cur->nstep_s++] = step_s;
+    }
+    tl->any_train = true;
+    tl->last_inst = inst;
+    tl->last_n = n;
+    tl->last_total = total;
+}
+
+void gw_timeline_mark(gw_timeline *tl, int64_t t_ms)
+{
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (cur && (cur->kind == GW_PH_SAVE || cur->open_end) && !cur->close_ms)
+        cur->close_ms = t_ms;
+}
+
+double gw_timeline_median(const double *v, size_t n)
+{
+    double *c = xmalloc(n * sizeof *c);
+    memcpy(c, v, n * sizeof *c);
+    double m = gw_stats_quantile(c, n, 0.5);
+    free(c);
+    return m;
+}
+
+size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_is_loops,
+                          gw_phase_span **out)
+{
+    *out = NULL;
+    if (!tl->n)
+        return 0;
+    gw_phase_span *s = xcalloc(tl->n, sizeof *s);
+    size_t last_train = 0;
+    bool mid_eval = false;
+    for (size_t i = 0; i < tl->n; i++) {
+        if (tl->r[i].kind == GW_PH_TRAIN)
+            last_train = i;
+    }
+    for (size_t i = 0; i < last_train; i++)
+        mid_eval |= tl->r[i].kind == GW_PH_EVAL;
+    /* an output that ends before the counter's total ends mid-training */
+    mid_eval |= last_eval_is_loops || (tl->last_total > 0 && tl->last_n < tl->last_total);
+    bool kept_eval = false;
+    for (size_t i = 0; i < tl->n; i++) {
+        const run *r = &tl->r[i];
+        gw_phase_span *p = &s[i];
+        *p = (gw_phase_span){.kind = r->kind,
+                             .start_ms = r->first_ms,
+                             .end_ms = r->last_ms,
+                             .steps = -1,
+                             .first_step = -1,
+                             .last_step = -1,
+                             .steps_per_s = NAN};
+        memcpy(p->what, r->what, sizeof p->what);
+        if (i > 0 && r->kind != GW_PH_SAVE && !r->announced)
+            p->start_ms = s[i - 1].end_ms;
+        if (i > 0 && r->announced && s[i - 1].end_ms < p->start_ms)
+            s[i - 1].end_ms = p->start_ms; /* up to the announcement: the phase before's */
+        if (r->since_ms && r->since_ms < p->start_ms) {
+            /* work it reports began earlier; a save printed just before ends where it began */
+            p->start_ms = r->since_ms;
+            if (i > 0 && s[i - 1].kind == GW_PH_SAVE) {
+                if (p->start_ms < s[i - 1].start_ms)
+                    p->start_ms = s[i - 1].start_ms;
+                s[i - 1].end_ms = p->start_ms;
+            }
+        }
+        if (r->kind == GW_PH_SAVE || r->open_end) {
+            p->end_ms = i + 1 < tl->n ? tl->r[i + 1].first_ms : end_ms;
+            if (r->close_ms && r->close_ms < p->end_ms)
+                p->end_ms = r->close_ms;
+        }
+        if (p->end_ms < p->start_ms)
+            p->end_ms = p->start_ms;
+        if (r->kind == GW_PH_TRAIN) {
+            p->steps = r->steps;
+            p->first_step = r->first_n;
+            p->last_step = r->last_n;
+            long n = r->last_n - r->rate_n0;
+            if (r->nstep_s > 0) /* the median: a line whose step held an evaluation is not */
+                p->steps_per_s = 1.0 / gw_timeline_median(r->step_s, r->nstep_s);
+            else if (r->last_ms > r->rate_first_ms && n > 0)
+                p->steps_per_s = (double)n * 1000.0 / (double)(r->last_ms - r->rate_first_ms);
+        }
+        if (i > last_train) {
+            /* the loop's own evaluation after its last steps stays one; the rest is after */
+            if (r->kind == GW_PH_EVAL && mid_eval && !kept_eval)
+                kept_eval = true;
+            else
+                p->kind = GW_PH_AFTER;
+            if (!p->what[0])
+                snprintf(p->what, sizeof p->what, "%s", gw_phase_kind_name(r->kind));
+        }
+    }
+    /* an "other" activity amid training (a bar that is neither) is shown as after-work only at
+     * the end; in between it is part of the training around it */
+    for (size_t i = 0; i < tl->n; i++)
+        if (s[i].kind == GW_PH_OTHER)
+            s[i].kind = GW_PH_TRAIN;
+    *out = s;
+    return tl->n;
+}

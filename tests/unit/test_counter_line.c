@@ -1,0 +1,142 @@
+/* One text line read for progress (logread/counter_line.h): lines of real trainers' output
+ * (tests/data/trainer-logs/README.md names them), exact fields. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "logread/counter_line.h"
+#include "logread/timeline.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static gw_counter read_line(const char *line, bool want)
+{
+    gw_counter c;
+    assert_int_equal(gw_counter_line(line, &c), want);
+    return c;
+}
+
+static void test_iteration_counters(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("2023-03-22 09:31:56 iter 2990: loss 3.8853, time 1096.65ms, mfu "
+                             "15.34%",
+                             true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.n, 2990);
+    assert_int_equal(c.total, -1);
+    assert_int_equal(c.epoch, -1);
+    assert_float_equal(c.step_s, 1.09665, 1e-9);
+    assert_string_equal(c.shape, "iter N");
+
+    c = read_line(" iteration      201/  250000 | consumed samples:       205824 | elapsed time "
+                  "per iteration (ms): 139113.4 | lm loss: 2.373574E+00 |",
+                  true);
+    assert_int_equal(c.n, 201);
+    assert_int_equal(c.total, 250000);
+    assert_float_equal(c.step_s, 139.1134, 1e-9);
+
+    c = read_line("[03/15 07:48:04 d2.utils.events]:  eta: 0:01:23  iter: 19  total_loss: 1.475  "
+                  "time: 0.2951  data_time: 0.0589  lr: 6.1638e-06  max_mem: 824M",
+                  true);
+    assert_int_equal(c.n, 19);
+    assert_float_equal(c.step_s, 0.2951, 1e-9); /* not data_time, not the eta */
+
+    /* sizes and settings are no counters */
+    read_line("device cuda, model resnet50, batch 256, workers 4", false);
+    read_line("Total optimization steps = 1000", false);
+    read_line("max_iter: 90000", false);
+}
+
+static void test_epoch_tags(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("2020-05-08 18:56:16,649 - mmdet - INFO - Epoch [1][2400/7517]\tlr: "
+                             "0.00125, eta: 4:33:09, time: 0.595, data_time: 0.032",
+                             true);
+    assert_int_equal(c.epoch, 1);
+    assert_int_equal(c.n, 2400);
+    assert_int_equal(c.total, 7517);
+    assert_float_equal(c.step_s, 0.595, 1e-9);
+
+    c = read_line("[07/21 14:43:00] ppdet.engine INFO: Epoch: [0] [ 20/200] learning_rate: "
+                  "0.000025 batch_cost: 6.6231 data_cost: 6.0753 ips: 4.8315 images/s",
+                  true);
+    assert_int_equal(c.epoch, 0);
+    assert_int_equal(c.n, 20);
+    assert_float_equal(c.step_s, 6.6231, 1e-9);
+
+    c = read_line("| epoch 001:    450 / 1891 loss=11.521, wps=52922, ups=0.5, wpb=104928", true);
+    assert_int_equal(c.epoch, 1);
+    assert_int_equal(c.n, 450);
+    assert_int_equal(c.total, 1891);
+    assert_float_equal(c.step_s, 2.0, 1e-9); /* 0.5 updates a second */
+
+    c = read_line("2024-11-07 11:16:48 | INFO | yolox.core.trainer:270 - epoch: 1/300, iter: "
+                  "10/134, iter_time: 0.677s, data_time: 0.059s",
+                  true);
+    assert_int_equal(c.epoch, 1);
+    assert_int_equal(c.epoch_total, 300);
+    assert_int_equal(c.n, 10);
+    assert_int_equal(c.total, 134);
+    assert_float_equal(c.step_s, 0.677, 1e-9);
+
+    c = read_line("30/42 of epoch 28/30 class : 0.014 - acc class : 100.00 [bs:128]", true);
+    assert_int_equal(c.epoch, 28);
+    assert_int_equal(c.n, 30);
+    assert_int_equal(c.total, 42);
+
+    /* an epoch line without a counter is the epoch matcher's, not this reader's */
+    read_line("Epoch 3/10", false);
+}
+
+static void test_kinds(void **state)
+{
+    (void)state;
+    gw_counter c =
+        read_line("2023-03-22 09:32:32 step 3000: train loss 4.0390, val loss 4.0427", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+    assert_string_equal(c.kind_word, "val");
+    assert_false(c.announce); /* it reports values: the evaluation is done */
+
+    c = read_line("12/06 10:51:38 - mmengine - INFO - Evaluating bbox...", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+    assert_true(c.announce);
+
+    c = read_line("saving checkpoint to out", true);
+    assert_int_equal(c.kind, GW_LINE_SAVE);
+    assert_string_equal(c.kind_word, "saving");
+
+    /* evaluation wins over the counter's training */
+    c = read_line("Iter(val) [10/20]    eta: 0:00:01  time: 0.0500", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+    assert_int_equal(c.n, 10);
+
+    /* "interval", "retrieval", "data_time" hold no word of a kind */
+    c = read_line("iter 5: loss 1.0, eval_interval 250, retrieval 3", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+}
+
+static void test_median(void **state)
+{
+    (void)state;
+    const double v[] = {1.0, 35.4, 1.02, 1.01};
+    assert_float_equal(gw_timeline_median(v, 4), 1.015, 1e-12);
+    assert_float_equal(gw_timeline_median(v, 3), 1.02, 1e-12);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_iteration_counters),
+        cmocka_unit_test(test_epoch_tags),
+        cmocka_unit_test(test_kinds),
+        cmocka_unit_test(test_median),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
