@@ -8,9 +8,11 @@
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const time_names[GW_TIME_COUNT] = {
     "idle", "busy", "hot", "memory_high", "power_capped", "thermal_slowdown"};
@@ -404,6 +406,48 @@ static void drop_other_jobs(gw_analysis *a)
     l->n = k;
 }
 
+/* GPUs [from, to) of an analysis: their figures touch only their own gw_gpu_analysis and their
+ * own columns of the epoch and job-phase arrays, so two ranges can be done at once. */
+typedef struct figures_job {
+    gw_analysis *a;
+    size_t from, to, max_rows;
+} figures_job;
+
+static void *figures_range(void *arg)
+{
+    const figures_job *j = arg;
+    double *scratch = xmalloc((j->max_rows ? j->max_rows : 1) * sizeof *scratch);
+    for (size_t i = j->from; i < j->to; i++)
+        gpu_figures(j->a, i, scratch);
+    free(scratch);
+    return NULL;
+}
+
+/* Every GPU's figures; on a big record of several GPUs the GPUs past half the rows go to a
+ * second thread (issue 28: both cores). The result does not depend on the split. */
+static void all_figures(gw_analysis *a, size_t max_rows)
+{
+    size_t rows = 0;
+    for (size_t i = 0; i < a->ngpus; i++)
+        rows += a->gpus[i].gpu->tab.n;
+    figures_job whole = {a, 0, a->ngpus, max_rows};
+    if (a->ngpus < 2 || rows < 500000 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+        figures_range(&whole);
+        return;
+    }
+    size_t split = 0, seen = 0;
+    while (split < a->ngpus && 2 * seen < rows)
+        seen += a->gpus[split++].gpu->tab.n;
+    figures_job first = {a, 0, split, max_rows}, second = {a, split, a->ngpus, max_rows};
+    pthread_t t;
+    if (split == a->ngpus || pthread_create(&t, NULL, figures_range, &second) != 0) {
+        figures_range(&whole);
+        return;
+    }
+    figures_range(&first);
+    pthread_join(t, NULL);
+}
+
 gw_analysis *gw_analyze(const gw_series *s)
 {
     gw_analysis *a = xcalloc(1, sizeof *a);
@@ -440,14 +484,11 @@ gw_analysis *gw_analyze(const gw_series *s)
     startup_until_first_epoch(a);
     gw_inproc_steady(a);
     classify_dips(a);
-    double *scratch = xmalloc((max_rows ? max_rows : 1) * sizeof *scratch);
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_parts = xcalloc(a->nepochs * a->ngpus + 1, sizeof *a->epoch_parts);
     a->job_phase_util_pct = xcalloc(s->nphases * a->ngpus + 1, sizeof(double));
-    for (size_t i = 0; i < a->ngpus; i++)
-        gpu_figures(a, i, scratch);
-    free(scratch);
+    all_figures(a, max_rows);
     gw_checks_run(a);
     drop_other_jobs(a);
     gw_verdict_sort(&a->verdicts);
