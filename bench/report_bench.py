@@ -13,8 +13,11 @@ With --format gpuwatch the input is gpuwatch's own gpu.csv (numbers without unit
 times, the columns `gpuwatch record` writes) and pandas reads it as it is: the two formats
 give different ratios (issue 28). --rows N sets the total rows (N / GPUS samples a GPU at HZ).
 
+With --peers DIR (a directory where `npm install --prefix DIR @duckdb/node-api nodejs-polars`
+ran) DuckDB and Polars compute the same per-GPU statistics from gpu.csv (bench/report_peers.cjs).
+
 usage: bench/report_bench.py [--gpus 8] [--hours 24] [--hz 1] [--rows N]
-                             [--format nvsmi|gpuwatch] [--keep DIR]
+                             [--format nvsmi|gpuwatch] [--keep DIR] [--peers DIR]
 Default: 8 GPUs x 24 h x 1 Hz = 691,200 rows (~100 MB). The issue's full size is --hz 10.
 Speed is reported, never asserted.
 """
@@ -120,10 +123,10 @@ def generate(path, gpus, hours, hz):
     return n * gpus
 
 
-def measure(cmd):
+def measure(cmd, env=None):
     """Runs cmd in a child; returns (wall s, peak RSS MiB, CPU s) of that child alone (wait4)."""
     start = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     err = p.stderr.read()
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - start
@@ -139,6 +142,9 @@ def main():
     ap.add_argument("--hz", type=float, default=1)
     ap.add_argument("--no-pandas", action="store_true", help="gpuwatch alone (pandas needs "
                     "~530 bytes a row: 10.6 GB at 20 M rows)")
+    ap.add_argument("--peers", help="a directory where `npm install --prefix DIR @duckdb/node-api "
+                    "nodejs-polars` was run: DuckDB and Polars are timed too (bench/report_peers.cjs,"
+                    " --format gpuwatch only)")
     ap.add_argument("--before", help="an older gpuwatch binary, timed beside --bin")
     ap.add_argument("--rows", type=int, help="total rows (instead of --hours)")
     ap.add_argument("--format", choices=("nvsmi", "gpuwatch"), default="nvsmi")
@@ -173,6 +179,11 @@ def main():
         if not a.no_pandas:
             print("pandas is not importable here: only gpuwatch is timed "
                   "(Debian: apt-get install python3-pandas)")
+    if a.peers and a.format == "gpuwatch":
+        env = dict(os.environ, NODE_PATH=os.path.join(os.path.abspath(a.peers), "node_modules"))
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_peers.cjs")
+        for engine in ("duckdb", "polars"):
+            results.append((f"{engine} (Node.js)", *measure(["node", script, engine, log], env)))
     print(f"\n{'program':<28}{'wall s':>8}{'CPU s':>8}{'peak RSS MiB':>14}{'rows/s':>12}")
     for name, wall, rss, cpu in results:
         print(f"{name:<28}{wall:>8.2f}{cpu:>8.2f}{rss:>14.0f}{rows / wall:>12,.0f}")
