@@ -4,18 +4,25 @@ training loop, and which part of it: a CPU-bound loop of deep call stacks (~60 f
 nn.Modules whose path changes with the step, a few hundred distinct stacks), many small torch
 ops, backward (which releases the GIL, as on a GPU) and a DataLoader with workers, run
 
-  ab      (default) in ONE instrumented process, alternating short blocks of steps with the
-          sampler thread stopped and running (and running without the periodic PID.stacks
-          rewrite): the other load of a shared machine hits both sides alike, so a 1 %
-          difference is visible on 2 busy cores;
+  ab      (default) in ONE instrumented process, alternating short blocks of steps (shuffled
+          each round) with the sampler thread stopped ("off") and running: "on" (as
+          configured; a block is shorter than the 5 s between PID.stacks rewrites and
+          budget checks, so this is the sampling alone), "on-norewrite", "on-wakeonly" (the
+          thread wakes and takes the GIL at the rate but samples nothing), "on@HZ" (at that
+          rate): the other load of a shared machine hits both sides of a pair alike;
   modes   separate processes, interleaved: plain python (no sitecustomize), the sitecustomize
-          with GPUWATCH_PYTHON_HZ=0 (DataLoader timing and settings only), HZ=100, HZ=100
-          without the PID.stacks rewrite;
+          with GPUWATCH_PYTHON_HZ=0 (DataLoader timing and settings only), HZ=100 (as
+          configured: the CPU budget included);
+
+  parts   the sampler's pieces alone, in this process, at YOLOv9's size (~900 distinct
+          stacks of 60 frames, a 3.3 MB PID.stacks): one sample of a 60-frame stack, the first
+          and the later rewrites of PID.stacks (the sampler holds the GIL through them);
 
 and prints, per variant, the median of the blocks' wall time per step and of the main thread's
 CPU time per step, relative to the sampler-off (ab) or plain (modes) side.
 
-    bench/inproc_micro.py [ab|modes] [--reps 15] [--steps 60] [--workers 2] [--python python3]
+    bench/inproc_micro.py [ab|modes] [--variants off,on,on@25] [--hz 100] [--reps 15]
+                          [--steps 60] [--workers 2] [--depth 28] [--inject DIR] [--python P]
 
 Writes nothing but a temporary run directory. Figures: docs/inproc.md, docs/performance.md."""
 import argparse
@@ -113,14 +120,13 @@ def job_main(args):
             return
         core._Process._write_stacks = real_write if rewrite else (lambda self: None)
         core._Process.sample = real_sample if sample else (lambda self: None)
-        proc.interval = interval or hz
+        proc.interval = proc.interval_used = interval or hz
         proc.stopping = False
         proc.start_thread()
 
     setups = {"off": lambda: sampler(False), "on": lambda: sampler(True),
               "on-norewrite": lambda: sampler(True, rewrite=False),
-              "on-wakeonly": lambda: sampler(True, rewrite=False, sample=False),
-              "on-20hz": lambda: sampler(True, interval=0.05)}
+              "on-wakeonly": lambda: sampler(True, rewrite=False, sample=False)}
 
     variants = ["off", "on"] if args.variants is None else args.variants.split(",")
     if args.mode != "ab":
@@ -135,6 +141,8 @@ def job_main(args):
         for v in order:
             if v in setups:
                 setups[v]()
+            elif v.startswith("on@"):  # on at that rate (Hz)
+                sampler(True, interval=1.0 / float(v[3:]))
             cur[0] = v
             w0, c0 = time.perf_counter(), time.thread_time()
             for _ in range(args.steps):
@@ -152,6 +160,62 @@ def job_main(args):
         out["samples"] = proc.samples
         out["depth"] = max((len(k) for k in proc.counts), default=0)
     print("RESULT " + json.dumps(out), flush=True)
+
+
+# ---------------------------------------------------------------- the pieces
+
+
+def parts(args):
+    import threading
+    sys.path.insert(0, args.inject)
+    os.environ["GPUWATCH_RUN_DIR"] = tempfile.mkdtemp(prefix="gw-micro-")
+    os.environ["GPUWATCH_PYTHON_HZ"] = "0"
+    import _gpuwatch_inproc as core
+    core.start()
+    p = core._proc
+    p.stopping = True
+    p.thread.join()
+    rnd = random.Random(1)
+    codes = []  # 300 functions of 20 files, YOLOv9-like names (~60 characters a frame)
+    for i in range(300):
+        ns = {}
+        exec(compile("def RepNCSPELAN4_forward_%03d():\n    pass\n" % i,
+                     os.path.join(os.getcwd(), "models", "common_module_%02d.py" % (i % 20)),
+                     "exec"), ns)
+        codes.append(ns["RepNCSPELAN4_forward_%03d" % i].__code__)
+    prefixes = [[rnd.choice(codes) for _ in range(45)] for _ in range(30)]
+    while len(p.counts) < 900:  # 30 loop stacks, each with its own leaves
+        chain = rnd.choice(prefixes) + [rnd.choice(codes) for _ in range(15)]
+        p.counts[tuple(map(id, chain))] = [chain, rnd.randint(1, 50), None]
+    out = os.path.join(p.out_dir, "%d.stacks" % p.pid)
+    t0 = time.perf_counter()
+    p._write_stacks()
+    first = time.perf_counter() - t0
+    later = []
+    for _ in range(21):
+        t0 = time.perf_counter()
+        p._write_stacks()
+        later.append(time.perf_counter() - t0)
+    print("PID.stacks of %d stacks, %.2f MB: first write %.1f ms, later rewrites %.2f ms "
+          "(median of 21)" % (len(p.counts), os.path.getsize(out) / 1e6, first * 1e3,
+                              med(later) * 1e3))
+
+    def deep(n):
+        return deep(n - 1) if n else ev.wait()
+    ev = threading.Event()
+    th = threading.Thread(target=deep, args=(57,))
+    th.start()
+    time.sleep(0.1)
+    p.main_ident = th.ident
+    p.counts = {}
+    n = 20000
+    t0 = time.perf_counter()
+    for _ in range(n):
+        p.sample()
+    print("one sample of a %d-frame stack: %.2f us" %
+          (max(map(len, p.counts)), (time.perf_counter() - t0) / n * 1e6))
+    ev.set()
+    th.join()
 
 
 # ---------------------------------------------------------------- the driver
@@ -194,7 +258,7 @@ def show(name, blocks, base):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("mode", nargs="?", default="ab", choices=["ab", "modes"])
+    ap.add_argument("mode", nargs="?", default="ab", choices=["ab", "modes", "parts"])
     ap.add_argument("--child", default=None)
     ap.add_argument("--reps", type=int, default=15)
     ap.add_argument("--steps", type=int, default=60)
@@ -208,6 +272,8 @@ def main():
     if args.child:
         args.mode = args.child
         return job_main(args)
+    if args.mode == "parts":
+        return parts(args)
     run_dir = tempfile.mkdtemp(prefix="gw-micro-")
     gw = {"PYTHONPATH": args.inject, "GPUWATCH_RUN_DIR": run_dir}
     hdr = ("%-20s %-29s %-29s\n%-20s %-29s %-29s" %
