@@ -98,6 +98,15 @@ def job_main(args):
         loss.backward()
         opt.step()
 
+    def switches():
+        """The main thread's voluntary context switches: each time it slept, on the GIL
+        among others (a count: the other load of the machine does not blur it)."""
+        try:
+            import resource
+            return resource.getrusage(resource.RUSAGE_THREAD).ru_nvcsw
+        except (ImportError, AttributeError, OSError):
+            return 0
+
     core = sys.modules.get("_gpuwatch_inproc")
     proc = core._proc if core is not None else None
     real_write = core._Process._write_stacks if core is not None else None
@@ -144,12 +153,14 @@ def job_main(args):
             elif v.startswith("on@"):  # on at that rate (Hz)
                 sampler(True, interval=1.0 / float(v[3:]))
             cur[0] = v
+            s0 = switches()
             w0, c0 = time.perf_counter(), time.thread_time()
             for _ in range(args.steps):
                 step(n)
                 n += 1
             w1, c1 = time.perf_counter(), time.thread_time()
-            blocks[v].append(((w1 - w0) / args.steps, (c1 - c0) / args.steps))
+            blocks[v].append(((w1 - w0) / args.steps, (c1 - c0) / args.steps,
+                              (switches() - s0) / args.steps))
     sampler(False)
     out = {"blocks": blocks}
     if proc is not None:
@@ -251,9 +262,9 @@ def show(name, blocks, base):
     rw = sorted(b[0] / a[0] - 1 for b, a in pairs)
     rc = sorted(b[1] / a[1] - 1 for b, a in pairs)
     q = len(rw) // 4
-    print("%-20s %7.3f ms %+6.2f %% [%+5.1f,%+5.1f]  %7.3f ms %+6.2f %% [%+5.1f,%+5.1f]" %
+    print("%-20s %7.3f ms %+6.2f %% [%+5.1f,%+5.1f]  %7.3f ms %+6.2f %% [%+5.1f,%+5.1f] %6.1f" %
           (name, w * 1e3, med(rw) * 100, rw[q] * 100, rw[-q - 1] * 100, c * 1e3,
-           med(rc) * 100, rc[q] * 100, rc[-q - 1] * 100))
+           med(rc) * 100, rc[q] * 100, rc[-q - 1] * 100, statistics.mean(b[2] for b in blocks)))
 
 
 def main():
@@ -276,9 +287,9 @@ def main():
         return parts(args)
     run_dir = tempfile.mkdtemp(prefix="gw-micro-")
     gw = {"PYTHONPATH": args.inject, "GPUWATCH_RUN_DIR": run_dir}
-    hdr = ("%-20s %-29s %-29s\n%-20s %-29s %-29s" %
-           ("", "wall/step, paired change", "main thread CPU/step, change", "",
-            "(median [quartiles])", "(median [quartiles])"))
+    hdr = ("%-20s %-29s %-29s %s\n%-20s %-29s %-29s %s" %
+           ("", "wall/step, paired change", "main thread CPU/step, change", "sleeps",
+            "", "(median [quartiles])", "(median [quartiles])", "/step"))
     if args.mode == "ab":
         res = child(args, dict(gw, GPUWATCH_PYTHON_HZ=args.hz), "ab",
                     args.variants or "off,on,on-norewrite")
