@@ -14,7 +14,13 @@ cross-checks wrk (--loadgen both).
 Any running exporter: --url http://HOST:PORT/metrics --pid PID --name NAME measures one server the
 same way (bench/h200/serve.sh uses it for gpuwatch and bench/python_exporter.py on a real GPU).
 
+Many scrapers from one address (--scrapers 64,100,300,600): N kept-alive connections from
+127.0.0.1 scraping back to back (build/scrape_load -c N), one fake GPU; prints scrapes answered
+and connections reset (a scraper whose idle connection was closed to make room for another). The
+default per-address limit is half of --max-connections (256 of 512); it was 64 (issue 28).
+
   python3 bench/serve_bench.py [--gpus 1,8,64] [--seconds 5] [--loadgen wrk|scrape_load|both]
+  python3 bench/serve_bench.py --scrapers 64,100,300,600 [--bin OLD/gpuwatch]
 """
 import argparse
 import json
@@ -110,19 +116,21 @@ def wait_ready(url, timeout=30):
     raise SystemExit(f"{url} did not come up with GPM values")
 
 
-def bench_fake(n, seconds, loadgens):
+def bench_fake(n, seconds, loadgens, scrapers=None, binary=None):
     tmp = Path(tempfile.mkdtemp(prefix="gw-serve-bench-"))
     path = tmp / "scenario.json"
     path.write_text(json.dumps(scenario(n)))
     env = dict(os.environ, GPUWATCH_NVML_LIB=str(BUILD / "fake-nvml" / "libnvidia-ml.so.1"),
                FAKE_NVML_SCENARIO=str(path))
-    proc = subprocess.Popen([str(BUILD / "gpuwatch"), "serve", "--listen", "127.0.0.1:0",
+    proc = subprocess.Popen([str(binary or BUILD / "gpuwatch"), "serve", "--listen", "127.0.0.1:0",
                              "-i", "1"], env=env, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()
         addr = re.search(r"on http://(\S+)/metrics", line).group(1)
         url = f"http://{addr}/metrics"
         wait_ready(url)
+        if scrapers:
+            return [run_scrape_load(url, c, seconds) for c in scrapers]
         return measure(url, proc.pid, seconds, loadgens)
     finally:
         proc.terminate()
@@ -153,7 +161,18 @@ def main():
     ap.add_argument("--pid", type=int)
     ap.add_argument("--name", default="server")
     ap.add_argument("--json", help="also write the results here")
+    ap.add_argument("--scrapers", help="comma-separated counts of kept-alive scrapers from one "
+                    "address")
+    ap.add_argument("--bin", help="the gpuwatch to start (default: the build's)")
     a = ap.parse_args()
+    if a.scrapers:
+        counts = [int(x) for x in a.scrapers.split(",")]
+        print("| scrapers (one address) | scrapes | scrapes/s | resets | resets per scrape |")
+        print("|---|---|---|---|---|")
+        for c, r in zip(counts, bench_fake(1, a.seconds, [], counts, a.bin)):
+            print(f"| {c} | {r['requests']} | {r['rps']:.0f} | {r['errors']} | "
+                  f"{100 * r['errors'] / max(1, r['requests'] + r['errors']):.1f} % |")
+        return 0
     loadgen = a.loadgen or ("wrk" if shutil.which("wrk") else "scrape_load")
     loadgens = ["wrk", "scrape_load"] if loadgen == "both" else [loadgen]
     if a.url:

@@ -50,6 +50,33 @@ install(CODE "
        FILES \"${CMAKE_BINARY_DIR}/unit/gpuwatch.service\")
 ")
 
+# The Python marker module (python/gpuwatch.py) where python3 finds it: /usr/lib/python3/dist-packages
+# for the .deb (prefix /usr, Debian's place for packaged modules), /usr/local/lib/python3.X/
+# dist-packages for /usr/local (Debian's python3 reads both), PREFIX/lib/python3.X/site-packages
+# elsewhere (then on PYTHONPATH). GPUWATCH_PYTHON_DIR names another directory.
+set(GPUWATCH_PYTHON_DIR "" CACHE STRING "where gpuwatch.py is installed (empty: as python3 expects)")
+install(CODE "
+  set(gw_py_dir \"${GPUWATCH_PYTHON_DIR}\")
+  if(NOT gw_py_dir)
+    execute_process(COMMAND python3 -c \"import sys; print('%d.%d' % sys.version_info[:2])\"
+                    OUTPUT_VARIABLE gw_py_ver OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE gw_rc)
+    if(NOT gw_rc EQUAL 0 OR NOT gw_py_ver)
+      set(gw_py_ver 3)
+    endif()
+    if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
+      set(gw_py_dir \"/usr/lib/python3/dist-packages\")
+    elseif(CMAKE_INSTALL_PREFIX STREQUAL \"/usr/local\")
+      set(gw_py_dir \"/usr/local/lib/python\${gw_py_ver}/dist-packages\")
+    else()
+      set(gw_py_dir \"\${CMAKE_INSTALL_PREFIX}/lib/python\${gw_py_ver}/site-packages\")
+    endif()
+  endif()
+  file(INSTALL DESTINATION \"\${gw_py_dir}\" TYPE FILE
+       FILES \"${CMAKE_SOURCE_DIR}/python/gpuwatch.py\")
+" COMPONENT python)
+install(FILES ${CMAKE_SOURCE_DIR}/packaging/deb/copyright
+        DESTINATION ${CMAKE_INSTALL_DATAROOTDIR}/doc/python3-gpuwatch COMPONENT python)
+
 # ---- the .deb (CPack's DEB generator) ----
 set(GW_DEB_MAINTAINER "gpuwatch maintainers <maintainers@users.noreply.a-seed-69d03d1f.example>")
 set(CPACK_GENERATOR DEB)
@@ -81,11 +108,47 @@ systemd unit is installed, not enabled). NVML comes with the NVIDIA driver.")
 # libcurl4, dlopen()ed by `report --fleet` over Prometheus alone (src/fleet/curl_dl.c); both
 # say what to install when the library is missing.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libmicrohttpd12 (>= 0.9.75)")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcairo2, fonts-dejavu-core, libcurl4")
+set(CPACK_DEBIAN_MAIN_PACKAGE_RECOMMENDS
+    "libmicrohttpd12 (>= 0.9.75), libcairo2, fonts-dejavu-core, libcurl4")
+# Two packages (issue 27): gpuwatch, whose Depends are what dpkg-shlibdeps finds the binary
+# links (libc6, libcjson1, libinih1, libncursesw6, libtinfo6) and nothing else; and
+# gpuwatch-kubernetes, the PodResources module of `serve --kubernetes` with gRPC and protobuf-c
+# (dpkg-shlibdeps) and libmicrohttpd12 (serve). libmicrohttpd12, dlopen()ed by serve and
+# run --listen, cairo and a font (plot) and libcurl4 (report --fleet over Prometheus) are
+# Recommends: each command says what to install when its library is missing.
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL main)
+if(TARGET podres)
+  list(APPEND CPACK_COMPONENTS_ALL kubernetes)
+endif()
+set(CPACK_DEBIAN_MAIN_PACKAGE_NAME gpuwatch)
+set(CPACK_DEBIAN_KUBERNETES_PACKAGE_NAME gpuwatch-kubernetes)
+set(CPACK_DEBIAN_MAIN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_KUBERNETES_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_KUBERNETES_PACKAGE_DEPENDS "gpuwatch (= ${GW_DEB_VERSION}), libmicrohttpd12 (>= 0.9.75)")
+set(CPACK_DEBIAN_KUBERNETES_PACKAGE_SECTION utils)
+set(CPACK_COMPONENT_MAIN_DESCRIPTION "${CPACK_DEBIAN_PACKAGE_DESCRIPTION}")
+set(CPACK_COMPONENT_KUBERNETES_DESCRIPTION "kubelet PodResources client of gpuwatch serve --kubernetes
+The module that lets `gpuwatch serve --kubernetes` label each GPU's
+metrics with the pod, namespace and container using it, from the
+kubelet's PodResources API (gRPC). Only the node agent needs it; it
+brings gRPC's C core and protobuf-c.")
+# python3-gpuwatch: the marker module, where Debian's python3 finds packaged modules.
+list(APPEND CPACK_COMPONENTS_ALL python)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-gpuwatch)
+set(CPACK_DEBIAN_PYTHON_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_ARCHITECTURE all)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3:any")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+set(CPACK_DEBIAN_PYTHON_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_COMPONENT_PYTHON_DESCRIPTION "markers for gpuwatch from Python training scripts
+The module gpuwatch (one file, no dependencies): gpuwatch.mark() inside
+`gpuwatch run` puts epochs, steps and any event with its fields on the
+timeline of the GPU recording (docs/markers.md of gpuwatch).")
+set(CPACK_DEBIAN_MAIN_PACKAGE_SUGGESTS "python3-gpuwatch")
 # Maintainer scripts: daemon-reload after install or upgrade, stop the service on removal (no
 # postrm: dpkg -r then leaves nothing behind, there being no conffiles either).
-set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA ${CMAKE_SOURCE_DIR}/packaging/deb/postinst
+set(CPACK_DEBIAN_MAIN_PACKAGE_CONTROL_EXTRA ${CMAKE_SOURCE_DIR}/packaging/deb/postinst
     ${CMAKE_SOURCE_DIR}/packaging/deb/prerm)
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
 

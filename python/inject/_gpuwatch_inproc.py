@@ -399,8 +399,9 @@ def _short_path(path, cwd):
 
 def _worker_part(codes):
     """A worker's stack (leaf first) from torch's _worker_loop down, or before it is reached
-    from multiprocessing's _bootstrap down: what a fork inherited of its parent's stack goes."""
-    for name in ("_worker_loop", "_bootstrap"):
+    from multiprocessing's _bootstrap down, or in the moments between fork and _bootstrap from
+    popen_fork's _launch down: what a fork inherited of its parent's stack goes."""
+    for name in ("_worker_loop", "_bootstrap", "_launch"):
         for i in range(len(codes) - 1, -1, -1):
             if codes[i].co_name == name:
                 return codes[:i + 1]

@@ -8,9 +8,11 @@
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const time_names[GW_TIME_COUNT] = {
     "idle", "busy", "hot", "memory_high", "power_capped", "thermal_slowdown"};
@@ -121,6 +123,14 @@ static void phase_result(gw_gpu_analysis *g, const gw_energy_curve *energy, gw_p
             if (row_check(g, (gw_time_check)c, r))
                 out->time_s[c] += g->dt_s[r];
     }
+}
+
+static void phase_copy(gw_phase_result *dst, const gw_phase_result *src, size_t ncols)
+{
+    gw_stats *stats = xmalloc((ncols ? ncols : 1) * sizeof *stats);
+    memcpy(stats, src->stats, ncols * sizeof *stats);
+    *dst = *src;
+    dst->stats = stats;
 }
 
 static bool job_used_gpu(const gw_series *s, const gw_series_gpu *gpu)
@@ -346,8 +356,17 @@ static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
                           g->interval_s * 1000.0, &energy);
     phase_result(g, &energy, &g->whole, gw_span_make(gpu, g->dt_s, 0, gpu->tab.n), scratch);
     g->energy_from_counter = span_energy(&energy, g->whole.span).from_counter;
-    for (int p = 0; p < GW_PHASE_COUNT; p++)
-        phase_result(g, &energy, &g->phase[p], g->phase[p].span, scratch);
+    for (int p = 0; p < GW_PHASE_COUNT; p++) {
+        gw_span sp = g->phase[p].span;
+        if (sp.begin == g->whole.span.begin && sp.end == g->whole.span.end && gpu->tab.n > 0) {
+            /* a phase that is the whole record (a steady state from the first row to the last):
+             * the same figures, copied rather than computed twice (issue 28) */
+            phase_copy(&g->phase[p], &g->whole, gpu->tab.ncols);
+            g->phase[p].span = sp;
+        } else {
+            phase_result(g, &energy, &g->phase[p], sp, scratch);
+        }
+    }
     for (size_t k = 0; k < a->nepochs; k++) {
         gw_span sp = gw_check_span_of_time(g, a->epochs[k].start_ms, a->epochs[k].end_ms);
         a->epoch_util_pct[k * a->ngpus + i] =
@@ -387,6 +406,48 @@ static void drop_other_jobs(gw_analysis *a)
     l->n = k;
 }
 
+/* GPUs [from, to) of an analysis: their figures touch only their own gw_gpu_analysis and their
+ * own columns of the epoch and job-phase arrays, so two ranges can be done at once. */
+typedef struct figures_job {
+    gw_analysis *a;
+    size_t from, to, max_rows;
+} figures_job;
+
+static void *figures_range(void *arg)
+{
+    const figures_job *j = arg;
+    double *scratch = xmalloc((j->max_rows ? j->max_rows : 1) * sizeof *scratch);
+    for (size_t i = j->from; i < j->to; i++)
+        gpu_figures(j->a, i, scratch);
+    free(scratch);
+    return NULL;
+}
+
+/* Every GPU's figures; on a big record of several GPUs the GPUs past half the rows go to a
+ * second thread (issue 28: both cores). The result does not depend on the split. */
+static void all_figures(gw_analysis *a, size_t max_rows)
+{
+    size_t rows = 0;
+    for (size_t i = 0; i < a->ngpus; i++)
+        rows += a->gpus[i].gpu->tab.n;
+    figures_job whole = {a, 0, a->ngpus, max_rows};
+    if (a->ngpus < 2 || rows < 500000 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+        figures_range(&whole);
+        return;
+    }
+    size_t split = 0, seen = 0;
+    while (split < a->ngpus && 2 * seen < rows)
+        seen += a->gpus[split++].gpu->tab.n;
+    figures_job first = {a, 0, split, max_rows}, second = {a, split, a->ngpus, max_rows};
+    pthread_t t;
+    if (split == a->ngpus || pthread_create(&t, NULL, figures_range, &second) != 0) {
+        figures_range(&whole);
+        return;
+    }
+    figures_range(&first);
+    pthread_join(t, NULL);
+}
+
 gw_analysis *gw_analyze(const gw_series *s)
 {
     gw_analysis *a = xcalloc(1, sizeof *a);
@@ -423,14 +484,11 @@ gw_analysis *gw_analyze(const gw_series *s)
     startup_until_first_epoch(a);
     gw_inproc_steady(a);
     classify_dips(a);
-    double *scratch = xmalloc((max_rows ? max_rows : 1) * sizeof *scratch);
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_parts = xcalloc(a->nepochs * a->ngpus + 1, sizeof *a->epoch_parts);
     a->job_phase_util_pct = xcalloc(s->nphases * a->ngpus + 1, sizeof(double));
-    for (size_t i = 0; i < a->ngpus; i++)
-        gpu_figures(a, i, scratch);
-    free(scratch);
+    all_figures(a, max_rows);
     gw_checks_run(a);
     drop_other_jobs(a);
     gw_verdict_sort(&a->verdicts);

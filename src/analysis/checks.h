@@ -19,7 +19,7 @@ void gw_checks_run(gw_analysis *a);
 void gw_check_starved(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_underfilled(gw_analysis *a, gw_gpu_analysis *g);
 void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g);
-void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g);
+void gw_check_saturated(gw_analysis *a);
 void gw_check_imbalance(gw_analysis *a);
 /* starved_cause.c: the cause of gpu_starved from host.csv, its evidence on v, the suggestion
  * that goes with it and a short "why" with the numbers. */

@@ -59,7 +59,7 @@ const gw_verdict_def gw_verdict_registry[GW_V_COUNT] = {
     {GW_V_MULTI_GPU_IMBALANCE, "multi_gpu_imbalance", gw_check_imbalance, NULL, GW_SEV_WARNING,
      TH(GW_TH_MIN_STEADY_S, GW_TH_IMBALANCE_GAP_PCT, GW_TH_IMBALANCE_WINDOWS_PCT),
      "report.md#how-the-report-decides", "tests/unit/test_verdicts.c:test_imbalance"},
-    {GW_V_GPU_SATURATED, "gpu_saturated", NULL, gw_check_saturated, GW_SEV_INFO,
+    {GW_V_GPU_SATURATED, "gpu_saturated", gw_check_saturated, NULL, GW_SEV_INFO,
      TH(GW_TH_MIN_STEADY_S, GW_TH_MIN_STEADY_SAMPLES, GW_TH_BUSY_UTIL_PCT),
      "report.md#how-the-report-decides", "tests/unit/test_verdicts.c:test_saturated"},
 };

@@ -382,20 +382,9 @@ void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g)
                    n, GW_FIXED(total_s / (double)n, 1), with, share_txt, GW_FIXED(g->busy_pct, 1));
 }
 
-/* Verdicts that mean "not simply saturated". */
-static bool has_problem(const gw_analysis *a, int slot)
+static void saturated_one(gw_analysis *a, gw_gpu_analysis *g, const unsigned char *problem)
 {
-    for (size_t i = 0; i < a->verdicts.n; i++) {
-        const gw_verdict *v = &a->verdicts.v[i];
-        if (v->gpu == slot && v->severity >= GW_SEV_WARNING)
-            return true;
-    }
-    return false;
-}
-
-void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g)
-{
-    if (!judged(g) || !(g->busy_pct >= GW_TH(GW_TH_BUSY_UTIL_PCT)) || has_problem(a, (int)g->slot))
+    if (!judged(g) || !(g->busy_pct >= GW_TH(GW_TH_BUSY_UTIL_PCT)) || problem[g->slot])
         return;
     gw_span st = g->phase[GW_PHASE_STEADY].span;
     gw_verdict *v = gw_verdict_add(&a->verdicts, GW_V_GPU_SATURATED, GW_SEV_INFO, (int)g->slot,
@@ -414,6 +403,25 @@ void gw_check_saturated(gw_analysis *a, gw_gpu_analysis *g)
                    GW_FIXED(g->work_s, 0), isnan(sm) ? "" : "; SM activity confirms it");
 }
 
+/* Runs last, once: which GPUs have a verdict that means "not simply saturated" (a warning or
+ * worse) is read from the verdicts in one pass, not once per GPU (n squared on 20,000 GPUs,
+ * issue 28); this check adds infos only, so the flags hold while it runs. */
+void gw_check_saturated(gw_analysis *a)
+{
+    size_t slots = a->ngpus;
+    for (size_t i = 0; i < a->ngpus; i++)
+        slots = a->gpus[i].slot >= slots ? a->gpus[i].slot + 1 : slots;
+    unsigned char *problem = xcalloc(slots + 1, 1);
+    for (size_t i = 0; i < a->verdicts.n; i++) {
+        const gw_verdict *v = &a->verdicts.v[i];
+        if (v->gpu >= 0 && (size_t)v->gpu < slots && v->severity >= GW_SEV_WARNING)
+            problem[v->gpu] = 1;
+    }
+    for (size_t i = 0; i < a->ngpus; i++)
+        saturated_one(a, &a->gpus[i], problem);
+    free(problem);
+}
+
 /* Mean utilisation of each participant over [start, end). */
 static void window_means(const gw_analysis *a, int64_t start, int64_t end, double *out)
 {
@@ -426,45 +434,72 @@ static void window_means(const gw_analysis *a, int64_t start, int64_t end, doubl
     }
 }
 
-/* Median of the present values of v other than v[skip]; NAN when none. */
-static double peers_median(const double *v, size_t n, size_t skip)
+/* The present values of one set of means, sorted once, so that each GPU's peers' median (the
+ * median without that GPU) costs a binary search instead of a copy and a selection: the check
+ * is n log n in GPUs, not n squared (issue 28). */
+typedef struct {
+    double *v; /* [n] the means, NAN where absent (by GPU) */
+    double *s; /* [m] the present ones, ascending */
+    size_t m;
+} peer_set;
+
+static void peers_sort(peer_set *p, size_t n)
 {
-    double *buf = xmalloc((n ? n : 1) * sizeof *buf);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (i != skip && !isnan(v[i]))
-            buf[m++] = v[i];
-    double med = m ? gw_stats_quantile(buf, m, 0.5) : NAN;
-    free(buf);
-    return med;
+    p->s = xmalloc((n ? n : 1) * sizeof *p->s);
+    p->m = gw_stats_sort_present(p->v, n, p->s);
 }
 
-static void imbalance_one(gw_analysis *a, size_t i, const double *mean, int64_t ws, int64_t we,
-                          size_t compared)
+/* Median of the present means other than GPU i's; NAN when none. */
+static double peers_median(const peer_set *p, size_t i)
 {
-    enum { WINDOWS = 10 };
-    double peers = peers_median(mean, a->ngpus, i);
-    double gap = peers - mean[i];
+    return gw_stats_median_without(p->s, p->m, p->v[i]);
+}
+
+enum { IMBALANCE_WINDOWS = 10 };
+
+/* The steady window's ten slices, their means and peer sets, computed on first need. */
+typedef struct {
+    peer_set w[IMBALANCE_WINDOWS];
+    bool ready;
+} window_set;
+
+static void windows_fill(const gw_analysis *a, window_set *ws_, int64_t ws, int64_t we)
+{
+    for (int w = 0; w < IMBALANCE_WINDOWS; w++) {
+        int64_t s = ws + (we - ws) * w / IMBALANCE_WINDOWS;
+        int64_t e = ws + (we - ws) * (w + 1) / IMBALANCE_WINDOWS;
+        ws_->w[w].v = xmalloc((a->ngpus ? a->ngpus : 1) * sizeof *ws_->w[w].v);
+        window_means(a, s, e, ws_->w[w].v);
+        peers_sort(&ws_->w[w], a->ngpus);
+    }
+    ws_->ready = true;
+}
+
+static void imbalance_one(gw_analysis *a, size_t i, const peer_set *whole, window_set *wins,
+                          int64_t ws, int64_t we, size_t compared)
+{
+    double mean = whole->v[i];
+    double peers = peers_median(whole, i);
+    double gap = peers - mean;
     if (!(gap > GW_TH(GW_TH_IMBALANCE_GAP_PCT)))
         return;
-    double *wm = xmalloc(a->ngpus * sizeof *wm);
+    if (!wins->ready)
+        windows_fill(a, wins, ws, we);
     size_t below = 0, judged_windows = 0;
-    for (int w = 0; w < WINDOWS; w++) {
-        int64_t s = ws + (we - ws) * w / WINDOWS, e = ws + (we - ws) * (w + 1) / WINDOWS;
-        window_means(a, s, e, wm);
-        double pm = peers_median(wm, a->ngpus, i);
-        if (isnan(wm[i]) || isnan(pm))
+    for (int w = 0; w < IMBALANCE_WINDOWS; w++) {
+        const peer_set *p = &wins->w[w];
+        double pm = peers_median(p, i);
+        if (isnan(p->v[i]) || isnan(pm))
             continue;
         judged_windows++;
-        below += wm[i] < pm - GW_TH(GW_TH_IMBALANCE_GAP_PCT) / 2;
+        below += p->v[i] < pm - GW_TH(GW_TH_IMBALANCE_GAP_PCT) / 2;
     }
-    free(wm);
     double share = judged_windows ? 100.0 * (double)below / (double)judged_windows : 0;
     if (!(share > GW_TH(GW_TH_IMBALANCE_WINDOWS_PCT)))
         return;
     gw_verdict *v =
         gw_verdict_add(&a->verdicts, GW_V_MULTI_GPU_IMBALANCE, GW_SEV_WARNING, (int)i, ws, we);
-    gw_verdict_num(v, "util_mean_pct", mean[i]);
+    gw_verdict_num(v, "util_mean_pct", mean);
     gw_verdict_num(v, "peers_median_pct", peers);
     gw_verdict_check(v, "gap_pct", gap, ">", GW_TH_IMBALANCE_GAP_PCT);
     gw_verdict_check(v, "windows_below_pct", share, ">", GW_TH_IMBALANCE_WINDOWS_PCT);
@@ -476,7 +511,7 @@ static void imbalance_one(gw_analysis *a, size_t i, const double *mean, int64_t 
                    "checkpointing) inside the step.",
                    "busy %s%% while its peers are at %s%% (%s points less, in %s%% of "
                    "the run)",
-                   GW_FIXED(mean[i], 1), GW_FIXED(peers, 1), GW_FIXED(gap, 1), GW_FIXED(share, 0));
+                   GW_FIXED(mean, 1), GW_FIXED(peers, 1), GW_FIXED(gap, 1), GW_FIXED(share, 0));
 }
 
 void gw_check_imbalance(gw_analysis *a)
@@ -496,10 +531,17 @@ void gw_check_imbalance(gw_analysis *a)
     }
     if (compared < 2 || ws == INT64_MIN || (double)(we - ws) < GW_TH(GW_TH_MIN_STEADY_S) * 1000)
         return;
-    double *mean = xmalloc(a->ngpus * sizeof *mean);
-    window_means(a, ws, we, mean);
+    peer_set whole = {.v = xmalloc(a->ngpus * sizeof *whole.v)};
+    window_means(a, ws, we, whole.v);
+    peers_sort(&whole, a->ngpus);
+    window_set wins = {.ready = false};
     for (size_t i = 0; i < a->ngpus; i++)
-        if (!isnan(mean[i]))
-            imbalance_one(a, i, mean, ws, we, compared);
-    free(mean);
+        if (!isnan(whole.v[i]))
+            imbalance_one(a, i, &whole, &wins, ws, we, compared);
+    for (int w = 0; wins.ready && w < IMBALANCE_WINDOWS; w++) {
+        free(wins.w[w].v);
+        free(wins.w[w].s);
+    }
+    free(whole.v);
+    free(whole.s);
 }

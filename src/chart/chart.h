@@ -36,6 +36,8 @@ typedef enum gw_chart_metric {
     GW_CM_RSS,      /* host.csv job.rss [MiB], shown in GiB */
     GW_CM_PROC_MEM, /* processes.csv used_memory [MiB] per GPU process, shown in GiB */
     GW_CM_STEPS,    /* training steps per second, from the job's progress bars */
+    GW_CM_ROLES,    /* host.csv: the busiest training process and worker, % of one core;
+                       reference: one core (100 %) */
     GW_CM_COUNT
 } gw_chart_metric;
 

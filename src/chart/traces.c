@@ -19,6 +19,7 @@ const gw_chart_metric_info gw_chart_metrics[GW_CM_COUNT] = {
     [GW_CM_RSS] = {"rss", "RSS", "GiB", 2},
     [GW_CM_PROC_MEM] = {"procmem", "process GPU memory", "GiB", 2},
     [GW_CM_STEPS] = {"steps", "training steps", "steps/s", 2},
+    [GW_CM_ROLES] = {"roles", "CPU by role", "% core", 1},
 };
 
 int gw_chart_metric_parse(const char *key)
@@ -106,6 +107,9 @@ static size_t gpu_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list 
     return added;
 }
 
+static void reference_add(gw_trace_list *out, gw_chart_metric m, char *label, int gpu, double v,
+                          int64_t t0, int64_t t1);
+
 /* The job's CPU % (with its roles: the training process, the workers, and the host's iowait) or
  * RSS of each node's host.csv. */
 static size_t host_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list *out)
@@ -117,14 +121,22 @@ static size_t host_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list
                {GW_F_TRAIN_CPU_PCT, "training process"},
                {GW_F_WORKERS_CPU_PCT, "workers"},
                {GW_F_HOST_IOWAIT_PCT, "host iowait"}},
-      rss[] = {{GW_F_JOB_RSS_MIB, "job"}};
+      rss[] = {{GW_F_JOB_RSS_MIB, "job"}},
+      /* what proves cpu_bound against input_pipeline: each role's busiest member against one
+       * core (issue 27) */
+        roles[] = {{GW_F_TRAIN_CPU_MAX_PCT, "training process (busiest)"},
+                   {GW_F_WORKERS_CPU_MAX_PCT, "worker (busiest)"}};
     const gw_series *s = a->series;
-    size_t added = 0, n = m == GW_CM_CPU ? sizeof cpu / sizeof cpu[0] : 1;
+    size_t added = 0, n = m == GW_CM_CPU     ? sizeof cpu / sizeof cpu[0]
+                          : m == GW_CM_ROLES ? sizeof roles / sizeof roles[0]
+                                             : 1;
     for (size_t h = 0; h < s->nhosts; h++) {
         const gw_series_table *tab = &s->hosts[h]->tab;
         for (size_t k = 0; k < n; k++) {
-            gw_field f = m == GW_CM_CPU ? cpu[k].f : rss[k].f;
-            const char *what = m == GW_CM_CPU ? cpu[k].label : rss[k].label;
+            gw_field f = m == GW_CM_CPU ? cpu[k].f : m == GW_CM_ROLES ? roles[k].f : rss[k].f;
+            const char *what = m == GW_CM_CPU     ? cpu[k].label
+                               : m == GW_CM_ROLES ? roles[k].label
+                                                  : rss[k].label;
             long c = gw_series_table_find(tab, gw_fields[f].csv_header);
             if (c < 0 || !any_present(tab->cols[c].v, tab->n))
                 continue;
@@ -137,6 +149,9 @@ static size_t host_traces(const gw_analysis *a, gw_chart_metric m, gw_trace_list
             added++;
         }
     }
+    /* against one core: a training process or a worker at the line is CPU-bound (issue 27) */
+    if (m == GW_CM_ROLES && added)
+        reference_add(out, m, xstrdup("one core"), -1, 100.0, a->start_ms, a->record_end_ms);
     return added;
 }
 
@@ -226,7 +241,7 @@ size_t gw_chart_traces(const gw_analysis *a, gw_chart_metric m, size_t max_procs
     size_t first = out->n;
     if (m == GW_CM_STEPS)
         return steps_traces(a, out);
-    if (m == GW_CM_CPU || m == GW_CM_RSS)
+    if (m == GW_CM_CPU || m == GW_CM_RSS || m == GW_CM_ROLES)
         return host_traces(a, m, out);
     if (m == GW_CM_PROC_MEM)
         return gw_chart_proc_traces(a, max_procs, out);

@@ -33,7 +33,8 @@ static const gw_opt plot_opts[] = {
      .complete = GW_COMPL_LIST,
      .values = "util sm tensor memory temp power clock cpu rss procmem",
      .help = "metrics paired into panels (default " GW_PLOT_DEFAULT_METRICS
-             "); known: util, sm, tensor, memory, temp, power, clock, cpu, rss, procmem"},
+             "); known: util, sm, tensor, memory, temp, power, clock, cpu, rss, procmem, "
+             "steps, roles"},
     {.name = "width",
      .key = 'w',
      .arg = "PX",

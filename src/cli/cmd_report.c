@@ -39,6 +39,9 @@ static const gw_opt report_opts[] = {
      .values = "warning critical",
      .help = "exit 1 when a verdict of LEVEL (warning|critical) or above exists"},
     GW_CLI_INPUT_OPTS,
+    {.name = "compare",
+     .key = 'C',
+     .help = "compare runs side by side: the same as gpuwatch compare INPUT... (docs/compare.md)"},
     {.name = "fleet",
      .key = 'F',
      .help = "rank GPU-hours by user and by job from SRC...: a directory of per-job summary.json "
@@ -66,6 +69,7 @@ const gw_cmd_spec gw_spec_report = {
                 "                [--fail-on warning|critical] [--log FILE]\n"
                 "                [--epoch-regex RE] [--columns LIST] [--interval SECONDS]\n"
                 "                [--scope job|node]\n"
+                "gpuwatch report --compare RUN_A RUN_B [RUN...]\n"
                 "gpuwatch report --fleet SRC... [--json FILE|-] [--top N]\n"
                 "                [--window DURATION] [--step DURATION]",
     .description =
@@ -167,6 +171,9 @@ static int parse_args(int argc, char **argv, report_args *r)
 
 int gw_cmd_report(int argc, char **argv)
 {
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--compare") == 0)
+            return gw_cmd_report_compare(argc, argv);
     if (gw_cli_wants_fleet(argc, argv))
         return gw_cmd_report_fleet(argc, argv);
     report_args r;
@@ -189,8 +196,8 @@ int gw_cmd_report(int argc, char **argv)
     bool to_stdout = (r.json && strcmp(r.json, "-") == 0) || (r.html && strcmp(r.html, "-") == 0);
     if (!to_stdout) {
         gw_report_opts o = {.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR")};
-        gw_wrap_stream w; /* 80 columns: verdicts and evidence wrap with a hanging indent */
-        gw_report_text(gw_wrap_begin(&w, stdout), a, &o);
+        gw_wrap_stream w; /* 80 columns in a pipe, the terminal's width on one */
+        gw_report_text(gw_wrap_begin_always(&w, stdout), a, &o);
         gw_wrap_end(&w);
     }
     if (r.json && gw_report_write_json(a, r.json, &err)) {

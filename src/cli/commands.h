@@ -23,6 +23,9 @@ int gw_cmd_query(int argc, char **argv);
 int gw_cmd_mark(int argc, char **argv);
 int gw_cmd_log(int argc, char **argv);
 int gw_cmd_top(int argc, char **argv);
+int gw_cmd_compare(int argc, char **argv);
+/* `gpuwatch report --compare RUN...`: compare with --compare left out. */
+int gw_cmd_report_compare(int argc, char **argv);
 /* `gpuwatch -i SEC` on a terminal: the full-screen view (gw_cmd_top) refreshing every SEC. */
 int gw_top_from_live(int64_t interval_ms, bool no_color);
 
@@ -32,7 +35,8 @@ int gw_top_from_live(int64_t interval_ms, bool no_color);
 
 /* Each command's option table and texts (optspec.h); gw_spec_live is gpuwatch's own. */
 extern const gw_cmd_spec gw_spec_live, gw_spec_run, gw_spec_record, gw_spec_report, gw_spec_plot,
-    gw_spec_check, gw_spec_query, gw_spec_mark, gw_spec_log, gw_spec_top, gw_spec_serve;
+    gw_spec_check, gw_spec_query, gw_spec_mark, gw_spec_log, gw_spec_top, gw_spec_serve,
+    gw_spec_compare;
 
 /* `gpuwatch __generate DIR`, run by the build: DIR/man/ (a page per command) and
  * DIR/completion/{gpuwatch.bash, _gpuwatch}. Returns the exit status (1: a file could not be

@@ -1,5 +1,6 @@
 /* gpuwatch: dispatches to a subcommand; see commands.h. */
 #include "cli/commands.h"
+#include "cli/hints.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -13,11 +14,12 @@ typedef struct gw_command {
 } gw_command;
 
 static const gw_command commands[] = {
-    {&gw_spec_run, gw_cmd_run},       {&gw_spec_record, gw_cmd_record},
-    {&gw_spec_report, gw_cmd_report}, {&gw_spec_plot, gw_cmd_plot},
-    {&gw_spec_check, gw_cmd_check},   {&gw_spec_query, gw_cmd_query},
-    {&gw_spec_mark, gw_cmd_mark},     {&gw_spec_log, gw_cmd_log},
-    {&gw_spec_top, gw_cmd_top},       {&gw_spec_serve, gw_cmd_serve},
+    {&gw_spec_run, gw_cmd_run},         {&gw_spec_record, gw_cmd_record},
+    {&gw_spec_report, gw_cmd_report},   {&gw_spec_plot, gw_cmd_plot},
+    {&gw_spec_check, gw_cmd_check},     {&gw_spec_query, gw_cmd_query},
+    {&gw_spec_mark, gw_cmd_mark},       {&gw_spec_log, gw_cmd_log},
+    {&gw_spec_top, gw_cmd_top},         {&gw_spec_serve, gw_cmd_serve},
+    {&gw_spec_compare, gw_cmd_compare},
 };
 
 /* `gpuwatch help [COMMAND]`: the list of commands, or a command's manual page as text. */
@@ -40,7 +42,9 @@ static int help(int argc, char **argv)
                 spec ? "one command only, not" : "unknown command", argv[spec ? 2 : 1]);
         return 2;
     }
-    gw_man_text(spec, stdout);
+    gw_pager pager; /* on a terminal, as `git help` and `man` do */
+    gw_man_text(spec, gw_pager_open(&pager));
+    gw_pager_close(&pager);
     return 0;
 }
 
@@ -88,10 +92,17 @@ static int dispatch(int argc, char **argv)
     if (strcmp(first, "__generate") == 0 && argc == 3) /* the build's: cmake/docs.cmake */
         return gw_cli_generate(argv[2]);
     if (argc < 2 || first[0] == '-') /* no command: the live view */
-        return gw_cmd_live(argc, argv);
+        return gw_hint_option(&gw_spec_live, argc, argv) ? 2 : gw_cmd_live(argc, argv);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(first, commands[i].spec->name) == 0)
-            return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "gpuwatch: unknown command '%s': run `gpuwatch --help` for the list\n", first);
+            return gw_hint_option(commands[i].spec, argc - 1, argv + 1)
+                       ? 2
+                       : commands[i].fn(argc - 1, argv + 1);
+    const char *near = gw_hint_command(first);
+    if (near)
+        fprintf(stderr, "gpuwatch: unknown command '%s': did you mean %s?\n", first, near);
+    else
+        fprintf(stderr, "gpuwatch: unknown command '%s': run `gpuwatch --help` for the list\n",
+                first);
     return 2;
 }

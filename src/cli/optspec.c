@@ -133,8 +133,9 @@ void gw_help_print(const gw_cmd_spec *spec)
 }
 
 const gw_cmd_spec *const gw_cli_specs[] = {
-    &gw_spec_live,  &gw_spec_run,  &gw_spec_record, &gw_spec_report, &gw_spec_plot,  &gw_spec_check,
-    &gw_spec_query, &gw_spec_mark, &gw_spec_log,    &gw_spec_top,    &gw_spec_serve,
+    &gw_spec_live, &gw_spec_run,   &gw_spec_record, &gw_spec_report,
+    &gw_spec_plot, &gw_spec_check, &gw_spec_query,  &gw_spec_mark,
+    &gw_spec_log,  &gw_spec_top,   &gw_spec_serve,  &gw_spec_compare,
 };
 const size_t gw_cli_spec_count = sizeof gw_cli_specs / sizeof gw_cli_specs[0];
 

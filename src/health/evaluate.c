@@ -98,7 +98,7 @@ static void check_temperature(gw_health_gpu *g, const gw_health_thresholds *th)
          GW_SIG(th->idle_temp_warning_c, 6), GW_SIG(th->idle_temp_critical_c, 6));
 }
 
-/* "pid 4242 python3 20000 MiB, pid 77 (not visible here) 480 MiB" */
+/* "pid 4242 python3 20000 MiB, pid 77 (name hidden: another PID namespace) 480 MiB" */
 static void list_procs(const gw_health_facts *f, char *buf, size_t len)
 {
     size_t used = 0;
@@ -110,7 +110,7 @@ static void list_procs(const gw_health_facts *f, char *buf, size_t len)
             snprintf(mib, sizeof mib, "%s MiB",
                      gw_fmt_fixed(n, sizeof n, ceil(p->used_mib), 0, 0, "n/a"));
         used += (size_t)snprintf(buf + used, len - used, "%spid %u %s%s %s", i ? ", " : "", p->pid,
-                                 p->visible ? p->name : "(not visible here)",
+                                 p->visible ? p->name : "(name hidden: another PID namespace)",
                                  p->graphics ? " (graphics)" : "", mib);
     }
 }

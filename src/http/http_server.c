@@ -552,9 +552,7 @@ gw_rc gw_http_start(gw_http_server *srv, gw_http_handler handler, void *ctx, gw_
     srv->ctx = ctx;
     const gw_http_config *cfg = &srv->cfg;
     unsigned max = cfg->max_connections ? cfg->max_connections : GW_HTTP_DEFAULT_MAX_CONNECTIONS;
-    unsigned per_ip = cfg->max_per_ip                ? cfg->max_per_ip
-                      : max < GW_HTTP_DEFAULT_PER_IP ? max
-                                                     : GW_HTTP_DEFAULT_PER_IP;
+    unsigned per_ip = cfg->max_per_ip ? cfg->max_per_ip : max > 1 ? max / 2 : 1;
     unsigned timeout_s = cfg->timeout_s ? cfg->timeout_s : 10;
     gw_rc lrc = gw_mhd_load(err);
     if (lrc)

@@ -1,6 +1,7 @@
 /* podres_dl: finds and dlopens gpuwatch-podres.so, once (podres_dl.h). */
 #include "k8s/podres_dl.h"
 
+#include "util/gw_file.h"
 #include "util/gw_dl.h"
 
 #include <dlfcn.h>
@@ -15,27 +16,13 @@
 static gw_dl_state state = GW_DL_STATE_INIT;
 static gw_podres_api loaded;
 
-/* The directory of the running executable, or "" when /proc/self/exe cannot be read. */
-static void exe_dir(char *dir, size_t len)
-{
-    char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    dir[0] = '\0';
-    if (n <= 0)
-        return;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    if (slash)
-        *slash = '\0';
-    snprintf(dir, len, "%s", path);
-}
-
 /* What to do when no module is where it is looked for: this build made one (the binary was
  * copied away from it), or it could not (no gRPC when it was built). */
 #ifdef GW_PODRES_BUILT
 static const char not_found_fix[] =
-    "install gpuwatch with cmake --install or its .deb (lib/gpuwatch/modules/), or set "
-    "GPUWATCH_PODRES_MODULE to the module of this build";
+    "install the package gpuwatch-kubernetes (apt-get install gpuwatch-kubernetes), or "
+    "gpuwatch with cmake --install (lib/gpuwatch/modules/), or set GPUWATCH_PODRES_MODULE to "
+    "the module of this build";
 #else
 static const char not_found_fix[] =
     "this gpuwatch was built without gRPC; install libgrpc-dev, libprotobuf-c-dev and "
@@ -47,7 +34,7 @@ static void load_once(void)
     char dir[PATH_MAX], tried[3][PATH_MAX + 64];
     int ntried = 0;
     const char *env = getenv("GPUWATCH_PODRES_MODULE");
-    exe_dir(dir, sizeof dir);
+    gw_exe_dir(dir, sizeof dir);
     if (env && env[0]) {
         snprintf(tried[ntried++], sizeof tried[0], "%s", env);
     } else {

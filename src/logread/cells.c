@@ -71,6 +71,9 @@ size_t gw_cells_split(char *line, char **cells, size_t max)
 
 bool gw_cells_absent(const char *c)
 {
+    const char *d = c[0] == '-' || c[0] == '+' ? c + 1 : c;
+    if (*d >= '0' && *d <= '9') /* a number: none of the markers below (most cells) */
+        return false;
     if (c[0] == '\0' || strcmp(c, "-") == 0 || strcasecmp(c, "N/A") == 0)
         return true;
     /* what pandas and printf write for non-numbers: never a reading (docs/report.md) */

@@ -38,8 +38,11 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
     const char *key = id->uuid && *id->uuid ? id->uuid : id->pci && *id->pci ? id->pci : NULL;
     char buf[32];
     if (!key && id->index >= 0) {
-        snprintf(buf, sizeof buf, "%ld", id->index);
-        key = buf;
+        char *d = buf + sizeof buf - 1; /* decimal by hand: snprintf was a cost on every row */
+        *d = '\0';
+        for (unsigned long v = (unsigned long)id->index; d == buf + sizeof buf - 1 || v; v /= 10)
+            *--d = (char)('0' + v % 10);
+        key = d;
     }
     if (!key)
         key = "";

@@ -8,7 +8,9 @@
  * state); escape sequences (colours, ESC[K; util/line_split.h's gw_esc_step: a line end ends an
  * unterminated one) are removed; what remains is made terminal-safe (util/gw_utf8.h: C1 and bidi
  * controls '?', invalid UTF-8 U+FFFD); its time is when the last character of that redraw
- * arrived. Must not: print, or interpret lines (logread/progress.h does).
+ * arrived: the latest output.idx entry at or before that character's offset, the entries taken
+ * to come in offset order, as `gpuwatch run` appends them. Must not: print, or interpret lines
+ * (logread/progress.h does).
  */
 #ifndef GW_OUTCLEAN_H
 #define GW_OUTCLEAN_H

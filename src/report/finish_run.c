@@ -69,8 +69,11 @@ gw_rc gw_report_finish_run_with(const char *run_dir, int dirfd, bool write_files
         if (hook)
             hook(a, ctx);
         /* The verdicts first: a full disk must not cost the user the analysis. */
-        if (out && write_files)
+        if (out && write_files) {
             gw_report_verdict_lines(out, a, NULL);
+            if (a->verdicts.n == 0) /* a very short run still ends with what was found */
+                fprintf(out, "no verdict: %s\n", gw_report_no_verdict_reason(a));
+        }
         if (write_files)
             rc = write_files_at(a, run_dir, dirfd, err);
         gw_analysis_free(a);

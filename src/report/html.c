@@ -84,6 +84,15 @@ static const chart_spec charts[] = {
      2,
      {{"job CPU [%]", true, 0}, {"job RSS [GiB]", true, 0}},
      false},
+    {"roles",
+     "CPU by role: each role's busiest process against one core (dashed): the training process "
+     "at it is cpu_bound, a DataLoader worker at it input_pipeline",
+     1,
+     {GW_CM_ROLES},
+     {0},
+     1,
+     {{"% of one core", true, 120}},
+     false},
     {"procs",
      "GPU memory per process",
      1,
@@ -277,6 +286,7 @@ static void markers_json(gw_buf *b, const gw_analysis *a, const gw_html_opts *o)
     }
     free(bands);
     gw_buf_puts(b, "]");
+    gw_report_marks_chart_json(b, a);
 }
 
 /* The JSON the page's script draws from (format: docs/charts.md). */
@@ -314,13 +324,8 @@ static void put_asset(FILE *out, const unsigned char *bytes, size_t len)
     fwrite(bytes, 1, len, out);
 }
 
-void gw_report_html(FILE *out, const gw_analysis *a, const gw_html_opts *opts)
+void gw_html_head(FILE *out, const char *title)
 {
-    gw_html_opts o = {GW_HTML_COLUMNS, GW_HTML_MAX_PROCS};
-    if (opts && opts->columns)
-        o.columns = opts->columns;
-    if (opts)
-        o.max_procs = opts->max_procs;
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
           "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
@@ -328,26 +333,52 @@ void gw_report_html(FILE *out, const gw_analysis *a, const gw_html_opts *opts)
           out);
     fprintf(out, "<meta name=\"generator\" content=\"gpuwatch %s, uPlot %s\">\n<title>",
             GPUWATCH_VERSION, gw_asset_uplot_version);
-    gw_html_escape(out, a->series->ninputs ? a->series->inputs[0].path : "");
+    gw_html_escape(out, title);
     fputs(" - gpuwatch report</title>\n<style>\n", out);
     put_asset(out, gw_asset_uplot_css, gw_asset_uplot_css_len);
     fputs("\n</style>\n<style>\n", out);
     put_asset(out, gw_asset_report_css, gw_asset_report_css_len);
     fputs("</style>\n</head>\n<body>\n", out);
-    gw_html_tables(out, a);
-    gw_report_inproc_html(out, a);
+}
+
+void gw_html_charts_tail(FILE *out, const gw_buf *data)
+{
     fputs("<h2 id=\"charts\">Charts</h2>\n<noscript>The charts need JavaScript.</noscript>\n"
           "<div id=\"gw-charts\"></div>\n<script type=\"application/json\" id=\"gw-data\">",
           out);
-    gw_buf b = {NULL, 0, 0};
-    data_json(&b, a, &o);
-    fwrite(b.data, 1, b.len, out);
-    gw_buf_free(&b);
+    fwrite(data->data, 1, data->len, out);
     fputs("</script>\n<script>\n", out);
     put_asset(out, gw_asset_uplot_js, gw_asset_uplot_js_len);
     fputs("\n</script>\n<script>\n", out);
     put_asset(out, gw_asset_report_js, gw_asset_report_js_len);
     fputs("</script>\n</body>\n</html>\n", out);
+}
+
+void gw_html_json_str(gw_buf *b, const char *s)
+{
+    json_str(b, s);
+}
+
+void gw_html_series_json(gw_buf *b, const gw_chart_grid *g, const gw_trace *t, const char *label,
+                         int axis)
+{
+    series_json(b, g, t, label, axis);
+}
+
+void gw_report_html(FILE *out, const gw_analysis *a, const gw_html_opts *opts)
+{
+    gw_html_opts o = {GW_HTML_COLUMNS, GW_HTML_MAX_PROCS};
+    if (opts && opts->columns)
+        o.columns = opts->columns;
+    if (opts)
+        o.max_procs = opts->max_procs;
+    gw_html_head(out, a->series->ninputs ? a->series->inputs[0].path : "");
+    gw_html_tables(out, a);
+    gw_report_inproc_html(out, a);
+    gw_buf b = {NULL, 0, 0};
+    data_json(&b, a, &o);
+    gw_html_charts_tail(out, &b);
+    gw_buf_free(&b);
 }
 
 static gw_rc write_html_to(const gw_analysis *a, const gw_html_opts *o, gw_file_out *out,

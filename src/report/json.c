@@ -185,24 +185,45 @@ static cJSON *gpu_json(const gw_analysis *a, const gw_gpu_analysis *g)
     return o;
 }
 
+/* Item k of "phases": GPU k / GW_PHASE_COUNT, phase k % GW_PHASE_COUNT. */
+static cJSON *phase_item(const gw_analysis *a, size_t k)
+{
+    size_t i = k / GW_PHASE_COUNT;
+    int p = (int)(k % GW_PHASE_COUNT);
+    const gw_gpu_analysis *g = &a->gpus[i];
+    const gw_phase_result *r = &g->phase[p];
+    cJSON *o = cJSON_CreateObject();
+    add_gpu_ref(o, a, (int)i);
+    cJSON_AddStringToObject(o, "phase", gw_phase_name((gw_phase)p));
+    add_span(o, r->span.start_ms, r->span.end_ms);
+    cJSON_AddNumberToObject(o, "rows", (double)(r->span.end - r->span.begin));
+    add_num(o, "energy_wh", r->energy_wh);
+    cJSON_AddBoolToObject(o, "energy_partial", r->energy_partial);
+    cJSON_AddItemToObject(o, "time_s", times_json(r));
+    cJSON_AddItemToObject(o, "stats", stats_json(g, r));
+    return o;
+}
+
+static cJSON *gpu_item(const gw_analysis *a, size_t i)
+{
+    return gpu_json(a, &a->gpus[i]);
+}
+
+/* The top-level arrays with an item per GPU (or per GPU and phase): written item by item. */
+static const struct {
+    const char *marker; /* the empty array as cJSON_Print writes it at depth 1 */
+    cJSON *(*item)(const gw_analysis *a, size_t k);
+    size_t per_gpu;
+} streamed[] = {
+    {"\n\t\"gpus\":\t[]", gpu_item, 1},
+    {"\n\t\"phases\":\t[]", phase_item, GW_PHASE_COUNT},
+};
+
 static cJSON *phases_json(const gw_analysis *a)
 {
     cJSON *arr = cJSON_CreateArray();
-    for (size_t i = 0; i < a->ngpus; i++)
-        for (int p = 0; p < GW_PHASE_COUNT; p++) {
-            const gw_gpu_analysis *g = &a->gpus[i];
-            const gw_phase_result *r = &g->phase[p];
-            cJSON *o = cJSON_CreateObject();
-            add_gpu_ref(o, a, (int)i);
-            cJSON_AddStringToObject(o, "phase", gw_phase_name((gw_phase)p));
-            add_span(o, r->span.start_ms, r->span.end_ms);
-            cJSON_AddNumberToObject(o, "rows", (double)(r->span.end - r->span.begin));
-            add_num(o, "energy_wh", r->energy_wh);
-            cJSON_AddBoolToObject(o, "energy_partial", r->energy_partial);
-            cJSON_AddItemToObject(o, "time_s", times_json(r));
-            cJSON_AddItemToObject(o, "stats", stats_json(g, r));
-            cJSON_AddItemToArray(arr, o);
-        }
+    for (size_t k = 0; k < a->ngpus * GW_PHASE_COUNT; k++)
+        cJSON_AddItemToArray(arr, phase_item(a, k));
     return arr;
 }
 
@@ -335,7 +356,8 @@ static cJSON *verdict_json(const gw_analysis *a, const gw_verdict *v)
     return o;
 }
 
-cJSON *gw_report_json(const gw_analysis *a)
+/* The document; its "gpus" left empty unless gpus (write_json_to streams them). */
+static cJSON *report_json(const gw_analysis *a, bool gpus_inline)
 {
     cJSON *root = gw_json_doc(SCHEMA_VERSION, NULL);
     add_span(root, a->start_ms, a->record_end_ms);
@@ -343,9 +365,9 @@ cJSON *gw_report_json(const gw_analysis *a)
     const gw_job *job = gw_report_job(a, -1); /* null without meta.json (nvidia-smi CSV) */
     cJSON_AddItemToObject(root, "job", job ? gw_job_json(job) : cJSON_CreateNull());
     cJSON *gpus = cJSON_AddArrayToObject(root, "gpus");
-    for (size_t i = 0; i < a->ngpus; i++)
+    for (size_t i = 0; gpus_inline && i < a->ngpus; i++)
         cJSON_AddItemToArray(gpus, gpu_json(a, &a->gpus[i]));
-    cJSON_AddItemToObject(root, "phases", phases_json(a));
+    cJSON_AddItemToObject(root, "phases", gpus_inline ? phases_json(a) : cJSON_CreateArray());
     cJSON_AddItemToObject(root, "dips", dips_json(a));
     cJSON_AddStringToObject(root, "epoch_source", gw_epoch_origin_name(a->epoch_origin));
     cJSON_AddItemToObject(root, "epochs", epochs_json(a));
@@ -363,12 +385,65 @@ cJSON *gw_report_json(const gw_analysis *a)
     return root;
 }
 
+cJSON *gw_report_json(const gw_analysis *a)
+{
+    return report_json(a, true);
+}
+
+/* text with indent after each of its line ends: an object printed alone, placed at depth 2 */
+static void put_indented(FILE *f, const char *text, const char *indent)
+{
+    for (const char *nl; (nl = strchr(text, '\n')) != NULL; text = nl + 1) {
+        fwrite(text, 1, (size_t)(nl - text) + 1, f);
+        fputs(indent, f);
+    }
+    fputs(text, f);
+}
+
+/* The same bytes as cJSON_Print of gw_report_json, but the arrays of streamed[] are built,
+ * printed and freed an item at a time: on 20,000 GPUs (a 109 MB document) the whole tree and
+ * its text held 885 MiB (issue 28). cJSON prints an array's objects as "[{...}, {...}]", each
+ * line indented by its depth: an item printed alone is indented by two tabs more. */
 static gw_rc write_json_to(const gw_analysis *a, gw_file_out *out, gw_error *err)
 {
-    cJSON *root = gw_report_json(a);
-    gw_rc rc = gw_json_write_out(root, out, err);
+    cJSON *root = report_json(a, false);
+    char *text = cJSON_Print(root);
     cJSON_Delete(root);
-    return rc;
+    if (!text)
+        abort();
+    const char *rest = text;
+    for (size_t s = 0, at = 0; s < sizeof streamed / sizeof *streamed; s++) {
+        const char *m = strstr(text + at, streamed[s].marker);
+        if (!m) { /* cannot happen with cJSON's format; the whole tree then, never a gap */
+            cJSON_free(text);
+            cJSON *whole = gw_report_json(a);
+            gw_rc rc = gw_json_write_out(whole, out, err);
+            cJSON_Delete(whole);
+            return rc;
+        }
+        at = (size_t)(m - text);
+    }
+    for (size_t s = 0; a->ngpus && s < sizeof streamed / sizeof *streamed; s++) {
+        const char *at = strstr(rest, streamed[s].marker);
+        const char *close = at + strlen(streamed[s].marker) - 1; /* at its "]" */
+        fwrite(rest, 1, (size_t)(close - rest), out->f);
+        for (size_t k = 0; k < a->ngpus * streamed[s].per_gpu; k++) {
+            cJSON *o = streamed[s].item(a, k);
+            char *t = cJSON_Print(o);
+            cJSON_Delete(o);
+            if (!t)
+                abort();
+            if (k)
+                fputs(", ", out->f);
+            put_indented(out->f, t, "\t\t");
+            cJSON_free(t);
+        }
+        rest = close;
+    }
+    fputs(rest, out->f);
+    fputc('\n', out->f);
+    cJSON_free(text);
+    return gw_file_out_commit(out, err);
 }
 
 gw_rc gw_report_write_json(const gw_analysis *a, const char *path, gw_error *err)

@@ -1,5 +1,6 @@
 /* The markers of a job in the text report and summary.json (see report.h). */
 #include "report/report.h"
+#include "report/html_priv.h"
 
 #include "util/gw_buf.h"
 #include "util/gw_fmt.h"
@@ -126,4 +127,22 @@ void gw_report_marks_json(cJSON *root, const gw_analysis *a)
             cJSON_AddItemToArray(arr, mark_json(s, &s->events[i]));
     }
     cJSON_AddNumberToObject(root, "marks_total", (double)total);
+}
+
+void gw_report_marks_chart_json(gw_buf *b, const gw_analysis *a)
+{
+    const gw_series *s = a->series;
+    size_t n = 0;
+    gw_buf_puts(b, ",\"marks\":[");
+    for (size_t i = 0; i < s->nevents && n < GW_HTML_MAX_MARKS; i++) {
+        const gw_series_event *e = &s->events[i];
+        if (!is_mark(e) || count_text(s, e->text) > MARKS_LISTED_PER_TEXT ||
+            (a->epoch_origin == GW_EPOCHS_MARKS && strcmp(e->text, "epoch") == 0))
+            continue; /* epoch marks are the charts' epoch lines already */
+        gw_buf_printf(b, "%s{\"t\":%s,\"label\":", n++ ? "," : "",
+                      GW_FIXED((double)e->t_ms / 1000.0, 3));
+        gw_html_json_str(b, e->text);
+        gw_buf_puts(b, "}");
+    }
+    gw_buf_puts(b, "]");
 }

@@ -90,7 +90,7 @@ GW_MUST_USE gw_rc gw_report_write_html_at(const gw_analysis *a, int dirfd, const
                                           const char *label, const gw_html_opts *o, gw_error *err);
 
 /* For `gpuwatch run`: reads the finished run directory run_dir, analyses it, prints the verdict
- * lines to out (NULL: print nothing) and writes summary.json and report.html into dirfd (the run
+ * lines to out, or "no verdict: why" (NULL: print nothing) and writes summary.json and report.html into dirfd (the run
  * directory's descriptor; each file whole or not at all). The verdict lines are printed whatever
  * the writes do. Errors: those of the reader (GW_E_IO, GW_E_FORMAT: nothing printed or written),
  * of writing summary.json or report.html (GW_E_IO, one message naming what is missing and how to

@@ -1,6 +1,7 @@
 /* The text report and the one-line verdict form (see report.h). */
 #include "report/inproc.h"
 #include "report/report.h"
+#include "report/text_priv.h"
 
 #include "stats/stats.h"
 #include "util/gw_fmt.h"
@@ -104,7 +105,7 @@ static void wrapped_items(FILE *out, const char *head, char **items, size_t n, i
     fputc('\n', out);
 }
 
-static const char *sev_color(gw_severity s)
+const char *gw_text_sev_color(gw_severity s)
 {
     return s == GW_SEV_CRITICAL ? "\033[1;31m" : s == GW_SEV_WARNING ? "\033[33m" : "\033[36m";
 }
@@ -119,7 +120,7 @@ static char *gpu_label(const gw_analysis *a, int slot)
 static void verdict_head(FILE *out, const gw_analysis *a, const gw_verdict *v, bool color)
 {
     char *label = gpu_label(a, v->gpu);
-    fprintf(out, "%s%-8s%s  %-20s %s  %s\n", color ? sev_color(v->severity) : "",
+    fprintf(out, "%s%-8s%s  %-20s %s  %s\n", color ? gw_text_sev_color(v->severity) : "",
             gw_severity_name(v->severity), color ? "\033[0m" : "", gw_verdict_name(v->id), label,
             v->message);
     free(label);
@@ -165,22 +166,24 @@ const char *gw_report_no_verdict_reason(const gw_analysis *a)
     return "not enough steady-state data to judge";
 }
 
-static void verdicts_section(FILE *out, const gw_analysis *a, bool color)
+/* Each verdict's span and evidence, after the first screen (gw_report_findings_text). */
+static void evidence_section(FILE *out, const gw_analysis *a, bool color)
 {
-    fprintf(out, "\nVerdicts\n");
     if (a->verdicts.n == 0)
-        fprintf(out, "  none: %s\n", gw_report_no_verdict_reason(a));
+        return;
+    fprintf(out, "\nEvidence\n");
     for (size_t i = 0; i < a->verdicts.n; i++) {
         const gw_verdict *v = &a->verdicts.v[i];
         char s[GW_RFC3339_LEN], d[GW_FMT_SIZE];
-        verdict_head(out, a, v, color);
+        char *label = gpu_label(a, v->gpu);
+        fprintf(out, "%s%-8s%s  %-20s %s\n", color ? gw_text_sev_color(v->severity) : "",
+                gw_severity_name(v->severity), color ? "\033[0m" : "", gw_verdict_name(v->id),
+                label);
+        free(label);
         fprintf(out, "          span: %s +%s s\n", gw_report_when(a, v->start_ms, s),
                 span_s(v->end_ms - v->start_ms, d, sizeof d));
         if (v->nevidence)
             evidence_line(out, v);
-        char *sugg = xasprintf("suggestion: %s", v->suggestion);
-        wrapped(out, sugg, 10);
-        free(sugg);
     }
 }
 
@@ -227,14 +230,21 @@ static void job_lines(FILE *out, const gw_series *s, const gw_job *j)
     }
 }
 
-static void inputs_section(FILE *out, const gw_analysis *a)
+/* "gpuwatch report: 1 GPU, 111.6 s" and the times on their own line: within 80 columns. */
+static void header_lines(FILE *out, const gw_analysis *a)
 {
     const gw_series *s = a->series;
     char t0[GW_RFC3339_LEN], t1[GW_RFC3339_LEN], d[GW_FMT_SIZE];
-    fprintf(out, "gpuwatch report: %zu GPU%s, %s%s to %s (%s s)\n", s->ngpus,
-            s->ngpus == 1 ? "" : "s", gw_report_dateless(s) ? "date unknown, " : "",
-            gw_report_when(a, a->start_ms, t0), gw_report_when(a, a->record_end_ms, t1),
-            span_s(a->record_end_ms - a->start_ms, d, sizeof d));
+    fprintf(out, "gpuwatch report: %zu GPU%s, %s s\n  %s%s to %s\n", s->ngpus,
+            s->ngpus == 1 ? "" : "s", span_s(a->record_end_ms - a->start_ms, d, sizeof d),
+            gw_report_dateless(s) ? "date unknown, " : "", gw_report_when(a, a->start_ms, t0),
+            gw_report_when(a, a->record_end_ms, t1));
+}
+
+static void inputs_section(FILE *out, const gw_analysis *a)
+{
+    const gw_series *s = a->series;
+    fputc('\n', out);
     for (size_t i = 0; i < s->ninputs; i++) {
         const gw_series_input *in = &s->inputs[i];
         fprintf(out, "  input %s: %zu %s", in->path, in->rows,
@@ -295,14 +305,15 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
     const gw_series_gpu *gpu = g->gpu;
     char *label = gw_series_gpu_label(a->series, gpu);
     char b[4][GW_FMT_SIZE], d[GW_FMT_SIZE];
-    fprintf(out, "\n%s: %s", label, *gpu->name ? gpu->name : "(name not recorded)");
+    int col = fprintf(out, "\n%s: %s", label, *gpu->name ? gpu->name : "(name not recorded)");
     if (*gpu->pci_bus_id)
-        fprintf(out, ", %s", gpu->pci_bus_id);
+        col += fprintf(out, ", %s", gpu->pci_bus_id);
     if (gw_fmt_sane(gpu->memory_total_mib))
-        fprintf(out, ", %s MiB", num(gpu->memory_total_mib, b[0], sizeof b[0]));
+        col += fprintf(out, ", %s MiB", num(gpu->memory_total_mib, b[0], sizeof b[0]));
     if (gw_fmt_sane(gpu->power_limit_w))
-        fprintf(out, ", %s W limit", num(gpu->power_limit_w, b[1], sizeof b[1]));
-    fprintf(out, "  [%s]\n", gpu->source);
+        col += fprintf(out, ", %s W limit", num(gpu->power_limit_w, b[1], sizeof b[1]));
+    /* the source on a line of its own when the two do not fit 80 columns together */
+    fprintf(out, "%s[%s]\n", col + 3 + (int)strlen(gpu->source) > 80 ? "\n  " : "  ", gpu->source);
     free(label);
     if (gpu->in_job == 0)
         fprintf(out, "  not this job: recorded and shown (--scope node), never judged\n");
@@ -342,13 +353,16 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
     if (r.present) {
         char c[7][GW_FMT_SIZE], w[3 * GW_FMT_SIZE + 32] = "no workers";
         if (r.workers >= 1 && !isnan(r.workers_cpu_pct))
-            snprintf(w, sizeof w, "%s worker%s %s (max %s)", num(r.workers, c[2], sizeof c[2]),
-                     r.workers == 1 ? "" : "s", num(r.workers_cpu_pct, c[3], sizeof c[3]),
+            snprintf(w, sizeof w, "%s worker%s %s in all (busiest %s)",
+                     num(r.workers, c[2], sizeof c[2]), r.workers == 1 ? "" : "s",
+                     num(r.workers_cpu_pct, c[3], sizeof c[3]),
                      num(r.workers_cpu_max_pct, c[4], sizeof c[4]));
-        fprintf(out, "  CPU (steady, %% of a core): training %s (max %s), %s\n",
+        /* sums over the role, then its busiest member: a sum above its busiest is no mistake */
+        fprintf(out, "  CPU (steady, %% of one core): training %s in all (busiest %s), %s\n",
                 num(r.train_cpu_pct, c[0], sizeof c[0]),
                 num(r.train_cpu_max_pct, c[1], sizeof c[1]), w);
-        fprintf(out, "  host CPUs: iowait %s%%, steal %s%%, outside the job %s%%\n",
+        fprintf(out,
+                "  host CPUs (%% of all): iowait %s, steal %s, other processes than the job's %s\n",
                 num(r.iowait_pct, c[5], sizeof c[5]), num(r.steal_pct, c[6], sizeof c[6]),
                 num(r.others_pct, b[0], sizeof b[0]));
     }
@@ -498,8 +512,10 @@ static void job_phases_section(FILE *out, const gw_analysis *a)
 
 void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
 {
+    header_lines(out, a);
+    gw_report_findings_text(out, a, o && o->color);
     inputs_section(out, a);
-    verdicts_section(out, a, o && o->color);
+    evidence_section(out, a, o && o->color);
     for (size_t i = 0; i < a->ngpus; i++)
         gpu_section(out, a, &a->gpus[i]);
     epochs_section(out, a);

@@ -1,6 +1,7 @@
 /* python_env: the job's PYTHONPATH with gpuwatch's sitecustomize first (python_env.h). */
 #include "run/python_env.h"
 
+#include "util/gw_file.h"
 #include "util/xalloc.h"
 
 #include <limits.h>
@@ -15,26 +16,11 @@
 #define GW_PYTHON_SOURCE_DIR ""
 #endif
 
-/* The directory of the running executable, or "" when /proc/self/exe cannot be read. */
-static void exe_dir(char *dir, size_t len)
-{
-    char path[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
-    dir[0] = '\0';
-    if (n <= 0)
-        return;
-    path[n] = '\0';
-    char *slash = strrchr(path, '/');
-    if (slash)
-        *slash = '\0';
-    snprintf(dir, len, "%s", path);
-}
-
 /* The real path of the first candidate holding sitecustomize.py, or NULL. */
 static char *find_dir(void)
 {
     char exe[PATH_MAX];
-    exe_dir(exe, sizeof exe);
+    gw_exe_dir(exe, sizeof exe);
     char cand[3][PATH_MAX + 32];
     int n = 0;
     if (exe[0]) {

@@ -428,10 +428,11 @@ static void reap(session *s)
     }
 }
 
-enum { STATUS_EVERY_MS = 60000 }; /* `record` on a terminal: the status line's refresh */
+enum { STATUS_EVERY_MS = 1000 }; /* `record` on a terminal: the status line's refresh */
 
 /* "recording: 1234 samples over 20:31, 12.3 MiB in DIR": on SIGUSR1 a line of its own; on a
- * terminal every minute (record), rewritten in place so that hours of recording stay one line. */
+ * terminal every second from the start (record), rewritten in place so that hours of recording
+ * stay one line, without the directory (announce named it) and with how to stop. */
 static void status_line(session *s, bool in_place)
 {
     static const char *const files[] = {"gpu.csv",   "host.csv",   "processes.csv", "events.jsonl",
@@ -447,10 +448,11 @@ static void status_line(session *s, bool in_place)
     int64_t secs = s->start_ms ? (gw_wall_ms() - s->start_ms) / 1000 : 0;
     char line[512];
     int n = snprintf(line, sizeof line,
-                     "%sgpuwatch: recording: %llu sample%s over %lld:%02lld:%02lld, %s MiB in %s%s",
+                     "%sgpuwatch: recording: %llu sample%s over %lld:%02lld:%02lld, %s MiB%s%s%s",
                      in_place ? "\r" : "", (unsigned long long)ss.ticks, ss.ticks == 1 ? "" : "s",
                      (long long)(secs / 3600), (long long)(secs / 60 % 60), (long long)(secs % 60),
-                     GW_FIXED(bytes / 1048576.0, 1), s->dir, in_place ? "\033[K" : "\n");
+                     GW_FIXED(bytes / 1048576.0, 1), in_place ? "" : " in ", in_place ? "" : s->dir,
+                     in_place ? "; Ctrl-C to stop\033[K" : "\n");
     if (n <= 0)
         return;
     if (!in_place)
@@ -744,9 +746,13 @@ int gw_session_main(const gw_session_config *cfg)
     }
     s.started = true;
     s.start_ms = gw_wall_ms();
-    if (!cfg->is_run && isatty(STDERR_FILENO)) /* record: a status line every minute */
-        s.status_ms = s.start_ms;
     announce(&s);
+    if (cfg->is_run && isatty(STDERR_FILENO)) /* the command's output follows: no line in place */
+        say("Ctrl-C stops the command; the report follows its end");
+    if (!cfg->is_run && isatty(STDERR_FILENO)) { /* record: a status line from the first second */
+        status_line(&s, true);
+        s.status_ms = s.start_ms;
+    }
     if (cfg->is_run && !start_child(&s, &status)) {
         s.meta.end_reason = "exec_failed";
         finish(&s, status);

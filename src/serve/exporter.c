@@ -132,8 +132,12 @@ static void self_usage(double *rss_bytes, double *cpu_s)
     }
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
-        *cpu_s = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+        /* one division of whole microseconds: the nearest double to the decimal, which
+         * /metrics prints in 15 digits ("1.031"), where a sum of seconds and a fraction printed
+         * as "1.0309999999999999" (issue 27) */
+        *cpu_s = (double)(((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000LL +
+                          ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) /
+                 1e6;
 }
 
 void gw_exporter_set_gpus(gw_exporter *e, const unsigned *gpus, size_t n)

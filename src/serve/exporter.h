@@ -35,7 +35,7 @@ typedef struct gw_exporter_config {
     const char *listen;        /* NULL = GW_EXPORTER_DEFAULT_LISTEN (loopback only) */
     unsigned max_connections;  /* 0 = GW_HTTP_DEFAULT_MAX_CONNECTIONS (512); see
                                   http/http_server.h */
-    unsigned max_per_ip;       /* 0 = min(max_connections, GW_HTTP_DEFAULT_PER_IP (64)) */
+    unsigned max_per_ip;       /* 0 = half of max_connections (http_server.h) */
     unsigned client_timeout_s; /* 0 = 10: each request's deadline (http/http_server.h) */
     bool per_process;          /* gpuwatch_process_memory_used_bytes (the sampler must read
                                   processes) */

@@ -81,6 +81,51 @@ double gw_stats_quantile(double *a, size_t n, double q)
     return quantile_in(a, n, 0, n - 1, q);
 }
 
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+size_t gw_stats_sort_present(const double *v, size_t n, double *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            out[m++] = v[i];
+    qsort(out, m, sizeof *out, cmp_double);
+    return m;
+}
+
+double gw_stats_median_without(const double *s, size_t m, double x)
+{
+    size_t k = m; /* rank left out; m: none */
+    if (!isnan(x)) {
+        size_t lo = 0, hi = m;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (s[mid] < x)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < m && s[lo] == x)
+            k = lo; /* any rank holding an equal value leaves the same sequence */
+    }
+    size_t n = k < m ? m - 1 : m;
+    if (n == 0)
+        return NAN;
+    /* gw_stats_quantile's rule: rank h = (n - 1) / 2, its neighbours interpolated */
+    double h = (double)(n - 1) * 0.5;
+    size_t r = (size_t)floor(h);
+    double lo_v = s[r + (r >= k)];
+    double frac = h - (double)r;
+    if (frac == 0)
+        return lo_v;
+    double hi_v = s[r + 1 + (r + 1 >= k)];
+    return lo_v + frac * (hi_v - lo_v);
+}
+
 double gw_stats_mean(const double *v, const double *w, size_t n)
 {
     return gw_stats_mean_where(v, w, NULL, n);
@@ -115,24 +160,27 @@ void gw_stats_summary(const double *v, const double *w, size_t count, double *sc
 {
     double *a = scratch ? scratch : xmalloc((count ? count : 1) * sizeof *a);
     size_t n = 0;
+    double lo = INFINITY, hi = -INFINITY;
     for (size_t i = 0; i < count; i++)
-        if (!isnan(v[i]))
+        if (!isnan(v[i])) {
             a[n++] = v[i];
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
+        }
     *out =
         (gw_stats){.n = n, .mean = NAN, .min = NAN, .p5 = NAN, .p50 = NAN, .p95 = NAN, .max = NAN};
     if (n > 0) {
         out->mean = gw_stats_mean(v, w, count);
-        /* The median first: p5 then only needs the lower part and p95 the upper part. */
-        size_t k50 = (size_t)floor((double)(n - 1) * 0.5);
-        out->p50 = quantile_in(a, n, 0, n - 1, 0.5);
-        out->p5 = quantile_in(a, n, 0, k50, 0.05);
-        out->p95 = quantile_in(a, n, k50, n - 1, 0.95);
-        out->min = out->max = a[0];
-        for (size_t i = 0; i < n; i++) {
-            if (a[i] < out->min)
-                out->min = a[i];
-            if (a[i] > out->max)
-                out->max = a[i];
+        out->min = lo;
+        out->max = hi;
+        if (lo == hi) { /* a constant column (memory.total, power.limit, pstate): no selection */
+            out->p5 = out->p50 = out->p95 = lo;
+        } else {
+            /* The median first: p5 then only needs the lower part and p95 the upper part. */
+            size_t k50 = (size_t)floor((double)(n - 1) * 0.5);
+            out->p50 = quantile_in(a, n, 0, n - 1, 0.5);
+            out->p5 = quantile_in(a, n, 0, k50, 0.05);
+            out->p95 = quantile_in(a, n, k50, n - 1, 0.95);
         }
     }
     if (!scratch)

@@ -51,6 +51,14 @@ void gw_stats_summary(const double *v, const double *w, size_t count, double *sc
  * a must not hold NAN. Returns NAN when n == 0. */
 double gw_stats_quantile(double *a, size_t n, double q);
 
+/* The present (non-NAN) values of v[0..n) into out[0..n), ascending; returns how many. */
+size_t gw_stats_sort_present(const double *v, size_t n, double *out);
+
+/* The median of sorted s[0..m) with one value equal to x left out (x NAN or absent from s: none
+ * left out): what gw_stats_quantile(.., 0.5) gives over the rest, in O(log m) — each of n GPUs
+ * against its peers costs n log n, not n squared. NAN when nothing remains. */
+double gw_stats_median_without(const double *s, size_t m, double x);
+
 /* Mean of the present values of v[0..n) weighted by w (NULL: unweighted), NAN when none; when
  * every weight is 0 (samples at one instant) each value counts the same. */
 double gw_stats_mean(const double *v, const double *w, size_t n);

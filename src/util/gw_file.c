@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -314,4 +316,18 @@ char *gw_path_tidy(char *path)
         w--;
     *w = '\0';
     return path;
+}
+
+void gw_exe_dir(char *dir, size_t len)
+{
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    dir[0] = '\0';
+    if (n <= 0)
+        return;
+    path[n] = '\0';
+    char *slash = strrchr(path, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(dir, len, "%s", path);
 }

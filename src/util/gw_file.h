@@ -87,4 +87,8 @@ void gw_file_out_abort(gw_file_out *o);
  * stays "/". Names the same file as before. Returns path. */
 char *gw_path_tidy(char *path);
 
+/* The directory of the running executable (from /proc/self/exe) into dir (len bytes), or "" when
+ * it cannot be read. For files installed beside the binary (modules, python/). */
+void gw_exe_dir(char *dir, size_t len);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 /* Bytes of an ANSI CSI sequence starting at s[i] (ESC '[' ... final byte), else 0. */
@@ -91,6 +92,14 @@ static void wrap_line(FILE *out, const char *s, size_t n, int width, int hang)
         size_t end = n;
         if (over < n) {
             end = brk ? brk : brk_any;
+            /* a short lead-in stays with the word after it ("input /a/long/path") */
+            size_t lead = start, we = end + 1;
+            while (lead < end && s[lead] == ' ')
+                lead++;
+            while (we < n && s[we] != ' ')
+                we++;
+            if (end > lead && end - lead < 8)
+                end = we;
             if (!brk) { /* one word wider than the line: keep it whole */
                 end = over;
                 while (end < n && s[end] != ' ')
@@ -180,13 +189,33 @@ void gw_wrap_puts(const char *text, FILE *out)
     gw_wrap_reflow(out, text, strlen(text), GW_WRAP_WIDTH);
 }
 
-FILE *gw_wrap_begin(gw_wrap_stream *w, FILE *out)
+int gw_wrap_width_of(FILE *out)
+{
+    struct winsize ws;
+    int fd = fileno(out);
+    if (fd >= 0 && isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= GW_WRAP_MIN)
+        return ws.ws_col;
+    return GW_WRAP_WIDTH;
+}
+
+static FILE *begin(gw_wrap_stream *w, FILE *out, bool always)
 {
     w->out = out;
     w->buf = NULL;
     w->len = 0;
-    w->mem = isatty(fileno(out)) ? open_memstream(&w->buf, &w->len) : NULL;
+    w->width = gw_wrap_width_of(out);
+    w->mem = always || isatty(fileno(out)) ? open_memstream(&w->buf, &w->len) : NULL;
     return w->mem ? w->mem : out;
+}
+
+FILE *gw_wrap_begin(gw_wrap_stream *w, FILE *out)
+{
+    return begin(w, out, false);
+}
+
+FILE *gw_wrap_begin_always(gw_wrap_stream *w, FILE *out)
+{
+    return begin(w, out, true);
 }
 
 void gw_wrap_end(gw_wrap_stream *w)
@@ -195,7 +224,7 @@ void gw_wrap_end(gw_wrap_stream *w)
         return;
     fclose(w->mem);
     w->mem = NULL;
-    gw_wrap_write(w->out, w->buf, w->len, GW_WRAP_WIDTH);
+    gw_wrap_write(w->out, w->buf, w->len, w->width);
     fflush(w->out);
     free(w->buf);
     w->buf = NULL;

@@ -15,22 +15,29 @@
 #include <stddef.h>
 #include <stdio.h>
 
-enum { GW_WRAP_WIDTH = 80 };
+enum { GW_WRAP_WIDTH = 80, GW_WRAP_MIN = 40 };
 
 /* Writes text (any number of lines) to out, each line wrapped to width columns. */
 void gw_wrap_write(FILE *out, const char *text, size_t len, int width);
 
-/* Collects what a printer writes, then writes it to out wrapped to GW_WRAP_WIDTH, when out is a
- * terminal (a person reads it); to a pipe or a file the lines go whole, as scripts and `grep`
+/* Collects what a printer writes, then writes it to out wrapped to the terminal's width, when out
+ * is a terminal (a person reads it); to a pipe or a file the lines go whole, as scripts and `grep`
  * expect them:
  *     gw_wrap_stream w; FILE *f = gw_wrap_begin(&w, stdout); print(f); gw_wrap_end(&w);
  * Not a terminal, or no memory: gw_wrap_begin returns out itself. */
 typedef struct gw_wrap_stream {
     FILE *mem, *out;
+    int width; /* the terminal's columns, or GW_WRAP_WIDTH */
     char *buf;
     size_t len;
 } gw_wrap_stream;
 FILE *gw_wrap_begin(gw_wrap_stream *w, FILE *out);
+/* The same, but a pipe or a file gets lines of GW_WRAP_WIDTH too (the report's text: every line
+ * fits 80 columns wherever it goes). */
+FILE *gw_wrap_begin_always(gw_wrap_stream *w, FILE *out);
+/* The width a wrap stream on out uses: the terminal's columns (at least GW_WRAP_MIN), else
+ * GW_WRAP_WIDTH. */
+int gw_wrap_width_of(FILE *out);
 void gw_wrap_end(gw_wrap_stream *w);
 
 /* The same for help texts: a line's continuation lines (indented 8 or more, not starting with

@@ -377,8 +377,9 @@ def test_phases_add_up_to_the_record_and_numbers_agree_with_words(tmp_path):
         t = s["gpus"][0]["time_s"]
         assert t["idle"] + t["busy"] <= s["duration_s"] + 1e-6, csv.name
         out = text(csv)
-        head = out.splitlines()[0]
-        assert head.endswith(f"to {s['end']} ({s['duration_s']:.1f} s)"), (csv.name, head)
+        head, times = out.splitlines()[:2]  # the header fits 80 columns: times on line 2
+        assert head == f"gpuwatch report: 1 GPU, {s['duration_s']:.1f} s", (csv.name, head)
+        assert times.endswith(f"to {s['end']}"), (csv.name, times)
 
 
 def test_no_sustained_work_still_gets_the_verdicts_that_need_none(tmp_path):

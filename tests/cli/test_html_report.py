@@ -75,7 +75,7 @@ def test_fake_run_writes_a_self_contained_report(scenario, tmp_path):
     _, host = read_csv(out / "host.csv")
     _, procs = read_csv(out / "processes.csv")
     assert [c["id"] for c in res["charts"]] == ["util", "memory", "temp", "power", "clock",
-                                                "host", "procs"]
+                                                "host", "roles", "procs"]
     util = series(chart(res, "util"))
     assert sorted(util) == sorted(f"GPU {g} {m}" for g in (0, 1)
                                   for m in ("GPU-Util", "SM active", "tensor active"))
@@ -97,6 +97,13 @@ def test_fake_run_writes_a_self_contained_report(scenario, tmp_path):
     # the job's CPU with its roles beside it (issue 13): the wrapped command holds the fake GPU,
     # it has no workers (no trace), and the host's iowait
     assert sorted(hc) == ["host iowait CPU", "job CPU", "job RSS", "training process CPU"]
+    # CPU by role (issue 27): each role's busiest process against the one-core line it is
+    # judged by (cpu_bound, input_pipeline); no workers here
+    roles = series(chart(res, "roles"))
+    assert sorted(roles) == ["one core", "training process (busiest)"]
+    assert roles["one core"]["min"] == roles["one core"]["max"] == 100
+    assert roles["training process (busiest)"]["points"] == \
+        cells(host, "job.train.cpu_max [%]")[0]
     assert hc["job CPU"]["points"] == cells(host, "job.cpu [%]")[0]
     assert hc["training process CPU"]["points"] == cells(host, "job.train.cpu [%]")[0]
     pc = chart(res, "procs")

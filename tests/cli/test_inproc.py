@@ -141,8 +141,10 @@ def test_input_bound_job_waits_for_its_fork_worker(tmp_path):
     for wpid in workers:
         st = stacks(d, wpid)
         # from torch's worker loop down (before it starts: from multiprocessing's _bootstrap)
+        # (and between fork and _bootstrap, on a loaded machine: from popen_fork's _launch)
         assert all(frames[0].startswith(("_worker_loop (torch/utils/data/_utils/worker.py:",
-                                         "BaseProcess._bootstrap (process.py:"))
+                                         "BaseProcess._bootstrap (process.py:",
+                                         "Popen._launch (popen_fork.py:"))
                    for frames, _ in st)
         loop = sum(n for frames, n in st if frames[0].startswith("_worker_loop ("))
         assert loop > 0.5 * sum(n for _, n in st)
@@ -169,8 +171,10 @@ def test_main_bound_job_with_persistent_workers_autocast(tmp_path):
     train = [p for p in m if p["kind"] == "pass"]
     assert [p["steps"] for p in train] == [30, 30]
     for p in train:
-        # 15 ms of loop a batch, 1.2 ms of worker time: the loop seldom waits
-        assert share_waiting(p) < 0.3, p
+        # 15 ms of loop a batch, 1.2 ms of worker time: the loop seldom waits once the workers
+        # are up (their start-up, first_wait_s, took 0.2 s of a 1 s pass on a loaded machine)
+        steady_wait = p["wait_s"] - p["first_wait_s"]
+        assert steady_wait / (steady_wait + p["between_s"]) < 0.3, p
         check_steps_add_up(m, p)
     s = last(m, "settings")
     assert s["autocast_used"] is True and s["autocast_dtype"] == "bfloat16"

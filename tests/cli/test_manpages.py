@@ -14,7 +14,7 @@ import pytest
 
 from conftest import BUILD, GW, SOURCE, gw_env
 
-COMMANDS = ["run", "record", "report", "plot", "check", "query", "mark", "log", "top", "serve"]
+COMMANDS = ["run", "record", "report", "plot", "check", "query", "mark", "log", "top", "serve", "compare"]
 PAGES = [None] + COMMANDS
 MAN = BUILD / "man"
 BASH = BUILD / "completion" / "gpuwatch.bash"

@@ -1,6 +1,7 @@
 """`gpuwatch log` (issue 14, item 3): the job's output.log as a person reads it, each bar's redraws
 collapsed to its last state, each line with its time from output.idx. Replayed on the real YOLOv9
 H200 recording (examples/recordings/h200-yolov9-3epochs) and on small logs written here."""
+import datetime
 import subprocess
 
 from conftest import GW, SOURCE
@@ -86,3 +87,64 @@ def test_errors_name_the_problem(tmp_path):
     r = log(YOLO, "--bogus")
     assert r.returncode == 2 and r.stderr == (
         "gpuwatch log: unknown option '--bogus' or missing value; see gpuwatch log --help\n")
+
+
+def reference(data, entries):
+    """The collapse rule of src/logread/outclean.h in plain Python (no escapes in data): each
+    line's last non-blank redraw, at the time of the entry covering its last byte."""
+    def ms_at(pos):
+        ms = entries[0][1]
+        for off, t in entries[1:]:
+            if off > pos:
+                break
+            ms = t
+        return ms
+
+    out, start = [], 0
+    while start < len(data):
+        nl = data.find(b"\n", start)
+        end = nl if nl >= 0 else len(data)
+        keep, keep_end, seg_start = b"", None, start
+        for part in data[start:end].split(b"\r"):
+            if part.strip(b" \t"):
+                keep, keep_end = part, seg_start + len(part) - 1
+            seg_start += len(part) + 1
+        t = ms_at(keep_end if keep_end is not None else end)
+        out.append((t, keep.decode()))
+        start = end + 1
+    return out
+
+
+def test_big_log_with_an_entry_per_redraw_matches_the_rule(tmp_path):
+    """Bars across the 64 KiB read chunks, an output.idx entry per redraw (as `gpuwatch run`
+    writes them, looked up by bisection), entries at one offset twice, a CRLF entry, comments,
+    junk and an overlong line amid them, a last entry without line end: every line and time as
+    the rule says."""
+    data, entries, ms = bytearray(), [], 1796137777000
+    for bar in range(100):
+        for step in range(60):
+            entries.append((len(data), ms))
+            data += f"bar {bar:02d} {'#' * (step % 30):<30}| {step}/59".encode()
+            data += b"\n" if step == 59 else b"\r"
+            ms += 37
+        data += b"   \r\n"  # a line of blank redraws: the time of its line end
+    entries.append((len(data) - 3, ms))
+    idx = ["# gpuwatch output index 1: OFFSET UNIX_MS a line", "#" + "x" * 100000]
+    for i, (off, t) in enumerate(entries):
+        idx.append(f"{off} {t}" + ("\r" if i == 500 else ""))
+        if i == 900:
+            idx.append(f"{off} {t}")  # the same entry twice
+        if i in (1500, 4000):
+            idx += ["# a comment", "junk that is no entry"]
+    (tmp_path / "output.log").write_bytes(bytes(data))
+    (tmp_path / "output.idx").write_text("\n".join(idx))  # no line end after the last
+    assert len(data) > 3 * 65536
+    r = log(tmp_path)
+    assert r.returncode == 0, r.stderr
+    want = reference(bytes(data), entries)
+    assert len(want) == 200
+    got = r.stdout.split("\n")
+    assert got[-1] == "" and len(got) - 1 == len(want)
+    for line, (t, text) in zip(got, want):
+        stamp = datetime.datetime.fromtimestamp(t / 1000, datetime.timezone.utc)
+        assert line == stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t % 1000:03d}Z  {text}"

@@ -46,11 +46,11 @@ SHIPPED = [  # relative to the prefix: what every install holds
     "share/doc/gpuwatch/examples/gpuwatch.ini",
     "share/doc/gpuwatch/examples/prometheus/gpuwatch-rules.yml",
     "lib/systemd/system/gpuwatch.service",
-    "lib/gpuwatch/modules/gpuwatch-podres.so",  # serve --kubernetes (docs/kubernetes.md)
     "lib/gpuwatch/python/sitecustomize.py",  # run's in-job data (docs/inproc.md)
     "lib/gpuwatch/python/_gpuwatch_inproc.py",
     "lib/gpuwatch/python/_gpuwatch_torch.py",
 ]
+KUBERNETES = ["lib/gpuwatch/modules/gpuwatch-podres.so"]  # serve --kubernetes (its own .deb)
 
 
 def not_shipped(paths):
@@ -65,8 +65,12 @@ def test_cmake_install_prefix(tmp_path):
     r = sh(["cmake", "--install", BUILD, "--prefix", prefix])
     assert r.returncode == 0, r.stdout + r.stderr
     files = sorted(str(p.relative_to(prefix)) for p in prefix.rglob("*") if p.is_file())
-    for f in SHIPPED:
+    for f in SHIPPED + KUBERNETES:
         assert f in files, (f, files)
+    # the marker module where python3 looks under a prefix of its own (docs/install.md)
+    pyver = sh(["python3", "-c", "import sys; print('%d.%d' % sys.version_info[:2])"]).stdout
+    assert f"lib/python{pyver.strip()}/site-packages/gpuwatch.py" in files, files
+    assert "share/doc/python3-gpuwatch/copyright" in files
     assert not_shipped(files) == []
     assert [f for f in files if f.startswith("bin/")] == ["bin/gpuwatch"]
     assert "share/doc/gpuwatch/changelog.Debian.gz" not in files  # the .deb's alone
@@ -110,10 +114,17 @@ def deb(tmp_path_factory):
     # The `package` target runs the same configuration; -B keeps the staging out of build/.
     r = sh(["cpack", "--config", BUILD / "CPackConfig.cmake", "-B", out])
     assert r.returncode == 0, r.stdout + r.stderr
-    debs = list(out.glob("*.deb"))
+    debs = sorted(d.name for d in out.glob("*.deb"))
     arch = sh(["dpkg", "--print-architecture"]).stdout.strip()
-    assert [d.name for d in debs] == [f"gpuwatch_{version()}-1_{arch}.deb"]
-    return debs[0]
+    # issue 27: the PodResources module (gRPC) and the Python module in packages of their own
+    assert debs == [f"gpuwatch-kubernetes_{version()}-1_{arch}.deb",
+                    f"gpuwatch_{version()}-1_{arch}.deb",
+                    f"python3-gpuwatch_{version()}-1_all.deb"]
+    return out / f"gpuwatch_{version()}-1_{arch}.deb"
+
+
+def sibling(deb, name):
+    return next(deb.parent.glob(f"{name}_*.deb"))
 
 
 def deb_files(deb):
@@ -135,15 +146,23 @@ def test_deb_contents_and_dependencies(deb):
         return sh(["dpkg-deb", "-f", deb, name]).stdout.strip()
 
     assert field("Package") == PKG and field("Version") == f"{version()}-1"
-    depends = [d.split()[0] for d in field("Depends").split(", ")]
-    # dpkg-shlibdeps from what the binary links, plus libmicrohttpd12 (dlopen()ed by serve)
-    # and from the PodResources module (gRPC and protobuf-c, serve --kubernetes)
-    for lib in ["libc6", "libcjson1", "libinih1", "libncursesw6", "libmicrohttpd12",
-                "libgrpc29", "libprotobuf-c1"]:
-        assert lib in depends, (lib, depends)
-    assert "libcairo2" not in depends  # only `plot` needs it: recommended
+    depends = sorted(d.split()[0] for d in field("Depends").split(", "))
+    # dpkg-shlibdeps from what the binary links, nothing else (issue 27: no gRPC, no
+    # microhttpd); what one command dlopen()s is recommended and that command says what to
+    # install when it is missing
+    assert depends == ["libc6", "libcjson1", "libinih1", "libncursesw6", "libtinfo6"], depends
     assert [d.split()[0] for d in field("Recommends").split(", ")] == \
-        ["libcairo2", "fonts-dejavu-core", "libcurl4"]  # libcurl4: report --fleet over HTTP
+        ["libmicrohttpd12", "libcairo2", "fonts-dejavu-core", "libcurl4"]
+    assert field("Suggests") == "python3-gpuwatch"
+    kube = sibling(deb, "gpuwatch-kubernetes")
+    kfiles = deb_files(kube)
+    assert "/usr/" + KUBERNETES[0] in kfiles and "/usr/" + KUBERNETES[0] not in files
+    kdeps = [d.split()[0] for d in sh(["dpkg-deb", "-f", kube, "Depends"]).stdout.split(", ")]
+    for lib in ["gpuwatch", "libmicrohttpd12", "libgrpc29", "libprotobuf-c1"]:
+        assert lib in kdeps, (lib, kdeps)
+    py = sibling(deb, "python3-gpuwatch")
+    assert "/usr/lib/python3/dist-packages/gpuwatch.py" in deb_files(py)
+    assert sh(["dpkg-deb", "-f", py, "Depends"]).stdout.strip() == "python3:any"
     # the binary is CPack's stripped copy of build/gpuwatch
     staged = deb.parent / "x"
     assert sh(["dpkg-deb", "-x", deb, staged]).returncode == 0
@@ -168,8 +187,9 @@ def test_deb_lintian(deb):
     lintian = shutil.which("lintian")
     assert lintian, "lintian is missing: run scripts/deps.sh --test (Debian package lintian)"
     # --fail-on error: any E: tag fails it (as root it also warns about that on stderr)
-    r = sh([lintian, "--fail-on", "error", "--display-info", deb], timeout=600)
-    tags = re.findall(r"^([EWIPX]): gpuwatch: (\S+)", r.stdout, re.M)
+    debs = [deb, sibling(deb, "gpuwatch-kubernetes"), sibling(deb, "python3-gpuwatch")]
+    r = sh([lintian, "--fail-on", "error", "--display-info", *debs], timeout=600)
+    tags = re.findall(r"^([EWIPX]): \S+: (\S+)", r.stdout, re.M)
     errors = [t for level, t in tags if level == "E"]
     assert (r.returncode, errors) == (0, []), r.stdout + r.stderr
     # Every warning is justified: the one lintian-overrides file (packaging/deb) hides the others.
@@ -292,16 +312,16 @@ def test_installed_bash_completion(installed):
 # ---- the marker module: pip install ./python ----
 
 def test_pip_install_python_in_venv(tmp_path):
-    # Debian's python3, whatever python runs pytest. Offline (CI has no PyPI): the venv sees
-    # Debian's python3-setuptools and python3-wheel, and pip builds without an isolated
-    # environment.
+    # Debian's python3, whatever python runs pytest. Offline (--no-index: CI has no PyPI) in a
+    # plain venv, build isolation on, as a user types it (issue 27): python/gpuwatch_build.py
+    # builds the wheel with the standard library, so there is no build dependency to fetch.
     src = tmp_path / "src"
-    shutil.copytree(SOURCE / "python", src)  # setuptools writes build/ and egg-info beside it
+    shutil.copytree(SOURCE / "python", src)
     env_dir = tmp_path / "venv"
-    r = sh(["/usr/bin/python3", "-m", "venv", "--system-site-packages", env_dir])
+    r = sh(["/usr/bin/python3", "-m", "venv", env_dir])
     assert r.returncode == 0, "python3 -m venv failed (Debian package python3-venv): " + r.stderr
     py = env_dir / "bin" / "python"
-    r = sh([py, "-m", "pip", "install", "--no-index", "--no-build-isolation", src],
+    r = sh([py, "-m", "pip", "install", "--no-index", src],
            env=dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "Successfully installed gpuwatch-" + version() in r.stdout

@@ -201,7 +201,8 @@ def test_usage_and_missing_module(scenario, tmp_path):
                        timeout=30)
     assert r.returncode == 1
     assert f"at {tmp_path}/../lib/gpuwatch/modules/gpuwatch-podres.so or " \
-        f"{tmp_path}/gpuwatch-podres.so: install gpuwatch with cmake --install or its .deb" \
+        f"{tmp_path}/gpuwatch-podres.so: install the package gpuwatch-kubernetes " \
+        "(apt-get install gpuwatch-kubernetes)" \
         in r.stderr, r.stderr
 
 

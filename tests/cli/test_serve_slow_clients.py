@@ -99,7 +99,7 @@ def test_dripping_clients_do_not_block_scrapes(scenario):
         try:
             time.sleep(0.5)  # let them all start dripping
             # From another address, and from the drippers' own: the dripper waiting longest
-            # makes room (64 is the limit per address).
+            # makes room when the address is at its limit (half of --max-connections).
             for source in (OTHER, OTHER, ATTACKER, ATTACKER):
                 body = scrape_from(srv, source)
                 assert value(parse(body), "DCGM_FI_DEV_GPU_TEMP", gpu=0) == 65
@@ -184,6 +184,39 @@ def test_per_address_limit_closes_the_oldest_idle(scenario):
                 s.close()
 
 
+def test_default_per_address_limit_is_half_the_server(scenario):
+    """Without --max-connections-per-ip an address may hold half of --max-connections (issue 28:
+    at 64 of 512, 100 kept-alive scrapers behind one address reset each other): with 8, four
+    idle connections from one address stay open, a fifth closes the oldest of them, and another
+    address still gets the other half."""
+    with serve(scenario, "--max-connections", "8") as srv:
+        socks = []
+        try:
+            for _ in range(4):
+                socks.append(socket.create_connection((srv.host, srv.port), timeout=10,
+                                                      source_address=(ATTACKER, 0)))
+            time.sleep(0.3)
+            for s in socks:
+                s.setblocking(False)
+                assert not closed(s)  # four of one address: all kept
+                s.setblocking(True)
+            socks.append(socket.create_connection((srv.host, srv.port), timeout=10,
+                                                  source_address=(ATTACKER, 0)))
+            assert socks[0].recv(1) == b""  # the fifth closed the oldest
+            others = [socket.create_connection((srv.host, srv.port), timeout=10,
+                                               source_address=(OTHER, 0)) for _ in range(4)]
+            socks += others
+            for s in socks[1:]:
+                s.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+                data = b""
+                while chunk := s.recv(65536):
+                    data += chunk
+                assert data.startswith(b"HTTP/1.1 200"), data[:200]
+        finally:
+            for s in socks:
+                s.close()
+
+
 def test_usage_errors(scenario):
     from conftest import gw
     r = gw(["serve", "--max-connections-per-ip", "0"], scenario({"devices": [const_h200(0)]}))
@@ -240,7 +273,7 @@ class BodyDrippers:
 
 
 def test_body_dripping_clients_do_not_block_scrapes(scenario):
-    """64 clients (the limit per address) whose headers have arrived and that drip a body they
+    """64 clients whose headers have arrived and that drip a body they
     announced, reconnecting when closed: the connections counted as "being answered" and were
     never closed to make room, so 1-3 of 20 probes were answered. A GET or HEAD with a body is
     refused at once (400) and closed; every probe is answered, from their address and others."""

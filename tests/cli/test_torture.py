@@ -443,7 +443,8 @@ def test_a_stray_osc_hides_no_later_line_and_an_oom_is_found(tmp_path):
     assert "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB" in lines
     rep = subprocess.run([BIN, "report", str(out)], capture_output=True, env=ENV, timeout=60)
     assert rep.returncode == 0, rep.stderr
-    assert re.search(rb"critical +oom_crash +GPU 0 +out of GPU memory: tried to allocate "
+    # the finding under its verdict's line (issue 27: the first screen)
+    assert re.search(rb"critical +oom_crash +GPU 0\n +out of GPU memory: tried to allocate "
                      rb"2\.0 GiB", rep.stdout), rep.stdout
     assert b"job_failed" not in rep.stdout
     for stream in (log.stdout, rep.stdout):

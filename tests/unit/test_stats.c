@@ -97,6 +97,46 @@ static void test_quantile_matches_sorting(void **state)
     }
 }
 
+/* Each value's peers' median (the others' median, as multi_gpu_imbalance takes it) from one
+ * sorted copy equals the selection over a copy without that value: ties, absent values, 1-2
+ * values; a constant set is also checked against a hand-worked case. */
+static void test_median_without_matches_selection(void **state)
+{
+    (void)state;
+    srand(11);
+    for (int trial = 0; trial < 300; trial++) {
+        size_t n = 1 + (size_t)(rand() % 40);
+        double *v = malloc(n * sizeof *v), *s = malloc(n * sizeof *s),
+               *rest = malloc(n * sizeof(double));
+        for (size_t i = 0; i < n; i++)
+            v[i] = rand() % 7 == 0 ? NAN : (double)(rand() % 20) + (rand() % 2 ? 0.5 : 0);
+        size_t m = gw_stats_sort_present(v, n, s);
+        for (size_t i = 1; i < m; i++)
+            assert_true(s[i - 1] <= s[i]);
+        for (size_t i = 0; i < n; i++) {
+            size_t r = 0;
+            for (size_t j = 0; j < n; j++)
+                if (j != i && !isnan(v[j]))
+                    rest[r++] = v[j];
+            double want = r ? gw_stats_quantile(rest, r, 0.5) : NAN;
+            double got = gw_stats_median_without(s, m, v[i]);
+            if (isnan(want))
+                assert_true(isnan(got));
+            else
+                assert_true(got == want); /* the same arithmetic: exactly equal */
+        }
+        free(v);
+        free(s);
+        free(rest);
+    }
+    const double s[] = {10, 20, 30, 40};
+    assert_float_equal(gw_stats_median_without(s, 4, 10), 30, 0);  /* 20 30 40 */
+    assert_float_equal(gw_stats_median_without(s, 4, 30), 20, 0);  /* 10 20 40 */
+    assert_float_equal(gw_stats_median_without(s, 4, NAN), 25, 0); /* all four */
+    assert_float_equal(gw_stats_median_without(s, 4, 99), 25, 0);  /* not in s: all four */
+    assert_true(isnan(gw_stats_median_without(s, 1, 10)));         /* nothing left */
+}
+
 static void test_linfit(void **state)
 {
     (void)state;
@@ -438,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_all_absent_is_nan_not_zero),
         cmocka_unit_test(test_single_and_repeated),
         cmocka_unit_test(test_quantile_matches_sorting),
+        cmocka_unit_test(test_median_without_matches_selection),
         cmocka_unit_test(test_linfit),
         cmocka_unit_test(test_linfit_seconds),
         cmocka_unit_test(test_mean_and_share_between),

@@ -151,6 +151,10 @@ static void test_wrap(void **state)
     assert_string_equal(w, "    evidence: a=1 µs b=2 c=3\n"
                            "              averyveryverylongword\n");
     free(w);
+    /* a short lead-in stays with a long word after it */
+    w = wrapped("  input /a/very/long/path/gpu.csv: 5 rows\n", 28, false);
+    assert_string_equal(w, "  input /a/very/long/path/gpu.csv:\n    5 rows\n");
+    free(w);
     /* a synopsis keeps "[-i ID]" together */
     w = wrapped("usage: x [-a] [-i ID] [-f FILE]\n", 20, false);
     assert_string_equal(w, "usage: x [-a]\n[-i ID] [-f FILE]\n");

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -50,6 +51,48 @@ static void test_saturated(void **state)
     assert_int_equal(v->severity, GW_SEV_INFO);
     assert_float_equal(synth_evidence(v, "busy_pct"), 100, 1e-9);
     assert_int_equal(v->start_ms, SYNTH_T0_MS + 10000);
+    gw_analysis_free(a);
+    gw_series_free(s);
+}
+
+/* A record big enough (3 GPUs x 200,000 rows) for the figures to be computed on two threads
+ * (analysis.c all_figures): every GPU's whole-record and steady-state statistics equal those
+ * computed here directly, whichever thread did them. */
+static void test_big_record_figures_on_two_threads(void **state)
+{
+    (void)state;
+    enum { N = 200000 };
+    gw_series *s = busy_run(3, N);
+    for (size_t g = 0; g < 3; g++) {
+        double *u = gw_series_gpu_writable(s->gpus[g], GW_F_UTIL_GPU_PCT);
+        for (size_t r = 10; r < N; r++)
+            u[r] = (double)(80 + (r * 5 + g * 3) % 21); /* 80-100, a different order per GPU */
+    }
+    gw_analysis *a = synth_analyze(s);
+    double *scratch = malloc(N * sizeof *scratch);
+    for (size_t g = 0; g < 3; g++) {
+        const gw_gpu_analysis *ga = &a->gpus[g];
+        int c = s->gpus[g]->col_of[GW_F_UTIL_GPU_PCT];
+        assert_true(c >= 0);
+        const double *u = s->gpus[g]->tab.cols[c].v;
+        gw_stats want;
+        gw_stats_summary(u, ga->dt_s, N, scratch, &want);
+        const gw_stats *got = &ga->whole.stats[c];
+        assert_int_equal(got->n, N);
+        assert_float_equal(got->mean, want.mean, 0);
+        assert_float_equal(got->p5, want.p5, 0);
+        assert_float_equal(got->p50, want.p50, 0);
+        assert_float_equal(got->p95, want.p95, 0);
+        assert_float_equal(got->min, 0, 0);
+        assert_float_equal(got->max, 100, 0);
+        gw_span st = ga->phase[GW_PHASE_STEADY].span;
+        assert_true(st.end > st.begin);
+        gw_stats_summary(u + st.begin, ga->dt_s + st.begin, st.end - st.begin, scratch, &want);
+        got = &ga->phase[GW_PHASE_STEADY].stats[c];
+        assert_true(got->p5 == want.p5 && got->p50 == want.p50 && got->p95 == want.p95);
+        assert_float_equal(got->p50, 90, 0);
+    }
+    free(scratch);
     gw_analysis_free(a);
     gw_series_free(s);
 }
@@ -466,6 +509,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_saturated),
+        cmocka_unit_test(test_big_record_figures_on_two_threads),
         cmocka_unit_test(test_starved_thresholds),
         cmocka_unit_test(test_starved_causes),
         cmocka_unit_test(test_underfilled_gpm),

@@ -111,6 +111,29 @@
       });
       ctx.setLineDash([]);
     }
+    /* gpuwatch mark's marks: dotted purple lines, their text at the foot of the plot */
+    function drawMarks(u, ctx, top, h) {
+      if (!data.marks) return;
+      ctx.strokeStyle = "#7b3fa0";
+      ctx.fillStyle = "#5a2d78";
+      ctx.lineWidth = devicePixelRatio;
+      ctx.setLineDash([2 * devicePixelRatio, 2 * devicePixelRatio]);
+      ctx.font = (10 * devicePixelRatio) + "px sans-serif";
+      var lastEnd = -Infinity;
+      data.marks.forEach(function (m) {
+        var x = xpx(u, m.t);
+        if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+        ctx.beginPath();
+        ctx.moveTo(x, top);
+        ctx.lineTo(x, top + h);
+        ctx.stroke();
+        var w = ctx.measureText(m.label).width;
+        if (x <= lastEnd) return; /* the line alone where texts would overlap */
+        ctx.fillText(m.label, x + 3 * devicePixelRatio, top + h - 4 * devicePixelRatio);
+        lastEnd = x + w + 6 * devicePixelRatio;
+      });
+      ctx.setLineDash([]);
+    }
     return {
       hooks: {
         drawClear: function (u) {
@@ -124,6 +147,7 @@
           var ctx = u.ctx;
           ctx.save();
           drawEpochs(u, ctx, u.bbox.top, u.bbox.height);
+          drawMarks(u, ctx, u.bbox.top, u.bbox.height);
           ctx.restore();
         }
       }
@@ -153,8 +177,10 @@
     parent.appendChild(box);
     var x = undelta(chart.x, 0).map(function (ms) { return (data.t0 + ms) / 1000; });
     var aligned = [x];
-    var series = [{label: data.dateless ? "time (date unknown)" : "time (UTC)", value: function (u, v) { return v == null ? "--" : fmtTime(v); }}];
-    var axes = [{values: timeLabels}];
+    var series = [{label: data.relative ? "time from each run's start" : data.dateless ? "time (date unknown)" : "time (UTC)", value: function (u, v) { return v == null ? "--" : fmtTime(v); }}];
+    /* room for a whole "22:10:45" (or "+123.4 s") between ticks at any duration: uPlot's
+     * default 50 px ran them into one string on a 2-minute run */
+    var axes = [{values: timeLabels, space: 90}];
     chart.axes.forEach(function (ax, k) {
       axes.push({scale: ax.unit, side: k === 0 ? 3 : 1, label: ax.label, grid: {show: k === 0},
                  size: 60});
@@ -234,8 +260,8 @@
       return k + " (" + ["orange", "red", "purple"][i] + ")";
     }).join(", ");
     p.textContent = "Drag to zoom (all charts follow), double-click to reset; click a legend " +
-      "entry to hide it. Dashed vertical lines: epochs. Spans: verdicts (blue info, " +
-      "orange warning, red critical; info only marked at the top). Bands on the SM clock chart, one lane per GPU: " + kinds + ".";
+      "entry to hide it." + (data.relative ? "" : " Dashed vertical lines: epochs. Spans: verdicts (blue info, " +
+      "orange warning, red critical; info only marked at the top). Bands on the SM clock chart, one lane per GPU: " + kinds + ".");
     parent.appendChild(p);
   }
 
