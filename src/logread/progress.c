@@ -452,8 +452,9 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     bar b;
     if (gw_bar_parse(line, &b)) {
         bool val = b.val || (b.epoch < 0 && gw_bar_val_desc(b.desc));
-        if (!val && b.epoch < 0 &&
-            ((b.desc[0] && gw_bar_other_desc(b.desc)) || p->after_download)) {
+        bool prep = b.epoch < 0 && b.desc[0] && gw_bar_prep_desc(b.desc);
+        if (prep || (!val && b.epoch < 0 &&
+                     ((b.desc[0] && gw_bar_other_desc(b.desc)) || p->after_download))) {
             keep_last(p);
             close_val(p, t_ms);
             gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, b.desc, 0);

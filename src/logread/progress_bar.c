@@ -254,6 +254,18 @@ bool gw_bar_val_desc(const char *d)
            strcasestr(d, "sanity") || (gw_bar_has_word(d, "Class") && gw_bar_has_word(d, "Images"));
 }
 
+/* A bar that prepares data (scanning or caching a data set, loading, tokenizing, extracting):
+ * neither training nor evaluation, also when its description starts with "val:". */
+bool gw_bar_prep_desc(const char *d)
+{
+    static const char *const words[] = {"scanning", "caching",    "loading", "extract",
+                                        "tokeniz",  "preprocess", "unzip",   "decompress"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strcasestr(d, words[i]))
+            return true;
+    return false;
+}
+
 /* A bar that is neither training nor evaluation: an upload, a download, an export. */
 bool gw_bar_other_desc(const char *d)
 {

@@ -40,5 +40,8 @@ bool gw_bar_val_desc(const char *d);
 
 /* A bar that is neither training nor evaluation: an upload, a download, an export. */
 bool gw_bar_other_desc(const char *d);
+/* A bar that prepares data (scanning, caching, loading, tokenizing, extracting), whatever its
+ * prefix ("val: Scanning ..."): not a phase of training or evaluation. */
+bool gw_bar_prep_desc(const char *d);
 
 #endif

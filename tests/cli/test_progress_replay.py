@@ -162,6 +162,12 @@ def test_real_yolov9_run_against_its_own_bars():
     assert s["epochs"][2]["duration_s"] < 18  # 16.2 s; with the final evaluation 19.8 s
     log = (run / "output.log").read_text(errors="replace")
     assert log.count("mAP50-95:   0%") == 4  # three epochs' validations and the final one
+    # the job's phases: the data sets' "Scanning ..." bars (train: and val:) prepare data, they
+    # are no training of 2400 steps at 29268 steps/s and no evaluation
+    ph = s["job_phases"]
+    assert [(p["kind"], p.get("steps")) for p in ph if p["kind"] == "train"] == [("train", 38)] * 3
+    assert [p["kind"] for p in ph][:2] == ["train", "eval"]
+    assert not any("Scanning" in p.get("named_by", "") for p in ph)
 
 
 def test_step_rate_chart_next_to_gpu_util(tmp_path):
