@@ -240,12 +240,13 @@ static void keep_last(gw_progress *p)
         p->sm[p->nsm - 1].keep = true;
 }
 
-/* Another activity at t_ms ends an announced evaluation. */
+/* Another activity (or an epoch line) at t_ms ends the evaluation run, an announced one there. */
 static void close_val(gw_progress *p, int64_t t_ms)
 {
     if (p->val_open && p->nvr && t_ms > p->vr[p->nvr - 1].last_ms)
         p->vr[p->nvr - 1].last_ms = t_ms;
     p->val_open = false;
+    p->last_kind = 0;
 }
 
 /* A validation draw or line; b->n is -2 for a line that announces the evaluation. */
@@ -462,10 +463,15 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         }
         long e, t;
         bool incl, labelled = !val && bar_epoch(p, &b, &e, &t, &incl);
+        bool text = p->nsm && !p->train_bars && p->train_shape[0]; /* training in text lines */
+        if (!val && !labelled &&
+            (gw_bar_epochs_desc(b.desc) || (text && gw_bar_train_desc(b.desc)))) {
+            const char *r = after_bar(line); /* a bar over the epochs, or beside the lines */
+            return r && gw_progress_feed(p, r, t_ms, epoch, total);
+        }
         if (!val && !labelled && p->train_total > 0 && b.total != p->train_total)
-            val = true; /* a bar of another length amid training: an evaluation loop */
-        if (!val && !labelled && p->nsm && !p->train_bars && p->train_shape[0])
-            val = true; /* training counted by text lines: a bar is another loop */
+            val = true;           /* a bar of another length amid training: an evaluation loop */
+        val |= !labelled && text; /* training counted by text lines: a bar is another loop */
         if (val) {
             if (b.val && b.desc[0])
                 note(p->eval_word, sizeof p->eval_word, b.desc); /* timm's "Test:" lines */
@@ -502,6 +508,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     bool started = epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, t_ms, epoch, total);
     if (started) { /* the draws before it are the epoch before's, even at the same time */
         close_val(p, t_ms);
+        p->last_act_ms = 0; /* a result line after it tells not when its work began */
         gw_timeline_mark(p->tl, t_ms);
         keep_last(p);
         p->st[p->nst - 1].first_sample = p->nsm;
@@ -653,7 +660,7 @@ static void val_figures(const gw_progress *p, int64_t from, int64_t to, bool las
         e->val_end_ms = v->last_ms;
         runs++;
     }
-    if (runs)
+    if (runs && s > 0) /* result lines alone tell no time */
         e->validation_s = s;
     else if (e->train_end_ms && e->end_ms > e->train_end_ms)
         e->validation_s = (double)(e->end_ms - e->train_end_ms) / 1000.0;
