@@ -376,7 +376,6 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
         close_val(p, t_ms);
         gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
         p->last_act_ms = t_ms;
-        p->last_kind = 0;
         return false;
     }
     b.n = c->n;
@@ -434,6 +433,14 @@ static const char *after_bar(const char *line)
     return NULL;
 }
 
+/* Work that is neither training nor evaluation (an upload, an export) at t_ms. */
+static void other_work(gw_progress *p, int64_t t_ms, const char *what)
+{
+    keep_last(p);
+    close_val(p, t_ms);
+    gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
+}
+
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
     if (t_ms > p->last_ms)
@@ -444,10 +451,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         char what[GW_COUNTER_WORD_MAX];
         const char *s0 = line + strspn(line, " ");
         snprintf(what, sizeof what, "%.*s", (int)strcspn(s0, ":"), s0);
-        keep_last(p);
-        close_val(p, t_ms);
-        gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
-        p->last_kind = 0;
+        other_work(p, t_ms, what);
         return false;
     }
     bar b;
@@ -455,17 +459,13 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         bool val = b.val || (b.epoch < 0 && gw_bar_val_desc(b.desc));
         if (!val && b.epoch < 0 &&
             ((b.desc[0] && gw_bar_other_desc(b.desc)) || p->after_download)) {
-            keep_last(p);
-            close_val(p, t_ms);
-            gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, b.desc, 0);
-            p->last_kind = 0;
+            other_work(p, t_ms, b.desc);
             return false;
         }
         long e, t;
         bool incl, labelled = !val && bar_epoch(p, &b, &e, &t, &incl);
         bool text = p->nsm && !p->train_bars && p->train_shape[0]; /* training in text lines */
-        if (!val && !labelled &&
-            (gw_bar_epochs_desc(b.desc) || (text && gw_bar_train_desc(b.desc)))) {
+        if (!val && !labelled && gw_bar_no_steps(b.desc, text)) {
             const char *r = after_bar(line); /* a bar over the epochs, or beside the lines */
             return r && gw_progress_feed(p, r, t_ms, epoch, total);
         }
@@ -486,10 +486,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         p->cur_src = NULL;
         /* a logger's line printed after the bar without a line end ("...3857.31s/it][INFO|
          * trainer.py:3158] ... ***** Running Evaluation *****") is read as its own line */
-        const char *rest = after_bar(line);
-        if (rest && !started)
-            return gw_progress_feed(p, rest, t_ms, epoch, total);
-        return started;
+        const char *rest = started ? NULL : after_bar(line);
+        return rest ? gw_progress_feed(p, rest, t_ms, epoch, total) : started;
     }
     p->after_download = gw_bar_other_desc(line);
     if (gw_bar_has_word(line, "Epoch") && gw_bar_has_word(line, "GPU_mem")) {

@@ -254,20 +254,17 @@ bool gw_bar_val_desc(const char *d)
            strcasestr(d, "sanity") || (gw_bar_has_word(d, "Class") && gw_bar_has_word(d, "Images"));
 }
 
-/* A bar over the epochs themselves ("epochs:  3%|▎  | 4/120"): its count is epochs, no steps. */
-bool gw_bar_epochs_desc(const char *d)
+/* A bar that counts no steps: one over the epochs themselves ("epochs:  3%|▎  | 4/120"), or,
+ * beside text lines that count the training, one that says it trains ("train:"). */
+bool gw_bar_no_steps(const char *d, bool beside_lines)
 {
+    if (beside_lines && (gw_bar_has_word(d, "train") || gw_bar_has_word(d, "training")))
+        return true;
     const char *p = d + strspn(d, " ");
     if (strncasecmp(p, "epoch", 5) != 0)
         return false;
     p += 5 + (p[5] == 's' || p[5] == 'S');
     return p[strspn(p, " :")] == '\0';
-}
-
-/* A bar that says it is training ("train:", "Training"). */
-bool gw_bar_train_desc(const char *d)
-{
-    return gw_bar_has_word(d, "train") || gw_bar_has_word(d, "training");
 }
 
 /* A bar that is neither training nor evaluation: an upload, a download, an export. */
