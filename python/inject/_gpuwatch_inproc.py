@@ -20,6 +20,12 @@ import threading
 import time
 
 SAMPLE_HZ_DEFAULT = 100.0
+# the sampler's own CPU, in % of one core, above which it samples less often (down to
+# MAX_INTERVAL_S): each sample takes the GIL from the job's threads, and where waking a thread is
+# expensive (virtual machines) that hand-off costs the job several times the sampler's own CPU
+# (docs/inproc.md, "Overhead"); GPUWATCH_PYTHON_CPU_PCT sets it, 0: always GPUWATCH_PYTHON_HZ
+CPU_PCT_DEFAULT = 0.25
+MAX_INTERVAL_S = 0.1
 STEPS_EVERY_S = 2.0  # "steps" interval records, and the flush of PID.jsonl
 STACKS_EVERY_S = 5.0  # PID.stacks rewrite and the "memory" record
 ROLE_EVERY_S = 0.5  # is this process a DataLoader worker yet?
@@ -57,9 +63,10 @@ class _Process:
         self.pending = []  # lines not yet written
         self.fd = None
         self.disabled = False  # the run directory cannot be written: record nothing more
+        self.out_made = False  # RUN/python made (by this process)
         self.warned = set()
         # ids of the code objects of a stack (leaf first) -> [those code objects, samples, its
-        # text when last written (worker?, "frame;frame")]:
+        # text when last written (worker?, b"frame;frame")]:
         # hashing code objects is slow (their constants, nested code included), ids are not,
         # and the list keeps the code objects alive so that their ids stay theirs
         self.counts = {}
@@ -78,6 +85,8 @@ class _Process:
         self.main_ident = threading.main_thread().ident
         hz = _env_float("GPUWATCH_PYTHON_HZ", SAMPLE_HZ_DEFAULT)
         self.interval = 1.0 / hz if hz > 0 else 0.0
+        self.interval_used = self.interval  # stretched by the CPU budget (run)
+        self.cpu_budget = max(0.0, _env_float("GPUWATCH_PYTHON_CPU_PCT", CPU_PCT_DEFAULT)) / 100
         self.exited = False
 
     def wall(self, perf):
@@ -184,7 +193,11 @@ class _Process:
     def _write_stacks(self):
         if self.disabled:
             return
-        lines = []
+        # the sampler holds the GIL while it builds this: a stack's text is made and encoded
+        # once, when first written (YOLOv9: ~800 stacks, 3 MB), and each rewrite only joins
+        # those bytes with the counts and writes them with one system call
+        parts = []
+        add = parts.append
         worker = self.role == "worker"
         for entry in list(self.counts.values()):
             cached = entry[2]
@@ -193,15 +206,25 @@ class _Process:
                 if worker:  # from torch's worker loop down: not the fork's frames of the parent
                     codes = _worker_part(codes)
                 names = [self.frame_name(c) for c in reversed(codes) if c.co_filename not in _OURS]
-                cached = entry[2] = (worker, ";".join(names))
+                cached = entry[2] = (worker, ";".join(names).encode("utf-8", "replace"))
             if cached[1]:
-                lines.append("%s %d\n" % (cached[1], entry[1]))
+                add(cached[1])
+                add(b" %d\n" % entry[1])
+        data = b"".join(parts)
         path = os.path.join(self.out_dir, "%d.stacks" % self.pid)
         tmp = path + ".tmp"
         try:
-            os.makedirs(self.out_dir, exist_ok=True)
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write("".join(lines))
+            if not self.out_made:
+                os.makedirs(self.out_dir, exist_ok=True)
+                self.out_made = True
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0),
+                         0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
             os.replace(tmp, path)
         except OSError as e:
             with self.lock:
@@ -210,6 +233,7 @@ class _Process:
             _event_warning(self.run_dir, "write", "cannot write %s: %s" % (path, e.strerror or e))
             return
         self.emit("stacks", samples=self.samples, interval_s=_r(self.interval),
+                  interval_used_s=_r(self.interval_used),
                   sampler_cpu_s=round(self.sampler_cpu_s, 4))
 
     # ---- the sampler thread ----
@@ -225,6 +249,7 @@ class _Process:
         next_flush = t + STEPS_EVERY_S
         next_stacks = t + STACKS_EVERY_S
         sampling = self.interval > 0
+        mark = (t, 0.0)  # (monotonic, thread CPU) at the last budget check
         while not self.stopping:
             t += step
             delay = t - time.monotonic()
@@ -253,12 +278,30 @@ class _Process:
                 if now >= next_stacks:
                     next_stacks = now + STACKS_EVERY_S
                     self.sampler_cpu_s = time.thread_time() - cpu0
+                    if sampling and self.cpu_budget > 0:
+                        step = self.within_budget(step, self.sampler_cpu_s - mark[1],
+                                                  now - mark[0])
+                        mark = (now, self.sampler_cpu_s)
                     self.write_memory()
                     self.write_stacks()
                     self.flush()
             except Exception as e:
                 self.warn("sampler", e)
         self.sampler_cpu_s = time.thread_time() - cpu0
+
+    def within_budget(self, step, cpu_s, wall_s):
+        """The sampling interval that keeps this thread's CPU near the budget, given what it
+        took over the last wall_s seconds at `step`: never shorter than the one asked for
+        (GPUWATCH_PYTHON_HZ), never longer than MAX_INTERVAL_S (or the one asked for); changed
+        only by more than 20 %, so that a steady job keeps one rate."""
+        if wall_s <= 0:
+            return step
+        want = step * (cpu_s / wall_s) / self.cpu_budget
+        want = min(max(want, self.interval), max(MAX_INTERVAL_S, self.interval))
+        if want > step * 1.2 or want < step / 1.2:
+            step = want
+            self.interval_used = step
+        return step
 
     def check_role(self):
         if self.role == "worker":

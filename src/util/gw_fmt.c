@@ -82,7 +82,10 @@ const char *gw_fmt_exact(char *buf, size_t size, double x)
         return put(buf, size, "");
     char tmp[GW_FMT_SIZE];
     int n = snprintf(tmp, sizeof tmp, "%.15g", x);
-    if (strtod(tmp, NULL) != x)
+    /* A whole number (a counter of bytes or millijoules) is printed exactly at any size; a
+     * fraction is a measurement, whose 16th and 17th digits are arithmetic noise
+     * (0.031000000000000007), not information. */
+    if (x == floor(x) && strtod(tmp, NULL) != x)
         n = snprintf(tmp, sizeof tmp, "%.17g", x);
     return finish(buf, size, tmp, n, "");
 }

@@ -44,10 +44,11 @@ const char *gw_fmt_sig(char *buf, size_t size, double x, int sig, const char *ab
  * For numbers people read (report text, HTML evidence, chart labels). Absent as above. */
 const char *gw_fmt_auto(char *buf, size_t size, double x, const char *absent);
 
-/* x exactly, for machine readers (the Prometheus exposition): the shorter of 15 and 17
- * significant digits that reads back as x, like "%.15g" else "%.17g"; any finite magnitude (a
- * byte counter may pass GW_FMT_MAX_ABS), "" when x is not finite (callers spell NaN and Inf
- * their format's way). Returns buf. */
+/* x for machine readers (the Prometheus exposition): 15 significant digits ("%.15g"), and a
+ * whole number exactly at any size ("%.17g" when 15 digits do not read back: a byte counter may
+ * pass GW_FMT_MAX_ABS); a fraction keeps 15 digits, so arithmetic noise in the last bits
+ * (0.1 + 0.2 = 0.30000000000000004) is not printed. "" when x is not finite (callers spell NaN
+ * and Inf their format's way). Returns buf. */
 const char *gw_fmt_exact(char *buf, size_t size, double x);
 
 /* What prose (messages, verdicts, errors, log lines) prints for a number that is not sane: never

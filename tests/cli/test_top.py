@@ -331,11 +331,13 @@ def test_two_hosts_one_killed_goes_stale(tmux, scenario):
         hosts = f"{s1.addr},{s2.addr}"
         t.start([GW, "top", "--hosts", hosts, "-i", "0.2", "--timeout", "0.5"], top_env(sc))
         # (SM activity needs two GPM samples: it comes with a later scrape)
-        s = t.wait(lambda s: s.count(" ok") >= 4 and s.count("92%") >= 4, what="both hosts")
+        # SM activity 92.5 %: shown 92 or 93 as the GPM window's arithmetic rounds it
+        s = t.wait(lambda s: s.count(" ok") >= 4 and len(re.findall(r"\b9[23]%", s)) >= 4,
+                   what="both hosts")
         assert "2 hosts" in s
         line = next(ln for ln in s.splitlines() if ln.startswith(s1.addr))
-        assert re.search(r" 0 H200 +87% +92% +20.0/140 +512/700 +65C ok$", line), line
-        assert re.search(r"^ +1 H200 +87% +92% +40.0/140 +512/700 +65C ok$", s, re.M)
+        assert re.search(r" 0 H200 +87% +9[23]% +20.0/140 +512/700 +65C ok$", line), line
+        assert re.search(r"^ +1 H200 +87% +9[23]% +40.0/140 +512/700 +65C ok$", s, re.M)
         for ln in s.splitlines():
             assert len(ln) <= 80
         s2.proc.kill()

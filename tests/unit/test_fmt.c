@@ -164,16 +164,21 @@ static void test_printf_arguments(void **state)
     assert_string_equal(GW_FIXED(-0.2, 0), "0"); /* printf says "-0" */
 }
 
-/* gw_fmt_exact: Prometheus values read back exactly, at any finite magnitude. */
+/* gw_fmt_exact: Prometheus values, 15 digits for fractions, whole numbers exactly. */
 static void test_exact(void **state)
 {
     (void)state;
     char b[GW_FMT_SIZE];
     assert_string_equal(gw_fmt_exact(b, sizeof b, 0.1), "0.1");
     assert_string_equal(gw_fmt_exact(b, sizeof b, 612.25), "612.25");
-    /* 15 digits do not read back: 17 do */
-    assert_string_equal(gw_fmt_exact(b, sizeof b, 0.1 + 0.2), "0.30000000000000004");
-    assert_true(strtod(gw_fmt_exact(b, sizeof b, 1.0 / 3), NULL) == 1.0 / 3);
+    /* a fraction's noise past 15 digits is not printed (issue 27: /metrics showed it) */
+    assert_string_equal(gw_fmt_exact(b, sizeof b, 0.1 + 0.2), "0.3");
+    assert_string_equal(gw_fmt_exact(b, sizeof b, 0.031000000000000007), "0.031");
+    assert_string_equal(gw_fmt_exact(b, sizeof b, 1.0 / 3), "0.333333333333333");
+    /* a whole number reads back exactly, past 15 digits too */
+    assert_string_equal(gw_fmt_exact(b, sizeof b, 9007199254740993.0), "9007199254740992");
+    assert_true(strtod(gw_fmt_exact(b, sizeof b, 123456789012345678.0), NULL) ==
+                123456789012345678.0);
     /* a byte counter past GW_FMT_MAX_ABS is still a value here */
     assert_string_equal(gw_fmt_exact(b, sizeof b, 3.5e18), "3.5e+18");
     assert_string_equal(gw_fmt_exact(b, sizeof b, NAN), "");
