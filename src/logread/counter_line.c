@@ -87,13 +87,49 @@ static const char *find_word(const char *line, const char *const *words, size_t 
     return NULL;
 }
 
+/* A measured evaluation result named by an identifier: "val_loss 0.4628", "test_acc: 91.2",
+ * "eval_loss=0.31" (a decimal value: "eval_interval 2000", "val_split: 0.1" at start-up are
+ * settings, but a setting printed with a fraction is read only before training, where
+ * evaluation lines open nothing). */
+static bool eval_metric(const char *line, char *word)
+{
+    static const char *const heads[] = {"val_", "valid_", "validation_", "eval_", "test_"};
+    for (const char *p = line; *p; p++) {
+        if (!isalpha((unsigned char)*p) || !word_start(line, p))
+            continue;
+        for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
+            size_t len = strlen(heads[i]);
+            if (strncasecmp(p, heads[i], len) != 0)
+                continue;
+            const char *q = p + len;
+            while (isalnum((unsigned char)*q) || *q == '_')
+                q++;
+            const char *v = spaces(q);
+            if (*v == ':' || *v == '=')
+                v = spaces(v + 1);
+            if (*v == '-')
+                v++;
+            size_t d = strspn(v, "0123456789");
+            if (d == 0 || v[d] != '.' || !isdigit((unsigned char)v[d + 1]))
+                continue;
+            size_t k =
+                (size_t)(q - p) < GW_COUNTER_WORD_MAX ? (size_t)(q - p) : GW_COUNTER_WORD_MAX - 1;
+            memcpy(word, p, k);
+            word[k] = '\0';
+            return true;
+        }
+    }
+    return false;
+}
+
 static gw_line_kind line_kind(const char *line, char *word)
 {
     static const char *const eval_prefix[] = {"valid", "eval", "inference", "testing"};
     static const char *const eval_word[] = {"val", "test"};
     static const char *const save_prefix[] = {"checkpoint", "saving", "saved"};
     static const char *const save_word[] = {"save", "saves"};
-    if (find_word(line, eval_prefix, 4, true, word) || find_word(line, eval_word, 2, false, word))
+    if (find_word(line, eval_prefix, 4, true, word) || find_word(line, eval_word, 2, false, word) ||
+        eval_metric(line, word))
         return GW_LINE_EVAL;
     if (find_word(line, save_prefix, 3, true, word) || find_word(line, save_word, 2, false, word))
         return GW_LINE_SAVE;
@@ -107,8 +143,12 @@ static bool keyword_counter(const char *line, gw_counter *c)
 {
     static const char *const words[] = {"iteration", "iter", "step",        "batch",
                                         "progress",  "done", "global_step", "num_updates"};
+    gw_counter bare = {.n = -1};
     for (const char *p = line; *p; p++) {
-        if (!isalpha((unsigned char)*p) || !word_start(line, p))
+        /* the last part of an identifier counts with a total: "cur_iter=15/271" (a bare
+         * "max_iter: 90000" is a setting) */
+        bool suffix = p > line + 1 && p[-1] == '_' && isalnum((unsigned char)p[-2]);
+        if (!isalpha((unsigned char)*p) || (!word_start(line, p) && !suffix))
             continue;
         for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
             size_t len = strlen(words[i]);
@@ -136,14 +176,64 @@ static bool keyword_counter(const char *line, gw_counter *c)
             if (!counts(&v, &n, &t))
                 continue;
             v = spaces(v);
-            if ((bracket && *v != ']') || (t < 0 && (plural || i == 3 || i == 4 || i == 5)))
+            if ((bracket && *v != ']') ||
+                (t < 0 && (plural || suffix || i == 3 || i == 4 || i == 5)))
                 continue; /* "batch 256" is a size; "iter 100", "step 3000" are counters */
-            c->n = n;
-            c->total = t;
-            snprintf(c->shape, sizeof c->shape, "%.*s %sN%s%s", (int)(q - p), p, bracket ? "[" : "",
-                     t >= 0 ? "/M" : "", bracket ? "]" : "");
-            return true;
+            gw_counter *to = t >= 0 ? c : &bare;
+            if (to == &bare && bare.n >= 0)
+                continue;
+            to->n = n;
+            to->total = t;
+            snprintf(to->shape, sizeof to->shape, "%.*s %sN%s%s", (int)(q - p), p,
+                     bracket ? "[" : "", t >= 0 ? "/M" : "", bracket ? "]" : "");
+            if (t >= 0)
+                return true; /* a counter with its total wins over a bare one ("acc_iter=1085,
+                                cur_iter=0/271") */
         }
+    }
+    if (bare.n < 0)
+        return false;
+    c->n = bare.n;
+    c->total = bare.total;
+    memcpy(c->shape, bare.shape, sizeof c->shape);
+    return true;
+}
+
+/* Two loops' counters, the outer first: "1/3 ( 33%) [  49/323 ( 15%)]", "[0/5][50/1583]": the
+ * outer is the epoch, the bracketed inner the step. */
+static bool nested_counter(const char *line, gw_counter *c)
+{
+    for (const char *p = line; *p; p++) {
+        if (!isdigit((unsigned char)*p) ||
+            (p > line && (isalnum((unsigned char)p[-1]) || strchr(":/.,_-", p[-1]))))
+            continue;
+        const char *q = p;
+        long e, et, n, t;
+        if (!counts(&q, &e, &et) || et <= 0 || *q == ':')
+            continue;
+        q = spaces(q);
+        if (*q == ']')
+            q = spaces(q + 1);
+        if (*q == '(') {
+            const char *r = strchr(q, ')');
+            if (!r || r - q > 8)
+                continue;
+            q = spaces(r + 1);
+        }
+        if (*q != '[')
+            continue;
+        q = spaces(q + 1);
+        if (!counts(&q, &n, &t) || t <= 0 || *q == ':')
+            continue;
+        q = spaces(q);
+        if (*q != ']' && *q != '(')
+            continue;
+        c->epoch = e;
+        c->epoch_total = et;
+        c->n = n;
+        c->total = t;
+        snprintf(c->shape, sizeof c->shape, "E/T [N/M]");
+        return true;
     }
     return false;
 }
@@ -256,8 +346,13 @@ static bool arrow_bar(const char *line, gw_counter *c)
  * (ms): 139113.4". A figure over several steps ("11.1s / 10iters") is none. */
 static double step_time(const char *line)
 {
-    static const char *const keys[] = {
-        "elapsed time per iteration (ms)", "iter_time", "batch_cost", "batch_time", "time", "ups"};
+    static const char *const keys[] = {"elapsed time per iteration (ms)",
+                                       "iter_time",
+                                       "batch_cost",
+                                       "batch_time",
+                                       "batch time",
+                                       "time",
+                                       "ups"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         size_t len = strlen(keys[i]);
         for (const char *p = line; (p = strcasestr(p, keys[i])) != NULL; p += len) {
@@ -281,7 +376,7 @@ static double step_time(const char *line)
             }
             if (i == 0)
                 x /= 1000.0;
-            if (i == 5)
+            if (i == 6)
                 x = x > 0 ? 1.0 / x : 0; /* updates per second */
             if (*spaces(u) == '/')
                 continue;
@@ -312,7 +407,9 @@ bool gw_counter_line(const char *line, gw_counter *c)
         return false;
     c->kind = line_kind(line, c->kind_word);
     const char *tag = epoch_tag(line, c);
-    if (c->n < 0 && keyword_counter(line, c) && tag) {
+    if (!tag && nested_counter(line, c)) {
+        /* read as an epoch with its step */
+    } else if (c->n < 0 && keyword_counter(line, c) && tag) {
         char kw[GW_COUNTER_SHAPE_MAX - 10];
         snprintf(kw, sizeof kw, "%.*s", (int)sizeof kw - 1, c->shape);
         snprintf(c->shape, sizeof c->shape, "%.5s E, %s", tag, kw);

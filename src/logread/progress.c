@@ -240,12 +240,13 @@ static void keep_last(gw_progress *p)
         p->sm[p->nsm - 1].keep = true;
 }
 
-/* Another activity at t_ms ends an announced evaluation. */
+/* Another activity (or an epoch line) at t_ms ends the evaluation run, an announced one there. */
 static void close_val(gw_progress *p, int64_t t_ms)
 {
     if (p->val_open && p->nvr && t_ms > p->vr[p->nvr - 1].last_ms)
         p->vr[p->nvr - 1].last_ms = t_ms;
     p->val_open = false;
+    p->last_kind = 0;
 }
 
 /* A validation draw or line; b->n is -2 for a line that announces the evaluation. */
@@ -375,7 +376,6 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
         close_val(p, t_ms);
         gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
         p->last_act_ms = t_ms;
-        p->last_kind = 0;
         return false;
     }
     b.n = c->n;
@@ -433,6 +433,14 @@ static const char *after_bar(const char *line)
     return NULL;
 }
 
+/* Work that is neither training nor evaluation (an upload, an export) at t_ms. */
+static void other_work(gw_progress *p, int64_t t_ms, const char *what)
+{
+    keep_last(p);
+    close_val(p, t_ms);
+    gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
+}
+
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
     if (t_ms > p->last_ms)
@@ -443,10 +451,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         char what[GW_COUNTER_WORD_MAX];
         const char *s0 = line + strspn(line, " ");
         snprintf(what, sizeof what, "%.*s", (int)strcspn(s0, ":"), s0);
-        keep_last(p);
-        close_val(p, t_ms);
-        gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
-        p->last_kind = 0;
+        other_work(p, t_ms, what);
         return false;
     }
     bar b;
@@ -455,18 +460,19 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         bool prep = b.epoch < 0 && b.desc[0] && gw_bar_prep_desc(b.desc);
         if (prep || (!val && b.epoch < 0 &&
                      ((b.desc[0] && gw_bar_other_desc(b.desc)) || p->after_download))) {
-            keep_last(p);
-            close_val(p, t_ms);
-            gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, b.desc, 0);
-            p->last_kind = 0;
+            other_work(p, t_ms, b.desc);
             return false;
         }
         long e, t;
         bool incl, labelled = !val && bar_epoch(p, &b, &e, &t, &incl);
+        bool text = p->nsm && !p->train_bars && p->train_shape[0]; /* training in text lines */
+        if (!val && !labelled && gw_bar_no_steps(b.desc, text)) {
+            const char *r = after_bar(line); /* a bar over the epochs, or beside the lines */
+            return r && gw_progress_feed(p, r, t_ms, epoch, total);
+        }
         if (!val && !labelled && p->train_total > 0 && b.total != p->train_total)
-            val = true; /* a bar of another length amid training: an evaluation loop */
-        if (!val && !labelled && p->nsm && !p->train_bars && p->train_shape[0])
-            val = true; /* training counted by text lines: a bar is another loop */
+            val = true;           /* a bar of another length amid training: an evaluation loop */
+        val |= !labelled && text; /* training counted by text lines: a bar is another loop */
         if (val) {
             if (b.val && b.desc[0])
                 note(p->eval_word, sizeof p->eval_word, b.desc); /* timm's "Test:" lines */
@@ -481,10 +487,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         p->cur_src = NULL;
         /* a logger's line printed after the bar without a line end ("...3857.31s/it][INFO|
          * trainer.py:3158] ... ***** Running Evaluation *****") is read as its own line */
-        const char *rest = after_bar(line);
-        if (rest && !started)
-            return gw_progress_feed(p, rest, t_ms, epoch, total);
-        return started;
+        const char *rest = started ? NULL : after_bar(line);
+        return rest ? gw_progress_feed(p, rest, t_ms, epoch, total) : started;
     }
     p->after_download = gw_bar_other_desc(line);
     if (gw_bar_has_word(line, "Epoch") && gw_bar_has_word(line, "GPU_mem")) {
@@ -503,6 +507,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     bool started = epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, t_ms, epoch, total);
     if (started) { /* the draws before it are the epoch before's, even at the same time */
         close_val(p, t_ms);
+        p->last_act_ms = 0; /* a result line after it tells not when its work began */
         gw_timeline_mark(p->tl, t_ms);
         keep_last(p);
         p->st[p->nst - 1].first_sample = p->nsm;
@@ -654,7 +659,7 @@ static void val_figures(const gw_progress *p, int64_t from, int64_t to, bool las
         e->val_end_ms = v->last_ms;
         runs++;
     }
-    if (runs)
+    if (runs && s > 0) /* result lines alone tell no time */
         e->validation_s = s;
     else if (e->train_end_ms && e->end_ms > e->train_end_ms)
         e->validation_s = (double)(e->end_ms - e->train_end_ms) / 1000.0;

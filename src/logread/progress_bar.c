@@ -266,6 +266,19 @@ bool gw_bar_prep_desc(const char *d)
     return false;
 }
 
+/* A bar that counts no steps: one over the epochs themselves ("epochs:  3%|▎  | 4/120"), or,
+ * beside text lines that count the training, one that says it trains ("train:"). */
+bool gw_bar_no_steps(const char *d, bool beside_lines)
+{
+    if (beside_lines && (gw_bar_has_word(d, "train") || gw_bar_has_word(d, "training")))
+        return true;
+    const char *p = d + strspn(d, " ");
+    if (strncasecmp(p, "epoch", 5) != 0)
+        return false;
+    p += 5 + (p[5] == 's' || p[5] == 'S');
+    return p[strspn(p, " :")] == '\0';
+}
+
 /* A bar that is neither training nor evaluation: an upload, a download, an export. */
 bool gw_bar_other_desc(const char *d)
 {

@@ -38,6 +38,10 @@ bool gw_bar_has_word(const char *s, const char *w);
 /* A description of an evaluation bar (valid, eval, test, sanity, YOLO's Class Images). */
 bool gw_bar_val_desc(const char *d);
 
+/* A bar that counts no steps: one over the epochs themselves (its description is "epochs"), or,
+ * when beside_lines (text lines count the training), one whose description says train. */
+bool gw_bar_no_steps(const char *d, bool beside_lines);
+
 /* A bar that is neither training nor evaluation: an upload, a download, an export. */
 bool gw_bar_other_desc(const char *d);
 /* A bar that prepares data (scanning, caching, loading, tokenizing, extracting), whatever its

@@ -64,6 +64,33 @@ EXPECT = {
             ["epochs from `N/M of epoch E/T` lines", "evaluation from `val` lines"]),
     # a script that prints only losses
     "losses-only": ([], [], [], None, ["no phases found"]),
+    # Held out (collected after the rules above were tuned; README: what was wrong on first try).
+    # Pytorch-UNet's plain tqdm loop: "Epoch 14/50" bar (images), "Validation round" bars amid
+    # the epoch; the validation before the first training draw is start-up by the phases' rule
+    "unet": ([(14, 50, 84)], [T, E], [84], None,
+             ["epochs from progress bar descriptions", "evaluation from `Validation` lines"]),
+    # nnU-Net v2: "Epoch 0" lines and results only ("val_loss 0.4628" with train_loss): epochs,
+    # an evaluation, and no step, so no timeline is invented
+    "nnunet": ([(1, None, None), (2, None, None), (3, None, None)], [], [], None,
+               ["epochs from `Epoch N` lines", "evaluation from `val_loss` lines",
+                "no training steps printed"]),
+    # OpenPCDet's timm-style lines: "Train:    1/3 ( 33%) [ 149/323 ( 46%)]", 0-based batch
+    # index; the rate from "Batch time: 0.31(0.31)" (median of 4.04, 0.31, 0.20, 0.15)
+    "openpcdet-timm": ([(1, 3, 150)], [T], [150], 1 / 0.255,
+                       ["epochs from `E/T [N/M]` lines", "no evaluation seen"]),
+    # OpenPCDet's default lines "epoch: 4/120, acc_iter=1085, cur_iter=0/271" beside a tqdm bar
+    # over the epochs ("epochs: 4/120") and a "train:" bar: neither is steps nor evaluation.
+    # Epoch 3 is seen at its last line only (270 of 271 steps done)
+    "openpcdet-tqdm": ([(3, 120, 270), (4, 120, 216)], [T], [486], None,
+                       ["`epoch E, iter N/M` lines", "no evaluation seen"]),
+    # Lightning 1.x through a log viewer (one line per redraw): the sanity check and the
+    # "Training: 0/74" bar before "Epoch 0" start nothing
+    "lightning1-hydra": ([(1, None, 25)], [T], [25], None,
+                         ["epochs from progress bar descriptions", "no evaluation seen"]),
+    # Lightning 1.x's final bar states, 7/7 each (6 training batches and 1 validation batch in one
+    # bar); ModelCheckpoint's "saving model to" ran into the bars: see the xfail test below
+    "lightning1-ckpt": ([(k, None, 7) for k in range(1, 5)], [T], [28], None,
+                        ["epochs from progress bar descriptions"]),
 }
 
 
@@ -95,6 +122,16 @@ def test_trainer_log_phases(scenario, tmp_path, name):
         assert a["start"] <= b["start"] and a["end"] <= b["start"] or a["end"] == b["start"]
     for p in ph:
         assert p["duration_s"] >= 0 and len(p["gpus"]) == 1
+
+
+@pytest.mark.xfail(strict=True, reason="held-out miss not fixed: a logger's line printed onto a "
+                   "tqdm bar cut at the terminal's width (no closing 'it/s]') is not read")
+def test_save_run_into_a_cut_bar(scenario, tmp_path):
+    """lightning1-ckpt.log: "...train/loss=0.6Epoch 0, global step 6: 'val/accuracy' reached
+    0.63918 (best 0.63918), saving model to 'checkpoints/val/accuracy.ckpt'" after epochs 1 and 2
+    (none after epoch 3: "was not in top 1"): two checkpoint saves."""
+    _, s = replay(scenario, tmp_path, "lightning1-ckpt")
+    assert [p["kind"] for p in s["job_phases"]] == [T, S, T, S, T]
 
 
 def test_iteration_timeline_in_text_and_html(scenario, tmp_path):
@@ -152,6 +189,16 @@ FORMS = {
          "Epoch 1/1 " + "\u2501" * 20 + " 100/100 0:00:04 \u2022 0:00:00 25.00it/s v_num: 0",
          "Validation DataLoader 0 " + "\u2501" * 20 + " 20/20 0:00:01 \u2022 0:00:00 20.00it/s"],
         [(1, 2, 100), (2, 2, 100)], [T, E, T, E], [100, 100]),
+    # nested loop counters without the word epoch (the PyTorch DCGAN example's form); settings
+    # printed at start-up ("max_iter: 90000", "val_split: 0.1") start nothing
+    "nested-counters": (
+        ["max_iter: 90000", "val_split: 0.1",
+         "[0/5][0/1583]\tLoss_D: 1.7136\tLoss_G: 5.0266\tD(x): 0.5676",
+         "[0/5][50/1583]\tLoss_D: 0.2416\tLoss_G: 7.6342\tD(x): 0.9023",
+         "[0/5][100/1583]\tLoss_D: 0.5203\tLoss_G: 4.1127\tD(x): 0.8108",
+         "[1/5][0/1583]\tLoss_D: 0.6544\tLoss_G: 3.3571\tD(x): 0.7021",
+         "[1/5][50/1583]\tLoss_D: 0.8862\tLoss_G: 2.9001\tD(x): 0.6140"],
+        [(1, 5, 101), (2, 5, 51)], [T], [152]),
     "tf-estimator": (
         ["INFO:tensorflow:loss = 0.6931, step = 1",
          "INFO:tensorflow:global_step/sec: 9.7",

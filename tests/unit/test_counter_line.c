@@ -122,6 +122,47 @@ static void test_kinds(void **state)
     assert_int_equal(c.kind, GW_LINE_TRAIN);
 }
 
+/* The held-out logs' forms (OpenPCDet, nnU-Net; tests/data/trainer-logs/README.md). */
+static void test_held_out_forms(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("2022-10-23 03:18:58,579   INFO  epoch: 4/120, acc_iter=1100, "
+                             "cur_iter=15/271, batch_size=4, loss=4.744986057281494",
+                             true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.epoch, 4);
+    assert_int_equal(c.epoch_total, 120);
+    assert_int_equal(c.n, 15); /* the counter with its total, not the bare acc_iter */
+    assert_int_equal(c.total, 271);
+
+    c = read_line("2023-01-05 16:34:49,377   INFO  Train:    1/3 ( 33%) [  49/323 ( 15%)]  Loss: "
+                  "36.77 (81.7)  LR: 1.351e-04  Time cost: 00:15/01:25 [00:15/04:48]  Acc_iter 50"
+                  "          Data time: 0.00(0.02)  Forward time: 0.31(0.29)  Batch time: "
+                  "0.31(0.31)",
+                  true);
+    assert_int_equal(c.epoch, 1);
+    assert_int_equal(c.epoch_total, 3);
+    assert_int_equal(c.n, 49);
+    assert_int_equal(c.total, 323);
+    assert_float_equal(c.step_s, 0.31, 1e-9); /* Batch time, not Data time */
+    assert_string_equal(c.shape, "E/T [N/M]");
+
+    c = read_line("[1/5][50/1583]\tLoss_D: 0.8862\tLoss_G: 2.9001", true);
+    assert_int_equal(c.epoch, 1);
+    assert_int_equal(c.n, 50);
+    assert_int_equal(c.total, 1583);
+
+    /* a clock's "00:15/01:25 [00:15/04:48]" is no pair of loops */
+    read_line("Time cost: 00:15/01:25 [00:15/04:48]", false);
+
+    c = read_line("2024-04-26 09:41:39.498914: val_loss 0.4628", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+    assert_string_equal(c.kind_word, "val_loss");
+    assert_false(c.announce);                /* a result: the work is done */
+    read_line("eval_interval: 2000", false); /* a setting */
+    read_line("2024-04-26 09:41:39.493872: train_loss 0.7088", false);
+}
+
 static void test_median(void **state)
 {
     (void)state;
@@ -136,6 +177,7 @@ int main(void)
         cmocka_unit_test(test_iteration_counters),
         cmocka_unit_test(test_epoch_tags),
         cmocka_unit_test(test_kinds),
+        cmocka_unit_test(test_held_out_forms),
         cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
