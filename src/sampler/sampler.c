@@ -298,10 +298,18 @@ static bool wait_until(gw_sampler *s, int64_t deadline_ns)
 }
 
 /* Advances a schedule past `now`: returns the next deadline on the grid start + k * period,
- * counting the grid points that were missed entirely in *missed. */
-static int64_t next_deadline(int64_t deadline, int64_t period, int64_t now, uint64_t *missed)
+ * counting the grid points that were missed entirely in *missed. A grid point at or before
+ * `began` (when the tick just taken started: it ran late) is that tick's own, never a second
+ * sample at the same moment. */
+static int64_t next_deadline(int64_t deadline, int64_t period, int64_t began, int64_t now,
+                             uint64_t *missed)
 {
     deadline += period;
+    if (began >= deadline) {
+        int64_t k = (began - deadline) / period + 1;
+        deadline += k * period;
+        *missed += (uint64_t)k;
+    }
     if (now > deadline) {
         int64_t k = (now - deadline) / period;
         deadline += k * period;
@@ -317,13 +325,14 @@ static void *tick_main(void *arg)
     int64_t period = s->cfg.interval_ms * NS_PER_MS;
     int64_t deadline = s->start_ns;
     do {
+        int64_t began = gw_mono_ns();
         read_tick(s);
         s->sample.seq = atomic_fetch_add(&s->ticks, 1);
         for (int i = 0; i < s->nsinks; i++)
             if (s->sinks[i].on_sample)
                 s->sinks[i].on_sample(s->sinks[i].ctx, &s->sample);
         uint64_t missed = 0;
-        deadline = next_deadline(deadline, period, gw_mono_ns(), &missed);
+        deadline = next_deadline(deadline, period, began, gw_mono_ns(), &missed);
         if (missed)
             atomic_fetch_add(&s->skipped, missed);
     } while (wait_until(s, deadline));
@@ -424,9 +433,10 @@ static void *slow_main(void *arg)
         slow_publish(s, what);
         now = gw_mono_ns();
         if (what & SLOW_FULL)
-            full_deadline = next_deadline(full_deadline, full_period, now, &ignored);
+            full_deadline = next_deadline(full_deadline, full_period, INT64_MIN, now, &ignored);
         if (what & SLOW_RARE)
-            energy_deadline = next_deadline(energy_deadline, energy_period, now, &ignored);
+            energy_deadline =
+                next_deadline(energy_deadline, energy_period, INT64_MIN, now, &ignored);
     }
     gw_clock_thread_done();
     return NULL;
