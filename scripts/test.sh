@@ -12,8 +12,8 @@
 #
 # Tests labelled "once" (generated text and scripts: man pages, deploy files, layer rules) run in
 # the normal build only: the sanitizer build would run the same code again. GPUWATCH_FUZZ_SECONDS
-# sets the fuzzer's time (default 60), GPUWATCH_TEST_JOBS ctest's parallelism (default 3: most
-# command-line tests wait on a recording's clock rather than compute).
+# sets the fuzzer's time (default 30; CI gives it 60), GPUWATCH_TEST_JOBS ctest's parallelism
+# (default 3: most command-line tests wait on a recording's clock rather than compute).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 system=0
@@ -48,8 +48,8 @@ echo "== ctest in build-asan"
 # The log reader's fuzzer, for a bounded time; a crash is a failed test (and leaves crash-* files).
 mkdir -p build-fuzz
 fuzz_result=passed
-echo "== fuzz/run.sh ${GPUWATCH_FUZZ_SECONDS:-60}"
-fuzz/run.sh "${GPUWATCH_FUZZ_SECONDS:-60}" > build-fuzz/fuzz.log 2>&1 || { fuzz_result=failed; status=1; tail -30 build-fuzz/fuzz.log; }
+echo "== fuzz/run.sh ${GPUWATCH_FUZZ_SECONDS:-30}"
+fuzz/run.sh "${GPUWATCH_FUZZ_SECONDS:-30}" > build-fuzz/fuzz.log 2>&1 || { fuzz_result=failed; status=1; tail -30 build-fuzz/fuzz.log; }
 grep -E "^Done|stat::number_of_executed_units" build-fuzz/fuzz.log | tail -1
 /usr/bin/python3 - "$fuzz_result" <<'PY'
 import sys
