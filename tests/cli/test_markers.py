@@ -52,7 +52,8 @@ def test_shell_marks_in_a_run(scenario, tmp_path):
     html = (out / "report.html").read_text()
     data = json.loads(html.split('id="gw-data">')[1].split("</script>")[0])
     assert [m["label"] for m in data["marks"]] == ["start"]
-    assert data["t0"] / 1000 <= data["marks"][0]["t"] <= data["t0"] / 1000 + 5
+    # (the job's first mark may come within a tick of the first sample, on either side of it)
+    assert data["t0"] / 1000 - 1 <= data["marks"][0]["t"] <= data["t0"] / 1000 + 5
     from test_html_report import browse
     browse(out / "report.html", "marks")  # drawn without a script error
 
