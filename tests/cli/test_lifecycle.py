@@ -140,4 +140,7 @@ def test_guard_is_not_the_job_and_goes_with_gpuwatch(scenario, tmp_path):
     assert len(guards) == 1
     assert not alive(guards[0])
     _, host = read_csv(out / "host.csv")
-    assert {h["job.processes"] for h in host[1:]} == {"1"}
+    # the guard is never counted: one process whenever the job's tree was read (a tick that
+    # found no job, as after its end on a loaded machine, leaves the cell empty, never 0)
+    counts = [h["job.processes"] for h in host[1:]]
+    assert set(counts) - {""} == {"1"} and counts.count("1") >= len(counts) // 2, counts
