@@ -23,23 +23,29 @@ static bool listed(const fake_process *p, double t, bool graphics, pid_t child, 
     return true;
 }
 
+/* The common start of a process call begun in c: a NULL count is an invalid argument (the call
+ * ended), and *child is the caller's first child when the device lists one (0: none yet). */
+static gwn_return with_child(fake_call *c, const unsigned int *count, pid_t *child)
+{
+    if (!count)
+        return fake_end(c, GWN_ERROR_INVALID_ARGUMENT);
+    if (c->dev->has_child_process) {
+        fake_pause(c);
+        *child = fake_first_child(getpid());
+        return fake_resume(c);
+    }
+    return GWN_SUCCESS;
+}
+
 static gwn_return list_processes(fake_call_id id, gwn_device device, bool graphics, bool v1,
                                  unsigned int *count, void *infos)
 {
     fake_call c;
     gwn_return r = fake_begin_device(&c, id, device, FG_PROCESSES);
+    pid_t child = 0;
+    r = r ? r : with_child(&c, count, &child);
     if (r)
         return r;
-    if (!count)
-        return fake_end(&c, GWN_ERROR_INVALID_ARGUMENT);
-    pid_t child = 0;
-    if (c.dev->has_child_process) {
-        fake_pause(&c);
-        child = fake_first_child(getpid());
-        r = fake_resume(&c);
-        if (r)
-            return r;
-    }
     const fake_process *procs = c.dev->processes;
     unsigned int pid, n = 0;
     for (size_t i = 0; i < c.dev->nprocesses; i++)
@@ -112,18 +118,10 @@ gwn_return nvmlDeviceGetProcessUtilization(gwn_device device,
 {
     fake_call c;
     gwn_return r = fake_begin_device(&c, FC_nvmlDeviceGetProcessUtilization, device, FG_PROCESSES);
+    pid_t child = 0;
+    r = r ? r : with_child(&c, count, &child);
     if (r)
         return r;
-    if (!count)
-        return fake_end(&c, GWN_ERROR_INVALID_ARGUMENT);
-    pid_t child = 0;
-    if (c.dev->has_child_process) {
-        fake_pause(&c);
-        child = fake_first_child(getpid());
-        r = fake_resume(&c);
-        if (r)
-            return r;
-    }
     unsigned long long now_us = c.t > 0 ? (unsigned long long)(c.t * 1e6) : 0;
     unsigned int pid, n = 0;
     for (int pass = 0; pass < 2; pass++) {
