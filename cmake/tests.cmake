@@ -39,7 +39,7 @@ foreach(cost cli.test_alerts_cli=60 cli.test_trainer_logs=55 cli.test_run_cli=40
              cli.test_hostile_input=22 cli.test_job_scope=20 cli.test_serve_kubernetes=17
              cli.test_fleet=15 cli.test_80_columns=14 cli.test_top=14 cli.test_serve_jobmap=12
              cli.test_lifecycle=12 cli.test_run_dir_safety=11 cli.test_live=11
-             cli.test_progress_replay=10)
+             cli.test_inproc_pythons=11 cli.test_progress_replay=10)
   string(REPLACE "=" ";" cost ${cost})
   list(GET cost 0 name)
   list(GET cost 1 seconds)
