@@ -5,7 +5,7 @@
 # pytest's JUnit XML, plus any test program that failed without reporting a case). Exit status 0
 # only when nothing failed.
 #
-#   scripts/test.sh            every test that runs our code: about 4 minutes on 2 cores
+#   scripts/test.sh            every test that runs our code: about 5 minutes on 2 idle cores
 #   scripts/test.sh --system   also the system tests (ctest label "system": the image built with
 #                              buildah, the .deb installed with dpkg, a real Slurm), once, in the
 #                              background beside the others: what CI runs (.ci/run)
