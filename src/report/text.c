@@ -294,9 +294,18 @@ static void stats_table(FILE *out, const gw_gpu_analysis *g, const gw_phase_resu
                 fprintf(out, "  %s\n", name);
                 name = "";
             }
-            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", name, num(st->mean, b[0], sizeof b[0]),
-                    num(st->p5, b[1], sizeof b[1]), num(st->p50, b[2], sizeof b[2]),
-                    num(st->p95, b[3], sizeof b[3]), num(st->max, b[4], sizeof b[4]));
+            /* a row is one quantity: one number of decimals for it (a share in % at least one,
+             * so 72.0 stands beside 60.6, never 72) */
+            double v[5] = {st->mean, st->p5, st->p50, st->p95, st->max};
+            int dec = gw_fmt_decimals(v, 5);
+            bool fraction = false;
+            for (int j = 0; j < 5; j++)
+                fraction |= gw_fmt_sane(v[j]) && v[j] != floor(v[j]);
+            if (dec < 1 && fraction && strstr(t->cols[c].name, "[%]"))
+                dec = 1;
+            for (int j = 0; j < 5; j++)
+                gw_fmt_fixed(b[j], sizeof b[j], v[j], dec, 0, "");
+            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", name, b[0], b[1], b[2], b[3], b[4]);
         }
 }
 
@@ -377,139 +386,6 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
     stats_table(out, g, g->worked ? &g->phase[GW_PHASE_STEADY] : &g->whole);
 }
 
-static void epochs_section(FILE *out, const gw_analysis *a)
-{
-    if (a->nepochs == 0)
-        return;
-    fprintf(out, "\nEpochs (from %s)\n  %-9s %-25s %10s", gw_epoch_origin_name(a->epoch_origin),
-            "epoch", "start", "duration");
-    for (size_t i = 0; i < a->ngpus; i++) {
-        char u[32], w[32];
-        snprintf(u, sizeof u, "GPU%d util%%", a->series->gpus[i]->index);
-        snprintf(w, sizeof w, "GPU%d Wh", a->series->gpus[i]->index);
-        fprintf(out, "  %11s %8s", u, w);
-    }
-    fputc('\n', out);
-    for (size_t k = 0; k < a->nepochs; k++) {
-        const gw_epoch *e = &a->epochs[k];
-        char id[32], ts[GW_RFC3339_LEN], b[3][GW_FMT_SIZE];
-        if (e->total >= 0)
-            snprintf(id, sizeof id, "%ld/%ld", e->number, e->total);
-        else
-            snprintf(id, sizeof id, "%ld", e->number);
-        fprintf(out, "  %-9s %-25s %8s s", id, gw_report_when(a, e->start_ms, ts),
-                span_s(e->end_ms - e->start_ms, b[2], sizeof b[2]));
-        for (size_t i = 0; i < a->ngpus; i++)
-            fprintf(out, "  %11s %8s", num(a->epoch_util_pct[k * a->ngpus + i], b[0], sizeof b[0]),
-                    num(a->epoch_energy_wh[k * a->ngpus + i], b[1], sizeof b[1]));
-        fputc('\n', out);
-    }
-}
-
-/* Mean of a part's figure over the GPUs that have it, NAN when none does. */
-static double parts_mean(const gw_analysis *a, size_t k, bool val)
-{
-    double *v = xmalloc((a->ngpus ? a->ngpus : 1) * sizeof *v);
-    for (size_t i = 0; i < a->ngpus; i++) {
-        const gw_epoch_parts *p = &a->epoch_parts[k * a->ngpus + i];
-        v[i] = val ? p->val_util_pct : p->train_util_pct;
-    }
-    double mean = gw_stats_mean(v, NULL, a->ngpus);
-    free(v);
-    return mean;
-}
-
-/* Steps and validation of each epoch, when the job's output showed them. */
-static void epoch_parts_section(FILE *out, const gw_analysis *a)
-{
-    bool any = false;
-    for (size_t k = 0; k < a->nepochs; k++)
-        any |= a->epochs[k].steps >= 0 || !isnan(a->epochs[k].validation_s);
-    if (!any)
-        return;
-    fprintf(out, "\nEpoch phases (from the job's %s; GPU busy: mean of the GPUs)\n",
-            a->epoch_origin == GW_EPOCHS_PYTHON ? "DataLoaders" : "output");
-    fprintf(out, "  %-9s %10s %12s %8s %9s %10s %10s\n", "epoch", "duration", "validation", "steps",
-            "steps/s", "busy train", "busy val");
-    for (size_t k = 0; k < a->nepochs; k++) {
-        const gw_epoch *e = &a->epochs[k];
-        char id[32], b[6][GW_FMT_SIZE];
-        if (e->total >= 0)
-            snprintf(id, sizeof id, "%ld/%ld", e->number, e->total);
-        else
-            snprintf(id, sizeof id, "%ld", e->number);
-        char busy[2][GW_FMT_SIZE + 1];
-        for (int v = 0; v < 2; v++) {
-            const char *x = num(parts_mean(a, k, v), b[4 + v], sizeof b[4 + v]);
-            snprintf(busy[v], sizeof busy[v], "%s%s", x, *x ? "%" : "");
-        }
-        fprintf(out, "  %-9s %8s s %10s s %8s %9s %10s %10s\n", id,
-                span_s(e->end_ms - e->start_ms, b[0], sizeof b[0]),
-                num(e->validation_s, b[1], sizeof b[1]),
-                e->steps >= 0 ? num((double)e->steps, b[2], sizeof b[2]) : "",
-                num(e->steps_per_s, b[3], sizeof b[3]), busy[0], busy[1]);
-    }
-}
-
-/* The mean utilization.gpu of the job's GPUs in phase k, NAN when unknown. */
-static double job_phase_busy(const gw_analysis *a, size_t k)
-{
-    double *v = xmalloc((a->ngpus ? a->ngpus : 1) * sizeof *v);
-    for (size_t i = 0; i < a->ngpus; i++)
-        v[i] = a->gpus[i].participant ? a->job_phase_util_pct[k * a->ngpus + i] : NAN;
-    double mean = gw_stats_mean(v, NULL, a->ngpus);
-    free(v);
-    return mean;
-}
-
-static void job_phase_row(FILE *out, const gw_analysis *a, size_t k)
-{
-    const gw_phase_span *p = &a->series->phases[k];
-    char b[5][GW_FMT_SIZE], busy[GW_FMT_SIZE + 1];
-    const char *x = num(job_phase_busy(a, k), b[4], sizeof b[4]);
-    snprintf(busy, sizeof busy, "%s%s", x, *x ? "%" : "");
-    const char *what = p->kind == GW_PH_TRAIN ? "" : p->what;
-    fprintf(out, "  %-14s %-12.12s %9s %9s s %7s %9s %6s\n", gw_phase_kind_name(p->kind), what,
-            span_s(p->start_ms - a->start_ms, b[0], sizeof b[0]),
-            span_s(p->end_ms - p->start_ms, b[1], sizeof b[1]),
-            p->steps >= 0 ? num((double)p->steps, b[2], sizeof b[2]) : "",
-            num(p->steps_per_s, b[3], sizeof b[3]), busy);
-}
-
-/* What the job's output showed of its phases, in order (iteration trainers have no epochs). */
-static void job_phases_section(FILE *out, const gw_analysis *a)
-{
-    const gw_series *s = a->series;
-    if (!s->phases_found)
-        return;
-    fprintf(out, "\nJob phases (from the job's output)\n  found:");
-    size_t col = 9;
-    for (const char *w = s->phases_found; *w;) {
-        size_t len = strcspn(w, " ");
-        if (col + len > 78) {
-            fputs("\n        ", out);
-            col = 8;
-        }
-        fprintf(out, " %.*s", (int)len, w);
-        col += len + 1;
-        w += len;
-        w += strspn(w, " ");
-    }
-    fputc('\n', out);
-    if (!s->nphases)
-        return;
-    fprintf(out, "  %-14s %-12s %9s %11s %7s %9s %6s\n", "phase", "named by", "start s", "duration",
-            "steps", "steps/s", "busy");
-    enum { HEAD = 10, TAIL = 4 };
-    for (size_t k = 0; k < s->nphases; k++) {
-        if (s->nphases > HEAD + TAIL + 1 && k == HEAD) {
-            fprintf(out, "  ... %zu more phases ...\n", s->nphases - HEAD - TAIL);
-            k = s->nphases - TAIL;
-        }
-        job_phase_row(out, a, k);
-    }
-}
-
 void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
 {
     header_lines(out, a);
@@ -518,9 +394,7 @@ void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
     evidence_section(out, a, o && o->color);
     for (size_t i = 0; i < a->ngpus; i++)
         gpu_section(out, a, &a->gpus[i]);
-    epochs_section(out, a);
-    epoch_parts_section(out, a);
-    job_phases_section(out, a);
+    gw_report_epochs_text(out, a);
     gw_report_inproc_text(out, a);
     gw_report_marks_text(out, a);
 }
