@@ -95,8 +95,9 @@ def test_memory_held_by_another_process(scenario):
     it = item(out, 0, "memory_held")
     assert it["state"] == "warning"
     assert it["value"] == 20000
-    assert it["reason"].startswith(f"20000 of 143771 MiB used by pid {me} {comm} 19500 MiB, "
-                                   "pid 4194000 (name hidden: another PID namespace) 500 MiB")
+    # each process's memory beside its pid, never after a parenthesis (issue 27)
+    assert it["reason"].startswith(f"20000 of 143771 MiB used by pid {me} {comm} (19500 MiB), "
+                                   "pid 4194000 (500 MiB; name hidden: another PID namespace)")
     assert out["gpus"][0]["processes"] == [
         {"pid": me, "name": comm, "used_mib": 19500, "type": "compute"},
         {"pid": 4194000, "name": None, "used_mib": 500, "type": "compute"}]
