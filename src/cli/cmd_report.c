@@ -195,7 +195,8 @@ int gw_cmd_report(int argc, char **argv)
     gw_analysis *a = gw_analyze(s);
     bool to_stdout = (r.json && strcmp(r.json, "-") == 0) || (r.html && strcmp(r.html, "-") == 0);
     if (!to_stdout) {
-        gw_report_opts o = {.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR")};
+        gw_report_opts o = {.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+                            .width = gw_wrap_width_of(stdout)};
         gw_wrap_stream w; /* 80 columns in a pipe, the terminal's width on one */
         gw_report_text(gw_wrap_begin_always(&w, stdout), a, &o);
         gw_wrap_end(&w);

@@ -329,7 +329,7 @@ bool gw_report_inproc_expected(const gw_analysis *a)
     return false;
 }
 
-void gw_report_inproc_text(FILE *out, const gw_analysis *a)
+void gw_report_inproc_text(FILE *out, const gw_analysis *a, int width)
 {
     const gw_inproc_analysis *ia = a->inproc;
     if (!ia)
@@ -363,6 +363,6 @@ void gw_report_inproc_text(FILE *out, const gw_analysis *a)
         input_line(&b, ia);
     }
     if (b.len)
-        gw_wrap_write(out, b.data, b.len, GW_WRAP_WIDTH);
+        gw_wrap_write(out, b.data, b.len, width);
     gw_buf_free(&b);
 }

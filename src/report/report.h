@@ -22,6 +22,8 @@
 
 typedef struct gw_report_opts {
     bool color; /* ANSI colour for severities (the caller checks NO_COLOR and isatty) */
+    int width;  /* the columns the report's own wrapped lines fit: 0 = 80 (a pipe); the
+                   terminal's width on a terminal (gw_wrap_width_of) */
 } gw_report_opts;
 
 /* Writes the text report. o may be NULL (no colour). */

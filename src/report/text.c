@@ -69,13 +69,13 @@ const char *gw_report_when(const gw_analysis *a, int64_t ms, char *buf)
     return buf;
 }
 
-/* Writes text indented by `indent`, wrapped at spaces to fit 80 columns. */
-static void wrapped(FILE *out, const char *text, int indent)
+/* Writes text indented by `indent`, wrapped at spaces to fit `width` columns. */
+static void wrapped(FILE *out, const char *text, int indent, int width)
 {
     int col = 0;
     for (const char *p = text; *p;) {
         size_t w = strcspn(p, " ");
-        if (col > indent && col + 1 + (int)w > 79) {
+        if (col > indent && col + 1 + (int)w > width - 1) {
             fputc('\n', out);
             col = 0;
         }
@@ -91,12 +91,13 @@ static void wrapped(FILE *out, const char *text, int indent)
 }
 
 /* Writes head and the items after it, a space between, indented by `indent` and wrapped
- * between items to fit 80 columns (an item, "busy_pct=50 (< 80),", is never cut). */
-static void wrapped_items(FILE *out, const char *head, char **items, size_t n, int indent)
+ * between items to fit `width` columns (an item, "busy_pct=50 (< 80),", is never cut). */
+static void wrapped_items(FILE *out, const char *head, char **items, size_t n, int indent,
+                          int width)
 {
     int col = fprintf(out, "%*s%s", indent, "", head);
     for (size_t i = 0; i < n; i++) {
-        if (i > 0 && col + 1 + (int)strlen(items[i]) > 79)
+        if (i > 0 && col + 1 + (int)strlen(items[i]) > width - 1)
             col = fprintf(out, "\n%*s", indent + 2, "") - 1;
         else
             col += fprintf(out, " ");
@@ -132,7 +133,7 @@ void gw_report_verdict_lines(FILE *out, const gw_analysis *a, const gw_report_op
         verdict_head(out, a, &a->verdicts.v[i], o && o->color);
 }
 
-static void evidence_line(FILE *out, const gw_verdict *v)
+static void evidence_line(FILE *out, const gw_verdict *v, int width)
 {
     char **items = xcalloc(v->nevidence ? v->nevidence : 1, sizeof *items);
     for (size_t e = 0; e < v->nevidence; e++) {
@@ -146,7 +147,7 @@ static void evidence_line(FILE *out, const gw_verdict *v)
         }
         items[e] = xasprintf("%s=%s%s%s", ev->key, value, op, e + 1 < v->nevidence ? "," : "");
     }
-    wrapped_items(out, "evidence:", items, v->nevidence, 10);
+    wrapped_items(out, "evidence:", items, v->nevidence, 10, width);
     for (size_t e = 0; e < v->nevidence; e++)
         free(items[e]);
     free(items);
@@ -167,7 +168,7 @@ const char *gw_report_no_verdict_reason(const gw_analysis *a)
 }
 
 /* Each verdict's span and evidence, after the first screen (gw_report_findings_text). */
-static void evidence_section(FILE *out, const gw_analysis *a, bool color)
+static void evidence_section(FILE *out, const gw_analysis *a, bool color, int width)
 {
     if (a->verdicts.n == 0)
         return;
@@ -183,7 +184,7 @@ static void evidence_section(FILE *out, const gw_analysis *a, bool color)
         fprintf(out, "          span: %s +%s s\n", gw_report_when(a, v->start_ms, s),
                 span_s(v->end_ms - v->start_ms, d, sizeof d));
         if (v->nevidence)
-            evidence_line(out, v);
+            evidence_line(out, v, width);
     }
 }
 
@@ -205,7 +206,7 @@ static void input_repairs(FILE *out, const gw_series_input *in)
 
 /* "job: slurm job 4242 step 0, rank 1 of 4, node1; GPU 1 from CUDA_VISIBLE_DEVICES" and how the
  * GPUs were chosen, for a run directory with a "job" (meta.json). */
-static void job_lines(FILE *out, const gw_series *s, const gw_job *j)
+static void job_lines(FILE *out, const gw_series *s, const gw_job *j, int width)
 {
     char who[256], list[160] = "";
     size_t k = 0;
@@ -221,11 +222,11 @@ static void job_lines(FILE *out, const gw_series *s, const gw_job *j)
         line = xasprintf("job: %s%sGPU%s %s from %s%s", who, *who ? "; " : "",
                          j->ngpus == 1 ? "" : "s", j->ngpus ? list : "none", j->gpus_source,
                          s->scope_node ? "; the others shown as not this job" : "");
-    wrapped(out, line, 2);
+    wrapped(out, line, 2, width);
     free(line);
     if (j->gpus_note) {
         line = xasprintf("note: %s", j->gpus_note);
-        wrapped(out, line, 4);
+        wrapped(out, line, 4, width);
         free(line);
     }
 }
@@ -241,7 +242,7 @@ static void header_lines(FILE *out, const gw_analysis *a)
             gw_report_when(a, a->record_end_ms, t1));
 }
 
-static void inputs_section(FILE *out, const gw_analysis *a)
+static void inputs_section(FILE *out, const gw_analysis *a, int width)
 {
     const gw_series *s = a->series;
     fputc('\n', out);
@@ -261,14 +262,14 @@ static void inputs_section(FILE *out, const gw_analysis *a)
             char *note = xstrdup(in->note);
             for (char *save = NULL, *t = strtok_r(note, ";", &save); t;
                  t = strtok_r(NULL, ";", &save))
-                wrapped(out, t + strspn(t, " "), 4);
+                wrapped(out, t + strspn(t, " "), 4, width);
             free(note);
         }
         input_repairs(out, in);
         if (in->complete == 0)
             fprintf(out, "  incomplete: %s\n", in->incomplete);
         if (in->job)
-            job_lines(out, s, in->job);
+            job_lines(out, s, in->job, width);
     }
 }
 
@@ -309,7 +310,7 @@ static void stats_table(FILE *out, const gw_gpu_analysis *g, const gw_phase_resu
         }
 }
 
-static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g)
+static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, int width)
 {
     const gw_series_gpu *gpu = g->gpu;
     char *label = gw_series_gpu_label(a->series, gpu);
@@ -343,7 +344,7 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
     items[GW_PHASE_COUNT] =
         xasprintf("%zu row%s every %s s", gpu->tab.n, gpu->tab.n == 1 ? "" : "s",
                   secs(g->interval_s, 2, d, sizeof d));
-    wrapped_items(out, "phases:", items, GW_PHASE_COUNT + 1, 2);
+    wrapped_items(out, "phases:", items, GW_PHASE_COUNT + 1, 2, width);
     for (int p = 0; p <= GW_PHASE_COUNT; p++)
         free(items[p]);
     if (!gw_fmt_sane(g->whole.energy_wh))
@@ -380,7 +381,7 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         times[c] =
             xasprintf("%s %s s%s", gw_time_check_name((gw_time_check)c),
                       secs(g->whole.time_s[c], 1, d, sizeof d), c + 1 < GW_TIME_COUNT ? "," : "");
-    wrapped_items(out, "time (whole record):", times, GW_TIME_COUNT, 2);
+    wrapped_items(out, "time (whole record):", times, GW_TIME_COUNT, 2, width);
     for (int c = 0; c < GW_TIME_COUNT; c++)
         free(times[c]);
     stats_table(out, g, g->worked ? &g->phase[GW_PHASE_STEADY] : &g->whole);
@@ -390,11 +391,13 @@ void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
 {
     header_lines(out, a);
     gw_report_findings_text(out, a, o && o->color);
-    inputs_section(out, a);
-    evidence_section(out, a, o && o->color);
+    /* the report's own wrapping fits the width the caller's stream has (80 in a pipe) */
+    int width = o && o->width >= 40 ? o->width : 80;
+    inputs_section(out, a, width);
+    evidence_section(out, a, o && o->color, width);
     for (size_t i = 0; i < a->ngpus; i++)
-        gpu_section(out, a, &a->gpus[i]);
-    gw_report_epochs_text(out, a);
-    gw_report_inproc_text(out, a);
+        gpu_section(out, a, &a->gpus[i], width);
+    gw_report_epochs_text(out, a, width);
+    gw_report_inproc_text(out, a, width);
     gw_report_marks_text(out, a);
 }

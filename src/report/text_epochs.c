@@ -162,14 +162,14 @@ static void per_gpu_tables(FILE *out, const gw_analysis *a)
     }
 }
 
-/* "found: ..." — what the job's output gave, wrapped to 80 columns. */
-static void found_line(FILE *out, const char *found)
+/* "found: ..." — what the job's output gave, wrapped to width columns. */
+static void found_line(FILE *out, const char *found, int width)
 {
     fputs("  found:", out);
     size_t col = 8;
     for (const char *w = found; *w;) {
         size_t len = strcspn(w, " ");
-        if (col + 1 + len > 79) {
+        if (col + 1 + len > (size_t)width - 1) {
             fputs("\n        ", out);
             col = 8;
         }
@@ -203,7 +203,7 @@ static void saves_line(FILE *out, const gw_analysis *a)
 }
 
 /* One row per epoch, with the time before the first and after the last. */
-static void epochs_table(FILE *out, const gw_analysis *a)
+static void epochs_table(FILE *out, const gw_analysis *a, int width)
 {
     const gw_series *s = a->series;
     fprintf(out, "\nEpochs (from %s)\n", gw_epoch_origin_name(a->epoch_origin));
@@ -211,7 +211,7 @@ static void epochs_table(FILE *out, const gw_analysis *a)
         fprintf(out, "  GPU busy: the mean of the %zu GPUs, energy: their sum (each GPU below)\n",
                 a->ngpus);
     if (s->phases_found && a->epoch_origin == GW_EPOCHS_OUTPUT)
-        found_line(out, s->phases_found);
+        found_line(out, s->phases_found, width);
     gw_table *t = gw_table_new(epoch_cols, C_COUNT);
     outside_row(t, a, "start-up", a->start_ms, a->epochs[0].start_ms, -1);
     for (size_t k = 0; k < a->nepochs; k++)
@@ -245,12 +245,12 @@ static const gw_table_col phase_cols[] = {
 
 /* The job's phases in order, for a job without epochs (an iteration trainer), or whose epochs
  * do not show its evaluations. */
-static void job_phases_table(FILE *out, const gw_analysis *a, bool with_epochs)
+static void job_phases_table(FILE *out, const gw_analysis *a, bool with_epochs, int width)
 {
     const gw_series *s = a->series;
     fprintf(out, "\nJob phases (from the job's output)\n");
     if (!with_epochs)
-        found_line(out, s->phases_found);
+        found_line(out, s->phases_found, width);
     if (!s->nphases)
         return;
     enum { HEAD = 10, TAIL = 4 };
@@ -287,10 +287,10 @@ bool gw_report_epochs_cover_phases(const gw_analysis *a)
     return true;
 }
 
-void gw_report_epochs_text(FILE *out, const gw_analysis *a)
+void gw_report_epochs_text(FILE *out, const gw_analysis *a, int width)
 {
     if (a->nepochs)
-        epochs_table(out, a);
+        epochs_table(out, a, width);
     if (a->series->phases_found && (!a->nepochs || !gw_report_epochs_cover_phases(a)))
-        job_phases_table(out, a, a->nepochs > 0);
+        job_phases_table(out, a, a->nepochs > 0, width);
 }

@@ -87,6 +87,14 @@ def test_a_wide_terminal_gets_long_lines_a_narrow_one_short():
     wide = in_pty([GW, "report", W1], cols=200)
     message = [ln for ln in wide.splitlines() if ln.startswith("  GPU busy 39.4%")][0]
     assert 80 < len(message) <= 200, message  # not cut at 80 on a 200-column terminal
+    # the report's own wrapped lines too (issue 27: evidence, "time (whole record):" and the
+    # in-job section broke at 80 on a 200-column terminal)
+    ev = [ln for ln in wide.splitlines() if ln.startswith("          evidence: busy_pct=39.4")][0]
+    assert 150 < len(ev) <= 200, ev
+    times = [ln for ln in wide.splitlines() if ln.startswith("  time (whole record):")][0]
+    assert times.endswith("thermal_slowdown 0.0 s"), times  # one line
+    inside = [ln for ln in wide.splitlines() if ln.startswith("Inside the job: no in-job")][0]
+    assert inside.endswith("recorded by an older gpuwatch)"), inside
     narrow = in_pty([GW, "report", W1], cols=60)
     assert "  GPU busy 39.4%" in narrow
     lines = narrow.splitlines()
