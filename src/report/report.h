@@ -21,12 +21,15 @@
 #include <stdio.h>
 
 typedef struct gw_report_opts {
-    bool color; /* ANSI colour for severities (the caller checks NO_COLOR and isatty) */
-    int width;  /* the columns the report's own wrapped lines fit: 0 = 80 (a pipe); the
-                   terminal's width on a terminal (gw_wrap_width_of) */
+    bool color;          /* ANSI colour for severities (the caller checks NO_COLOR and isatty) */
+    int width;           /* the columns the report's own wrapped lines fit: 0 = 80 (a pipe); the
+                            terminal's width on a terminal (gw_wrap_width_of) */
+    bool short_evidence; /* the Evidence section lists of a verdict with more than 8 figures
+                            only those compared with a threshold, its cause and what was
+                            missing, and how many more there are (`report` without -v) */
 } gw_report_opts;
 
-/* Writes the text report. o may be NULL (no colour). */
+/* Writes the text report. o may be NULL (no colour, 80 columns, every evidence figure). */
 void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o);
 
 /* Writes one line per verdict, severity first:

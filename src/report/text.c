@@ -133,11 +133,25 @@ void gw_report_verdict_lines(FILE *out, const gw_analysis *a, const gw_report_op
         verdict_head(out, a, &a->verdicts.v[i], o && o->color);
 }
 
-static void evidence_line(FILE *out, const gw_verdict *v, int width)
+/* Whether an evidence figure is in the short Evidence: compared with a threshold, the cause,
+ * or what the verdict lacked. */
+static bool decisive(const gw_evidence *ev)
 {
-    char **items = xcalloc(v->nevidence ? v->nevidence : 1, sizeof *items);
+    return ev->threshold >= 0 || strcmp(ev->key, "cause") == 0 || strcmp(ev->key, "missing") == 0;
+}
+
+static void evidence_line(FILE *out, const gw_verdict *v, int width, bool brief)
+{
+    enum { SHORT_MAX = 8 }; /* a list this short (two lines) is shown whole anyway */
+    brief &= v->nevidence > SHORT_MAX;
+    char **items = xcalloc(v->nevidence + 2, sizeof *items);
+    size_t n = 0, left = 0;
     for (size_t e = 0; e < v->nevidence; e++) {
         const gw_evidence *ev = &v->evidence[e];
+        if (brief && !decisive(ev)) {
+            left++;
+            continue;
+        }
         char b[GW_FMT_SIZE], op[48] = "";
         const char *value = ev->text ? ev->text : gw_report_evidence_num(ev->value, b, sizeof b);
         if (ev->threshold >= 0) {
@@ -145,11 +159,19 @@ static void evidence_line(FILE *out, const gw_verdict *v, int width)
             snprintf(op, sizeof op, " (%s %s)", ev->op,
                      gw_fmt_sig(t, sizeof t, gw_thresholds[ev->threshold].value, 6, "?"));
         }
-        items[e] = xasprintf("%s=%s%s%s", ev->key, value, op, e + 1 < v->nevidence ? "," : "");
+        items[n++] = xasprintf("%s=%s%s", ev->key, value, op);
     }
-    wrapped_items(out, "evidence:", items, v->nevidence, 10, width);
-    for (size_t e = 0; e < v->nevidence; e++)
-        free(items[e]);
+    if (left)
+        items[n++] = xasprintf("(%zu more with -v)", left);
+    for (size_t i = 0; i + 1 < n; i++) { /* the commas between */
+        char *x = xasprintf("%s,", items[i]);
+        free(items[i]);
+        items[i] = x;
+    }
+    if (n)
+        wrapped_items(out, "evidence:", items, n, 10, width);
+    for (size_t i = 0; i < n; i++)
+        free(items[i]);
     free(items);
 }
 
@@ -168,7 +190,7 @@ const char *gw_report_no_verdict_reason(const gw_analysis *a)
 }
 
 /* Each verdict's span and evidence, after the first screen (gw_report_findings_text). */
-static void evidence_section(FILE *out, const gw_analysis *a, bool color, int width)
+static void evidence_section(FILE *out, const gw_analysis *a, bool color, int width, bool brief)
 {
     if (a->verdicts.n == 0)
         return;
@@ -184,7 +206,7 @@ static void evidence_section(FILE *out, const gw_analysis *a, bool color, int wi
         fprintf(out, "          span: %s +%s s\n", gw_report_when(a, v->start_ms, s),
                 span_s(v->end_ms - v->start_ms, d, sizeof d));
         if (v->nevidence)
-            evidence_line(out, v, width);
+            evidence_line(out, v, width, brief);
     }
 }
 
@@ -394,7 +416,7 @@ void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
     /* the report's own wrapping fits the width the caller's stream has (80 in a pipe) */
     int width = o && o->width >= 40 ? o->width : 80;
     inputs_section(out, a, width);
-    evidence_section(out, a, o && o->color, width);
+    evidence_section(out, a, o && o->color, width, o && o->short_evidence);
     for (size_t i = 0; i < a->ngpus; i++)
         gpu_section(out, a, &a->gpus[i], width);
     gw_report_epochs_text(out, a, width);
