@@ -35,13 +35,12 @@ void gw_html_escape(FILE *out, const char *s)
     }
 }
 
-/* A number cell: "" when absent, else as many decimals as its size deserves, then unit. */
-static void num_cell(FILE *out, double x, const char *unit)
+/* A number cell with `dec` decimals: "" when absent. */
+static void dec_cell(FILE *out, double x, int dec, const char *unit)
 {
     fputs("<td class=\"num\">", out);
     if (gw_fmt_sane(x)) {
         char n[GW_FMT_SIZE];
-        int dec = fabs(x) >= 100 || x == floor(x) ? 0 : fabs(x) >= 10 ? 1 : 2;
         fprintf(out, "%s%s%s", gw_fmt_fixed(n, sizeof n, x, dec, 0, ""), *unit ? " " : "", unit);
     }
     fputs("</td>", out);
@@ -172,7 +171,8 @@ static double stat_of(const gw_gpu_analysis *g, gw_gpu_field f, int which)
     return which == 0 ? s->mean : which == 1 ? s->p95 : s->max;
 }
 
-static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, size_t slot)
+static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, size_t slot,
+                    int wh_dec)
 {
     const gw_series_gpu *gpu = g->gpu;
     double power_max = stat_of(g, GW_F_POWER_DRAW_W, 2);
@@ -183,19 +183,20 @@ static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, s
                            gpu->in_job == 0 ? " (not this job)" : "");
     text_cell(out, name);
     free(name);
-    num_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 0), "%");
-    num_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 1), "%");
-    num_cell(out, g->busy_pct, "%");
-    num_cell(out, stat_of(g, GW_F_GPM_SM_ACTIVE_PCT, 0), "%");
-    num_cell(out, stat_of(g, GW_F_GPM_TENSOR_ACTIVE_PCT, 0), "%");
-    num_cell(out, stat_of(g, GW_F_MEM_USED_MIB, 2), "MiB");
-    num_cell(out, gpu->memory_total_mib, "MiB");
-    num_cell(out, stat_of(g, GW_F_TEMP_GPU_C, 2), "°C");
-    num_cell(out, gpu->slowdown_temp_c, "°C");
-    num_cell(out, stat_of(g, GW_F_POWER_DRAW_W, 0), "W");
-    num_cell(out, power_max, "W");
-    num_cell(out, 100.0 * power_max / gpu->power_limit_w, "%");
-    num_cell(out, g->whole.energy_wh, "Wh");
+    /* each column one way for every GPU: shares with one decimal, MiB, °C and W whole */
+    dec_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 0), 1, "%");
+    dec_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 1), 1, "%");
+    dec_cell(out, g->busy_pct, 1, "%");
+    dec_cell(out, stat_of(g, GW_F_GPM_SM_ACTIVE_PCT, 0), 1, "%");
+    dec_cell(out, stat_of(g, GW_F_GPM_TENSOR_ACTIVE_PCT, 0), 1, "%");
+    dec_cell(out, stat_of(g, GW_F_MEM_USED_MIB, 2), 0, "MiB");
+    dec_cell(out, gpu->memory_total_mib, 0, "MiB");
+    dec_cell(out, stat_of(g, GW_F_TEMP_GPU_C, 2), 0, "°C");
+    dec_cell(out, gpu->slowdown_temp_c, 0, "°C");
+    dec_cell(out, stat_of(g, GW_F_POWER_DRAW_W, 0), 0, "W");
+    dec_cell(out, power_max, 0, "W");
+    dec_cell(out, 100.0 * power_max / gpu->power_limit_w, 0, "%");
+    dec_cell(out, g->whole.energy_wh, wh_dec, "Wh");
     char d[3][GW_FMT_SIZE];
     const gw_phase ph[3] = {GW_PHASE_STARTUP, GW_PHASE_STEADY, GW_PHASE_TAIL};
     for (int k = 0; k < 3; k++)
@@ -211,20 +212,14 @@ static void summary_section(FILE *out, const gw_analysis *a)
           "<th>temp max</th><th>slowdown at</th><th>power mean</th><th>power max</th>"
           "<th>max % limit</th><th>energy</th><th>start-up / steady / tail</th></tr>\n",
           out);
+    double *wh = xmalloc((a->ngpus ? a->ngpus : 1) * sizeof *wh);
     for (size_t i = 0; i < a->ngpus; i++)
-        gpu_row(out, a, &a->gpus[i], i);
+        wh[i] = a->gpus[i].whole.energy_wh;
+    int wh_dec = gw_fmt_decimals(wh, a->ngpus);
+    free(wh);
+    for (size_t i = 0; i < a->ngpus; i++)
+        gpu_row(out, a, &a->gpus[i], i, wh_dec);
     fputs("</table>\n", out);
-}
-
-/* A number cell with `dec` decimals: "" when absent. */
-static void dec_cell(FILE *out, double x, int dec, const char *unit)
-{
-    fputs("<td class=\"num\">", out);
-    if (gw_fmt_sane(x)) {
-        char n[GW_FMT_SIZE];
-        fprintf(out, "%s%s%s", gw_fmt_fixed(n, sizeof n, x, dec, 0, ""), *unit ? " " : "", unit);
-    }
-    fputs("</td>", out);
 }
 
 /* The columns of the epoch table whose decimals follow their values (one count per column). */
@@ -369,17 +364,22 @@ static void job_phases_section(FILE *out, const gw_analysis *a)
         free(label);
     }
     fputs("</tr>\n", out);
+    double *rates = xmalloc(s->nphases * sizeof *rates);
+    for (size_t k = 0; k < s->nphases; k++)
+        rates[k] = s->phases[k].steps_per_s;
+    int rate_dec = gw_fmt_decimals(rates, s->nphases);
+    free(rates);
     for (size_t k = 0; k < s->nphases; k++) {
         const gw_phase_span *p = &s->phases[k];
         char ts[GW_RFC3339_LEN];
         fprintf(out, "<tr><td>%s</td><td>", gw_phase_kind_name(p->kind));
         gw_html_escape(out, p->what);
         fprintf(out, "</td><td>%s</td>", gw_report_when(a, p->start_ms, ts));
-        num_cell(out, (double)(p->end_ms - p->start_ms) / 1000.0, "s");
-        num_cell(out, p->steps >= 0 ? (double)p->steps : NAN, "");
-        num_cell(out, p->steps_per_s, "");
+        dec_cell(out, (double)(p->end_ms - p->start_ms) / 1000.0, 1, "s");
+        dec_cell(out, p->steps >= 0 ? (double)p->steps : NAN, 0, "");
+        dec_cell(out, p->steps_per_s, rate_dec, "");
         for (size_t i = 0; i < a->ngpus; i++)
-            num_cell(out, a->job_phase_util_pct[k * a->ngpus + i], "%");
+            dec_cell(out, a->job_phase_util_pct[k * a->ngpus + i], 1, "%");
         fputs("</tr>\n", out);
     }
     fputs("</table>\n", out);
