@@ -16,23 +16,6 @@ static char letter(size_t i)
     return i < 26 ? (char)('A' + i) : '?';
 }
 
-/* The decimals of metric m's values (dec) and spreads in % (sdec) over the runs: one count for
- * each across a row ("0.92 / 1.91", never "0.923 / 1.91"); spreads with 2 significant digits
- * for the largest. */
-static void row_decimals(const gw_cmp *c, gw_cmp_metric m, int *dec, int *sdec)
-{
-    double v[32], sp[32], largest = 0;
-    size_t n = c->nruns < 32 ? c->nruns : 32;
-    for (size_t i = 0; i < n; i++) {
-        v[i] = c->runs[i].value[m];
-        sp[i] = c->runs[i].spread[m] * 100;
-        if (gw_fmt_sane(sp[i]) && fabs(sp[i]) > largest)
-            largest = fabs(sp[i]);
-    }
-    *dec = gw_fmt_decimals(v, n);
-    *sdec = largest >= 10 ? 0 : 1;
-}
-
 /* "2.47 ±5.2%": the value and its spread, or "-" when unknown. */
 static const char *cell(const gw_cmp_run *r, gw_cmp_metric m, int dec, int sdec, char *buf,
                         size_t size)
@@ -78,7 +61,7 @@ static void table(FILE *out, const gw_cmp *c, bool values, bool ratios)
     for (int m = 0; m < GW_CMP_COUNT; m++) {
         char buf[64];
         int dec, sdec;
-        row_decimals(c, m, &dec, &sdec);
+        gw_cmp_row_decimals(c, m, &dec, &sdec);
         fprintf(out, "%-*s", LABEL_W, gw_cmp_metrics[m].label);
         if (values)
             for (size_t i = 0; i < c->nruns; i++) {
