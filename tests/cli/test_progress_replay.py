@@ -2,6 +2,7 @@
 fake NVML (issue 14): epochs, validation_s and steps_per_s as the bars printed them; output.idx
 lets the report read the output again, with an --epoch-regex given only afterwards."""
 import json
+import re
 import sys
 
 import pytest
@@ -206,6 +207,17 @@ def test_real_yolov9_epoch_table_in_text():
     assert all(len(line) <= 80 for line in sec.splitlines())
     s = json.loads(gw(["report", run, "--json", "-"]).stdout)
     assert round(s["epochs"][0]["gpus"][0]["util_mean_pct"], 1) == 46.7
+    # the HTML report: the same one table, the job's phases not repeated beside it
+    r = gw(["report", run, "--html", "-"])
+    page = r.stdout
+    table = page[page.index('id="epochs"'):]
+    table = table[:table.index("</table>")]
+    cells = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in table.split("<tr")[2:]]
+    assert [c[0] for c in cells] == ["start-up", "1/3", "2/3", "3/3", "after"]
+    assert cells[1][2:] == ["24.4 s", "20.4 s", "1.92 s", "38", "1.86", "46.7 %", "52.1 %",
+                            "31.7 %", "1.51 Wh"]
+    assert cells[2][4] == "0.80 s"
+    assert 'id="job-phases"' not in page
 
 
 def test_step_rate_chart_next_to_gpu_util(tmp_path):
