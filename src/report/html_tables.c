@@ -254,8 +254,8 @@ static void outside_row(FILE *out, const gw_analysis *a, long k, const int *dec)
     bool before = k < 0;
     int64_t from = before ? a->start_ms : a->epochs[a->nepochs - 1].end_ms;
     int64_t to = before ? a->epochs[0].start_ms : a->record_end_ms;
-    if (to <= from)
-        return;
+    if (to <= from || (a->ngpus && (double)(to - from) < a->gpus[0].interval_s * 1000.0))
+        return; /* shorter than a sample (as the text's) */
     char ts[GW_RFC3339_LEN];
     fprintf(out, "<tr class=\"outside\"><td>%s</td><td>%s</td>", before ? "start-up" : "after",
             gw_report_when(a, from, ts));

@@ -98,7 +98,8 @@ static void outside_row(gw_table *t, const gw_analysis *a, const char *name, int
                         int64_t to, long k)
 {
     double busy = over_gpus(a, k, F_UTIL);
-    if (to <= from || !gw_fmt_sane(busy)) /* holds no sample */
+    double tick_ms = a->ngpus ? a->gpus[0].interval_s * 1000.0 : 0;
+    if ((double)(to - from) < tick_ms || !gw_fmt_sane(busy)) /* shorter than a sample */
         return;
     size_t r = gw_table_row(t);
     gw_table_text(t, r, C_EPOCH, name);
