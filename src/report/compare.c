@@ -266,7 +266,9 @@ gw_cmp_diff gw_cmp_diff_of(const gw_cmp *c, size_t r, gw_cmp_metric m)
 void gw_cmp_row_decimals(const gw_cmp *c, gw_cmp_metric m, int *dec, int *sdec)
 {
     double v[32], sp[32], largest = 0;
-    size_t n = c->nruns < 32 ? c->nruns : 32;
+    size_t n = 32;
+    if (c->nruns < n)
+        n = c->nruns;
     for (size_t i = 0; i < n; i++) {
         v[i] = c->runs[i].value[m];
         sp[i] = c->runs[i].spread[m] * 100;

@@ -136,7 +136,9 @@ static void per_gpu_tables(FILE *out, const gw_analysis *a)
     enum { PER_TABLE = 4 };
     fprintf(out, "  by GPU: busy %% and energy (Wh) in each epoch\n");
     for (size_t g0 = 0; g0 < a->ngpus; g0 += PER_TABLE) {
-        size_t ng = a->ngpus - g0 < PER_TABLE ? a->ngpus - g0 : PER_TABLE;
+        size_t ng = PER_TABLE;
+        if (a->ngpus - g0 < ng)
+            ng = a->ngpus - g0;
         gw_table_col cols[1 + 2 * PER_TABLE];
         char *labels[PER_TABLE];
         cols[0] = (gw_table_col){NULL, "epoch", 0, true, true};

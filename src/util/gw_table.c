@@ -40,21 +40,21 @@ size_t gw_table_row(gw_table *t)
     return t->nrows++;
 }
 
-static cell *at(gw_table *t, size_t row, size_t col)
+static cell *cell_at(gw_table *t, size_t row, size_t col)
 {
     return row < t->nrows && col < t->ncols ? &t->cells[row * t->ncols + col] : NULL;
 }
 
 void gw_table_num(gw_table *t, size_t row, size_t col, double x)
 {
-    cell *c = at(t, row, col);
+    cell *c = cell_at(t, row, col);
     if (c)
         c->x = gw_fmt_sane(x) ? x : NAN;
 }
 
 void gw_table_text(gw_table *t, size_t row, size_t col, const char *s)
 {
-    cell *c = at(t, row, col);
+    cell *c = cell_at(t, row, col);
     if (!c)
         return;
     free(c->text);
