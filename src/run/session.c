@@ -241,10 +241,10 @@ static bool open_recording(session *s)
     const gw_session_config *cfg = s->cfg;
     gw_error err = {0};
     s->bus = gw_events_new();
-    /* --listen serves graphics activity too (DCGM_FI_PROF_GR_ENGINE_ACTIVE), gpu.csv has none */
+    /* --listen serves every dcgm-exporter series too (graphics activity, free memory), which
+     * gpu.csv has no column for */
     gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
-                            .fields = GW_FIELDS_RECORD |
-                                      (cfg->listen ? GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT) : 0),
+                            .fields = GW_FIELDS_RECORD | (cfg->listen ? gw_prom_fields() : 0),
                             .processes = true,
                             .host = true,
                             .nvml_events = true};
