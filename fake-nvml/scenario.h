@@ -15,6 +15,7 @@
 #define FAKE_SCENARIO_H
 
 #include "nvml/nvml_abi.h"
+#include "uint_calls.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -65,7 +66,6 @@ typedef enum fake_key {
     FK_MEM_CLOCK_MHZ,        /* extension: GetClockInfo(MEM) */
     FK_GR_CLOCK_MHZ,         /* extension: GetClockInfo(GRAPHICS); defaults to sm_clock_mhz */
     FK_MEM_TEMP_C,           /* extension: field 82 */
-    FK_FAN_PCT,              /* extension: GetFanSpeed */
     FK_ECC_UNCORRECTED,      /* extension: volatile uncorrected ECC count (step) */
     FK_PCIE_TX_MIB_S,        /* extension: GPM metric 20 */
     FK_PCIE_RX_MIB_S,        /* extension: GPM metric 21 */
@@ -73,7 +73,11 @@ typedef enum fake_key {
     FK_NVLINK_RX_MIB_S,      /* extension: GPM metric 60 (all links) */
     FK_ENC_UTIL,             /* extension: GetEncoderUtilization, % */
     FK_DEC_UTIL,             /* extension: GetDecoderUtilization, % */
-    FK_COUNT
+/* The keys of uint_calls.h (extensions): FK_FAN_PCT, ... */
+#define FAKE_UINT_KEY(call, id, ...) id,
+    FAKE_UINT_CALLS(FAKE_UINT_KEY)
+#undef FAKE_UINT_KEY
+        FK_COUNT
 } fake_key;
 
 typedef struct fake_key_info {

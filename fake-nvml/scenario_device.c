@@ -53,7 +53,6 @@ const fake_key_info fake_keys[FK_COUNT] = {
     [FK_MEM_CLOCK_MHZ] = {"mem_clock_mhz", false, UINT_MAX},
     [FK_GR_CLOCK_MHZ] = {"gr_clock_mhz", false, UINT_MAX},
     [FK_MEM_TEMP_C] = {"mem_temp_c", false, UINT_MAX},
-    [FK_FAN_PCT] = {"fan_pct", false, UINT_MAX},
     [FK_ECC_UNCORRECTED] = {"ecc_uncorrected", true, EXACT_INT},
     [FK_PCIE_TX_MIB_S] = {"pcie_tx_mib_s", false, 1e12},
     [FK_PCIE_RX_MIB_S] = {"pcie_rx_mib_s", false, 1e12},
@@ -61,6 +60,9 @@ const fake_key_info fake_keys[FK_COUNT] = {
     [FK_NVLINK_RX_MIB_S] = {"nvlink_rx_mib_s", false, 1e12},
     [FK_ENC_UTIL] = {"enc_util", false, UINT_MAX},
     [FK_DEC_UTIL] = {"dec_util", false, UINT_MAX},
+#define UINT_KEY(call, id, key, step, max, group) [id] = {key, step, max},
+    FAKE_UINT_CALLS(UINT_KEY)
+#undef UINT_KEY
 };
 
 /* Scenario times are seconds since nvmlInit; a billion seconds is 31 years. */
