@@ -336,7 +336,8 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         fprintf(out, "  energy: %s Wh (steady state %s Wh; from %s)\n",
                 num(g->whole.energy_wh, b[2], sizeof b[2]),
                 num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], sizeof b[3]),
-                g->energy_from_counter ? "the energy counter" : "power.draw");
+                g->energy_from_counter ? "the energy counter"
+                                       : gw_field_name(GW_F_POWER_DRAW_W, d, sizeof d));
     if (g->whole.energy_partial)
         fprintf(out, "  energy is partial: %s\n",
                 gw_verdict_find(&a->verdicts, GW_V_GPU_LOST, (int)g->slot)

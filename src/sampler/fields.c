@@ -453,6 +453,13 @@ int gw_field_format_csv(gw_field f, double v, char *buf, size_t len)
     return csv_fixed(buf, len, v, fi->csv_decimals);
 }
 
+const char *gw_field_name(gw_field f, char *buf, size_t size)
+{
+    const char *h = gw_fields[f].csv_header ? gw_fields[f].csv_header : gw_fields[f].key;
+    snprintf(buf, size, "%.*s", (int)strcspn(h, " ["), h);
+    return buf;
+}
+
 int gw_field_by_key(gw_field_group group, const char *key)
 {
     for (int f = 0; f < GW_F_TABLE_COUNT; f++) {

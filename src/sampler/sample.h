@@ -228,6 +228,10 @@ extern const gw_field_info gw_fields[GW_F_TABLE_COUNT];
  * the length written. */
 int gw_field_format_csv(gw_field f, double v, char *buf, size_t len);
 
+/* Field f's name where text names it: its CSV header without " [unit]" ("power.draw"; nvidia-smi's
+ * --query-gpu name where it has one), written into buf[size]. Returns buf. */
+const char *gw_field_name(gw_field f, char *buf, size_t size);
+
 /* The field of `group` whose CSV header key (the header before " [unit]") or alias is key, or -1.
  */
 int gw_field_by_key(gw_field_group group, const char *key);

@@ -260,3 +260,28 @@ def test_the_function_length_budget_and_its_shrinking_allowlist(tmp_path):
         "src/util/a.c:3: long_one is 81 lines, over the budget of 80: split it into functions "
         "that each do one thing [function-length]",
     ]
+
+
+def test_a_gpu_field_named_outside_the_field_table_is_found(tmp_path):
+    table = ('const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {\n'
+             '    [GW_F_POWER_DRAW_W] = WATT("power_draw", "power.draw [W]", "GetPowerUsage",\n'
+             '        .alias = "power.draw.average", DCGM("DCGM_FI_DEV_POWER_USAGE", "h", 1)),\n'
+             '    [GW_F_HOST_CPU_UTIL_PCT] = PROCFS(GW_FG_HOST, "cpu_util", "cpu.util [%]"),\n'
+             '};\n')
+    src = tree(tmp_path, {
+        "sampler/fields.c": table,
+        "report/a.c": 'const char *a = "power.draw";\n'
+                      'const char *b = "power.draw [W]";\n'
+                      'const char *c = "DCGM_FI_DEV_POWER_USAGE", *d = "power.draw.average";\n'
+                      '/* "power.draw" in a comment */\n'
+                      'const char *e = "no power.draw here";\n'
+                      'const char *f = "cpu.util";\n',
+    })
+    r = check(src)
+    assert r.returncode == 1
+    lines = r.stdout.splitlines()
+    assert [ln.split(" names")[0] for ln in lines[:-1]] == [
+        'src/report/a.c:1: "power.draw"', 'src/report/a.c:2: "power.draw [W]"',
+        'src/report/a.c:3: "DCGM_FI_DEV_POWER_USAGE"', 'src/report/a.c:3: "power.draw.average"']
+    assert all(ln.endswith("[field-name]") for ln in lines[:-1])
+    assert lines[-1] == "check-layers: 4 findings"  # comments, longer text, host fields pass
