@@ -16,6 +16,9 @@
 #ifndef FAKE_UINT_CALLS_H
 #define FAKE_UINT_CALLS_H
 
-#define FAKE_UINT_CALLS(X) X(nvmlDeviceGetFanSpeed, FK_FAN_PCT, "fan_pct", false, UINT_MAX, FG_FAN)
+#define FAKE_UINT_CALLS(X)                                                                         \
+    X(nvmlDeviceGetFanSpeed, FK_FAN_PCT, "fan_pct", false, UINT_MAX, FG_FAN)                       \
+    X(nvmlDeviceGetPcieReplayCounter, FK_PCIE_REPLAY_COUNTER, "pcie_replay_counter", true,         \
+      UINT_MAX, FG_PCIE)
 
 #endif

@@ -231,6 +231,13 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
                 "video or image decoding in the input pipeline (DALI, torchvision.io on the GPU).",
         .dmon = "dec", DCGM("DCGM_FI_DEV_DEC_UTIL", "Decoder utilization (in %).", 1),
         .nvml = {GW_NVML_UINT_PERIOD, "nvmlDeviceGetDecoderUtilization"}, .fake = "dec_util"),
+    [GW_F_PCIE_REPLAY_COUNTER] =
+        WHOLE("pcie_replay_counter", "pcie.replay_counter", "", "nvmlDeviceGetPcieReplayCounter",
+              .help = "gpuwatch: PCIe replays (the link resending packets it got wrong) since the "
+                      "driver was loaded. A count that grows points at the slot, riser or cable.",
+              DCGM("DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "Total number of PCIe retries.", 1, 0, true),
+              .nvml = {GW_NVML_UINT, "nvmlDeviceGetPcieReplayCounter"},
+              .fake = "pcie_replay_counter", .no_stats = true),
 
     [GW_F_HOST_CPU_UTIL_PCT] = PROCFS(GW_FG_HOST, "cpu_util", "cpu.util [%]", "%", GW_CSV_FIXED, 1,
                                       "/proc/stat (deltas between ticks)"),
@@ -377,6 +384,7 @@ const gw_field_bounds gw_field_bounds_of[GW_F_COUNT] = {
     [GW_F_GPM_NVLINK_RX_MIB_S] = {0, 1e8},
     [GW_F_UTIL_ENC_PCT] = {0, 100},
     [GW_F_UTIL_DEC_PCT] = {0, 100},
+    [GW_F_PCIE_REPLAY_COUNTER] = {0, 4294967294.0}, /* an unsigned int; all bits set is no count */
 };
 
 /* The GPU fields whose row has `has(row)`. */

@@ -62,6 +62,7 @@ typedef enum gw_field {
     GW_F_GPM_NVLINK_RX_MIB_S, /* GPM metric 60: NVLink traffic to the GPU, all links, MiB/s */
     GW_F_UTIL_ENC_PCT,        /* GetEncoderUtilization: % of its sampling period NVENC worked */
     GW_F_UTIL_DEC_PCT,        /* GetDecoderUtilization: the same for NVDEC */
+    GW_F_PCIE_REPLAY_COUNTER, /* GetPcieReplayCounter: PCIe replays since the driver loaded */
     GW_F_COUNT,               /* the number of GPU fields (gw_gpu_sample.v, the valid mask) */
 
     /* Host and job fields (gw_host_sample; host.csv), from /proc. */
