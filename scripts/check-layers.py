@@ -81,10 +81,8 @@ THROTTLE_HOME = {"src/sampler/clock_reasons.h"}
 STATS_ALLOW = {}
 FUNCTION_LINES = 80
 # file:function -> its body's lines when the budget came in (issue 24); shrink, never grow.
-FUNCTION_LENGTH_ALLOW = {
-    "src/run/session.c:open_recording": 88,
-    "src/fleet/fleet_prom.c:gw_fleet_add_prometheus": 83,
-}
+# Empty since the last two (open_recording 88, gw_fleet_add_prometheus 83) were split: keep it so.
+FUNCTION_LENGTH_ALLOW = {}
 
 # "name(params)" just before a "{" at file level: a function definition (params may hold one
 # level of parentheses, as function pointer parameters do).

@@ -206,6 +206,22 @@ static void on_value(const char *job, const cJSON *metric, double v, void *vctx)
     }
 }
 
+/* The rest of each job's GPU time is "other"; the classes never add up to more (a no-op for
+ * jobs from summaries, whose classes already add up). */
+static void fill_other(gw_fleet *f)
+{
+    for (size_t i = 0; i < f->njobs; i++) {
+        gw_fleet_job *j = &f->jobs[i];
+        double left = j->gpu_hours;
+        for (int c = 0; c < GW_FLEET_OTHER; c++) {
+            if (j->hours[c] > left)
+                j->hours[c] = left;
+            left -= j->hours[c];
+        }
+        j->hours[GW_FLEET_OTHER] = left;
+    }
+}
+
 gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, double step_s,
                               gw_error *err)
 {
@@ -276,18 +292,7 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     free(ctx.users);
     if (rc)
         return rc;
-    /* the rest of each job's GPU time is "other"; the classes never add up to more (a no-op for
-     * jobs from summaries, whose classes already add up) */
-    for (size_t i = 0; i < f->njobs; i++) {
-        gw_fleet_job *j = &f->jobs[i];
-        double left = j->gpu_hours;
-        for (int c = 0; c < GW_FLEET_OTHER; c++) {
-            if (j->hours[c] > left)
-                j->hours[c] = left;
-            left -= j->hours[c];
-        }
-        j->hours[GW_FLEET_OTHER] = left;
-    }
+    fill_other(f);
     f->nsources++;
     return GW_OK;
 }

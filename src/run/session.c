@@ -234,6 +234,61 @@ static void meta_start(session *s)
     s->meta.incomplete_detail = GW_META_NOT_FINALISED;
 }
 
+/* The run directory and the files the sinks write into. Prints and returns false on failure. */
+static bool create_files(session *s)
+{
+    const gw_session_config *cfg = s->cfg;
+    gw_error err = {0};
+    char *hint = cfg->is_run ? gw_rundir_name_hint(cfg->argc, cfg->argv) : xstrdup("record");
+    gw_rc rc = gw_rundir_create(cfg->out_dir, hint, gw_wall_ms(), &s->dir, &s->dirfd, &err);
+    free(hint);
+    if (!rc)
+        rc = gw_csv_sink_open(s->dirfd, s->dir, cfg->interval_ms, &s->csv, &err);
+    if (!rc) {
+        char *p = xasprintf("%s/events.jsonl", s->dir);
+        rc = gw_eventlog_create_at(s->dirfd, "events.jsonl", p, &s->events, &err);
+        free(p);
+    }
+    if (!rc && cfg->is_run) {
+        rc = gw_output_open(&s->out, s->dirfd, s->dir, &err);
+        s->out_open = rc == GW_OK;
+        if (s->out_open && cfg->epoch_regex)
+            gw_output_index_note(&s->out, "epoch-regex", cfg->epoch_regex);
+    }
+    if (rc) {
+        say("%s", err.msg);
+        return false;
+    }
+    return true;
+}
+
+/* Events to events.jsonl and stderr; the CSV files, the summary, alerts and the stall watch as
+ * sinks of the sampler. */
+static void add_sinks(session *s)
+{
+    const gw_session_config *cfg = s->cfg;
+    gw_events_listen(s->bus, gw_eventlog_listener, s->events);
+    gw_events_listen(s->bus, stderr_listener, s);
+    s->summary = gw_run_summary_new();
+    gw_sink sink = gw_csv_sink_as_sink(s->csv);
+    gw_sampler_add_sink(s->sampler, &sink);
+    sink = gw_run_summary_as_sink(s->summary);
+    gw_sampler_add_sink(s->sampler, &sink);
+    /* alerts: rules judged on every tick; hooks run by their own thread */
+    if (cfg->alerts) {
+        s->alerts = gw_alerts_new(cfg->alerts, s->bus);
+        gw_alerts_attach(s->alerts, s->sampler, s->dir);
+        sink = gw_alerts_as_sink(s->alerts);
+        gw_sampler_add_sink(s->sampler, &sink);
+    }
+    if (cfg->is_run && cfg->stall_timeout_ms > 0) { /* --stall-timeout */
+        gw_stall_config sc_stall = gw_stall_config_default(cfg->stall_timeout_ms);
+        s->stall = gw_stall_new(&sc_stall, s->bus);
+        sink = gw_stall_as_sink(s->stall);
+        gw_sampler_add_sink(s->sampler, &sink);
+    }
+}
+
 /* Loads NVML, opens devices, creates the directory and its files. Prints and returns false on
  * failure. */
 static bool open_recording(session *s)
@@ -263,54 +318,16 @@ static bool open_recording(session *s)
         }
         say("serving metrics on http://%s/metrics", gw_exporter_address(s->exporter));
     }
-    char *hint = cfg->is_run ? gw_rundir_name_hint(cfg->argc, cfg->argv) : xstrdup("record");
-    gw_rc rc = gw_rundir_create(cfg->out_dir, hint, gw_wall_ms(), &s->dir, &s->dirfd, &err);
-    free(hint);
-    if (!rc)
-        rc = gw_csv_sink_open(s->dirfd, s->dir, cfg->interval_ms, &s->csv, &err);
-    if (!rc) {
-        char *p = xasprintf("%s/events.jsonl", s->dir);
-        rc = gw_eventlog_create_at(s->dirfd, "events.jsonl", p, &s->events, &err);
-        free(p);
-    }
-    if (!rc && cfg->is_run) {
-        rc = gw_output_open(&s->out, s->dirfd, s->dir, &err);
-        s->out_open = rc == GW_OK;
-        if (s->out_open && cfg->epoch_regex)
-            gw_output_index_note(&s->out, "epoch-regex", cfg->epoch_regex);
-    }
-    if (rc) {
-        say("%s", err.msg);
+    if (!create_files(s))
         return false;
-    }
-    gw_events_listen(s->bus, gw_eventlog_listener, s->events);
-    gw_events_listen(s->bus, stderr_listener, s);
-    s->summary = gw_run_summary_new();
-    gw_sink sink = gw_csv_sink_as_sink(s->csv);
-    gw_sampler_add_sink(s->sampler, &sink);
-    sink = gw_run_summary_as_sink(s->summary);
-    gw_sampler_add_sink(s->sampler, &sink);
-    /* alerts: rules judged on every tick; hooks run by their own thread */
-    if (cfg->alerts) {
-        s->alerts = gw_alerts_new(cfg->alerts, s->bus);
-        gw_alerts_attach(s->alerts, s->sampler, s->dir);
-        sink = gw_alerts_as_sink(s->alerts);
-        gw_sampler_add_sink(s->sampler, &sink);
-    }
-    if (cfg->is_run && cfg->stall_timeout_ms > 0) { /* --stall-timeout */
-        gw_stall_config sc_stall = gw_stall_config_default(cfg->stall_timeout_ms);
-        s->stall = gw_stall_new(&sc_stall, s->bus);
-        sink = gw_stall_as_sink(s->stall);
-        gw_sampler_add_sink(s->sampler, &sink);
-    }
-
+    add_sinks(s);
     s->meta.mode = cfg->is_run ? "run" : "record";
     s->meta.argc = cfg->is_run ? cfg->argc : 0;
     s->meta.argv = cfg->argv;
     s->meta.devices = gw_sampler_devices(s->sampler, &s->meta.device_count);
     choose_job(s);
     if (s->job.gpus_pending) {
-        sink = (gw_sink){.ctx = s, .on_sample = job_gpus_on_sample};
+        gw_sink sink = {.ctx = s, .on_sample = job_gpus_on_sample};
         gw_sampler_add_sink(s->sampler, &sink);
     }
     meta_start(s);
