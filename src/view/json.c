@@ -45,7 +45,7 @@ static cJSON *proc_json(const gw_view *v, unsigned k)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "pid", p->pid);
     cJSON_AddBoolToObject(o, "visible", p->visible);
-    gw_json_add_num(o, "uid", (d && d->uid_valid) ? (d ? d->uid : 0) : NAN, -1);
+    gw_json_add_num(o, "uid", (d && d->uid_valid) ? d->uid : NAN, -1);
     gw_json_add_str(o, "user", d ? d->user : NULL);
     gw_json_add_str(o, "name", p->name);
     gw_json_add_str(o, "command", d ? d->command : NULL);
@@ -72,7 +72,7 @@ static cJSON *gpu_json(const gw_view *v, unsigned i)
     gw_json_add_str(o, "uuid", d->uuid);
     gw_json_add_str(o, "pci_bus_id", d->pci_bus_id);
     cJSON_AddBoolToObject(o, "lost", g->lost);
-    gw_json_add_num(o, "slowdown_temp_c", (true) ? (d->slowdown_temp_c) : NAN, -1);
+    gw_json_add_num(o, "slowdown_temp_c", d->slowdown_temp_c, -1);
     add_gpu_values(o, g);
     cJSON_AddBoolToObject(o, "mig_enabled", d->mig_enabled);
     cJSON *migs = cJSON_AddArrayToObject(o, "mig_devices");
