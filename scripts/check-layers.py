@@ -30,7 +30,8 @@ Rules (curl's checksrc is the model: one line per finding, file:line: what and h
                   start of a percentile) or a rank (n - 1) * q: call src/stats/stats.h
   field-name      outside src/sampler/fields.c, a string literal that is a GPU field's name
                   there: its CSV header or the header's key ("utilization.gpu"), its alias or
-                  its dcgm-exporter name; take it from gw_fields[] (or add a column there)
+                  its dcgm-exporter name (also as a word of a longer literal: a PromQL
+                  query); take it from gw_fields[] (or add a column there)
   function-length a function body (from its { to its }) longer than FUNCTION_LINES lines; the
                   functions of FUNCTION_LENGTH_ALLOW may keep their recorded length but not
                   grow, and an entry that is no longer needed must be removed (the list only
@@ -248,6 +249,7 @@ def check_lengths(rel, code, findings, whole_tree):
 
 FIELD_TABLE = "src/sampler/fields.c"
 FIELD_ROW = re.compile(r'\[GW_F_\w+\]\s*=\s*\w+\(\s*"[^"]*",\s*"([^"]+)"')
+DCGM_WORD = re.compile(r"\bDCGM_FI_\w+")
 FIELD_NAME = re.compile(r'(?:\.alias\s*=|DCGM\()\s*"([^"]+)"')
 
 
@@ -272,7 +274,8 @@ def check_field_names(rel, line, no, names, findings):
     if rel == FIELD_TABLE or '"' not in line:
         return
     for m in STRING.finditer(line):
-        if m.group(0)[1:-1] in names:
+        text = m.group(0)[1:-1]
+        if text in names or any(w in names for w in DCGM_WORD.findall(text)):
             findings.append(
                 "%s:%d: %s names a GPU field outside the field table: take it from its row of "
                 "gw_fields[] (csv_header, alias, dcgm; gw_field_name), or add a column there "

@@ -268,13 +268,15 @@ def test_a_gpu_field_named_outside_the_field_table_is_found(tmp_path):
                       'const char *c = "DCGM_FI_DEV_POWER_USAGE", *d = "power.draw.average";\n'
                       '/* "power.draw" in a comment */\n'
                       'const char *e = "no power.draw here";\n'
-                      'const char *f = "cpu.util";\n',
+                      'const char *f = "cpu.util";\n'
+                      'const char *g = "rate(DCGM_FI_DEV_POWER_USAGE[5m])", *h = "DCGM_FI_X";\n',
     })
     r = check(src)
     assert r.returncode == 1
     lines = r.stdout.splitlines()
     assert [ln.split(" names")[0] for ln in lines[:-1]] == [
         'src/report/a.c:1: "power.draw"', 'src/report/a.c:2: "power.draw [W]"',
-        'src/report/a.c:3: "DCGM_FI_DEV_POWER_USAGE"', 'src/report/a.c:3: "power.draw.average"']
+        'src/report/a.c:3: "DCGM_FI_DEV_POWER_USAGE"', 'src/report/a.c:3: "power.draw.average"',
+        'src/report/a.c:7: "rate(DCGM_FI_DEV_POWER_USAGE[5m])"']
     assert all(ln.endswith("[field-name]") for ln in lines[:-1])
-    assert lines[-1] == "check-layers: 4 findings"  # comments, longer text, host fields pass
+    assert lines[-1] == "check-layers: 5 findings"  # comments, prose, host fields, others pass
