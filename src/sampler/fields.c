@@ -38,31 +38,34 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
         .dmon = "sm", DCGM("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", 1),
         .fake = "util_gpu", .json = "utilization_gpu_pct",
         .synonyms = "gpu_util gpu_utilization util_gpu utilization_gpu util utilization gpu_usage "
-                    "gpu_load gpu_busy"),
+                    "gpu_load gpu_busy",
+        .nvsmi_q = "Utilization/Gpu"),
     [GW_F_UTIL_MEM_PCT] =
         PCT("util_mem", "utilization.memory [%]", 0, "nvmlDeviceGetUtilizationRates", .csv_pos = 2,
             .help = "Share of the last sample period in which device memory was read or written.",
             .dmon = "mem", DCGM("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", 1),
             .fake = "util_mem", .json = "utilization_memory_pct",
             .synonyms = "mem_util memory_util util_mem utilization_memory mem_utilization "
-                        "memory_utilization"),
+                        "memory_utilization",
+            .nvsmi_q = "Utilization/Memory"),
     [GW_F_MEM_TOTAL_MIB] = MIB_F(
         "mem_total", "memory.total [MiB]", "nvmlDeviceGetMemoryInfo_v2", .csv_pos = 4,
         .help = "Memory on the board that software can see, in MiB.", .json = "memory_total_mib",
         .synonyms = "mem_total memory_total total_memory gpu_mem_total vram_total fb_total",
-        .no_stats = true),
+        .no_stats = true, .nvsmi_q = "FB Memory Usage/Total"),
     [GW_F_MEM_USED_MIB] =
         MIB_F("mem_used", "memory.used [MiB]", "nvmlDeviceGetMemoryInfo_v2", .csv_pos = 3,
               .help = "Memory allocated by processes, in MiB (rounded up, as nvidia-smi does).",
               .dmon = "fb", DCGM("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", 1, 1),
               .fake = "mem_used_mib", .json = "memory_used_mib",
               .synonyms = "mem_used memory_used used_memory gpu_mem_used gpu_memory_used mem_usage "
-                          "memory_usage vram_used fb_used"),
-    [GW_F_MEM_FREE_MIB] =
-        MIB_F("mem_free", "memory.free [MiB]", "nvmlDeviceGetMemoryInfo_v2",
-              .help = "Memory nobody holds, in MiB.",
-              DCGM("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", 1, -1),
-              .synonyms = "mem_free memory_free free_memory fb_free"),
+                          "memory_usage vram_used fb_used",
+              .nvsmi_q = "FB Memory Usage/Used"),
+    [GW_F_MEM_FREE_MIB] = MIB_F(
+        "mem_free", "memory.free [MiB]", "nvmlDeviceGetMemoryInfo_v2",
+        .help = "Memory nobody holds, in MiB.",
+        DCGM("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", 1, -1),
+        .synonyms = "mem_free memory_free free_memory fb_free", .nvsmi_q = "FB Memory Usage/Free"),
     [GW_F_MEM_RESERVED_MIB] =
         MIB_F("mem_reserved", "memory.reserved [MiB]", "nvmlDeviceGetMemoryInfo_v2", .csv_pos = 15,
               .help = "Memory the driver and firmware keep for themselves, in MiB."),
@@ -70,43 +73,53 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
         "temp_gpu", "temperature.gpu", "C", "nvmlDeviceGetTemperature", .csv_pos = 5,
         .help = "GPU core temperature in degrees C.", .dmon = "gtemp",
         DCGM("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", 1), .fake = "temp_c",
-        .json = "temperature_c", .synonyms = "temp temperature gpu_temp gpu_temperature temp_gpu"),
+        .json = "temperature_c", .synonyms = "temp temperature gpu_temp gpu_temperature temp_gpu",
+        .nvsmi_q = "Temperature/GPU Current Temp"),
     [GW_F_TEMP_MEM_C] = WHOLE(
         "temp_mem", "temperature.memory", "C", "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP)",
         .help = "HBM temperature in degrees C (N/A, without brackets, where the GPU has no "
                 "sensor).",
         .bare_na = true, .dmon = "mtemp", .fake = "mem_temp_c",
-        .synonyms = "mem_temp memory_temp temp_mem"),
+        .synonyms = "mem_temp memory_temp temp_mem", .nvsmi_q = "Temperature/Memory Current Temp"),
     [GW_F_POWER_DRAW_W] = WATT(
         "power_draw", "power.draw [W]", "nvmlDeviceGetPowerUsage", .csv_pos = 6,
         .help = "Board power in watts: a one-second average on Ampere and newer GPUs.",
         .dmon = "pwr", DCGM("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", 1), .fake = "power_w",
-        .json = "power_draw_w", .synonyms = "power power_draw power_usage gpu_power"),
+        .json = "power_draw_w", .synonyms = "power power_draw power_usage gpu_power",
+        .nvsmi_q = "Power Readings/Power Draw|Power Readings/Average Power Draw|"
+                   "GPU Power Readings/Power Draw|"
+                   "GPU Power Readings/Average Power Draw|"
+                   "GPU Power Readings/Instantaneous Power Draw"),
     [GW_F_POWER_LIMIT_W] =
         WATT("power_limit", "power.limit [W]", "nvmlDeviceGetPowerManagementLimit", .csv_pos = 7,
              .alias = "gpu.power.requested_limit",
              .help = "Power limit set by software (nvidia-smi -pl), in watts.",
              DCGM("DCGM_FI_DEV_POWER_MGMT_LIMIT", "Power management limit (in W).", 1),
-             .json = "power_limit_w", .synonyms = "power_limit power_cap", .no_stats = true),
+             .json = "power_limit_w", .synonyms = "power_limit power_cap", .no_stats = true,
+             .nvsmi_q = "Power Readings/Power Limit|"
+                        "Power Readings/Current Power Limit|"
+                        "GPU Power Readings/Current Power Limit"),
     [GW_F_POWER_ENFORCED_W] =
         WATT("power_enforced", "enforced.power.limit [W]", "nvmlDeviceGetEnforcedPowerLimit",
              .alias = "gpu.power.current_limit",
              .nvml = {GW_NVML_UINT, "nvmlDeviceGetEnforcedPowerLimit"},
              .help = "Power limit in force now, the lowest of all limiters, in watts."),
-    [GW_F_CLOCK_SM_MHZ] =
-        WHOLE("clock_sm", "clocks.current.sm [MHz]", "MHz", "nvmlDeviceGetClockInfo(SM)",
-              .csv_pos = 8, .alias = "clocks.sm", .help = "Streaming multiprocessor clock now.",
-              DCGM("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", 1),
-              .fake = "sm_clock_mhz", .json = "clocks_sm_mhz", .synonyms = "sm_clock clock_sm"),
+    [GW_F_CLOCK_SM_MHZ] = WHOLE(
+        "clock_sm", "clocks.current.sm [MHz]", "MHz", "nvmlDeviceGetClockInfo(SM)", .csv_pos = 8,
+        .alias = "clocks.sm", .help = "Streaming multiprocessor clock now.",
+        DCGM("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", 1), .fake = "sm_clock_mhz",
+        .json = "clocks_sm_mhz", .synonyms = "sm_clock clock_sm", .nvsmi_q = "Clocks/SM"),
     [GW_F_CLOCK_MEM_MHZ] =
         WHOLE("clock_mem", "clocks.current.memory [MHz]", "MHz", "nvmlDeviceGetClockInfo(MEM)",
               .csv_pos = 16, .alias = "clocks.mem", .help = "Memory clock now.", .dmon = "mclk",
               DCGM("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", 1),
-              .fake = "mem_clock_mhz", .synonyms = "mem_clock memory_clock clock_mem"),
+              .fake = "mem_clock_mhz", .synonyms = "mem_clock memory_clock clock_mem",
+              .nvsmi_q = "Clocks/Memory"),
     [GW_F_CLOCK_GR_MHZ] = WHOLE(
         "clock_gr", "clocks.current.graphics [MHz]", "MHz", "nvmlDeviceGetClockInfo(GRAPHICS)",
         .alias = "clocks.gr", .help = "Graphics (shader) clock now.", .dmon = "pclk",
-        .fake = "gr_clock_mhz", .synonyms = "gr_clock graphics_clock gpu_clock core_clock"),
+        .fake = "gr_clock_mhz", .synonyms = "gr_clock graphics_clock gpu_clock core_clock",
+        .nvsmi_q = "Clocks/Graphics"),
     [GW_F_CLOCK_MAX_SM_MHZ] =
         WHOLE("clock_max_sm", "clocks.max.sm [MHz]", "MHz", "nvmlDeviceGetMaxClockInfo(SM)",
               .help = "Highest SM clock the GPU is designed for. Read once."),
@@ -124,12 +137,13 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
     [GW_F_PSTATE] =
         GPU("pstate", "pstate", "", GW_CSV_PSTATE, 0, 1, "nvmlDeviceGetPerformanceState",
             .csv_pos = 10, .help = "Performance state, P0 (fastest) to P15 (slowest).",
-            .fake = "pstate", .json = "pstate", .synonyms = "perf_state", .no_stats = true),
+            .fake = "pstate", .json = "pstate", .synonyms = "perf_state", .no_stats = true,
+            .nvsmi_q = "/Performance State"),
     [GW_F_FAN_PCT] = PCT("fan", "fan.speed [%]", 0, "nvmlDeviceGetFanSpeed",
                          .help = "Fan speed the driver asks for, in percent of the maximum. [N/A] "
                                  "on GPUs cooled by the chassis (most data-centre GPUs).",
                          .nvml = {GW_NVML_UINT, "nvmlDeviceGetFanSpeed"}, .fake = "fan_pct",
-                         .synonyms = "fan fan_speed"),
+                         .synonyms = "fan fan_speed", .nvsmi_q = "/Fan Speed"),
     [GW_F_PCIE_GEN] =
         WHOLE("pcie_gen", "pcie.link.gen.current", "", "nvmlDeviceGetCurrPcieLinkGeneration",
               .help = "PCIe generation the link runs at now; an idle GPU may drop to a lower one.",

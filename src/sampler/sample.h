@@ -218,6 +218,9 @@ typedef struct gw_field_info {
     const char *synonyms; /* column names home-made loggers give it, normalised (lower case, '_'
                              for ' ' and '-'), space-separated: "gpu_util util gpu_load"; the log
                              reader takes them for its CSV header key (logread/synonyms.c) */
+    const char *nvsmi_q;  /* where `nvidia-smi -q` prints it, "Section/Key" (the key at indent 8
+                             under the section at indent 4; "/Key" for a key at indent 4), '|'
+                             between several: "FB Memory Usage/Used"; the -q reader (nvquery.c) */
     bool no_stats; /* the report's statistics table leaves it out: a mask, a state, a capacity, a
                       limit or a counter, whose mean and percentiles mean nothing */
 } gw_field_info;

@@ -206,6 +206,54 @@ static void test_dmon_reader_reads_the_table(void **state)
     gw_buf_free(&row);
 }
 
+/* The `nvidia-smi -q` reader finds each field where its row's nvsmi_q says the report prints it. */
+static void test_nvsmi_q_reader_reads_the_table(void **state)
+{
+    (void)state;
+    gw_buf text = {0};
+    gw_buf_puts(&text, "==============NVSMI LOG==============\n\n"
+                       "Timestamp                                 : Thu Jan 30 16:14:43 2025\n"
+                       "Driver Version                            : 580.159.04\n\n"
+                       "Attached GPUs                             : 1\n"
+                       "GPU 00000000:07:00.0\n"
+                       "    Product Name                          : NVIDIA H200\n");
+    int wanted = 0;
+    for (int f = 0; f < GW_F_COUNT; f++) {
+        const char *q = gw_fields[f].nvsmi_q;
+        for (const char *p = q; p && *p; p += strcspn(p, "|"), p += *p == '|') {
+            int n = (int)strcspn(p, "|"), s = (int)strcspn(p, "/");
+            if (s == 0)
+                gw_buf_printf(&text, "    %-37.*s : %d\n", n - 1, p + 1, 1 + f % 10);
+            else
+                gw_buf_printf(&text, "    %.*s\n        %-33.*s : %d\n", s, p, n - s - 1, p + s + 1,
+                              1 + f % 10);
+            wanted++;
+        }
+    }
+    assert_true(wanted > 10);
+    char path[] = "/tmp/gwfieldsqXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text.data, text.len), (ssize_t)text.len);
+    close(fd);
+    gw_series *s = gw_series_new();
+    gw_error err = {0};
+    gw_logread_opts o = {0};
+    if (gw_logread_input(s, path, &o, &err) || gw_series_finish(s, &err))
+        fail_msg("%s\n%s", err.msg, text.data);
+    unlink(path);
+    assert_int_equal(s->ngpus, 1);
+    for (int f = 0; f < GW_F_COUNT; f++) {
+        if (!gw_fields[f].nvsmi_q)
+            continue;
+        const double *v = gw_series_gpu_values(s->gpus[0], (gw_gpu_field)f);
+        if (!v || v[0] != 1 + f % 10)
+            fail_msg("%s: -q's %s not read as the field", gw_fields[f].key, gw_fields[f].nvsmi_q);
+    }
+    gw_series_free(s);
+    gw_buf_free(&text);
+}
+
 /* The live view's --json holds exactly the fields with a json key (the view reads those), each
  * under its key; a key ends in its unit like every quantity's name. */
 static void test_view_json_is_the_table(void **state)
@@ -385,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_query_lists_the_table),
         cmocka_unit_test(test_exporter_names_the_table),
         cmocka_unit_test(test_dmon_reader_reads_the_table),
+        cmocka_unit_test(test_nvsmi_q_reader_reads_the_table),
         cmocka_unit_test(test_view_json_is_the_table),
         cmocka_unit_test(test_synonyms_read_as_their_field),
         cmocka_unit_test_teardown(test_fake_serves_every_key_the_table_names, fake_teardown),
