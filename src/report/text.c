@@ -21,13 +21,6 @@ static const gw_gpu_field table_order[] = {
     GW_F_POWER_DRAW_W,          GW_F_CLOCK_SM_MHZ,
 };
 
-/* Fields whose statistics mean nothing (a bit mask) or never change (limits, totals). */
-static bool skip_in_table(int field)
-{
-    return field == GW_F_CLOCKS_EVENT_REASONS || field == GW_F_MEM_TOTAL_MIB ||
-           field == GW_F_PSTATE || field == GW_F_POWER_LIMIT_W || field == GW_F_ENERGY_MJ;
-}
-
 /* A number with as many decimals as its size deserves; "" when absent or absurd (gw_fmt.h). */
 static const char *num(double x, char *buf, size_t size)
 {
@@ -306,8 +299,8 @@ static void stats_table(FILE *out, const gw_gpu_analysis *g, const gw_phase_resu
         for (size_t k = 0; k < (pass == 0 ? sizeof table_order / sizeof table_order[0] : t->ncols);
              k++) {
             long c = pass == 0 ? g->gpu->col_of[table_order[k]] : (long)k;
-            if (c < 0 || c >= 256 || shown[c] || skip_in_table(t->cols[c].field) ||
-                p->stats[c].n == 0)
+            if (c < 0 || c >= 256 || shown[c] || p->stats[c].n == 0 ||
+                (t->cols[c].field >= 0 && gw_fields[t->cols[c].field].no_stats))
                 continue;
             shown[c] = true;
             const gw_stats *st = &p->stats[c];
@@ -375,7 +368,8 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         fprintf(out, "  energy: %s Wh (steady state %s Wh; from %s)\n",
                 num(g->whole.energy_wh, b[2], sizeof b[2]),
                 num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], sizeof b[3]),
-                g->energy_from_counter ? "the energy counter" : "power.draw");
+                g->energy_from_counter ? "the energy counter"
+                                       : gw_field_name(GW_F_POWER_DRAW_W, d, sizeof d));
     if (g->whole.energy_partial)
         fprintf(out, "  energy is partial: %s\n",
                 gw_verdict_find(&a->verdicts, GW_V_GPU_LOST, (int)g->slot)
