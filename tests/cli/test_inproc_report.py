@@ -146,7 +146,7 @@ def test_text_section_fits_80_columns():
         assert not wide, wide
     sec = section(text(DATA / "yolo_input"))
     assert re.search(r"^    1 +38 +1\.58 +14\.5 +9\.3 +60\.9 +3\.1 input +1\.6$", sec, re.M), sec
-    assert "34  utils/loss_tal_dual.py:build_targets" in sec
+    assert "34.0  utils/loss_tal_dual.py:build_targets" in sec  # one decimal down the column
     assert "1 torn last line" in sec
 
 
@@ -379,7 +379,7 @@ def test_job_without_torch_has_stacks_only(tmp_path):
     assert v["evidence"]["python_missing"] == ip["why"]
     sec = section(text(run))
     assert "no step timing: no DataLoader was iterated" in sec
-    assert "80  job.py:work" in sec
+    assert "80.0  job.py:work" in sec
     assert "GPU memory (torch allocator): not recorded" in sec
 
 
