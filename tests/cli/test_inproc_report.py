@@ -150,6 +150,16 @@ def test_text_section_fits_80_columns():
     assert "1 torn last line" in sec
 
 
+def test_whole_report_has_no_trailing_blanks():
+    """The in-job suggestion is built sentence by sentence, each followed by a space: none may
+    be left at the end of a printed line (a real H200 run, the whole text report)."""
+    for name in ["h200_yolo_w1b64", "h200_tv_main_w4b16"]:
+        out = text(DATA / name)
+        assert "try: In-job data" in out or "try: The GPU is never left waiting" in out
+        blank = [x for x in out.splitlines() if x != x.rstrip()]
+        assert not blank, (name, blank)
+
+
 def test_html_flame_graphs(tmp_path):
     out = tmp_path / "r.html"
     r = subprocess.run([GW, "report", str(DATA / "yolo_input"), "--html", str(out)],
