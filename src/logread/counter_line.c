@@ -177,8 +177,9 @@ static bool keyword_counter(const char *line, gw_counter *c)
                 continue;
             v = spaces(v);
             if ((bracket && *v != ']') ||
-                (t < 0 && (plural || suffix || i == 3 || i == 4 || i == 5)))
-                continue; /* "batch 256" is a size; "iter 100", "step 3000" are counters */
+                (t < 0 && (plural || suffix || (!bracket && (i == 3 || i == 4 || i == 5)))))
+                continue; /* "batch 256" is a size, "Batch [2900]" an index; "iter 100",
+                             "step 3000" are counters */
             gw_counter *to = t >= 0 ? c : &bare;
             if (to == &bare && bare.n >= 0)
                 continue;
@@ -341,6 +342,32 @@ static bool arrow_bar(const char *line, gw_counter *c)
     return true;
 }
 
+/* A rate printed before its unit: "1.59 updates/sec", "8.00 it/s", "2.5 steps/s" (not
+ * "it/s]": a bar's, not a line's). NAN when none. */
+static double per_second(const char *line)
+{
+    static const char *const units[] = {"updates/s", "it/s", "steps/s", "iters/s"};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+        size_t len = strlen(units[i]);
+        for (const char *p = line; (p = strcasestr(p, units[i])) != NULL; p += len) {
+            const char *u = p + len;
+            if (strncasecmp(u, "ec", 2) == 0)
+                u += 2;
+            if (isalnum((unsigned char)*u) || *u == ']' || p == line || p[-1] != ' ')
+                continue;
+            const char *v = p - 1;
+            while (v > line && (isdigit((unsigned char)v[-1]) || v[-1] == '.'))
+                v--;
+            char *end;
+            double x = strtod(v, &end);
+            if (end == v || end != p - 1 || !(x > 0))
+                continue;
+            return 1.0 / x;
+        }
+    }
+    return NAN;
+}
+
 /* The seconds per step printed with a line's counter: "time: 0.3326", "iter_time: 0.571s",
  * "time 107.20ms", "batch_cost: 0.2063", "Time  0.315 ( 0.372)", "elapsed time per iteration
  * (ms): 139113.4". A figure over several steps ("11.1s / 10iters") is none. */
@@ -352,7 +379,8 @@ static double step_time(const char *line)
                                        "batch_time",
                                        "batch time",
                                        "time",
-                                       "ups"};
+                                       "ups",
+                                       "seconds"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         size_t len = strlen(keys[i]);
         for (const char *p = line; (p = strcasestr(p, keys[i])) != NULL; p += len) {
@@ -380,11 +408,13 @@ static double step_time(const char *line)
                 x = x > 0 ? 1.0 / x : 0; /* updates per second */
             if (*spaces(u) == '/')
                 continue;
+            if (i == 7 && v == spaces(p + len))
+                continue; /* "seconds: 10.2", not "seconds 12" */
             if (x > 0 && x < 1e5)
                 return x;
         }
     }
-    return NAN;
+    return per_second(line);
 }
 
 /* A measured value: a decimal fraction ("4.0427") or a percentage ("3%"). */

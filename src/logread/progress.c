@@ -68,6 +68,8 @@ struct gw_progress {
     int64_t last_act_ms;      /* the last line that showed work (training, evaluation, a save) */
     long last_raw;            /* a text counter's last printed value */
     bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
+    bool text_from_one;       /* the first text counter ever printed is 1: its loop began in
+                                 view (a resumed or excerpted run prints a later step first) */
     bool train_bars;          /* training steps came from progress bars */
     bool train_bars_labelled; /* ... whose descriptions name the epoch */
     size_t nst_at_sample;     /* epochs started before the latest training sample */
@@ -320,13 +322,17 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
         p->train_total = b->total;
     add_sample(p, b, t_ms, new_inst);
     /* the loop began in view: a new epoch's first line, or a counter that printed 0 */
-    bool fresh = new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1));
-    p->nst_at_sample = p->nst;
+    bool fresh =
+        new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1) || p->text_from_one);
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
     p->last_kind = 1;
-    return labelled && add_start(p, e, t, inclusive, inst_start, epoch, total);
+    bool started = labelled && add_start(p, e, t, inclusive, inst_start, epoch, total);
+    /* after the epoch this bar opened itself: a redraw of its end (each rank of a multi-GPU job
+     * prints the same final bar) is no new loop */
+    p->nst_at_sample = p->nst;
+    return started;
 }
 
 /* Hugging Face Trainer's log dicts: {'loss': 0.7, ..., 'epoch': 0.5}. */
@@ -390,6 +396,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
         return false;
     }
     /* a loop whose counter starts at 0 prints the index of the step just done */
+    bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
     if (c->n == 0)
         p->text_zero = true;
     else if (c->n < p->last_raw)
@@ -410,7 +417,9 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     char src[GW_COUNTER_SHAPE_MAX + 16];
     snprintf(src, sizeof src, "`%s` lines", c->shape);
     p->cur_src = src;
+    p->text_from_one = from_one;
     bool started = on_train_bar(p, &b, t_ms, epoch, total);
+    p->text_from_one = false;
     keep_last(p); /* text lines are few: each is kept */
     p->cur_src = NULL;
     return started;

@@ -29,7 +29,8 @@ EXPECT = {
                   "no evaluation seen"]),
     "detectron2": ([], [T], [100], 1 / 0.3071, ["iterations from `iter N` lines"]),
     # mmcv 1.x runner (MMDetection 2.x's), its eval bar after "Saving checkpoint"
-    "mmcv-runner": ([(1, None, 30), (2, None, 30)], [T, S, E, T, A], [30, 30], 1 / 0.402,
+    # (the save after the last step is the loop's own: it saved after epoch 1 too)
+    "mmcv-runner": ([(1, None, 30), (2, None, 30)], [T, S, E, T, S], [30, 30], 1 / 0.402,
                     ["epochs from `Epoch [E][N/M]` lines", "evaluation from `val` lines",
                      "checkpoint saves from `Saving` lines"]),
     "mmdet2": ([(1, None, 2600)], [T], [2600], 1 / 0.595, ["epochs from `Epoch [E][N/M]`"]),
@@ -53,7 +54,8 @@ EXPECT = {
     "hf-upload": ([], [T, E, A], [0], None,
                   ["evaluation from `Evaluation` lines",
                    "work after the last training step (`model.safetensors`)"]),
-    "lossfn-search": ([(8, None, 1104), (9, None, 1117)], [T, S, T, S, T, A], [504, 600, 1117],
+    # epoch 9's "save checkpoint epoch_9.pt" is the loop's own save, as epoch 8's was
+    "lossfn-search": ([(8, None, 1104), (9, None, 1117)], [T, S, T, S, T, S], [504, 600, 1117],
                       None, ["epochs from `epoch E, iter N` lines",
                              "checkpoint saves from `checkpoint` lines"]),
     # Caffe's solver: "Iteration N, loss = ..." under glog timestamps
@@ -206,7 +208,7 @@ FORMS = {
          "INFO:tensorflow:loss = 0.1122, step = 201 (10.298 sec)",
          "INFO:tensorflow:Saving checkpoints for 300 into /tmp/model/model.ckpt.",
          "INFO:tensorflow:Loss for final step: 0.0871."],
-        [], [T, A], [200]),
+        [], [T, A], [201]),  # "step = 1" first: the loop began in view, steps 1..201
 }
 
 

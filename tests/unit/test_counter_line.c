@@ -163,6 +163,35 @@ static void test_held_out_forms(void **state)
     read_line("2024-04-26 09:41:39.493872: train_loss 0.7088", false);
 }
 
+/* Forms of the second held-out set (sockeye, MaxText): a bracketed batch index, a step time
+ * named "seconds", a rate printed before its unit. */
+static void test_second_held_out_forms(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("[INFO:sockeye.training] Epoch[0] Batch [2900]   Speed: 186.94 "
+                             "samples/sec 8556.4  0 tokens/sec 1.59 updates/sec   "
+                             "perplexity=38.950971",
+                             true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.epoch, 0);
+    assert_int_equal(c.n, 2900);
+    assert_int_equal(c.total, -1);
+    assert_float_equal(c.step_s, 1 / 1.59, 1e-9);
+    assert_string_equal(c.shape, "Epoch E, Batch [N]");
+
+    c = read_line("I0811 21:55:06.119312 138304841739136 metric_logger.py:226] completed step: 2, "
+                  "seconds: 10.228, TFLOP/s/device: 350.869, Tokens/s/device: 19222.175, loss: "
+                  "12.980",
+                  true);
+    assert_int_equal(c.n, 2);
+    assert_float_equal(c.step_s, 10.228, 1e-9);
+
+    /* a bare batch number is still a size; "seconds" without a colon is no step time */
+    read_line("training with batch 256 for 10 seconds", false);
+    c = read_line("step 30 took 12 seconds", true);
+    assert_true(isnan(c.step_s));
+}
+
 static void test_median(void **state)
 {
     (void)state;
@@ -178,6 +207,7 @@ int main(void)
         cmocka_unit_test(test_epoch_tags),
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_held_out_forms),
+        cmocka_unit_test(test_second_held_out_forms),
         cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
