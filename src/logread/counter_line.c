@@ -74,8 +74,9 @@ static const char *find_word(const char *line, const char *const *words, size_t 
             size_t end = len;
             while (isalpha((unsigned char)p[end]))
                 end++;
-            if (p[end] == '_')
-                continue; /* an identifier: "eval_interval", "val_loss", "save_dir" */
+            if (p[end] == '_' || p[end] == '/')
+                continue; /* an identifier: "eval_interval", "val_loss", "save_dir"; a metric's
+                             or a path's part: "val/accuracy", "data/test/" */
             if (out) {
                 size_t k = end < GW_COUNTER_WORD_MAX ? end : GW_COUNTER_WORD_MAX - 1;
                 memcpy(out, p, k);
@@ -93,7 +94,8 @@ static const char *find_word(const char *line, const char *const *words, size_t 
  * evaluation lines open nothing). */
 static bool eval_metric(const char *line, char *word)
 {
-    static const char *const heads[] = {"val_", "valid_", "validation_", "eval_", "test_"};
+    static const char *const heads[] = {"val_", "valid_", "validation_", "eval_", "test_",
+                                        "val/", "valid/", "eval/",       "test/"};
     for (const char *p = line; *p; p++) {
         if (!isalpha((unsigned char)*p) || !word_start(line, p))
             continue;
@@ -102,7 +104,7 @@ static bool eval_metric(const char *line, char *word)
             if (strncasecmp(p, heads[i], len) != 0)
                 continue;
             const char *q = p + len;
-            while (isalnum((unsigned char)*q) || *q == '_')
+            while (isalnum((unsigned char)*q) || *q == '_' || *q == '/')
                 q++;
             const char *v = spaces(q);
             if (*v == ':' || *v == '=')
@@ -323,6 +325,26 @@ static const char *epoch_tag(const char *line, gw_counter *c)
     return NULL;
 }
 
+/* A counter that leads a line that reports a loss, with no word for it: "250 | loss 4.0938 |
+ * lr 3.0e-04 | 13707.39ms" (a bare "0 | 0.52 0.48" row of a table is none: it names no loss). */
+static bool leading_counter(const char *line, gw_counter *c)
+{
+    static const char *const loss[] = {"loss"};
+    const char *v = spaces(line);
+    long n, t;
+    if (!counts(&v, &n, &t) || t >= 0)
+        return false;
+    v = spaces(v);
+    if (!strchr("|:,", *v) || *v == '\0' || (v[1] != ' ' && v[1] != '\t'))
+        return false;
+    if (!find_word(v, loss, 1, false, NULL))
+        return false;
+    c->n = n;
+    c->total = -1;
+    snprintf(c->shape, sizeof c->shape, "N %c loss", *v);
+    return true;
+}
+
 /* mmcv's bar: "[>>>>>>   ] 50/50, 163.1 task/s, elapsed: 0s, ETA: 0s". */
 static bool arrow_bar(const char *line, gw_counter *c)
 {
@@ -443,8 +465,8 @@ bool gw_counter_line(const char *line, gw_counter *c)
         char kw[GW_COUNTER_SHAPE_MAX - 10];
         snprintf(kw, sizeof kw, "%.*s", (int)sizeof kw - 1, c->shape);
         snprintf(c->shape, sizeof c->shape, "%.5s E, %s", tag, kw);
-    } else if (c->n < 0) {
-        arrow_bar(line, c);
+    } else if (c->n < 0 && !arrow_bar(line, c) && !tag) {
+        leading_counter(line, c);
     }
     if (c->n >= 0 && c->kind == GW_LINE_TRAIN)
         c->step_s = step_time(line);

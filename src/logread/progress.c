@@ -425,29 +425,58 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     return started;
 }
 
-/* Text after a tqdm bar's closing "it/s]" (or "s/it]", "it]"), when it holds words. */
-static const char *after_bar(const char *line)
-{
-    static const char *const ends[] = {"it/s]", "s/it]", "it]"};
-    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
-        const char *e = strstr(line, ends[i]);
-        if (!e)
-            continue;
-        e += strlen(ends[i]);
-        for (const char *q = e; *q; q++)
-            if (isalpha((unsigned char)*q))
-                return e;
-        return NULL;
-    }
-    return NULL;
-}
-
 /* Work that is neither training nor evaluation (an upload, an export) at t_ms. */
 static void other_work(gw_progress *p, int64_t t_ms, const char *what)
 {
     keep_last(p);
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
+}
+
+/* A progress bar draw b of line: a training loop's, an evaluation's, or other work. */
+static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, long *epoch,
+                        long *total)
+{
+    bool val = b->val || (b->epoch < 0 && gw_bar_val_desc(b->desc));
+    bool prep = b->epoch < 0 && b->desc[0] && gw_bar_prep_desc(b->desc);
+    if (prep || (!val && b->epoch < 0 &&
+                 ((b->desc[0] && gw_bar_other_desc(b->desc)) || p->after_download))) {
+        other_work(p, t_ms, b->desc);
+        return false;
+    }
+    long e, t;
+    bool incl, labelled = !val && bar_epoch(p, b, &e, &t, &incl);
+    bool text = p->nsm && !p->train_bars && p->train_shape[0]; /* training in text lines */
+    if (!val && !labelled && gw_bar_no_steps(b->desc, text)) {
+        const char *r = gw_bar_rest(line, NULL); /* a bar over the epochs, or beside */
+        return r && gw_progress_feed(p, r, t_ms, epoch, total);
+    }
+    if (!val && !labelled && p->train_total > 0 && b->total != p->train_total)
+        val = true;           /* a bar of another length amid training: an evaluation loop */
+    val |= !labelled && text; /* training counted by text lines: a bar is another loop */
+    if (val) {
+        if (b->val && b->desc[0])
+            note(p->eval_word, sizeof p->eval_word, b->desc); /* timm's "Test:" lines */
+        if (p->nst || p->nsm)
+            add_val(p, b, t_ms);
+        return false;
+    }
+    p->train_bars |= b->epoch < 0;
+    p->train_bars_labelled |= labelled;
+    p->cur_src = b->epoch >= 0 ? "`Train: E [N/M]` lines" : "progress bar descriptions";
+    bool started = on_train_bar(p, b, t_ms, epoch, total);
+    p->cur_src = NULL;
+    /* a logger's line printed after the bar without a line end ("...3857.31s/it][INFO|
+     * trainer.py:3158] ... ***** Running Evaluation *****") is read as its own line; on a
+     * bar the terminal's width cut, for its evaluation or save only (the bar counts) */
+    bool cut;
+    const char *rest = gw_bar_rest(line, &cut);
+    gw_counter c;
+    if (rest && cut && gw_counter_line(rest, &c) && c.kind != GW_LINE_TRAIN)
+        on_counter_line(p, &c, t_ms, NULL, NULL);
+    if (started || cut)
+        return started;
+    return rest ? gw_progress_feed(p, rest, t_ms, epoch, total) : started;
 }
 
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
@@ -464,41 +493,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         return false;
     }
     bar b;
-    if (gw_bar_parse(line, &b)) {
-        bool val = b.val || (b.epoch < 0 && gw_bar_val_desc(b.desc));
-        bool prep = b.epoch < 0 && b.desc[0] && gw_bar_prep_desc(b.desc);
-        if (prep || (!val && b.epoch < 0 &&
-                     ((b.desc[0] && gw_bar_other_desc(b.desc)) || p->after_download))) {
-            other_work(p, t_ms, b.desc);
-            return false;
-        }
-        long e, t;
-        bool incl, labelled = !val && bar_epoch(p, &b, &e, &t, &incl);
-        bool text = p->nsm && !p->train_bars && p->train_shape[0]; /* training in text lines */
-        if (!val && !labelled && gw_bar_no_steps(b.desc, text)) {
-            const char *r = after_bar(line); /* a bar over the epochs, or beside the lines */
-            return r && gw_progress_feed(p, r, t_ms, epoch, total);
-        }
-        if (!val && !labelled && p->train_total > 0 && b.total != p->train_total)
-            val = true;           /* a bar of another length amid training: an evaluation loop */
-        val |= !labelled && text; /* training counted by text lines: a bar is another loop */
-        if (val) {
-            if (b.val && b.desc[0])
-                note(p->eval_word, sizeof p->eval_word, b.desc); /* timm's "Test:" lines */
-            if (p->nst || p->nsm)
-                add_val(p, &b, t_ms);
-            return false;
-        }
-        p->train_bars |= b.epoch < 0;
-        p->train_bars_labelled |= labelled;
-        p->cur_src = b.epoch >= 0 ? "`Train: E [N/M]` lines" : "progress bar descriptions";
-        bool started = on_train_bar(p, &b, t_ms, epoch, total);
-        p->cur_src = NULL;
-        /* a logger's line printed after the bar without a line end ("...3857.31s/it][INFO|
-         * trainer.py:3158] ... ***** Running Evaluation *****") is read as its own line */
-        const char *rest = started ? NULL : after_bar(line);
-        return rest ? gw_progress_feed(p, rest, t_ms, epoch, total) : started;
-    }
+    if (gw_bar_parse(line, &b))
+        return on_bar_line(p, line, &b, t_ms, epoch, total);
     p->after_download = gw_bar_other_desc(line);
     if (gw_bar_has_word(line, "Epoch") && gw_bar_has_word(line, "GPU_mem")) {
         p->header_seen = true;

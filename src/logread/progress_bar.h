@@ -44,6 +44,12 @@ bool gw_bar_no_steps(const char *d, bool beside_lines);
 
 /* A bar that is neither training nor evaluation: an upload, a download, an export. */
 bool gw_bar_other_desc(const char *d);
+/* The text of another line printed onto a bar without a line end, NULL when none: after the
+ * bar's closing "it/s]" ("s/it]", "it]") when it holds words, or, in a bar the terminal's width
+ * cut (no closing ']'), where a postfix value runs into words ("train/loss=0.6Epoch 0, global
+ * step 6: ... saving model to ..."). *cut (may be NULL) says which. */
+const char *gw_bar_rest(const char *line, bool *cut);
+
 /* A bar that prepares data (scanning, caching, loading, tokenizing, extracting), whatever its
  * prefix ("val: Scanning ..."): not a phase of training or evaluation. */
 bool gw_bar_prep_desc(const char *d);

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "logread/counter_line.h"
+#include "logread/progress_bar.h"
 #include "logread/timeline.h"
 
 #include <math.h>
@@ -192,6 +193,56 @@ static void test_second_held_out_forms(void **state)
     assert_true(isnan(c.step_s));
 }
 
+/* A counter leading a line that reports a loss (modded-llama2's "250 | loss 4.0938 | ..."); a
+ * table row or a clock is none. */
+static void test_leading_counter(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("250 | loss 4.0938 | lr 3.000000e-04 | 13707.39ms", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.n, 250);
+    assert_int_equal(c.total, -1);
+    assert_string_equal(c.shape, "N | loss");
+    read_line("0 | 0.52 0.48 | 00:12", false);
+    read_line("12:30:01 loss 0.31", false);
+    read_line("2023-06-25 | loss 0.31", false);
+    read_line("d[ 0.4 ] = [{'LABEL_0': 1.0334709184616804, 'n': 'grs'}]", false);
+}
+
+/* A logger's line run into a bar that the terminal's width cut (Lightning 1.x's
+ * ModelCheckpoint): found where the bar's last value runs into words; a metric named
+ * 'val/accuracy' is no evaluation, the save is one. */
+static void test_line_on_a_cut_bar(void **state)
+{
+    (void)state;
+    static const char cut_bar[] =
+        "Epoch 0: 100%|\xe2\x96\x88| 7/7 [00:07<00:00,  1.04s/it, loss=0.693, v_num=d-21, "
+        "val/accuracy=0.639, train/loss=0.6Epoch 0, global step 6: 'val/accuracy' reached 0.63918 "
+        "(best 0.63918), saving model to 'checkpoints/val/accuracy.ckpt' as top 1";
+    bool cut = false;
+    const char *rest = gw_bar_rest(cut_bar, &cut);
+    assert_non_null(rest);
+    assert_true(cut);
+    assert_int_equal(strncmp(rest, "Epoch 0, global step 6:", 23), 0);
+    gw_counter c = read_line(rest, true);
+    assert_int_equal(c.kind, GW_LINE_SAVE);
+    assert_string_equal(c.kind_word, "saving");
+    c = read_line("Epoch 2, global step 18: 'val/accuracy' was not in top 1", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN); /* progress.c reads no steps from it on a bar */
+    c = read_line("epoch 3 val/loss: 0.689", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+
+    /* a closed bar: the text after it; a cut bar whose values run into nothing: none */
+    rest = gw_bar_rest("  3%|#| 5/200 [00:10<06:30,  2.0s/it][INFO|trainer.py:3158] ***** Running "
+                       "Evaluation *****",
+                       &cut);
+    assert_non_null(rest);
+    assert_false(cut);
+    assert_int_equal(strncmp(rest, "[INFO|", 6), 0);
+    assert_null(
+        gw_bar_rest("Epoch 3: 100%|#| 7/7 [00:04<00:00,  1.74it/s, loss=0.679, v_num=d-2", &cut));
+}
+
 static void test_median(void **state)
 {
     (void)state;
@@ -208,6 +259,8 @@ int main(void)
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_held_out_forms),
         cmocka_unit_test(test_second_held_out_forms),
+        cmocka_unit_test(test_leading_counter),
+        cmocka_unit_test(test_line_on_a_cut_bar),
         cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
