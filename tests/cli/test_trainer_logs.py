@@ -95,6 +95,37 @@ EXPECT = {
     "lightning1-ckpt": ([(k, None, 7) for k in range(1, 5)], [T, S, T, S, T], [7, 7, 14], None,
                         ["epochs from progress bar descriptions",
                          "checkpoint saves from `saving` lines"]),
+    # Second held-out set (README: the blind result of each before any change).
+    # torchtune's "Step 1 | loss:..." from its first step: 12 steps, no evaluation
+    "torchtune": ([], [T], [12], None,
+                  ["iterations from `Step N` lines", "no epoch boundaries printed",
+                   "no evaluation seen"]),
+    # MaxText's "completed step: 1, seconds: 0.631, ..." under glog prefixes; the rate from the
+    # printed seconds per step (median of 0.631, 10.228, 10.344); profiler lines after are none
+    "maxtext": ([], [T], [3], 1 / 10.228,
+                ["iterations from `step N` lines", "no evaluation seen"]),
+    # OpenNMT-py's "Step 380000/1000000; ..." and "Validation perplexity" (an excerpt: steps before
+    # the first line are not seen, the 130000 after it are the counter's advance)
+    "opennmt": ([], [T, E, T, E], [0, 130000], None,
+                ["iterations from `Step N/M` lines", "evaluation from `valid` lines"]),
+    # keras-retinanet (Keras 2): the COCO evaluation of epoch 6 before the first training line is
+    # no phase; epoch 7's bar, then its checkpoint and its COCO evaluation (the loop's own)
+    "keras-retinanet": ([(7, 144, 10000)], [T, S, E], [10000], 1 / 0.230,
+                        ["epochs from `Epoch N` lines", "checkpoint saves from `saving` lines",
+                         "evaluation from `evaluation` lines"]),
+    # llama-recipes: the same final bar printed by three ranks is one epoch of 203 steps
+    "llama-recipes": ([(3, 3, 203)], [T, E], [203], 1 / 2.52,
+                      ["epochs from progress bar descriptions", "evaluation from progress bars"]),
+    # a llama2 pretraining script: "250 | loss 4.0938 | ..." (a counter without a word, 0 first)
+    "modded-llama2": ([], [T], [251], None,
+                      ["iterations from `N | loss` lines", "no evaluation seen"]),
+    # sockeye: "Epoch[0] Batch [3000] ... 1.59 updates/sec", "Saved params", "Checkpoint [3]
+    # Validation-perplexity", a decoder's BLEU evaluation
+    "sockeye": ([(1, None, 3000)], [T, S, E], [3000], 1.59,
+                ["`Epoch E, Batch [N]` lines", "checkpoint saves from `Saved` lines",
+                 "evaluation from `Validation` lines"]),
+    # a script that prints numbers of no training ("d[ 0.3 ] = [{'LABEL_0': 1.03...}]")
+    "rewardedsoups": ([], [], [], None, ["no phases found"]),
 }
 
 
@@ -159,6 +190,20 @@ def test_iteration_timeline_in_text_and_html(scenario, tmp_path):
     assert r.returncode == 0, r.stderr
     text = html.read_text()
     assert 'id="job-phases"' in text and "iterations from `iter N` lines" in text
+
+
+@pytest.mark.parametrize("name", ["rewardedsoups", "losses-only"])
+def test_no_phases_found_in_the_text_report(scenario, tmp_path, name):
+    """Numbers of no training ("d[ 0.3 ] = [...]") or losses alone: the text report says so and
+    invents no epoch, step or phase."""
+    run, s = replay(scenario, tmp_path, name)
+    assert s["epochs"] == [] and s["job_phases"] == []
+    r = gw(["report", run], scenario({"devices": [h200()]}))
+    assert r.returncode == 0, r.stderr
+    sec = r.stdout.split("Job phases (from the job's output)")[1].split("\n\n")[0]
+    assert "no phases found: no epoch boundaries or training steps printed" in " ".join(sec.split())
+    assert not any(line.startswith(("  train", "  eval", "  save")) for line in sec.splitlines())
+    assert "Epochs (from" not in r.stdout
 
 
 def test_epoch_numbers_must_advance(scenario, tmp_path):
