@@ -550,16 +550,6 @@ static void hf_starts(gw_progress *p)
     }
 }
 
-/* A bar's own clock prints whole seconds (tqdm's "00:17"); the wall time of its draws is finer.
- * The wall time is taken when it agrees with the clock (output replayed faster than it was
- * made does not), else the clock. */
-static double clock_or_wall(double printed, double wall)
-{
-    if (isnan(printed))
-        return wall;
-    return printed <= wall + 0.5 && wall < printed + 1.5 ? wall : printed;
-}
-
 /* Steps and their rate in [from, to): per bar instance, its count from where it stood before
  * `from` (0 when it started inside) to its highest draw, over the bar's own elapsed time when it
  * prints one, else the wall time of the draws. A bar that only redraws its end there (Keras after
@@ -612,7 +602,8 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t
             /* from the bar's making: its first draw at count 0 and what its clock said then */
             span = l->elapsed_s;
             if (f->n == 0 && !isnan(f->elapsed_s))
-                span = clock_or_wall(span, (double)(l->t_ms - f->t_ms) / 1000.0 + f->elapsed_s);
+                span =
+                    gw_bar_clock_or_wall(span, (double)(l->t_ms - f->t_ms) / 1000.0 + f->elapsed_s);
             n0 = 0;
         } else if (!isnan(l->elapsed_s) && !isnan(f->elapsed_s) && l->n > f->n) {
             span = l->elapsed_s - f->elapsed_s;
@@ -644,7 +635,7 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t
 
 static double run_s(const val_run *v)
 {
-    return clock_or_wall(v->elapsed_s, (double)(v->last_ms - v->first_ms) / 1000.0);
+    return gw_bar_clock_or_wall(v->elapsed_s, (double)(v->last_ms - v->first_ms) / 1000.0);
 }
 
 /* Validation in [from, to): the validation bars there, else the time after the training bar

@@ -341,3 +341,10 @@ const char *gw_bar_rest(const char *line, bool *cut)
         *cut = true;
     return r;
 }
+
+double gw_bar_clock_or_wall(double printed, double wall)
+{
+    if (isnan(printed))
+        return wall;
+    return printed <= wall + 0.5 && wall < printed + 1.5 ? wall : printed;
+}

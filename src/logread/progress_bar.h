@@ -50,6 +50,11 @@ bool gw_bar_other_desc(const char *d);
  * step 6: ... saving model to ..."). *cut (may be NULL) says which. */
 const char *gw_bar_rest(const char *line, bool *cut);
 
+/* The seconds a bar took: its own clock prints whole seconds (tqdm's "00:17"), the wall time of
+ * its draws is finer; the wall time when it agrees with the clock (output replayed faster than it
+ * was made does not), else the clock (printed NAN: the wall time). */
+double gw_bar_clock_or_wall(double printed, double wall);
+
 /* A bar that prepares data (scanning, caching, loading, tokenizing, extracting), whatever its
  * prefix ("val: Scanning ..."): not a phase of training or evaluation. */
 bool gw_bar_prep_desc(const char *d);
