@@ -92,7 +92,7 @@ static const char *find_word(const char *line, const char *const *words, size_t 
  * "eval_loss=0.31" (a decimal value: "eval_interval 2000", "val_split: 0.1" at start-up are
  * settings, but a setting printed with a fraction is read only before training, where
  * evaluation lines open nothing). */
-static bool eval_metric(const char *line, char *word)
+static const char *eval_metric(const char *line, char *word)
 {
     static const char *const heads[] = {"val_", "valid_", "validation_", "eval_", "test_",
                                         "val/", "valid/", "eval/",       "test/"};
@@ -118,23 +118,52 @@ static bool eval_metric(const char *line, char *word)
                 (size_t)(q - p) < GW_COUNTER_WORD_MAX ? (size_t)(q - p) : GW_COUNTER_WORD_MAX - 1;
             memcpy(word, p, k);
             word[k] = '\0';
-            return true;
+            return p;
         }
     }
-    return false;
+    return NULL;
 }
 
+/* The earlier of two finds (NULL: none), its word kept in *word. */
+static const char *earlier(const char *a, const char *wa, const char *b, const char *wb, char *word)
+{
+    const char *p = a && (!b || a <= b) ? a : b;
+    if (p)
+        snprintf(word, GW_COUNTER_WORD_MAX, "%s", p == a ? wa : wb);
+    return p;
+}
+
+/* Evaluation wins over save, save over training; but a save verb before the evaluation's word
+ * makes the line a save for its evaluation's result ("Saving model at Epoch 1 with Validation
+ * Accuracy: 33.73%"), where a noun does not ("Checkpoint [3]  Validation-perplexity=19.2"). */
 static gw_line_kind line_kind(const char *line, char *word)
 {
     static const char *const eval_prefix[] = {"valid", "eval", "inference", "testing"};
     static const char *const eval_word[] = {"val", "test"};
-    static const char *const save_prefix[] = {"checkpoint", "saving", "saved"};
+    static const char *const save_prefix[] = {"saving", "saved"};
     static const char *const save_word[] = {"save", "saves"};
-    if (find_word(line, eval_prefix, 4, true, word) || find_word(line, eval_word, 2, false, word) ||
-        eval_metric(line, word))
-        return GW_LINE_EVAL;
-    if (find_word(line, save_prefix, 3, true, word) || find_word(line, save_word, 2, false, word))
+    static const char *const noun[] = {"checkpoint"};
+    char w1[GW_COUNTER_WORD_MAX] = "", w2[GW_COUNTER_WORD_MAX] = "", ew[GW_COUNTER_WORD_MAX];
+    const char *e1 = find_word(line, eval_prefix, 4, true, w1);
+    const char *e2 = find_word(line, eval_word, 2, false, w2);
+    char w3[GW_COUNTER_WORD_MAX] = "";
+    const char *ev = earlier(e1, w1, e2, w2, w3);
+    e1 = eval_metric(line, w1);
+    ev = earlier(ev, w3, e1, w1, ew);
+    char sw[GW_COUNTER_WORD_MAX];
+    e1 = find_word(line, save_prefix, 2, true, w1);
+    e2 = find_word(line, save_word, 2, false, w2);
+    const char *verb = earlier(e1, w1, e2, w2, sw);
+    if (verb && (!ev || verb < ev)) {
+        snprintf(word, GW_COUNTER_WORD_MAX, "%s", sw);
         return GW_LINE_SAVE;
+    }
+    if (ev) {
+        snprintf(word, GW_COUNTER_WORD_MAX, "%s", ew);
+        return GW_LINE_EVAL;
+    }
+    if (find_word(line, noun, 1, true, word))
+        return GW_LINE_SAVE; /* (a verb alone returned above) */
     word[0] = '\0';
     return GW_LINE_TRAIN;
 }
@@ -364,27 +393,42 @@ static bool arrow_bar(const char *line, gw_counter *c)
     return true;
 }
 
-/* A rate printed before its unit: "1.59 updates/sec", "8.00 it/s", "2.5 steps/s" (not
- * "it/s]": a bar's, not a line's). NAN when none. */
-static double per_second(const char *line)
+/* A figure printed before its unit, as seconds per step: a rate ("1.59 updates/sec", "8.00
+ * it/s", "2.5 steps/s") or a time ("2.057s/batch", "0.86 s/it", "95ms/step"); not a bar's
+ * "it/s]". NAN when none. */
+static double per_unit(const char *line)
 {
-    static const char *const units[] = {"updates/s", "it/s", "steps/s", "iters/s"};
+    static const struct {
+        const char *unit;
+        bool rate;
+    } units[] = {{"updates/s", true}, {"it/s", true},    {"steps/s", true}, {"iters/s", true},
+                 {"s/batch", false},  {"s/iter", false}, {"s/it", false},   {"s/step", false}};
     for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
-        size_t len = strlen(units[i]);
-        for (const char *p = line; (p = strcasestr(p, units[i])) != NULL; p += len) {
+        size_t len = strlen(units[i].unit);
+        for (const char *p = line; (p = strcasestr(p, units[i].unit)) != NULL; p += len) {
             const char *u = p + len;
-            if (strncasecmp(u, "ec", 2) == 0)
+            if (units[i].rate && strncasecmp(u, "ec", 2) == 0)
                 u += 2;
-            if (isalnum((unsigned char)*u) || *u == ']' || p == line || p[-1] != ' ')
+            if (isalnum((unsigned char)*u) || *u == ']' || p == line)
                 continue;
-            const char *v = p - 1;
+            const char *n = p; /* where the number ends */
+            double scale = 1.0;
+            if (!units[i].rate && n > line && n[-1] == 'm') {
+                n--;
+                scale = 1e-3;
+            }
+            if (n > line && n[-1] == ' ')
+                n--;
+            const char *v = n;
             while (v > line && (isdigit((unsigned char)v[-1]) || v[-1] == '.'))
                 v--;
-            char *end;
-            double x = strtod(v, &end);
-            if (end == v || end != p - 1 || !(x > 0))
+            if (v == n || (v > line && isalnum((unsigned char)v[-1])))
                 continue;
-            return 1.0 / x;
+            char *end;
+            double x = strtod(v, &end) * scale;
+            if (end != n || !(x > 0))
+                continue;
+            return units[i].rate ? 1.0 / x : x;
         }
     }
     return NAN;
@@ -436,7 +480,7 @@ static double step_time(const char *line)
                 return x;
         }
     }
-    return per_second(line);
+    return per_unit(line);
 }
 
 /* A measured value: a decimal fraction ("4.0427") or a percentage ("3%"). */

@@ -68,14 +68,14 @@ struct gw_progress {
     int64_t last_act_ms;      /* the last line that showed work (training, evaluation, a save) */
     long last_raw;            /* a text counter's last printed value */
     bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
-    bool text_from_one;       /* the first text counter ever printed is 1: its loop began in
-                                 view (a resumed or excerpted run prints a later step first) */
+    bool text_from_one;       /* the first text counter ever is 1: its loop began in view */
     bool train_bars;          /* training steps came from progress bars */
     bool train_bars_labelled; /* ... whose descriptions name the epoch */
     size_t nst_at_sample;     /* epochs started before the latest training sample */
     bool after_download;      /* the line before spoke of a download or an upload */
     bool val_open;            /* the last validation run was announced: it runs to the next
                                  activity */
+    bool saved_after_val;     /* a save right after an evaluation: results next are its */
     const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
     char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
     char train_shape[GW_COUNTER_SHAPE_MAX];
@@ -255,6 +255,7 @@ static void close_val(gw_progress *p, int64_t t_ms)
 static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
 {
     keep_last(p);
+    p->saved_after_val = false;
     val_run *v = p->nvr ? &p->vr[p->nvr - 1] : NULL;
     if (!v || p->last_kind != 2 || (b->n < v->last_n && b->n != -1)) {
         close_val(p, t_ms);
@@ -318,6 +319,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
         }
     }
     int64_t inst_start = p->inst_start_ms;
+    p->saved_after_val = false;
     if (p->train_total < 0 || labelled)
         p->train_total = b->total;
     add_sample(p, b, t_ms, new_inst);
@@ -329,8 +331,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     p->last_act_ms = t_ms;
     p->last_kind = 1;
     bool started = labelled && add_start(p, e, t, inclusive, inst_start, epoch, total);
-    /* after the epoch this bar opened itself: a redraw of its end (each rank of a multi-GPU job
-     * prints the same final bar) is no new loop */
+    /* a redraw of its end after the epoch it opened (each rank prints it) is no new loop */
     p->nst_at_sample = p->nst;
     return started;
 }
@@ -378,6 +379,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     if (c->kind == GW_LINE_SAVE) {
         if (p->nsm)
             note(p->save_word, sizeof p->save_word, c->kind_word);
+        p->saved_after_val = p->last_kind == 2;
         keep_last(p);
         close_val(p, t_ms);
         gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
@@ -388,6 +390,8 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
     if (c->kind == GW_LINE_EVAL) {
         note(p->eval_word, sizeof p->eval_word, c->kind_word);
+        if (p->saved_after_val && c->n < 0 && !c->announce)
+            return false; /* "Epoch 1/50 - ... Validation Loss: 1.37" after "Saving model" */
         snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
         if (c->announce)
             b.n = -2;
@@ -466,9 +470,8 @@ static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, 
     p->cur_src = b->epoch >= 0 ? "`Train: E [N/M]` lines" : "progress bar descriptions";
     bool started = on_train_bar(p, b, t_ms, epoch, total);
     p->cur_src = NULL;
-    /* a logger's line printed after the bar without a line end ("...3857.31s/it][INFO|
-     * trainer.py:3158] ... ***** Running Evaluation *****") is read as its own line; on a
-     * bar the terminal's width cut, for its evaluation or save only (the bar counts) */
+    /* a logger's line run into the bar ("...s/it][INFO|...] ***** Running Evaluation *****")
+     * is read as its own line; on a cut bar for its evaluation or save only (the bar counts) */
     bool cut;
     const char *rest = gw_bar_rest(line, &cut);
     gw_counter c;

@@ -57,7 +57,7 @@ EXPECT = {
     # epoch 9's "save checkpoint epoch_9.pt" is the loop's own save, as epoch 8's was
     "lossfn-search": ([(8, None, 1104), (9, None, 1117)], [T, S, T, S, T, S], [504, 600, 1117],
                       None, ["epochs from `epoch E, iter N` lines",
-                             "checkpoint saves from `checkpoint` lines"]),
+                             "checkpoint saves from `save` lines"]),
     # Caffe's solver: "Iteration N, loss = ..." under glog timestamps
     "caffe": ([], [T], [500], None, ["iterations from `Iteration N` lines"]),
     # a research loop: "30/42 of epoch 28/30", its val/test accuracies after each epoch, and a
@@ -126,6 +126,26 @@ EXPECT = {
                  "evaluation from `Validation` lines"]),
     # a script that prints numbers of no training ("d[ 0.3 ] = [{'LABEL_0': 1.03...}]")
     "rewardedsoups": ([], [], [], None, ["no phases found"]),
+    # Third held-out set (README). ClearerVoice-Studio: "Train Epoch: 0/100 Step: 10/965 |
+    # 2.057s/batch" (running means per step: their median, 1 / 0.9135)
+    "clearervoice": ([(1, 100, 160)], [T], [160], 1 / 0.9135,
+                     ["`Epoch E, Step N/M` lines", "no evaluation seen"]),
+    # PaddleSeg: "[TRAIN] epoch: 1, iter: 20/500, ..., batch_cost: 0.5344" (median 0.3532)
+    "paddleseg": ([(1, None, 140)], [T], [140], 1 / 0.3532,
+                  ["`epoch E, iter N/M` lines", "no evaluation seen"]),
+    # a ResNet-50 ImageNet run's output.log: "Epoch: N", a final bar per epoch, "Test set:"
+    # results; the first epoch's rate from its bar: 10010 steps in 3:06:24
+    "imagenet1k-resnet50": ([(1, None, 10010), (2, None, 10010), (3, None, 10010),
+                             (4, None, 5005), (5, None, 5005)], [T, E] * 5,
+                            [10010, 10010, 10010, 5005, 5005], 10010 / 11184,
+                            ["epochs from `Epoch N` lines", "evaluation from `Test` lines"]),
+    # a plain tqdm loop: "Epoch 1/50 [FT]" and "Epoch 1/50 [Validating]" bars, then "Saving model
+    # at Epoch 1 with Validation Accuracy: 33.73%" (a save) and the epoch's results (the
+    # evaluation's, printed after the save: no new phase)
+    "deeplense-ft": ([(k, 50, 157) for k in range(1, 7)],
+                     [T, E, S, T, E, S, T, E, S, T, E, T, E, S, T, E], [157] * 6, 157 / 831,
+                     ["epochs from progress bar descriptions",
+                      "checkpoint saves from `Saving` lines"]),
 }
 
 

@@ -243,6 +243,36 @@ static void test_line_on_a_cut_bar(void **state)
         gw_bar_rest("Epoch 3: 100%|#| 7/7 [00:04<00:00,  1.74it/s, loss=0.679, v_num=d-2", &cut));
 }
 
+/* A save verb before the evaluation's word is a save (for that result); a checkpoint noun is
+ * not; a time per step printed before its unit. */
+static void test_save_verb_and_unit_times(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("Saving model at Epoch 1 with Validation Accuracy: 33.73%", true);
+    assert_int_equal(c.kind, GW_LINE_SAVE);
+    assert_string_equal(c.kind_word, "Saving");
+    c = read_line("[INFO:sockeye.training] Checkpoint [3]  Validation-perplexity=19.245108", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+    assert_string_equal(c.kind_word, "Validation");
+    c = read_line("Validation loss improved, saving model to best.pt", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL); /* the evaluation's word first */
+    c = read_line("[INFO:root] Saved params to \"/home/paper/model/params.00003\"", true);
+    assert_int_equal(c.kind, GW_LINE_SAVE);
+    assert_string_equal(c.kind_word, "Saved");
+
+    c = read_line("Train Epoch: 0/100 Step: 10/965 | 2.057s/batch | lr 5.0000e-04 || Mask_Loss "
+                  "1.6780",
+                  true);
+    assert_int_equal(c.n, 10);
+    assert_float_equal(c.step_s, 2.057, 1e-9);
+    c = read_line("step 40 | loss 2.1 | 95ms/step", true);
+    assert_float_equal(c.step_s, 0.095, 1e-9);
+    c = read_line("iter 7 | loss 2.1 | 0.5 s/it", true);
+    assert_float_equal(c.step_s, 0.5, 1e-9);
+    c = read_line("iter 8 | 64 samples/s", true);
+    assert_true(isnan(c.step_s)); /* samples are no steps */
+}
+
 static void test_median(void **state)
 {
     (void)state;
@@ -261,6 +291,7 @@ int main(void)
         cmocka_unit_test(test_second_held_out_forms),
         cmocka_unit_test(test_leading_counter),
         cmocka_unit_test(test_line_on_a_cut_bar),
+        cmocka_unit_test(test_save_verb_and_unit_times),
         cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
