@@ -242,7 +242,6 @@ static void epochs_from_events(gw_analysis *a)
 
 /* In-job data wins over parsed output: the training DataLoader's passes are the epochs, with
  * their exact steps and validation (analysis/inproc.h). */
-void gw_inproc_steady(gw_analysis *a); /* inproc_phases.c */
 
 static bool epochs_from_python(gw_analysis *a)
 {
@@ -279,8 +278,10 @@ static void settle_dips(gw_gpu_analysis *g)
 
 /* With epochs from the job itself (events, marks, a log), training starts with the first epoch:
  * whatever the GPU did before (model set-up, a warm-up kernel, cuDNN's autotuning) is start-up,
- * even when a brief blip of work came earlier. The dips of the shortened steady state are found
- * again. */
+ * even when a brief blip of work came earlier. In-job data (analysis/inproc.h) also moves the
+ * end of start-up earlier on the GPUs of its run: the training DataLoader's first pass is when
+ * training started, even when the GPU was hardly busy then (an input-bound first epoch is
+ * training, not start-up). The dips of the changed steady state are found again. */
 static void startup_until_first_epoch(gw_analysis *a)
 {
     if (a->nepochs == 0 || a->epoch_origin == GW_EPOCHS_DIPS)
@@ -291,7 +292,9 @@ static void startup_until_first_epoch(gw_analysis *a)
         const int64_t *t = g->gpu->tab.t_ms;
         gw_span *startup = &g->phase[GW_PHASE_STARTUP].span;
         gw_span *steady = &g->phase[GW_PHASE_STEADY].span;
-        size_t b = steady->begin;
+        bool earlier = a->epoch_origin == GW_EPOCHS_PYTHON && g->worked &&
+                       steady->begin != steady->end && gw_inproc_covers(a->inproc, g->gpu);
+        size_t b = earlier ? 0 : steady->begin;
         while (b < steady->end && t[b] < first)
             b++;
         if (b == steady->begin || b >= steady->end)
@@ -482,7 +485,6 @@ gw_analysis *gw_analyze(const gw_series *s)
     if (!epochs_from_python(a))
         epochs_from_events(a);
     startup_until_first_epoch(a);
-    gw_inproc_steady(a);
     classify_dips(a);
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
