@@ -31,6 +31,9 @@ struct gw_timeline {
     size_t n, cap;
     bool any_train;
     unsigned last_inst;
+    long first_n;     /* the first training line's counter when it counted none, else -1 */
+    size_t first_run; /* ... and its run */
+    unsigned nfirst;  /* training lines of the first counter's loop seen so far */
     long last_n, last_total;
 };
 
@@ -82,8 +85,19 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     /* steps: the counter's advance since the previous training line of the same loop; a new
      * loop counts from 0; the first line ever counts none (a resumed run's counter) */
     long delta = since ? n : 0;
+    bool repeat = tl->any_train && inst == tl->last_inst && n == tl->last_n;
     if (tl->any_train && !since)
         delta = inst == tl->last_inst ? (n > tl->last_n ? n - tl->last_n : 0) : n;
+    if (!tl->any_train) {
+        tl->first_n = since ? -1 : n;
+        tl->first_run = tl->n - 1;
+        tl->nfirst = 0;
+    } else if (tl->first_n > 1 && inst == tl->last_inst && !repeat && tl->nfirst++ == 0 &&
+               n - tl->first_n == tl->first_n) {
+        /* the second value shows the first was the loop's stride (logged every N steps from its
+         * start: N, 2N): the first line's N steps were done in view */
+        tl->r[tl->first_run].steps += tl->first_n;
+    }
     if (cur->first_n < 0) {
         cur->first_n = n;
         cur->rate_first_ms = t_ms;
@@ -94,7 +108,7 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     }
     cur->steps += delta;
     cur->last_n = n;
-    if (!isnan(step_s)) {
+    if (!isnan(step_s) && !repeat) { /* a repeat: another logger's copy of the line */
         cur->step_s = xgrow(cur->step_s, &cur->capstep_s, cur->nstep_s + 1, sizeof *cur->step_s);
         cur->step_s[cur->nstep_s++] = step_s;
     }

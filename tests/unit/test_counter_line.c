@@ -269,8 +269,38 @@ static void test_save_verb_and_unit_times(void **state)
     assert_float_equal(c.step_s, 0.095, 1e-9);
     c = read_line("iter 7 | loss 2.1 | 0.5 s/it", true);
     assert_float_equal(c.step_s, 0.5, 1e-9);
+    c = read_line("INFO:tensorflow:global step 61: loss = 7.6624 (1.332 sec/step)", true);
+    assert_float_equal(c.step_s, 1.332, 1e-9);
     c = read_line("iter 8 | 64 samples/s", true);
     assert_true(isnan(c.step_s)); /* samples are no steps */
+}
+
+/* The timeline: a first counter equal to its stride was logged from the loop's start (TF's
+ * "Step 100", "Step 200": 100 steps before the first line); a later first value counts none; a
+ * line repeated by a second logger adds no step and no time sample. */
+static void test_timeline_stride_and_repeats(void **state)
+{
+    (void)state;
+    gw_timeline *tl = gw_timeline_new();
+    gw_timeline_add(tl, GW_PH_TRAIN, 0, 100, 0, 1, 0.8, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 10, 200, 0, 1, 0.7, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 11, 200, 0, 1, 0.7, NULL, 0); /* the glog copy */
+    gw_timeline_add(tl, GW_PH_TRAIN, 20, 300, 0, 1, 0.7, NULL, 0);
+    gw_phase_span *ph;
+    assert_int_equal(gw_timeline_finish(tl, 30, false, &ph), 1);
+    assert_int_equal(ph[0].steps, 300);
+    assert_float_equal(ph[0].steps_per_s, 1 / 0.7, 1e-9); /* median of 0.8, 0.7, 0.7 */
+    free(ph);
+    gw_timeline_free(tl);
+
+    tl = gw_timeline_new();
+    gw_timeline_add(tl, GW_PH_TRAIN, 0, 380000, 0, 1, NAN, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 10, 509900, 0, 1, NAN, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 20, 510000, 0, 1, NAN, NULL, 0);
+    assert_int_equal(gw_timeline_finish(tl, 30, false, &ph), 1);
+    assert_int_equal(ph[0].steps, 130000);
+    free(ph);
+    gw_timeline_free(tl);
 }
 
 static void test_median(void **state)
@@ -292,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_leading_counter),
         cmocka_unit_test(test_line_on_a_cut_bar),
         cmocka_unit_test(test_save_verb_and_unit_times),
+        cmocka_unit_test(test_timeline_stride_and_repeats),
         cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
