@@ -203,8 +203,9 @@ def test_save_run_into_a_cut_bar(scenario, tmp_path):
     assert [e.get("steps") for e in s["epochs"]] == [7, 7, 7, 7]
 
 
-@pytest.mark.xfail(strict=True, reason="held-out miss not fixed: a bare iteration counter with no "
-                   "word and no loss ('[  0]      10 || B: 6.981 | ... || timer: 0.290') is not read")
+@pytest.mark.xfail(strict=True, reason="held-out miss not fixed: a bare iteration counter with "
+                   "no word and no loss ('[  0]      10 || B: 6.981 | ... || timer: 0.290') is "
+                   "not read")
 def test_yolact_bare_counters(scenario, tmp_path):
     """yolact.log (dbolya/yolact's train.py): "[  0]      10 || B: ... || timer: 0.290", epoch 0
     and iteration 10 with no word for either: epoch 1, 111 steps (0-based), 0.288 s per step."""
