@@ -156,6 +156,16 @@ EXPECT = {
                   ["iterations from `Step N` lines", "no evaluation seen"]),
     # TF-Slim: "global step 60: loss = 7.3837 (2.239 sec/step)" (median 1.376 s/step)
     "tf-slim": ([], [T], [20], 1 / 1.376, ["iterations from `step N` lines"]),
+    # Fifth held-out set (README; right on the first replay). DGL's GraphSAGE example: "Epoch 00000
+    # | Step 00020 | Loss ..." (0-based: 21 steps seen per epoch), "Eval Acc" every 5 epochs
+    "dgl-graphsage": ([(k, None, 21) for k in range(1, 17)], [T, E, T, E, T, E], [126, 105, 105],
+                      None, ["`Epoch E, Step N` lines", "evaluation from `Eval` lines"]),
+    # the PyTorch transfer-learning tutorial's printer: "resnet-50 - Epoch 0/49", "----------",
+    # "train Loss: ...", "test Loss: ..." (0-based, an inclusive total: 50 epochs; no step printed,
+    # so no timeline is invented)
+    "pytorch-tutorial-resnet": ([(k, 50, None) for k in range(1, 51)], [], [], None,
+                                ["epochs from `Epoch N` lines", "evaluation from `test` lines",
+                                 "no training steps printed"]),
 }
 
 
