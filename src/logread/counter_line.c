@@ -354,23 +354,40 @@ static const char *epoch_tag(const char *line, gw_counter *c)
     return NULL;
 }
 
-/* A counter that leads a line that reports a loss, with no word for it: "250 | loss 4.0938 |
- * lr 3.0e-04 | 13707.39ms" (a bare "0 | 0.52 0.48" row of a table is none: it names no loss). */
+static double step_time(const char *line);
+
+/* A counter that leads a line reporting a loss or a time per step, with no word for it: "250 |
+ * loss 4.0938 | lr 3.0e-04", yolact's "[  0]      10 || B: 6.981 | ... || timer: 0.290" (the
+ * bracketed number before it, an outer loop or a rank, is not taken for an epoch). A table row
+ * that names neither ("0 | 0.52 0.48") is none. */
 static bool leading_counter(const char *line, gw_counter *c)
 {
     static const char *const loss[] = {"loss"};
     const char *v = spaces(line);
     long n, t;
+    bool outer = *v == '[';
+    if (outer) {
+        v = spaces(v + 1);
+        if (!counts(&v, &n, &t) || t >= 0 || *spaces(v) != ']')
+            return false;
+        v = spaces(spaces(v) + 1);
+    }
     if (!counts(&v, &n, &t) || t >= 0)
         return false;
     v = spaces(v);
-    if (!strchr("|:,", *v) || *v == '\0' || (v[1] != ' ' && v[1] != '\t'))
+    char sep = *v;
+    if (!sep || !strchr("|:,", sep))
         return false;
-    if (!find_word(v, loss, 1, false, NULL))
+    bool twice = v[1] == sep; /* "||" */
+    if (v[1 + twice] != ' ' && v[1 + twice] != '\t')
+        return false;
+    bool has_loss = find_word(v, loss, 1, false, NULL) != NULL;
+    if (!has_loss && isnan(step_time(v)))
         return false;
     c->n = n;
     c->total = -1;
-    snprintf(c->shape, sizeof c->shape, "N %c loss", *v);
+    snprintf(c->shape, sizeof c->shape, "%sN %c%s%s", outer ? "[K] " : "", sep, twice ? "|" : "",
+             has_loss ? " loss" : "");
     return true;
 }
 
@@ -447,7 +464,8 @@ static double step_time(const char *line)
                                        "batch time",
                                        "time",
                                        "ups",
-                                       "seconds"};
+                                       "seconds",
+                                       "timer"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         size_t len = strlen(keys[i]);
         for (const char *p = line; (p = strcasestr(p, keys[i])) != NULL; p += len) {
@@ -475,7 +493,7 @@ static double step_time(const char *line)
                 x = x > 0 ? 1.0 / x : 0; /* updates per second */
             if (*spaces(u) == '/')
                 continue;
-            if (i == 7 && v == spaces(p + len))
+            if (i >= 7 && v == spaces(p + len))
                 continue; /* "seconds: 10.2", not "seconds 12" */
             if (x > 0 && x < 1e5)
                 return x;

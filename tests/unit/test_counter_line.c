@@ -207,6 +207,16 @@ static void test_leading_counter(void **state)
     read_line("12:30:01 loss 0.31", false);
     read_line("2023-06-25 | loss 0.31", false);
     read_line("d[ 0.4 ] = [{'LABEL_0': 1.0334709184616804, 'n': 'grs'}]", false);
+    /* yolact: an outer bracketed number (no epoch claimed), a time per step named timer */
+    c = read_line(
+        "[  0]      10 || B: 6.981 | C: 6.276 | M: 5.049 | S: 1.818 | T: 20.124 || ETA: 2 "
+        "days, 22:15:24 || timer: 0.290",
+        true);
+    assert_int_equal(c.n, 10);
+    assert_int_equal(c.epoch, -1);
+    assert_float_equal(c.step_s, 0.290, 1e-9);
+    assert_string_equal(c.shape, "[K] N ||");
+    read_line("[0] 10 | 0.52 0.48", false); /* neither a loss nor a time per step */
 }
 
 /* A logger's line run into a bar that the terminal's width cut (Lightning 1.x's
