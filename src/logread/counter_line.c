@@ -455,6 +455,19 @@ static double per_unit(const char *line)
 /* The seconds per step printed with a line's counter: "time: 0.3326", "iter_time: 0.571s",
  * "time 107.20ms", "batch_cost: 0.2063", "Time  0.315 ( 0.372)", "elapsed time per iteration
  * (ms): 139113.4". A figure over several steps ("11.1s / 10iters") is none. */
+/* The key at p is an average's: "avg_batch_cost", "mean_time" (not "data_time"). */
+static bool averaged(const char *line, const char *p)
+{
+    static const char *const heads[] = {"avg_", "mean_"};
+    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
+        size_t len = strlen(heads[i]);
+        if ((size_t)(p - line) >= len && strncasecmp(p - len, heads[i], len) == 0 &&
+            word_start(line, p - len))
+            return true;
+    }
+    return false;
+}
+
 static double step_time(const char *line)
 {
     static const char *const keys[] = {"elapsed time per iteration (ms)",
@@ -469,7 +482,8 @@ static double step_time(const char *line)
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         size_t len = strlen(keys[i]);
         for (const char *p = line; (p = strcasestr(p, keys[i])) != NULL; p += len) {
-            if (!word_start(line, p) || isalnum((unsigned char)p[len]) || p[len] == '_')
+            if ((!word_start(line, p) && !averaged(line, p)) || isalnum((unsigned char)p[len]) ||
+                p[len] == '_')
                 continue;
             const char *v = spaces(p + len);
             if (*v == ':' || *v == '=')

@@ -166,6 +166,17 @@ EXPECT = {
     "pytorch-tutorial-resnet": ([(k, 50, None) for k in range(1, 51)], [], [], None,
                                 ["epochs from `Epoch N` lines", "evaluation from `test` lines",
                                  "no training steps printed"]),
+    # Sixth held-out set (README). PaddleOCR 2.0: "epoch: [0/100], iter: 10, ... batch_cost:
+    # 6.29982 s" (median 2.59327 s); the start-up line "an evaluation is run every 1171
+    # iterations" opens nothing
+    "paddleocr": ([(1, 100, 60)], [T], [60], 1 / 2.59327,
+                  ["`epoch E, iter N` lines", "no evaluation seen"]),
+    # OpenOCR: "epoch: [1/2], global_step: 100, ... avg_batch_cost: 0.18023 s" (median 0.181655)
+    "openocr": ([(1, 2, 150)], [T], [150], 1 / 0.181655, ["`epoch E, global_step N` lines"]),
+    # Swin Transformer: "Train: [14/300][250/1251] ... time 0.6408 (0.6516)" (median 0.6403). Swin
+    # counts from 0 (this is its 15th epoch, 301 batches done), which an excerpt that starts at
+    # epoch 14 cannot show: the text's own numbers are reported
+    "swin": ([(14, 300, 300)], [T], [300], 1 / 0.6403, ["`E/T [N/M]` lines"]),
 }
 
 

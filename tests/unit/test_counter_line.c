@@ -281,6 +281,13 @@ static void test_save_verb_and_unit_times(void **state)
     assert_float_equal(c.step_s, 0.5, 1e-9);
     c = read_line("INFO:tensorflow:global step 61: loss = 7.6624 (1.332 sec/step)", true);
     assert_float_equal(c.step_s, 1.332, 1e-9);
+    c = read_line(
+        "[2024/08/06 18:03:31] openrec INFO: epoch: [1/2], global_step: 100, lr: 0.000005, "
+        "loss: 69.376022, avg_reader_cost: 0.00971 s, avg_batch_cost: 0.18023 s",
+        true);
+    assert_float_equal(c.step_s, 0.18023, 1e-9); /* an average's key, not avg_reader_cost */
+    c = read_line("iter 9 | data_time: 0.5", true);
+    assert_true(isnan(c.step_s));
     c = read_line("iter 8 | 64 samples/s", true);
     assert_true(isnan(c.step_s)); /* samples are no steps */
 }
