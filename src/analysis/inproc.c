@@ -270,6 +270,35 @@ static const gw_inproc *first_inproc(const gw_series *s, bool *off, const char *
     return NULL;
 }
 
+/* Why there is no step timing. A "loader" record is written at a loader's first pass: with no
+ * pass and no steps after it, the process ended before its first records of steps (flushed
+ * every 2 s), most often killed (SIGTERM, SIGKILL, os._exit) before it could write them. */
+static void why_no_steps(gw_inproc_analysis *ia)
+{
+    const gw_inproc *in = ia->in;
+    if (ia->train_loader >= 0) {
+        snprintf(ia->why_none, sizeof ia->why_none, "fewer than %s training steps recorded",
+                 GW_FIXED(GW_INPROC_MIN_STEPS, 0));
+        return;
+    }
+    for (size_t l = 0; l < in->nloaders; l++) {
+        const gw_inproc_proc *p = gw_inproc_proc_of(in, in->loaders[l].pid);
+        if (p && p->role == GW_INPROC_WORKER)
+            continue;
+        snprintf(ia->why_none, sizeof ia->why_none,
+                 "a DataLoader was iterated (pid %ld, loader %ld%s%s) but no step was "
+                 "recorded: %s",
+                 in->loaders[l].pid, in->loaders[l].id, *in->loaders[l].created_at ? ", " : "",
+                 in->loaders[l].created_at,
+                 p && p->exited ? "its records were lost"
+                                : "the process was killed (a signal, os._exit) before its "
+                                  "first records of steps (every 2 s)");
+        return;
+    }
+    snprintf(ia->why_none, sizeof ia->why_none,
+             "no DataLoader was iterated in the job's Python processes");
+}
+
 gw_inproc_analysis *gw_inproc_analyze(const gw_series *s)
 {
     gw_inproc_analysis *ia = xcalloc(1, sizeof *ia);
@@ -303,10 +332,7 @@ gw_inproc_analysis *gw_inproc_analyze(const gw_series *s)
     if (ia->train_loader >= 0)
         build_epochs(ia);
     if (!ia->has_steps)
-        snprintf(ia->why_none, sizeof ia->why_none,
-                 ia->train_loader < 0 ? "no DataLoader was iterated in the job's Python processes"
-                                      : "fewer than %s training steps recorded",
-                 GW_FIXED(GW_INPROC_MIN_STEPS, 0));
+        why_no_steps(ia);
     memory(ia);
     overhead(ia);
     gw_inproc_roles_build(ia);

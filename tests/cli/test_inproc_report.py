@@ -383,6 +383,29 @@ def test_job_without_torch_has_stacks_only(tmp_path):
     assert "GPU memory (torch allocator): not recorded" in sec
 
 
+def test_job_killed_before_its_first_steps_were_written(tmp_path):
+    """SIGTERM 3 s into a job: its loader record is written (at the first pass) but the steps
+    (flushed every 2 s) never were. The report must not say that no DataLoader was iterated."""
+    run = tmp_path / "run"
+    shutil.copytree(REC / "yolo_w1b64", run)
+    (run / "summary.json").unlink()
+    (run / "python").mkdir()
+    (run / "python" / "77.jsonl").write_text(
+        '{"t": 1796138460, "kind": "process", "pid": 77, "role": "main", "torch": "2.5"}\n'
+        '{"t": 1796138461, "kind": "loader", "loader": 0, "class": "DataLoader", '
+        '"num_workers": 2, "batch_size": 4, "dataset": "DS", "created_at": "sig.py:4"}\n')
+    ip = report(run)["inproc"]
+    assert ip["why"] == ("a DataLoader was iterated (pid 77, loader 0, sig.py:4) but no step was "
+                         "recorded: the process was killed (a signal, os._exit) before its "
+                         "first records of steps (every 2 s)")
+    with open(run / "python" / "77.jsonl", "a") as f:  # it exited, yet no step: lost
+        f.write('{"t": 1796138470, "kind": "exit"}\n')
+    assert report(run)["inproc"]["why"].endswith("no step was recorded: its records were lost")
+    sec = section(text(run))
+    assert "no step timing: a DataLoader was iterated (pid 77, loader 0, sig.py:4)" in sec
+    assert max(len(x) for x in sec.splitlines()) <= 80
+
+
 @pytest.mark.parametrize("name", ["yolo_input", "yolo_changes"])
 def test_text_section_golden(name):
     """The whole "Inside the job" section, pinned (tests/cli/golden/inproc_NAME.txt; run with
