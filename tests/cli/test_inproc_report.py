@@ -380,6 +380,10 @@ def test_job_without_torch_has_stacks_only(tmp_path):
     sec = section(text(run))
     assert "no step timing: no DataLoader was iterated" in sec
     assert "80  job.py:work" in sec
+    # no DataLoader: its process is the job's main process, not a training one
+    assert "  where: main process 80% in job.py:work, 20% in job.py:sleep_a_bit" in sec
+    assert "  main process (1 process, 100 samples" in sec
+    assert "training process" not in sec
     assert "GPU memory (torch allocator): not recorded" in sec
 
 
