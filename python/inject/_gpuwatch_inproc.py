@@ -577,6 +577,7 @@ def _after_fork_child():
         _proc.loaders = parent.loaders
         _proc.write_process()
         _proc.write_settings()
+        _proc.flush()  # now: a worker killed (OOM, SIGTERM) in its first 2 s is still counted
         mp_util = sys.modules.get("multiprocessing.util")
         if mp_util is not None:
             # multiprocessing ends a forked child with os._exit: no atexit there, but its
@@ -629,6 +630,7 @@ def start():
         _proc.role = "main"
     _proc.write_process()
     _proc.write_settings()
+    _proc.flush()  # now, not in 2 s: a process killed before that is still counted
     if "torch" in sys.modules:  # imported before us (cannot happen from site, but be safe)
         _gt._after_torch("torch", sys.modules["torch"])
     else:

@@ -233,6 +233,27 @@ def test_job_that_exits_mid_step(tmp_path):
     assert m[-1]["kind"] == "exit"
 
 
+def test_a_process_killed_at_once_is_still_counted(tmp_path):
+    """A worker killed in its first seconds (the OOM killer, Pool.terminate's SIGTERM) has its
+    process record written: the report counts every process that ran."""
+    job = tmp_path / "killed.py"
+    job.write_text(
+        "import os, signal, time\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "print('child killed', os.WTERMSIG(status))\n")
+    r, d = run(tmp_path, [PYTHON, job])
+    assert r.returncode == 0, r.stderr
+    assert "child killed 9" in (d / "output.log").read_text()
+    recs = records(d)
+    assert len(recs) == 2
+    child = [m for m in recs.values() if last(m, "exit") is None]
+    assert len(child) == 1 and last(child[0], "process")["role"] == "other"
+    assert last(child[0], "settings")["os_cpu_count"] == os.cpu_count()
+
+
 def test_own_sitecustomize_still_runs_job_without_torch(tmp_path):
     theirs = tmp_path / "theirs"
     theirs.mkdir()
