@@ -109,9 +109,13 @@ static void pick_loaders(gw_inproc_analysis *ia)
             ia->val_loader = (long)l;
         }
     }
-    int len =
-        snprintf(ia->how, sizeof ia->how, "training: loader %ld, the most steps (%s in %zu pass%s)",
-                 in->loaders[t].id, GW_FIXED(best, 0), best_passes, best_passes == 1 ? "" : "es");
+    int len = snprintf(
+        ia->how, sizeof ia->how, "training: loader %ld, the most steps (%s in %zu pass%s%s",
+        in->loaders[t].id, GW_FIXED(best, 0), best_passes, best_passes == 1 ? "" : "es",
+        in->loaders[t].objects > 1 ? ", a new DataLoader for each" : ")");
+    if (in->loaders[t].objects > 1 && len > 0 && (size_t)len < sizeof ia->how)
+        len += snprintf(ia->how + len, sizeof ia->how - (size_t)len, ": %ld made at %s)",
+                        in->loaders[t].objects, in->loaders[t].created_at);
     if (ia->val_loader >= 0 && len > 0 && (size_t)len < sizeof ia->how) {
         double vs = loader_steps(in, (size_t)ia->val_loader, &np);
         snprintf(ia->how + len, sizeof ia->how - (size_t)len,

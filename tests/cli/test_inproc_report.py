@@ -410,6 +410,55 @@ def test_job_killed_before_its_first_steps_were_written(tmp_path):
     assert max(len(x) for x in sec.splitlines()) <= 80
 
 
+def loaders_run(tmp_path, made):
+    """A run whose job iterates loaders made at [(created_at, t_start, t_end, steps, wait_s)], one
+    pass each, with a "steps" record per pass."""
+    run = tmp_path / "run"
+    shutil.copytree(REC / "yolo_w1b64", run)
+    (run / "summary.json").unlink()
+    (run / "python").mkdir()
+    t = 1796138455
+    recs = [{"t": t, "kind": "process", "pid": 77, "role": "main", "torch": "2.5"}]
+    for i, (at, t0, t1, steps, wait) in enumerate(made):
+        recs.append({"t": t0, "kind": "loader", "loader": i, "class": "DataLoader",
+                     "num_workers": 2, "batch_size": 4, "batches": steps, "dataset": "DS",
+                     "created_at": at})
+        iv = {"loader": i, "pass": 0, "steps": steps, "wait_s": wait, "between_s": t1 - t0 - wait}
+        recs.append(dict(iv, t=t1, kind="steps", t0=t0, t1=t1))
+        recs.append(dict(iv, t=t1, kind="pass", t_start=t0, t_end=t1, first_wait_s=0.5,
+                         complete=True))
+    recs.append({"t": t + 60, "kind": "exit"})
+    (run / "python" / "77.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return run
+
+
+def test_a_loader_made_anew_for_each_epoch_is_one_loader(tmp_path):
+    """`for epoch ...: loader = DataLoader(...)` (and Lightning's reload_dataloaders_every_n_epochs)
+    makes a new DataLoader object per epoch: still one training loader of 3 epochs, not a
+    1-epoch training loader and a "validation" one."""
+    t = 1796138460
+    run = loaders_run(tmp_path, [("train.py:9", t, t + 10, 20, 6),
+                                 ("train.py:9", t + 11, t + 21, 20, 4),
+                                 ("train.py:9", t + 22, t + 32, 20, 2)])
+    s = report(run)
+    ip = s["inproc"]
+    assert ip["validation_loader"] is None
+    assert ip["steps"] == 60 and [e["steps"] for e in ip["epochs"]] == [20, 20, 20]
+    assert [e["data_wait_share_pct"] for e in ip["epochs"]] == [60, 40, 20]
+    assert ip["data_wait_share_pct"] == 40
+    assert [x["epoch"] for x in ip["timeline"]] == [1, 2, 3]
+    assert [e["steps"] for e in s["epochs"]] == [20, 20, 20]
+    sec = section(text(run))
+    assert " ".join(sec.split()).count(
+        "the most steps (60 in 3 passes, a new DataLoader for each: 3 made at train.py:9)") == 1
+    # made at one place (a helper) but used side by side: two loaders, training and validation
+    run2 = loaders_run(tmp_path / "b", [("data.py:5", t, t + 30, 60, 12),
+                                        ("data.py:5", t + 10, t + 12, 20, 1)])
+    ip = report(run2)["inproc"]
+    assert ip["training_loader"]["loader"] == 0 and ip["validation_loader"]["loader"] == 1
+    assert ip["steps"] == 60
+
+
 @pytest.mark.parametrize("name", ["yolo_input", "yolo_changes"])
 def test_text_section_golden(name):
     """The whole "Inside the job" section, pinned (tests/cli/golden/inproc_NAME.txt; run with
