@@ -61,7 +61,6 @@ class _Process:
         self.lock = threading.Lock()  # pending
         self.write_lock = threading.Lock()  # the files
         self.pending = []  # lines not yet written
-        self.fd = None
         self.disabled = False  # the run directory cannot be written: record nothing more
         self.out_made = False  # RUN/python made (by this process)
         self.warned = set()
@@ -109,13 +108,18 @@ class _Process:
                 data = "".join(self.pending).encode("utf-8")
                 self.pending = []
             try:
-                if self.fd is None:
-                    os.makedirs(self.out_dir, exist_ok=True)
-                    path = os.path.join(self.out_dir, "%d.jsonl" % self.pid)
-                    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
-                    self.fd = os.open(path, flags, 0o644)
-                while data:
-                    data = data[os.write(self.fd, data):]
+                os.makedirs(self.out_dir, exist_ok=True)
+                path = os.path.join(self.out_dir, "%d.jsonl" % self.pid)
+                flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+                # opened for each flush and closed: a descriptor kept open would be closed by a
+                # job that closes them all (python-daemon, os.closerange) and its number given
+                # to the job's next file, which would then get our records
+                fd = os.open(path, flags, 0o644)
+                try:
+                    while data:
+                        data = data[os.write(fd, data):]
+                finally:
+                    os.close(fd)
             except OSError as e:
                 with self.lock:
                     self.disabled = True  # read-only or full: the job goes on without us

@@ -254,6 +254,28 @@ def test_a_process_killed_at_once_is_still_counted(tmp_path):
     assert last(child[0], "settings")["os_cpu_count"] == os.cpu_count()
 
 
+def test_a_job_that_closes_every_descriptor_gets_no_records_in_its_files(tmp_path):
+    """python-daemon and os.closerange close every descriptor; the job's next files take their
+    numbers. None of our records may land in them, and ours go on."""
+    job = tmp_path / "closer.py"
+    job.write_text(
+        "import os, sys, time\n"
+        "time.sleep(2.6)  # our first records are written (every 2 s)\n"
+        "os.closerange(3, 1024)\n"
+        "fds = [os.open(os.path.join(sys.argv[1], str(i)), os.O_WRONLY | os.O_CREAT)\n"
+        "       for i in range(40)]\n"
+        "time.sleep(2.6)\n"
+        "print('ok')\n")
+    files = tmp_path / "files"
+    files.mkdir()
+    r, d = run(tmp_path, [PYTHON, job, files])
+    assert r.returncode == 0, r.stderr
+    assert "ok" in (d / "output.log").read_text()
+    assert sorted(p.name for p in files.iterdir() if p.stat().st_size) == []
+    (pid, m), = records(d).items()
+    assert m[-1]["kind"] == "exit" and last(m, "stacks")["samples"] > 30  # >= 10 Hz for 5 s
+
+
 def test_own_sitecustomize_still_runs_job_without_torch(tmp_path):
     theirs = tmp_path / "theirs"
     theirs.mkdir()
