@@ -176,9 +176,16 @@ static void build_epochs(gw_inproc_analysis *ia)
             }
     }
     ia->wait_share_pct = share_pct(ia->wait_s, ia->between_s);
+    if (!(ia->between_s > 0)) /* passes of one batch each: the loop's own time is unknown */
+        for (size_t k = 0; k < ia->nepochs; k++) {
+            ia->epochs[k].wait_share_pct = ia->wait_share_pct = NAN;
+            ia->epochs[k].bound = GW_INPROC_BOUND_UNKNOWN;
+        }
     double w = ia->wait_share_pct / 100.0;
     ia->speedup_input_max = w < 1 ? 1.0 / (1.0 - w) : NAN;
-    ia->has_steps = ia->steps >= GW_INPROC_MIN_STEPS;
+    /* a pass of one batch (a new iterator for each step) ends before the loop's own work: with
+     * no time between batches the share waiting is no measure */
+    ia->has_steps = ia->steps >= GW_INPROC_MIN_STEPS && ia->between_s > 0;
     bool input = false, main_b = false;
     for (size_t k = 0; k < ia->nepochs; k++) {
         input |= ia->epochs[k].bound == GW_INPROC_BOUND_INPUT;
@@ -280,6 +287,15 @@ static const gw_inproc *first_inproc(const gw_series *s, bool *off, const char *
 static void why_no_steps(gw_inproc_analysis *ia)
 {
     const gw_inproc *in = ia->in;
+    if (ia->train_loader >= 0 && ia->steps >= GW_INPROC_MIN_STEPS) {
+        snprintf(ia->why_none, sizeof ia->why_none,
+                 "no time between batches recorded: each of the %zu passes over loader %ld "
+                 "ended after its first batch (a new iterator for each step, "
+                 "next(iter(loader))?), so the loop's own time and its share waiting for data "
+                 "are unknown",
+                 ia->nepochs, in->loaders[ia->train_loader].id);
+        return;
+    }
     if (ia->train_loader >= 0) {
         snprintf(ia->why_none, sizeof ia->why_none, "fewer than %s training steps recorded",
                  GW_FIXED(GW_INPROC_MIN_STEPS, 0));

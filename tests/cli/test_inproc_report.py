@@ -459,6 +459,34 @@ def test_a_loader_made_anew_for_each_epoch_is_one_loader(tmp_path):
     assert ip["steps"] == 60
 
 
+def test_a_new_iterator_for_each_step_has_no_wait_share(tmp_path):
+    """`x, y = next(iter(loader))` at each step: every pass is one batch and ends before the
+    loop's work, so no time between batches is recorded. Not "100% waiting for data" (nor an
+    "at most -x faster" bound, nor 12 one-step epochs): the report says what it cannot tell."""
+    run = loaders_run(tmp_path, [("train.py:9", 1796138460, 1796138470, 12, 4)])
+    py = run / "python" / "77.jsonl"
+    recs = [json.loads(x) for x in py.read_text().splitlines()]
+    recs = [r for r in recs if r["kind"] not in ("pass", "steps")]
+    for i in range(12):
+        t0 = 1796138460 + i
+        iv = {"loader": 0, "pass": i, "steps": 1, "wait_s": 0.3, "between_s": 0}
+        recs.insert(-1, dict(iv, t=t0 + 0.3, kind="steps", t0=t0, t1=t0 + 0.3))
+        recs.insert(-1, dict(iv, t=t0 + 0.3, kind="pass", t_start=t0, t_end=t0 + 0.3,
+                             first_wait_s=0.3, complete=False))
+    py.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    s = report(run)
+    ip = s["inproc"]
+    assert ip["why"].startswith("no time between batches recorded: each of the 12 passes over "
+                                "loader 0 ended after its first batch")
+    assert ip["data_wait_share_pct"] is None and ip["input_speedup_max"] is None
+    assert ip["bound"] == "unknown"
+    assert [e["data_wait_share_pct"] for e in ip["epochs"]] == [None] * 12
+    assert s["epoch_source"] != "python"
+    assert "python_data_wait_share_pct" not in starved(s)["evidence"]
+    sec = section(text(run))
+    assert "100%" not in sec and "-x" not in sec and "no step timing: no time between" in sec
+
+
 @pytest.mark.parametrize("name", ["yolo_input", "yolo_changes"])
 def test_text_section_golden(name):
     """The whole "Inside the job" section, pinned (tests/cli/golden/inproc_NAME.txt; run with
