@@ -379,6 +379,12 @@ def test_job_without_torch_has_stacks_only(tmp_path):
     assert v["evidence"]["python_missing"] == ip["why"]
     sec = section(text(run))
     assert "no step timing: no DataLoader was iterated" in sec
+    # waiting for multiprocessing's forkserver to start a worker is idle, not work
+    with open(run / "python" / "77.stacks", "a") as f:
+        f.write("<module> (job.py:1);connect_to_new_process (forkserver.py:59);"
+                "read_signed (forkserver.py:317) 100\n")
+    main = report(run)["inproc"]["roles"]["main"]
+    assert main["samples"] == 200 and main["idle_samples"] == 100
     assert "80  job.py:work" in sec
     # no DataLoader: its process is the job's main process, not a training one
     assert "  where: main process 80% in job.py:work, 20% in job.py:sleep_a_bit" in sec
