@@ -195,6 +195,11 @@ static bool epochs_from_output(gw_analysis *a, gw_input_kind want)
                                              .steps = p->steps,
                                              .steps_per_s = p->steps_per_s};
     }
+    /* An output whose last line starts the last epoch says nothing of when that epoch ended:
+     * it ran on to the end of the record, not for 0 s. */
+    gw_epoch *last = &a->epochs[a->nepochs - 1];
+    if (last->end_ms <= last->start_ms && a->record_end_ms > last->start_ms)
+        last->end_ms = a->record_end_ms;
     a->epoch_origin = want == GW_INPUT_TRAIN_LOG ? GW_EPOCHS_LOG : GW_EPOCHS_OUTPUT;
     return true;
 }
@@ -346,6 +351,18 @@ static void epoch_parts(const gw_analysis *a, const gw_gpu_analysis *g, size_t k
     }
 }
 
+/* GPU g's busy share and energy from start_ms to end_ms; NAN when that holds no row. */
+static gw_span_figures span_figures(const gw_gpu_analysis *g, const gw_energy_curve *energy,
+                                    int64_t start_ms, int64_t end_ms)
+{
+    gw_span sp = gw_check_span_of_time(g, start_ms, end_ms);
+    if (end_ms <= start_ms || sp.end <= sp.begin)
+        return (gw_span_figures){NAN, NAN};
+    return (gw_span_figures){
+        gw_gpu_mean(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), sp, false),
+        span_energy(energy, sp).wh};
+}
+
 /* Statistics and energy of the whole record, the phases and the epochs of GPU i. The energy
  * curve lives only while one GPU is done (16 bytes a row). */
 static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
@@ -376,6 +393,11 @@ static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
             gw_gpu_mean(g, gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT), sp, false);
         a->epoch_energy_wh[k * a->ngpus + i] = span_energy(&energy, sp).wh;
         epoch_parts(a, g, k, &a->epoch_parts[k * a->ngpus + i]);
+    }
+    if (a->nepochs) {
+        a->before_epochs[i] = span_figures(g, &energy, a->start_ms, a->epochs[0].start_ms);
+        a->after_epochs[i] =
+            span_figures(g, &energy, a->epochs[a->nepochs - 1].end_ms, a->record_end_ms);
     }
     for (size_t k = 0; k < a->series->nphases; k++) {
         const gw_phase_span *ph = &a->series->phases[k];
@@ -490,6 +512,8 @@ gw_analysis *gw_analyze(const gw_series *s)
     a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_parts = xcalloc(a->nepochs * a->ngpus + 1, sizeof *a->epoch_parts);
     a->job_phase_util_pct = xcalloc(s->nphases * a->ngpus + 1, sizeof(double));
+    a->before_epochs = xcalloc(a->ngpus + 1, sizeof *a->before_epochs);
+    a->after_epochs = xcalloc(a->ngpus + 1, sizeof *a->after_epochs);
     all_figures(a, max_rows);
     gw_checks_run(a);
     drop_other_jobs(a);
@@ -516,6 +540,8 @@ void gw_analysis_free(gw_analysis *a)
     free(a->epoch_energy_wh);
     free(a->epoch_parts);
     free(a->job_phase_util_pct);
+    free(a->before_epochs);
+    free(a->after_epochs);
     gw_verdict_list_free(&a->verdicts);
     gw_inproc_analysis_free(a->inproc);
     free(a);

@@ -269,6 +269,9 @@ static void suggest(gw_inproc_analysis *ia, const gw_roles_summary *r, const cha
     }
     snprintf(ia->suggestion, sizeof ia->suggestion, "%s", b.data ? b.data : "");
     gw_buf_free(&b);
+    size_t n = strlen(ia->suggestion); /* the sentences end with a space for the next one */
+    while (n > 0 && ia->suggestion[n - 1] == ' ')
+        ia->suggestion[--n] = '\0';
 }
 
 void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, const char **cause,

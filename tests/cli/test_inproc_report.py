@@ -146,8 +146,18 @@ def test_text_section_fits_80_columns():
         assert not wide, wide
     sec = section(text(DATA / "yolo_input"))
     assert re.search(r"^    1 +38 +1\.58 +14\.5 +9\.3 +60\.9 +3\.1 input +1\.6$", sec, re.M), sec
-    assert "34  utils/loss_tal_dual.py:build_targets" in sec
+    assert "34.0  utils/loss_tal_dual.py:build_targets" in sec  # one decimal down the column
     assert "1 torn last line" in sec
+
+
+def test_whole_report_has_no_trailing_blanks():
+    """The in-job suggestion is built sentence by sentence, each followed by a space: none may
+    be left at the end of a printed line (a real H200 run, the whole text report)."""
+    for name in ["h200_yolo_w1b64", "h200_tv_main_w4b16"]:
+        out = text(DATA / name)
+        assert "try: In-job data" in out or "try: The GPU is never left waiting" in out
+        blank = [x for x in out.splitlines() if x != x.rstrip()]
+        assert not blank, (name, blank)
 
 
 def test_html_flame_graphs(tmp_path):
@@ -385,7 +395,7 @@ def test_job_without_torch_has_stacks_only(tmp_path):
                 "read_signed (forkserver.py:317) 100\n")
     main = report(run)["inproc"]["roles"]["main"]
     assert main["samples"] == 200 and main["idle_samples"] == 100
-    assert "80  job.py:work" in sec
+    assert "80.0  job.py:work" in sec
     # no DataLoader: its process is the job's main process, not a training one
     assert "  where: main process 80% in job.py:work, 20% in job.py:sleep_a_bit" in sec
     assert "  main process (1 process, 100 samples" in sec
