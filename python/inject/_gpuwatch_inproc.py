@@ -309,7 +309,7 @@ class _Process:
         return step
 
     def check_role(self):
-        if self.role == "worker":
+        if self.role == "worker" and self.worker_id is not None:
             return
         w = sys.modules.get("torch.utils.data._utils.worker")
         info = getattr(w, "_worker_info", None) if w is not None else None
@@ -570,13 +570,20 @@ def _after_fork_child():
         return
     try:
         method = "fork"
+        worker = False  # forked by torch's _MultiProcessingDataLoaderIter.__init__
+        loader_py = os.path.join("torch", "utils", "data", "dataloader.py")
         f = sys._getframe(1)
         while f is not None:
-            if f.f_code.co_filename.endswith(os.path.join("multiprocessing", "forkserver.py")):
+            code = f.f_code
+            if code.co_filename.endswith(os.path.join("multiprocessing", "forkserver.py")):
                 method = "forkserver"
                 break
+            if code.co_name == "__init__" and code.co_filename.endswith(loader_py):
+                worker = True
             f = f.f_back
         _proc = _Process(parent.run_dir, method)
+        if worker:  # known now, not at the sampler's next look: a worker killed at once counts
+            _proc.role = "worker"
         _proc.warned = set(parent.warned)
         _proc.disabled = parent.disabled
         _proc.loaders = parent.loaders

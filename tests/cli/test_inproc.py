@@ -254,6 +254,30 @@ def test_a_process_killed_at_once_is_still_counted(tmp_path):
     assert last(child[0], "settings")["os_cpu_count"] == os.cpu_count()
 
 
+@needs_torch
+def test_a_fork_worker_that_dies_at_once_is_a_worker(tmp_path):
+    """A DataLoader worker that dies in its first batch (os._exit in a C extension, the OOM
+    killer) is counted as a DataLoader worker, not as an "other" process."""
+    job = tmp_path / "dies.py"
+    job.write_text(
+        "import os, torch\n"
+        "from torch.utils.data import DataLoader, Dataset\n"
+        "class D(Dataset):\n"
+        "    def __len__(self): return 8\n"
+        "    def __getitem__(self, i): os._exit(3)\n"
+        "try:\n"
+        "    next(iter(DataLoader(D(), num_workers=1, multiprocessing_context='fork')))\n"
+        "except RuntimeError as e:\n"
+        "    print('caught', 'exited unexpectedly' in str(e))\n")
+    r, d = run(tmp_path, [PYTHON, job])
+    assert r.returncode == 0, r.stderr
+    assert "caught True" in (d / "output.log").read_text()
+    recs = records(d)
+    assert len(recs) == 2
+    (wpid, w), = by_role(recs, "worker").items()
+    assert last(w, "process")["start_method"] == "fork" and last(w, "exit") is None
+
+
 def test_a_job_that_closes_every_descriptor_gets_no_records_in_its_files(tmp_path):
     """python-daemon and os.closerange close every descriptor; the job's next files take their
     numbers. None of our records may land in them, and ours go on."""
