@@ -32,8 +32,7 @@ const char *gw_epoch_origin_name(gw_epoch_origin o)
 
 static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
 {
-    const double *v = gw_series_gpu_values(g->gpu, f);
-    return v ? v[row] : NAN;
+    return gw_series_gpu_value(g->gpu, f, row);
 }
 
 bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
@@ -47,7 +46,7 @@ bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
 
 bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
 {
-    if (gw_series_gpu_values(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
+    if (gw_series_gpu_has(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
         double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
         return gw_reasons_power(gw_reasons_of(mask));
     }
@@ -105,15 +104,20 @@ static gw_energy span_energy(const gw_energy_curve *c, gw_span span)
     return gw_energy_span(c, span.begin, span.end);
 }
 
+/* scratch: two buffers of the GPU's rows. A column's rows are decoded into the first one at a
+ * time (the series keeps GPU columns compactly: series.h). */
 static void phase_result(gw_gpu_analysis *g, const gw_energy_curve *energy, gw_phase_result *out,
                          gw_span span, double *scratch)
 {
     const gw_series_table *t = &g->gpu->tab;
+    double *values = scratch + t->n;
     out->span = span;
     out->stats = xcalloc(t->ncols, sizeof *out->stats);
-    for (size_t c = 0; c < t->ncols; c++)
-        gw_stats_summary(t->cols[c].v + span.begin, g->dt_s + span.begin, span.end - span.begin,
-                         scratch, &out->stats[c]);
+    for (size_t c = 0; c < t->ncols; c++) {
+        gw_series_col_decode(t, c, span.begin, span.end, values);
+        gw_stats_summary(values, g->dt_s + span.begin, span.end - span.begin, scratch,
+                         &out->stats[c]);
+    }
     gw_energy e = span_energy(energy, span);
     out->energy_wh = e.wh;
     out->energy_partial = e.partial;
@@ -167,6 +171,7 @@ static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
     /* another job's GPU (--scope node) is shown, never compared or judged */
     g->participant = gpu->in_job != 0 && (g->worked || job_used_gpu(s, gpu));
     g->ndips = gw_dips_find(util, gpu->tab.t_ms, g->dt_s, n, ph[GW_PHASE_STEADY], &g->dips);
+    gw_series_gpu_release(gpu);
 }
 
 /* The epochs the job's output showed, with their steps and validation (logread/progress.h), of
@@ -302,6 +307,7 @@ static void startup_until_first_epoch(gw_analysis *a)
         g->dips = NULL;
         g->ndips = gw_dips_find(gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), t, g->dt_s,
                                 g->gpu->tab.n, *steady, &g->dips);
+        gw_series_gpu_release(g->gpu);
     }
 }
 
@@ -316,6 +322,7 @@ static void classify_dips(gw_analysis *a)
         gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
         gw_dips_mark_job_phases(g->dips, g->ndips, a->series->phases, a->series->nphases);
         settle_dips(g);
+        gw_series_gpu_release(g->gpu);
     }
 }
 
@@ -354,6 +361,7 @@ static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
     gw_energy_curve_build(gpu->tab.t_ms, gpu->tab.n, gw_series_gpu_values(gpu, GW_F_POWER_DRAW_W),
                           1.0, gw_series_gpu_values(gpu, GW_F_ENERGY_MJ), 1e-3,
                           g->interval_s * 1000.0, &energy);
+    gw_series_gpu_release(gpu);
     phase_result(g, &energy, &g->whole, gw_span_make(gpu, g->dt_s, 0, gpu->tab.n), scratch);
     g->energy_from_counter = span_energy(&energy, g->whole.span).from_counter;
     for (int p = 0; p < GW_PHASE_COUNT; p++) {
@@ -383,6 +391,7 @@ static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
                 : NAN;
     }
     gw_energy_curve_free(&energy);
+    gw_series_gpu_release(gpu);
 }
 
 /* No verdict on another job's GPU (series.h in_job 0): it is shown as not this job. */
@@ -416,7 +425,7 @@ typedef struct figures_job {
 static void *figures_range(void *arg)
 {
     const figures_job *j = arg;
-    double *scratch = xmalloc((j->max_rows ? j->max_rows : 1) * sizeof *scratch);
+    double *scratch = xmalloc((j->max_rows ? 2 * j->max_rows : 1) * sizeof *scratch);
     for (size_t i = j->from; i < j->to; i++)
         gpu_figures(j->a, i, scratch);
     free(scratch);
@@ -483,6 +492,8 @@ gw_analysis *gw_analyze(const gw_series *s)
         epochs_from_events(a);
     startup_until_first_epoch(a);
     gw_inproc_steady(a);
+    for (size_t i = 0; i < a->ngpus; i++)
+        gw_series_gpu_release(a->gpus[i].gpu);
     classify_dips(a);
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));

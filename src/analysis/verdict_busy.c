@@ -520,7 +520,7 @@ void gw_check_imbalance(gw_analysis *a)
     size_t compared = 0;
     for (size_t i = 0; i < a->ngpus; i++) {
         const gw_gpu_analysis *g = &a->gpus[i];
-        if (!g->participant || !gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT))
+        if (!g->participant || !gw_series_gpu_has(g->gpu, GW_F_UTIL_GPU_PCT))
             continue;
         compared++;
         if (!g->worked)

@@ -374,10 +374,9 @@ static int store_row(reader *r, const parsed_row *p_in, size_t n)
     bool untimed = !r->has_id && !r->has_time; /* one GPU, unless rows say otherwise */
     if ((pos >= 0 || untimed) && r->order.conflict_line == 0) { /* the same GPU as before? */
         double total = row_mem_total(r, n);
-        const double *had = gw_series_gpu_values(g, GW_F_MEM_TOTAL_MIB);
+        double had = g->tab.n > 0 ? gw_series_gpu_value(g, GW_F_MEM_TOTAL_MIB, 0) : NAN;
         bool name_differs = p->id.name && *p->id.name && *g->name && strcmp(p->id.name, g->name);
-        bool total_differs =
-            had && g->tab.n > 0 && !isnan(total) && !isnan(had[0]) && had[0] != total;
+        bool total_differs = !isnan(total) && !isnan(had) && had != total;
         if (name_differs || total_differs)
             r->order.conflict_line = r->order.line;
     }
@@ -389,14 +388,15 @@ static int store_row(reader *r, const parsed_row *p_in, size_t n)
     for (size_t i = 0; i < n; i++) {
         const colmap *c = &r->cols[i];
         if (c->kind == C_FIELD && !isnan(r->vals[i]))
-            gw_series_gpu_writable(g, (gw_gpu_field)c->field)[row] = r->vals[i];
+            gw_series_gpu_set(g, (gw_gpu_field)c->field, row, r->vals[i]);
         else if (c->kind == C_EXTRA && !isnan(r->vals[i]))
-            gw_series_table_writable(&g->tab, c->name, -1)[row] = r->vals[i];
+            gw_series_table_set(&g->tab, gw_series_table_col(&g->tab, c->name, -1), row,
+                                r->vals[i]);
     }
     if (p->any_reason) {
-        double *mask = gw_series_gpu_writable(g, GW_F_CLOCKS_EVENT_REASONS);
-        if (isnan(mask[row])) /* a clocks_event_reasons.active column wins */
-            mask[row] = p->reasons;
+        /* a clocks_event_reasons.active column wins */
+        if (isnan(gw_series_gpu_value(g, GW_F_CLOCKS_EVENT_REASONS, row)))
+            gw_series_gpu_set(g, GW_F_CLOCKS_EVENT_REASONS, row, p->reasons);
     }
     if (p->lost && !slot->lost) {
         slot->lost = true;
