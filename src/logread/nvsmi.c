@@ -425,6 +425,25 @@ static bool comma_millis(char **cells, char joined[96])
 
 /* Reads one data row: ROW_READ, ROW_SAID, or ROW_BAD when it cannot be read (nothing is stored
  * then). */
+/* Mixes a cell (its bytes and length) into a row's hash, 8 bytes at a time: a byte at a time
+ * (FNV-1a) was a fifth of reading a big gpu.csv (issue 28). */
+static uint64_t hash_cell(uint64_t h, const char *cell)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15u;
+    size_t n = strlen(cell);
+    uint64_t len = n;
+    for (; n >= 8; n -= 8, cell += 8) {
+        uint64_t w;
+        memcpy(&w, cell, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    memcpy(&w, cell, n);
+    h = (h ^ w ^ (len << 56)) * k;
+    return h ^ (h >> 29);
+}
+
 static int read_row(reader *r, char **cells, size_t n)
 {
     int64_t t;
@@ -453,9 +472,7 @@ static int read_row(reader *r, char **cells, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (!parse_cell(r, i, cells[i], &p))
             return ROW_BAD;
-        for (const unsigned char *c = (const unsigned char *)cells[i]; *c; c++)
-            p.hash = (p.hash ^ *c) * 1099511628211u; /* FNV-1a */
-        p.hash = (p.hash ^ 0x1f) * 1099511628211u;
+        p.hash = hash_cell(p.hash, cells[i]);
     }
     return store_row(r, &p, n);
 }

@@ -215,8 +215,12 @@ static bool put_compact(gw_series_col *c, size_t row, double v)
     int64_t m = 0, lim = limit_of(c->kind);
     bool present = !isnan(v);
     if (present) {
-        int d;
-        if (!scaled_of(v, &d, &m))
+        int d = c->decimals;
+        double x = nearbyint(d ? v * pow10_d[d] : v);
+        if (fabs(x) <= (double)max_scaled && (d ? x / pow10_d[d] : x) == v &&
+            !(v == 0 && signbit(v)))
+            m = (int64_t)x; /* the column's scale holds it: the common case */
+        else if (!scaled_of(v, &d, &m))
             return false;
         if (d < c->decimals) {
             if (!rescale(m, d, c->decimals, &m))
