@@ -126,10 +126,22 @@ static void phase_result(gw_gpu_analysis *g, const gw_energy_curve *energy, gw_p
     double *values = scratch + t->n;
     out->span = span;
     out->stats = xcalloc(t->ncols, sizeof *out->stats);
+    static const double q[3] = {0.05, 0.5, 0.95};
     for (size_t c = 0; c < t->ncols; c++) {
+        size_t count = span.end - span.begin;
         gw_series_col_decode(t, c, span.begin, span.end, values);
-        gw_stats_summary(values, g->dt_s + span.begin, span.end - span.begin, scratch,
-                         &out->stats[c]);
+        gw_stats *st = &out->stats[c];
+        double p[3], lo, hi;
+        size_t n;
+        /* 1- and 2-byte columns: the same exact quantiles counted from their codes */
+        if (!gw_series_col_quantiles(t, c, span.begin, span.end, q, 3, p, &n, &lo, &hi)) {
+            gw_stats_summary(values, g->dt_s + span.begin, count, scratch, st);
+            continue;
+        }
+        *st = (gw_stats){
+            .n = n, .mean = NAN, .min = lo, .p5 = p[0], .p50 = p[1], .p95 = p[2], .max = hi};
+        if (n > 0)
+            st->mean = gw_stats_mean(values, g->dt_s + span.begin, count);
     }
     gw_energy e = span_energy(energy, span);
     out->energy_wh = e.wh;

@@ -439,7 +439,8 @@ static uint64_t hash_cell(uint64_t h, const char *cell)
         h ^= h >> 29;
     }
     uint64_t w = 0;
-    memcpy(&w, cell, n);
+    for (size_t i = 0; i < n; i++) /* in a register: a memcpy of n bytes stalled the load */
+        w |= (uint64_t)(unsigned char)cell[i] << (8 * i);
     h = (h ^ w ^ (len << 56)) * k;
     return h ^ (h >> 29);
 }

@@ -278,6 +278,14 @@ bool gw_series_gpu_has(const gw_series_gpu *g, gw_gpu_field f);
 void gw_series_col_decode(const gw_series_table *t, size_t c, size_t begin, size_t end,
                           double *out);
 
+/* Exact q[k]-quantiles (0 <= q <= 1; linear between the two neighbouring values, as
+ * gw_stats_quantile) of the present values of rows [begin, end) of column c into out[k], with
+ * their count, least and largest, counted from the codes of a 1- or 2-byte column without copying
+ * or selecting (issue 28). False, nothing set, for other kinds: the caller selects. */
+bool gw_series_col_quantiles(const gw_series_table *t, size_t c, size_t begin, size_t end,
+                             const double *q, size_t nq, double *out, size_t *n, double *lo,
+                             double *hi);
+
 /* The values of a column ([tab.n]): of a compact column a decoded copy, made on the first call
  * and kept until gw_series_gpu_release (8 bytes a row: callers over big records release it when
  * done). The pointer is valid until the next row or column is added, or the release. */

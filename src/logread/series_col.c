@@ -293,6 +293,75 @@ void gw_series_col_decode(const gw_series_table *t, size_t c, size_t begin, size
         out[r - begin] = NAN;
 }
 
+/* The value of code `code` (present) of an integer column. */
+static double code_value(const gw_series_col *c, int64_t code)
+{
+    double x = (double)(c->base + code);
+    return c->decimals ? x / pow10_d[c->decimals] : x;
+}
+
+/* The code of the k-th (0-based) present value, counts[] by code + offset. */
+static int64_t kth_code(const uint32_t *counts, size_t bins, int64_t offset, size_t k)
+{
+    size_t seen = 0;
+    for (size_t b = 0; b < bins; b++) {
+        seen += counts[b];
+        if (seen > k)
+            return (int64_t)b - offset;
+    }
+    return (int64_t)bins - 1 - offset;
+}
+
+bool gw_series_col_quantiles(const gw_series_table *t, size_t c, size_t begin, size_t end,
+                             const double *q, size_t nq, double *out, size_t *n, double *lo,
+                             double *hi)
+{
+    const gw_series_col *col = &t->cols[c];
+    if (col->kind != GW_COL_I8 && col->kind != GW_COL_I16)
+        return false;
+    int64_t offset = limit_of(col->kind) + 1; /* the absent code counts in bin 0 */
+    size_t bins = (size_t)(2 * offset), stop = end < col->len ? end : col->len;
+    uint32_t *counts = calloc(bins, sizeof *counts);
+    if (!counts || stop - (begin < stop ? begin : stop) > UINT32_MAX) {
+        free(counts);
+        return false;
+    }
+    if (col->kind == GW_COL_I8)
+        for (size_t r = begin; r < stop; r++)
+            counts[((const int8_t *)col->codes)[r] + offset]++;
+    else
+        for (size_t r = begin; r < stop; r++)
+            counts[((const int16_t *)col->codes)[r] + offset]++;
+    counts[0] = 0;
+    size_t m = 0, first = bins, last = 0;
+    for (size_t b = 1; b < bins; b++)
+        if (counts[b]) {
+            m += counts[b];
+            first = first < b ? first : b;
+            last = b;
+        }
+    *n = m;
+    *lo = m ? code_value(col, (int64_t)first - offset) : NAN;
+    *hi = m ? code_value(col, (int64_t)last - offset) : NAN;
+    for (size_t k = 0; k < nq; k++) {
+        if (m == 0) {
+            out[k] = NAN;
+            continue;
+        }
+        double h = (double)(m - 1) * q[k];
+        size_t i = (size_t)floor(h);
+        double a = code_value(col, kth_code(counts, bins, offset, i)), frac = h - (double)i;
+        if (frac == 0 || i + 1 >= m) {
+            out[k] = a;
+            continue;
+        }
+        double next = code_value(col, kth_code(counts, bins, offset, i + 1));
+        out[k] = a + frac * (next - a);
+    }
+    free(counts);
+    return true;
+}
+
 const double *gw_series_col_values(const gw_series_table *t, size_t c)
 {
     gw_series_col *col = (gw_series_col *)&t->cols[c]; /* the decoded copy is a cache */
