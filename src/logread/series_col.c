@@ -2,6 +2,7 @@
  * gw_col_kind; issue 28). */
 #include "logread/series.h"
 
+#include "stats/stats.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -300,16 +301,24 @@ static double code_value(const gw_series_col *c, int64_t code)
     return c->decimals ? x / pow10_d[c->decimals] : x;
 }
 
-/* The code of the k-th (0-based) present value, counts[] by code + offset. */
-static int64_t kth_code(const uint32_t *counts, size_t bins, int64_t offset, size_t k)
+/* The counted codes of a column: value by rank for gw_stats_quantile_ranked. */
+typedef struct counted {
+    const gw_series_col *col;
+    const uint32_t *counts; /* [bins] by code + offset */
+    size_t bins;
+    int64_t offset;
+} counted;
+
+static double kth_value(void *ctx, size_t k)
 {
-    size_t seen = 0;
-    for (size_t b = 0; b < bins; b++) {
-        seen += counts[b];
+    const counted *h = ctx;
+    size_t seen = 0, b = 0;
+    for (; b + 1 < h->bins; b++) {
+        seen += h->counts[b];
         if (seen > k)
-            return (int64_t)b - offset;
+            break;
     }
-    return (int64_t)bins - 1 - offset;
+    return code_value(h->col, (int64_t)b - h->offset);
 }
 
 bool gw_series_col_quantiles(const gw_series_table *t, size_t c, size_t begin, size_t end,
@@ -343,21 +352,9 @@ bool gw_series_col_quantiles(const gw_series_table *t, size_t c, size_t begin, s
     *n = m;
     *lo = m ? code_value(col, (int64_t)first - offset) : NAN;
     *hi = m ? code_value(col, (int64_t)last - offset) : NAN;
-    for (size_t k = 0; k < nq; k++) {
-        if (m == 0) {
-            out[k] = NAN;
-            continue;
-        }
-        double h = (double)(m - 1) * q[k];
-        size_t i = (size_t)floor(h);
-        double a = code_value(col, kth_code(counts, bins, offset, i)), frac = h - (double)i;
-        if (frac == 0 || i + 1 >= m) {
-            out[k] = a;
-            continue;
-        }
-        double next = code_value(col, kth_code(counts, bins, offset, i + 1));
-        out[k] = a + frac * (next - a);
-    }
+    counted h = {col, counts, bins, offset};
+    for (size_t k = 0; k < nq; k++)
+        out[k] = gw_stats_quantile_ranked(m, q[k], kth_value, &h);
     free(counts);
     return true;
 }
