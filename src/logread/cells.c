@@ -74,7 +74,11 @@ bool gw_cells_absent(const char *c)
     const char *d = c[0] == '-' || c[0] == '+' ? c + 1 : c;
     if (*d >= '0' && *d <= '9') /* a number: none of the markers below (most cells) */
         return false;
-    if (c[0] == '\0' || strcmp(c, "-") == 0 || strcasecmp(c, "N/A") == 0)
+    if (c[0] == '\0')
+        return true;
+    if (!strchr("-+nNiI[", c[0])) /* "P0", "Enabled", a name: none of the markers below */
+        return false;
+    if (strcmp(c, "-") == 0 || strcasecmp(c, "N/A") == 0)
         return true;
     /* what pandas and printf write for non-numbers: never a reading (docs/report.md) */
     const char *u = c[0] == '-' || c[0] == '+' ? c + 1 : c;
