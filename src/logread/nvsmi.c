@@ -192,7 +192,7 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
     const char *unit;
     switch (c->kind) {
     case C_TIME:
-        if (pre && i + r->pre_shift < 2 && *cell && pre->time_len == pre->len) {
+        if (pre && i + r->pre_shift == 0 && *cell && pre->time_len == pre->len) {
             p->t_ms = pre->t_ms;
             r->dated = true;
             return true;

@@ -9,6 +9,7 @@
 #include "util/xalloc.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -106,9 +107,14 @@ static bool read_record(nvsmi_pipe *pp, pipe_batch *b)
             b->cell_off[b->ncells++] = (size_t)(cells[i] - b->text);
             p->absent = gw_cells_absent(c);
             p->number = gw_cells_number(c, &p->value, &unit);
-            p->unit_off = p->number ? (size_t)(unit - c) : 0;
-            p->len = strlen(c);
-            p->time_len = i < 2 && *c ? gw_timeparse(c, &p->t_ms) : 0;
+            size_t clen = strlen(c), ulen = p->number ? (size_t)(unit - c) : 0;
+            p->unit_off = (uint32_t)(ulen < UINT32_MAX ? ulen : 0);
+            p->len = (uint32_t)(clen < UINT32_MAX ? clen : UINT32_MAX);
+            p->time_len = 0;
+            if (i == 0 && *c) {
+                size_t t = gw_timeparse(c, &p->t_ms);
+                p->time_len = (uint32_t)(t < UINT32_MAX ? t : 0);
+            }
         }
     }
     pl->nul_bytes = l->nul_bytes;

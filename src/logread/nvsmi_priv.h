@@ -68,13 +68,15 @@ typedef struct order_split {
 } order_split;
 
 /* What the second thread found in a cell of a big CSV (nvsmi_pipe.c): the results of
- * gw_cells_absent, gw_cells_number (the unit at cell + unit_off), strlen and, in the first two
- * cells, gw_timeparse. */
+ * gw_cells_absent, gw_cells_number (the unit at cell + unit_off), strlen and, in the first
+ * cell, gw_timeparse. */
 typedef struct nvsmi_pre {
-    bool absent, number;
     double value;
-    size_t unit_off, len, time_len;
-    int64_t t_ms;
+    int64_t t_ms; /* the first cell only */
+    uint32_t unit_off;
+    uint32_t len;
+    uint32_t time_len; /* the first cell only */
+    bool absent, number;
 } nvsmi_pre;
 
 typedef struct reader {
