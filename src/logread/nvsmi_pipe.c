@@ -15,7 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { PIPE_LINES = 2048, PIPE_SLOTS = 3, PIPE_MIN_BYTES = 4 << 20 };
+enum {
+    PIPE_LINES = 8192,
+    PIPE_SLOTS = 3,
+    PIPE_MIN_BYTES = 4 << 20
+}; /* few hand-overs: a loaded machine is slow to wake a waiting thread */
 
 typedef struct pipe_line {
     long line_no; /* of its first physical line */
@@ -36,6 +40,8 @@ typedef struct pipe_batch {
     pipe_line lines[PIPE_LINES];
     size_t nlines;
 } pipe_batch;
+
+int nvsmi_pipe_mode = 0;
 
 struct nvsmi_pipe {
     gw_lines *l;
@@ -151,8 +157,16 @@ static void *producer(void *arg)
 nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l)
 {
     struct stat st;
-    if (fileno(f) < 0 || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
-        st.st_size < PIPE_MIN_BYTES || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    double load = 0;
+    if (nvsmi_pipe_mode < 0 || fileno(f) < 0 || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    if (nvsmi_pipe_mode == 0 && (st.st_size < PIPE_MIN_BYTES || cpus < 2))
+        return NULL;
+    /* A second core only when one is free: on a machine already busy (a 1-minute load of as
+     * many runnable tasks as cores) the two threads wait for each other's turn, and one thread
+     * is faster (issue 28, docs/performance.md). */
+    if (nvsmi_pipe_mode == 0 && getloadavg(&load, 1) == 1 && load >= (double)cpus)
         return NULL;
     nvsmi_pipe *pp = xcalloc(1, sizeof *pp);
     pp->l = l;

@@ -137,7 +137,8 @@ static inline const nvsmi_pre *nvsmi_pre_of(const reader *r, size_t i, const cha
 /* Reading a big regular file of lines on a second thread, a few batches ahead (issue 28): the
  * lines gw_lines_next gives (f's, through l), records joined across quoted line breaks, lines
  * of another format (gw_logread_foreign_line) ending it, cut into cells, their numbers parsed.
- * NULL for small or irregular files (the caller reads them itself). */
+ * NULL for small or irregular files, or when the machine's cores are busy already (a 1-minute
+ * load average of at least one task per core): the caller reads them itself. */
 typedef struct nvsmi_pipe nvsmi_pipe;
 typedef struct nvsmi_pipe_row {
     size_t n;            /* cells found (at most MAX_CELLS of them stored) */
@@ -148,6 +149,8 @@ typedef struct nvsmi_pipe_row {
     size_t npre;
 } nvsmi_pipe_row;
 nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l);
+/* 0 (the default): a second thread as said above; 1: for every regular file (tests); -1: never. */
+extern int nvsmi_pipe_mode;
 /* The next record into cells (valid until the next call) and row; false at the end. Sets l's
  * line number and NUL counts to the record's. */
 bool nvsmi_pipe_next(nvsmi_pipe *pp, char **cells, nvsmi_pipe_row *row);
