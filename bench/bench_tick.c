@@ -353,7 +353,7 @@ int main(int argc, char **argv)
             spaced_ticks(n, &devs[i], B(GW_F_UTIL_ENC_PCT) | B(GW_F_UTIL_DEC_PCT),
                          "encoder + decoder utilisation", spaced);
             if (n->GpmSampleGet && n->GpmMetricsGet) {
-                static const struct {
+                const struct {
                     uint64_t fields;
                     const char *what;
                 } sets[] = {

@@ -10,7 +10,13 @@ training throughput each epoch reached, from the job's own output:
 The first epoch (start-up, caches) is left out of the mean. From the instrumented runs it also
 reads the sampler threads' own CPU time (sampler_cpu_s) from RUN/python/*.jsonl.
 
-    bench/inproc_overhead.py [--gpuwatch build/gpuwatch] [--reps 1] [--out DIR] -- CMD [ARGS]
+    bench/inproc_overhead.py [--gpuwatch build/gpuwatch] [--reps 1] [--out DIR]
+                             [--modes on,off,nostacks] -- CMD [ARGS]
+
+Modes: on (the default instrumentation), off (--no-python), nostacks (instrumented with
+GPUWATCH_PYTHON_HZ=0: DataLoader timing, settings and memory, no stack sampling), which tells the
+sampler's share of the cost from the hooks'. Each run also prints its start-up (from gpuwatch's
+start to the job's first output byte) and its tail (from the last byte to gpuwatch's exit).
 
 Prints one line per run and the slowdown of the mean; writes nothing but the run directories.
 Run it on the device (bench/h200/inproc.sh); figures go to docs/performance.md."""
@@ -98,6 +104,16 @@ def idx_rates(run):
     return out
 
 
+def first_last(run):
+    """(first, last) arrival of the job's output, UNIX seconds, from output.idx, or None."""
+    try:
+        with open(os.path.join(run, "output.idx"), encoding="ascii", errors="replace") as fh:
+            ms = [int(line.split()[1]) for line in fh if line[:1].isdigit()]
+    except (OSError, ValueError, IndexError):
+        return None
+    return (ms[0] / 1000.0, ms[-1] / 1000.0) if ms else None
+
+
 def sampler_cpu(run):
     total = 0.0
     for path in glob.glob(os.path.join(run, "python", "*.jsonl")):
@@ -119,34 +135,50 @@ def main():
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--out", default="/tmp/inproc-overhead")
     ap.add_argument("--interval", default="0.5")
+    ap.add_argument("--modes", default="on,off")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     cmd = a.cmd[1:] if a.cmd[:1] == ["--"] else a.cmd
     if not cmd:
         ap.error("give the command after --")
     os.makedirs(a.out, exist_ok=True)
-    means = {"on": [], "off": []}
+    modes = [m for m in a.modes.split(",") if m]
+    if not modes or set(modes) - {"on", "off", "nostacks"} or "off" not in modes:
+        ap.error("--modes: a list of on, off, nostacks that holds off")
+    means = {m: [] for m in modes}
     for rep in range(a.reps):
-        for mode in ("on", "off"):
+        for mode in modes:
             run = os.path.join(a.out, "%s-%d" % (mode, rep))
-            flags = [] if mode == "on" else ["--no-python"]
+            flags = ["--no-python"] if mode == "off" else []
+            env = dict(os.environ)
+            if mode == "nostacks":
+                env["GPUWATCH_PYTHON_HZ"] = "0"
             t0 = time.time()
             with open(run + ".console", "w") as con:
                 rc = subprocess.call([a.gpuwatch, "run", "--no-report", "-i", a.interval, "-o",
-                                      run] + flags + ["--"] + cmd, stdout=con, stderr=con)
-            wall = time.time() - t0
+                                      run] + flags + ["--"] + cmd, stdout=con, stderr=con,
+                                     env=env)
+            t1 = time.time()
+            wall = t1 - t0
+            fl = first_last(run)
+            edges = ("start-up %.1f s, tail %.1f s  " % (fl[0] - t0, t1 - fl[1])) if fl else ""
             r = idx_rates(run) or rates(os.path.join(run, "output.log"))
             later = [v for k, v in sorted(r.items())][1:]
             mean = statistics.mean(later) if later else float("nan")
             means[mode].append(mean)
             cpu, nproc = sampler_cpu(run)
-            print("%-4s rep %d rc %d wall %.0f s  per epoch %s  mean after the first %.3f  "
+            print("%-8s rep %d rc %d wall %.0f s  %sper epoch %s  mean after the first %.3f  "
                   "sampler CPU %.2f s in %d processes" %
-                  (mode, rep, rc, wall, ", ".join("%.3f" % v for k, v in sorted(r.items())),
-                   mean, cpu, nproc), flush=True)
-    on, off = statistics.mean(means["on"]), statistics.mean(means["off"])
-    print("mean throughput: instrumented %.3f, --no-python %.3f: %+.1f %%" %
-          (on, off, 100.0 * (on - off) / off if off else float("nan")))
+                  (mode, rep, rc, wall, edges,
+                   ", ".join("%.3f" % v for k, v in sorted(r.items())), mean, cpu, nproc),
+                  flush=True)
+    off = statistics.mean(means["off"])
+    for mode in modes:
+        if mode == "off":
+            continue
+        on = statistics.mean(means[mode])
+        print("mean throughput: %s %.3f, --no-python %.3f: %+.1f %%" %
+              (mode, on, off, 100.0 * (on - off) / off if off else float("nan")))
 
 
 if __name__ == "__main__":

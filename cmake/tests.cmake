@@ -30,6 +30,21 @@ foreach(src ${GW_CLI_TESTS})
 endforeach()
 # debootstrap + buildah bud of the Containerfile: about 5 minutes on two busy cores.
 set_tests_properties(cli.test_container PROPERTIES TIMEOUT 1200)
+# The longest tests start first: scripts/test.sh runs both builds' tests side by side, and a long
+# test started last would run alone at the end. COST is seconds on an idle 2-core machine (ctest
+# uses its own measurements, Testing/Temporary/CTestCostData.txt, once it has them).
+foreach(cost cli.test_alerts_cli=60 cli.test_trainer_logs=55 cli.test_run_cli=40
+             cli.test_inproc=35 cli.test_serve_http=33 cli.test_serve=32 cli.test_html_report=30
+             cli.test_job=26 cli.test_alerts_job_scope=25 cli.test_starved_causes=24
+             cli.test_hostile_input=22 cli.test_job_scope=20 cli.test_serve_kubernetes=17
+             cli.test_fleet=15 cli.test_80_columns=14 cli.test_top=14 cli.test_serve_jobmap=12
+             cli.test_lifecycle=12 cli.test_run_dir_safety=11 cli.test_live=11
+             cli.test_inproc_pythons=11 cli.test_progress_replay=10)
+  string(REPLACE "=" ";" cost ${cost})
+  list(GET cost 0 name)
+  list(GET cost 1 seconds)
+  set_tests_properties(${name} PROPERTIES COST ${seconds})
+endforeach()
 # Labels for scripts/test.sh (docs/style.md "Tests"):
 # - system: installing and deploying for real (the image built with buildah, the .deb installed
 #   with dpkg, a real Slurm). Minutes each and they change the machine; they skip themselves in the

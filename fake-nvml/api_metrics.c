@@ -265,10 +265,14 @@ gwn_return nvmlDeviceGetPerformanceState(gwn_device device, int *pstate)
     return r;
 }
 
-gwn_return nvmlDeviceGetFanSpeed(gwn_device device, unsigned int *pct)
-{
-    return timeline_uint(FC_nvmlDeviceGetFanSpeed, device, FG_FAN, FK_FAN_PCT, 1, pct);
-}
+/* The calls of uint_calls.h: the key's value now, as an unsigned int. */
+#define UINT_CALL(call, id, key, step, max, group)                                                 \
+    gwn_return call(gwn_device device, unsigned int *value)                                        \
+    {                                                                                              \
+        return timeline_uint(FC_##call, device, group, id, 1, value);                              \
+    }
+FAKE_UINT_CALLS(UINT_CALL)
+#undef UINT_CALL
 
 /* The sampling period the fake reports with the encoder and decoder utilisations (gpuwatch does
  * not use it). */

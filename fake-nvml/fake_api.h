@@ -57,7 +57,11 @@ FAKE_EXPORT gwn_return nvmlDeviceGetCurrentClocksEventReasons(gwn_device device,
 FAKE_EXPORT gwn_return nvmlDeviceGetCurrentClocksThrottleReasons(gwn_device device,
                                                                  unsigned long long *reasons);
 FAKE_EXPORT gwn_return nvmlDeviceGetPerformanceState(gwn_device device, int *pstate);
-FAKE_EXPORT gwn_return nvmlDeviceGetFanSpeed(gwn_device device, unsigned int *pct);
+/* The calls of uint_calls.h: nvmlDeviceGetFanSpeed, ... */
+#define FAKE_UINT_DECL(call, ...)                                                                  \
+    FAKE_EXPORT gwn_return call(gwn_device device, unsigned int *value);
+FAKE_UINT_CALLS(FAKE_UINT_DECL)
+#undef FAKE_UINT_DECL
 /* enc_util / dec_util of the timeline; the sampling period is FAKE_CODEC_PERIOD_US. */
 FAKE_EXPORT gwn_return nvmlDeviceGetEncoderUtilization(gwn_device device, unsigned int *pct,
                                                        unsigned int *period_us);

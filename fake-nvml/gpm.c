@@ -18,31 +18,20 @@ struct gwn_gpm_sample_st {
 static struct gwn_gpm_sample_st *samples;
 
 /* The metrics the fake computes. NVML's metricInfo strings are char *, hence arrays. */
-static char name_gr[] = "gr_util", long_gr[] = "Graphics engine utilization";
-static char name_sm[] = "sm_util", long_sm[] = "SM activity";
-static char name_occ[] = "sm_occupancy", long_occ[] = "SM occupancy";
-static char name_tensor[] = "any_tensor_util", long_tensor[] = "Any tensor pipe activity";
-static char name_dram[] = "dram_bw_util", long_dram[] = "DRAM bandwidth utilization";
-static char name_tx[] = "pcie_tx", long_tx[] = "PCIe transmitted bandwidth";
-static char name_rx[] = "pcie_rx", long_rx[] = "PCIe received bandwidth";
-static char name_nvtx[] = "nvlink_total_tx", long_nvtx[] = "NVLink transmitted bandwidth";
-static char name_nvrx[] = "nvlink_total_rx", long_nvrx[] = "NVLink received bandwidth";
-static char unit_pct[] = "%", unit_mib_s[] = "MiB/s";
+static char name_gr[] = "gr_util", long_gr[] = "Graphics engine utilization", unit_gr[] = "%";
+#define GPM_STRINGS(metric, id, key, max, short_name, long_name, unit)                             \
+    static char short_##id[] = short_name, long_##id[] = long_name, unit_##id[] = unit;
+FAKE_GPM_METRICS(GPM_STRINGS)
+#undef GPM_STRINGS
 
 static const struct {
     unsigned int id;
     fake_key key;
     char *short_name, *long_name, *unit;
-} metric_table[] = {
-    {GWN_GPM_METRIC_GRAPHICS_UTIL, FK_UTIL_GPU, name_gr, long_gr, unit_pct},
-    {GWN_GPM_METRIC_SM_UTIL, FK_SM_ACTIVE, name_sm, long_sm, unit_pct},
-    {GWN_GPM_METRIC_SM_OCCUPANCY, FK_SM_OCCUPANCY, name_occ, long_occ, unit_pct},
-    {GWN_GPM_METRIC_ANY_TENSOR_UTIL, FK_TENSOR_ACTIVE, name_tensor, long_tensor, unit_pct},
-    {GWN_GPM_METRIC_DRAM_BW_UTIL, FK_DRAM_ACTIVE, name_dram, long_dram, unit_pct},
-    {GWN_GPM_METRIC_PCIE_TX_PER_SEC, FK_PCIE_TX_MIB_S, name_tx, long_tx, unit_mib_s},
-    {GWN_GPM_METRIC_PCIE_RX_PER_SEC, FK_PCIE_RX_MIB_S, name_rx, long_rx, unit_mib_s},
-    {GWN_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC, FK_NVLINK_TX_MIB_S, name_nvtx, long_nvtx, unit_mib_s},
-    {GWN_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC, FK_NVLINK_RX_MIB_S, name_nvrx, long_nvrx, unit_mib_s},
+} metric_table[] = {{GWN_GPM_METRIC_GRAPHICS_UTIL, FK_UTIL_GPU, name_gr, long_gr, unit_gr},
+#define GPM_ENTRY(metric, id, ...) {metric, id, short_##id, long_##id, unit_##id},
+                    FAKE_GPM_METRICS(GPM_ENTRY)
+#undef GPM_ENTRY
 };
 
 void fake_gpm_release_all(void)

@@ -15,6 +15,8 @@
 #define FAKE_SCENARIO_H
 
 #include "nvml/nvml_abi.h"
+#include "gpm_metrics.h"
+#include "uint_calls.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -58,22 +60,20 @@ typedef enum fake_key {
     FK_SM_CLOCK_MHZ,         /* MHz */
     FK_CLOCKS_EVENT_REASONS, /* bit mask (step) */
     FK_PSTATE,               /* 0..15, 32 = unknown (step) */
-    FK_SM_ACTIVE,            /* %, GPM metric 2 */
-    FK_SM_OCCUPANCY,         /* %, GPM metric 3 */
-    FK_TENSOR_ACTIVE,        /* %, GPM metric 5 */
-    FK_DRAM_ACTIVE,          /* %, GPM metric 10 */
     FK_MEM_CLOCK_MHZ,        /* extension: GetClockInfo(MEM) */
     FK_GR_CLOCK_MHZ,         /* extension: GetClockInfo(GRAPHICS); defaults to sm_clock_mhz */
     FK_MEM_TEMP_C,           /* extension: field 82 */
-    FK_FAN_PCT,              /* extension: GetFanSpeed */
     FK_ECC_UNCORRECTED,      /* extension: volatile uncorrected ECC count (step) */
-    FK_PCIE_TX_MIB_S,        /* extension: GPM metric 20 */
-    FK_PCIE_RX_MIB_S,        /* extension: GPM metric 21 */
-    FK_NVLINK_TX_MIB_S,      /* extension: GPM metric 61 (all links) */
-    FK_NVLINK_RX_MIB_S,      /* extension: GPM metric 60 (all links) */
     FK_ENC_UTIL,             /* extension: GetEncoderUtilization, % */
     FK_DEC_UTIL,             /* extension: GetDecoderUtilization, % */
-    FK_COUNT
+/* The keys of gpm_metrics.h (FK_SM_ACTIVE, ...) and uint_calls.h (FK_FAN_PCT, ...) */
+#define FAKE_GPM_KEY(metric, id, ...) id,
+    FAKE_GPM_METRICS(FAKE_GPM_KEY)
+#undef FAKE_GPM_KEY
+#define FAKE_UINT_KEY(call, id, ...) id,
+        FAKE_UINT_CALLS(FAKE_UINT_KEY)
+#undef FAKE_UINT_KEY
+            FK_COUNT
 } fake_key;
 
 typedef struct fake_key_info {

@@ -46,21 +46,18 @@ const fake_key_info fake_keys[FK_COUNT] = {
     [FK_SM_CLOCK_MHZ] = {"sm_clock_mhz", false, UINT_MAX},
     [FK_CLOCKS_EVENT_REASONS] = {"clocks_event_reasons", true, EXACT_INT},
     [FK_PSTATE] = {"pstate", true, GWN_PSTATE_UNKNOWN},
-    [FK_SM_ACTIVE] = {"sm_active", false, 1e9},
-    [FK_SM_OCCUPANCY] = {"sm_occupancy", false, 1e9},
-    [FK_TENSOR_ACTIVE] = {"tensor_active", false, 1e9},
-    [FK_DRAM_ACTIVE] = {"dram_active", false, 1e9},
     [FK_MEM_CLOCK_MHZ] = {"mem_clock_mhz", false, UINT_MAX},
     [FK_GR_CLOCK_MHZ] = {"gr_clock_mhz", false, UINT_MAX},
     [FK_MEM_TEMP_C] = {"mem_temp_c", false, UINT_MAX},
-    [FK_FAN_PCT] = {"fan_pct", false, UINT_MAX},
     [FK_ECC_UNCORRECTED] = {"ecc_uncorrected", true, EXACT_INT},
-    [FK_PCIE_TX_MIB_S] = {"pcie_tx_mib_s", false, 1e12},
-    [FK_PCIE_RX_MIB_S] = {"pcie_rx_mib_s", false, 1e12},
-    [FK_NVLINK_TX_MIB_S] = {"nvlink_tx_mib_s", false, 1e12},
-    [FK_NVLINK_RX_MIB_S] = {"nvlink_rx_mib_s", false, 1e12},
     [FK_ENC_UTIL] = {"enc_util", false, UINT_MAX},
     [FK_DEC_UTIL] = {"dec_util", false, UINT_MAX},
+#define GPM_KEY(metric, id, key, max, ...) [id] = {key, false, max},
+    FAKE_GPM_METRICS(GPM_KEY)
+#undef GPM_KEY
+#define UINT_KEY(call, id, key, step, max, group) [id] = {key, step, max},
+        FAKE_UINT_CALLS(UINT_KEY)
+#undef UINT_KEY
 };
 
 /* Scenario times are seconds since nvmlInit; a billion seconds is 31 years. */

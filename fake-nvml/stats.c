@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FAKE_CALL_NAME(name) #name,
+#define FAKE_CALL_NAME(name, ...) #name,
 static const char *const call_names[FC_COUNT] = {FAKE_CALLS(FAKE_CALL_NAME)};
 #undef FAKE_CALL_NAME
 

@@ -14,8 +14,11 @@
 #ifndef FAKE_STATS_H
 #define FAKE_STATS_H
 
+#include "uint_calls.h"
+
 /* Every function the fake exports: the symbols gpuwatch's loader (src/nvml/nvml_lib.c) binds,
- * each versioned variant included. fake_api.h declares them; a unit test checks that each name
+ * each versioned variant included, and those of uint_calls.h (X gets more arguments: take the
+ * first). fake_api.h declares them; a unit test checks that each name
  * here is exported by the library. */
 #define FAKE_CALLS(X)                                                                              \
     X(nvmlInit_v2)                                                                                 \
@@ -49,7 +52,6 @@
     X(nvmlDeviceGetCurrentClocksEventReasons)                                                      \
     X(nvmlDeviceGetCurrentClocksThrottleReasons)                                                   \
     X(nvmlDeviceGetPerformanceState)                                                               \
-    X(nvmlDeviceGetFanSpeed)                                                                       \
     X(nvmlDeviceGetEncoderUtilization)                                                             \
     X(nvmlDeviceGetDecoderUtilization)                                                             \
     X(nvmlDeviceGetCurrPcieLinkGeneration)                                                         \
@@ -81,10 +83,11 @@
     X(nvmlDeviceGetSupportedEventTypes)                                                            \
     X(nvmlDeviceRegisterEvents)                                                                    \
     X(nvmlEventSetWait_v2)                                                                         \
-    X(nvmlEventSetWait)
+    X(nvmlEventSetWait)                                                                            \
+    FAKE_UINT_CALLS(X)
 
 /* FC_nvmlInit_v2, FC_nvmlInit, ...: the counter index of each function. */
-#define FAKE_CALL_ENUM(name) FC_##name,
+#define FAKE_CALL_ENUM(name, ...) FC_##name,
 typedef enum fake_call_id { FAKE_CALLS(FAKE_CALL_ENUM) FC_COUNT } fake_call_id;
 #undef FAKE_CALL_ENUM
 

@@ -8,6 +8,16 @@
 #   inproc.sh cases      the diagnosis runs, summarised by inproc_summary.py; $OUT/cases.tgz
 #   inproc.sh overhead   steps/s with and without the instrumentation; $OUT/overhead.txt
 #   inproc.sh reps       the YOLOv9 overhead, 2 runs each way timed by output.idx
+#   inproc.sh split N    the YOLOv9 overhead split: instrumented, --no-python and without stack
+#                        sampling (GPUWATCH_PYTHON_HZ=0), one run each, round N;
+#                        $OUT/overhead-split-N.txt
+#   inproc.sh tv         the torchvision example's overhead, the same three modes, 2 runs each;
+#                        $OUT/overhead-tv.txt
+#   inproc.sh cases2     the torchvision example input-bound (1 worker) and main-bound (small
+#                        images and batch), each with its intervention, and YOLOv9's main-bound
+#                        run with twice the workers (the bound says <= 1.1x); $OUT/cases2.tgz
+#                        (ONLY_TVMAIN=1 TVMAIN_STEPS=1500 TVMAIN_EPOCHS=2: the main-bound three
+#                        alone, with epochs long enough for a steady state)
 #   inproc.sh final      YOLOv9 1 and 8 workers with its launcher's sitecustomize order fixed,
 #                        then the overhead benchmark: $OUT/final.tgz, $OUT/overhead.txt
 # examples/recordings/h200-inproc holds what it recorded (README there: commands, date).
@@ -74,6 +84,41 @@ reps)
       --interval 0.5 --reps 2 -- workloads/run-yolov9.sh 8 64 3
     el done
   } 2>&1 | tee "$O/overhead-reps.txt"
+  ;;
+cases2)
+  sed -i 's|^export PYTHONPATH="$D/py-shims${PYTHONPATH:+:$PYTHONPATH}"|export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$D/py-shims"|' workloads/run-yolov9.sh
+  mkdir -p runs
+  TVIN="python3 train_torchvision.py --model resnet18 --epochs 3 --steps 30 --batch 256 --cpu-work 2"
+  TVMAIN="python3 train_torchvision.py --model resnet18 --epochs ${TVMAIN_EPOCHS:-3} --steps ${TVMAIN_STEPS:-150} --image-size 64"
+  if [ -z "${ONLY_TVMAIN:-}" ]; then
+    rec tv_in_w1 80 $TVIN --workers 1
+    rec tv_in_w4 60 $TVIN --workers 4
+  fi
+  rec tv_main_w4b16 90 $TVMAIN --batch 16 --workers 4
+  rec tv_main_w8b16 90 $TVMAIN --batch 16 --workers 8
+  rec tv_main_w4b64 90 $TVMAIN --batch 64 --workers 4
+  [ -n "${ONLY_TVMAIN:-}" ] || rec yolo_w16b64 90 workloads/run-yolov9.sh 16 64 2
+  el done
+  rm -f runs/*/report.html runs/*/output.idx
+  tar czf "$O/cases2.tgz" runs && ls -la "$O"
+  ;;
+split)
+  sed -i 's|^export PYTHONPATH="$D/py-shims${PYTHONPATH:+:$PYTHONPATH}"|export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$D/py-shims"|' workloads/run-yolov9.sh
+  {
+    el "overhead split, round ${2:-0}: YOLOv9 8 workers batch 64, 3 epochs"
+    timeout 540 python3 inproc_overhead.py --gpuwatch build/gpuwatch --out "/tmp/ovh-split-${2:-0}" \
+      --interval 0.5 --modes on,off,nostacks -- workloads/run-yolov9.sh 8 64 3
+    el done
+  } 2>&1 | tee "$O/overhead-split-${2:-0}.txt"
+  ;;
+tv)
+  {
+    el "overhead: torchvision resnet50, 4 workers, 3 epochs, 2 runs each way"
+    timeout 540 python3 inproc_overhead.py --gpuwatch build/gpuwatch --out /tmp/ovh-tv \
+      --interval 0.5 --reps 2 --modes on,off,nostacks -- python3 train_torchvision.py \
+      --model resnet50 --epochs 3 --steps 60 --batch 128 --workers 4
+    el done
+  } 2>&1 | tee "$O/overhead-tv.txt"
   ;;
 overhead)
   {

@@ -199,29 +199,38 @@ def _patch_owner_iter(cls):
     setattr(owner, "__iter__", __iter__)
 
 
-def _timed(gen, p):
+def _guarded(fn, *args):
+    try:
+        fn(*args)
+    except Exception as e:
+        _core._proc.warn("dataloader", e)
+
+
+def _timed_next(p, fetch, it):
+    """One batch of pass p: fetch(it), its wait and the time since the last one recorded; the
+    pass finished by the StopIteration that ends it (raised on)."""
     perf = time.perf_counter
+    p0 = perf()
+    try:
+        item = fetch(it)
+    except StopIteration:
+        _guarded(p.finish, p0, perf())
+        raise
+    _guarded(p.step, p0, perf())
+    return item
+
+
+def _timed(gen, p):
+    """A subclass's own generator __iter__ (_patch_owner_iter), timed batch by batch."""
     try:
         while True:
-            p0 = perf()
             try:
-                item = next(gen)
+                item = _timed_next(p, next, gen)
             except StopIteration:
-                try:
-                    p.finish(p0, perf())
-                except Exception as e:
-                    _core._proc.warn("dataloader", e)
                 return
-            try:
-                p.step(p0, perf())
-            except Exception as e:
-                _core._proc.warn("dataloader", e)
             yield item
     finally:
-        try:
-            p.abandon()
-        except Exception as e:
-            _core._proc.warn("dataloader", e)
+        _guarded(p.abandon)
         gen.close()
 
 
@@ -257,26 +266,11 @@ def _patch_dataloader(mod):
             _core._proc.warn("dataloader", e)
         return it
 
-    perf = time.perf_counter
-
     def __next__(self):
         p = self.__dict__.get("_gpuwatch_pass")
         if p is None or p.done:
             return orig_next(self)
-        p0 = perf()
-        try:
-            batch = orig_next(self)
-        except StopIteration:
-            try:
-                p.finish(p0, perf())
-            except Exception as e:
-                _core._proc.warn("dataloader", e)
-            raise
-        try:
-            p.step(p0, perf())
-        except Exception as e:
-            _core._proc.warn("dataloader", e)
-        return batch
+        return _timed_next(p, orig_next, self)
 
     for fn, orig in ((__init__, orig_init), (__iter__, orig_iter), (__next__, orig_next)):
         fn._gpuwatch = True

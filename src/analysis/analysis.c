@@ -272,7 +272,6 @@ static void epochs_from_events(gw_analysis *a)
 
 /* In-job data wins over parsed output: the training DataLoader's passes are the epochs, with
  * their exact steps and validation (analysis/inproc.h). */
-void gw_inproc_steady(gw_analysis *a); /* inproc_phases.c */
 
 static bool epochs_from_python(gw_analysis *a)
 {
@@ -309,8 +308,10 @@ static void settle_dips(gw_gpu_analysis *g)
 
 /* With epochs from the job itself (events, marks, a log), training starts with the first epoch:
  * whatever the GPU did before (model set-up, a warm-up kernel, cuDNN's autotuning) is start-up,
- * even when a brief blip of work came earlier. The dips of the shortened steady state are found
- * again. */
+ * even when a brief blip of work came earlier. In-job data (analysis/inproc.h) also moves the
+ * end of start-up earlier on the GPUs of its run: the training DataLoader's first pass is when
+ * training started, even when the GPU was hardly busy then (an input-bound first epoch is
+ * training, not start-up). The dips of the changed steady state are found again. */
 static void startup_until_first_epoch(gw_analysis *a)
 {
     if (a->nepochs == 0 || a->epoch_origin == GW_EPOCHS_DIPS)
@@ -321,7 +322,9 @@ static void startup_until_first_epoch(gw_analysis *a)
         const int64_t *t = g->gpu->tab.t_ms;
         gw_span *startup = &g->phase[GW_PHASE_STARTUP].span;
         gw_span *steady = &g->phase[GW_PHASE_STEADY].span;
-        size_t b = steady->begin;
+        bool earlier = a->epoch_origin == GW_EPOCHS_PYTHON && g->worked &&
+                       steady->begin != steady->end && gw_inproc_covers(a->inproc, g->gpu);
+        size_t b = earlier ? 0 : steady->begin;
         while (b < steady->end && t[b] < first)
             b++;
         if (b == steady->begin || b >= steady->end)
@@ -375,6 +378,18 @@ static void epoch_parts(const gw_analysis *a, const gw_gpu_analysis *g, size_t k
     }
 }
 
+/* GPU g's busy share and energy from start_ms to end_ms; NAN when that holds no row. */
+static gw_span_figures span_figures(const gw_gpu_analysis *g, const gw_energy_curve *energy,
+                                    int64_t start_ms, int64_t end_ms)
+{
+    gw_span sp = gw_check_span_of_time(g, start_ms, end_ms);
+    if (end_ms <= start_ms || sp.end <= sp.begin)
+        return (gw_span_figures){NAN, NAN};
+    return (gw_span_figures){
+        gw_gpu_mean(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), sp, false),
+        span_energy(energy, sp).wh};
+}
+
 /* Statistics and energy of the whole record, the phases and the epochs of GPU i. The energy
  * curve lives only while one GPU is done (16 bytes a row). */
 static void gpu_figures(gw_analysis *a, size_t i)
@@ -409,6 +424,11 @@ static void gpu_figures(gw_analysis *a, size_t i)
             gw_gpu_mean(g, gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT), sp, false);
         a->epoch_energy_wh[k * a->ngpus + i] = span_energy(&energy, sp).wh;
         epoch_parts(a, g, k, &a->epoch_parts[k * a->ngpus + i]);
+    }
+    if (a->nepochs) {
+        a->before_epochs[i] = span_figures(g, &energy, a->start_ms, a->epochs[0].start_ms);
+        a->after_epochs[i] =
+            span_figures(g, &energy, a->epochs[a->nepochs - 1].end_ms, a->record_end_ms);
     }
     for (size_t k = 0; k < a->series->nphases; k++) {
         const gw_phase_span *ph = &a->series->phases[k];
@@ -515,14 +535,13 @@ gw_analysis *gw_analyze(const gw_series *s)
     if (!epochs_from_python(a))
         epochs_from_events(a);
     startup_until_first_epoch(a);
-    gw_inproc_steady(a);
-    for (size_t i = 0; i < a->ngpus; i++)
-        gw_series_gpu_release(a->gpus[i].gpu);
     classify_dips(a);
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_parts = xcalloc(a->nepochs * a->ngpus + 1, sizeof *a->epoch_parts);
     a->job_phase_util_pct = xcalloc(s->nphases * a->ngpus + 1, sizeof(double));
+    a->before_epochs = xcalloc(a->ngpus + 1, sizeof *a->before_epochs);
+    a->after_epochs = xcalloc(a->ngpus + 1, sizeof *a->after_epochs);
     all_figures(a);
     gw_checks_run(a);
     drop_other_jobs(a);
@@ -549,6 +568,8 @@ void gw_analysis_free(gw_analysis *a)
     free(a->epoch_energy_wh);
     free(a->epoch_parts);
     free(a->job_phase_util_pct);
+    free(a->before_epochs);
+    free(a->after_epochs);
     gw_verdict_list_free(&a->verdicts);
     gw_inproc_analysis_free(a->inproc);
     free(a);

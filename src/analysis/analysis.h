@@ -101,6 +101,12 @@ typedef struct gw_epoch_parts {
     double train_sm_pct, val_sm_pct;     /* GPM SM activity */
 } gw_epoch_parts;
 
+/* One GPU over a span outside the epochs: NAN when unknown or the span is empty. */
+typedef struct gw_span_figures {
+    double util_pct;  /* mean utilization.gpu */
+    double energy_wh; /* one method for every span (docs/report.md) */
+} gw_span_figures;
+
 typedef struct gw_analysis {
     const gw_series *series;
     int64_t start_ms, end_ms; /* first and last row of any GPU */
@@ -112,13 +118,15 @@ typedef struct gw_analysis {
     gw_epoch_origin epoch_origin;
     size_t nepochs;
     gw_epoch *epochs;
-    double *epoch_util_pct;      /* [nepochs * ngpus]: mean utilization.gpu, NAN when unknown */
-    double *epoch_energy_wh;     /* [nepochs * ngpus] */
-    gw_epoch_parts *epoch_parts; /* [nepochs * ngpus]: the training and validation parts */
-    double *job_phase_util_pct;  /* [series->nphases * ngpus]: mean utilization.gpu in each of
-                                    the job's phases (logread/timeline.h), NAN when unknown */
-    gw_verdict_list verdicts;    /* sorted: critical first */
-    gw_inproc_analysis *inproc;  /* the in-job data (analysis/inproc.h); never NULL */
+    double *epoch_util_pct;         /* [nepochs * ngpus]: mean utilization.gpu, NAN when unknown */
+    double *epoch_energy_wh;        /* [nepochs * ngpus] */
+    gw_epoch_parts *epoch_parts;    /* [nepochs * ngpus]: the training and validation parts */
+    gw_span_figures *before_epochs; /* [ngpus]: the record's start to the first epoch's */
+    gw_span_figures *after_epochs;  /* [ngpus]: the last epoch's end to the record's end */
+    double *job_phase_util_pct;     /* [series->nphases * ngpus]: mean utilization.gpu in each of
+                                       the job's phases (logread/timeline.h), NAN when unknown */
+    gw_verdict_list verdicts;       /* sorted: critical first */
+    gw_inproc_analysis *inproc;     /* the in-job data (analysis/inproc.h); never NULL */
 } gw_analysis;
 
 /* Analyses a finished series (gw_series_finish done). Never fails; the result is freed with

@@ -269,6 +269,9 @@ static void suggest(gw_inproc_analysis *ia, const gw_roles_summary *r, const cha
     }
     snprintf(ia->suggestion, sizeof ia->suggestion, "%s", b.data ? b.data : "");
     gw_buf_free(&b);
+    size_t n = strlen(ia->suggestion); /* the sentences end with a space for the next one */
+    while (n > 0 && ia->suggestion[n - 1] == ' ')
+        ia->suggestion[--n] = '\0';
 }
 
 void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, const char **cause,
@@ -288,7 +291,11 @@ void gw_inproc_cause(gw_analysis *a, const gw_gpu_analysis *g, gw_verdict *v, co
     }
     say_why(ia, strcmp(*cause, "input_pipeline") == 0, why, len);
     gw_roles_summary r = gw_roles_of(g);
-    suggest(ia, &r, *cause, *suggestion, g->busy_pct > 0 ? 100.0 / g->busy_pct : NAN);
+    double gpu_bound = g->busy_pct > 0 ? 100.0 / g->busy_pct : NAN;
+    /* what a faster input pipeline can gain: the loop's own bound, or the GPU's when it
+     * saturates first (the figure the suggestion quotes) */
+    gw_verdict_num(v, "python_input_gain_max", fmin(gpu_bound, ia->speedup_input_max));
+    suggest(ia, &r, *cause, *suggestion, gpu_bound);
     *suggestion = ia->suggestion;
 }
 

@@ -3,6 +3,7 @@
 #include "analysis/inproc_cause.h"
 #include "analysis/checks.h"
 
+#include "util/gw_buf.h"
 #include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
@@ -195,7 +196,7 @@ static void starved(gw_analysis *a, gw_gpu_analysis *g)
     char gain[96] = "";
     /* The in-job data measured the loop's own data wait: that bounds what the input pipeline can
      * gain, tighter than the GPU's idle time, and it is the bound the suggestion quotes. */
-    double py_gain = evidence_num(v, "python_input_speedup_max");
+    double py_gain = evidence_num(v, "python_input_gain_max");
     if (strcmp(cause, "input_pipeline") == 0 && !isnan(py_gain))
         snprintf(gain, sizeof gain,
                  "; a faster input pipeline could make training up to %sx faster",
@@ -280,9 +281,12 @@ static void underfilled(gw_analysis *a, gw_gpu_analysis *g)
                        GW_FIXED(100 * GW_TH(GW_TH_UNDERFILL_POWER_RATIO), 0));
 }
 
-static const char *const suggest_launch =
-    "The GPU is never left waiting but gets only tiny pieces of work: kernel launches, not data, "
-    "set the pace. Raise the batch size, capture the step with CUDA graphs or "
+#define SUGGEST_LAUNCH_PACE                                                                        \
+    "The GPU is never left waiting but gets only tiny pieces of work: kernel launches, not data, " \
+    "set the pace."
+static const char *const suggest_launch_pace = SUGGEST_LAUNCH_PACE;
+static const char *const suggest_launch = SUGGEST_LAUNCH_PACE
+    " Raise the batch size, capture the step with CUDA graphs or "
     "torch.compile(mode=\"reduce-overhead\"), and remove per-step synchronisation (.item(), "
     ".cpu(), printing tensors).";
 
@@ -306,15 +310,23 @@ static void launch_bound(gw_gpu_analysis *g, gw_verdict *v)
     char sm_txt[48] = "";
     if (!isnan(sm))
         snprintf(sm_txt, sizeof sm_txt, ", SM activity %s%%", GW_FIXED(sm, 1));
-    char gain[64] = "";
+    char gain[80] = "";
     if (g->busy_pct > 0)
-        snprintf(gain, sizeof gain, "; removing this wait could make training up to %sx faster",
+        snprintf(gain, sizeof gain, "; a GPU kept busy could make training up to %sx faster",
                  GW_FIXED(100.0 / g->busy_pct, 1));
-    gw_verdict_say(v, suggest_launch,
+    /* The in-job data's suggestion (settings, the data-wait bound, the step's hot functions)
+     * stays: the launch-bound finding goes before it, not instead of it. */
+    gw_buf sugg = {0};
+    bool in_job = !isnan(evidence_num(v, "python_data_wait_share_pct")) && v->suggestion &&
+                  v->cause && strcmp(v->cause, "cpu_bound") == 0;
+    if (in_job)
+        gw_buf_printf(&sugg, "%s %s", suggest_launch_pace, v->suggestion);
+    gw_verdict_say(v, in_job ? sugg.data : suggest_launch,
                    "GPU lightly and steadily used: busy %s%% of the steady state (%s s) with "
                    "no quiet stretch%s; launch-bound; cause: %s%s",
                    GW_FIXED(g->busy_pct, 1), GW_FIXED(g->work_s, 0), sm_txt,
                    v->cause ? v->cause : "unknown", gain);
+    gw_buf_free(&sugg);
 }
 
 void gw_check_starved(gw_analysis *a, gw_gpu_analysis *g)

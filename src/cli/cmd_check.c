@@ -74,8 +74,9 @@ static int run_check(const gw_health_thresholds *th, bool json)
     if (json) {
         print_json(&r);
     } else {
-        gw_wrap_stream w; /* 80 columns: long reasons wrap under their column */
-        gw_health_print(&r, gw_wrap_begin(&w, stdout),
+        gw_wrap_stream w; /* 80 columns in a pipe too, the terminal's width on one: long
+                             reasons wrap under their column */
+        gw_health_print(&r, gw_wrap_begin_always(&w, stdout),
                         isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
         gw_wrap_end(&w);
     }

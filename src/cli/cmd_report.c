@@ -16,7 +16,8 @@
 typedef struct report_args {
     const char *json;
     const char *html;
-    int fail_on; /* gw_severity, or -1 */
+    int fail_on;   /* gw_severity, or -1 */
+    bool evidence; /* -v: every figure of each verdict's evidence */
     gw_cli_inputs in;
 } report_args;
 
@@ -38,6 +39,10 @@ static const gw_opt report_opts[] = {
      .complete = GW_COMPL_VALUES,
      .values = "warning critical",
      .help = "exit 1 when a verdict of LEVEL (warning|critical) or above exists"},
+    {.name = "evidence",
+     .letter = 'v',
+     .help = "the text's Evidence section with every figure of each verdict (by default: the "
+             "figures compared with a threshold, the cause and what was missing)"},
     GW_CLI_INPUT_OPTS,
     {.name = "compare",
      .key = 'C',
@@ -66,7 +71,7 @@ const gw_cmd_spec gw_spec_report = {
     .name = "report",
     .summary = "say whether the GPU was busy and, if not, why, from recordings",
     .synopsis = "gpuwatch report INPUT... [--json FILE|-] [--html FILE|-]\n"
-                "                [--fail-on warning|critical] [--log FILE]\n"
+                "                [--fail-on warning|critical] [-v] [--log FILE]\n"
                 "                [--epoch-regex RE] [--columns LIST] [--interval SECONDS]\n"
                 "                [--scope job|node]\n"
                 "gpuwatch report --compare RUN_A RUN_B [RUN...]\n"
@@ -75,16 +80,18 @@ const gw_cmd_spec gw_spec_report = {
     .description =
         "Reads recordings and says whether the GPU was really busy and, if not, why.\n"
         "INPUT: a gpuwatch run directory, a gpu.csv, nvidia-smi --query-gpu CSV (any\n"
-        "variant), or a GPM CSV (unix_time, sm_util_pct, ...) that adds SM activity to the\n"
-        "GPU of another input. Several inputs (the nodes of one job) make one report; run\n"
-        "directories whose meta.json name their job are gathered by job id, one line per\n"
-        "rank, with the ranks that are missing.\n"
+        "variant), or a GPM CSV (unix_time, sm_util_pct, ...) that adds SM activity to\n"
+        "the GPU of another input. Several inputs (the nodes of one job) make one report;\n"
+        "run directories whose meta.json name their job are gathered by job id, one line\n"
+        "per rank, with the ranks that are missing.\n"
+        "The text: each verdict's finding and suggestion first, then its evidence (-v:\n"
+        "every figure), the GPUs' statistics, the epochs and the job's own data.\n"
         "\n"
-        "With --fleet, for administrators: ranks GPU-hours by user and by job by what the\n"
-        "GPUs really did: idle holding memory, underfilled (GPU-Util high while SM activity\n"
-        "is low), starved (GPU-Util between idle and busy), saturated, other. Most wasted\n"
-        "first. SRC: a directory of per-job summary.json files (the Slurm epilog's, e.g.\n"
-        "/var/lib/gpuwatch/jobs), a summary.json, or a Prometheus base URL\n"
+        "With --fleet, for administrators: ranks GPU-hours by user and by job by what\n"
+        "the GPUs really did: idle holding memory, underfilled (GPU-Util high while SM\n"
+        "activity is low), starved (GPU-Util between idle and busy), saturated, other.\n"
+        "Most wasted first. SRC: a directory of per-job summary.json files (the Slurm\n"
+        "epilog's, e.g. /var/lib/gpuwatch/jobs), a summary.json, or a Prometheus base URL\n"
         "(http://host:9090) that scrapes gpuwatch serve or dcgm-exporter with hpc_job\n"
         "labels.",
     .opts = report_opts,
@@ -120,6 +127,9 @@ static int apply_option(int c, const char *arg, const char *as_given, report_arg
             return 0;
         fprintf(stderr, "gpuwatch: report: --fail-on takes warning or critical, not '%s'\n", arg);
         return 2;
+    case 'v':
+        r->evidence = true;
+        return 0;
     case 'h':
         gw_help_print(&gw_spec_report);
         return -1;
@@ -195,7 +205,9 @@ int gw_cmd_report(int argc, char **argv)
     gw_analysis *a = gw_analyze(s);
     bool to_stdout = (r.json && strcmp(r.json, "-") == 0) || (r.html && strcmp(r.html, "-") == 0);
     if (!to_stdout) {
-        gw_report_opts o = {.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR")};
+        gw_report_opts o = {.color = isatty(STDOUT_FILENO) && !getenv("NO_COLOR"),
+                            .width = gw_wrap_width_of(stdout),
+                            .short_evidence = !r.evidence};
         gw_wrap_stream w; /* 80 columns in a pipe, the terminal's width on one */
         gw_report_text(gw_wrap_begin_always(&w, stdout), a, &o);
         gw_wrap_end(&w);

@@ -1,5 +1,6 @@
 /* fleet: per-job summaries -> GPU-hours by user and job, split by what the GPUs did (fleet.h). */
 #include "fleet/fleet.h"
+#include "sampler/sample.h"
 
 #include "util/gw_file.h"
 #include "util/gw_fmt.h"
@@ -232,9 +233,10 @@ static void add_one_summary(gw_fleet *f, const cJSON *doc, const cJSON *job, con
         j->gpu_hours += dur / 3600.0;
         for (int c = 0; c < GW_FLEET_NCLASS; c++)
             j->hours[c] += s[c] / 3600.0;
-        double sm = num_of(cJSON_GetObjectItemCaseSensitive(
-                               cJSON_GetObjectItemCaseSensitive(g, "stats"), "gpm.sm_active [%]"),
-                           "mean");
+        double sm =
+            num_of(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(g, "stats"),
+                                                    gw_fields[GW_F_GPM_SM_ACTIVE_PCT].csv_header),
+                   "mean");
         if (!isnan(sm)) {
             j->sm_hours += dur / 3600.0;
             j->sm_weight += sm * dur / 3600.0;

@@ -4,6 +4,7 @@
 #include "fleet/fleet.h"
 
 #include "analysis/thresholds.h"
+#include "sampler/sample.h"
 #include "util/gw_buf.h"
 #include "util/gw_fmt.h"
 #include "util/xalloc.h"
@@ -194,15 +195,32 @@ static void on_value(const char *job, const cJSON *metric, double v, void *vctx)
         j->gpu_hours += v * ctx->step_h;
         j->server_hours += v * ctx->step_h;
     } else if (ctx->cls == -2) {
-        if (!(v >= 0 && v <= 1))
-            return; /* DCGM_FI_PROF_SM_ACTIVE is a ratio: 100 is no 10000 %, it is absent */
+        double pct = v * gw_fields[GW_F_GPM_SM_ACTIVE_PCT].dcgm.scale; /* a ratio: x 100 */
+        if (!(pct >= 0 && pct <= 100))
+            return; /* 100 as a ratio is no 10000 %: absent */
         /* the mean over every sample of the job's GPUs, weighted by this server's hours */
         j->sm_hours += j->server_hours;
-        j->sm_weight += v * 100.0 * j->server_hours;
+        j->sm_weight += pct * j->server_hours;
     } else if (ctx->cls == -3) {
         j->ngpus += v < 1e9 ? (size_t)v : 0;
     } else {
         j->hours[ctx->cls] += v * ctx->step_h;
+    }
+}
+
+/* The rest of each job's GPU time is "other"; the classes never add up to more (a no-op for
+ * jobs from summaries, whose classes already add up). */
+static void fill_other(gw_fleet *f)
+{
+    for (size_t i = 0; i < f->njobs; i++) {
+        gw_fleet_job *j = &f->jobs[i];
+        double left = j->gpu_hours;
+        for (int c = 0; c < GW_FLEET_OTHER; c++) {
+            if (j->hours[c] > left)
+                j->hours[c] = left;
+            left -= j->hours[c];
+        }
+        j->hours[GW_FLEET_OTHER] = left;
     }
 }
 
@@ -222,24 +240,28 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     char w[64];
     snprintf(w, sizeof w, "[%ss:%ss]", GW_FIXED(window_s, 0), GW_FIXED(step_s, 0));
     const char *sel = "{hpc_job!=\"\"}", *on = " and on(instance, gpu, hpc_job) ";
-    double idle = GW_TH(GW_TH_IDLE_UTIL_PCT), busy = GW_TH(GW_TH_BUSY_UTIL_PCT);
-    double sm = GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT) / 100.0, held = GW_TH(GW_TH_IDLE_HOLD_MIB);
+    /* dcgm-exporter's series and units (gw_fields[].dcgm): GPU-Util %, FB MiB, SM active ratio */
+    const gw_dcgm_name *util = &gw_fields[GW_F_UTIL_GPU_PCT].dcgm,
+                       *fb = &gw_fields[GW_F_MEM_USED_MIB].dcgm,
+                       *sma = &gw_fields[GW_F_GPM_SM_ACTIVE_PCT].dcgm;
+    double idle = GW_TH(GW_TH_IDLE_UTIL_PCT) / util->scale,
+           busy = GW_TH(GW_TH_BUSY_UTIL_PCT) / util->scale;
+    double sm = GW_TH(GW_TH_UNDERFILL_SM_ACTIVE_PCT) / sma->scale,
+           held = GW_TH(GW_TH_IDLE_HOLD_MIB) / fb->scale;
+    const char *u = util->name, *s = sma->name;
     /* one sample of one GPU at each step: count_over_time x step = GPU time in the class */
     char *qs[] = {
-        xasprintf("sum by (hpc_job) (count_over_time(DCGM_FI_DEV_GPU_UTIL%s%s))", sel, w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s < %s%s"
-                  "DCGM_FI_DEV_FB_USED%s >= %s)%s))",
-                  sel, GW_SIG(idle, 6), on, sel, GW_SIG(held, 6), w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %s%s"
-                  "DCGM_FI_PROF_SM_ACTIVE%s < %s)%s))",
-                  sel, GW_SIG(busy, 6), on, sel, GW_SIG(sm, 6), w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %s < %s)%s))", sel,
+        xasprintf("sum by (hpc_job) (count_over_time(%s%s%s))", u, sel, w),
+        xasprintf("sum by (hpc_job) (count_over_time((%s%s < %s%s%s%s >= %s)%s))", u, sel,
+                  GW_SIG(idle, 6), on, fb->name, sel, GW_SIG(held, 6), w),
+        xasprintf("sum by (hpc_job) (count_over_time((%s%s >= %s%s%s%s < %s)%s))", u, sel,
+                  GW_SIG(busy, 6), on, s, sel, GW_SIG(sm, 6), w),
+        xasprintf("sum by (hpc_job) (count_over_time((%s%s >= %s < %s)%s))", u, sel,
                   GW_SIG(idle, 6), GW_SIG(busy, 6), w),
-        xasprintf("sum by (hpc_job) (count_over_time((DCGM_FI_DEV_GPU_UTIL%s >= %s%s"
-                  "DCGM_FI_PROF_SM_ACTIVE%s >= %s)%s))",
-                  sel, GW_SIG(busy, 6), on, sel, GW_SIG(sm, 6), w),
-        xasprintf("avg by (hpc_job) (avg_over_time(DCGM_FI_PROF_SM_ACTIVE%s%s))", sel, w),
-        xasprintf("count by (hpc_job) (max_over_time(DCGM_FI_DEV_GPU_UTIL%s%s))", sel, w),
+        xasprintf("sum by (hpc_job) (count_over_time((%s%s >= %s%s%s%s >= %s)%s))", u, sel,
+                  GW_SIG(busy, 6), on, s, sel, GW_SIG(sm, 6), w),
+        xasprintf("avg by (hpc_job) (avg_over_time(%s%s%s))", s, sel, w),
+        xasprintf("count by (hpc_job) (max_over_time(%s%s%s))", u, sel, w),
     };
     static const int cls[] = {
         -1, GW_FLEET_IDLE, GW_FLEET_UNDERFILLED, GW_FLEET_STARVED, GW_FLEET_SATURATED, -2, -3};
@@ -276,18 +298,7 @@ gw_rc gw_fleet_add_prometheus(gw_fleet *f, const char *url, double window_s, dou
     free(ctx.users);
     if (rc)
         return rc;
-    /* the rest of each job's GPU time is "other"; the classes never add up to more (a no-op for
-     * jobs from summaries, whose classes already add up) */
-    for (size_t i = 0; i < f->njobs; i++) {
-        gw_fleet_job *j = &f->jobs[i];
-        double left = j->gpu_hours;
-        for (int c = 0; c < GW_FLEET_OTHER; c++) {
-            if (j->hours[c] > left)
-                j->hours[c] = left;
-            left -= j->hours[c];
-        }
-        j->hours[GW_FLEET_OTHER] = left;
-    }
+    fill_other(f);
     f->nsources++;
     return GW_OK;
 }

@@ -109,9 +109,12 @@ static void list_procs(const gw_health_facts *f, char *buf, size_t len)
         if (p->used_valid && gw_fmt_sane(p->used_mib))
             snprintf(mib, sizeof mib, "%s MiB",
                      gw_fmt_fixed(n, sizeof n, ceil(p->used_mib), 0, 0, "n/a"));
-        used += (size_t)snprintf(buf + used, len - used, "%spid %u %s%s %s", i ? ", " : "", p->pid,
-                                 p->visible ? p->name : "(name hidden: another PID namespace)",
-                                 p->graphics ? " (graphics)" : "", mib);
+        /* the memory beside its pid: "pid 411 python3 (70618 MiB)", "pid 4242424 (70618 MiB;
+         * name hidden: another PID namespace)" */
+        used += (size_t)snprintf(buf + used, len - used, "%spid %u%s%s (%s%s%s)", i ? ", " : "",
+                                 p->pid, p->visible ? " " : "", p->visible ? p->name : "", mib,
+                                 p->graphics ? ", graphics" : "",
+                                 p->visible ? "" : "; name hidden: another PID namespace");
     }
 }
 

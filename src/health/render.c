@@ -45,13 +45,16 @@ void gw_health_print(const gw_health_report *r, FILE *to, bool color)
     for (unsigned i = 0; i < r->ngpus; i++) {
         const gw_health_gpu *g = &r->gpus[i];
         const gw_device_info *in = &g->facts.info;
+        /* the UUID (40 columns) on a line of its own: the first fits 80 columns */
         fprintf(to, "\nGPU %u  ", in->index);
-        const char *parts[] = {in->name, in->pci_bus_id, in->uuid};
-        for (int k = 0; k < 3; k++)
+        const char *parts[] = {in->name, in->pci_bus_id};
+        for (int k = 0; k < 2; k++)
             if (parts[k][0])
                 fprintf(to, "%s  ", parts[k]);
         put_state(to, g->state, color, 0);
         fputc('\n', to);
+        if (in->uuid[0])
+            fprintf(to, "  %s\n", in->uuid);
         for (int k = 0; k < g->nitems; k++) {
             const gw_health_item *it = &g->items[k];
             fprintf(to, "  %-18s ", it->label);

@@ -15,14 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What the view shows or puts in JSON. The power limit comes from the sampler's slow reads. */
-#define LIVE_FIELDS                                                                                \
-    (GW_FIELD_BIT(GW_F_UTIL_GPU_PCT) | GW_FIELD_BIT(GW_F_UTIL_MEM_PCT) |                           \
-     GW_FIELD_BIT(GW_F_MEM_TOTAL_MIB) | GW_FIELD_BIT(GW_F_MEM_USED_MIB) |                          \
-     GW_FIELD_BIT(GW_F_TEMP_GPU_C) | GW_FIELD_BIT(GW_F_POWER_DRAW_W) |                             \
-     GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) |                          \
-     GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) | GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELDS_GPM)
-
 #define ALT_SCREEN_ON  "\x1b[?1049h\x1b[?25l"
 #define ALT_SCREEN_OFF "\x1b[?25h\x1b[?1049l"
 
@@ -87,7 +79,7 @@ static bool open_live(live *l)
         l->host[0] = '\0';
     l->host[sizeof l->host - 1] = '\0';
     gw_sampler_config sc = {.interval_ms = l->cfg->interval_ms ? l->cfg->interval_ms : 1000,
-                            .fields = LIVE_FIELDS,
+                            .fields = GW_FIELDS_VIEW,
                             .processes = true,
                             .migs = true,
                             .info_skip = GW_INFO_MAX_CLOCK};

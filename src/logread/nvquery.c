@@ -13,32 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The readings of a report: (section at indent 4, key at indent 8) -> field. */
-static const struct {
-    const char *section, *key;
-    gw_gpu_field field;
-} readings[] = {
-    {"FB Memory Usage", "Used", GW_F_MEM_USED_MIB},
-    {"FB Memory Usage", "Total", GW_F_MEM_TOTAL_MIB},
-    {"FB Memory Usage", "Free", GW_F_MEM_FREE_MIB},
-    {"Utilization", "Gpu", GW_F_UTIL_GPU_PCT},
-    {"Utilization", "Memory", GW_F_UTIL_MEM_PCT},
-    {"Temperature", "GPU Current Temp", GW_F_TEMP_GPU_C},
-    {"Temperature", "Memory Current Temp", GW_F_TEMP_MEM_C},
-    {"Power Readings", "Power Draw", GW_F_POWER_DRAW_W},
-    {"Power Readings", "Average Power Draw", GW_F_POWER_DRAW_W},
-    {"Power Readings", "Power Limit", GW_F_POWER_LIMIT_W},
-    {"Power Readings", "Current Power Limit", GW_F_POWER_LIMIT_W},
-    {"GPU Power Readings", "Power Draw", GW_F_POWER_DRAW_W},
-    {"GPU Power Readings", "Average Power Draw", GW_F_POWER_DRAW_W},
-    {"GPU Power Readings", "Instantaneous Power Draw", GW_F_POWER_DRAW_W},
-    {"GPU Power Readings", "Current Power Limit", GW_F_POWER_LIMIT_W},
-    {"Clocks", "Graphics", GW_F_CLOCK_GR_MHZ},
-    {"Clocks", "SM", GW_F_CLOCK_SM_MHZ},
-    {"Clocks", "Memory", GW_F_CLOCK_MEM_MHZ},
-    {"", "Fan Speed", GW_F_FAN_PCT},
-    {"", "Performance State", GW_F_PSTATE},
-};
+/* True when the '|'-separated list holds item. */
+static bool list_has(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; (p = strstr(p, item)) != NULL; p += n)
+        if ((p == list || p[-1] == '|') && (p[n] == '|' || p[n] == '\0'))
+            return true;
+    return false;
+}
 
 typedef struct qreader {
     gw_series *s;
@@ -140,13 +123,16 @@ static void value(qreader *r, int indent, const char *key, const char *val)
         }
         return;
     }
-    const char *section = indent == 4 ? "" : r->section;
-    for (size_t i = 0; i < sizeof readings / sizeof readings[0]; i++) {
-        if (strcmp(readings[i].section, section) != 0 || strcmp(readings[i].key, key) != 0)
+    /* the readings of a report: "Section/Key" (a key at indent 8 under the section at indent 4)
+     * in the field table's nvsmi_q */
+    char where[200];
+    snprintf(where, sizeof where, "%s/%s", indent == 4 ? "" : r->section, key);
+    for (int i = 0; i < GW_F_COUNT; i++) {
+        if (!gw_fields[i].nvsmi_q || !list_has(gw_fields[i].nvsmi_q, where))
             continue;
         char *end = NULL;
         double v = strtod(val[0] == 'P' ? val + 1 : val, &end); /* "P0": a performance state */
-        gw_gpu_field f = readings[i].field;
+        gw_gpu_field f = (gw_gpu_field)i;
         if (end != val && gw_fmt_sane(v) && gw_field_plausible(f, v)) {
             gw_series_gpu_set(r->cur, f, r->row, v);
             r->values++;

@@ -108,11 +108,13 @@ bool nvsmi_names_a_column(char **cells, size_t n)
     for (size_t i = 0; i < n; i++) {
         char buf[128];
         const char *key, *unit;
+        char to[48];
         snprintf(buf, sizeof buf, "%s", cells[i]);
         gw_cells_header(buf, &key, &unit);
         colmap c = {.kind = C_IGNORE, .field = -1};
         match_key(&c, key);
-        if (c.kind != C_IGNORE || gw_logread_synonym(key, &unit) || strcmp(key, "pid") == 0)
+        if (c.kind != C_IGNORE || gw_logread_synonym(key, to, sizeof to, &unit) ||
+            strcmp(key, "pid") == 0)
             return true;
     }
     return false;
@@ -127,13 +129,12 @@ static void map_column(reader *r, colmap *c, char *cell)
     c->field = -1;
     c->factor = 1.0;
     match_key(c, key);
-    const char *syn_unit, *syn = c->kind == C_IGNORE ? gw_logread_synonym(key, &syn_unit) : NULL;
-    if (syn) { /* a home-made name: said in the report (nvsmi_set_header) */
-        match_key(c, syn);
+    const char *syn_unit;
+    if (c->kind == C_IGNORE && gw_logread_synonym(key, c->syn_to, sizeof c->syn_to, &syn_unit)) {
+        match_key(c, c->syn_to); /* a home-made name: said in the report (nvsmi_set_header) */
         if (!*unit)
             unit = syn_unit;
         snprintf(c->syn, sizeof c->syn, "%.40s", key);
-        c->syn_to = syn;
     }
     if (strcmp(key, "pid") == 0 && r->apps_line == 0)
         r->apps_line = -1; /* nvsmi_set_header gives the line */
@@ -194,7 +195,7 @@ void nvsmi_set_header(reader *r, char **cells, size_t n)
             nvsmi_list_add(r->ignored, sizeof r->ignored, c->syn);
         } else if (*c->syn) {
             char item[96];
-            snprintf(item, sizeof item, "%s -> %s", c->syn, c->syn_to);
+            snprintf(item, sizeof item, "%s -> %.40s", c->syn, c->syn_to);
             nvsmi_list_add(r->mapped, sizeof r->mapped, item);
         }
         col_kind k = c->kind;

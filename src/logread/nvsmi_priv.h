@@ -38,13 +38,13 @@ typedef enum col_kind {
 
 typedef struct colmap {
     col_kind kind;
-    int field;          /* C_FIELD */
-    double factor;      /* C_FIELD: header unit -> field unit */
-    char unit[16];      /* unit given by the header, "" when none */
-    char *name;         /* C_EXTRA: column name in the series */
-    unsigned bit;       /* C_REASON: the clocks_event_reasons bit */
-    char syn[48];       /* the home-made name this column was mapped from, "" when none */
-    const char *syn_to; /* the name it was read as (synonyms.c) */
+    int field;       /* C_FIELD */
+    double factor;   /* C_FIELD: header unit -> field unit */
+    char unit[16];   /* unit given by the header, "" when none */
+    char *name;      /* C_EXTRA: column name in the series */
+    unsigned bit;    /* C_REASON: the clocks_event_reasons bit */
+    char syn[48];    /* the home-made name this column was mapped from, "" when none */
+    char syn_to[48]; /* the name it was read as (synonyms.c) */
 } colmap;
 
 typedef struct gpu_slot {

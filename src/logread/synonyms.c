@@ -1,10 +1,14 @@
 /* Home-made column names (see synonyms.h). */
 #include "logread/synonyms.h"
 
+#include "sampler/sample.h"
+
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
-/* Names after normalising (lower case, '_' for ' ' and '-') and removing a unit suffix. */
+/* Names after normalising (lower case, '_' for ' ' and '-') and removing a unit suffix: the
+ * columns that are no GPU field. A GPU field's names are its row's `synonyms` (gw_fields[]). */
 static const struct {
     const char *name;
     const char *key;
@@ -47,67 +51,6 @@ static const struct {
     {"product_name", "name"},
     {"bus_id", "pci.bus_id"},
     {"pci_bus_id", "pci.bus_id"},
-    {"gpu_util", "utilization.gpu"},
-    {"gpu_utilization", "utilization.gpu"},
-    {"util_gpu", "utilization.gpu"},
-    {"utilization_gpu", "utilization.gpu"},
-    {"util", "utilization.gpu"},
-    {"utilization", "utilization.gpu"},
-    {"gpu_usage", "utilization.gpu"},
-    {"gpu_load", "utilization.gpu"},
-    {"gpu_busy", "utilization.gpu"},
-    {"mem_util", "utilization.memory"},
-    {"memory_util", "utilization.memory"},
-    {"util_mem", "utilization.memory"},
-    {"utilization_memory", "utilization.memory"},
-    {"mem_utilization", "utilization.memory"},
-    {"memory_utilization", "utilization.memory"},
-    {"mem_used", "memory.used"},
-    {"memory_used", "memory.used"},
-    {"used_memory", "memory.used"},
-    {"gpu_mem_used", "memory.used"},
-    {"gpu_memory_used", "memory.used"},
-    {"mem_usage", "memory.used"},
-    {"memory_usage", "memory.used"},
-    {"vram_used", "memory.used"},
-    {"fb_used", "memory.used"},
-    {"mem_total", "memory.total"},
-    {"memory_total", "memory.total"},
-    {"total_memory", "memory.total"},
-    {"gpu_mem_total", "memory.total"},
-    {"vram_total", "memory.total"},
-    {"fb_total", "memory.total"},
-    {"mem_free", "memory.free"},
-    {"memory_free", "memory.free"},
-    {"free_memory", "memory.free"},
-    {"fb_free", "memory.free"},
-    {"temp", "temperature.gpu"},
-    {"temperature", "temperature.gpu"},
-    {"gpu_temp", "temperature.gpu"},
-    {"gpu_temperature", "temperature.gpu"},
-    {"temp_gpu", "temperature.gpu"},
-    {"mem_temp", "temperature.memory"},
-    {"memory_temp", "temperature.memory"},
-    {"temp_mem", "temperature.memory"},
-    {"power", "power.draw"},
-    {"power_draw", "power.draw"},
-    {"power_usage", "power.draw"},
-    {"gpu_power", "power.draw"},
-    {"power_limit", "power.limit"},
-    {"power_cap", "power.limit"},
-    {"sm_clock", "clocks.current.sm"},
-    {"clock_sm", "clocks.current.sm"},
-    {"gr_clock", "clocks.current.graphics"},
-    {"graphics_clock", "clocks.current.graphics"},
-    {"gpu_clock", "clocks.current.graphics"},
-    {"core_clock", "clocks.current.graphics"},
-    {"mem_clock", "clocks.current.memory"},
-    {"memory_clock", "clocks.current.memory"},
-    {"clock_mem", "clocks.current.memory"},
-    {"fan", "fan.speed"},
-    {"fan_speed", "fan.speed"},
-    {"perf_state", "pstate"},
-    {"energy", "total_energy_consumption"},
 };
 
 /* Unit suffixes: "_mb" is what nvidia-smi prints as MiB. */
@@ -120,15 +63,37 @@ static const struct {
     {"_mhz", "MHz"}, {"_j", "J"},    {"_mj", "mJ"},   {"_celsius", ""}, {"_perc", "%"},
 };
 
-static const char *lookup(const char *name)
+/* True when the space-separated list holds word. */
+static bool has_word(const char *list, const char *word)
 {
-    for (size_t i = 0; i < sizeof synonyms / sizeof synonyms[0]; i++)
-        if (strcmp(name, synonyms[i].name) == 0)
-            return synonyms[i].key;
-    return NULL;
+    size_t n = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return true;
+    return false;
 }
 
-const char *gw_logread_synonym(const char *key, const char **unit)
+/* Writes the key a normalised name stands for into to; false when none. */
+static bool lookup(const char *name, char *to, size_t size)
+{
+    if (!*name)
+        return false;
+    for (size_t i = 0; i < sizeof synonyms / sizeof synonyms[0]; i++)
+        if (strcmp(name, synonyms[i].name) == 0) {
+            snprintf(to, size, "%s", synonyms[i].key);
+            return true;
+        }
+    for (int f = 0; f < GW_F_COUNT; f++) {
+        const gw_field_info *fi = &gw_fields[f];
+        if (fi->synonyms && fi->csv_header && has_word(fi->synonyms, name)) {
+            snprintf(to, size, "%.*s", (int)strcspn(fi->csv_header, " ["), fi->csv_header);
+            return true;
+        }
+    }
+    return false;
+}
+
+bool gw_logread_synonym(const char *key, char *to, size_t size, const char **unit)
 {
     char norm[64];
     size_t n = 0;
@@ -137,21 +102,19 @@ const char *gw_logread_synonym(const char *key, const char **unit)
         norm[n++] = *p == ' ' || *p == '-' ? '_' : (char)tolower((unsigned char)*p);
     norm[n] = '\0';
     if (key[n] != '\0')
-        return NULL; /* longer than any synonym */
-    const char *k = lookup(norm);
-    if (k)
-        return k;
+        return false; /* longer than any synonym */
+    if (lookup(norm, to, size))
+        return true;
     for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
         size_t sl = strlen(suffixes[i].suffix);
         if (n > sl && strcmp(norm + n - sl, suffixes[i].suffix) == 0) {
             norm[n - sl] = '\0';
-            k = lookup(norm);
-            if (k) {
+            if (lookup(norm, to, size)) {
                 *unit = suffixes[i].unit;
-                return k;
+                return true;
             }
             norm[n - sl] = suffixes[i].suffix[0];
         }
     }
-    return NULL;
+    return false;
 }

@@ -2,6 +2,7 @@
 #include "report/compare.h"
 
 #include "stats/stats.h"
+#include "util/gw_fmt.h"
 #include "util/xalloc.h"
 
 #include <math.h>
@@ -256,4 +257,23 @@ gw_cmp_diff gw_cmp_diff_of(const gw_cmp *c, size_t r, gw_cmp_metric m)
         d.beyond = fabs(d.ratio - 1.0) > GW_CMP_NOISE_K * noise;
     }
     return d;
+}
+
+/* The decimals of metric m's values (dec) and spreads in % (sdec) over the runs: one count for
+ * each across a row ("0.92 / 1.91", never "0.923 / 1.91"); spreads with 2 significant digits
+ * for the largest. */
+void gw_cmp_row_decimals(const gw_cmp *c, gw_cmp_metric m, int *dec, int *sdec)
+{
+    double v[32], sp[32], largest = 0;
+    size_t n = 32;
+    if (c->nruns < n)
+        n = c->nruns;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = c->runs[i].value[m];
+        sp[i] = c->runs[i].spread[m] * 100;
+        if (gw_fmt_sane(sp[i]) && fabs(sp[i]) > largest)
+            largest = fabs(sp[i]);
+    }
+    *dec = gw_fmt_decimals(v, n);
+    *sdec = largest >= 10 ? 0 : 1;
 }

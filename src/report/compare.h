@@ -95,4 +95,9 @@ void gw_cmp_html(FILE *out, const gw_cmp *c);
 GW_MUST_USE gw_rc gw_cmp_write_json(const gw_cmp *c, const char *path, gw_error *err);
 GW_MUST_USE gw_rc gw_cmp_write_html(const gw_cmp *c, const char *path, gw_error *err);
 
+/* The decimals metric m prints with in every run (*dec) and its spreads in % (*sdec): one
+ * count across a row ("0.92 / 1.91", never "0.923 / 1.91"), chosen for the largest value;
+ * spreads with two significant digits for the largest ("±19% / ±9%"). */
+void gw_cmp_row_decimals(const gw_cmp *c, gw_cmp_metric m, int *dec, int *sdec);
+
 #endif

@@ -17,14 +17,16 @@ static char letter(size_t i)
 }
 
 /* "2.47 ±5.2%": the value and its spread, or "-" when unknown. */
-static const char *cell(const gw_cmp_run *r, gw_cmp_metric m, char *buf, size_t size)
+static const char *cell(const gw_cmp_run *r, gw_cmp_metric m, int dec, int sdec, char *buf,
+                        size_t size)
 {
     char v[GW_FMT_SIZE], s[GW_FMT_SIZE];
-    gw_fmt_auto(v, sizeof v, r->value[m], "-");
+    gw_fmt_fixed(v, sizeof v, r->value[m], dec, 0, "-");
     if (!isfinite(r->value[m]) || !isfinite(r->spread[m]))
         snprintf(buf, size, "%s", v);
     else
-        snprintf(buf, size, "%s ±%s%%", v, gw_fmt_sig(s, sizeof s, r->spread[m] * 100, 2, "-"));
+        snprintf(buf, size, "%s ±%s%%", v,
+                 gw_fmt_fixed(s, sizeof s, r->spread[m] * 100, sdec, 0, "-"));
     return buf;
 }
 
@@ -58,10 +60,12 @@ static void table(FILE *out, const gw_cmp *c, bool values, bool ratios)
     header_row(out, c, values, ratios);
     for (int m = 0; m < GW_CMP_COUNT; m++) {
         char buf[64];
+        int dec, sdec;
+        gw_cmp_row_decimals(c, m, &dec, &sdec);
         fprintf(out, "%-*s", LABEL_W, gw_cmp_metrics[m].label);
         if (values)
             for (size_t i = 0; i < c->nruns; i++) {
-                cell(&c->runs[i], m, buf, sizeof buf);
+                cell(&c->runs[i], m, dec, sdec, buf, sizeof buf);
                 /* "±" is two bytes in one column */
                 fprintf(out, "%*s", VALUE_W + (strstr(buf, "±") ? 1 : 0), buf);
             }
@@ -114,6 +118,13 @@ static const char *direction(gw_cmp_metric m, double ratio)
     return (ratio > 1) == (better > 0) ? "better" : "worse";
 }
 
+/* One decimals count for metric m of run A and run i ("63.0 -> 8.8"). */
+static int pair_decimals(const gw_cmp *c, size_t i, gw_cmp_metric m)
+{
+    double v[2] = {c->runs[0].value[m], c->runs[i].value[m]};
+    return gw_fmt_decimals(v, 2);
+}
+
 /* What differs beyond the noise, run by run; then what the noise could not judge. */
 static void findings(FILE *out, const gw_cmp *c)
 {
@@ -127,9 +138,10 @@ static void findings(FILE *out, const gw_cmp *c)
             if (!any)
                 fprintf(out, "\n%c against A, beyond the noise:\n", letter(i));
             any = true;
+            int dec = pair_decimals(c, i, m);
             fprintf(out, "  %s %s -> %s (%sx, %s)\n", gw_cmp_metrics[m].label,
-                    gw_fmt_auto(a, sizeof a, c->runs[0].value[m], "-"),
-                    gw_fmt_auto(b, sizeof b, c->runs[i].value[m], "-"),
+                    gw_fmt_fixed(a, sizeof a, c->runs[0].value[m], dec, 0, "-"),
+                    gw_fmt_fixed(b, sizeof b, c->runs[i].value[m], dec, 0, "-"),
                     gw_fmt_fixed(r, sizeof r, d.ratio, 2, 0, "-"), direction(m, d.ratio));
         }
         if (!any)
@@ -143,9 +155,10 @@ static void findings(FILE *out, const gw_cmp *c)
             if (!unjudged)
                 fprintf(out, "%c against A, noise unknown:\n", letter(i));
             unjudged = true;
+            int dec = pair_decimals(c, i, m);
             fprintf(out, "  %s %s -> %s (%sx)\n", gw_cmp_metrics[m].label,
-                    gw_fmt_auto(a, sizeof a, c->runs[0].value[m], "-"),
-                    gw_fmt_auto(b, sizeof b, c->runs[i].value[m], "-"),
+                    gw_fmt_fixed(a, sizeof a, c->runs[0].value[m], dec, 0, "-"),
+                    gw_fmt_fixed(b, sizeof b, c->runs[i].value[m], dec, 0, "-"),
                     gw_fmt_fixed(r, sizeof r, d.ratio, 2, 0, "-"));
         }
     }

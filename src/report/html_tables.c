@@ -35,13 +35,12 @@ void gw_html_escape(FILE *out, const char *s)
     }
 }
 
-/* A number cell: "" when absent, else as many decimals as its size deserves, then unit. */
-static void num_cell(FILE *out, double x, const char *unit)
+/* A number cell with `dec` decimals: "" when absent. */
+static void dec_cell(FILE *out, double x, int dec, const char *unit)
 {
     fputs("<td class=\"num\">", out);
     if (gw_fmt_sane(x)) {
         char n[GW_FMT_SIZE];
-        int dec = fabs(x) >= 100 || x == floor(x) ? 0 : fabs(x) >= 10 ? 1 : 2;
         fprintf(out, "%s%s%s", gw_fmt_fixed(n, sizeof n, x, dec, 0, ""), *unit ? " " : "", unit);
     }
     fputs("</td>", out);
@@ -172,7 +171,8 @@ static double stat_of(const gw_gpu_analysis *g, gw_gpu_field f, int which)
     return which == 0 ? s->mean : which == 1 ? s->p95 : s->max;
 }
 
-static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, size_t slot)
+static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, size_t slot,
+                    int wh_dec)
 {
     const gw_series_gpu *gpu = g->gpu;
     double power_max = stat_of(g, GW_F_POWER_DRAW_W, 2);
@@ -183,19 +183,20 @@ static void gpu_row(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, s
                            gpu->in_job == 0 ? " (not this job)" : "");
     text_cell(out, name);
     free(name);
-    num_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 0), "%");
-    num_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 1), "%");
-    num_cell(out, g->busy_pct, "%");
-    num_cell(out, stat_of(g, GW_F_GPM_SM_ACTIVE_PCT, 0), "%");
-    num_cell(out, stat_of(g, GW_F_GPM_TENSOR_ACTIVE_PCT, 0), "%");
-    num_cell(out, stat_of(g, GW_F_MEM_USED_MIB, 2), "MiB");
-    num_cell(out, gpu->memory_total_mib, "MiB");
-    num_cell(out, stat_of(g, GW_F_TEMP_GPU_C, 2), "°C");
-    num_cell(out, gpu->slowdown_temp_c, "°C");
-    num_cell(out, stat_of(g, GW_F_POWER_DRAW_W, 0), "W");
-    num_cell(out, power_max, "W");
-    num_cell(out, 100.0 * power_max / gpu->power_limit_w, "%");
-    num_cell(out, g->whole.energy_wh, "Wh");
+    /* each column one way for every GPU: shares with one decimal, MiB, °C and W whole */
+    dec_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 0), 1, "%");
+    dec_cell(out, stat_of(g, GW_F_UTIL_GPU_PCT, 1), 1, "%");
+    dec_cell(out, g->busy_pct, 1, "%");
+    dec_cell(out, stat_of(g, GW_F_GPM_SM_ACTIVE_PCT, 0), 1, "%");
+    dec_cell(out, stat_of(g, GW_F_GPM_TENSOR_ACTIVE_PCT, 0), 1, "%");
+    dec_cell(out, stat_of(g, GW_F_MEM_USED_MIB, 2), 0, "MiB");
+    dec_cell(out, gpu->memory_total_mib, 0, "MiB");
+    dec_cell(out, stat_of(g, GW_F_TEMP_GPU_C, 2), 0, "°C");
+    dec_cell(out, gpu->slowdown_temp_c, 0, "°C");
+    dec_cell(out, stat_of(g, GW_F_POWER_DRAW_W, 0), 0, "W");
+    dec_cell(out, power_max, 0, "W");
+    dec_cell(out, 100.0 * power_max / gpu->power_limit_w, 0, "%");
+    dec_cell(out, g->whole.energy_wh, wh_dec, "Wh");
     char d[3][GW_FMT_SIZE];
     const gw_phase ph[3] = {GW_PHASE_STARTUP, GW_PHASE_STEADY, GW_PHASE_TAIL};
     for (int k = 0; k < 3; k++)
@@ -211,20 +212,76 @@ static void summary_section(FILE *out, const gw_analysis *a)
           "<th>temp max</th><th>slowdown at</th><th>power mean</th><th>power max</th>"
           "<th>max % limit</th><th>energy</th><th>start-up / steady / tail</th></tr>\n",
           out);
+    double *wh = xmalloc((a->ngpus ? a->ngpus : 1) * sizeof *wh);
     for (size_t i = 0; i < a->ngpus; i++)
-        gpu_row(out, a, &a->gpus[i], i);
+        wh[i] = a->gpus[i].whole.energy_wh;
+    int wh_dec = gw_fmt_decimals(wh, a->ngpus);
+    free(wh);
+    for (size_t i = 0; i < a->ngpus; i++)
+        gpu_row(out, a, &a->gpus[i], i, wh_dec);
     fputs("</table>\n", out);
 }
 
-static void epochs_section(FILE *out, const gw_analysis *a)
+/* The columns of the epoch table whose decimals follow their values (one count per column). */
+enum { D_VAL, D_RATE, D_WH, D_COUNT };
+
+static void epoch_decimals(const gw_analysis *a, int *dec)
 {
-    if (a->nepochs == 0)
-        return;
+    size_t n = a->nepochs * (a->ngpus ? a->ngpus : 1) + 2 * a->ngpus + 1;
+    double *v[D_COUNT];
+    size_t m[D_COUNT] = {0};
+    for (int d = 0; d < D_COUNT; d++)
+        v[d] = xmalloc(n * sizeof(double));
+    for (size_t k = 0; k < a->nepochs; k++) {
+        v[D_VAL][m[D_VAL]++] = a->epochs[k].validation_s;
+        v[D_RATE][m[D_RATE]++] = a->epochs[k].steps_per_s;
+        for (size_t i = 0; i < a->ngpus; i++)
+            v[D_WH][m[D_WH]++] = a->epoch_energy_wh[k * a->ngpus + i];
+    }
+    for (size_t i = 0; i < a->ngpus; i++) {
+        v[D_WH][m[D_WH]++] = a->before_epochs[i].energy_wh;
+        v[D_WH][m[D_WH]++] = a->after_epochs[i].energy_wh;
+    }
+    for (int d = 0; d < D_COUNT; d++) {
+        dec[d] = gw_fmt_decimals(v[d], m[d]);
+        free(v[d]);
+    }
+}
+
+/* The time before the first epoch (k = -1) or after the last (k = nepochs), as a row. */
+static void outside_row(FILE *out, const gw_analysis *a, long k, const int *dec)
+{
+    bool before = k < 0;
+    int64_t from = before ? a->start_ms : a->epochs[a->nepochs - 1].end_ms;
+    int64_t to = before ? a->epochs[0].start_ms : a->record_end_ms;
+    if (to <= from || (a->ngpus && (double)(to - from) < a->gpus[0].interval_s * 1000.0))
+        return; /* shorter than a sample (as the text's) */
+    char ts[GW_RFC3339_LEN];
+    fprintf(out, "<tr class=\"outside\"><td>%s</td><td>%s</td>", before ? "start-up" : "after",
+            gw_report_when(a, from, ts));
+    dec_cell(out, (double)(to - from) / 1000.0, 1, "s");
+    fputs("<td></td><td></td><td></td><td></td>", out);
+    for (size_t i = 0; i < a->ngpus; i++) {
+        const gw_span_figures *f = before ? &a->before_epochs[i] : &a->after_epochs[i];
+        dec_cell(out, f->util_pct, 1, "%");
+        fputs("<td></td><td></td>", out);
+        dec_cell(out, f->energy_wh, dec[D_WH], "Wh");
+    }
+    fputs("</tr>\n", out);
+}
+
+static void epoch_head(FILE *out, const gw_analysis *a)
+{
+    fprintf(out, "<h2 id=\"epochs\">Epochs (from %s)</h2>\n",
+            gw_epoch_origin_name(a->epoch_origin));
+    if (a->series->phases_found && a->epoch_origin == GW_EPOCHS_OUTPUT) {
+        fputs("<p>Found: ", out);
+        gw_html_escape(out, a->series->phases_found);
+        fputs("</p>\n", out);
+    }
     fprintf(out,
-            "<h2 id=\"epochs\">Epochs (from %s)</h2>\n<table class=\"epochs\">\n<tr>"
-            "<th>epoch</th><th>start (%s)</th><th>duration</th><th>validation</th>"
-            "<th>steps</th><th>steps/s</th>",
-            gw_epoch_origin_name(a->epoch_origin),
+            "<table class=\"epochs\">\n<tr><th>epoch</th><th>start (%s)</th><th>duration</th>"
+            "<th>training</th><th>validation</th><th>steps</th><th>steps/s</th>",
             gw_report_dateless(a->series) ? "from the start" : "UTC");
     for (size_t i = 0; i < a->ngpus; i++) {
         char *label = gw_series_gpu_label(a->series, a->series->gpus[i]);
@@ -240,6 +297,17 @@ static void epochs_section(FILE *out, const gw_analysis *a)
         free(label);
     }
     fputs("</tr>\n", out);
+}
+
+/* One row per epoch, with the time before the first and after the last (as the text's). */
+static void epochs_section(FILE *out, const gw_analysis *a)
+{
+    if (a->nepochs == 0)
+        return;
+    int dec[D_COUNT];
+    epoch_decimals(a, dec);
+    epoch_head(out, a);
+    outside_row(out, a, -1, dec);
     for (size_t k = 0; k < a->nepochs; k++) {
         const gw_epoch *e = &a->epochs[k];
         char ts[GW_RFC3339_LEN];
@@ -247,19 +315,26 @@ static void epochs_section(FILE *out, const gw_analysis *a)
         if (e->total >= 0)
             fprintf(out, "/%ld", e->total);
         fprintf(out, "</td><td>%s</td>", gw_report_when(a, e->start_ms, ts));
-        num_cell(out, (double)(e->end_ms - e->start_ms) / 1000.0, "s");
-        num_cell(out, e->validation_s, "s");
-        num_cell(out, e->steps >= 0 ? (double)e->steps : NAN, "");
-        num_cell(out, e->steps_per_s, "");
+        dec_cell(out, (double)(e->end_ms - e->start_ms) / 1000.0, 1, "s");
+        dec_cell(out,
+                 e->train_end_ms || e->val_start_ms
+                     ? (double)((e->val_start_ms ? e->val_start_ms : e->end_ms) - e->start_ms) /
+                           1000.0
+                     : NAN,
+                 1, "s");
+        dec_cell(out, e->validation_s, dec[D_VAL], "s");
+        dec_cell(out, e->steps >= 0 ? (double)e->steps : NAN, 0, "");
+        dec_cell(out, e->steps_per_s, dec[D_RATE], "");
         for (size_t i = 0; i < a->ngpus; i++) {
             const gw_epoch_parts *pt = &a->epoch_parts[k * a->ngpus + i];
-            num_cell(out, a->epoch_util_pct[k * a->ngpus + i], "%");
-            num_cell(out, pt->train_util_pct, "%");
-            num_cell(out, pt->val_util_pct, "%");
-            num_cell(out, a->epoch_energy_wh[k * a->ngpus + i], "Wh");
+            dec_cell(out, a->epoch_util_pct[k * a->ngpus + i], 1, "%");
+            dec_cell(out, pt->train_util_pct, 1, "%");
+            dec_cell(out, pt->val_util_pct, 1, "%");
+            dec_cell(out, a->epoch_energy_wh[k * a->ngpus + i], dec[D_WH], "Wh");
         }
         fputs("</tr>\n", out);
     }
+    outside_row(out, a, (long)a->nepochs, dec);
     fputs("</table>\n", out);
 }
 
@@ -267,11 +342,14 @@ static void epochs_section(FILE *out, const gw_analysis *a)
 static void job_phases_section(FILE *out, const gw_analysis *a)
 {
     const gw_series *s = a->series;
-    if (!s->phases_found)
-        return;
-    fputs("<h2 id=\"job-phases\">Job phases (from the job's output)</h2>\n<p>Found: ", out);
-    gw_html_escape(out, s->phases_found);
-    fputs("</p>\n", out);
+    if (!s->phases_found || (a->nepochs && gw_report_epochs_cover_phases(a)))
+        return; /* the epochs' table holds them */
+    fputs("<h2 id=\"job-phases\">Job phases (from the job's output)</h2>\n", out);
+    if (!a->nepochs) {
+        fputs("<p>Found: ", out);
+        gw_html_escape(out, s->phases_found);
+        fputs("</p>\n", out);
+    }
     if (!s->nphases)
         return;
     fprintf(out,
@@ -286,17 +364,22 @@ static void job_phases_section(FILE *out, const gw_analysis *a)
         free(label);
     }
     fputs("</tr>\n", out);
+    double *rates = xmalloc(s->nphases * sizeof *rates);
+    for (size_t k = 0; k < s->nphases; k++)
+        rates[k] = s->phases[k].steps_per_s;
+    int rate_dec = gw_fmt_decimals(rates, s->nphases);
+    free(rates);
     for (size_t k = 0; k < s->nphases; k++) {
         const gw_phase_span *p = &s->phases[k];
         char ts[GW_RFC3339_LEN];
         fprintf(out, "<tr><td>%s</td><td>", gw_phase_kind_name(p->kind));
         gw_html_escape(out, p->what);
         fprintf(out, "</td><td>%s</td>", gw_report_when(a, p->start_ms, ts));
-        num_cell(out, (double)(p->end_ms - p->start_ms) / 1000.0, "s");
-        num_cell(out, p->steps >= 0 ? (double)p->steps : NAN, "");
-        num_cell(out, p->steps_per_s, "");
+        dec_cell(out, (double)(p->end_ms - p->start_ms) / 1000.0, 1, "s");
+        dec_cell(out, p->steps >= 0 ? (double)p->steps : NAN, 0, "");
+        dec_cell(out, p->steps_per_s, rate_dec, "");
         for (size_t i = 0; i < a->ngpus; i++)
-            num_cell(out, a->job_phase_util_pct[k * a->ngpus + i], "%");
+            dec_cell(out, a->job_phase_util_pct[k * a->ngpus + i], 1, "%");
         fputs("</tr>\n", out);
     }
     fputs("</table>\n", out);

@@ -14,8 +14,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* The section; when the inputs include a run directory without in-job data, one line why. */
-void gw_report_inproc_text(FILE *out, const gw_analysis *a);
+/* The section; when the inputs include a run directory without in-job data, one line why.
+ * Lines fit width columns (80 in a pipe). */
+void gw_report_inproc_text(FILE *out, const gw_analysis *a, int width);
 /* Adds "inproc" to summary.json's root: an object, with "present": false and "why" without
  * in-job data. */
 void gw_report_inproc_json(cJSON *root, const gw_analysis *a);

@@ -17,6 +17,13 @@ static const char *n(double x, char *buf, int dec)
     return gw_fmt_fixed(buf, GW_FMT_SIZE, x, dec, GW_FMT_TRIM, "-");
 }
 
+/* A table cell: x with exactly `dec` decimals, so that a column reads alike ("2.70 / 1.00",
+ * never "2.7 / 1"); "-" when absent. */
+static const char *cell(double x, char *buf, int dec)
+{
+    return gw_fmt_fixed(buf, GW_FMT_SIZE, x, dec, 0, "-");
+}
+
 static const char *yes_no(int b)
 {
     return b < 0 ? "unknown" : b ? "yes" : "no";
@@ -184,10 +191,11 @@ static void epochs_table(gw_buf *b, const gw_inproc_analysis *ia)
         const gw_inproc_epoch *e = &ia->epochs[k];
         char x[7][GW_FMT_SIZE];
         gw_buf_printf(b, "    %-5ld %6s %7s %8s %8s %6s %7s %-6s %6s%s\n", e->train->pass + 1,
-                      n(e->train->steps, x[0], 0), n(e->steps_per_s, x[1], 2),
-                      n(e->train->wait_s, x[2], 1), n(e->train->between_s, x[3], 1),
-                      n(e->wait_share_pct, x[4], 1), n(e->train->first_wait_s, x[5], 1),
-                      gw_inproc_bound_name(e->bound), e->val_steps > 0 ? n(e->val_s, x[6], 1) : "-",
+                      cell(e->train->steps, x[0], 0), cell(e->steps_per_s, x[1], 2),
+                      cell(e->train->wait_s, x[2], 1), cell(e->train->between_s, x[3], 1),
+                      cell(e->wait_share_pct, x[4], 1), cell(e->train->first_wait_s, x[5], 1),
+                      gw_inproc_bound_name(e->bound),
+                      e->val_steps > 0 ? cell(e->val_s, x[6], 1) : "-",
                       e->train->complete ? "" : " (cut)");
     }
     val_line(b, ia);
@@ -226,8 +234,8 @@ static void role_table(gw_buf *b, const gw_inproc_analysis *ia, int role)
     for (size_t k = 0; k < rv->nfns && k < TOP_FUNCTIONS && busy > 0 && rv->fns[k].self > 0;
          k++, listed++) {
         const gw_inproc_fn *f = &rv->fns[k];
-        gw_buf_printf(b, "    %6s %6s  %s\n", n(100.0 * f->self / busy, x[0], 1),
-                      n(100.0 * f->total / busy, x[1], 1),
+        gw_buf_printf(b, "    %6s %6s  %s\n", cell(100.0 * f->self / busy, x[0], 1),
+                      cell(100.0 * f->total / busy, x[1], 1),
                       gw_report_inproc_fn_cut(f->name, cut, sizeof cut));
     }
     /* the inclusive view names what the self view hides: the callers that hold the time */
@@ -236,8 +244,8 @@ static void role_table(gw_buf *b, const gw_inproc_analysis *ia, int role)
         if (f->total >= busy * 0.999 || rv->by_total[k] < listed)
             continue; /* the root frames, and those listed */
         shown++;
-        gw_buf_printf(b, "    %6s %6s  %s\n", n(100.0 * f->self / busy, x[0], 1),
-                      n(100.0 * f->total / busy, x[1], 1),
+        gw_buf_printf(b, "    %6s %6s  %s\n", cell(100.0 * f->self / busy, x[0], 1),
+                      cell(100.0 * f->total / busy, x[1], 1),
                       gw_report_inproc_fn_cut(f->name, cut, sizeof cut));
     }
 }
@@ -329,7 +337,7 @@ bool gw_report_inproc_expected(const gw_analysis *a)
     return false;
 }
 
-void gw_report_inproc_text(FILE *out, const gw_analysis *a)
+void gw_report_inproc_text(FILE *out, const gw_analysis *a, int width)
 {
     const gw_inproc_analysis *ia = a->inproc;
     if (!ia)
@@ -363,6 +371,6 @@ void gw_report_inproc_text(FILE *out, const gw_analysis *a)
         input_line(&b, ia);
     }
     if (b.len)
-        gw_wrap_write(out, b.data, b.len, GW_WRAP_WIDTH);
+        gw_wrap_write(out, b.data, b.len, width);
     gw_buf_free(&b);
 }

@@ -103,7 +103,7 @@ static const char *pct(char *buf, size_t size, double v)
     return buf;
 }
 
-static void member_row(FILE *out, const gw_job_member *m)
+static void member_row(FILE *out, const gw_job_member *m, int wh_dec)
 {
     char gpus[8], rank[24] = "-", local[24] = "-", h[GW_FMT_SIZE], e[GW_FMT_SIZE + 4];
     char busy[GW_FMT_SIZE], sm[GW_FMT_SIZE], n[GW_FMT_SIZE];
@@ -113,7 +113,7 @@ static void member_row(FILE *out, const gw_job_member *m)
     if (m->ref.local_rank >= 0)
         snprintf(local, sizeof local, "%ld", m->ref.local_rank);
     if (gw_fmt_sane(m->fig.energy_wh))
-        snprintf(e, sizeof e, "%s Wh", gw_fmt_auto(n, sizeof n, m->fig.energy_wh, "-"));
+        snprintf(e, sizeof e, "%s Wh", gw_fmt_fixed(n, sizeof n, m->fig.energy_wh, wh_dec, 0, "-"));
     else
         snprintf(e, sizeof e, "-");
     size_t nv = 0;
@@ -184,8 +184,14 @@ static void group_text(FILE *out, const gw_job_group *grp)
     free(notes);
     fprintf(out, "%-*s %5s %5s %-6s %6s %5s %6s %9s  %s\n", NODE_COL, "node", "rank", "local",
             "GPUs", "GPU-h", "busy", "SM act", "energy", "verdicts");
+    /* one number of decimals for the energy column of every rank */
+    double *wh = xmalloc((grp->nmembers ? grp->nmembers : 1) * sizeof *wh);
     for (size_t k = 0; k < grp->nmembers; k++)
-        member_row(out, grp->members[k]);
+        wh[k] = grp->members[k]->fig.energy_wh;
+    int wh_dec = gw_fmt_decimals(wh, grp->nmembers);
+    free(wh);
+    for (size_t k = 0; k < grp->nmembers; k++)
+        member_row(out, grp->members[k], wh_dec);
     totals_line(out, &grp->total);
     for (size_t k = 0; k < grp->nmembers; k++)
         member_verdicts(out, grp->members[k]);

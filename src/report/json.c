@@ -164,8 +164,11 @@ static cJSON *gpu_json(const gw_analysis *a, const gw_gpu_analysis *g)
     add_num(o, "busy_pct", g->busy_pct);
     add_num(o, "work_s", g->work_s);
     add_num(o, "energy_wh", g->whole.energy_wh);
+    char power[48];
     cJSON_AddStringToObject(o, "energy_source",
-                            g->energy_from_counter ? "energy_counter" : "power.draw");
+                            g->energy_from_counter
+                                ? "energy_counter"
+                                : gw_field_name(GW_F_POWER_DRAW_W, power, sizeof power));
     cJSON_AddBoolToObject(o, "energy_partial", g->whole.energy_partial);
     cJSON_AddItemToObject(o, "time_s", times_json(&g->whole));
     cJSON_AddItemToObject(o, "stats", stats_json(g, &g->whole));

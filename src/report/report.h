@@ -21,10 +21,15 @@
 #include <stdio.h>
 
 typedef struct gw_report_opts {
-    bool color; /* ANSI colour for severities (the caller checks NO_COLOR and isatty) */
+    bool color;          /* ANSI colour for severities (the caller checks NO_COLOR and isatty) */
+    int width;           /* the columns the report's own wrapped lines fit: 0 = 80 (a pipe); the
+                            terminal's width on a terminal (gw_wrap_width_of) */
+    bool short_evidence; /* the Evidence section lists of a verdict with more than 8 figures
+                            only those compared with a threshold, its cause and what was
+                            missing, and how many more there are (`report` without -v) */
 } gw_report_opts;
 
-/* Writes the text report. o may be NULL (no colour). */
+/* Writes the text report. o may be NULL (no colour, 80 columns, every evidence figure). */
 void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o);
 
 /* Writes one line per verdict, severity first:
@@ -42,6 +47,11 @@ const char *gw_report_evidence_num(double x, char *buf, size_t size);
 /* True when no input knows the date (rows at an interval, elapsed seconds, dmon without Date):
  * times are then shown as seconds from the start of the file, never as 1970 (text and HTML). */
 bool gw_report_dateless(const gw_series *s);
+
+/* Whether the epochs' rows hold what the job's phases (logread/timeline.h) showed: the epochs
+ * have training and validation parts, or the phases hold no evaluation. Then the text and HTML
+ * reports show the epochs alone; else the job's phases too (text_epochs.c). */
+bool gw_report_epochs_cover_phases(const gw_analysis *a);
 /* A time: RFC 3339, or "+12.5 s" from the start of the file when the date is unknown; buf holds
  * GW_RFC3339_LEN bytes. */
 const char *gw_report_when(const gw_analysis *a, int64_t ms, char *buf);
@@ -90,12 +100,12 @@ GW_MUST_USE gw_rc gw_report_write_html_at(const gw_analysis *a, int dirfd, const
                                           const char *label, const gw_html_opts *o, gw_error *err);
 
 /* For `gpuwatch run`: reads the finished run directory run_dir, analyses it, prints the verdict
- * lines to out, or "no verdict: why" (NULL: print nothing) and writes summary.json and report.html into dirfd (the run
- * directory's descriptor; each file whole or not at all). The verdict lines are printed whatever
- * the writes do. Errors: those of the reader (GW_E_IO, GW_E_FORMAT: nothing printed or written),
- * of writing summary.json or report.html (GW_E_IO, one message naming what is missing and how to
- * write it again), or GW_E_IO when run_dir no longer names the directory dirfd (it was moved or
- * replaced while recording: nothing is read from the replacement). */
+ * lines to out, or "no verdict: why" (NULL: print nothing) and writes summary.json and report.html
+ * into dirfd (the run directory's descriptor; each file whole or not at all). The verdict lines are
+ * printed whatever the writes do. Errors: those of the reader (GW_E_IO, GW_E_FORMAT: nothing
+ * printed or written), of writing summary.json or report.html (GW_E_IO, one message naming what is
+ * missing and how to write it again), or GW_E_IO when run_dir no longer names the directory dirfd
+ * (it was moved or replaced while recording: nothing is read from the replacement). */
 GW_MUST_USE gw_rc gw_report_finish_run(const char *run_dir, int dirfd, FILE *out, gw_error *err);
 
 /* The same with a hook that receives the analysis before anything is written (the end-of-run

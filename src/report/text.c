@@ -21,13 +21,6 @@ static const gw_gpu_field table_order[] = {
     GW_F_POWER_DRAW_W,          GW_F_CLOCK_SM_MHZ,
 };
 
-/* Fields whose statistics mean nothing (a bit mask) or never change (limits, totals). */
-static bool skip_in_table(int field)
-{
-    return field == GW_F_CLOCKS_EVENT_REASONS || field == GW_F_MEM_TOTAL_MIB ||
-           field == GW_F_PSTATE || field == GW_F_POWER_LIMIT_W || field == GW_F_ENERGY_MJ;
-}
-
 /* A number with as many decimals as its size deserves; "" when absent or absurd (gw_fmt.h). */
 static const char *num(double x, char *buf, size_t size)
 {
@@ -69,13 +62,13 @@ const char *gw_report_when(const gw_analysis *a, int64_t ms, char *buf)
     return buf;
 }
 
-/* Writes text indented by `indent`, wrapped at spaces to fit 80 columns. */
-static void wrapped(FILE *out, const char *text, int indent)
+/* Writes text indented by `indent`, wrapped at spaces to fit `width` columns. */
+static void wrapped(FILE *out, const char *text, int indent, int width)
 {
     int col = 0;
     for (const char *p = text; *p;) {
         size_t w = strcspn(p, " ");
-        if (col > indent && col + 1 + (int)w > 79) {
+        if (col > indent && col + 1 + (int)w > width - 1) {
             fputc('\n', out);
             col = 0;
         }
@@ -91,12 +84,13 @@ static void wrapped(FILE *out, const char *text, int indent)
 }
 
 /* Writes head and the items after it, a space between, indented by `indent` and wrapped
- * between items to fit 80 columns (an item, "busy_pct=50 (< 80),", is never cut). */
-static void wrapped_items(FILE *out, const char *head, char **items, size_t n, int indent)
+ * between items to fit `width` columns (an item, "busy_pct=50 (< 80),", is never cut). */
+static void wrapped_items(FILE *out, const char *head, char **items, size_t n, int indent,
+                          int width)
 {
     int col = fprintf(out, "%*s%s", indent, "", head);
     for (size_t i = 0; i < n; i++) {
-        if (i > 0 && col + 1 + (int)strlen(items[i]) > 79)
+        if (i > 0 && col + 1 + (int)strlen(items[i]) > width - 1)
             col = fprintf(out, "\n%*s", indent + 2, "") - 1;
         else
             col += fprintf(out, " ");
@@ -132,11 +126,25 @@ void gw_report_verdict_lines(FILE *out, const gw_analysis *a, const gw_report_op
         verdict_head(out, a, &a->verdicts.v[i], o && o->color);
 }
 
-static void evidence_line(FILE *out, const gw_verdict *v)
+/* Whether an evidence figure is in the short Evidence: compared with a threshold, the cause,
+ * or what the verdict lacked. */
+static bool decisive(const gw_evidence *ev)
 {
-    char **items = xcalloc(v->nevidence ? v->nevidence : 1, sizeof *items);
+    return ev->threshold >= 0 || strcmp(ev->key, "cause") == 0 || strcmp(ev->key, "missing") == 0;
+}
+
+static void evidence_line(FILE *out, const gw_verdict *v, int width, bool brief)
+{
+    enum { SHORT_MAX = 8 }; /* a list this short (two lines) is shown whole anyway */
+    brief &= v->nevidence > SHORT_MAX;
+    char **items = xcalloc(v->nevidence + 2, sizeof *items);
+    size_t n = 0, left = 0;
     for (size_t e = 0; e < v->nevidence; e++) {
         const gw_evidence *ev = &v->evidence[e];
+        if (brief && !decisive(ev)) {
+            left++;
+            continue;
+        }
         char b[GW_FMT_SIZE], op[48] = "";
         const char *value = ev->text ? ev->text : gw_report_evidence_num(ev->value, b, sizeof b);
         if (ev->threshold >= 0) {
@@ -144,11 +152,19 @@ static void evidence_line(FILE *out, const gw_verdict *v)
             snprintf(op, sizeof op, " (%s %s)", ev->op,
                      gw_fmt_sig(t, sizeof t, gw_thresholds[ev->threshold].value, 6, "?"));
         }
-        items[e] = xasprintf("%s=%s%s%s", ev->key, value, op, e + 1 < v->nevidence ? "," : "");
+        items[n++] = xasprintf("%s=%s%s", ev->key, value, op);
     }
-    wrapped_items(out, "evidence:", items, v->nevidence, 10);
-    for (size_t e = 0; e < v->nevidence; e++)
-        free(items[e]);
+    if (left)
+        items[n++] = xasprintf("(%zu more with -v)", left);
+    for (size_t i = 0; i + 1 < n; i++) { /* the commas between */
+        char *x = xasprintf("%s,", items[i]);
+        free(items[i]);
+        items[i] = x;
+    }
+    if (n)
+        wrapped_items(out, "evidence:", items, n, 10, width);
+    for (size_t i = 0; i < n; i++)
+        free(items[i]);
     free(items);
 }
 
@@ -167,7 +183,7 @@ const char *gw_report_no_verdict_reason(const gw_analysis *a)
 }
 
 /* Each verdict's span and evidence, after the first screen (gw_report_findings_text). */
-static void evidence_section(FILE *out, const gw_analysis *a, bool color)
+static void evidence_section(FILE *out, const gw_analysis *a, bool color, int width, bool brief)
 {
     if (a->verdicts.n == 0)
         return;
@@ -183,7 +199,7 @@ static void evidence_section(FILE *out, const gw_analysis *a, bool color)
         fprintf(out, "          span: %s +%s s\n", gw_report_when(a, v->start_ms, s),
                 span_s(v->end_ms - v->start_ms, d, sizeof d));
         if (v->nevidence)
-            evidence_line(out, v);
+            evidence_line(out, v, width, brief);
     }
 }
 
@@ -205,7 +221,7 @@ static void input_repairs(FILE *out, const gw_series_input *in)
 
 /* "job: slurm job 4242 step 0, rank 1 of 4, node1; GPU 1 from CUDA_VISIBLE_DEVICES" and how the
  * GPUs were chosen, for a run directory with a "job" (meta.json). */
-static void job_lines(FILE *out, const gw_series *s, const gw_job *j)
+static void job_lines(FILE *out, const gw_series *s, const gw_job *j, int width)
 {
     char who[256], list[160] = "";
     size_t k = 0;
@@ -221,11 +237,11 @@ static void job_lines(FILE *out, const gw_series *s, const gw_job *j)
         line = xasprintf("job: %s%sGPU%s %s from %s%s", who, *who ? "; " : "",
                          j->ngpus == 1 ? "" : "s", j->ngpus ? list : "none", j->gpus_source,
                          s->scope_node ? "; the others shown as not this job" : "");
-    wrapped(out, line, 2);
+    wrapped(out, line, 2, width);
     free(line);
     if (j->gpus_note) {
         line = xasprintf("note: %s", j->gpus_note);
-        wrapped(out, line, 4);
+        wrapped(out, line, 4, width);
         free(line);
     }
 }
@@ -241,7 +257,7 @@ static void header_lines(FILE *out, const gw_analysis *a)
             gw_report_when(a, a->record_end_ms, t1));
 }
 
-static void inputs_section(FILE *out, const gw_analysis *a)
+static void inputs_section(FILE *out, const gw_analysis *a, int width)
 {
     const gw_series *s = a->series;
     fputc('\n', out);
@@ -261,14 +277,14 @@ static void inputs_section(FILE *out, const gw_analysis *a)
             char *note = xstrdup(in->note);
             for (char *save = NULL, *t = strtok_r(note, ";", &save); t;
                  t = strtok_r(NULL, ";", &save))
-                wrapped(out, t + strspn(t, " "), 4);
+                wrapped(out, t + strspn(t, " "), 4, width);
             free(note);
         }
         input_repairs(out, in);
         if (in->complete == 0)
             fprintf(out, "  incomplete: %s\n", in->incomplete);
         if (in->job)
-            job_lines(out, s, in->job);
+            job_lines(out, s, in->job, width);
     }
 }
 
@@ -283,8 +299,8 @@ static void stats_table(FILE *out, const gw_gpu_analysis *g, const gw_phase_resu
         for (size_t k = 0; k < (pass == 0 ? sizeof table_order / sizeof table_order[0] : t->ncols);
              k++) {
             long c = pass == 0 ? g->gpu->col_of[table_order[k]] : (long)k;
-            if (c < 0 || c >= 256 || shown[c] || skip_in_table(t->cols[c].field) ||
-                p->stats[c].n == 0)
+            if (c < 0 || c >= 256 || shown[c] || p->stats[c].n == 0 ||
+                (t->cols[c].field >= 0 && gw_fields[t->cols[c].field].no_stats))
                 continue;
             shown[c] = true;
             const gw_stats *st = &p->stats[c];
@@ -294,13 +310,22 @@ static void stats_table(FILE *out, const gw_gpu_analysis *g, const gw_phase_resu
                 fprintf(out, "  %s\n", name);
                 name = "";
             }
-            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", name, num(st->mean, b[0], sizeof b[0]),
-                    num(st->p5, b[1], sizeof b[1]), num(st->p50, b[2], sizeof b[2]),
-                    num(st->p95, b[3], sizeof b[3]), num(st->max, b[4], sizeof b[4]));
+            /* a row is one quantity: one number of decimals for it (a share in % at least one,
+             * so 72.0 stands beside 60.6, never 72) */
+            double v[5] = {st->mean, st->p5, st->p50, st->p95, st->max};
+            int dec = gw_fmt_decimals(v, 5);
+            bool fraction = false;
+            for (int j = 0; j < 5; j++)
+                fraction |= gw_fmt_sane(v[j]) && v[j] != floor(v[j]);
+            if (dec < 1 && fraction && strstr(t->cols[c].name, "[%]"))
+                dec = 1;
+            for (int j = 0; j < 5; j++)
+                gw_fmt_fixed(b[j], sizeof b[j], v[j], dec, 0, "");
+            fprintf(out, "  %-28s %9s %9s %9s %9s %9s\n", name, b[0], b[1], b[2], b[3], b[4]);
         }
 }
 
-static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g)
+static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *g, int width)
 {
     const gw_series_gpu *gpu = g->gpu;
     char *label = gw_series_gpu_label(a->series, gpu);
@@ -334,7 +359,7 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
     items[GW_PHASE_COUNT] =
         xasprintf("%zu row%s every %s s", gpu->tab.n, gpu->tab.n == 1 ? "" : "s",
                   secs(g->interval_s, 2, d, sizeof d));
-    wrapped_items(out, "phases:", items, GW_PHASE_COUNT + 1, 2);
+    wrapped_items(out, "phases:", items, GW_PHASE_COUNT + 1, 2, width);
     for (int p = 0; p <= GW_PHASE_COUNT; p++)
         free(items[p]);
     if (!gw_fmt_sane(g->whole.energy_wh))
@@ -343,7 +368,8 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         fprintf(out, "  energy: %s Wh (steady state %s Wh; from %s)\n",
                 num(g->whole.energy_wh, b[2], sizeof b[2]),
                 num(g->phase[GW_PHASE_STEADY].energy_wh, b[3], sizeof b[3]),
-                g->energy_from_counter ? "the energy counter" : "power.draw");
+                g->energy_from_counter ? "the energy counter"
+                                       : gw_field_name(GW_F_POWER_DRAW_W, d, sizeof d));
     if (g->whole.energy_partial)
         fprintf(out, "  energy is partial: %s\n",
                 gw_verdict_find(&a->verdicts, GW_V_GPU_LOST, (int)g->slot)
@@ -371,156 +397,23 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         times[c] =
             xasprintf("%s %s s%s", gw_time_check_name((gw_time_check)c),
                       secs(g->whole.time_s[c], 1, d, sizeof d), c + 1 < GW_TIME_COUNT ? "," : "");
-    wrapped_items(out, "time (whole record):", times, GW_TIME_COUNT, 2);
+    wrapped_items(out, "time (whole record):", times, GW_TIME_COUNT, 2, width);
     for (int c = 0; c < GW_TIME_COUNT; c++)
         free(times[c]);
     stats_table(out, g, g->worked ? &g->phase[GW_PHASE_STEADY] : &g->whole);
-}
-
-static void epochs_section(FILE *out, const gw_analysis *a)
-{
-    if (a->nepochs == 0)
-        return;
-    fprintf(out, "\nEpochs (from %s)\n  %-9s %-25s %10s", gw_epoch_origin_name(a->epoch_origin),
-            "epoch", "start", "duration");
-    for (size_t i = 0; i < a->ngpus; i++) {
-        char u[32], w[32];
-        snprintf(u, sizeof u, "GPU%d util%%", a->series->gpus[i]->index);
-        snprintf(w, sizeof w, "GPU%d Wh", a->series->gpus[i]->index);
-        fprintf(out, "  %11s %8s", u, w);
-    }
-    fputc('\n', out);
-    for (size_t k = 0; k < a->nepochs; k++) {
-        const gw_epoch *e = &a->epochs[k];
-        char id[32], ts[GW_RFC3339_LEN], b[3][GW_FMT_SIZE];
-        if (e->total >= 0)
-            snprintf(id, sizeof id, "%ld/%ld", e->number, e->total);
-        else
-            snprintf(id, sizeof id, "%ld", e->number);
-        fprintf(out, "  %-9s %-25s %8s s", id, gw_report_when(a, e->start_ms, ts),
-                span_s(e->end_ms - e->start_ms, b[2], sizeof b[2]));
-        for (size_t i = 0; i < a->ngpus; i++)
-            fprintf(out, "  %11s %8s", num(a->epoch_util_pct[k * a->ngpus + i], b[0], sizeof b[0]),
-                    num(a->epoch_energy_wh[k * a->ngpus + i], b[1], sizeof b[1]));
-        fputc('\n', out);
-    }
-}
-
-/* Mean of a part's figure over the GPUs that have it, NAN when none does. */
-static double parts_mean(const gw_analysis *a, size_t k, bool val)
-{
-    double *v = xmalloc((a->ngpus ? a->ngpus : 1) * sizeof *v);
-    for (size_t i = 0; i < a->ngpus; i++) {
-        const gw_epoch_parts *p = &a->epoch_parts[k * a->ngpus + i];
-        v[i] = val ? p->val_util_pct : p->train_util_pct;
-    }
-    double mean = gw_stats_mean(v, NULL, a->ngpus);
-    free(v);
-    return mean;
-}
-
-/* Steps and validation of each epoch, when the job's output showed them. */
-static void epoch_parts_section(FILE *out, const gw_analysis *a)
-{
-    bool any = false;
-    for (size_t k = 0; k < a->nepochs; k++)
-        any |= a->epochs[k].steps >= 0 || !isnan(a->epochs[k].validation_s);
-    if (!any)
-        return;
-    fprintf(out, "\nEpoch phases (from the job's %s; GPU busy: mean of the GPUs)\n",
-            a->epoch_origin == GW_EPOCHS_PYTHON ? "DataLoaders" : "output");
-    fprintf(out, "  %-9s %10s %12s %8s %9s %10s %10s\n", "epoch", "duration", "validation", "steps",
-            "steps/s", "busy train", "busy val");
-    for (size_t k = 0; k < a->nepochs; k++) {
-        const gw_epoch *e = &a->epochs[k];
-        char id[32], b[6][GW_FMT_SIZE];
-        if (e->total >= 0)
-            snprintf(id, sizeof id, "%ld/%ld", e->number, e->total);
-        else
-            snprintf(id, sizeof id, "%ld", e->number);
-        char busy[2][GW_FMT_SIZE + 1];
-        for (int v = 0; v < 2; v++) {
-            const char *x = num(parts_mean(a, k, v), b[4 + v], sizeof b[4 + v]);
-            snprintf(busy[v], sizeof busy[v], "%s%s", x, *x ? "%" : "");
-        }
-        fprintf(out, "  %-9s %8s s %10s s %8s %9s %10s %10s\n", id,
-                span_s(e->end_ms - e->start_ms, b[0], sizeof b[0]),
-                num(e->validation_s, b[1], sizeof b[1]),
-                e->steps >= 0 ? num((double)e->steps, b[2], sizeof b[2]) : "",
-                num(e->steps_per_s, b[3], sizeof b[3]), busy[0], busy[1]);
-    }
-}
-
-/* The mean utilization.gpu of the job's GPUs in phase k, NAN when unknown. */
-static double job_phase_busy(const gw_analysis *a, size_t k)
-{
-    double *v = xmalloc((a->ngpus ? a->ngpus : 1) * sizeof *v);
-    for (size_t i = 0; i < a->ngpus; i++)
-        v[i] = a->gpus[i].participant ? a->job_phase_util_pct[k * a->ngpus + i] : NAN;
-    double mean = gw_stats_mean(v, NULL, a->ngpus);
-    free(v);
-    return mean;
-}
-
-static void job_phase_row(FILE *out, const gw_analysis *a, size_t k)
-{
-    const gw_phase_span *p = &a->series->phases[k];
-    char b[5][GW_FMT_SIZE], busy[GW_FMT_SIZE + 1];
-    const char *x = num(job_phase_busy(a, k), b[4], sizeof b[4]);
-    snprintf(busy, sizeof busy, "%s%s", x, *x ? "%" : "");
-    const char *what = p->kind == GW_PH_TRAIN ? "" : p->what;
-    fprintf(out, "  %-14s %-12.12s %9s %9s s %7s %9s %6s\n", gw_phase_kind_name(p->kind), what,
-            span_s(p->start_ms - a->start_ms, b[0], sizeof b[0]),
-            span_s(p->end_ms - p->start_ms, b[1], sizeof b[1]),
-            p->steps >= 0 ? num((double)p->steps, b[2], sizeof b[2]) : "",
-            num(p->steps_per_s, b[3], sizeof b[3]), busy);
-}
-
-/* What the job's output showed of its phases, in order (iteration trainers have no epochs). */
-static void job_phases_section(FILE *out, const gw_analysis *a)
-{
-    const gw_series *s = a->series;
-    if (!s->phases_found)
-        return;
-    fprintf(out, "\nJob phases (from the job's output)\n  found:");
-    size_t col = 9;
-    for (const char *w = s->phases_found; *w;) {
-        size_t len = strcspn(w, " ");
-        if (col + len > 78) {
-            fputs("\n        ", out);
-            col = 8;
-        }
-        fprintf(out, " %.*s", (int)len, w);
-        col += len + 1;
-        w += len;
-        w += strspn(w, " ");
-    }
-    fputc('\n', out);
-    if (!s->nphases)
-        return;
-    fprintf(out, "  %-14s %-12s %9s %11s %7s %9s %6s\n", "phase", "named by", "start s", "duration",
-            "steps", "steps/s", "busy");
-    enum { HEAD = 10, TAIL = 4 };
-    for (size_t k = 0; k < s->nphases; k++) {
-        if (s->nphases > HEAD + TAIL + 1 && k == HEAD) {
-            fprintf(out, "  ... %zu more phases ...\n", s->nphases - HEAD - TAIL);
-            k = s->nphases - TAIL;
-        }
-        job_phase_row(out, a, k);
-    }
 }
 
 void gw_report_text(FILE *out, const gw_analysis *a, const gw_report_opts *o)
 {
     header_lines(out, a);
     gw_report_findings_text(out, a, o && o->color);
-    inputs_section(out, a);
-    evidence_section(out, a, o && o->color);
+    /* the report's own wrapping fits the width the caller's stream has (80 in a pipe) */
+    int width = o && o->width >= 40 ? o->width : 80;
+    inputs_section(out, a, width);
+    evidence_section(out, a, o && o->color, width, o && o->short_evidence);
     for (size_t i = 0; i < a->ngpus; i++)
-        gpu_section(out, a, &a->gpus[i]);
-    epochs_section(out, a);
-    epoch_parts_section(out, a);
-    job_phases_section(out, a);
-    gw_report_inproc_text(out, a);
+        gpu_section(out, a, &a->gpus[i], width);
+    gw_report_epochs_text(out, a, width);
+    gw_report_inproc_text(out, a, width);
     gw_report_marks_text(out, a);
 }

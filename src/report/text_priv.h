@@ -22,4 +22,9 @@ void gw_report_findings_text(FILE *out, const gw_analysis *a, bool color);
 /* "GPU 0", "GPUs 0-3, 6" or "node1 GPU 0, node2 GPU 1" for the verdicts v[idx[0..n)] of a. */
 char *gw_report_gpu_group(const gw_analysis *a, const gw_verdict *const *v, size_t n);
 
+/* The job's epochs in one table (each epoch's time, steps, GPU busy share and energy, with the
+ * time before the first and after the last), and the job's phases from its output when it has
+ * no epochs or its epochs do not show them (text_epochs.c). Its "found:" line fits width. */
+void gw_report_epochs_text(FILE *out, const gw_analysis *a, int width);
+
 #endif

@@ -234,35 +234,11 @@ static void meta_start(session *s)
     s->meta.incomplete_detail = GW_META_NOT_FINALISED;
 }
 
-/* Loads NVML, opens devices, creates the directory and its files. Prints and returns false on
- * failure. */
-static bool open_recording(session *s)
+/* The run directory and the files the sinks write into. Prints and returns false on failure. */
+static bool create_files(session *s)
 {
     const gw_session_config *cfg = s->cfg;
     gw_error err = {0};
-    s->bus = gw_events_new();
-    /* --listen serves graphics activity too (DCGM_FI_PROF_GR_ENGINE_ACTIVE), gpu.csv has none */
-    gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
-                            .fields = GW_FIELDS_RECORD |
-                                      (cfg->listen ? GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT) : 0),
-                            .processes = true,
-                            .host = true,
-                            .nvml_events = true};
-    if (gw_sampler_load(&sc, s->bus, &s->sampler, &err)) {
-        say("%s", err.msg);
-        return false;
-    }
-    fill_versions(s);
-    /* --listen (issue 7): the same /metrics as `gpuwatch serve`, bound before anything is made */
-    if (cfg->listen) {
-        gw_exporter_config ec = {.listen = cfg->listen, .interval_ms = cfg->interval_ms};
-        if (gw_exporter_open(&ec, &s->exporter, &err) ||
-            gw_exporter_start(s->exporter, s->sampler, s->bus, s->meta.driver_version, &err)) {
-            say("%s", err.msg);
-            return false;
-        }
-        say("serving metrics on http://%s/metrics", gw_exporter_address(s->exporter));
-    }
     char *hint = cfg->is_run ? gw_rundir_name_hint(cfg->argc, cfg->argv) : xstrdup("record");
     gw_rc rc = gw_rundir_create(cfg->out_dir, hint, gw_wall_ms(), &s->dir, &s->dirfd, &err);
     free(hint);
@@ -283,6 +259,14 @@ static bool open_recording(session *s)
         say("%s", err.msg);
         return false;
     }
+    return true;
+}
+
+/* Events to events.jsonl and stderr; the CSV files, the summary, alerts and the stall watch as
+ * sinks of the sampler. */
+static void add_sinks(session *s)
+{
+    const gw_session_config *cfg = s->cfg;
     gw_events_listen(s->bus, gw_eventlog_listener, s->events);
     gw_events_listen(s->bus, stderr_listener, s);
     s->summary = gw_run_summary_new();
@@ -303,14 +287,47 @@ static bool open_recording(session *s)
         sink = gw_stall_as_sink(s->stall);
         gw_sampler_add_sink(s->sampler, &sink);
     }
+}
 
+/* Loads NVML, opens devices, creates the directory and its files. Prints and returns false on
+ * failure. */
+static bool open_recording(session *s)
+{
+    const gw_session_config *cfg = s->cfg;
+    gw_error err = {0};
+    s->bus = gw_events_new();
+    /* --listen serves every dcgm-exporter series too (graphics activity, free memory), which
+     * gpu.csv has no column for */
+    gw_sampler_config sc = {.interval_ms = cfg->interval_ms,
+                            .fields = GW_FIELDS_RECORD | (cfg->listen ? gw_prom_fields() : 0),
+                            .processes = true,
+                            .host = true,
+                            .nvml_events = true};
+    if (gw_sampler_load(&sc, s->bus, &s->sampler, &err)) {
+        say("%s", err.msg);
+        return false;
+    }
+    fill_versions(s);
+    /* --listen (issue 7): the same /metrics as `gpuwatch serve`, bound before anything is made */
+    if (cfg->listen) {
+        gw_exporter_config ec = {.listen = cfg->listen, .interval_ms = cfg->interval_ms};
+        if (gw_exporter_open(&ec, &s->exporter, &err) ||
+            gw_exporter_start(s->exporter, s->sampler, s->bus, s->meta.driver_version, &err)) {
+            say("%s", err.msg);
+            return false;
+        }
+        say("serving metrics on http://%s/metrics", gw_exporter_address(s->exporter));
+    }
+    if (!create_files(s))
+        return false;
+    add_sinks(s);
     s->meta.mode = cfg->is_run ? "run" : "record";
     s->meta.argc = cfg->is_run ? cfg->argc : 0;
     s->meta.argv = cfg->argv;
     s->meta.devices = gw_sampler_devices(s->sampler, &s->meta.device_count);
     choose_job(s);
     if (s->job.gpus_pending) {
-        sink = (gw_sink){.ctx = s, .on_sample = job_gpus_on_sample};
+        gw_sink sink = {.ctx = s, .on_sample = job_gpus_on_sample};
         gw_sampler_add_sink(s->sampler, &sink);
     }
     meta_start(s);

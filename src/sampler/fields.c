@@ -36,45 +36,69 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
         .help = "Share of the last sample period (1/6 s to 1 s) in which at least one kernel ran. "
                 "100 % does not mean the SMs are busy: see gpm.sm_active. [N/A] with MIG on.",
         .dmon = "sm", DCGM("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", 1),
-        .fake = "util_gpu"),
+        .fake = "util_gpu", .json = "utilization_gpu_pct",
+        .synonyms = "gpu_util gpu_utilization util_gpu utilization_gpu util utilization gpu_usage "
+                    "gpu_load gpu_busy",
+        .nvsmi_q = "Utilization/Gpu"),
     [GW_F_UTIL_MEM_PCT] =
         PCT("util_mem", "utilization.memory [%]", 0, "nvmlDeviceGetUtilizationRates", .csv_pos = 2,
             .help = "Share of the last sample period in which device memory was read or written.",
             .dmon = "mem", DCGM("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", 1),
-            .fake = "util_mem"),
-    [GW_F_MEM_TOTAL_MIB] =
-        MIB_F("mem_total", "memory.total [MiB]", "nvmlDeviceGetMemoryInfo_v2", .csv_pos = 4,
-              .help = "Memory on the board that software can see, in MiB."),
+            .fake = "util_mem", .json = "utilization_memory_pct",
+            .synonyms = "mem_util memory_util util_mem utilization_memory mem_utilization "
+                        "memory_utilization",
+            .nvsmi_q = "Utilization/Memory"),
+    [GW_F_MEM_TOTAL_MIB] = MIB_F(
+        "mem_total", "memory.total [MiB]", "nvmlDeviceGetMemoryInfo_v2", .csv_pos = 4,
+        .help = "Memory on the board that software can see, in MiB.", .json = "memory_total_mib",
+        .synonyms = "mem_total memory_total total_memory gpu_mem_total vram_total fb_total",
+        .no_stats = true, .nvsmi_q = "FB Memory Usage/Total"),
     [GW_F_MEM_USED_MIB] =
         MIB_F("mem_used", "memory.used [MiB]", "nvmlDeviceGetMemoryInfo_v2", .csv_pos = 3,
               .help = "Memory allocated by processes, in MiB (rounded up, as nvidia-smi does).",
               .dmon = "fb", DCGM("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", 1, 1),
-              .fake = "mem_used_mib"),
-    [GW_F_MEM_FREE_MIB] =
-        MIB_F("mem_free", "memory.free [MiB]", "nvmlDeviceGetMemoryInfo_v2",
-              .help = "Memory nobody holds, in MiB.",
-              DCGM("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", 1, -1)),
+              .fake = "mem_used_mib", .json = "memory_used_mib",
+              .synonyms = "mem_used memory_used used_memory gpu_mem_used gpu_memory_used mem_usage "
+                          "memory_usage vram_used fb_used",
+              .nvsmi_q = "FB Memory Usage/Used"),
+    [GW_F_MEM_FREE_MIB] = MIB_F(
+        "mem_free", "memory.free [MiB]", "nvmlDeviceGetMemoryInfo_v2",
+        .help = "Memory nobody holds, in MiB.",
+        DCGM("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", 1, -1),
+        .synonyms = "mem_free memory_free free_memory fb_free", .nvsmi_q = "FB Memory Usage/Free"),
     [GW_F_MEM_RESERVED_MIB] =
         MIB_F("mem_reserved", "memory.reserved [MiB]", "nvmlDeviceGetMemoryInfo_v2", .csv_pos = 15,
               .help = "Memory the driver and firmware keep for themselves, in MiB."),
-    [GW_F_TEMP_GPU_C] =
-        WHOLE("temp_gpu", "temperature.gpu", "C", "nvmlDeviceGetTemperature", .csv_pos = 5,
-              .help = "GPU core temperature in degrees C.", .dmon = "gtemp",
-              DCGM("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", 1), .fake = "temp_c"),
+    [GW_F_TEMP_GPU_C] = WHOLE(
+        "temp_gpu", "temperature.gpu", "C", "nvmlDeviceGetTemperature", .csv_pos = 5,
+        .help = "GPU core temperature in degrees C.", .dmon = "gtemp",
+        DCGM("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", 1), .fake = "temp_c",
+        .json = "temperature_c", .synonyms = "temp temperature gpu_temp gpu_temperature temp_gpu",
+        .nvsmi_q = "Temperature/GPU Current Temp"),
     [GW_F_TEMP_MEM_C] = WHOLE(
         "temp_mem", "temperature.memory", "C", "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP)",
         .help = "HBM temperature in degrees C (N/A, without brackets, where the GPU has no "
                 "sensor).",
-        .bare_na = true, .dmon = "mtemp", .fake = "mem_temp_c"),
+        .bare_na = true, .dmon = "mtemp", .fake = "mem_temp_c",
+        .synonyms = "mem_temp memory_temp temp_mem", .nvsmi_q = "Temperature/Memory Current Temp"),
     [GW_F_POWER_DRAW_W] = WATT(
         "power_draw", "power.draw [W]", "nvmlDeviceGetPowerUsage", .csv_pos = 6,
         .help = "Board power in watts: a one-second average on Ampere and newer GPUs.",
-        .dmon = "pwr", DCGM("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", 1), .fake = "power_w"),
+        .dmon = "pwr", DCGM("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", 1), .fake = "power_w",
+        .json = "power_draw_w", .synonyms = "power power_draw power_usage gpu_power",
+        .nvsmi_q = "Power Readings/Power Draw|Power Readings/Average Power Draw|"
+                   "GPU Power Readings/Power Draw|"
+                   "GPU Power Readings/Average Power Draw|"
+                   "GPU Power Readings/Instantaneous Power Draw"),
     [GW_F_POWER_LIMIT_W] =
         WATT("power_limit", "power.limit [W]", "nvmlDeviceGetPowerManagementLimit", .csv_pos = 7,
              .alias = "gpu.power.requested_limit",
              .help = "Power limit set by software (nvidia-smi -pl), in watts.",
-             DCGM("DCGM_FI_DEV_POWER_MGMT_LIMIT", "Power management limit (in W).", 1)),
+             DCGM("DCGM_FI_DEV_POWER_MGMT_LIMIT", "Power management limit (in W).", 1),
+             .json = "power_limit_w", .synonyms = "power_limit power_cap", .no_stats = true,
+             .nvsmi_q = "Power Readings/Power Limit|"
+                        "Power Readings/Current Power Limit|"
+                        "GPU Power Readings/Current Power Limit"),
     [GW_F_POWER_ENFORCED_W] =
         WATT("power_enforced", "enforced.power.limit [W]", "nvmlDeviceGetEnforcedPowerLimit",
              .alias = "gpu.power.current_limit",
@@ -83,16 +107,19 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
     [GW_F_CLOCK_SM_MHZ] = WHOLE(
         "clock_sm", "clocks.current.sm [MHz]", "MHz", "nvmlDeviceGetClockInfo(SM)", .csv_pos = 8,
         .alias = "clocks.sm", .help = "Streaming multiprocessor clock now.",
-        DCGM("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", 1), .fake = "sm_clock_mhz"),
+        DCGM("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", 1), .fake = "sm_clock_mhz",
+        .json = "clocks_sm_mhz", .synonyms = "sm_clock clock_sm", .nvsmi_q = "Clocks/SM"),
     [GW_F_CLOCK_MEM_MHZ] =
         WHOLE("clock_mem", "clocks.current.memory [MHz]", "MHz", "nvmlDeviceGetClockInfo(MEM)",
               .csv_pos = 16, .alias = "clocks.mem", .help = "Memory clock now.", .dmon = "mclk",
               DCGM("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", 1),
-              .fake = "mem_clock_mhz"),
-    [GW_F_CLOCK_GR_MHZ] =
-        WHOLE("clock_gr", "clocks.current.graphics [MHz]", "MHz",
-              "nvmlDeviceGetClockInfo(GRAPHICS)", .alias = "clocks.gr",
-              .help = "Graphics (shader) clock now.", .dmon = "pclk", .fake = "gr_clock_mhz"),
+              .fake = "mem_clock_mhz", .synonyms = "mem_clock memory_clock clock_mem",
+              .nvsmi_q = "Clocks/Memory"),
+    [GW_F_CLOCK_GR_MHZ] = WHOLE(
+        "clock_gr", "clocks.current.graphics [MHz]", "MHz", "nvmlDeviceGetClockInfo(GRAPHICS)",
+        .alias = "clocks.gr", .help = "Graphics (shader) clock now.", .dmon = "pclk",
+        .fake = "gr_clock_mhz", .synonyms = "gr_clock graphics_clock gpu_clock core_clock",
+        .nvsmi_q = "Clocks/Graphics"),
     [GW_F_CLOCK_MAX_SM_MHZ] =
         WHOLE("clock_max_sm", "clocks.max.sm [MHz]", "MHz", "nvmlDeviceGetMaxClockInfo(SM)",
               .help = "Highest SM clock the GPU is designed for. Read once."),
@@ -106,14 +133,17 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
             .alias = "clocks_throttle_reasons.active",
             .help = "Bit mask of the reasons that hold the clocks below their maximum now (nvml.h "
                     "nvmlClocksEventReasons); 0x0000000000000000 means none.",
-            .fake = "clocks_event_reasons"),
-    [GW_F_PSTATE] = GPU(
-        "pstate", "pstate", "", GW_CSV_PSTATE, 0, 1, "nvmlDeviceGetPerformanceState", .csv_pos = 10,
-        .help = "Performance state, P0 (fastest) to P15 (slowest).", .fake = "pstate"),
+            .fake = "clocks_event_reasons", .json = "clocks_event_reasons", .no_stats = true),
+    [GW_F_PSTATE] =
+        GPU("pstate", "pstate", "", GW_CSV_PSTATE, 0, 1, "nvmlDeviceGetPerformanceState",
+            .csv_pos = 10, .help = "Performance state, P0 (fastest) to P15 (slowest).",
+            .fake = "pstate", .json = "pstate", .synonyms = "perf_state", .no_stats = true,
+            .nvsmi_q = "/Performance State"),
     [GW_F_FAN_PCT] = PCT("fan", "fan.speed [%]", 0, "nvmlDeviceGetFanSpeed",
                          .help = "Fan speed the driver asks for, in percent of the maximum. [N/A] "
                                  "on GPUs cooled by the chassis (most data-centre GPUs).",
-                         .nvml = {GW_NVML_UINT, "nvmlDeviceGetFanSpeed"}, .fake = "fan_pct"),
+                         .nvml = {GW_NVML_UINT, "nvmlDeviceGetFanSpeed"}, .fake = "fan_pct",
+                         .synonyms = "fan fan_speed", .nvsmi_q = "/Fan Speed"),
     [GW_F_PCIE_GEN] =
         WHOLE("pcie_gen", "pcie.link.gen.current", "", "nvmlDeviceGetCurrPcieLinkGeneration",
               .help = "PCIe generation the link runs at now; an idle GPU may drop to a lower one.",
@@ -137,7 +167,8 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
     [GW_F_ENERGY_MJ] = WHOLE("energy", "total_energy_consumption [mJ]", "mJ",
                              "nvmlDeviceGetTotalEnergyConsumption", .csv_pos = 17,
                              DCGM("DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION",
-                                  "Total energy consumption since boot (in mJ).", 1, 0, true)),
+                                  "Total energy consumption since boot (in mJ).", 1, 0, true),
+                             .synonyms = "energy", .no_stats = true),
     [GW_F_GPM_SM_ACTIVE_PCT] =
         PCT("gpm_sm_active", "gpm.sm_active [%]", 2, "nvmlGpmMetricsGet(SM_UTIL)", .csv_pos = 11,
             .help = "gpuwatch: share of time the SMs had work, over the last 100 ms or more (GPM, "
@@ -145,25 +176,28 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
                     "kernels that fill few SMs.",
             DCGM("DCGM_FI_PROF_SM_ACTIVE",
                  "The ratio of cycles an SM has at least 1 warp assigned.", 100),
-            .gpm_metric = GWN_GPM_METRIC_SM_UTIL, .fake = "sm_active"),
+            .gpm_metric = GWN_GPM_METRIC_SM_UTIL, .fake = "sm_active", .json = "sm_active_pct"),
     [GW_F_GPM_SM_OCCUPANCY_PCT] = PCT(
         "gpm_sm_occupancy", "gpm.sm_occupancy [%]", 2, "nvmlGpmMetricsGet(SM_OCCUPANCY)",
         .csv_pos = 12, .help = "gpuwatch: resident warps as a share of the SMs' capacity (GPM).",
         DCGM("DCGM_FI_PROF_SM_OCCUPANCY", "The ratio of number of warps resident on an SM.", 100),
-        .gpm_metric = GWN_GPM_METRIC_SM_OCCUPANCY, .fake = "sm_occupancy"),
+        .gpm_metric = GWN_GPM_METRIC_SM_OCCUPANCY, .fake = "sm_occupancy",
+        .json = "sm_occupancy_pct"),
     [GW_F_GPM_TENSOR_ACTIVE_PCT] =
         PCT("gpm_tensor_active", "gpm.tensor_active [%]", 2, "nvmlGpmMetricsGet(ANY_TENSOR_UTIL)",
             .csv_pos = 13, .help = "gpuwatch: share of time any tensor core pipe was busy (GPM).",
             DCGM("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
                  "Ratio of cycles the tensor (HMMA) pipe is active.", 100),
-            .gpm_metric = GWN_GPM_METRIC_ANY_TENSOR_UTIL, .fake = "tensor_active"),
+            .gpm_metric = GWN_GPM_METRIC_ANY_TENSOR_UTIL, .fake = "tensor_active",
+            .json = "tensor_active_pct"),
     [GW_F_GPM_DRAM_ACTIVE_PCT] =
         PCT("gpm_dram_active", "gpm.dram_active [%]", 2, "nvmlGpmMetricsGet(DRAM_BW_UTIL)",
             .csv_pos = 14, .help = "gpuwatch: share of the peak DRAM bandwidth in use (GPM).",
             DCGM("DCGM_FI_PROF_DRAM_ACTIVE",
                  "Ratio of cycles the device memory interface is active sending or receiving data.",
                  100),
-            .gpm_metric = GWN_GPM_METRIC_DRAM_BW_UTIL, .fake = "dram_active"),
+            .gpm_metric = GWN_GPM_METRIC_DRAM_BW_UTIL, .fake = "dram_active",
+            .json = "dram_active_pct"),
     [GW_F_GPM_GR_ACTIVE_PCT] = PCT(
         "gpm_gr_active", "gpm.graphics_active [%]", 2, "nvmlGpmMetricsGet(GRAPHICS_UTIL)",
         DCGM("DCGM_FI_PROF_GR_ENGINE_ACTIVE", "Ratio of time the graphics engine is active.", 100),
@@ -211,6 +245,13 @@ const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {
                 "video or image decoding in the input pipeline (DALI, torchvision.io on the GPU).",
         .dmon = "dec", DCGM("DCGM_FI_DEV_DEC_UTIL", "Decoder utilization (in %).", 1),
         .nvml = {GW_NVML_UINT_PERIOD, "nvmlDeviceGetDecoderUtilization"}, .fake = "dec_util"),
+    [GW_F_PCIE_REPLAY_COUNTER] =
+        WHOLE("pcie_replay_counter", "pcie.replay_counter", "", "nvmlDeviceGetPcieReplayCounter",
+              .help = "gpuwatch: PCIe replays (the link resending packets it got wrong) since the "
+                      "driver was loaded. A count that grows points at the slot, riser or cable.",
+              DCGM("DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "Total number of PCIe retries.", 1, 0, true),
+              .nvml = {GW_NVML_UINT, "nvmlDeviceGetPcieReplayCounter"},
+              .fake = "pcie_replay_counter", .no_stats = true),
 
     [GW_F_HOST_CPU_UTIL_PCT] = PROCFS(GW_FG_HOST, "cpu_util", "cpu.util [%]", "%", GW_CSV_FIXED, 1,
                                       "/proc/stat (deltas between ticks)"),
@@ -357,7 +398,48 @@ const gw_field_bounds gw_field_bounds_of[GW_F_COUNT] = {
     [GW_F_GPM_NVLINK_RX_MIB_S] = {0, 1e8},
     [GW_F_UTIL_ENC_PCT] = {0, 100},
     [GW_F_UTIL_DEC_PCT] = {0, 100},
+    [GW_F_PCIE_REPLAY_COUNTER] = {0, 4294967294.0}, /* an unsigned int; all bits set is no count */
 };
+
+/* The GPU fields whose row has `has(row)`. */
+static uint64_t fields_where(bool (*has)(const gw_field_info *))
+{
+    uint64_t bits = 0;
+    for (int f = 0; f < GW_F_COUNT; f++)
+        if (has(&gw_fields[f]))
+            bits |= GW_FIELD_BIT(f);
+    return bits;
+}
+
+static bool in_gpu_csv(const gw_field_info *fi)
+{
+    return fi->csv_pos > 0;
+}
+
+static bool is_gpm(const gw_field_info *fi)
+{
+    return fi->gpm_metric != 0;
+}
+
+static bool in_view(const gw_field_info *fi)
+{
+    return fi->json != NULL;
+}
+
+uint64_t gw_fields_record(void)
+{
+    return fields_where(in_gpu_csv);
+}
+
+uint64_t gw_fields_gpm(void)
+{
+    return fields_where(is_gpm);
+}
+
+uint64_t gw_fields_view(void)
+{
+    return fields_where(in_view);
+}
 
 bool gw_field_plausible(gw_field f, double v)
 {
@@ -391,6 +473,13 @@ int gw_field_format_csv(gw_field f, double v, char *buf, size_t len)
         break;
     }
     return csv_fixed(buf, len, v, fi->csv_decimals);
+}
+
+const char *gw_field_name(gw_field f, char *buf, size_t size)
+{
+    const char *h = gw_fields[f].csv_header ? gw_fields[f].csv_header : gw_fields[f].key;
+    snprintf(buf, size, "%.*s", (int)strcspn(h, " ["), h);
+    return buf;
 }
 
 int gw_field_by_key(gw_field_group group, const char *key)

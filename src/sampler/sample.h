@@ -62,6 +62,7 @@ typedef enum gw_field {
     GW_F_GPM_NVLINK_RX_MIB_S, /* GPM metric 60: NVLink traffic to the GPU, all links, MiB/s */
     GW_F_UTIL_ENC_PCT,        /* GetEncoderUtilization: % of its sampling period NVENC worked */
     GW_F_UTIL_DEC_PCT,        /* GetDecoderUtilization: the same for NVDEC */
+    GW_F_PCIE_REPLAY_COUNTER, /* GetPcieReplayCounter: PCIe replays since the driver loaded */
     GW_F_COUNT,               /* the number of GPU fields (gw_gpu_sample.v, the valid mask) */
 
     /* Host and job fields (gw_host_sample; host.csv), from /proc. */
@@ -114,31 +115,18 @@ typedef gw_field gw_gpu_field;
 
 #define GW_FIELD_BIT(f) (UINT64_C(1) << (f))
 
-/* Fields read on every tick of `run`/`record` (the gpu.csv columns and their helpers). */
-#define GW_FIELDS_RECORD                                                                           \
-    (GW_FIELD_BIT(GW_F_UTIL_GPU_PCT) | GW_FIELD_BIT(GW_F_UTIL_MEM_PCT) |                           \
-     GW_FIELD_BIT(GW_F_MEM_TOTAL_MIB) | GW_FIELD_BIT(GW_F_MEM_USED_MIB) |                          \
-     GW_FIELD_BIT(GW_F_MEM_FREE_MIB) | GW_FIELD_BIT(GW_F_MEM_RESERVED_MIB) |                       \
-     GW_FIELD_BIT(GW_F_TEMP_GPU_C) | GW_FIELD_BIT(GW_F_POWER_DRAW_W) |                             \
-     GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) |                          \
-     GW_FIELD_BIT(GW_F_CLOCK_MEM_MHZ) | GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) |                  \
-     GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELD_BIT(GW_F_ENERGY_MJ) |                                    \
-     GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
-     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
-     GW_FIELD_BIT(GW_F_GPM_PCIE_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S) |                 \
-     GW_FIELD_BIT(GW_F_GPM_NVLINK_TX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_NVLINK_RX_MIB_S) |             \
-     GW_FIELD_BIT(GW_F_UTIL_ENC_PCT) | GW_FIELD_BIT(GW_F_UTIL_DEC_PCT))
-/* (Not GW_F_GPM_GR_ACTIVE_PCT: no gpu.csv column, and 2 ms of CPU a read; `run --listen` adds it.)
- */
-
-/* GPM metrics: sampled in every tick, averaged over the window that ends in it (GpmSampleGet +
- * GpmMetricsGet: ~230 us of CPU per GPU on an H200; docs/performance.md). */
-#define GW_FIELDS_GPM                                                                              \
-    (GW_FIELD_BIT(GW_F_GPM_SM_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_SM_OCCUPANCY_PCT) |              \
-     GW_FIELD_BIT(GW_F_GPM_TENSOR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_DRAM_ACTIVE_PCT) |           \
-     GW_FIELD_BIT(GW_F_GPM_GR_ACTIVE_PCT) | GW_FIELD_BIT(GW_F_GPM_PCIE_TX_MIB_S) |                 \
-     GW_FIELD_BIT(GW_F_GPM_PCIE_RX_MIB_S) | GW_FIELD_BIT(GW_F_GPM_NVLINK_TX_MIB_S) |               \
-     GW_FIELD_BIT(GW_F_GPM_NVLINK_RX_MIB_S))
+/* Sets of fields the table says (gw_fields[], walked each call: a loop over GW_F_COUNT rows).
+ * GW_FIELDS_RECORD: read on every tick of `run`/`record`, the gpu.csv columns (csv_pos != 0).
+ * GW_FIELDS_GPM: the GPM metrics (gpm_metric != 0), sampled in every tick and averaged over the
+ * window that ends in it (GpmSampleGet + GpmMetricsGet: ~230 us of CPU per GPU on an H200;
+ * docs/performance.md). GW_FIELDS_VIEW: what the live view and top read, the fields with a
+ * --json key (json != NULL). A new field joins them through its row alone. */
+uint64_t gw_fields_record(void);
+uint64_t gw_fields_gpm(void);
+uint64_t gw_fields_view(void);
+#define GW_FIELDS_RECORD (gw_fields_record())
+#define GW_FIELDS_GPM    (gw_fields_gpm())
+#define GW_FIELDS_VIEW   (gw_fields_view())
 
 /* Fields that gw_gpu_read_fast leaves alone: the power limit and the energy counter come from the
  * slow reader thread because their calls cost far more than a tick should (measured on an H200,
@@ -210,21 +198,31 @@ typedef struct gw_field_info {
     const char *unit;       /* unit of the value in memory and in CSV ("MiB", "W", "%", "C",
                                "MHz", "mJ", "MiB/s"); "" for counts, masks and states */
     gw_csv_style csv_style;
-    int csv_decimals;    /* GW_CSV_FIXED: digits after the point */
-    double nvml_scale;   /* NVML's raw unit per `unit` (bytes per MiB, mW per W), 1 when the
-                            same, 0 when the value does not come from NVML */
-    const char *source;  /* NVML call or /proc file the value comes from, for docs and messages */
-    int csv_pos;         /* GPU fields: gpu.csv column after timestamp and index, 1-based; 0: not
-                            in gpu.csv. (host.csv and processes.csv hold their group's fields that
-                            have a csv_header, in table order.) */
-    const char *alias;   /* nvidia-smi's other --query-gpu name ("clocks.mem"), or NULL */
-    const char *help;    /* `query --help-query-gpu` paragraph; NULL: not a --query-gpu field */
-    bool bare_na;        /* query prints an absent value "N/A" without brackets */
-    const char *dmon;    /* `nvidia-smi dmon` column ("mclk"), or NULL */
-    gw_dcgm_name dcgm;   /* dcgm-exporter's series, or {NULL} */
-    unsigned gpm_metric; /* GPM metric id (nvmlGpmMetricId_t) the value is read as; 0: not GPM */
-    gw_nvml_read nvml;   /* a call of a common shape that reads it in the tick, or {GW_NVML_OWN} */
-    const char *fake;    /* the fake NVML's scenario timeline key that serves it, or NULL */
+    int csv_decimals;     /* GW_CSV_FIXED: digits after the point */
+    double nvml_scale;    /* NVML's raw unit per `unit` (bytes per MiB, mW per W), 1 when the
+                             same, 0 when the value does not come from NVML */
+    const char *source;   /* NVML call or /proc file the value comes from, for docs and messages */
+    int csv_pos;          /* GPU fields: gpu.csv column after timestamp and index, 1-based; 0: not
+                             in gpu.csv. (host.csv and processes.csv hold their group's fields that
+                             have a csv_header, in table order.) */
+    const char *alias;    /* nvidia-smi's other --query-gpu name ("clocks.mem"), or NULL */
+    const char *help;     /* `query --help-query-gpu` paragraph; NULL: not a --query-gpu field */
+    bool bare_na;         /* query prints an absent value "N/A" without brackets */
+    const char *dmon;     /* `nvidia-smi dmon` column ("mclk"), or NULL */
+    gw_dcgm_name dcgm;    /* dcgm-exporter's series, or {NULL} */
+    unsigned gpm_metric;  /* GPM metric id (nvmlGpmMetricId_t) the value is read as; 0: not GPM */
+    gw_nvml_read nvml;    /* a call of a common shape that reads it in the tick, or {GW_NVML_OWN} */
+    const char *fake;     /* the fake NVML's scenario timeline key that serves it, or NULL */
+    const char *json;     /* its key in the live view's --json (docs/live-view.md), with its unit:
+                             "memory_used_mib"; NULL: not in it. The view reads these fields. */
+    const char *synonyms; /* column names home-made loggers give it, normalised (lower case, '_'
+                             for ' ' and '-'), space-separated: "gpu_util util gpu_load"; the log
+                             reader takes them for its CSV header key (logread/synonyms.c) */
+    const char *nvsmi_q;  /* where `nvidia-smi -q` prints it, "Section/Key" (the key at indent 8
+                             under the section at indent 4; "/Key" for a key at indent 4), '|'
+                             between several: "FB Memory Usage/Used"; the -q reader (nvquery.c) */
+    bool no_stats; /* the report's statistics table leaves it out: a mask, a state, a capacity, a
+                      limit or a counter, whose mean and percentiles mean nothing */
 } gw_field_info;
 
 /* The field table, indexed by gw_field. */
@@ -233,6 +231,10 @@ extern const gw_field_info gw_fields[GW_F_TABLE_COUNT];
 /* Formats value v of field f the way our CSV files hold it (see gw_csv_style) into buf. Returns
  * the length written. */
 int gw_field_format_csv(gw_field f, double v, char *buf, size_t len);
+
+/* Field f's name where text names it: its CSV header without " [unit]" ("power.draw"; nvidia-smi's
+ * --query-gpu name where it has one), written into buf[size]. Returns buf. */
+const char *gw_field_name(gw_field f, char *buf, size_t size);
 
 /* The field of `group` whose CSV header key (the header before " [unit]") or alias is key, or -1.
  */

@@ -130,6 +130,15 @@ void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
     else /* 80 columns: "power" is the mean, "max" its maximum, "%lim" that of the limit */
         fprintf(to, "%3s %9s %5s %7s %10s %5s %5s %6s %6s %5s %9s\n", "GPU", "util mean", "p95",
                 "SM act", "mem peak", "%mem", "temp", "power", "max", "%lim", "energy");
+    /* one number of decimals for the energy column, from the largest of the GPUs' */
+    double most_wh = 0;
+    for (unsigned i = 0; i < rs->n; i++) {
+        gw_gpu_summary g;
+        gw_run_summary_gpu(rs, i, &g);
+        if (!g.other_job && gw_fmt_sane(g.energy_wh) && g.energy_wh > most_wh)
+            most_wh = g.energy_wh;
+    }
+    int wh_dec = most_wh >= 1000 ? 0 : most_wh >= 100 ? 1 : 2;
     for (unsigned i = 0; i < rs->n; i++) {
         gw_gpu_summary g;
         gw_run_summary_gpu(rs, i, &g);
@@ -148,11 +157,7 @@ void gw_run_summary_print(const gw_run_summary *rs, FILE *to)
                 fmt(f, sizeof f, 0, g.temp_max_c, " C"), fmt(h, sizeof h, 0, g.power_mean_w, " W"),
                 fmt(k, sizeof k, 0, g.power_max_w, " W"),
                 fmt(m, sizeof m, 0, g.power_max_w / g.power_limit_w * 100.0, " %"),
-                fmt(n, sizeof n,
-                    g.energy_wh >= 1000  ? 0
-                    : g.energy_wh >= 100 ? 1
-                                         : 2,
-                    g.energy_wh, " Wh")); /* 9 columns at most */
+                fmt(n, sizeof n, wh_dec, g.energy_wh, " Wh")); /* 9 columns at most */
     }
     for (unsigned i = 0; i < rs->n; i++) {
         gw_gpu_summary g;

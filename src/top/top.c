@@ -17,14 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* What the view shows: the live view's fields and the maximum SM clock. */
-#define TOP_FIELDS                                                                                 \
-    (GW_FIELD_BIT(GW_F_UTIL_GPU_PCT) | GW_FIELD_BIT(GW_F_UTIL_MEM_PCT) |                           \
-     GW_FIELD_BIT(GW_F_MEM_TOTAL_MIB) | GW_FIELD_BIT(GW_F_MEM_USED_MIB) |                          \
-     GW_FIELD_BIT(GW_F_TEMP_GPU_C) | GW_FIELD_BIT(GW_F_POWER_DRAW_W) |                             \
-     GW_FIELD_BIT(GW_F_POWER_LIMIT_W) | GW_FIELD_BIT(GW_F_CLOCK_SM_MHZ) |                          \
-     GW_FIELD_BIT(GW_F_CLOCKS_EVENT_REASONS) | GW_FIELD_BIT(GW_F_PSTATE) | GW_FIELDS_GPM)
-
 static volatile sig_atomic_t stop_sig;
 
 static void on_stop(int sig)
@@ -140,7 +132,7 @@ static int run_local(const gw_top_config *cfg, double interval_s)
 {
     gw_error err = {0};
     gw_sampler_config sc = {
-        .interval_ms = cfg->interval_ms, .fields = TOP_FIELDS, .processes = true};
+        .interval_ms = cfg->interval_ms, .fields = GW_FIELDS_VIEW, .processes = true};
     gw_sampler *sampler = NULL;
     if (gw_sampler_load(&sc, NULL, &sampler, &err)) {
         fprintf(stderr, "gpuwatch top: %s\n", err.msg);

@@ -2,10 +2,12 @@
 
 #include "util/xalloc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +119,48 @@ static int create_tmp(int dirfd, const char *name, int anon, char **tmp)
     return -1;
 }
 
+/* True for create_tmp's names of name: ".NAME." and six of [a-z0-9]. */
+static bool is_tmp_of(const char *entry, const char *name)
+{
+    size_t n = strlen(name);
+    if (entry[0] != '.' || strncmp(entry + 1, name, n) != 0 || entry[n + 1] != '.')
+        return false;
+    const char *s = entry + n + 2;
+    if (strlen(s) != 6)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9')))
+            return false;
+    return true;
+}
+
+/* A writer killed (SIGKILL, the OOM killer) in the moment between naming its finished file and
+ * renaming it over the old one leaves a whole copy as ".NAME.xxxxxx" (Linux cannot link a file
+ * over an existing name). The next write of NAME removes those: regular files of ours, last
+ * changed before this write began. Symbolic links and other names are left alone. */
+static void sweep_stale(const gw_file_out *o)
+{
+    int fd = openat(o->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    struct dirent *ent;
+    while ((ent = readdir(d)) != NULL) {
+        struct stat st;
+        if (!is_tmp_of(ent->d_name, o->name) ||
+            fstatat(o->dirfd, ent->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        if (st.st_mtim.tv_sec < o->opened.tv_sec ||
+            (st.st_mtim.tv_sec == o->opened.tv_sec && st.st_mtim.tv_nsec < o->opened.tv_nsec))
+            unlinkat(o->dirfd, ent->d_name, 0);
+    }
+    closedir(d);
+}
+
 /* The stream's writes, keeping the first error's errno (stdio forgets it). */
 static ssize_t cookie_write(void *cookie, const char *buf, size_t size)
 {
@@ -151,6 +195,7 @@ gw_rc gw_file_out_open_at(gw_file_out *o, int dirfd, const char *name, const cha
                           gw_error *err)
 {
     memset(o, 0, sizeof *o);
+    clock_gettime(CLOCK_REALTIME, &o->opened);
     o->dirfd = dirfd;
     o->name = xstrdup(name);
     o->label = xstrdup(label ? label : name);
@@ -274,11 +319,19 @@ gw_rc gw_file_out_commit(gw_file_out *o, gw_error *err)
         e = o->err_no;
     if (!e && fsync(o->fd) != 0)
         e = errno;
-    if (!e && !o->tmp && create_tmp(o->dirfd, o->name, o->fd, &o->tmp) != 0)
-        e = errno; /* the unnamed file: a name for the moment before the rename */
+    bool named = false;
+    if (!e && !o->tmp) { /* the unnamed file: its final name at once when that is free */
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", o->fd);
+        named = linkat(AT_FDCWD, proc, o->dirfd, o->name, AT_SYMLINK_FOLLOW) == 0;
+    }
+    if (!e && !named && !o->tmp && create_tmp(o->dirfd, o->name, o->fd, &o->tmp) != 0)
+        e = errno; /* else a name for the moment before the rename */
     close(o->fd);
-    if (!e && renameat(o->dirfd, o->tmp, o->dirfd, o->name) != 0)
+    if (!e && !named && renameat(o->dirfd, o->tmp, o->dirfd, o->name) != 0)
         e = errno;
+    if (!e)
+        sweep_stale(o);
     if (e) {
         if (o->tmp)
             unlinkat(o->dirfd, o->tmp, 0);

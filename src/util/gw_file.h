@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <time.h>
 
 /* The mode of every file gpuwatch creates (the umask still applies). */
 #define GW_FILE_MODE 0644
@@ -38,6 +39,7 @@ typedef struct gw_file_out {
     char *label; /* the target as the user knows it, for messages */
     int fd;      /* the temporary file */
     int err_no;  /* the first failed write's errno, 0 if none */
+    struct timespec opened; /* CLOCK_REALTIME at open: older ".NAME.xxxxxx" are a killed writer's */
 } gw_file_out;
 
 /* Starts writing name in dirfd; label names the target in messages. Errors: GW_E_IO. */

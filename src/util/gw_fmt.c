@@ -90,11 +90,30 @@ const char *gw_fmt_exact(char *buf, size_t size, double x)
     return finish(buf, size, tmp, n, "");
 }
 
+/* gw_fmt_auto's decimals for a number of magnitude a, integer or not. */
+static int decimals_of(double a)
+{
+    return a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+}
+
 const char *gw_fmt_auto(char *buf, size_t size, double x, const char *absent)
 {
-    double a = fabs(x);
-    int dec = a >= 100 || x == floor(x) ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+    int dec = x == floor(x) ? 0 : decimals_of(fabs(x));
     return gw_fmt_fixed(buf, size, x, dec, 0, absent);
+}
+
+int gw_fmt_decimals(const double *v, size_t n)
+{
+    double largest = -1;
+    bool fraction = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!gw_fmt_sane(v[i]))
+            continue;
+        fraction |= v[i] != floor(v[i]);
+        if (fabs(v[i]) > largest)
+            largest = fabs(v[i]);
+    }
+    return fraction ? decimals_of(largest) : 0;
 }
 
 void gw_fmt_buf_fixed(gw_buf *b, double x, int decimals, unsigned flags, const char *absent)

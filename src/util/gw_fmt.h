@@ -44,6 +44,11 @@ const char *gw_fmt_sig(char *buf, size_t size, double x, int sig, const char *ab
  * For numbers people read (report text, HTML evidence, chart labels). Absent as above. */
 const char *gw_fmt_auto(char *buf, size_t size, double x, const char *absent);
 
+/* The decimals one quantity's values print with, all of them alike (a table's column, a
+ * comparison's row): gw_fmt_auto's for the largest magnitude among them, 0 when every sane value
+ * is an integer or none is sane. 12.5, 0.798, 3 -> 1 ("12.5", "0.8", "3.0"). */
+int gw_fmt_decimals(const double *v, size_t n);
+
 /* x for machine readers (the Prometheus exposition): 15 significant digits ("%.15g"), and a
  * whole number exactly at any size ("%.17g" when 15 digits do not read back: a byte counter may
  * pass GW_FMT_MAX_ABS); a fraction keeps 15 digits, so arithmetic noise in the last bits

@@ -54,6 +54,24 @@ static int hang_of(const char *s, size_t n, int width)
     return hang > width / 2 ? lead + 2 : hang;
 }
 
+/* Whether the space at s[i] joins a number to its unit ("100 %", "70618 MiB;"): no break there. */
+static bool number_unit(const char *s, size_t i, size_t n)
+{
+    static const char *const units[] = {"%", "MiB", "GiB", "KiB", "W", "C",
+                                        "s", "ms",  "MHz", "Wh",  "J"};
+    if (i == 0 || s[i - 1] < '0' || s[i - 1] > '9')
+        return false;
+    size_t e = i + 1;
+    while (e < n && s[e] != ' ')
+        e++;
+    while (e > i + 1 && strchr(")],;:.", s[e - 1]))
+        e--;
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++)
+        if (e - (i + 1) == strlen(units[u]) && memcmp(s + i + 1, units[u], e - (i + 1)) == 0)
+            return true;
+    return false;
+}
+
 static void pad(FILE *out, int n)
 {
     for (int i = 0; i < n; i++)
@@ -79,7 +97,7 @@ static void wrap_line(FILE *out, const char *s, size_t n, int width, int hang)
             if (continuation((unsigned char)s[i]))
                 continue;
             depth += s[i] == '[' ? 1 : s[i] == ']' && depth > 0 ? -1 : 0;
-            if (s[i] == ' ' && i > start && s[i - 1] != ' ') {
+            if (s[i] == ' ' && i > start && s[i - 1] != ' ' && !number_unit(s, i, n)) {
                 brk_any = i;
                 if (depth == 0)
                     brk = i;

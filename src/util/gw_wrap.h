@@ -3,10 +3,10 @@
  * indent, so that lines written for wide screens (verdicts, evidence, --help texts) still read.
  *
  * Owns: where a long line breaks (at a space, never inside a word unless the word alone is too
- * long) and how far its continuation lines are indented: under the text after the last gap of two
- * or more spaces within the first 40 columns (the message column of a table-like line, the
- * description column of an option), else after a leading "label: ", else the line's own indent
- * plus 2. Columns count characters, not bytes (UTF-8) and not ANSI colour sequences.
+ * long; never between a number and its unit, "100 %") and how far its continuation lines are
+ * indented: under the text after the last gap of two or more spaces within the first 40 columns
+ * (the message column of a table-like line, the description column of an option), else after a
+ * leading "label: ", else the line's own indent plus 2. Columns count characters, not bytes (UTF-8) and not ANSI colour sequences.
  * Must not: change lines that fit, or any byte but the spaces it turns into line breaks.
  */
 #ifndef GW_WRAP_H

@@ -9,18 +9,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Adds key: value, or key: null when absent. */
-
-/* A sample field in its unit (the key names it); MiB are rounded up, as nvidia-smi does. */
-static void add_field(cJSON *o, const char *key, const gw_gpu_sample *g, gw_gpu_field f)
+/* Field f under its --json key (gw_fields[f].json), in its unit, null when absent: a mask or a
+ * performance state as its CSV text ("0x...", "P0"), MiB rounded up as nvidia-smi does, other
+ * numbers to two decimals (GPM averages and watts: plenty). */
+static void add_field(cJSON *o, const gw_gpu_sample *g, gw_gpu_field f)
 {
-    bool has = gw_has(g, f);
-    double v = has ? g->v[f] : NAN;
-    if (has && gw_fields[f].csv_style == GW_CSV_UP)
-        v = ceil(v);
-    else if (has)
-        v = round(v * 100.0) / 100.0; /* GPM averages and watts: two decimals are plenty */
-    gw_json_add_num(o, key, (has) ? (v) : NAN, -1);
+    const gw_field_info *fi = &gw_fields[f];
+    if (!gw_has(g, f)) {
+        cJSON_AddNullToObject(o, fi->json);
+    } else if (fi->csv_style == GW_CSV_HEX || fi->csv_style == GW_CSV_PSTATE) {
+        char text[32];
+        gw_field_format_csv(f, g->v[f], text, sizeof text);
+        cJSON_AddStringToObject(o, fi->json, text);
+    } else {
+        double v = fi->csv_style == GW_CSV_UP ? ceil(g->v[f]) : round(g->v[f] * 100.0) / 100.0;
+        gw_json_add_num(o, fi->json, v, -1);
+    }
 }
 
 static cJSON *mig_json(const gw_mig_device *m)
@@ -41,7 +45,7 @@ static cJSON *proc_json(const gw_view *v, unsigned k)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "pid", p->pid);
     cJSON_AddBoolToObject(o, "visible", p->visible);
-    gw_json_add_num(o, "uid", (d && d->uid_valid) ? (d ? d->uid : 0) : NAN, -1);
+    gw_json_add_num(o, "uid", (d && d->uid_valid) ? d->uid : NAN, -1);
     gw_json_add_str(o, "user", d ? d->user : NULL);
     gw_json_add_str(o, "name", p->name);
     gw_json_add_str(o, "command", d ? d->command : NULL);
@@ -50,35 +54,12 @@ static cJSON *proc_json(const gw_view *v, unsigned k)
     return o;
 }
 
+/* Every field with a --json key, in table order. */
 static void add_gpu_values(cJSON *o, const gw_gpu_sample *g)
 {
-    add_field(o, "temperature_c", g, GW_F_TEMP_GPU_C);
-    add_field(o, "utilization_gpu_pct", g, GW_F_UTIL_GPU_PCT);
-    add_field(o, "utilization_memory_pct", g, GW_F_UTIL_MEM_PCT);
-    add_field(o, "sm_active_pct", g, GW_F_GPM_SM_ACTIVE_PCT);
-    add_field(o, "sm_occupancy_pct", g, GW_F_GPM_SM_OCCUPANCY_PCT);
-    add_field(o, "tensor_active_pct", g, GW_F_GPM_TENSOR_ACTIVE_PCT);
-    add_field(o, "dram_active_pct", g, GW_F_GPM_DRAM_ACTIVE_PCT);
-    add_field(o, "memory_used_mib", g, GW_F_MEM_USED_MIB);
-    add_field(o, "memory_total_mib", g, GW_F_MEM_TOTAL_MIB);
-    add_field(o, "power_draw_w", g, GW_F_POWER_DRAW_W);
-    add_field(o, "power_limit_w", g, GW_F_POWER_LIMIT_W);
-    add_field(o, "clocks_sm_mhz", g, GW_F_CLOCK_SM_MHZ);
-    if (gw_has(g, GW_F_PSTATE)) {
-        char ps[8];
-        snprintf(ps, sizeof ps, "P%d", (int)g->v[GW_F_PSTATE]);
-        cJSON_AddStringToObject(o, "pstate", ps);
-    } else {
-        cJSON_AddNullToObject(o, "pstate");
-    }
-    if (gw_has(g, GW_F_CLOCKS_EVENT_REASONS)) {
-        char mask[24];
-        gw_field_format_csv(GW_F_CLOCKS_EVENT_REASONS, g->v[GW_F_CLOCKS_EVENT_REASONS], mask,
-                            sizeof mask);
-        cJSON_AddStringToObject(o, "clocks_event_reasons", mask);
-    } else {
-        cJSON_AddNullToObject(o, "clocks_event_reasons");
-    }
+    for (int f = 0; f < GW_F_COUNT; f++)
+        if (gw_fields[f].json)
+            add_field(o, g, (gw_gpu_field)f);
 }
 
 static cJSON *gpu_json(const gw_view *v, unsigned i)
@@ -91,7 +72,7 @@ static cJSON *gpu_json(const gw_view *v, unsigned i)
     gw_json_add_str(o, "uuid", d->uuid);
     gw_json_add_str(o, "pci_bus_id", d->pci_bus_id);
     cJSON_AddBoolToObject(o, "lost", g->lost);
-    gw_json_add_num(o, "slowdown_temp_c", (true) ? (d->slowdown_temp_c) : NAN, -1);
+    gw_json_add_num(o, "slowdown_temp_c", d->slowdown_temp_c, -1);
     add_gpu_values(o, g);
     cJSON_AddBoolToObject(o, "mig_enabled", d->mig_enabled);
     cJSON *migs = cJSON_AddArrayToObject(o, "mig_devices");

@@ -2,6 +2,7 @@
 
 Every test runs build/gpuwatch against the fake NVML library playing a JSON scenario
 (docs/fake-nvml.md); paths come from the environment ctest sets (cmake/tests.cmake)."""
+import contextlib
 import csv
 import json
 import os
@@ -84,6 +85,15 @@ def read_csv(path):
     for line in lines[1:]:
         assert len(line.split(", ")) == len(header), f"ragged row in {path}: {line!r}"
     return header, rows
+
+
+def rows_on_disk(path):
+    """Whole rows (header left out) in one of our CSV files now, 0 before it exists: for waiting
+    on a recording's progress instead of a time."""
+    try:
+        return max(Path(path).read_bytes().count(b"\n") - 1, 0)
+    except FileNotFoundError:
+        return 0
 
 
 def interp(timeline, key, t):
@@ -195,6 +205,21 @@ def free_ports(n=1):
     finally:
         for s in socks:
             s.close()
+
+
+@contextlib.contextmanager
+def machine_lock(name):
+    """Holds an exclusive lock named name across every test process of this machine, for a test
+    that needs something fixed: scripts/test.sh runs both builds' tests at once, so two tests
+    that bind the default port 9400 (say) would take it from each other."""
+    import fcntl
+    import tempfile
+    with open(Path(tempfile.gettempdir()) / f"gpuwatch-test-{name}-{os.getuid()}.lock", "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def wait_for(cond, limit_s=20.0):

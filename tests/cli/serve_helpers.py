@@ -120,13 +120,27 @@ class Server:
             self.proc.wait()
 
 
+def whole_response(data):
+    """True when data holds a whole HTTP response whose end its headers say (Content-Length, or
+    the last chunk); one without either ends only when the server closes."""
+    head, sep, body = data.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    if re.search(rb"\r\ntransfer-encoding:[ \t]*chunked", head, re.I):
+        return body.endswith(b"0\r\n\r\n")
+    m = re.search(rb"\r\ncontent-length:[ \t]*(\d+)", head, re.I)
+    return bool(m) and len(body) >= int(m.group(1))
+
+
 def raw(host, port, data, timeout=10):
-    """Sends raw bytes and reads until the server closes (or timeout): returns the bytes read."""
+    """Sends raw bytes and reads until a whole response is in, the server closes, or timeout:
+    returns the bytes read. (A keep-alive connection stays open after its answer: reading until
+    the close waited out the timeout on every such request.)"""
     s = socket.create_connection((host, port), timeout=timeout)
     try:
         s.sendall(data)
         out = b""
-        while True:
+        while not whole_response(out):
             try:
                 chunk = s.recv(65536)
             except (ConnectionResetError, socket.timeout):

@@ -16,7 +16,7 @@ import urllib.request
 
 import pytest
 
-from conftest import GW, SCENARIOS, SOURCE, gw_env, run_in_pty
+from conftest import GW, SCENARIOS, SOURCE, gw_env, machine_lock, run_in_pty
 
 REC = SOURCE / "examples" / "recordings"
 PLAIN_SCENARIOS = ["h200_training.json", "h200_idle.json", "h200_mig.json", "no_gpm.json",
@@ -182,9 +182,11 @@ def test_json_snapshot_and_run_with_listen_as_the_readme_shows(scratch):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["gpus"][0]["name"] == "NVIDIA H200"
-    # README: gpuwatch run --listen 127.0.0.1:9400 -- python3 train.py (the port may be taken on a
-    # shared machine: then the documented error, before anything runs)
-    r = run_readme(scratch, "gpuwatch run --listen 127.0.0.1:9400 -- python3 train.py")
+    # README: gpuwatch run --listen 127.0.0.1:9400 -- python3 train.py (our tests take turns with
+    # the port; something else may hold it on a shared machine: then the documented error,
+    # before anything runs)
+    with machine_lock("port-9400"):
+        r = run_readme(scratch, "gpuwatch run --listen 127.0.0.1:9400 -- python3 train.py")
     assert (r.returncode == 0 and "serving metrics on http://127.0.0.1:9400/metrics" in r.out) or \
         (r.returncode == 125 and "in use" in r.out), r.out
     assert too_wide(r.out) == []

@@ -95,8 +95,9 @@ def test_memory_held_by_another_process(scenario):
     it = item(out, 0, "memory_held")
     assert it["state"] == "warning"
     assert it["value"] == 20000
-    assert it["reason"].startswith(f"20000 of 143771 MiB used by pid {me} {comm} 19500 MiB, "
-                                   "pid 4194000 (name hidden: another PID namespace) 500 MiB")
+    # each process's memory beside its pid, never after a parenthesis (issue 27)
+    assert it["reason"].startswith(f"20000 of 143771 MiB used by pid {me} {comm} (19500 MiB), "
+                                   "pid 4194000 (500 MiB; name hidden: another PID namespace)")
     assert out["gpus"][0]["processes"] == [
         {"pid": me, "name": comm, "used_mib": 19500, "type": "compute"},
         {"pid": 4194000, "name": None, "used_mib": 500, "type": "compute"}]
@@ -164,8 +165,11 @@ def test_table(scenario):
     assert r.returncode == 1
     lines = r.stdout.splitlines()
     assert lines[0] == "driver 580.159.04, NVML 12.580.159.04, CUDA 13.0, 2 GPUs"
-    assert lines[2] == "GPU 0  NVIDIA H200  00000000:00:06.0  GPU-00000000-0000-0000-0000-000000000000  warning"
-    assert lines[4].startswith("  idle temperature   warning  50 C: hot before training starts")
+    # the UUID on its own line: every line fits 80 columns in a pipe too
+    assert lines[2] == "GPU 0  NVIDIA H200  00000000:00:06.0  warning"
+    assert lines[3] == "  GPU-00000000-0000-0000-0000-000000000000"
+    assert max(len(line) for line in lines) <= 80
+    assert lines[5].startswith("  idle temperature   warning  50 C: hot before training starts")
     assert lines[-1] == "status: warning — 1 ok, 1 warning, 0 critical (exit 1)"
     assert "\033[" not in r.stdout  # NO_COLOR
 

@@ -183,7 +183,14 @@ def test_real_h200_workers_with_in_job_data():
     assert m["data_wait_pct"]["beyond_noise"] is True
     assert [r["verdict"]["cause"] for r in c["runs"]] == ["input_pipeline", "cpu_bound"]
     text = gw("compare", a_dir, b_dir).stdout
-    assert "  steps/s 0.923 -> 1.91 (2.07x, better)" in text
+    # one number of decimals for a quantity across the runs (issue 27): 0.923 beside 1.91
+    # prints 0.92, 8.81 beside 63.0 prints 8.8, and the spreads 19 % and 8.9 % print 19 and 9
+    assert "  steps/s 0.92 -> 1.91 (2.07x, better)" in text
+    assert "  data wait [%] 63.0 -> 8.8 (0.14x, better)" in text
+    table = text.split("\nverdict (")[0].splitlines()
+    rows = {line[:20].strip(): line[20:].split() for line in table}
+    assert rows["steps/s"] == ["0.92", "±32%", "1.91", "±21%", "2.07x*"]
+    assert rows["energy/epoch [Wh]"] == ["2.41", "±19%", "1.54", "±9%", "0.64x*"]
     assert "Data wait needs" not in text
 
 

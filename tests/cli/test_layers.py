@@ -236,27 +236,47 @@ def body(name, lines):
     return "int %s(int a)\n{\n%s}\n" % (name, "    a++;\n" * (lines - 2))
 
 
-def test_the_function_length_budget_and_its_shrinking_allowlist(tmp_path):
-    allowed = tree(tmp_path / "ok", {
-        "util/a.c": body("fits", 80) + body("fits_too", 3),
-        "run/session.c": body("open_recording", 88),  # allowlisted at 88
-    })
+def test_the_function_length_budget(tmp_path):
+    allowed = tree(tmp_path / "ok", {"util/a.c": body("fits", 80) + body("fits_too", 3)})
     r = check(allowed)
     assert r.returncode == 0, r.stdout
-    # every allowlisted file present: the list describes this tree, stale entries are found
     src = tree(tmp_path / "bad", {
         "util/a.c": "static const char *s = \"{\";\n" + body("long_one", 81),
-        "run/session.c": body("open_recording", 89),  # grew
-        "fleet/fleet_prom.c": body("renamed", 10),    # gone: the entry must go
+        "fleet/fleet_prom.c": body("gw_fleet_add_prometheus", 83),  # no longer allowlisted
+    })
+    r = check(src)
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == [
+        "src/fleet/fleet_prom.c:2: gw_fleet_add_prometheus is 83 lines, over the budget of 80: "
+        "split it into functions that each do one thing [function-length]",
+        "src/util/a.c:3: long_one is 81 lines, over the budget of 80: split it into functions "
+        "that each do one thing [function-length]",
+        "check-layers: 2 findings",
+    ]
+
+
+def test_a_gpu_field_named_outside_the_field_table_is_found(tmp_path):
+    table = ('const gw_field_info gw_fields[GW_F_TABLE_COUNT] = {\n'
+             '    [GW_F_POWER_DRAW_W] = WATT("power_draw", "power.draw [W]", "GetPowerUsage",\n'
+             '        .alias = "power.draw.average", DCGM("DCGM_FI_DEV_POWER_USAGE", "h", 1)),\n'
+             '    [GW_F_HOST_CPU_UTIL_PCT] = PROCFS(GW_FG_HOST, "cpu_util", "cpu.util [%]"),\n'
+             '};\n')
+    src = tree(tmp_path, {
+        "sampler/fields.c": table,
+        "report/a.c": 'const char *a = "power.draw";\n'
+                      'const char *b = "power.draw [W]";\n'
+                      'const char *c = "DCGM_FI_DEV_POWER_USAGE", *d = "power.draw.average";\n'
+                      '/* "power.draw" in a comment */\n'
+                      'const char *e = "no power.draw here";\n'
+                      'const char *f = "cpu.util";\n'
+                      'const char *g = "rate(DCGM_FI_DEV_POWER_USAGE[5m])", *h = "DCGM_FI_X";\n',
     })
     r = check(src)
     assert r.returncode == 1
     lines = r.stdout.splitlines()
-    assert lines[:-1] == [
-        "src/fleet/fleet_prom.c: gw_fleet_add_prometheus is gone: remove it from "
-        "FUNCTION_LENGTH_ALLOW [function-length]",
-        "src/run/session.c:2: open_recording grew to 89 lines (allowed 88 while it waits to be "
-        "split): split it [function-length]",
-        "src/util/a.c:3: long_one is 81 lines, over the budget of 80: split it into functions "
-        "that each do one thing [function-length]",
-    ]
+    assert [ln.split(" names")[0] for ln in lines[:-1]] == [
+        'src/report/a.c:1: "power.draw"', 'src/report/a.c:2: "power.draw [W]"',
+        'src/report/a.c:3: "DCGM_FI_DEV_POWER_USAGE"', 'src/report/a.c:3: "power.draw.average"',
+        'src/report/a.c:7: "rate(DCGM_FI_DEV_POWER_USAGE[5m])"']
+    assert all(ln.endswith("[field-name]") for ln in lines[:-1])
+    assert lines[-1] == "check-layers: 5 findings"  # comments, prose, host fields, others pass

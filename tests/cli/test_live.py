@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import GW, SCENARIOS, gw, gw_env
+from conftest import GW, SCENARIOS, gw, gw_env, poll
 
 GOLDEN = Path(__file__).parent / "golden"
 MISSING_PID = 4242424  # above Linux's largest pid_max (4194304): never in /proc
@@ -151,8 +151,12 @@ def test_mig_devices_under_their_parent():
 
 
 def spawn(argv, **kw):
+    """Starts argv; returns once /proc/PID/cmdline is argv's (Popen returns after the exec, so
+    at once: this says what the tests rely on)."""
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **kw)
-    time.sleep(0.3)  # let it exec (its /proc/PID/cmdline is the new program's)
+    want = b"".join(os.fsencode(a) + b"\0" for a in argv)
+    poll(f"the exec of {argv[0]!r}", lambda: Path(f"/proc/{p.pid}/cmdline").read_bytes() == want,
+         timeout=20, every=0.02)
     return p
 
 

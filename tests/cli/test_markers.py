@@ -312,3 +312,32 @@ def test_a_hard_link_or_another_users_events_file_is_not_marked(tmp_path):
         r = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env)
         assert r.stdout.strip() == "False" and "uid 4242" in r.stderr, r.stderr
         assert (run / "events.jsonl").read_text() == ""
+
+
+def test_epochs_of_six_gpus_fit_80_columns(scenario, tmp_path):
+    """Six GPUs marked with epochs: the one epoch table gives the GPUs' mean busy share and their
+    summed energy, then each GPU's in tables of four GPUs at most, every line within 80
+    columns (issue 27: one epoch table; the old one grew 22 columns a GPU)."""
+    devs = [h200(uuid=f"GPU-{i}", pci_bus_id=f"00000000:00:0{i}.0") for i in range(6)]
+    sc = scenario({"devices": devs})
+    out = tmp_path / "run"
+    script = "for e in 1 2 3; do gpuwatch mark epoch -f n=$e -f total=3; sleep 0.4; done\n"
+    r = gw(["run", "-o", out, "-i", "0.1", "--", "sh", "-c", script], env=run_env(sc))
+    assert r.returncode == 0, r.stderr
+    rep = gw(["report", out]).stdout
+    sec = rep.split("\nEpochs (from marks)\n")[1].split("\n\n")[0]
+    assert all(len(line) <= 80 for line in sec.splitlines()), sec
+    assert "GPU busy: the mean of the 6 GPUs, energy: their sum (each GPU below)" in sec
+    lines = sec.splitlines()
+    heads = [i for i, line in enumerate(lines) if line.split()[:2] == ["epoch", "busy"]]
+    assert len(heads) == 2  # GPUs 0-3, then 4-5
+    assert lines[heads[0] - 1].split() == ["GPU", "0", "GPU", "1", "GPU", "2", "GPU", "3"]
+    assert lines[heads[1] - 1].split() == ["GPU", "4", "GPU", "5"]
+    rows = [line.split() for line in lines[heads[0] + 1:heads[0] + 4]]
+    assert [x[0] for x in rows] == ["1/3", "2/3", "3/3"]
+    # the main table's energy of an epoch is the sum of the GPUs' (to the printed decimals)
+    main = {line.split()[0]: line.split() for line in lines[:heads[0] - 2]
+            if line[2:5] in ("1/3", "2/3")}
+    per_gpu = [float(v) for v in rows[0][2::2]] + [
+        float(v) for v in lines[heads[1] + 1].split()[2::2]]
+    assert float(main["1/3"][-1]) == pytest.approx(sum(per_gpu), abs=0.02)

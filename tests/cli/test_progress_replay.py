@@ -2,6 +2,7 @@
 fake NVML (issue 14): epochs, validation_s and steps_per_s as the bars printed them; output.idx
 lets the report read the output again, with an --epoch-regex given only afterwards."""
 import json
+import re
 import sys
 
 import pytest
@@ -59,12 +60,26 @@ def test_stderr_bars_and_the_text_report(scenario, tmp_path):
     assert offsets[-1] < (run / "output.log").stat().st_size
     r = gw(["report", run], sc)
     assert r.returncode == 0, r.stderr
-    assert "Epochs (from output)" in r.stdout
-    rows = [line.split() for line in r.stdout.split("Epoch phases")[1].splitlines()[2:5]]
-    assert [(x[0], x[3], x[5], x[6]) for x in rows] == [
+    # one table of the epochs: the time before the first and after the last as rows of it
+    section = r.stdout.split("\nEpochs (from output)")[1].split("\n\n")[0]
+    lines = section.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["epoch", "start"])
+    # (the GPU's busy share in a part needs a sample inside it: the replay's parts are short)
+    assert lines[head].split()[:7] == ["epoch", "start", "total", "train", "val", "count", "/s"]
+    assert lines[head].split()[-1] == "Wh"
+    rows = [line.split() for line in lines[head + 1:] if not line.startswith("  checkpoint")]
+    # (start-up and after are rows only when they hold a sample: this replay takes 0.3 s)
+    names = [x[0] for x in rows]
+    assert [n for n in names if n not in ("start-up", "after")] == ["1/3", "2/3", "3/3"]
+    assert names == sorted(names, key=["start-up", "1/3", "2/3", "3/3", "after"].index)
+    epochs = [x for x in rows if x[0] not in ("start-up", "after")]
+    # validation seconds, steps and steps/s as the bars printed them
+    assert [(x[0], x[4], x[5], x[6]) for x in epochs] == [
         ("1/3", "3", "8", "2"), ("2/3", "1", "8", "4"), ("3/3", "2", "8", "1")]
+    assert "checkpoint saves inside the epochs: 2," in section
+    assert "Epoch phases" not in r.stdout and "Job phases" not in r.stdout
     assert "nan" not in r.stdout.lower()
-    section = r.stdout.split("Epochs (from output)")[1]
+    assert all(len(line) <= 80 for line in section.splitlines())
     assert all(len(line) <= 80 for line in section.splitlines())
 
 
@@ -168,6 +183,45 @@ def test_real_yolov9_run_against_its_own_bars():
     assert [(p["kind"], p.get("steps")) for p in ph if p["kind"] == "train"] == [("train", 38)] * 3
     assert [p["kind"] for p in ph][:2] == ["train", "eval"]
     assert not any("Scanning" in p.get("named_by", "") for p in ph)
+
+
+def test_real_yolov9_epoch_table_in_text():
+    """The text report's one epoch table on the real YOLOv9 run: each epoch's time, training and
+    validation seconds, steps, steps/s, GPU busy and energy, with the start-up before the first
+    epoch and the work after the last as rows of the same table (issue 27: three overlapping
+    tables before), and the same figures as summary.json."""
+    run = SOURCE / "examples" / "recordings" / "h200-yolov9-3epochs"
+    r = gw(["report", run])
+    assert r.returncode == 0, r.stderr
+    sec = r.stdout.split("\nEpochs (from output)\n")[1].split("\n\n")[0]
+    assert "Epoch phases" not in r.stdout and "Job phases" not in r.stdout
+    assert "found: epochs from progress bar descriptions" in sec
+    rows = {line.split()[0]: line.split() for line in sec.splitlines()
+            if line.startswith("  ") and line.split()[0] in ("start-up", "1/3", "2/3", "3/3",
+                                                              "after")}
+    assert rows["1/3"] == ["1/3", "19.3", "24.4", "20.4", "1.92", "38", "1.86", "46.7", "52.1",
+                           "31.7", "1.51"]
+    # one number of decimals per column: 0.798 s and 0.732 s of validation print as 0.80, 0.73
+    assert rows["2/3"][4] == "0.80" and rows["3/3"][4] == "0.73"
+    assert rows["start-up"] == ["start-up", "0.0", "19.3", "0.2", "0.44"]
+    assert rows["after"] == ["after", "78.8", "6.8", "10.1", "0.26"]
+    # the rows tile the record: 85.5 s, and the energy adds up to the GPU's 4.72 Wh
+    assert sum(float(rows[k][2]) for k in rows) == pytest.approx(85.5, abs=0.15)
+    assert sum(float(rows[k][-1]) for k in rows) == pytest.approx(4.72, abs=0.02)
+    assert all(len(line) <= 80 for line in sec.splitlines())
+    s = json.loads(gw(["report", run, "--json", "-"]).stdout)
+    assert round(s["epochs"][0]["gpus"][0]["util_mean_pct"], 1) == 46.7
+    # the HTML report: the same one table, the job's phases not repeated beside it
+    r = gw(["report", run, "--html", "-"])
+    page = r.stdout
+    table = page[page.index('id="epochs"'):]
+    table = table[:table.index("</table>")]
+    cells = [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in table.split("<tr")[2:]]
+    assert [c[0] for c in cells] == ["start-up", "1/3", "2/3", "3/3", "after"]
+    assert cells[1][2:] == ["24.4 s", "20.4 s", "1.92 s", "38", "1.86", "46.7 %", "52.1 %",
+                            "31.7 %", "1.51 Wh"]
+    assert cells[2][4] == "0.80 s"
+    assert 'id="job-phases"' not in page
 
 
 def test_step_rate_chart_next_to_gpu_util(tmp_path):

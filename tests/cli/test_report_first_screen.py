@@ -87,11 +87,45 @@ def test_a_wide_terminal_gets_long_lines_a_narrow_one_short():
     wide = in_pty([GW, "report", W1], cols=200)
     message = [ln for ln in wide.splitlines() if ln.startswith("  GPU busy 39.4%")][0]
     assert 80 < len(message) <= 200, message  # not cut at 80 on a 200-column terminal
+    # the report's own wrapped lines too (issue 27: evidence, "time (whole record):" and the
+    # in-job section broke at 80 on a 200-column terminal)
+    ev = [ln for ln in wide.splitlines() if ln.startswith("          evidence: busy_pct=39.4")][0]
+    assert 150 < len(ev) <= 200, ev
+    times = [ln for ln in wide.splitlines() if ln.startswith("  time (whole record):")][0]
+    assert times.endswith("thermal_slowdown 0.0 s"), times  # one line
+    inside = [ln for ln in wide.splitlines() if ln.startswith("Inside the job: no in-job")][0]
+    assert inside.endswith("recorded by an older gpuwatch)"), inside
     narrow = in_pty([GW, "report", W1], cols=60)
     assert "  GPU busy 39.4%" in narrow
     lines = narrow.splitlines()
     # a path is never cut: "input PATH:" is the only line allowed past 60
     assert max(len(ln) for ln in lines if not ln.startswith("  input ")) <= 60
+
+
+def test_evidence_short_by_default_every_figure_with_v():
+    """Without -v the Evidence section lists of a verdict of more than 8 figures those compared
+    with a threshold, its cause and how many more there are; -v (--evidence) lists them all;
+    a short list (epochs_with_validation's 5 and 6 figures) is shown whole either way."""
+    short = gw(["report", SOURCE / W1]).stdout
+    ev = short[short.index("\nEvidence\n"):short.index("\nGPU 0:")]
+    assert " ".join(ev.split()).endswith(
+        "evidence: busy_pct=39.4 (< 80), busy_pct_critical=39.4 (< 50), "
+        "workers_saturated_share_pct=85 (> 50), cause=input_pipeline, (23 more with -v)")
+    for flag in ("-v", "--evidence"):
+        full = gw(["report", flag, SOURCE / W1]).stdout
+        ev = full[full.index("\nEvidence\n"):full.index("\nGPU 0:")]
+        assert "more with -v" not in ev
+        assert "idle_share_pct=33.9, work_s=24.2, bursts=30, burst_mean_s=0.533," in ev
+        assert ev.count("=") == 27  # the 4 of the short form and the 23 more
+        # the rest of the report is the same
+        assert full.replace(ev, "") == short.replace(short[short.index("\nEvidence\n"):
+                                                            short.index("\nGPU 0:")], "")
+    data = SOURCE / "tests" / "data" / "traces"
+    args = ["report", data / "epochs_with_validation.nvsmi.csv", "--log",
+            data / "epochs_with_validation.train.log"]
+    short, full = gw(args).stdout, gw(args + ["-v"]).stdout
+    assert short == full and "more with -v" not in short
+    assert "aligned_with=epoch boundaries" in " ".join(short.split())
 
 
 def test_a_very_short_run_still_ends_with_a_verdict_line(tmp_path):

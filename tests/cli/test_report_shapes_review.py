@@ -107,7 +107,7 @@ def test_text_lines_fit_80_columns(tmp_path):
     for i in range(40):
         rows += [f"{stamp(i)}, 91, 30000", f"{stamp(i)}, 0, 12000", f"{stamp(i)}, 50, 5000"]
     f.write_text("\n".join(rows) + "\n")
-    p = subprocess.run([os.path.abspath(BIN), "report", "three.csv"], capture_output=True,
+    p = subprocess.run([os.path.abspath(BIN), "report", "-v", "three.csv"], capture_output=True,
                        text=True, env=ENV, cwd=tmp_path)  # a short path: it is in two lines
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 
-from conftest import GW, SCENARIOS, gw, gw_env
+from conftest import GW, SCENARIOS, gw, gw_env, machine_lock
 from serve_helpers import MIB, Server, const_h200, parse, value
 
 DCGM_LABELS = ("gpu", "UUID", "pci_bus_id", "device", "modelName", "Hostname",
@@ -314,19 +314,22 @@ def test_usage_and_runtime_errors(scenario):
 
 
 def test_default_listen_is_loopback(scenario):
-    """Without --listen, gpuwatch binds 127.0.0.1:9400 only (skipped if 9400 is taken here)."""
-    with socket.socket() as probe:
-        if probe.connect_ex(("127.0.0.1", 9400)) == 0:
-            import pytest
-            pytest.skip("something already listens on 127.0.0.1:9400")
+    """Without --listen, gpuwatch binds 127.0.0.1:9400 only (skipped if 9400 is taken here by
+    something other than our tests: they take turns with it)."""
     path = scenario({"devices": [const_h200(0)]})
-    proc = subprocess.Popen([GW, "serve"], env=gw_env(path), stderr=subprocess.PIPE, text=True)
-    try:
-        line = proc.stderr.readline()
-        assert "on http://127.0.0.1:9400/metrics" in line, line
-        ss = subprocess.run(["ss", "-ltnH", "sport = :9400"], capture_output=True, text=True)
-        if ss.returncode == 0:
-            assert ss.stdout.split()[3] == "127.0.0.1:9400", ss.stdout
-    finally:
-        proc.terminate()
-        assert proc.wait(20) == 0
+    with machine_lock("port-9400"):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", 9400)) == 0:
+                import pytest
+                pytest.skip("something already listens on 127.0.0.1:9400")
+        proc = subprocess.Popen([GW, "serve"], env=gw_env(path), stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            line = proc.stderr.readline()
+            assert "on http://127.0.0.1:9400/metrics" in line, line
+            ss = subprocess.run(["ss", "-ltnH", "sport = :9400"], capture_output=True, text=True)
+            if ss.returncode == 0:
+                assert ss.stdout.split()[3] == "127.0.0.1:9400", ss.stdout
+        finally:
+            proc.terminate()
+            assert proc.wait(20) == 0

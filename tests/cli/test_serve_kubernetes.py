@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from conftest import FAKE, GW, gw, gw_env, wait_for
+from conftest import FAKE, GW, gw, gw_env, poll, wait_for
 from fake_kubelet import FakeKubelet
 from serve_helpers import Server, const_h200, parse
 
@@ -119,6 +119,11 @@ def test_pod_churn_followed_after_one_scrape(scenario, kubelet):
         assert srv.stop() == 0
 
 
+def cannot_lines(srv):
+    """The server's warnings that it cannot ask the pod-resources API, so far."""
+    return [ln for ln in list(srv.lines) if "pod-resources API" in ln and "cannot" in ln]
+
+
 def test_dead_socket_warns_once_and_recovers(scenario, kubelet):
     kubelet.pods = [("train-0", "ml", "trainer", "nvidia.com/gpu", [UUIDS[0]])]
     with serve(scenario, kubelet) as srv:  # no kubelet yet: the socket does not exist
@@ -128,7 +133,8 @@ def test_dead_socket_warns_once_and_recovers(scenario, kubelet):
             p = parse(srv.metrics())
             assert pod_of(p, 0) is None and "gpuwatch_gpu_allocated" not in p
             assert p["DCGM_FI_DEV_GPU_TEMP"][0][1] == 65  # the GPU series are still there
-        warnings = [ln for ln in srv.lines if "pod-resources API" in ln and "cannot" in ln]
+        # stderr is read by a thread of its own: the line may follow the scrape that shows 0
+        warnings = poll("the warning", lambda: cannot_lines(srv), 20, srv.stderr, every=0.05)
         assert len(warnings) == 1, srv.stderr()
         assert kubelet.path in warnings[0] and "without pod labels" in warnings[0]
         # The kubelet comes (back): labels return after the backoff, with one line saying so.
@@ -136,13 +142,16 @@ def test_dead_socket_warns_once_and_recovers(scenario, kubelet):
         srv.wait_for(lambda p, _t: pod_of(p, 0) == ("train-0", "ml", "trainer"), timeout=60,
                      what="recovery")
         assert parse(srv.metrics())["gpuwatch_pod_resources_up"] == [({}, 1.0)]
+        poll("the recovery's line", lambda: any("answers again" in ln for ln in srv.lines), 20,
+             srv.stderr, every=0.05)
         assert sum("answers again" in ln for ln in srv.lines) == 1, srv.stderr()
         # It goes away again: a new outage, a new (single) warning, labels gone.
         kubelet.stop()
         srv.wait_for(lambda p, _t: pod_of(p, 0) is None, what="labels to go")
         srv.wait_for(lambda p, _t: p.get("gpuwatch_pod_resources_up") == [({}, 0.0)],
                      what="pod_resources_up 0 again")
-        warnings = [ln for ln in srv.lines if "pod-resources API" in ln and "cannot" in ln]
+        warnings = poll("the second warning", lambda: len(w := cannot_lines(srv)) >= 2 and w, 20,
+                        srv.stderr, every=0.05)
         assert len(warnings) == 2, srv.stderr()
         assert srv.stop() == 0
 

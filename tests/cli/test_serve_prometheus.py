@@ -2,14 +2,14 @@
 own fake scenario, and evaluates deploy/prometheus/gpuwatch-rules.yml: the series arrive with the
 right values and labels, and the overheating node fires the temperature alert."""
 import json
+import re
 import shutil
 import socket
 import subprocess
-import time
 import urllib.parse
 import urllib.request
 
-from conftest import SOURCE, free_ports, poll
+from conftest import SOURCE, poll
 from serve_helpers import Server, const_h200
 
 RULES = SOURCE / "deploy" / "prometheus" / "gpuwatch-rules.yml"
@@ -25,33 +25,35 @@ class Prometheus:
             f"rule_files:\n  - {RULES}\n"
             "scrape_configs:\n  - job_name: gpuwatch\n    static_configs:\n"
             f"      - targets: {json.dumps(targets)}\n")
-        for _attempt in range(3):  # the free port may be taken between probe and bind
-            self.port = free_ports()[0]
-            self.log = open(tmp_path / f"prometheus-{self.port}.log", "w+")
-            self.proc = subprocess.Popen(
-                [binary, f"--config.file={cfg}", f"--storage.tsdb.path={tmp_path / 'data'}",
-                 f"--web.listen-address=127.0.0.1:{self.port}", "--log.level=warn"],
-                stdout=self.log, stderr=subprocess.STDOUT)
-            if self._wait_ready():
-                return
+        self.log_path = tmp_path / "prometheus.log"
+        self.log = open(self.log_path, "w")
+        # port 0: Prometheus logs the address it really bound ("Listening on" address=...)
+        self.proc = subprocess.Popen(
+            [binary, f"--config.file={cfg}", f"--storage.tsdb.path={tmp_path / 'data'}",
+             "--web.listen-address=127.0.0.1:0", "--log.level=info"],
+            stdout=self.log, stderr=subprocess.STDOUT)
+        try:
+            self.port = int(poll("Prometheus's listening address", self._bound, 60, self.logs))
+            poll("Prometheus ready", self._ready, 60, self.logs, every=0.1)
+        except BaseException:
             self.stop()
-        raise AssertionError("prometheus did not start:\n" + self.logs())
+            raise
 
-    def _wait_ready(self, timeout=60):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                return False
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/-/ready", timeout=2):
-                    return True
-            except OSError:
-                time.sleep(0.1)
-        return False
+    def _bound(self):
+        m = re.search(r'msg="Listening on" address=127\.0\.0\.1:(\d+)', self.logs())
+        if m is None and self.proc.poll() is not None:
+            raise AssertionError("prometheus exited:\n" + self.logs())
+        return m and m[1]
+
+    def _ready(self):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/-/ready", timeout=2):
+                return True
+        except OSError:
+            return False
 
     def logs(self):
-        self.log.seek(0)
-        return self.log.read()
+        return self.log_path.read_text()  # its own reading position: Prometheus writes at ours
 
     def api(self, path, **params):
         url = f"http://127.0.0.1:{self.port}/api/v1/{path}"

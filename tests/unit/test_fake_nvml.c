@@ -45,7 +45,7 @@ static void test_exports_every_symbol_the_loader_binds(void **state)
     assert_int_equal(f.n->pci_info_abi, 3);
     assert_int_equal(f.n->processes_abi, 3);
     /* ...and every variant the fake counts is exported, older ones included. */
-#define CHECK_EXPORT(name) fake_sym(&f, #name);
+#define CHECK_EXPORT(name, ...) fake_sym(&f, #name);
     FAKE_CALLS(CHECK_EXPORT)
 #undef CHECK_EXPORT
     fake_close(&f);
@@ -552,7 +552,7 @@ static void test_stats_file_counts_every_call(void **state)
     assert_true(stats_count(root, "nvmlDeviceGetTemperature") == 0);
     /* Every exported function has its counter, and only those. */
     int names = 0;
-#define COUNT_NAME(name) names += stats_count(root, #name) >= 0;
+#define COUNT_NAME(name, ...) names += stats_count(root, #name) >= 0;
     FAKE_CALLS(COUNT_NAME)
 #undef COUNT_NAME
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "calls")), names);

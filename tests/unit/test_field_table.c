@@ -8,11 +8,15 @@
 
 #include "logread/logread.h"
 #include "logread/series.h"
+#include "logread/synonyms.h"
 #include "prom/prom_text.h"
 #include "query/query.h"
 #include "record/csv_sink.h"
 #include "sampler/sampler.h"
 #include "util/gw_buf.h"
+#include "view/view.h"
+
+#include <cjson/cJSON.h>
 
 #include <math.h>
 
@@ -202,6 +206,138 @@ static void test_dmon_reader_reads_the_table(void **state)
     gw_buf_free(&row);
 }
 
+/* The `nvidia-smi -q` reader finds each field where its row's nvsmi_q says the report prints it. */
+static void test_nvsmi_q_reader_reads_the_table(void **state)
+{
+    (void)state;
+    gw_buf text = {0};
+    gw_buf_puts(&text, "==============NVSMI LOG==============\n\n"
+                       "Timestamp                                 : Thu Jan 30 16:14:43 2025\n"
+                       "Driver Version                            : 580.159.04\n\n"
+                       "Attached GPUs                             : 1\n"
+                       "GPU 00000000:07:00.0\n"
+                       "    Product Name                          : NVIDIA H200\n");
+    int wanted = 0;
+    for (int f = 0; f < GW_F_COUNT; f++) {
+        const char *q = gw_fields[f].nvsmi_q;
+        for (const char *p = q; p && *p; p += strcspn(p, "|"), p += *p == '|') {
+            int n = (int)strcspn(p, "|"), s = (int)strcspn(p, "/");
+            if (s == 0)
+                gw_buf_printf(&text, "    %-37.*s : %d\n", n - 1, p + 1, 1 + f % 10);
+            else
+                gw_buf_printf(&text, "    %.*s\n        %-33.*s : %d\n", s, p, n - s - 1, p + s + 1,
+                              1 + f % 10);
+            wanted++;
+        }
+    }
+    assert_true(wanted > 10);
+    char path[] = "/tmp/gwfieldsqXXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text.data, text.len), (ssize_t)text.len);
+    close(fd);
+    gw_series *s = gw_series_new();
+    gw_error err = {0};
+    gw_logread_opts o = {0};
+    if (gw_logread_input(s, path, &o, &err) || gw_series_finish(s, &err))
+        fail_msg("%s\n%s", err.msg, text.data);
+    unlink(path);
+    assert_int_equal(s->ngpus, 1);
+    for (int f = 0; f < GW_F_COUNT; f++) {
+        if (!gw_fields[f].nvsmi_q)
+            continue;
+        const double *v = gw_series_gpu_values(s->gpus[0], (gw_gpu_field)f);
+        if (!v || v[0] != 1 + f % 10)
+            fail_msg("%s: -q's %s not read as the field", gw_fields[f].key, gw_fields[f].nvsmi_q);
+    }
+    gw_series_free(s);
+    gw_buf_free(&text);
+}
+
+/* The live view's --json holds exactly the fields with a json key (the view reads those), each
+ * under its key; a key ends in its unit like every quantity's name. */
+static void test_view_json_is_the_table(void **state)
+{
+    (void)state;
+    gw_gpu_sample g = {0};
+    for (int f = 0; f < GW_F_COUNT; f++)
+        gw_set(&g, (gw_gpu_field)f, VALUE);
+    gw_device_info dev = {.index = 0};
+    gw_sample smp = {.gpu_count = 1, .gpus = &g};
+    gw_view v = {.hostname = "h",
+                 .driver_version = "",
+                 .version = "0",
+                 .devices = &dev,
+                 .device_count = 1,
+                 .sample = &smp};
+    gw_buf b = {0};
+    gw_view_json(&v, &b);
+    cJSON *doc = cJSON_Parse(b.data);
+    const cJSON *g0 = cJSON_GetArrayItem(cJSON_GetObjectItem(doc, "gpus"), 0);
+    assert_non_null(g0);
+    uint64_t want = 0;
+    for (int f = 0; f < GW_F_COUNT; f++) {
+        const gw_field_info *fi = &gw_fields[f];
+        if (!fi->json)
+            continue;
+        want |= GW_FIELD_BIT(f);
+        const cJSON *item = cJSON_GetObjectItem(g0, fi->json);
+        if (!item || !(cJSON_IsNumber(item) || cJSON_IsString(item)))
+            fail_msg("%s: no value under %s in\n%s", fi->key, fi->json, b.data);
+        if (cJSON_IsNumber(item))
+            assert_float_equal(item->valuedouble, VALUE, 0);
+        const char *u = strrchr(fi->json, '_');
+        bool unitless = !*fi->unit;
+        if (!unitless && !(u && strstr("_pct _mib _w _mhz _c _mj _mib_s", u)))
+            fail_msg("%s: json key %s does not end in its unit", fi->key, fi->json);
+        for (int o = 0; o < f; o++)
+            if (gw_fields[o].json && strcmp(gw_fields[o].json, fi->json) == 0)
+                fail_msg("%s and %s share the json key %s", gw_fields[o].key, fi->key, fi->json);
+    }
+    assert_true(GW_FIELDS_VIEW == want);
+    cJSON_Delete(doc);
+    gw_buf_free(&b);
+}
+
+/* Every home-made name in a row's synonyms reads as that field's column, and as no other. */
+static void test_synonyms_read_as_their_field(void **state)
+{
+    (void)state;
+    for (int f = 0; f < GW_F_COUNT; f++) {
+        const gw_field_info *fi = &gw_fields[f];
+        if (!fi->synonyms)
+            continue;
+        char words[256], key[64];
+        snprintf(words, sizeof words, "%s", fi->synonyms);
+        header_key(fi->csv_header, key, sizeof key);
+        for (char *save = NULL, *w = strtok_r(words, " ", &save); w;
+             w = strtok_r(NULL, " ", &save)) {
+            char to[48];
+            const char *unit = NULL;
+            if (!gw_logread_synonym(w, to, sizeof to, &unit) || strcmp(to, key) != 0)
+                fail_msg("%s: synonym %s does not read as %s", fi->key, w, key);
+            assert_string_equal(unit, "");
+            for (int o = 0; o < GW_F_COUNT; o++)
+                if (o != f && gw_fields[o].synonyms && strstr(gw_fields[o].synonyms, w) &&
+                    gw_field_by_key(GW_FG_GPU, w) < 0) {
+                    char other[256];
+                    snprintf(other, sizeof other, " %s ", gw_fields[o].synonyms);
+                    char pat[64];
+                    snprintf(pat, sizeof pat, " %s ", w);
+                    if (strstr(other, pat))
+                        fail_msg("%s and %s share the synonym %s", fi->key, gw_fields[o].key, w);
+                }
+        }
+    }
+    char to[48];
+    const char *unit = NULL;
+    assert_true(gw_logread_synonym("GPU Util %", to, sizeof to, &unit) == false);
+    assert_true(gw_logread_synonym("Mem-Used_MB", to, sizeof to, &unit));
+    assert_string_equal(to, "memory.used");
+    assert_string_equal(unit, "MiB");
+    assert_false(gw_logread_synonym("", to, sizeof to, &unit));
+}
+
 /* Every GPU field that names a fake scenario key, as sampler fields. */
 static uint64_t fake_fields(void)
 {
@@ -297,6 +433,9 @@ int main(void)
         cmocka_unit_test(test_query_lists_the_table),
         cmocka_unit_test(test_exporter_names_the_table),
         cmocka_unit_test(test_dmon_reader_reads_the_table),
+        cmocka_unit_test(test_nvsmi_q_reader_reads_the_table),
+        cmocka_unit_test(test_view_json_is_the_table),
+        cmocka_unit_test(test_synonyms_read_as_their_field),
         cmocka_unit_test_teardown(test_fake_serves_every_key_the_table_names, fake_teardown),
         cmocka_unit_test_teardown(test_process_utilisation, fake_teardown),
     };

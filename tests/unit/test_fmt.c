@@ -3,6 +3,7 @@
 
 #include "util/gw_buf.h"
 #include "util/gw_fmt.h"
+#include "util/gw_table.h"
 
 #include <float.h>
 
@@ -187,6 +188,49 @@ static void test_exact(void **state)
     assert_string_equal(gw_fmt_exact(small, sizeof small, 12345.5), ""); /* never cut */
 }
 
+/* One number of decimals per column (issue 27: "72.2 % / 72 % / 18.0 %" in one column). */
+static void test_column_decimals(void **state)
+{
+    (void)state;
+    const double busy[] = {72.2, 72.0, 18.0};
+    assert_int_equal(gw_fmt_decimals(busy, 3), 1);
+    const double val_s[] = {1.92, 0.798, 0.732}; /* the largest decides: 2 */
+    assert_int_equal(gw_fmt_decimals(val_s, 3), 2);
+    const double steps[] = {38, 38, NAN, 1e300}; /* integers; absent values do not count */
+    assert_int_equal(gw_fmt_decimals(steps, 4), 0);
+    const double mixed[] = {0.5, 250.0};
+    assert_int_equal(gw_fmt_decimals(mixed, 2), 0);
+    assert_int_equal(gw_fmt_decimals(NULL, 0), 0);
+
+    static const gw_table_col cols[] = {
+        {NULL, "epoch", 0, true, true},
+        {"seconds", "val", GW_TABLE_AUTO, false, false},
+        {"GPU busy %", "all", 1, false, false},
+        {NULL, "never", 2, false, false}, /* nothing in it: left out */
+    };
+    gw_table *t = gw_table_new(cols, 4);
+    const char *ids[] = {"1/3", "2/3", "start-up"};
+    const double v[] = {1.92, 0.798, NAN}, u[] = {72.2, 72.0, 18.0};
+    for (size_t r = 0; r < 3; r++) {
+        gw_table_text(t, gw_table_row(t), 0, ids[r]);
+        gw_table_num(t, r, 1, v[r]);
+        gw_table_num(t, r, 2, u[r]);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    gw_table_print(t, f, 2);
+    fclose(f);
+    gw_table_free(t);
+    /* the group heading widens its column; no line ends in spaces */
+    assert_string_equal(text, "            seconds  GPU busy %\n"
+                              "  epoch         val         all\n"
+                              "  1/3          1.92        72.2\n"
+                              "  2/3          0.80        72.0\n"
+                              "  start-up                 18.0\n");
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -198,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_buf_variants),
         cmocka_unit_test(test_printf_arguments),
         cmocka_unit_test(test_exact),
+        cmocka_unit_test(test_column_decimals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,15 +116,15 @@ static void test_memory_held_and_by_whom(void **state)
     g.facts.nprocs = 1;
     it = judge(&g, "memory_held");
     assert_int_equal(it->state, GW_HEALTH_OK);
-    assert_string_equal(it->reason, "50 of 143771 MiB used by pid 1500 Xorg (graphics) 50 MiB");
+    assert_string_equal(it->reason, "50 of 143771 MiB used by pid 1500 Xorg (50 MiB, graphics)");
     g.facts.nprocs = 2;
     gw_set(&g.facts.v, GW_F_MEM_USED_MIB, 20050);
     it = judge(&g, "memory_held");
     assert_int_equal(it->state, GW_HEALTH_WARNING);
     assert_string_equal(
         it->reason,
-        "20050 of 143771 MiB used by pid 1500 Xorg (graphics) 50 MiB, pid 4242 "
-        "(name hidden: another PID namespace) 20000 MiB: another job shares this GPU; training "
+        "20050 of 143771 MiB used by pid 1500 Xorg (50 MiB, graphics), pid 4242 "
+        "(20000 MiB; name hidden: another PID namespace): another job shares this GPU; training "
         "will have less memory and time");
     gw_set(&g.facts.v, GW_F_MEM_USED_MIB, 71885); /* half of 143771 is 71885.5 */
     assert_int_equal(judge(&g, "memory_held")->state, GW_HEALTH_WARNING);

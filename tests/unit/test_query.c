@@ -46,6 +46,7 @@ static gw_gpu_sample full_sample(void)
     gw_set(&g, GW_F_GPM_DRAM_ACTIVE_PCT, 47.126);
     gw_set(&g, GW_F_UTIL_ENC_PCT, 0);
     gw_set(&g, GW_F_UTIL_DEC_PCT, 63);
+    gw_set(&g, GW_F_PCIE_REPLAY_COUNTER, 3);
     return g;
 }
 
@@ -97,6 +98,7 @@ static const char *const expected[][3] = {
     {"gpm.dram_active", "47.13 %", "47.13"},
     {"utilization.encoder", "0 %", "0"},
     {"utilization.decoder", "63 %", "63"},
+    {"pcie.replay_counter", "3", NULL},
 };
 static const size_t nexpected = sizeof expected / sizeof expected[0];
 

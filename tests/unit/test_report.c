@@ -201,7 +201,7 @@ static void test_renderers_hold_absurd_values(void **state)
         /* the HTML GPU table: memory max, memory total, temperature max and power cells empty */
         const char *row = strstr(html, "<tr><td>GPU 0</td>");
         assert_non_null(row);
-        assert_non_null(strstr(row, "<td class=\"num\">90 %</td>"));
+        assert_non_null(strstr(row, "<td class=\"num\">90.0 %</td>")); /* shares: 1 decimal */
         assert_non_null(strstr(row, "<td class=\"num\"></td><td class=\"num\"></td>"
                                     "<td class=\"num\"></td>"));
         free(json);

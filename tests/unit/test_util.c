@@ -151,6 +151,13 @@ static void test_wrap(void **state)
     assert_string_equal(w, "    evidence: a=1 µs b=2 c=3\n"
                            "              averyveryverylongword\n");
     free(w);
+    /* a number keeps its unit ("100 %", "70618 MiB;"), a count its noun does not need to */
+    w = wrapped("  used:  GPU-Util 100 %; pid 4 (70618 MiB; hidden)\n", 22, false);
+    assert_string_equal(w, "  used:  GPU-Util\n"
+                           "         100 %; pid 4\n"
+                           "         (70618 MiB;\n"
+                           "         hidden)\n");
+    free(w);
     /* a short lead-in stays with a long word after it */
     w = wrapped("  input /a/very/long/path/gpu.csv: 5 rows\n", 28, false);
     assert_string_equal(w, "  input /a/very/long/path/gpu.csv:\n    5 rows\n");
