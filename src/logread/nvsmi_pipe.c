@@ -101,7 +101,9 @@ static bool read_record(nvsmi_pipe *pp, pipe_batch *b)
         }
         char *cells[MAX_CELLS];
         pl->n = gw_cells_split(b->text + at, cells, MAX_CELLS);
-        size_t kept = pl->n < MAX_CELLS ? pl->n : MAX_CELLS;
+        size_t kept = pl->n;
+        if (kept > MAX_CELLS)
+            kept = MAX_CELLS;
         if (b->ncells + kept > b->cells_cap) {
             b->cells_cap = (b->ncells + kept) * 2;
             b->cell_off = xrealloc(b->cell_off, b->cells_cap * sizeof *b->cell_off);
@@ -202,7 +204,9 @@ bool nvsmi_pipe_next(nvsmi_pipe *pp, char **cells, nvsmi_pipe_row *row)
     }
     const pipe_batch *b = pp->cur;
     const pipe_line *pl = &b->lines[pp->next++];
-    size_t kept = pl->n < MAX_CELLS ? pl->n : MAX_CELLS;
+    size_t kept = pl->n;
+    if (kept > MAX_CELLS)
+        kept = MAX_CELLS;
     for (size_t i = 0; i < kept; i++) {
         cells[i] = b->text + b->cell_off[pl->first + i];
         pp->ptr[i] = cells[i];
