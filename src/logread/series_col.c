@@ -200,6 +200,36 @@ static bool same_value(double a, double b)
     return (isnan(a) && isnan(b)) || (a == b && signbit(a) == signbit(b));
 }
 
+/* v as a count m of 10^-d when that gives v back exactly (the column's own scale: the common
+ * case, one multiplication and one division). */
+static inline bool at_scale(double v, int d, int64_t *m)
+{
+    double x = nearbyint(d ? v * pow10_d[d] : v);
+    if (!(fabs(x) <= (double)max_scaled) || (d ? x / pow10_d[d] : x) != v || (v == 0 && signbit(v)))
+        return false;
+    *m = (int64_t)x;
+    return true;
+}
+
+/* The common case of put_compact inline: a present value appended to an integer column at its
+ * scale, within its width and allocation (an integer column's lo <= hi always). False when the
+ * general path must decide. */
+static inline bool put_fast(gw_series_col *c, size_t row, double v)
+{
+    int64_t m;
+    if (c->kind < GW_COL_I8 || row != c->len || row >= c->cap || isnan(v) ||
+        !at_scale(v, c->decimals, &m))
+        return false;
+    int64_t code = m - c->base, lim = limit_of(c->kind);
+    if (code > lim || code < -lim)
+        return false;
+    code_put(c, row, code);
+    c->len++;
+    c->lo = m < c->lo ? m : c->lo;
+    c->hi = m > c->hi ? m : c->hi;
+    return true;
+}
+
 /* Stores v in row `row` of a compact column (row <= len); false when it must keep doubles. */
 static bool put_compact(gw_series_col *c, size_t row, double v)
 {
@@ -217,11 +247,7 @@ static bool put_compact(gw_series_col *c, size_t row, double v)
     bool present = !isnan(v);
     if (present) {
         int d = c->decimals;
-        double x = nearbyint(d ? v * pow10_d[d] : v);
-        if (fabs(x) <= (double)max_scaled && (d ? x / pow10_d[d] : x) == v &&
-            !(v == 0 && signbit(v)))
-            m = (int64_t)x; /* the column's scale holds it: the common case */
-        else if (!scaled_of(v, &d, &m))
+        if (!at_scale(v, d, &m) && !scaled_of(v, &d, &m))
             return false;
         if (d < c->decimals) {
             if (!rescale(m, d, c->decimals, &m))
@@ -252,6 +278,11 @@ void gw_series_table_set(gw_series_table *t, size_t c, size_t row, double v)
 {
     gw_series_col *col = &t->cols[c];
     if (col->kind != GW_COL_DOUBLE) {
+        if (put_fast(col, row, v)) {
+            if (col->v && row < col->vn)
+                col->v[row] = v;
+            return;
+        }
         bool ok = true;
         while (ok && col->len < row) /* the rows between were absent */
             ok = put_compact(col, col->len, NAN);
