@@ -34,7 +34,8 @@ _HERE = os.path.abspath(__file__)
 if _HERE.endswith((".pyc", ".pyo")):
     _HERE = _HERE[:-1]
 _OURS = {os.path.join(os.path.dirname(_HERE), name)  # frames never shown in stacks
-         for name in ("_gpuwatch_inproc.py", "_gpuwatch_torch.py", "sitecustomize.py")}
+         for name in ("_gpuwatch_inproc.py", "_gpuwatch_torch.py", "_gpuwatch_site.py",
+                      "sitecustomize.py", "usercustomize.py")}
 
 _gt = None  # _gpuwatch_torch, imported by start()
 _proc = None  # the _Process of this process (a forked child makes its own)

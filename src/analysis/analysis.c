@@ -225,6 +225,11 @@ static bool epochs_from_output(gw_analysis *a, gw_input_kind want)
                                              .steps = p->steps,
                                              .steps_per_s = p->steps_per_s};
     }
+    /* An output whose last line starts the last epoch says nothing of when that epoch ended:
+     * it ran on to the end of the record, not for 0 s. */
+    gw_epoch *last = &a->epochs[a->nepochs - 1];
+    if (last->end_ms <= last->start_ms && a->record_end_ms > last->start_ms)
+        last->end_ms = a->record_end_ms;
     a->epoch_origin = want == GW_INPUT_TRAIN_LOG ? GW_EPOCHS_LOG : GW_EPOCHS_OUTPUT;
     return true;
 }

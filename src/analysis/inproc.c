@@ -285,7 +285,7 @@ gw_inproc_analysis *gw_inproc_analyze(const gw_series *s)
             snprintf(ia->why_none, sizeof ia->why_none,
                      "no Python process of the job loaded gpuwatch's sitecustomize: not a "
                      "Python job, python -I/-E/-S, or the job put its own sitecustomize "
-                     "before gpuwatch's on PYTHONPATH");
+                     "before gpuwatch's on PYTHONPATH without a user site (-s, a venv)");
         else if (run_dir)
             snprintf(ia->why_none, sizeof ia->why_none,
                      "no python/ in the run directory: not a Python job, python -I/-S, or "

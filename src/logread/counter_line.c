@@ -74,8 +74,9 @@ static const char *find_word(const char *line, const char *const *words, size_t 
             size_t end = len;
             while (isalpha((unsigned char)p[end]))
                 end++;
-            if (p[end] == '_')
-                continue; /* an identifier: "eval_interval", "val_loss", "save_dir" */
+            if (p[end] == '_' || p[end] == '/')
+                continue; /* an identifier: "eval_interval", "val_loss", "save_dir"; a metric's
+                             or a path's part: "val/accuracy", "data/test/" */
             if (out) {
                 size_t k = end < GW_COUNTER_WORD_MAX ? end : GW_COUNTER_WORD_MAX - 1;
                 memcpy(out, p, k);
@@ -91,9 +92,10 @@ static const char *find_word(const char *line, const char *const *words, size_t 
  * "eval_loss=0.31" (a decimal value: "eval_interval 2000", "val_split: 0.1" at start-up are
  * settings, but a setting printed with a fraction is read only before training, where
  * evaluation lines open nothing). */
-static bool eval_metric(const char *line, char *word)
+static const char *eval_metric(const char *line, char *word)
 {
-    static const char *const heads[] = {"val_", "valid_", "validation_", "eval_", "test_"};
+    static const char *const heads[] = {"val_", "valid_", "validation_", "eval_", "test_",
+                                        "val/", "valid/", "eval/",       "test/"};
     for (const char *p = line; *p; p++) {
         if (!isalpha((unsigned char)*p) || !word_start(line, p))
             continue;
@@ -102,7 +104,7 @@ static bool eval_metric(const char *line, char *word)
             if (strncasecmp(p, heads[i], len) != 0)
                 continue;
             const char *q = p + len;
-            while (isalnum((unsigned char)*q) || *q == '_')
+            while (isalnum((unsigned char)*q) || *q == '_' || *q == '/')
                 q++;
             const char *v = spaces(q);
             if (*v == ':' || *v == '=')
@@ -116,23 +118,52 @@ static bool eval_metric(const char *line, char *word)
                 (size_t)(q - p) < GW_COUNTER_WORD_MAX ? (size_t)(q - p) : GW_COUNTER_WORD_MAX - 1;
             memcpy(word, p, k);
             word[k] = '\0';
-            return true;
+            return p;
         }
     }
-    return false;
+    return NULL;
 }
 
+/* The earlier of two finds (NULL: none), its word kept in *word. */
+static const char *earlier(const char *a, const char *wa, const char *b, const char *wb, char *word)
+{
+    const char *p = a && (!b || a <= b) ? a : b;
+    if (p)
+        snprintf(word, GW_COUNTER_WORD_MAX, "%s", p == a ? wa : wb);
+    return p;
+}
+
+/* Evaluation wins over save, save over training; but a save verb before the evaluation's word
+ * makes the line a save for its evaluation's result ("Saving model at Epoch 1 with Validation
+ * Accuracy: 33.73%"), where a noun does not ("Checkpoint [3]  Validation-perplexity=19.2"). */
 static gw_line_kind line_kind(const char *line, char *word)
 {
     static const char *const eval_prefix[] = {"valid", "eval", "inference", "testing"};
     static const char *const eval_word[] = {"val", "test"};
-    static const char *const save_prefix[] = {"checkpoint", "saving", "saved"};
+    static const char *const save_prefix[] = {"saving", "saved"};
     static const char *const save_word[] = {"save", "saves"};
-    if (find_word(line, eval_prefix, 4, true, word) || find_word(line, eval_word, 2, false, word) ||
-        eval_metric(line, word))
-        return GW_LINE_EVAL;
-    if (find_word(line, save_prefix, 3, true, word) || find_word(line, save_word, 2, false, word))
+    static const char *const noun[] = {"checkpoint"};
+    char w1[GW_COUNTER_WORD_MAX] = "", w2[GW_COUNTER_WORD_MAX] = "", ew[GW_COUNTER_WORD_MAX];
+    const char *e1 = find_word(line, eval_prefix, 4, true, w1);
+    const char *e2 = find_word(line, eval_word, 2, false, w2);
+    char w3[GW_COUNTER_WORD_MAX] = "";
+    const char *ev = earlier(e1, w1, e2, w2, w3);
+    e1 = eval_metric(line, w1);
+    ev = earlier(ev, w3, e1, w1, ew);
+    char sw[GW_COUNTER_WORD_MAX];
+    e1 = find_word(line, save_prefix, 2, true, w1);
+    e2 = find_word(line, save_word, 2, false, w2);
+    const char *verb = earlier(e1, w1, e2, w2, sw);
+    if (verb && (!ev || verb < ev)) {
+        snprintf(word, GW_COUNTER_WORD_MAX, "%s", sw);
         return GW_LINE_SAVE;
+    }
+    if (ev) {
+        snprintf(word, GW_COUNTER_WORD_MAX, "%s", ew);
+        return GW_LINE_EVAL;
+    }
+    if (find_word(line, noun, 1, true, word))
+        return GW_LINE_SAVE; /* (a verb alone returned above) */
     word[0] = '\0';
     return GW_LINE_TRAIN;
 }
@@ -177,8 +208,9 @@ static bool keyword_counter(const char *line, gw_counter *c)
                 continue;
             v = spaces(v);
             if ((bracket && *v != ']') ||
-                (t < 0 && (plural || suffix || i == 3 || i == 4 || i == 5)))
-                continue; /* "batch 256" is a size; "iter 100", "step 3000" are counters */
+                (t < 0 && (plural || suffix || (!bracket && (i == 3 || i == 4 || i == 5)))))
+                continue; /* "batch 256" is a size, "Batch [2900]" an index; "iter 100",
+                             "step 3000" are counters */
             gw_counter *to = t >= 0 ? c : &bare;
             if (to == &bare && bare.n >= 0)
                 continue;
@@ -322,6 +354,43 @@ static const char *epoch_tag(const char *line, gw_counter *c)
     return NULL;
 }
 
+static double step_time(const char *line);
+
+/* A counter that leads a line reporting a loss or a time per step, with no word for it: "250 |
+ * loss 4.0938 | lr 3.0e-04", yolact's "[  0]      10 || B: 6.981 | ... || timer: 0.290" (the
+ * bracketed number before it, an outer loop or a rank, is not taken for an epoch). A table row
+ * that names neither ("0 | 0.52 0.48") is none. */
+static bool leading_counter(const char *line, gw_counter *c)
+{
+    static const char *const loss[] = {"loss"};
+    const char *v = spaces(line);
+    long n, t;
+    bool outer = *v == '[';
+    if (outer) {
+        v = spaces(v + 1);
+        if (!counts(&v, &n, &t) || t >= 0 || *spaces(v) != ']')
+            return false;
+        v = spaces(spaces(v) + 1);
+    }
+    if (!counts(&v, &n, &t) || t >= 0)
+        return false;
+    v = spaces(v);
+    char sep = *v;
+    if (!sep || !strchr("|:,", sep))
+        return false;
+    bool twice = v[1] == sep; /* "||" */
+    if (v[1 + twice] != ' ' && v[1 + twice] != '\t')
+        return false;
+    bool has_loss = find_word(v, loss, 1, false, NULL) != NULL;
+    if (!has_loss && isnan(step_time(v)))
+        return false;
+    c->n = n;
+    c->total = -1;
+    snprintf(c->shape, sizeof c->shape, "%sN %c%s%s", outer ? "[K] " : "", sep, twice ? "|" : "",
+             has_loss ? " loss" : "");
+    return true;
+}
+
 /* mmcv's bar: "[>>>>>>   ] 50/50, 163.1 task/s, elapsed: 0s, ETA: 0s". */
 static bool arrow_bar(const char *line, gw_counter *c)
 {
@@ -341,9 +410,64 @@ static bool arrow_bar(const char *line, gw_counter *c)
     return true;
 }
 
+/* A figure printed before its unit, as seconds per step: a rate ("1.59 updates/sec", "8.00
+ * it/s", "2.5 steps/s") or a time ("2.057s/batch", "0.86 s/it", "95ms/step"); not a bar's
+ * "it/s]". NAN when none. */
+static double per_unit(const char *line)
+{
+    static const struct {
+        const char *unit;
+        bool rate;
+    } units[] = {{"updates/s", true}, {"it/s", true},       {"steps/s", true}, {"iters/s", true},
+                 {"s/batch", false},  {"s/iter", false},    {"s/it", false},   {"s/step", false},
+                 {"sec/step", false}, {"sec/batch", false}, {"sec/it", false}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
+        size_t len = strlen(units[i].unit);
+        for (const char *p = line; (p = strcasestr(p, units[i].unit)) != NULL; p += len) {
+            const char *u = p + len;
+            if (units[i].rate && strncasecmp(u, "ec", 2) == 0)
+                u += 2;
+            if (isalnum((unsigned char)*u) || *u == ']' || p == line)
+                continue;
+            const char *n = p; /* where the number ends */
+            double scale = 1.0;
+            if (!units[i].rate && n > line && n[-1] == 'm') {
+                n--;
+                scale = 1e-3;
+            }
+            if (n > line && n[-1] == ' ')
+                n--;
+            const char *v = n;
+            while (v > line && (isdigit((unsigned char)v[-1]) || v[-1] == '.'))
+                v--;
+            if (v == n || (v > line && isalnum((unsigned char)v[-1])))
+                continue;
+            char *end;
+            double x = strtod(v, &end) * scale;
+            if (end != n || !(x > 0))
+                continue;
+            return units[i].rate ? 1.0 / x : x;
+        }
+    }
+    return NAN;
+}
+
 /* The seconds per step printed with a line's counter: "time: 0.3326", "iter_time: 0.571s",
  * "time 107.20ms", "batch_cost: 0.2063", "Time  0.315 ( 0.372)", "elapsed time per iteration
  * (ms): 139113.4". A figure over several steps ("11.1s / 10iters") is none. */
+/* The key at p is an average's: "avg_batch_cost", "mean_time" (not "data_time"). */
+static bool averaged(const char *line, const char *p)
+{
+    static const char *const heads[] = {"avg_", "mean_"};
+    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
+        size_t len = strlen(heads[i]);
+        if ((size_t)(p - line) >= len && strncasecmp(p - len, heads[i], len) == 0 &&
+            word_start(line, p - len))
+            return true;
+    }
+    return false;
+}
+
 static double step_time(const char *line)
 {
     static const char *const keys[] = {"elapsed time per iteration (ms)",
@@ -352,11 +476,14 @@ static double step_time(const char *line)
                                        "batch_time",
                                        "batch time",
                                        "time",
-                                       "ups"};
+                                       "ups",
+                                       "seconds",
+                                       "timer"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         size_t len = strlen(keys[i]);
         for (const char *p = line; (p = strcasestr(p, keys[i])) != NULL; p += len) {
-            if (!word_start(line, p) || isalnum((unsigned char)p[len]) || p[len] == '_')
+            if ((!word_start(line, p) && !averaged(line, p)) || isalnum((unsigned char)p[len]) ||
+                p[len] == '_')
                 continue;
             const char *v = spaces(p + len);
             if (*v == ':' || *v == '=')
@@ -380,11 +507,13 @@ static double step_time(const char *line)
                 x = x > 0 ? 1.0 / x : 0; /* updates per second */
             if (*spaces(u) == '/')
                 continue;
+            if (i >= 7 && v == spaces(p + len))
+                continue; /* "seconds: 10.2", not "seconds 12" */
             if (x > 0 && x < 1e5)
                 return x;
         }
     }
-    return NAN;
+    return per_unit(line);
 }
 
 /* A measured value: a decimal fraction ("4.0427") or a percentage ("3%"). */
@@ -413,8 +542,8 @@ bool gw_counter_line(const char *line, gw_counter *c)
         char kw[GW_COUNTER_SHAPE_MAX - 10];
         snprintf(kw, sizeof kw, "%.*s", (int)sizeof kw - 1, c->shape);
         snprintf(c->shape, sizeof c->shape, "%.5s E, %s", tag, kw);
-    } else if (c->n < 0) {
-        arrow_bar(line, c);
+    } else if (c->n < 0 && !arrow_bar(line, c) && !tag) {
+        leading_counter(line, c);
     }
     if (c->n >= 0 && c->kind == GW_LINE_TRAIN)
         c->step_s = step_time(line);

@@ -2,12 +2,13 @@
  * counter_line: what one plain text line of a training job's output says about progress, read
  * the same way for every trainer (docs/epochs.md): a step counter (`iter: 19`, `iter 100:`,
  * `iteration 201/ 250000`, `iter: 10/134`, `[ 50/977]` after an epoch tag, fairseq's
- * `epoch 001:  100 / 1102`, `Inference done 11/500`), an epoch tag (`Epoch [3]`,
- * `Epoch(train) [1]`, `epoch: 1/300`, `Epoch: [0]`), the time per step the line prints
- * (`time: 0.33`, `iter_time: 0.57s`, `time 107.20ms`, `batch_cost: 0.21`, `elapsed time per
- * iteration (ms): 139113.4`), and what kind of work it reports: evaluation (a word such as
- * valid, validation, val, eval, evaluating, test, inference) or a checkpoint save (save, saving,
- * saved, checkpoint), else training.
+ * `epoch 001:  100 / 1102`, `Inference done 11/500`, `Batch [2900]`, a bare `250 | loss ...`
+ * leading a line that reports a loss), an epoch tag (`Epoch [3]`, `Epoch(train) [1]`,
+ * `epoch: 1/300`, `Epoch: [0]`), the time per step the line prints (`time: 0.33`,
+ * `iter_time: 0.57s`, `time 107.20ms`, `batch_cost: 0.21`, `elapsed time per iteration (ms):
+ * 139113.4`, `seconds: 10.2`, `1.59 updates/sec`), and what kind of work it reports: evaluation
+ * (a word such as valid, validation, val, eval, evaluating, test, inference) or a checkpoint
+ * save (save, saving, saved, checkpoint), else training.
  * Must not: allocate, print or keep state: a line is read alone (logread/progress.h decides what
  * a counter's reset or an epoch number's advance means).
  */

@@ -7,6 +7,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { MAX_GROUPS = 16 };
 
@@ -148,4 +149,42 @@ void gw_epoch_matcher_free(gw_epoch_matcher *m)
         return;
     regfree(&m->re);
     free(m);
+}
+
+/* Words that, right before "epoch N", make the line a mention and not an epoch's start. */
+static bool mention_before(const char *line, const char *at)
+{
+    static const char *const words[] = {
+        "at",       "from",     "of",     "after",   "since",   "until",      "to",
+        "in",       "best",     "saving", "saved",   "save",    "checkpoint", "last",
+        "previous", "resuming", "resume", "resumed", "loading", "loaded",     "load"};
+    const char *e = at;
+    while (e > line && !isalnum((unsigned char)e[-1]))
+        e--;
+    const char *s = e;
+    while (s > line && isalpha((unsigned char)s[-1]))
+        s--;
+    size_t n = (size_t)(e - s);
+    for (size_t i = 0; n && i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && strncasecmp(s, words[i], n) == 0)
+            return true;
+    return false;
+}
+
+bool gw_epoch_line_mention(const char *line)
+{
+    for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
+        if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
+            continue;
+        const char *d = q + 5;
+        d += strspn(d, " \t:=#[");
+        if (!isdigit((unsigned char)*d))
+            continue;
+        if (mention_before(line, q))
+            return true;
+        while (isdigit((unsigned char)*d))
+            d++;
+        return (*d == '.' || *d == '_' || *d == '-') && isalpha((unsigned char)d[1]);
+    }
+    return false;
 }

@@ -36,6 +36,11 @@ GW_MUST_USE gw_rc gw_epoch_matcher_new(const char *regex, gw_epoch_matcher **out
  * epoch=3", "--epoch 3": usage texts and command lines). */
 bool gw_epoch_matcher_match(const gw_epoch_matcher *m, const char *line, long *epoch, long *total);
 
+/* Whether a line the default expression matches only mentions an epoch and starts none: its
+ * first "epoch N" has a word such as "at", "best", "checkpoint", "resuming" right before it
+ * ("best results observed at epoch 57"), or names a file ("epoch_3.pt", "epoch3-model"). */
+bool gw_epoch_line_mention(const char *line);
+
 /* NULL is accepted. */
 void gw_epoch_matcher_free(gw_epoch_matcher *m);
 

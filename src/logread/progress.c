@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 enum { KEEP_MS = 1000 };
 
@@ -57,6 +56,7 @@ struct gw_progress {
     int64_t last_keep_ms;
     unsigned inst;
     int64_t inst_start_ms; /* when the current training bar was made */
+    size_t inst_first;     /* its first draw's sample */
     long train_total;      /* the training bar's total, -1 before one is seen */
     int last_kind;         /* 0 none, 1 training bar, 2 validation */
     val_run *vr;
@@ -68,12 +68,14 @@ struct gw_progress {
     int64_t last_act_ms;      /* the last line that showed work (training, evaluation, a save) */
     long last_raw;            /* a text counter's last printed value */
     bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
+    bool text_from_one;       /* the first text counter ever is 1: its loop began in view */
     bool train_bars;          /* training steps came from progress bars */
     bool train_bars_labelled; /* ... whose descriptions name the epoch */
     size_t nst_at_sample;     /* epochs started before the latest training sample */
     bool after_download;      /* the line before spoke of a download or an upload */
     bool val_open;            /* the last validation run was announced: it runs to the next
                                  activity */
+    bool saved_after_val;     /* a save right after an evaluation: results next are its */
     const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
     char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
     char train_shape[GW_COUNTER_SHAPE_MAX];
@@ -122,48 +124,10 @@ static bool yolo_column(const gw_progress *p, const char *d, long *e, long *t)
     return p->header_seen || (w > s && (*w == 'G' || *w == 'M') && w[1] == ' ');
 }
 
-/* Words that, right before "epoch N", make the line a mention and not an epoch's start. */
-static bool mention_before(const char *line, const char *at)
-{
-    static const char *const words[] = {
-        "at",       "from",     "of",     "after",   "since",   "until",      "to",
-        "in",       "best",     "saving", "saved",   "save",    "checkpoint", "last",
-        "previous", "resuming", "resume", "resumed", "loading", "loaded",     "load"};
-    const char *e = at;
-    while (e > line && !isalnum((unsigned char)e[-1]))
-        e--;
-    const char *s = e;
-    while (s > line && isalpha((unsigned char)s[-1]))
-        s--;
-    size_t n = (size_t)(e - s);
-    for (size_t i = 0; n && i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && strncasecmp(s, words[i], n) == 0)
-            return true;
-    return false;
-}
-
-/* The default matcher's epoch line, unless it only mentions an epoch: a word such as "at",
- * "best", "checkpoint" right before it, or a file name ("epoch3.pt"). */
+/* The default matcher's epoch line, unless it only mentions an epoch (epoch_match.h). */
 static bool default_epoch(const gw_progress *p, const char *line, long *e, long *t)
 {
-    if (!p->dflt || !gw_epoch_matcher_match(p->dflt, line, e, t))
-        return false;
-    for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
-        if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
-            continue;
-        const char *d = q + 5;
-        d += strspn(d, " \t:=#[");
-        if (!isdigit((unsigned char)*d))
-            continue;
-        if (mention_before(line, q))
-            return false;
-        while (isdigit((unsigned char)*d))
-            d++;
-        if ((*d == '.' || *d == '_' || *d == '-') && isalpha((unsigned char)d[1]))
-            return false;
-        return true;
-    }
-    return true;
+    return p->dflt && gw_epoch_matcher_match(p->dflt, line, e, t) && !gw_epoch_line_mention(line);
 }
 
 static bool epoch_of_line(const gw_progress *p, const char *line, long *e, long *t)
@@ -180,9 +144,9 @@ static long norm_number(const gw_progress *p, long raw)
     return raw + (p->zero_based == 1);
 }
 
-/* A new epoch when raw differs from the last one. */
+/* A new epoch when raw differs from the last one; first: its first sample (start's). */
 static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int64_t t_ms,
-                      long *epoch, long *tot)
+                      size_t first, long *epoch, long *tot)
 {
     if (p->nst && p->st[p->nst - 1].raw == raw) {
         if (p->st[p->nst - 1].total < 0)
@@ -203,7 +167,7 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
         snprintf(p->epoch_src, sizeof p->epoch_src, "%s", p->cur_src);
     p->st = xgrow(p->st, &p->capst, p->nst + 1, sizeof *p->st);
     p->st[p->nst++] = (start){
-        .raw = raw, .total = total, .t_ms = t_ms, .inclusive = inclusive, .first_sample = SIZE_MAX};
+        .raw = raw, .total = total, .t_ms = t_ms, .inclusive = inclusive, .first_sample = first};
     if (epoch)
         *epoch = norm_number(p, raw);
     if (tot)
@@ -253,6 +217,7 @@ static void close_val(gw_progress *p, int64_t t_ms)
 static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
 {
     keep_last(p);
+    p->saved_after_val = false;
     val_run *v = p->nvr ? &p->vr[p->nvr - 1] : NULL;
     if (!v || p->last_kind != 2 || (b->n < v->last_n && b->n != -1)) {
         close_val(p, t_ms);
@@ -307,6 +272,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
          * draw is lost in a warning's line; the first batch took 6 s): back to its making, but
          * not before what came earlier */
         p->inst_start_ms = t_ms;
+        p->inst_first = p->nsm;
         if (b->n == 0 && b->elapsed_s > 0) {
             int64_t made = t_ms - (int64_t)(b->elapsed_s * 1000.0);
             int64_t before = last ? last->t_ms : 0;
@@ -315,18 +281,24 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
             p->inst_start_ms = made > before ? made : before;
         }
     }
-    int64_t inst_start = p->inst_start_ms;
+    p->saved_after_val = false;
     if (p->train_total < 0 || labelled)
         p->train_total = b->total;
     add_sample(p, b, t_ms, new_inst);
     /* the loop began in view: a new epoch's first line, or a counter that printed 0 */
-    bool fresh = new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1));
-    p->nst_at_sample = p->nst;
+    bool fresh =
+        new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1) || p->text_from_one);
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
     p->last_kind = 1;
-    return labelled && add_start(p, e, t, inclusive, inst_start, epoch, total);
+    /* the epoch's steps: from the bar's first draw, or this one if an epoch began since */
+    size_t first =
+        p->nst && p->st[p->nst - 1].first_sample >= p->inst_first ? p->nsm - 1 : p->inst_first;
+    bool started = labelled && add_start(p, e, t, inclusive, p->inst_start_ms, first, epoch, total);
+    /* a redraw of its end after the epoch it opened (each rank prints it) is no new loop */
+    p->nst_at_sample = p->nst;
+    return started;
 }
 
 /* Hugging Face Trainer's log dicts: {'loss': 0.7, ..., 'epoch': 0.5}. */
@@ -372,6 +344,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     if (c->kind == GW_LINE_SAVE) {
         if (p->nsm)
             note(p->save_word, sizeof p->save_word, c->kind_word);
+        p->saved_after_val = p->last_kind == 2;
         keep_last(p);
         close_val(p, t_ms);
         gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
@@ -382,6 +355,8 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
     if (c->kind == GW_LINE_EVAL) {
         note(p->eval_word, sizeof p->eval_word, c->kind_word);
+        if (p->saved_after_val && c->n < 0 && !c->announce)
+            return false; /* "Epoch 1/50 - ... Validation Loss: 1.37" after "Saving model" */
         snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
         if (c->announce)
             b.n = -2;
@@ -390,6 +365,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
         return false;
     }
     /* a loop whose counter starts at 0 prints the index of the step just done */
+    bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
     if (c->n == 0)
         p->text_zero = true;
     else if (c->n < p->last_raw)
@@ -410,27 +386,12 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     char src[GW_COUNTER_SHAPE_MAX + 16];
     snprintf(src, sizeof src, "`%s` lines", c->shape);
     p->cur_src = src;
+    p->text_from_one = from_one;
     bool started = on_train_bar(p, &b, t_ms, epoch, total);
+    p->text_from_one = false;
     keep_last(p); /* text lines are few: each is kept */
     p->cur_src = NULL;
     return started;
-}
-
-/* Text after a tqdm bar's closing "it/s]" (or "s/it]", "it]"), when it holds words. */
-static const char *after_bar(const char *line)
-{
-    static const char *const ends[] = {"it/s]", "s/it]", "it]"};
-    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
-        const char *e = strstr(line, ends[i]);
-        if (!e)
-            continue;
-        e += strlen(ends[i]);
-        for (const char *q = e; *q; q++)
-            if (isalpha((unsigned char)*q))
-                return e;
-        return NULL;
-    }
-    return NULL;
 }
 
 /* Work that is neither training nor evaluation (an upload, an export) at t_ms. */
@@ -439,6 +400,51 @@ static void other_work(gw_progress *p, int64_t t_ms, const char *what)
     keep_last(p);
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
+}
+
+/* A progress bar draw b of line: a training loop's, an evaluation's, or other work. */
+static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, long *epoch,
+                        long *total)
+{
+    bool val = b->val || (b->epoch < 0 && gw_bar_val_desc(b->desc));
+    bool prep = b->epoch < 0 && b->desc[0] && gw_bar_prep_desc(b->desc);
+    if (prep || (!val && b->epoch < 0 &&
+                 ((b->desc[0] && gw_bar_other_desc(b->desc)) || p->after_download))) {
+        other_work(p, t_ms, b->desc);
+        return false;
+    }
+    long e, t;
+    bool incl, labelled = !val && bar_epoch(p, b, &e, &t, &incl);
+    bool text = p->nsm && !p->train_bars && p->train_shape[0]; /* training in text lines */
+    if (!val && !labelled && gw_bar_no_steps(b->desc, text)) {
+        const char *r = gw_bar_rest(line, NULL); /* a bar over the epochs, or beside */
+        return r && gw_progress_feed(p, r, t_ms, epoch, total);
+    }
+    if (!val && !labelled && p->train_total > 0 && b->total != p->train_total)
+        val = true;           /* a bar of another length amid training: an evaluation loop */
+    val |= !labelled && text; /* training counted by text lines: a bar is another loop */
+    if (val) {
+        if (b->val && b->desc[0])
+            note(p->eval_word, sizeof p->eval_word, b->desc); /* timm's "Test:" lines */
+        if (p->nst || p->nsm)
+            add_val(p, b, t_ms);
+        return false;
+    }
+    p->train_bars |= b->epoch < 0;
+    p->train_bars_labelled |= labelled;
+    p->cur_src = b->epoch >= 0 ? "`Train: E [N/M]` lines" : "progress bar descriptions";
+    bool started = on_train_bar(p, b, t_ms, epoch, total);
+    p->cur_src = NULL;
+    /* a logger's line run into the bar ("...s/it][INFO|...] ***** Running Evaluation *****")
+     * is read as its own line; on a cut bar for its evaluation or save only (the bar counts) */
+    bool cut;
+    const char *rest = gw_bar_rest(line, &cut);
+    gw_counter c;
+    if (rest && cut && gw_counter_line(rest, &c) && c.kind != GW_LINE_TRAIN)
+        on_counter_line(p, &c, t_ms, NULL, NULL);
+    if (started || cut)
+        return started;
+    return rest ? gw_progress_feed(p, rest, t_ms, epoch, total) : started;
 }
 
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
@@ -455,41 +461,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         return false;
     }
     bar b;
-    if (gw_bar_parse(line, &b)) {
-        bool val = b.val || (b.epoch < 0 && gw_bar_val_desc(b.desc));
-        bool prep = b.epoch < 0 && b.desc[0] && gw_bar_prep_desc(b.desc);
-        if (prep || (!val && b.epoch < 0 &&
-                     ((b.desc[0] && gw_bar_other_desc(b.desc)) || p->after_download))) {
-            other_work(p, t_ms, b.desc);
-            return false;
-        }
-        long e, t;
-        bool incl, labelled = !val && bar_epoch(p, &b, &e, &t, &incl);
-        bool text = p->nsm && !p->train_bars && p->train_shape[0]; /* training in text lines */
-        if (!val && !labelled && gw_bar_no_steps(b.desc, text)) {
-            const char *r = after_bar(line); /* a bar over the epochs, or beside the lines */
-            return r && gw_progress_feed(p, r, t_ms, epoch, total);
-        }
-        if (!val && !labelled && p->train_total > 0 && b.total != p->train_total)
-            val = true;           /* a bar of another length amid training: an evaluation loop */
-        val |= !labelled && text; /* training counted by text lines: a bar is another loop */
-        if (val) {
-            if (b.val && b.desc[0])
-                note(p->eval_word, sizeof p->eval_word, b.desc); /* timm's "Test:" lines */
-            if (p->nst || p->nsm)
-                add_val(p, &b, t_ms);
-            return false;
-        }
-        p->train_bars |= b.epoch < 0;
-        p->train_bars_labelled |= labelled;
-        p->cur_src = b.epoch >= 0 ? "`Train: E [N/M]` lines" : "progress bar descriptions";
-        bool started = on_train_bar(p, &b, t_ms, epoch, total);
-        p->cur_src = NULL;
-        /* a logger's line printed after the bar without a line end ("...3857.31s/it][INFO|
-         * trainer.py:3158] ... ***** Running Evaluation *****") is read as its own line */
-        const char *rest = started ? NULL : after_bar(line);
-        return rest ? gw_progress_feed(p, rest, t_ms, epoch, total) : started;
-    }
+    if (gw_bar_parse(line, &b))
+        return on_bar_line(p, line, &b, t_ms, epoch, total);
     p->after_download = gw_bar_other_desc(line);
     if (gw_bar_has_word(line, "Epoch") && gw_bar_has_word(line, "GPU_mem")) {
         p->header_seen = true;
@@ -504,13 +477,13 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     }
     long e, t;
     p->cur_src = "`Epoch N` lines";
-    bool started = epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, t_ms, epoch, total);
-    if (started) { /* the draws before it are the epoch before's, even at the same time */
+    bool started =
+        epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, t_ms, p->nsm, epoch, total);
+    if (started) {
         close_val(p, t_ms);
         p->last_act_ms = 0; /* a result line after it tells not when its work began */
         gw_timeline_mark(p->tl, t_ms);
         keep_last(p);
-        p->st[p->nst - 1].first_sample = p->nsm;
     }
     p->cur_src = NULL;
     if (started && !p->train_bars_labelled)
@@ -538,29 +511,19 @@ static void hf_starts(gw_progress *p)
         /* epoch k+1 starts with the first draw that shows one of its steps */
         for (size_t i = 0; i < p->nsm; i++) {
             if (p->sm[i].total == p->train_total && (k == 0 || p->sm[i].n > k * per)) {
-                add_start(p, k + 1, epochs, false, p->sm[i].t_ms, NULL, NULL);
+                add_start(p, k + 1, epochs, false, p->sm[i].t_ms, i, NULL, NULL);
                 break;
             }
         }
     }
 }
 
-/* A bar's own clock prints whole seconds (tqdm's "00:17"); the wall time of its draws is finer.
- * The wall time is taken when it agrees with the clock (output replayed faster than it was
- * made does not), else the clock. */
-static double clock_or_wall(double printed, double wall)
-{
-    if (isnan(printed))
-        return wall;
-    return printed <= wall + 0.5 && wall < printed + 1.5 ? wall : printed;
-}
-
 /* Steps and their rate in [from, to): per bar instance, its count from where it stood before
  * `from` (0 when it started inside) to its highest draw, over the bar's own elapsed time when it
  * prints one, else the wall time of the draws. A bar that only redraws its end there (Keras after
  * validation, at the next epoch's first line) gives nothing. */
-/* Sample k in an epoch: by its index where the epoch's first sample is known (an epoch line
- * printed in the same read as the draw before it has its time), else by time. */
+/* Sample k in an epoch: by its index where the epoch's first sample is known (an epoch's first
+ * line printed in the same read as the draws before it has their time), else by time. */
 static bool in_span(const gw_progress *p, size_t k, int64_t from, int64_t to, size_t kfrom,
                     size_t kto)
 {
@@ -607,7 +570,8 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t
             /* from the bar's making: its first draw at count 0 and what its clock said then */
             span = l->elapsed_s;
             if (f->n == 0 && !isnan(f->elapsed_s))
-                span = clock_or_wall(span, (double)(l->t_ms - f->t_ms) / 1000.0 + f->elapsed_s);
+                span =
+                    gw_bar_clock_or_wall(span, (double)(l->t_ms - f->t_ms) / 1000.0 + f->elapsed_s);
             n0 = 0;
         } else if (!isnan(l->elapsed_s) && !isnan(f->elapsed_s) && l->n > f->n) {
             span = l->elapsed_s - f->elapsed_s;
@@ -639,7 +603,7 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t
 
 static double run_s(const val_run *v)
 {
-    return clock_or_wall(v->elapsed_s, (double)(v->last_ms - v->first_ms) / 1000.0);
+    return gw_bar_clock_or_wall(v->elapsed_s, (double)(v->last_ms - v->first_ms) / 1000.0);
 }
 
 /* Validation in [from, to): the validation bars there, else the time after the training bar

@@ -289,3 +289,62 @@ bool gw_bar_other_desc(const char *d)
             return true;
     return false;
 }
+
+/* In a postfix "k=v, k=v" after the rate ("1.04s/it, loss=0.693, ...") with no closing ']',
+ * the first numeric value that runs into letters: there the other line starts. */
+static const char *cut_rest(const char *line)
+{
+    static const char *const rates[] = {"it/s, ", "s/it, "};
+    const char *p = NULL;
+    for (size_t i = 0; i < sizeof rates / sizeof *rates && !p; i++) {
+        p = strstr(line, rates[i]);
+        if (p)
+            p += strlen(rates[i]);
+    }
+    if (!p || strchr(p, ']'))
+        return NULL;
+    while (*p) {
+        const char *eq = p + strcspn(p, "=, ");
+        if (*eq != '=')
+            return NULL;
+        const char *v = eq + 1;
+        size_t vl = strcspn(v, ", ");
+        char *end;
+        (void)strtod(v, &end);
+        if (end > v && end < v + vl && isalpha((unsigned char)*end))
+            return end;
+        p = v + vl;
+        if (strncmp(p, ", ", 2) != 0)
+            return NULL;
+        p += 2;
+    }
+    return NULL;
+}
+
+const char *gw_bar_rest(const char *line, bool *cut)
+{
+    static const char *const ends[] = {"it/s]", "s/it]", "it]"};
+    if (cut)
+        *cut = false;
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++) {
+        const char *e = strstr(line, ends[i]);
+        if (!e)
+            continue;
+        e += strlen(ends[i]);
+        for (const char *q = e; *q; q++)
+            if (isalpha((unsigned char)*q))
+                return e;
+        return NULL;
+    }
+    const char *r = cut_rest(line);
+    if (r && cut)
+        *cut = true;
+    return r;
+}
+
+double gw_bar_clock_or_wall(double printed, double wall)
+{
+    if (isnan(printed))
+        return wall;
+    return printed <= wall + 0.5 && wall < printed + 1.5 ? wall : printed;
+}

@@ -44,6 +44,17 @@ bool gw_bar_no_steps(const char *d, bool beside_lines);
 
 /* A bar that is neither training nor evaluation: an upload, a download, an export. */
 bool gw_bar_other_desc(const char *d);
+/* The text of another line printed onto a bar without a line end, NULL when none: after the
+ * bar's closing "it/s]" ("s/it]", "it]") when it holds words, or, in a bar the terminal's width
+ * cut (no closing ']'), where a postfix value runs into words ("train/loss=0.6Epoch 0, global
+ * step 6: ... saving model to ..."). *cut (may be NULL) says which. */
+const char *gw_bar_rest(const char *line, bool *cut);
+
+/* The seconds a bar took: its own clock prints whole seconds (tqdm's "00:17"), the wall time of
+ * its draws is finer; the wall time when it agrees with the clock (output replayed faster than it
+ * was made does not), else the clock (printed NAN: the wall time). */
+double gw_bar_clock_or_wall(double printed, double wall);
+
 /* A bar that prepares data (scanning, caching, loading, tokenizing, extracting), whatever its
  * prefix ("val: Scanning ..."): not a phase of training or evaluation. */
 bool gw_bar_prep_desc(const char *d);

@@ -5,6 +5,7 @@
 #include "util/xalloc.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,9 @@ struct gw_timeline {
     size_t n, cap;
     bool any_train;
     unsigned last_inst;
+    long first_n;     /* the first training line's counter when it counted none, else -1 */
+    size_t first_run; /* ... and its run */
+    unsigned nfirst;  /* training lines of the first counter's loop seen so far */
     long last_n, last_total;
 };
 
@@ -81,8 +85,19 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     /* steps: the counter's advance since the previous training line of the same loop; a new
      * loop counts from 0; the first line ever counts none (a resumed run's counter) */
     long delta = since ? n : 0;
+    bool repeat = tl->any_train && inst == tl->last_inst && n == tl->last_n;
     if (tl->any_train && !since)
         delta = inst == tl->last_inst ? (n > tl->last_n ? n - tl->last_n : 0) : n;
+    if (!tl->any_train) {
+        tl->first_n = since ? -1 : n;
+        tl->first_run = tl->n - 1;
+        tl->nfirst = 0;
+    } else if (tl->first_n > 1 && inst == tl->last_inst && !repeat && tl->nfirst++ == 0 &&
+               n - tl->first_n == tl->first_n) {
+        /* the second value shows the first was the loop's stride (logged every N steps from its
+         * start: N, 2N): the first line's N steps were done in view */
+        tl->r[tl->first_run].steps += tl->first_n;
+    }
     if (cur->first_n < 0) {
         cur->first_n = n;
         cur->rate_first_ms = t_ms;
@@ -93,7 +108,7 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     }
     cur->steps += delta;
     cur->last_n = n;
-    if (!isnan(step_s)) {
+    if (!isnan(step_s) && !repeat) { /* a repeat: another logger's copy of the line */
         cur->step_s = xgrow(cur->step_s, &cur->capstep_s, cur->nstep_s + 1, sizeof *cur->step_s);
         cur->step_s[cur->nstep_s++] = step_s;
     }
@@ -119,6 +134,44 @@ double gw_timeline_median(const double *v, size_t n)
     return m;
 }
 
+/* What follows the last training step is after-training work, except the loop's own
+ * evaluation there (the first one, when evaluations ran amid training too, when
+ * last_eval_is_loops, or when the output ends before the counter's total: mid-training) and a
+ * save right after the last steps when saves ran amid training too or the loop's evaluation
+ * follows it (a checkpoint each epoch). */
+static void mark_after(const gw_timeline *tl, gw_phase_span *s, bool last_eval_is_loops)
+{
+    size_t last_train = 0;
+    for (size_t i = 0; i < tl->n; i++)
+        if (tl->r[i].kind == GW_PH_TRAIN)
+            last_train = i;
+    bool mid_eval = false, mid_save = false;
+    for (size_t i = 0; i < last_train; i++) {
+        mid_eval |= tl->r[i].kind == GW_PH_EVAL;
+        mid_save |= tl->r[i].kind == GW_PH_SAVE;
+    }
+    mid_eval |= last_eval_is_loops || (tl->last_total > 0 && tl->last_n < tl->last_total);
+    size_t loop_eval = SIZE_MAX;
+    for (size_t i = last_train + 1; mid_eval && i < tl->n && loop_eval == SIZE_MAX; i++)
+        if (tl->r[i].kind == GW_PH_EVAL)
+            loop_eval = i;
+    bool kept_eval = false, kept_save = false, kept_all = true;
+    for (size_t i = last_train + 1; i < tl->n; i++) {
+        gw_phase_kind k = tl->r[i].kind;
+        if (k == GW_PH_EVAL && mid_eval && !kept_eval) {
+            kept_eval = true;
+        } else if (k == GW_PH_SAVE && !kept_save && kept_all &&
+                   (mid_save || (loop_eval != SIZE_MAX && i < loop_eval))) {
+            kept_save = true;
+        } else {
+            s[i].kind = GW_PH_AFTER;
+            kept_all = false;
+        }
+        if (!s[i].what[0])
+            snprintf(s[i].what, sizeof s[i].what, "%s", gw_phase_kind_name(k));
+    }
+}
+
 size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_is_loops,
                           gw_phase_span **out)
 {
@@ -126,17 +179,6 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
     if (!tl->n)
         return 0;
     gw_phase_span *s = xcalloc(tl->n, sizeof *s);
-    size_t last_train = 0;
-    bool mid_eval = false;
-    for (size_t i = 0; i < tl->n; i++) {
-        if (tl->r[i].kind == GW_PH_TRAIN)
-            last_train = i;
-    }
-    for (size_t i = 0; i < last_train; i++)
-        mid_eval |= tl->r[i].kind == GW_PH_EVAL;
-    /* an output that ends before the counter's total ends mid-training */
-    mid_eval |= last_eval_is_loops || (tl->last_total > 0 && tl->last_n < tl->last_total);
-    bool kept_eval = false;
     for (size_t i = 0; i < tl->n; i++) {
         const run *r = &tl->r[i];
         gw_phase_span *p = &s[i];
@@ -178,16 +220,8 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
             else if (r->last_ms > r->rate_first_ms && n > 0)
                 p->steps_per_s = (double)n * 1000.0 / (double)(r->last_ms - r->rate_first_ms);
         }
-        if (i > last_train) {
-            /* the loop's own evaluation after its last steps stays one; the rest is after */
-            if (r->kind == GW_PH_EVAL && mid_eval && !kept_eval)
-                kept_eval = true;
-            else
-                p->kind = GW_PH_AFTER;
-            if (!p->what[0])
-                snprintf(p->what, sizeof p->what, "%s", gw_phase_kind_name(r->kind));
-        }
     }
+    mark_after(tl, s, last_eval_is_loops);
     /* an "other" activity amid training (a bar that is neither) is shown as after-work only at
      * the end; in between it is part of the training around it */
     for (size_t i = 0; i < tl->n; i++)

@@ -58,7 +58,8 @@ void gw_timeline_mark(gw_timeline *tl, int64_t t_ms);
 /* The phases (newly allocated in *out, NULL when none); end_ms: the time of the output's last
  * line. What follows the last training step is GW_PH_AFTER, except an evaluation right after it
  * when evaluations ran amid training too, when last_eval_is_loops (a single epoch's validation),
- * or when the counter stopped short of its total (the output ends mid-training). */
+ * or when the counter stopped short of its total (the output ends mid-training), and a save
+ * right after it when saves ran amid training too or that evaluation follows the save. */
 size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_is_loops,
                           gw_phase_span **out);
 

@@ -264,6 +264,45 @@ def test_own_sitecustomize_still_runs_job_without_torch(tmp_path):
         > 0.5 * sum(n for _, n in st)
 
 
+@pytest.mark.parametrize("user_site", [True, False])
+def test_a_job_that_puts_its_own_sitecustomize_first(tmp_path, user_site):
+    """YOLOv9's launcher does `PYTHONPATH=py-shims:$PYTHONPATH`: its sitecustomize hides
+    gpuwatch's (Python imports the first). gpuwatch's usercustomize, which site imports next
+    where the user site is enabled, starts the in-job data then and chain-loads the job's own
+    usercustomize; under -s (no user site) the job runs unchanged, without data."""
+    theirs = tmp_path / "shims"
+    theirs.mkdir()
+    (theirs / "sitecustomize.py").write_text("MARK = 'their site'\n")
+    later = tmp_path / "later"  # after gpuwatch's on the path: ours runs it
+    later.mkdir()
+    (later / "usercustomize.py").write_text("MARK = 'their user'\n")
+    job = tmp_path / "crunch.py"
+    job.write_text(
+        "import sys, time, sitecustomize\n"
+        "def crunch():\n"
+        "    end = time.time() + 0.8\n"
+        "    while time.time() < end:\n"
+        "        sum(range(1000))\n"
+        "crunch()\n"
+        "user = sys.modules.get('usercustomize')\n"
+        "print('job:', sitecustomize.MARK, '/', getattr(user, 'MARK', 'no user site'))\n")
+    flag = "" if user_site else "-s "
+    launcher = 'PYTHONPATH="%s:$PYTHONPATH:%s" exec "%s" %s"%s"' % (theirs, later, PYTHON, flag,
+                                                                  job)
+    r, d = run(tmp_path, ["sh", "-c", launcher])
+    assert r.returncode == 0, r.stderr
+    their_user = "their user" if user_site else "no user site"
+    assert "job: their site / %s" % their_user in (d / "output.log").read_text()
+    if not user_site:
+        assert not (d / "python").exists()
+        return
+    (pid, m), = records(d).items()
+    assert last(m, "process")["role"] == "main"
+    st = stacks(d, pid)
+    assert sum(n for frames, n in st if any(f.startswith("crunch (crunch.py:2)") for f in frames)) \
+        > 0.5 * sum(n for _, n in st)
+
+
 def test_the_system_sitecustomize_is_chain_loaded(tmp_path):
     code = "import sitecustomize; print('SC', sitecustomize.__file__)"
     plain = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True,

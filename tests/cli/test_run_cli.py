@@ -63,8 +63,11 @@ def test_values_follow_the_scenario(scenario, tmp_path):
     # host.csv: the job tree was followed
     _, host = read_csv(out / "host.csv")
     assert len(host) == len(rows)
-    assert all(h["job.processes"] == "1" for h in host[2:])
-    assert float(host[-1]["job.rss [MiB]"]) > 1
+    # (the final tick may come after the job exited, on a loaded machine: 0 processes, 0 MiB)
+    assert all(h["job.processes"] == "1" for h in host[2:-1])
+    assert host[-1]["job.processes"] in ("1", "0")
+    alive = [h for h in host if h["job.processes"] == "1"]
+    assert float(alive[-1]["job.rss [MiB]"]) > 1
     assert all(h["memory.used [MiB]"] != "" for h in host)
 
 

@@ -60,7 +60,9 @@ def test_idle_gpu_with_epochs_has_no_expected_dips(tmp_path):
     log.write_text("".join(f"{t0 + 30 * k} Epoch {k}/9\n" for k in range(1, 10)))
     p = gw("report", csv, "--log", log, "--html", html, "--json", tmp_path / "s.json")
     assert p.returncode == 0, p.stderr
-    assert re.search(r"\n  9/9 +270 ", p.stdout), p.stdout  # the epoch table, 270 s in
+    # the last epoch's line is the log's last: it ran to the end of the record (30 s), not 0 s
+    assert re.search(r"\n  9/9 +270 +30 ", p.stdout), p.stdout
+    assert "\n  after " not in p.stdout, p.stdout
     assert "expected_dips" not in p.stdout, p.stdout
     for out in (p.stdout, html.read_text()):
         assert not re.search(r"\bnan\b|\binf\b", out)

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "logread/counter_line.h"
+#include "logread/progress_bar.h"
 #include "logread/timeline.h"
 
 #include <math.h>
@@ -163,6 +164,162 @@ static void test_held_out_forms(void **state)
     read_line("2024-04-26 09:41:39.493872: train_loss 0.7088", false);
 }
 
+/* Forms of the second held-out set (sockeye, MaxText): a bracketed batch index, a step time
+ * named "seconds", a rate printed before its unit. */
+static void test_second_held_out_forms(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("[INFO:sockeye.training] Epoch[0] Batch [2900]   Speed: 186.94 "
+                             "samples/sec 8556.4  0 tokens/sec 1.59 updates/sec   "
+                             "perplexity=38.950971",
+                             true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.epoch, 0);
+    assert_int_equal(c.n, 2900);
+    assert_int_equal(c.total, -1);
+    assert_float_equal(c.step_s, 1 / 1.59, 1e-9);
+    assert_string_equal(c.shape, "Epoch E, Batch [N]");
+
+    c = read_line("I0811 21:55:06.119312 138304841739136 metric_logger.py:226] completed step: 2, "
+                  "seconds: 10.228, TFLOP/s/device: 350.869, Tokens/s/device: 19222.175, loss: "
+                  "12.980",
+                  true);
+    assert_int_equal(c.n, 2);
+    assert_float_equal(c.step_s, 10.228, 1e-9);
+
+    /* a bare batch number is still a size; "seconds" without a colon is no step time */
+    read_line("training with batch 256 for 10 seconds", false);
+    c = read_line("step 30 took 12 seconds", true);
+    assert_true(isnan(c.step_s));
+}
+
+/* A counter leading a line that reports a loss (modded-llama2's "250 | loss 4.0938 | ..."); a
+ * table row or a clock is none. */
+static void test_leading_counter(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("250 | loss 4.0938 | lr 3.000000e-04 | 13707.39ms", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.n, 250);
+    assert_int_equal(c.total, -1);
+    assert_string_equal(c.shape, "N | loss");
+    read_line("0 | 0.52 0.48 | 00:12", false);
+    read_line("12:30:01 loss 0.31", false);
+    read_line("2023-06-25 | loss 0.31", false);
+    read_line("d[ 0.4 ] = [{'LABEL_0': 1.0334709184616804, 'n': 'grs'}]", false);
+    /* yolact: an outer bracketed number (no epoch claimed), a time per step named timer */
+    c = read_line(
+        "[  0]      10 || B: 6.981 | C: 6.276 | M: 5.049 | S: 1.818 | T: 20.124 || ETA: 2 "
+        "days, 22:15:24 || timer: 0.290",
+        true);
+    assert_int_equal(c.n, 10);
+    assert_int_equal(c.epoch, -1);
+    assert_float_equal(c.step_s, 0.290, 1e-9);
+    assert_string_equal(c.shape, "[K] N ||");
+    read_line("[0] 10 | 0.52 0.48", false); /* neither a loss nor a time per step */
+}
+
+/* A logger's line run into a bar that the terminal's width cut (Lightning 1.x's
+ * ModelCheckpoint): found where the bar's last value runs into words; a metric named
+ * 'val/accuracy' is no evaluation, the save is one. */
+static void test_line_on_a_cut_bar(void **state)
+{
+    (void)state;
+    static const char cut_bar[] =
+        "Epoch 0: 100%|\xe2\x96\x88| 7/7 [00:07<00:00,  1.04s/it, loss=0.693, v_num=d-21, "
+        "val/accuracy=0.639, train/loss=0.6Epoch 0, global step 6: 'val/accuracy' reached 0.63918 "
+        "(best 0.63918), saving model to 'checkpoints/val/accuracy.ckpt' as top 1";
+    bool cut = false;
+    const char *rest = gw_bar_rest(cut_bar, &cut);
+    assert_non_null(rest);
+    assert_true(cut);
+    assert_int_equal(strncmp(rest, "Epoch 0, global step 6:", 23), 0);
+    gw_counter c = read_line(rest, true);
+    assert_int_equal(c.kind, GW_LINE_SAVE);
+    assert_string_equal(c.kind_word, "saving");
+    c = read_line("Epoch 2, global step 18: 'val/accuracy' was not in top 1", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN); /* progress.c reads no steps from it on a bar */
+    c = read_line("epoch 3 val/loss: 0.689", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+
+    /* a closed bar: the text after it; a cut bar whose values run into nothing: none */
+    rest = gw_bar_rest("  3%|#| 5/200 [00:10<06:30,  2.0s/it][INFO|trainer.py:3158] ***** Running "
+                       "Evaluation *****",
+                       &cut);
+    assert_non_null(rest);
+    assert_false(cut);
+    assert_int_equal(strncmp(rest, "[INFO|", 6), 0);
+    assert_null(
+        gw_bar_rest("Epoch 3: 100%|#| 7/7 [00:04<00:00,  1.74it/s, loss=0.679, v_num=d-2", &cut));
+}
+
+/* A save verb before the evaluation's word is a save (for that result); a checkpoint noun is
+ * not; a time per step printed before its unit. */
+static void test_save_verb_and_unit_times(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("Saving model at Epoch 1 with Validation Accuracy: 33.73%", true);
+    assert_int_equal(c.kind, GW_LINE_SAVE);
+    assert_string_equal(c.kind_word, "Saving");
+    c = read_line("[INFO:sockeye.training] Checkpoint [3]  Validation-perplexity=19.245108", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+    assert_string_equal(c.kind_word, "Validation");
+    c = read_line("Validation loss improved, saving model to best.pt", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL); /* the evaluation's word first */
+    c = read_line("[INFO:root] Saved params to \"/home/paper/model/params.00003\"", true);
+    assert_int_equal(c.kind, GW_LINE_SAVE);
+    assert_string_equal(c.kind_word, "Saved");
+
+    c = read_line("Train Epoch: 0/100 Step: 10/965 | 2.057s/batch | lr 5.0000e-04 || Mask_Loss "
+                  "1.6780",
+                  true);
+    assert_int_equal(c.n, 10);
+    assert_float_equal(c.step_s, 2.057, 1e-9);
+    c = read_line("step 40 | loss 2.1 | 95ms/step", true);
+    assert_float_equal(c.step_s, 0.095, 1e-9);
+    c = read_line("iter 7 | loss 2.1 | 0.5 s/it", true);
+    assert_float_equal(c.step_s, 0.5, 1e-9);
+    c = read_line("INFO:tensorflow:global step 61: loss = 7.6624 (1.332 sec/step)", true);
+    assert_float_equal(c.step_s, 1.332, 1e-9);
+    c = read_line(
+        "[2024/08/06 18:03:31] openrec INFO: epoch: [1/2], global_step: 100, lr: 0.000005, "
+        "loss: 69.376022, avg_reader_cost: 0.00971 s, avg_batch_cost: 0.18023 s",
+        true);
+    assert_float_equal(c.step_s, 0.18023, 1e-9); /* an average's key, not avg_reader_cost */
+    c = read_line("iter 9 | data_time: 0.5", true);
+    assert_true(isnan(c.step_s));
+    c = read_line("iter 8 | 64 samples/s", true);
+    assert_true(isnan(c.step_s)); /* samples are no steps */
+}
+
+/* The timeline: a first counter equal to its stride was logged from the loop's start (TF's
+ * "Step 100", "Step 200": 100 steps before the first line); a later first value counts none; a
+ * line repeated by a second logger adds no step and no time sample. */
+static void test_timeline_stride_and_repeats(void **state)
+{
+    (void)state;
+    gw_timeline *tl = gw_timeline_new();
+    gw_timeline_add(tl, GW_PH_TRAIN, 0, 100, 0, 1, 0.8, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 10, 200, 0, 1, 0.7, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 11, 200, 0, 1, 0.7, NULL, 0); /* the glog copy */
+    gw_timeline_add(tl, GW_PH_TRAIN, 20, 300, 0, 1, 0.7, NULL, 0);
+    gw_phase_span *ph;
+    assert_int_equal(gw_timeline_finish(tl, 30, false, &ph), 1);
+    assert_int_equal(ph[0].steps, 300);
+    assert_float_equal(ph[0].steps_per_s, 1 / 0.7, 1e-9); /* median of 0.8, 0.7, 0.7 */
+    free(ph);
+    gw_timeline_free(tl);
+
+    tl = gw_timeline_new();
+    gw_timeline_add(tl, GW_PH_TRAIN, 0, 380000, 0, 1, NAN, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 10, 509900, 0, 1, NAN, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 20, 510000, 0, 1, NAN, NULL, 0);
+    assert_int_equal(gw_timeline_finish(tl, 30, false, &ph), 1);
+    assert_int_equal(ph[0].steps, 130000);
+    free(ph);
+    gw_timeline_free(tl);
+}
+
 static void test_median(void **state)
 {
     (void)state;
@@ -178,6 +335,11 @@ int main(void)
         cmocka_unit_test(test_epoch_tags),
         cmocka_unit_test(test_kinds),
         cmocka_unit_test(test_held_out_forms),
+        cmocka_unit_test(test_second_held_out_forms),
+        cmocka_unit_test(test_leading_counter),
+        cmocka_unit_test(test_line_on_a_cut_bar),
+        cmocka_unit_test(test_save_verb_and_unit_times),
+        cmocka_unit_test(test_timeline_stride_and_repeats),
         cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
