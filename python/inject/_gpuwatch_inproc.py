@@ -30,6 +30,10 @@ STEPS_EVERY_S = 2.0  # "steps" interval records, and the flush of PID.jsonl
 STACKS_EVERY_S = 5.0  # PID.stacks rewrite and the "memory" record
 ROLE_EVERY_S = 0.5  # is this process a DataLoader worker yet?
 MAX_DEPTH = 256  # frames kept per sample (the leaf side)
+# A sample taken this long after its time waited for the GIL: the main thread was running Python
+# then, and the sample shows where it let go of the GIL (often the next torch or C call), not
+# where it was: such samples undercount pure-Python code (docs/inproc.md, Limits)
+LATE_S = 0.001
 _HERE = os.path.abspath(__file__)
 if _HERE.endswith((".pyc", ".pyo")):
     _HERE = _HERE[:-1]
@@ -71,6 +75,7 @@ class _Process:
         # and the list keeps the code objects alive so that their ids stay theirs
         self.counts = {}
         self.samples = 0
+        self.late_samples = 0  # taken over LATE_S after their time: the GIL was held (Python ran)
         self.sampler_cpu_s = 0.0
         self.frame_names = {}  # id of a code object -> "function (file:LINE)"
         self.role = "other"
@@ -237,7 +242,8 @@ class _Process:
                 self.pending = []
             _event_warning(self.run_dir, "write", "cannot write %s: %s" % (path, e.strerror or e))
             return
-        self.emit("stacks", samples=self.samples, interval_s=_r(self.interval),
+        self.emit("stacks", samples=self.samples, late_samples=self.late_samples,
+                  interval_s=_r(self.interval),
                   interval_used_s=_r(self.interval_used),
                   sampler_cpu_s=round(self.sampler_cpu_s, 4))
 
@@ -259,15 +265,17 @@ class _Process:
             t += step
             delay = t - time.monotonic()
             if delay > 0:
-                time.sleep(delay)
+                time.sleep(delay)  # and then waits for the GIL
                 if self.stopping:
                     break
-            else:
+            late = time.monotonic() - t > LATE_S
+            if delay <= 0:
                 t = time.monotonic()  # fell behind (a long GIL hold): no burst to catch up
             now = t
             try:
                 if sampling:
                     self.sample()
+                    self.late_samples += late
             except Exception as e:
                 sampling = False
                 self.warn("stacks", e)

@@ -262,6 +262,22 @@ static void overhead(gw_inproc_analysis *ia)
     ia->sampler_overhead_pct = ia->sampled_s > 0 ? 100.0 * ia->sampler_cpu_s / ia->sampled_s : NAN;
 }
 
+/* Per role: the share of samples taken over 1 ms late (processes whose records say). */
+static void late_samples(gw_inproc_analysis *ia)
+{
+    double late[2] = {0, 0}, all[2] = {0, 0};
+    for (size_t i = 0; i < ia->in->nprocs; i++) {
+        const gw_inproc_proc *p = &ia->in->procs[i];
+        if ((p->role != GW_INPROC_MAIN && p->role != GW_INPROC_WORKER) || isnan(p->late_samples) ||
+            !(p->samples > 0) || p->late_samples > p->samples)
+            continue;
+        late[p->role] += p->late_samples;
+        all[p->role] += p->samples;
+    }
+    for (int r = 0; r < 2; r++)
+        ia->roles[r].late_pct = all[r] > 0 ? 100.0 * late[r] / all[r] : NAN;
+}
+
 static const gw_inproc *first_inproc(const gw_series *s, bool *off, const char **state,
                                      size_t *input)
 {
@@ -356,6 +372,7 @@ gw_inproc_analysis *gw_inproc_analyze(const gw_series *s)
     memory(ia);
     overhead(ia);
     gw_inproc_roles_build(ia);
+    late_samples(ia);
     return ia;
 }
 

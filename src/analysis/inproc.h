@@ -57,6 +57,8 @@ typedef struct gw_inproc_role_view {
     double importing;    /* samples importing modules (<frozen importlib...>: start-up) */
     double busy;         /* samples - idle - importing: what the function shares are of */
     size_t processes;    /* processes with a stacks file */
+    double late_pct;     /* samples taken over 1 ms late, % of the samples that say (NAN none):
+                            the GIL was held, so pure-Python code shows where it let go of it */
     size_t nfns;
     gw_inproc_fn *fns; /* busy samples only; sorted by self, descending */
     size_t *by_total;  /* [nfns] indices of fns sorted by total, descending */

@@ -94,7 +94,8 @@ static gw_inproc_proc *proc_get(gw_inproc *in, long pid)
                           .t_last = NAN,
                           .samples = NAN,
                           .interval_s = NAN,
-                          .sampler_cpu_s = NAN};
+                          .sampler_cpu_s = NAN,
+                          .late_samples = NAN};
     return p;
 }
 
@@ -300,6 +301,7 @@ static bool read_record(gw_inproc *in, long pid, const cJSON *o)
         return read_memory(in, pid, o, t);
     if (strcmp(k, "stacks") == 0) {
         p->samples = amount(o, "samples", &bad);
+        p->late_samples = amount(o, "late_samples", &bad);
         p->interval_s = amount(o, "interval_s", &bad);
         p->sampler_cpu_s = amount(o, "sampler_cpu_s", &bad);
         return !bad;

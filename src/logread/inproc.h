@@ -49,6 +49,7 @@ typedef struct gw_inproc_proc {
     double t_first, t_last; /* first and last record (unix s) */
     bool exited;            /* an "exit" record was written */
     double samples;         /* "stacks": samples so far (NAN none) */
+    double late_samples;    /* of those, taken over 1 ms late (the GIL or a CPU was busy) */
     double interval_s;      /* the sampler's target interval */
     double sampler_cpu_s;   /* CPU time of our sampler thread */
     double stack_samples;   /* samples found in PID.stacks */

@@ -67,6 +67,23 @@ static const char *main_name(const gw_inproc_analysis *ia)
     return ia->train_loader >= 0 ? "training process" : "main process";
 }
 
+/* The shares above are of samples; a sample that came late (the main thread held the GIL,
+ * running Python) shows where that thread let go of the GIL, often the next torch or C call:
+ * said when it is a tenth of a role's samples or more. */
+static void late_line(gw_buf *b, const gw_inproc_analysis *ia)
+{
+    for (int r = 0; r < 2; r++) {
+        const gw_inproc_role_view *rv = &ia->roles[r];
+        if (!(rv->late_pct >= 10) || !(rv->busy > 0))
+            continue;
+        char x[GW_FMT_SIZE];
+        gw_buf_printf(b,
+                      "  (%s: %s%% of samples waited for the GIL: Python code that ran then is "
+                      "counted at the next call that let go of it)\n",
+                      r == GW_INPROC_MAIN ? main_name(ia) : "workers", n(rv->late_pct, x, 0));
+    }
+}
+
 /* "where: training process 34% in loss.py:f, 25% in ...; workers 48% in ..." (self shares of
  * the busy samples, at least 5%). */
 static void where_line(gw_buf *b, const gw_inproc_analysis *ia)
@@ -88,6 +105,7 @@ static void where_line(gw_buf *b, const gw_inproc_analysis *ia)
     }
     if (b->len > before)
         gw_buf_puts(b, "\n");
+    late_line(b, ia);
 }
 
 static void loader_line(gw_buf *b, const gw_inproc_analysis *ia, long l, const char *what)

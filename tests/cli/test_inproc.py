@@ -490,3 +490,38 @@ def test_the_sampler_keeps_to_its_cpu_budget(tmp_path):
     out = subprocess.run([PYTHON, "-c", "import _gpuwatch_inproc as g; print(g._proc.cpu_budget)"],
                          env=env, capture_output=True, text=True, check=True).stdout
     assert float(out) == 0.0  # and run() then never calls within_budget: always 1/HZ
+
+
+@needs_torch
+def test_samples_late_for_the_gil_are_counted_and_said(tmp_path):
+    """The sampler thread needs the GIL to read the main thread's stack: while that thread runs
+    pure Python the sample waits, and then shows where the GIL was let go (the next torch call),
+    not the Python code. Half of this job's time is pure Python, half torch.mm (which lets go of
+    the GIL): the samples that came late are counted, and the report says what that means."""
+    job = tmp_path / "bias.py"
+    job.write_text(
+        "import time, torch\n"
+        "torch.set_num_threads(1)\n"
+        "a = torch.randn(120, 120)\n"
+        "def pure_python(ms):\n"
+        "    t = time.perf_counter() + ms / 1000\n"
+        "    while time.perf_counter() < t:\n"
+        "        pass\n"
+        "def torch_op(ms):\n"
+        "    t = time.perf_counter() + ms / 1000\n"
+        "    while time.perf_counter() < t:\n"
+        "        torch.mm(a, a)\n"
+        "end = time.time() + 3\n"
+        "while time.time() < end:\n"
+        "    pure_python(4)\n"
+        "    torch_op(4)\n")
+    r, d = run(tmp_path, [PYTHON, job])
+    assert r.returncode == 0, r.stderr
+    (pid, m), = records(d).items()
+    st = last(m, "stacks")
+    assert st["samples"] >= 30
+    assert 0.2 * st["samples"] <= st["late_samples"] <= st["samples"]
+    text = gw(["report", d], env=gw_env(), timeout=60).stdout
+    assert re.search(r"main process: \d+% of samples waited for the GIL", " ".join(text.split())), \
+        text
+
