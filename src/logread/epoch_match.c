@@ -7,6 +7,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 enum { MAX_GROUPS = 16 };
 
@@ -148,4 +149,52 @@ void gw_epoch_matcher_free(gw_epoch_matcher *m)
         return;
     regfree(&m->re);
     free(m);
+}
+
+/* The word at *s (letters only), moved past; its length in *n. */
+static const char *next_word(const char **s, size_t *n)
+{
+    const char *w = *s + strspn(*s, " \t:,.-");
+    size_t k = 0;
+    while (isalpha((unsigned char)w[k]))
+        k++;
+    *s = w + k;
+    *n = k;
+    return w;
+}
+
+static bool word_is(const char *w, size_t n, const char *const *list, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(list[i]) == n && strncasecmp(w, list[i], n) == 0)
+            return true;
+    return false;
+}
+
+gw_epoch_line_end gw_epoch_line_ends(const char *line)
+{
+    static const char *const trained[] = {"complete", "completed", "finished",
+                                          "done",     "ended",     "over"};
+    static const char *const over[] = {"took", "cost", "lasted"};
+    static const char *const part[] = {"training", "train"};
+    for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
+        if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
+            continue;
+        const char *d = q + 5;
+        d += strspn(d, " \t:=#[");
+        if (!isdigit((unsigned char)*d))
+            continue;
+        d += strspn(d, "0123456789");
+        if (*d == '/') /* "Epoch 3/10 done" */
+            d += 1 + strspn(d + 1, "0123456789");
+        d += strspn(d, "]");
+        size_t n;
+        const char *w = next_word(&d, &n);
+        if (word_is(w, n, part, 2))
+            w = next_word(&d, &n);
+        if (word_is(w, n, trained, sizeof trained / sizeof *trained))
+            return GW_EPOCH_TRAINED;
+        return word_is(w, n, over, sizeof over / sizeof *over) ? GW_EPOCH_OVER : GW_EPOCH_STARTS;
+    }
+    return GW_EPOCH_STARTS;
 }
