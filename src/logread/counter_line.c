@@ -35,6 +35,33 @@ static const char *spaces(const char *p)
     return p + strspn(p, " \t");
 }
 
+/* A number written right before a word with no space (ESPnet's "7epoch", "8/20epoch",
+ * "7126-7500batch"), the word at p: its value in *n (a range's end), what came before the dash or
+ * the slash in *other (-1 none, sep its character); false when p is not glued to such a number at
+ * a word's start. */
+static bool glued_number(const char *line, const char *p, long *n, long *other, char *sep)
+{
+    const char *b = p;
+    while (b > line && isdigit((unsigned char)b[-1]))
+        b--;
+    if (b == p || p - b > 12)
+        return false;
+    *other = -1;
+    *sep = 0;
+    const char *a = b;
+    if (a > line + 1 && (a[-1] == '-' || a[-1] == '/') && isdigit((unsigned char)a[-2])) {
+        *sep = a[-1];
+        a--;
+        while (a > line && isdigit((unsigned char)a[-1]))
+            a--;
+        *other = strtol(a, NULL, 10);
+    }
+    if (!word_start(line, a))
+        return false;
+    *n = strtol(b, NULL, 10);
+    return true;
+}
+
 /* "n" or "n/total" ("n / total"), ending at a non-alphanumeric: the counter at *s. */
 static bool counts(const char **s, long *n, long *total)
 {
@@ -179,7 +206,12 @@ static bool keyword_counter(const char *line, gw_counter *c)
         /* the last part of an identifier counts with a total: "cur_iter=15/271" (a bare
          * "max_iter: 90000" is a setting) */
         bool suffix = p > line + 1 && p[-1] == '_' && isalnum((unsigned char)p[-2]);
-        if (!isalpha((unsigned char)*p) || (!word_start(line, p) && !suffix))
+        long gn, ga;
+        char gs;
+        /* a range glued before the word counts to its end: "7126-7500batch" */
+        bool glued = isalpha((unsigned char)*p) && p > line && isdigit((unsigned char)p[-1]) &&
+                     glued_number(line, p, &gn, &ga, &gs) && gs == '-' && ga <= gn;
+        if (!isalpha((unsigned char)*p) || (!word_start(line, p) && !suffix && !glued))
             continue;
         for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
             size_t len = strlen(words[i]);
@@ -191,6 +223,12 @@ static bool keyword_counter(const char *line, gw_counter *c)
                 q++; /* "iters", "steps" need a total: "steps = 1000" is a setting */
             if (isalnum((unsigned char)*q) || *q == '_')
                 continue;
+            if (glued) {
+                c->n = gn;
+                c->total = -1;
+                snprintf(c->shape, sizeof c->shape, "A-N%s", words[i]);
+                return true;
+            }
             if (*q == '(') { /* mmengine's Iter(train) [  50/80000] */
                 const char *r = strchr(q, ')');
                 if (!r || r - q > 8)
@@ -275,6 +313,14 @@ static bool nested_counter(const char *line, gw_counter *c)
 static const char *epoch_tag(const char *line, gw_counter *c)
 {
     for (const char *p = line; (p = strcasestr(p, "epoch")) != NULL; p += 5) {
+        long ge, gt;
+        char gs;
+        if (p > line && isdigit((unsigned char)p[-1]) && glued_number(line, p, &ge, &gt, &gs) &&
+            gs != '-' && !isalnum((unsigned char)p[5]) && p[5] != '_') {
+            c->epoch = gs ? gt : ge; /* "8/20epoch": epoch 8 of 20 */
+            c->epoch_total = gs ? ge : -1;
+            return p;
+        }
         if (!word_start(line, p))
             continue;
         const char *q = p + 5;
@@ -470,7 +516,10 @@ static bool averaged(const char *line, const char *p)
 
 static double step_time(const char *line)
 {
+    /* a whole step's time before its parts' (ESPnet's "iter_time=0.001, forward_time=0.005, ...,
+     * train_time=0.014": iter_time is its wait for data) */
     static const char *const keys[] = {"elapsed time per iteration (ms)",
+                                       "train_time",
                                        "iter_time",
                                        "batch_cost",
                                        "batch_time",
@@ -503,11 +552,11 @@ static double step_time(const char *line)
             }
             if (i == 0)
                 x /= 1000.0;
-            if (i == 6)
+            if (i == 7)
                 x = x > 0 ? 1.0 / x : 0; /* updates per second */
             if (*spaces(u) == '/')
                 continue;
-            if (i >= 7 && v == spaces(p + len))
+            if (i >= 8 && v == spaces(p + len))
                 continue; /* "seconds: 10.2", not "seconds 12" */
             if (x > 0 && x < 1e5)
                 return x;
