@@ -308,19 +308,50 @@ static bool nested_counter(const char *line, gw_counter *c)
     return false;
 }
 
+/* "7epoch", "8/20epoch" (epoch 8 of 20), the word at p: the epoch into c. */
+static bool glued_epoch(const char *line, const char *p, gw_counter *c)
+{
+    long e, other;
+    char sep;
+    if (p == line || !isdigit((unsigned char)p[-1]) || !glued_number(line, p, &e, &other, &sep) ||
+        sep == '-' || isalnum((unsigned char)p[5]) || p[5] == '_')
+        return false;
+    c->epoch = sep ? other : e;
+    c->epoch_total = sep ? e : -1;
+    return true;
+}
+
+/* "30/42 of epoch 28/30": the counter before the tag at p, into c. */
+static bool counter_of_epoch(const char *line, const char *p, gw_counter *c)
+{
+    size_t off = (size_t)(p - line);
+    while (off > 0 && line[off - 1] == ' ')
+        off--;
+    if (off < 2 || strncasecmp(line + off - 2, "of", 2) != 0)
+        return false;
+    size_t d = off - 2;
+    while (d > 0 && line[d - 1] == ' ')
+        d--;
+    size_t n0 = d;
+    while (n0 > 0 && (isdigit((unsigned char)line[n0 - 1]) || line[n0 - 1] == '/'))
+        n0--;
+    long n, t;
+    const char *v = line + n0;
+    if (n0 == d || !counts(&v, &n, &t) || t <= 0 || v != line + d)
+        return false;
+    c->n = n;
+    c->total = t;
+    snprintf(c->shape, sizeof c->shape, "N/M of %.5s E/T", p);
+    return true;
+}
+
 /* An epoch tag: "Epoch [3]", "Epoch(train) [1]", "epoch: 1/300", "Epoch: [0]", "epoch 001:",
  * then maybe its counter: "[ 50/977]", ":  100 / 1102". Returns where the tag starts, NULL. */
 static const char *epoch_tag(const char *line, gw_counter *c)
 {
     for (const char *p = line; (p = strcasestr(p, "epoch")) != NULL; p += 5) {
-        long ge, gt;
-        char gs;
-        if (p > line && isdigit((unsigned char)p[-1]) && glued_number(line, p, &ge, &gt, &gs) &&
-            gs != '-' && !isalnum((unsigned char)p[5]) && p[5] != '_') {
-            c->epoch = gs ? gt : ge; /* "8/20epoch": epoch 8 of 20 */
-            c->epoch_total = gs ? ge : -1;
+        if (glued_epoch(line, p, c))
             return p;
-        }
         if (!word_start(line, p))
             continue;
         const char *q = p + 5;
@@ -357,26 +388,8 @@ static const char *epoch_tag(const char *line, gw_counter *c)
         }
         c->epoch = e;
         c->epoch_total = et;
-        /* "30/42 of epoch 28/30": the counter before the tag */
-        size_t off = (size_t)(p - line);
-        while (off > 0 && line[off - 1] == ' ')
-            off--;
-        if (off >= 2 && strncasecmp(line + off - 2, "of", 2) == 0) {
-            size_t d = off - 2;
-            while (d > 0 && line[d - 1] == ' ')
-                d--;
-            size_t n0 = d;
-            while (n0 > 0 && (isdigit((unsigned char)line[n0 - 1]) || line[n0 - 1] == '/'))
-                n0--;
-            long n, t;
-            const char *v = line + n0;
-            if (n0 < d && counts(&v, &n, &t) && t > 0 && v == line + d) {
-                c->n = n;
-                c->total = t;
-                snprintf(c->shape, sizeof c->shape, "N/M of %.5s E/T", p);
-                return p;
-            }
-        }
+        if (counter_of_epoch(line, p, c))
+            return p;
         if (*q == ',' || *q == ':')
             q = spaces(q + 1);
         long n, t;

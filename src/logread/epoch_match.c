@@ -198,3 +198,37 @@ gw_epoch_line_end gw_epoch_line_ends(const char *line)
     }
     return GW_EPOCH_STARTS;
 }
+
+/* Words that, right before "epoch N", make the line a mention and not an epoch's start. */
+static bool mention_before(const char *line, const char *at)
+{
+    static const char *const words[] = {
+        "at",       "from",     "of",     "after",   "since",   "until",      "to",
+        "in",       "best",     "saving", "saved",   "save",    "checkpoint", "last",
+        "previous", "resuming", "resume", "resumed", "loading", "loaded",     "load"};
+    const char *e = at;
+    while (e > line && !isalnum((unsigned char)e[-1]))
+        e--;
+    const char *s = e;
+    while (s > line && isalpha((unsigned char)s[-1]))
+        s--;
+    return word_is(s, (size_t)(e - s), words, sizeof words / sizeof *words);
+}
+
+bool gw_epoch_line_mentions(const char *line)
+{
+    for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
+        if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
+            continue;
+        const char *d = q + 5;
+        d += strspn(d, " \t:=#[");
+        if (!isdigit((unsigned char)*d))
+            continue;
+        if (mention_before(line, q))
+            return true;
+        while (isdigit((unsigned char)*d))
+            d++;
+        return (*d == '.' || *d == '_' || *d == '-') && isalpha((unsigned char)d[1]);
+    }
+    return false;
+}

@@ -126,48 +126,10 @@ static bool yolo_column(const gw_progress *p, const char *d, long *e, long *t)
     return p->header_seen || (w > s && (*w == 'G' || *w == 'M') && w[1] == ' ');
 }
 
-/* Words that, right before "epoch N", make the line a mention and not an epoch's start. */
-static bool mention_before(const char *line, const char *at)
-{
-    static const char *const words[] = {
-        "at",       "from",     "of",     "after",   "since",   "until",      "to",
-        "in",       "best",     "saving", "saved",   "save",    "checkpoint", "last",
-        "previous", "resuming", "resume", "resumed", "loading", "loaded",     "load"};
-    const char *e = at;
-    while (e > line && !isalnum((unsigned char)e[-1]))
-        e--;
-    const char *s = e;
-    while (s > line && isalpha((unsigned char)s[-1]))
-        s--;
-    size_t n = (size_t)(e - s);
-    for (size_t i = 0; n && i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && strncasecmp(s, words[i], n) == 0)
-            return true;
-    return false;
-}
-
-/* The default matcher's epoch line, unless it only mentions an epoch: a word such as "at",
- * "best", "checkpoint" right before it, or a file name ("epoch3.pt"). */
+/* The default matcher's epoch line, unless it only mentions an epoch (epoch_match.h). */
 static bool default_epoch(const gw_progress *p, const char *line, long *e, long *t)
 {
-    if (!p->dflt || !gw_epoch_matcher_match(p->dflt, line, e, t))
-        return false;
-    for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
-        if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
-            continue;
-        const char *d = q + 5;
-        d += strspn(d, " \t:=#[");
-        if (!isdigit((unsigned char)*d))
-            continue;
-        if (mention_before(line, q))
-            return false;
-        while (isdigit((unsigned char)*d))
-            d++;
-        if ((*d == '.' || *d == '_' || *d == '-') && isalpha((unsigned char)d[1]))
-            return false;
-        return true;
-    }
-    return true;
+    return p->dflt && gw_epoch_matcher_match(p->dflt, line, e, t) && !gw_epoch_line_mentions(line);
 }
 
 static bool epoch_of_line(const gw_progress *p, const char *line, long *e, long *t)
@@ -516,10 +478,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     }
     long e, t;
     p->cur_src = "`Epoch N` lines";
-    /* a line that reports its epoch's end ("Epoch 49 Complete"), with no step printed: the epoch
-     * began where the work before it ended (the last evaluation or save; for a line that sums up
-     * the whole epoch, the epoch before's end), the first at the first line; what follows the end
-     * of its training is its own evaluation */
+    /* a line that reports its epoch's end, with no step printed: docs/epochs.md */
     gw_epoch_line_end ends = p->user || p->nsm ? GW_EPOCH_STARTS : gw_epoch_line_ends(line);
     int64_t from = !ends                   ? t_ms
                    : !p->nst               ? p->first_ms
