@@ -149,6 +149,8 @@ def main():
     ap.add_argument("--rows", type=int, help="total rows (instead of --hours)")
     ap.add_argument("--format", choices=("nvsmi", "gpuwatch"), default="nvsmi")
     ap.add_argument("--keep", help="write the log here and keep it (reused when it exists)")
+    ap.add_argument("--repeat", type=int, default=1, help="rounds of every program in turn "
+                    "(medians; on a shared machine 3 or more)")
     ap.add_argument("--bin", default=os.environ.get("GPUWATCH_BIN", "build/gpuwatch"))
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="gwbench")
@@ -163,18 +165,18 @@ def main():
         rows = generate(log, a.gpus, per_gpu / 3600 / a.hz, a.hz)
     size_mb = os.path.getsize(log) / 1e6
     print(f"generated {rows:,} rows ({size_mb:.0f} MB) in {time.perf_counter() - t:.1f} s: {log}")
-    results = [("gpuwatch report --json", *measure([a.bin, "report", log, "--json",
-                                                     os.path.join(tmp, "summary.json")]))]
+    programs = [("gpuwatch report --json",
+                 [a.bin, "report", log, "--json", os.path.join(tmp, "summary.json")], None)]
     if a.before:
-        results.append(("before: report --json", *measure([a.before, "report", log, "--json",
-                                                            os.path.join(tmp, "old.json")])))
+        programs.append(("before: report --json",
+                         [a.before, "report", log, "--json", os.path.join(tmp, "old.json")], None))
     try:
         if a.no_pandas:
             raise ImportError
         import pandas  # noqa: F401
-        results.append(("pandas read_csv+describe",
-                        *measure([sys.executable, "-c", PANDAS if a.format == "nvsmi" else PANDAS_GW,
-                                  log])))
+        programs.append(("pandas read_csv+describe",
+                         [sys.executable, "-c", PANDAS if a.format == "nvsmi" else PANDAS_GW, log],
+                         None))
     except ImportError:
         if not a.no_pandas:
             print("pandas is not importable here: only gpuwatch is timed "
@@ -183,7 +185,22 @@ def main():
         env = dict(os.environ, NODE_PATH=os.path.join(os.path.abspath(a.peers), "node_modules"))
         script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_peers.cjs")
         for engine in ("duckdb", "polars"):
-            results.append((f"{engine} (Node.js)", *measure(["node", script, engine, log], env)))
+            programs.append((f"{engine} (Node.js)", ["node", script, engine, log], env))
+    # Rounds: every program once per round, in turn, so that a machine shared with other work
+    # loads each about alike; the median wall and CPU of the rounds and the largest peak.
+    with open(log, "rb") as f:  # into the page cache first: no program pays the disk for the others
+        while f.read(1 << 24):
+            pass
+    load0 = os.getloadavg()[0]
+    runs = {name: [] for name, _, _ in programs}
+    for _ in range(a.repeat):
+        for name, cmd, env in programs:
+            runs[name].append(measure(cmd, env))
+    med = lambda xs: sorted(xs)[len(xs) // 2]
+    results = [(name, med([r[0] for r in rs]), max(r[1] for r in rs), med([r[2] for r in rs]))
+               for name, rs in runs.items()]
+    print(f"load average (1 min) {load0:.1f} before, {os.getloadavg()[0]:.1f} after; "
+          f"{a.repeat} round(s), medians")
     print(f"\n{'program':<28}{'wall s':>8}{'CPU s':>8}{'peak RSS MiB':>14}{'rows/s':>12}")
     for name, wall, rss, cpu in results:
         print(f"{name:<28}{wall:>8.2f}{cpu:>8.2f}{rss:>14.0f}{rows / wall:>12,.0f}")

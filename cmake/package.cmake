@@ -11,6 +11,8 @@ install(TARGETS gpuwatch RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # The sitecustomize that `gpuwatch run` puts first on a job's PYTHONPATH (docs/inproc.md); the
 # binary looks for it in BINDIR/../lib/gpuwatch/python (src/run/python_env.c).
 install(FILES ${CMAKE_SOURCE_DIR}/python/inject/sitecustomize.py
+        ${CMAKE_SOURCE_DIR}/python/inject/usercustomize.py
+        ${CMAKE_SOURCE_DIR}/python/inject/_gpuwatch_site.py
         ${CMAKE_SOURCE_DIR}/python/inject/_gpuwatch_inproc.py
         ${CMAKE_SOURCE_DIR}/python/inject/_gpuwatch_torch.py DESTINATION lib/gpuwatch/python)
 install(FILES ${CMAKE_SOURCE_DIR}/README.md ${CMAKE_SOURCE_DIR}/packaging/deb/copyright

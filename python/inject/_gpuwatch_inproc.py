@@ -34,7 +34,8 @@ _HERE = os.path.abspath(__file__)
 if _HERE.endswith((".pyc", ".pyo")):
     _HERE = _HERE[:-1]
 _OURS = {os.path.join(os.path.dirname(_HERE), name)  # frames never shown in stacks
-         for name in ("_gpuwatch_inproc.py", "_gpuwatch_torch.py", "sitecustomize.py")}
+         for name in ("_gpuwatch_inproc.py", "_gpuwatch_torch.py", "_gpuwatch_site.py",
+                      "sitecustomize.py", "usercustomize.py")}
 
 _gt = None  # _gpuwatch_torch, imported by start()
 _proc = None  # the _Process of this process (a forked child makes its own)
@@ -61,7 +62,6 @@ class _Process:
         self.lock = threading.Lock()  # pending
         self.write_lock = threading.Lock()  # the files
         self.pending = []  # lines not yet written
-        self.fd = None
         self.disabled = False  # the run directory cannot be written: record nothing more
         self.out_made = False  # RUN/python made (by this process)
         self.warned = set()
@@ -109,13 +109,18 @@ class _Process:
                 data = "".join(self.pending).encode("utf-8")
                 self.pending = []
             try:
-                if self.fd is None:
-                    os.makedirs(self.out_dir, exist_ok=True)
-                    path = os.path.join(self.out_dir, "%d.jsonl" % self.pid)
-                    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
-                    self.fd = os.open(path, flags, 0o644)
-                while data:
-                    data = data[os.write(self.fd, data):]
+                os.makedirs(self.out_dir, exist_ok=True)
+                path = os.path.join(self.out_dir, "%d.jsonl" % self.pid)
+                flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0)
+                # opened for each flush and closed: a descriptor kept open would be closed by a
+                # job that closes them all (python-daemon, os.closerange) and its number given
+                # to the job's next file, which would then get our records
+                fd = os.open(path, flags, 0o644)
+                try:
+                    while data:
+                        data = data[os.write(fd, data):]
+                finally:
+                    os.close(fd)
             except OSError as e:
                 with self.lock:
                     self.disabled = True  # read-only or full: the job goes on without us
@@ -304,7 +309,7 @@ class _Process:
         return step
 
     def check_role(self):
-        if self.role == "worker":
+        if self.role == "worker" and self.worker_id is not None:
             return
         w = sys.modules.get("torch.utils.data._utils.worker")
         info = getattr(w, "_worker_info", None) if w is not None else None
@@ -565,18 +570,26 @@ def _after_fork_child():
         return
     try:
         method = "fork"
+        worker = False  # forked by torch's _MultiProcessingDataLoaderIter.__init__
+        loader_py = os.path.join("torch", "utils", "data", "dataloader.py")
         f = sys._getframe(1)
         while f is not None:
-            if f.f_code.co_filename.endswith(os.path.join("multiprocessing", "forkserver.py")):
+            code = f.f_code
+            if code.co_filename.endswith(os.path.join("multiprocessing", "forkserver.py")):
                 method = "forkserver"
                 break
+            if code.co_name == "__init__" and code.co_filename.endswith(loader_py):
+                worker = True
             f = f.f_back
         _proc = _Process(parent.run_dir, method)
+        if worker:  # known now, not at the sampler's next look: a worker killed at once counts
+            _proc.role = "worker"
         _proc.warned = set(parent.warned)
         _proc.disabled = parent.disabled
         _proc.loaders = parent.loaders
         _proc.write_process()
         _proc.write_settings()
+        _proc.flush()  # now: a worker killed (OOM, SIGTERM) in its first 2 s is still counted
         mp_util = sys.modules.get("multiprocessing.util")
         if mp_util is not None:
             # multiprocessing ends a forked child with os._exit: no atexit there, but its
@@ -629,6 +642,7 @@ def start():
         _proc.role = "main"
     _proc.write_process()
     _proc.write_settings()
+    _proc.flush()  # now, not in 2 s: a process killed before that is still counted
     if "torch" in sys.modules:  # imported before us (cannot happen from site, but be safe)
         _gt._after_torch("torch", sys.modules["torch"])
     else:

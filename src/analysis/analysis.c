@@ -32,8 +32,7 @@ const char *gw_epoch_origin_name(gw_epoch_origin o)
 
 static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
 {
-    const double *v = gw_series_gpu_values(g->gpu, f);
-    return v ? v[row] : NAN;
+    return gw_series_gpu_value(g->gpu, f, row);
 }
 
 bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
@@ -47,7 +46,7 @@ bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
 
 bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
 {
-    if (gw_series_gpu_values(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
+    if (gw_series_gpu_has(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
         double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
         return gw_reasons_power(gw_reasons_of(mask));
     }
@@ -98,6 +97,19 @@ double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool
                                span.end - span.begin);
 }
 
+double gw_gpu_mean_field(const gw_gpu_analysis *g, gw_gpu_field f, gw_span span, bool work_only)
+{
+    if (!gw_series_gpu_has(g->gpu, f) || span.end <= span.begin)
+        return NAN;
+    double *v = xmalloc((span.end - span.begin) * sizeof *v);
+    gw_series_col_decode(&g->gpu->tab, (size_t)g->gpu->col_of[f], span.begin, span.end, v);
+    double mean = gw_stats_mean_where(v, g->dt_s + span.begin,
+                                      work_only ? g->in_expected_dip + span.begin : NULL,
+                                      span.end - span.begin);
+    free(v);
+    return mean;
+}
+
 /* Energy over a span: one method for every span (stats.h), so phases and epochs add up to the
  * whole. The series holds power.draw in W and the counter in mJ. */
 static gw_energy span_energy(const gw_energy_curve *c, gw_span span)
@@ -105,15 +117,32 @@ static gw_energy span_energy(const gw_energy_curve *c, gw_span span)
     return gw_energy_span(c, span.begin, span.end);
 }
 
+/* scratch: two buffers of the GPU's rows. A column's rows are decoded into the second one at a
+ * time (the series keeps GPU columns compactly: series.h). */
 static void phase_result(gw_gpu_analysis *g, const gw_energy_curve *energy, gw_phase_result *out,
                          gw_span span, double *scratch)
 {
     const gw_series_table *t = &g->gpu->tab;
+    double *values = scratch + t->n;
     out->span = span;
     out->stats = xcalloc(t->ncols, sizeof *out->stats);
-    for (size_t c = 0; c < t->ncols; c++)
-        gw_stats_summary(t->cols[c].v + span.begin, g->dt_s + span.begin, span.end - span.begin,
-                         scratch, &out->stats[c]);
+    static const double q[3] = {0.05, 0.5, 0.95};
+    for (size_t c = 0; c < t->ncols; c++) {
+        size_t count = span.end - span.begin;
+        gw_series_col_decode(t, c, span.begin, span.end, values);
+        gw_stats *st = &out->stats[c];
+        double p[3], lo, hi;
+        size_t n;
+        /* 1- and 2-byte columns: the same exact quantiles counted from their codes */
+        if (!gw_series_col_quantiles(t, c, span.begin, span.end, q, 3, p, &n, &lo, &hi)) {
+            gw_stats_summary(values, g->dt_s + span.begin, count, scratch, st);
+            continue;
+        }
+        *st = (gw_stats){
+            .n = n, .mean = NAN, .min = lo, .p5 = p[0], .p50 = p[1], .p95 = p[2], .max = hi};
+        if (n > 0)
+            st->mean = gw_stats_mean(values, g->dt_s + span.begin, count);
+    }
     gw_energy e = span_energy(energy, span);
     out->energy_wh = e.wh;
     out->energy_partial = e.partial;
@@ -167,6 +196,7 @@ static void gpu_basics(const gw_series *s, gw_gpu_analysis *g)
     /* another job's GPU (--scope node) is shown, never compared or judged */
     g->participant = gpu->in_job != 0 && (g->worked || job_used_gpu(s, gpu));
     g->ndips = gw_dips_find(util, gpu->tab.t_ms, g->dt_s, n, ph[GW_PHASE_STEADY], &g->dips);
+    gw_series_gpu_release(gpu);
 }
 
 /* The epochs the job's output showed, with their steps and validation (logread/progress.h), of
@@ -310,6 +340,7 @@ static void startup_until_first_epoch(gw_analysis *a)
         g->dips = NULL;
         g->ndips = gw_dips_find(gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT), t, g->dt_s,
                                 g->gpu->tab.n, *steady, &g->dips);
+        gw_series_gpu_release(g->gpu);
     }
 }
 
@@ -324,6 +355,7 @@ static void classify_dips(gw_analysis *a)
         gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
         gw_dips_mark_job_phases(g->dips, g->ndips, a->series->phases, a->series->nphases);
         settle_dips(g);
+        gw_series_gpu_release(g->gpu);
     }
 }
 
@@ -365,7 +397,7 @@ static gw_span_figures span_figures(const gw_gpu_analysis *g, const gw_energy_cu
 
 /* Statistics and energy of the whole record, the phases and the epochs of GPU i. The energy
  * curve lives only while one GPU is done (16 bytes a row). */
-static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
+static void gpu_figures(gw_analysis *a, size_t i)
 {
     gw_gpu_analysis *g = &a->gpus[i];
     const gw_series_gpu *gpu = g->gpu;
@@ -374,6 +406,10 @@ static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
     gw_energy_curve_build(gpu->tab.t_ms, gpu->tab.n, gw_series_gpu_values(gpu, GW_F_POWER_DRAW_W),
                           1.0, gw_series_gpu_values(gpu, GW_F_ENERGY_MJ), 1e-3,
                           g->interval_s * 1000.0, &energy);
+    gw_series_gpu_release(gpu);
+    /* taken after the curve is built, when the decoded power and counter are gone (issue 28:
+     * the peak of a big record) */
+    double *scratch = xmalloc((gpu->tab.n ? 2 * gpu->tab.n : 1) * sizeof *scratch);
     phase_result(g, &energy, &g->whole, gw_span_make(gpu, g->dt_s, 0, gpu->tab.n), scratch);
     g->energy_from_counter = span_energy(&energy, g->whole.span).from_counter;
     for (int p = 0; p < GW_PHASE_COUNT; p++) {
@@ -408,6 +444,8 @@ static void gpu_figures(gw_analysis *a, size_t i, double *scratch)
                 : NAN;
     }
     gw_energy_curve_free(&energy);
+    free(scratch);
+    gw_series_gpu_release(gpu);
 }
 
 /* No verdict on another job's GPU (series.h in_job 0): it is shown as not this job. */
@@ -435,27 +473,25 @@ static void drop_other_jobs(gw_analysis *a)
  * own columns of the epoch and job-phase arrays, so two ranges can be done at once. */
 typedef struct figures_job {
     gw_analysis *a;
-    size_t from, to, max_rows;
+    size_t from, to;
 } figures_job;
 
 static void *figures_range(void *arg)
 {
     const figures_job *j = arg;
-    double *scratch = xmalloc((j->max_rows ? j->max_rows : 1) * sizeof *scratch);
     for (size_t i = j->from; i < j->to; i++)
-        gpu_figures(j->a, i, scratch);
-    free(scratch);
+        gpu_figures(j->a, i);
     return NULL;
 }
 
 /* Every GPU's figures; on a big record of several GPUs the GPUs past half the rows go to a
  * second thread (issue 28: both cores). The result does not depend on the split. */
-static void all_figures(gw_analysis *a, size_t max_rows)
+static void all_figures(gw_analysis *a)
 {
     size_t rows = 0;
     for (size_t i = 0; i < a->ngpus; i++)
         rows += a->gpus[i].gpu->tab.n;
-    figures_job whole = {a, 0, a->ngpus, max_rows};
+    figures_job whole = {a, 0, a->ngpus};
     if (a->ngpus < 2 || rows < 500000 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
         figures_range(&whole);
         return;
@@ -463,7 +499,7 @@ static void all_figures(gw_analysis *a, size_t max_rows)
     size_t split = 0, seen = 0;
     while (split < a->ngpus && 2 * seen < rows)
         seen += a->gpus[split++].gpu->tab.n;
-    figures_job first = {a, 0, split, max_rows}, second = {a, split, a->ngpus, max_rows};
+    figures_job first = {a, 0, split}, second = {a, split, a->ngpus};
     pthread_t t;
     if (split == a->ngpus || pthread_create(&t, NULL, figures_range, &second) != 0) {
         figures_range(&whole);
@@ -479,7 +515,6 @@ gw_analysis *gw_analyze(const gw_series *s)
     a->series = s;
     a->ngpus = s->ngpus;
     a->gpus = xcalloc(s->ngpus + 1, sizeof *a->gpus);
-    size_t max_rows = 0;
     for (size_t i = 0; i < s->ngpus; i++) {
         const gw_series_table *t = &s->gpus[i]->tab;
         if (t->n == 0)
@@ -488,8 +523,6 @@ gw_analysis *gw_analyze(const gw_series *s)
             a->start_ms = t->t_ms[0];
         if (t->t_ms[t->n - 1] > a->end_ms)
             a->end_ms = t->t_ms[t->n - 1];
-        if (t->n > max_rows)
-            max_rows = t->n;
     }
     for (size_t i = 0; i < s->ngpus; i++) {
         a->gpus[i].gpu = s->gpus[i];
@@ -514,7 +547,7 @@ gw_analysis *gw_analyze(const gw_series *s)
     a->job_phase_util_pct = xcalloc(s->nphases * a->ngpus + 1, sizeof(double));
     a->before_epochs = xcalloc(a->ngpus + 1, sizeof *a->before_epochs);
     a->after_epochs = xcalloc(a->ngpus + 1, sizeof *a->after_epochs);
-    all_figures(a, max_rows);
+    all_figures(a);
     gw_checks_run(a);
     drop_other_jobs(a);
     gw_verdict_sort(&a->verdicts);

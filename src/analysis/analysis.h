@@ -172,6 +172,9 @@ gw_span gw_span_make(const gw_series_gpu *g, const double *dt_s, size_t begin, s
 /* Time-weighted mean of v over the rows of span; with work_only, rows inside expected dips are
  * left out. NAN when no row has a value. */
 double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool work_only);
+/* The same for field f of the GPU (NAN without the column), decoding only the span's rows: for
+ * checks that look at every GPU of a big record at once (series.h keeps columns compactly). */
+double gw_gpu_mean_field(const gw_gpu_analysis *g, gw_gpu_field f, gw_span span, bool work_only);
 
 /* Per-row conditions behind the time checks. */
 /* The job's CPU by role over a GPU's steady state (host.csv, issue 13), NAN where absent;

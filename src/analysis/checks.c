@@ -27,8 +27,15 @@ void gw_checks_run(gw_analysis *a)
             continue;
         if (d->job)
             d->job(a);
-        for (size_t i = 0; d->gpu && i < a->ngpus; i++)
+        /* the columns a check decoded are freed after it (series.h: big records) */
+        for (size_t i = 0; d->job && i < a->ngpus; i++)
+            gw_series_gpu_release(a->gpus[i].gpu);
+        for (size_t i = 0; d->gpu && i < a->ngpus; i++) {
             d->gpu(a, &a->gpus[i]);
+            gw_series_gpu_release(a->gpus[i].gpu);
+        }
+        for (size_t i = 0; d->gpu && i < a->ngpus; i++) /* a check may look at its peers */
+            gw_series_gpu_release(a->gpus[i].gpu);
     }
 }
 

@@ -109,9 +109,13 @@ static void pick_loaders(gw_inproc_analysis *ia)
             ia->val_loader = (long)l;
         }
     }
-    int len =
-        snprintf(ia->how, sizeof ia->how, "training: loader %ld, the most steps (%s in %zu pass%s)",
-                 in->loaders[t].id, GW_FIXED(best, 0), best_passes, best_passes == 1 ? "" : "es");
+    int len = snprintf(
+        ia->how, sizeof ia->how, "training: loader %ld, the most steps (%s in %zu pass%s%s",
+        in->loaders[t].id, GW_FIXED(best, 0), best_passes, best_passes == 1 ? "" : "es",
+        in->loaders[t].objects > 1 ? ", a new DataLoader for each" : ")");
+    if (in->loaders[t].objects > 1 && len > 0 && (size_t)len < sizeof ia->how)
+        len += snprintf(ia->how + len, sizeof ia->how - (size_t)len, ": %ld made at %s)",
+                        in->loaders[t].objects, in->loaders[t].created_at);
     if (ia->val_loader >= 0 && len > 0 && (size_t)len < sizeof ia->how) {
         double vs = loader_steps(in, (size_t)ia->val_loader, &np);
         snprintf(ia->how + len, sizeof ia->how - (size_t)len,
@@ -172,9 +176,16 @@ static void build_epochs(gw_inproc_analysis *ia)
             }
     }
     ia->wait_share_pct = share_pct(ia->wait_s, ia->between_s);
+    if (!(ia->between_s > 0)) /* passes of one batch each: the loop's own time is unknown */
+        for (size_t k = 0; k < ia->nepochs; k++) {
+            ia->epochs[k].wait_share_pct = ia->wait_share_pct = NAN;
+            ia->epochs[k].bound = GW_INPROC_BOUND_UNKNOWN;
+        }
     double w = ia->wait_share_pct / 100.0;
     ia->speedup_input_max = w < 1 ? 1.0 / (1.0 - w) : NAN;
-    ia->has_steps = ia->steps >= GW_INPROC_MIN_STEPS;
+    /* a pass of one batch (a new iterator for each step) ends before the loop's own work: with
+     * no time between batches the share waiting is no measure */
+    ia->has_steps = ia->steps >= GW_INPROC_MIN_STEPS && ia->between_s > 0;
     bool input = false, main_b = false;
     for (size_t k = 0; k < ia->nepochs; k++) {
         input |= ia->epochs[k].bound == GW_INPROC_BOUND_INPUT;
@@ -270,6 +281,44 @@ static const gw_inproc *first_inproc(const gw_series *s, bool *off, const char *
     return NULL;
 }
 
+/* Why there is no step timing. A "loader" record is written at a loader's first pass: with no
+ * pass and no steps after it, the process ended before its first records of steps (flushed
+ * every 2 s), most often killed (SIGTERM, SIGKILL, os._exit) before it could write them. */
+static void why_no_steps(gw_inproc_analysis *ia)
+{
+    const gw_inproc *in = ia->in;
+    if (ia->train_loader >= 0 && ia->steps >= GW_INPROC_MIN_STEPS) {
+        snprintf(ia->why_none, sizeof ia->why_none,
+                 "no time between batches recorded: each of the %zu passes over loader %ld "
+                 "ended after its first batch (a new iterator for each step, "
+                 "next(iter(loader))?), so the loop's own time and its share waiting for data "
+                 "are unknown",
+                 ia->nepochs, in->loaders[ia->train_loader].id);
+        return;
+    }
+    if (ia->train_loader >= 0) {
+        snprintf(ia->why_none, sizeof ia->why_none, "fewer than %s training steps recorded",
+                 GW_FIXED(GW_INPROC_MIN_STEPS, 0));
+        return;
+    }
+    for (size_t l = 0; l < in->nloaders; l++) {
+        const gw_inproc_proc *p = gw_inproc_proc_of(in, in->loaders[l].pid);
+        if (p && p->role == GW_INPROC_WORKER)
+            continue;
+        snprintf(ia->why_none, sizeof ia->why_none,
+                 "a DataLoader was iterated (pid %ld, loader %ld%s%s) but no step was "
+                 "recorded: %s",
+                 in->loaders[l].pid, in->loaders[l].id, *in->loaders[l].created_at ? ", " : "",
+                 in->loaders[l].created_at,
+                 p && p->exited ? "its records were lost"
+                                : "the process was killed (a signal, os._exit) before its "
+                                  "first records of steps (every 2 s)");
+        return;
+    }
+    snprintf(ia->why_none, sizeof ia->why_none,
+             "no DataLoader was iterated in the job's Python processes");
+}
+
 gw_inproc_analysis *gw_inproc_analyze(const gw_series *s)
 {
     gw_inproc_analysis *ia = xcalloc(1, sizeof *ia);
@@ -285,7 +334,7 @@ gw_inproc_analysis *gw_inproc_analyze(const gw_series *s)
             snprintf(ia->why_none, sizeof ia->why_none,
                      "no Python process of the job loaded gpuwatch's sitecustomize: not a "
                      "Python job, python -I/-E/-S, or the job put its own sitecustomize "
-                     "before gpuwatch's on PYTHONPATH");
+                     "before gpuwatch's on PYTHONPATH without a user site (-s, a venv)");
         else if (run_dir)
             snprintf(ia->why_none, sizeof ia->why_none,
                      "no python/ in the run directory: not a Python job, python -I/-S, or "
@@ -303,10 +352,7 @@ gw_inproc_analysis *gw_inproc_analyze(const gw_series *s)
     if (ia->train_loader >= 0)
         build_epochs(ia);
     if (!ia->has_steps)
-        snprintf(ia->why_none, sizeof ia->why_none,
-                 ia->train_loader < 0 ? "no DataLoader was iterated in the job's Python processes"
-                                      : "fewer than %s training steps recorded",
-                 GW_FIXED(GW_INPROC_MIN_STEPS, 0));
+        why_no_steps(ia);
     memory(ia);
     overhead(ia);
     gw_inproc_roles_build(ia);

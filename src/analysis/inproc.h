@@ -77,11 +77,11 @@ typedef struct gw_inproc_analysis {
     const gw_inproc *in;           /* NULL when no input has in-job data */
     size_t input;                  /* the series input (a run directory's gpu.csv) it is of */
     bool has_steps;                /* a training loader with at least GW_INPROC_MIN_STEPS steps */
-    char why_none[256];            /* when !in or !has_steps: why, one line */
+    char why_none[320];            /* when !in or !has_steps: why, one line */
     const gw_inproc_proc *main;    /* the training process, NULL when none */
     const gw_inproc_proc *worker;  /* a DataLoader worker (its settings), NULL when none */
     long train_loader, val_loader; /* indices into in->loaders, -1 when none */
-    char how[200];                 /* how they were told apart */
+    char how[320];                 /* how they were told apart */
     size_t nepochs;
     gw_inproc_epoch *epochs;
     double steps, wait_s, between_s, first_wait_s; /* the training loader's passes, summed */

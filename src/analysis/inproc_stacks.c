@@ -12,10 +12,10 @@ void gw_inproc_roles_build(gw_inproc_analysis *ia);
 void gw_inproc_roles_free(gw_inproc_analysis *ia);
 
 /* Files whose functions a thread sits in while it waits for something else: a queue, a pipe,
- * select, a lock, a condition. */
-static const char *const wait_files[] = {"selectors.py", "threading.py",  "queues.py",
-                                         "queue.py",     "connection.py", "synchronize.py",
-                                         "popen_fork.py"};
+ * select, a lock, a condition, the forkserver's answer (a forkserver DataLoader's workers). */
+static const char *const wait_files[] = {"selectors.py",  "threading.py",  "queues.py",
+                                         "queue.py",      "connection.py", "synchronize.py",
+                                         "popen_fork.py", "forkserver.py"};
 
 /* The file of a frame "function (file:LINE)", without the line: [*f, *f + *n). */
 static bool frame_file(const char *frame, size_t len, const char **f, size_t *n)

@@ -429,8 +429,10 @@ void gw_check_saturated(gw_analysis *a)
         if (v->gpu >= 0 && (size_t)v->gpu < slots && v->severity >= GW_SEV_WARNING)
             problem[v->gpu] = 1;
     }
-    for (size_t i = 0; i < a->ngpus; i++)
+    for (size_t i = 0; i < a->ngpus; i++) {
         saturated_one(a, &a->gpus[i], problem);
+        gw_series_gpu_release(a->gpus[i].gpu); /* one GPU's decoded columns at a time */
+    }
     free(problem);
 }
 
@@ -441,8 +443,8 @@ static void window_means(const gw_analysis *a, int64_t start, int64_t end, doubl
         const gw_gpu_analysis *g = &a->gpus[i];
         out[i] = NAN;
         if (g->participant)
-            out[i] = gw_gpu_mean(g, gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT),
-                                 gw_check_span_of_time(g, start, end), false);
+            out[i] = gw_gpu_mean_field(g, GW_F_UTIL_GPU_PCT, gw_check_span_of_time(g, start, end),
+                                       false);
     }
 }
 
@@ -532,7 +534,7 @@ void gw_check_imbalance(gw_analysis *a)
     size_t compared = 0;
     for (size_t i = 0; i < a->ngpus; i++) {
         const gw_gpu_analysis *g = &a->gpus[i];
-        if (!g->participant || !gw_series_gpu_values(g->gpu, GW_F_UTIL_GPU_PCT))
+        if (!g->participant || !gw_series_gpu_has(g->gpu, GW_F_UTIL_GPU_PCT))
             continue;
         compared++;
         if (!g->worked)

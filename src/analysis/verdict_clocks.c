@@ -110,7 +110,7 @@ void gw_check_power(gw_analysis *a, gw_gpu_analysis *g)
     if (!(total > 0) || !g->worked ||
         (double)gw_work_samples(g, NULL) < GW_TH(GW_TH_MIN_STEADY_SAMPLES))
         return;
-    bool has_mask = gw_series_gpu_values(g->gpu, GW_F_CLOCKS_EVENT_REASONS) != NULL;
+    bool has_mask = gw_series_gpu_has(g->gpu, GW_F_CLOCKS_EVENT_REASONS);
     double cap = has_mask ? share_with_bit(g, GW_REASON_SW_POWER_CAP, total)
                           : 100.0 * st->time_s[GW_TIME_POWER_CAPPED] / total;
     double brake = share_with_bit(g, GW_REASON_HW_POWER_BRAKE, total);

@@ -74,7 +74,11 @@ bool gw_cells_absent(const char *c)
     const char *d = c[0] == '-' || c[0] == '+' ? c + 1 : c;
     if (*d >= '0' && *d <= '9') /* a number: none of the markers below (most cells) */
         return false;
-    if (c[0] == '\0' || strcmp(c, "-") == 0 || strcasecmp(c, "N/A") == 0)
+    if (c[0] == '\0')
+        return true;
+    if (!strchr("-+nNiI[", c[0])) /* "P0", "Enabled", a name: none of the markers below */
+        return false;
+    if (strcmp(c, "-") == 0 || strcasecmp(c, "N/A") == 0)
         return true;
     /* what pandas and printf write for non-numbers: never a reading (docs/report.md) */
     const char *u = c[0] == '-' || c[0] == '+' ? c + 1 : c;
@@ -133,12 +137,19 @@ bool gw_cells_number(const char *cell, double *value, const char **unit)
 {
     const char *c = cell;
     if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X') && isxdigit((unsigned char)c[2])) {
-        char *end = NULL;
-        unsigned long long v = strtoull(c + 2, &end, 16);
-        if (*end != '\0')
+        uint64_t v = 0; /* by hand: strtoull was a cost on every row of gpu.csv */
+        const char *p = c + 2;
+        bool over = false;
+        for (; isxdigit((unsigned char)*p); p++) {
+            over |= (v >> 60) != 0; /* more than 64 bits: UINT64_MAX, as strtoull gives */
+            v = v << 4 | (uint64_t)(isdigit((unsigned char)*p) ? *p - '0' : (*p | 0x20) - 'a' + 10);
+        }
+        if (over)
+            v = UINT64_MAX;
+        if (*p != '\0')
             return false;
         *value = (double)v;
-        *unit = end;
+        *unit = p;
         return true;
     }
     if (c[0] == 'P' && isdigit((unsigned char)c[1])) {

@@ -179,7 +179,7 @@ static bool dmon_row(gw_series *s, size_t input, const char *source, dmon *d, ch
         if (isnan(v[i]))
             continue;
         if (d->cols[i].kind == D_FIELD)
-            gw_series_gpu_writable(g, (gw_gpu_field)d->cols[i].field)[row] = v[i];
+            gw_series_gpu_set(g, (gw_gpu_field)d->cols[i].field, row, v[i]);
     }
     return true;
 }

@@ -215,7 +215,7 @@ static bool mention_before(const char *line, const char *at)
     return word_is(s, (size_t)(e - s), words, sizeof words / sizeof *words);
 }
 
-bool gw_epoch_line_mentions(const char *line)
+bool gw_epoch_line_mention(const char *line)
 {
     for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
         if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))

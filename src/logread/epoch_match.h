@@ -36,10 +36,10 @@ GW_MUST_USE gw_rc gw_epoch_matcher_new(const char *regex, gw_epoch_matcher **out
  * epoch=3", "--epoch 3": usage texts and command lines). */
 bool gw_epoch_matcher_match(const gw_epoch_matcher *m, const char *line, long *epoch, long *total);
 
-/* Whether a line only mentions an epoch ("Best results observed at epoch 57", "saving checkpoint
- * epoch 9", "resuming from epoch 7", "epoch_3.pt", "epoch3.pt"): a word such as at / from / of /
- * best / checkpoint / saving right before the first "epoch N", or a file name after the number. */
-bool gw_epoch_line_mentions(const char *line);
+/* Whether a line the default expression matches only mentions an epoch and starts none: its
+ * first "epoch N" has a word such as "at", "best", "checkpoint", "resuming" right before it
+ * ("best results observed at epoch 57"), or names a file ("epoch_3.pt", "epoch3-model"). */
+bool gw_epoch_line_mention(const char *line);
 
 /* Whether an epoch line reports the epoch's end rather than its start, from the words right after
  * "epoch N" (an optional "training" or "train" first): GW_EPOCH_TRAINED when its training ended

@@ -81,7 +81,7 @@ static gw_series_gpu *gpu_of(gsreader *r, long index, const char *name)
 static void set(gw_series_gpu *g, size_t row, gw_gpu_field f, double v)
 {
     if (!isnan(v) && gw_field_plausible(f, v))
-        gw_series_gpu_writable(g, f)[row] = v;
+        gw_series_gpu_set(g, f, row, v);
 }
 
 static double num(const char *s)

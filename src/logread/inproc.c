@@ -134,7 +134,8 @@ static size_t loader_get(gw_inproc *in, long pid, long id)
                                                    .drop_last = -1,
                                                    .dataset = xstrdup(""),
                                                    .sampler = xstrdup(""),
-                                                   .created_at = xstrdup("")};
+                                                   .created_at = xstrdup(""),
+                                                   .objects = 1};
     return in->nloaders++;
 }
 
@@ -399,6 +400,94 @@ static void passes_from_steps(gw_inproc *in)
     }
 }
 
+static bool same_num(double a, double b)
+{
+    return a == b || (isnan(a) && isnan(b));
+}
+
+/* Is b, made after a, the same loader made anew (a job that makes its DataLoader in the epoch
+ * loop)? */
+static bool same_loader(const gw_inproc_loader *a, const gw_inproc_loader *b)
+{
+    return a->pid == b->pid && *a->created_at && strcmp(a->created_at, b->created_at) == 0 &&
+           strcmp(a->dataset, b->dataset) == 0 && same_num(a->batch_size, b->batch_size) &&
+           same_num(a->num_workers, b->num_workers) && same_num(a->batches, b->batches);
+}
+
+/* Renumbers the passes of the loaders that others were merged into (root[l] != l), in time
+ * order, and the "steps" records with them. Passes are sorted by t_start. */
+static void renumber_merged(gw_inproc *in, const size_t *root)
+{
+    size_t n = in->npasses;
+    size_t *old_loader = xmalloc((n ? n : 1) * sizeof *old_loader);
+    long *old_pass = xmalloc((n ? n : 1) * sizeof *old_pass);
+    long *next = xcalloc(in->nloaders, sizeof *next);
+    for (size_t i = 0; i < n; i++) {
+        gw_inproc_pass *p = &in->passes[i];
+        old_loader[i] = p->loader;
+        old_pass[i] = p->pass;
+        p->loader = root[p->loader];
+        if (in->loaders[p->loader].objects > 1)
+            p->pass = next[p->loader]++;
+    }
+    for (size_t j = 0; j < in->nsteps; j++) {
+        gw_inproc_steps *s = &in->steps[j];
+        if (in->loaders[root[s->loader]].objects <= 1)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            if (old_loader[i] == s->loader && old_pass[i] == s->pass) {
+                s->loader = in->passes[i].loader;
+                s->pass = in->passes[i].pass;
+                break;
+            }
+    }
+    free(old_loader);
+    free(old_pass);
+    free(next);
+}
+
+/* A loader made anew at the same place once the previous one's passes ended is that one. */
+static void merge_recreated(gw_inproc *in)
+{
+    size_t nl = in->nloaders;
+    if (nl < 2)
+        return;
+    size_t *root = xmalloc(nl * sizeof *root);
+    double *first = xmalloc(nl * sizeof *first), *last = xmalloc(nl * sizeof *last);
+    for (size_t l = 0; l < nl; l++) {
+        root[l] = l;
+        first[l] = INFINITY;
+        last[l] = -INFINITY;
+    }
+    for (size_t i = 0; i < in->npasses; i++) {
+        const gw_inproc_pass *p = &in->passes[i];
+        first[p->loader] = fmin(first[p->loader], p->t_start);
+        last[p->loader] = fmax(last[p->loader], p->t_end);
+    }
+    bool any = false;
+    for (size_t l = 1; l < nl; l++) {
+        if (isinf(first[l]))
+            continue;
+        for (size_t k = l; k-- > 0;) { /* the latest loader made at the same place */
+            if (root[k] != k || isinf(first[k]) || !same_loader(&in->loaders[k], &in->loaders[l]))
+                continue;
+            if (last[k] <= first[l]) {
+                root[l] = k;
+                last[k] = fmax(last[k], last[l]);
+                in->loaders[k].objects += in->loaders[l].objects;
+                in->loaders[l].objects = 0;
+                any = true;
+            }
+            break;
+        }
+    }
+    if (any)
+        renumber_merged(in, root);
+    free(root);
+    free(first);
+    free(last);
+}
+
 void gw_inproc_finish(gw_inproc *in)
 {
     if (in->nsteps)
@@ -406,6 +495,7 @@ void gw_inproc_finish(gw_inproc *in)
     passes_from_steps(in);
     if (in->npasses)
         qsort(in->passes, in->npasses, sizeof *in->passes, by_start);
+    merge_recreated(in);
     if (in->nmemory)
         qsort(in->memory, in->nmemory, sizeof *in->memory, by_t);
 }

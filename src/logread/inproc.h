@@ -60,6 +60,11 @@ typedef struct gw_inproc_loader {
     double num_workers, batch_size, prefetch_factor, batches; /* NAN unknown */
     int pin_memory, persistent_workers, drop_last;            /* 1, 0, -1 unknown */
     char *dataset, *sampler, *created_at;                     /* "" unknown */
+    /* DataLoader objects this loader stands for: 1; more when the job made a new one at the same
+     * place (same created_at, dataset, batch size, workers, batches) after the previous one's
+     * last pass, as a job that makes its loader in the epoch loop does: their passes are this
+     * loader's, numbered on (gw_inproc_finish); 0 for a loader so merged into an earlier one. */
+    long objects;
 } gw_inproc_loader;
 
 /* One iteration over a loader. */
@@ -140,8 +145,9 @@ const gw_inproc_proc *gw_inproc_proc_of(const gw_inproc *in, long pid);
 void gw_inproc_add_line(gw_inproc *in, long pid, const char *line, bool last);
 /* Adds one line of a PID.stacks file of a process of role r. */
 void gw_inproc_add_stack_line(gw_inproc *in, gw_inproc_role r, const char *line);
-/* Sorts passes, steps and memory by time and makes passes from "steps" records for passes that
- * have no "pass" record; gw_inproc_read calls it. */
+/* Sorts passes, steps and memory by time, makes passes from "steps" records for passes that
+ * have no "pass" record, and merges loaders made anew for each pass (gw_inproc_loader.objects);
+ * gw_inproc_read calls it. */
 void gw_inproc_finish(gw_inproc *in);
 
 #endif

@@ -79,7 +79,7 @@ static bool table_row(gw_series_table *t, char **cells, size_t n, const long *co
     }
     size_t row = gw_series_table_add_row(t, t_ms);
     for (size_t i = 1; i < n; i++)
-        t->cols[col_of[i]].v[row] = v[i] * factor[i];
+        gw_series_table_set(t, (size_t)col_of[i], row, v[i] * factor[i]);
     return true;
 }
 

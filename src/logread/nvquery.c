@@ -134,7 +134,7 @@ static void value(qreader *r, int indent, const char *key, const char *val)
         double v = strtod(val[0] == 'P' ? val + 1 : val, &end); /* "P0": a performance state */
         gw_gpu_field f = (gw_gpu_field)i;
         if (end != val && gw_fmt_sane(v) && gw_field_plausible(f, v)) {
-            gw_series_gpu_writable(r->cur, f)[r->row] = v;
+            gw_series_gpu_set(r->cur, f, r->row, v);
             r->values++;
         }
     }

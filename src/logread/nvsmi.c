@@ -120,13 +120,14 @@ static bool plausible(const colmap *c, double v)
 
 /* Parses the value cell of column c into *v (NAN when absent). Returns false when the cell is
  * neither absent nor a number. Sets *impossible when a number was dropped as impossible. */
-static bool parse_value(const colmap *c, const char *cell, double *v, bool *impossible)
+static bool parse_value(const colmap *c, const char *cell, const nvsmi_pre *pre, double *v,
+                        bool *impossible)
 {
     *v = NAN;
-    if (gw_cells_absent(cell))
+    if (pre ? pre->absent : gw_cells_absent(cell))
         return true;
-    const char *unit;
-    if (!gw_cells_number(cell, v, &unit)) {
+    const char *unit = pre ? cell + pre->unit_off : NULL;
+    if (pre ? (*v = pre->value, !pre->number) : !gw_cells_number(cell, v, &unit)) {
         *v = NAN;
         return c->kind == C_EXTRA; /* unknown columns are not worth losing a row over */
     }
@@ -184,12 +185,18 @@ static bool why_bad(reader *r, const char *cell, const char *col, const char *wh
 static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
 {
     const colmap *c = &r->cols[i];
+    const nvsmi_pre *pre = nvsmi_pre_of(r, i, cell); /* the second thread's parse, or NULL */
     p->lost |= is_lost_cell(cell);
     r->vals[i] = NAN;
     double v;
     const char *unit;
     switch (c->kind) {
     case C_TIME:
+        if (pre && i + r->pre_shift == 0 && *cell && pre->time_len == pre->len) {
+            p->t_ms = pre->t_ms;
+            r->dated = true;
+            return true;
+        }
         if (*cell && gw_timeparse(cell, &p->t_ms) == strlen(cell)) {
             r->dated = true;
             return true;
@@ -228,7 +235,7 @@ static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
     case C_FIELD:
     case C_EXTRA: {
         bool bad = false;
-        bool ok = parse_value(c, cell, &r->vals[i], &bad);
+        bool ok = parse_value(c, cell, pre, &r->vals[i], &bad);
         if (bad)
             p->impossible |= GW_FIELD_BIT(c->field);
         const char *col = c->kind == C_EXTRA               ? c->name
@@ -374,10 +381,9 @@ static int store_row(reader *r, const parsed_row *p_in, size_t n)
     bool untimed = !r->has_id && !r->has_time; /* one GPU, unless rows say otherwise */
     if ((pos >= 0 || untimed) && r->order.conflict_line == 0) { /* the same GPU as before? */
         double total = row_mem_total(r, n);
-        const double *had = gw_series_gpu_values(g, GW_F_MEM_TOTAL_MIB);
+        double had = g->tab.n > 0 ? gw_series_gpu_value(g, GW_F_MEM_TOTAL_MIB, 0) : NAN;
         bool name_differs = p->id.name && *p->id.name && *g->name && strcmp(p->id.name, g->name);
-        bool total_differs =
-            had && g->tab.n > 0 && !isnan(total) && !isnan(had[0]) && had[0] != total;
+        bool total_differs = !isnan(total) && !isnan(had) && had != total;
         if (name_differs || total_differs)
             r->order.conflict_line = r->order.line;
     }
@@ -389,14 +395,15 @@ static int store_row(reader *r, const parsed_row *p_in, size_t n)
     for (size_t i = 0; i < n; i++) {
         const colmap *c = &r->cols[i];
         if (c->kind == C_FIELD && !isnan(r->vals[i]))
-            gw_series_gpu_writable(g, (gw_gpu_field)c->field)[row] = r->vals[i];
+            gw_series_gpu_set(g, (gw_gpu_field)c->field, row, r->vals[i]);
         else if (c->kind == C_EXTRA && !isnan(r->vals[i]))
-            gw_series_table_writable(&g->tab, c->name, -1)[row] = r->vals[i];
+            gw_series_table_set(&g->tab, gw_series_table_col(&g->tab, c->name, -1), row,
+                                r->vals[i]);
     }
     if (p->any_reason) {
-        double *mask = gw_series_gpu_writable(g, GW_F_CLOCKS_EVENT_REASONS);
-        if (isnan(mask[row])) /* a clocks_event_reasons.active column wins */
-            mask[row] = p->reasons;
+        /* a clocks_event_reasons.active column wins */
+        if (isnan(gw_series_gpu_value(g, GW_F_CLOCKS_EVENT_REASONS, row)))
+            gw_series_gpu_set(g, GW_F_CLOCKS_EVENT_REASONS, row, p->reasons);
     }
     if (p->lost && !slot->lost) {
         slot->lost = true;
@@ -425,14 +432,36 @@ static bool comma_millis(char **cells, char joined[96])
 
 /* Reads one data row: ROW_READ, ROW_SAID, or ROW_BAD when it cannot be read (nothing is stored
  * then). */
+/* Mixes a cell (its bytes and length) into a row's hash, 8 bytes at a time: a byte at a time
+ * (FNV-1a) was a fifth of reading a big gpu.csv (issue 28). */
+static uint64_t hash_cell(uint64_t h, const char *cell)
+{
+    const uint64_t k = 0x9e3779b97f4a7c15u;
+    size_t n = strlen(cell);
+    uint64_t len = n;
+    for (; n >= 8; n -= 8, cell += 8) {
+        uint64_t w;
+        memcpy(&w, cell, 8);
+        h = (h ^ w) * k;
+        h ^= h >> 29;
+    }
+    uint64_t w = 0;
+    for (size_t i = 0; i < n; i++) /* in a register: a memcpy of n bytes stalled the load */
+        w |= (uint64_t)(unsigned char)cell[i] << (8 * i);
+    h = (h ^ w ^ (len << 56)) * k;
+    return h ^ (h >> 29);
+}
+
 static int read_row(reader *r, char **cells, size_t n)
 {
     int64_t t;
+    r->pre_shift = 0;
     if (n == r->ncols + 1 && r->ncols > 1 && r->cols[0].kind == C_TIME && *cells[0] &&
         gw_timeparse(cells[0], &t) == strlen(cells[0]) && *cells[1] &&
         gw_timeparse(cells[1], &t) == strlen(cells[1])) {
         cells++; /* the date a logger wrote before nvidia-smi's own timestamp */
         n--;
+        r->pre_shift++;
         r->lead_date = true;
     }
     char joined[96];
@@ -440,6 +469,7 @@ static int read_row(reader *r, char **cells, size_t n)
         cells[1] = joined; /* "10:00:00,123" (Python logging): one timestamp */
         cells++;
         n--;
+        r->pre_shift++;
         r->comma_ms = true;
     }
     if (n != r->ncols) {
@@ -453,9 +483,7 @@ static int read_row(reader *r, char **cells, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (!parse_cell(r, i, cells[i], &p))
             return ROW_BAD;
-        for (const unsigned char *c = (const unsigned char *)cells[i]; *c; c++)
-            p.hash = (p.hash ^ *c) * 1099511628211u; /* FNV-1a */
-        p.hash = (p.hash ^ 0x1f) * 1099511628211u;
+        p.hash = hash_cell(p.hash, cells[i]);
     }
     return store_row(r, &p, n);
 }
@@ -681,12 +709,16 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
         r.forced = true;
         r.ignored[0] = r.mapped[0] = '\0'; /* the user's names: nothing to say about them */
     }
-    while (gw_lines_next(&l) >= 0) {
-        line_no = r.order.line = l.line_no;
+    /* a big file's lines come cut and parsed from a second thread (nvsmi_pipe.c) */
+    nvsmi_pipe *pp = o && o->skip_tables ? NULL : nvsmi_pipe_start(f, &l);
+    nvsmi_pipe_row pr = {0};
+    while (pp ? nvsmi_pipe_next(pp, cells, &pr) : gw_lines_next(&l) >= 0) {
+        line_no = r.order.line = pp ? pr.line_no : l.line_no;
         r.line_no = line_no;
-        if (o && o->skip_tables && skipped_table_line(&r, &l))
+        if (!pp && o && o->skip_tables && skipped_table_line(&r, &l))
             continue;
-        const char *foreign = gw_logread_foreign_line(l.line + strspn(l.line, " \t"));
+        const char *foreign =
+            pp ? pr.foreign : gw_logread_foreign_line(l.line + strspn(l.line, " \t"));
         if (foreign) {
             if (!r.foreign) {
                 r.foreign = foreign;
@@ -694,7 +726,10 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             }
             break;
         }
-        size_t n = gw_cells_split(whole_record(&r, &l, &record), cells, MAX_CELLS);
+        r.pre = pr.pre;
+        r.pre_ptr = pr.ptr;
+        r.npre = pr.npre;
+        size_t n = pp ? pr.n : gw_cells_split(whole_record(&r, &l, &record), cells, MAX_CELLS);
         if (n == 1 && cells[0][0] == '\0')
             continue;
         lines++;
@@ -716,6 +751,8 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
         if (r.too_many)
             break;
     }
+    r.quoted_breaks += nvsmi_pipe_end(pp);
+    r.pre = NULL;
     gw_lines_free(&l);
     free(record);
     close_order(&r.order);

@@ -20,11 +20,11 @@ static bool util_looks_like_ratio(const reader *r)
 {
     for (size_t i = 0; i < r->ngpus; i++) {
         const gw_series_gpu *g = r->gpus[i].g;
-        const double *u = gw_series_gpu_values(g, GW_F_UTIL_GPU_PCT);
         bool fraction = false, above = false;
-        for (size_t k = 0; u && k < g->tab.n; k++) {
-            above |= u[k] > 1;
-            fraction |= u[k] > 0 && u[k] < 1;
+        for (size_t k = 0; gw_series_gpu_has(g, GW_F_UTIL_GPU_PCT) && k < g->tab.n && !above; k++) {
+            double u = gw_series_gpu_value(g, GW_F_UTIL_GPU_PCT, k);
+            above |= u > 1;
+            fraction |= u > 0 && u < 1;
         }
         if (fraction && !above)
             return true;

@@ -67,6 +67,18 @@ typedef struct order_split {
     int64_t gap_min;         /* the shortest step between polls (ms), 0 none yet */
 } order_split;
 
+/* What the second thread found in a cell of a big CSV (nvsmi_pipe.c): the results of
+ * gw_cells_absent, gw_cells_number (the unit at cell + unit_off), strlen and, in the first
+ * cell, gw_timeparse. */
+typedef struct nvsmi_pre {
+    double value;
+    int64_t t_ms; /* the first cell only */
+    uint32_t unit_off;
+    uint32_t len;
+    uint32_t time_len; /* the first cell only */
+    bool absent, number;
+} nvsmi_pre;
+
 typedef struct reader {
     gw_series *s;
     size_t input;
@@ -108,7 +120,43 @@ typedef struct reader {
     long table_lines, table_snapshots, table_first, table_last; /* skip_tables: what was skipped */
     char too_many_key[64];
     double vals[MAX_CELLS];
+    /* the current line's cells as the second thread parsed them (nvsmi_pipe.c), or NULL */
+    const nvsmi_pre *pre;
+    const char *const *pre_ptr; /* [npre] the cells they belong to */
+    size_t npre;
+    size_t pre_shift; /* cells the row dropped before its first (a logger's date) */
 } reader;
+
+/* The second thread's findings for cell i of the current row (cell: that cell), or NULL. */
+static inline const nvsmi_pre *nvsmi_pre_of(const reader *r, size_t i, const char *cell)
+{
+    size_t k = i + r->pre_shift;
+    return r->pre && k < r->npre && r->pre_ptr[k] == cell ? &r->pre[k] : NULL;
+}
+
+/* Reading a big regular file of lines on a second thread, a few batches ahead (issue 28): the
+ * lines gw_lines_next gives (f's, through l), records joined across quoted line breaks, lines
+ * of another format (gw_logread_foreign_line) ending it, cut into cells, their numbers parsed.
+ * NULL for small or irregular files, or when the machine's cores are busy already (a 1-minute
+ * load average of at least one task per core): the caller reads them itself. */
+typedef struct nvsmi_pipe nvsmi_pipe;
+typedef struct nvsmi_pipe_row {
+    size_t n;            /* cells found (at most MAX_CELLS of them stored) */
+    long line_no;        /* of its first line */
+    const char *foreign; /* gw_logread_foreign_line's name of this line's format, or NULL */
+    const nvsmi_pre *pre;
+    const char *const *ptr;
+    size_t npre;
+} nvsmi_pipe_row;
+nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l);
+/* 0 (the default): a second thread as said above; 1: for every regular file (tests); -1: never. */
+extern int nvsmi_pipe_mode;
+/* The next record into cells (valid until the next call) and row; false at the end. Sets l's
+ * line number and NUL counts to the record's. */
+bool nvsmi_pipe_next(nvsmi_pipe *pp, char **cells, nvsmi_pipe_row *row);
+/* Stops the thread and frees pp (NULL: nothing); returns the line breaks joined in quoted cells
+ * of the records taken. */
+long nvsmi_pipe_end(nvsmi_pipe *pp);
 
 /* Appends "item" to a ", "-separated list once, or "..." once it is full. */
 void nvsmi_list_add(char *list, size_t cap, const char *item);

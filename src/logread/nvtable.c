@@ -109,7 +109,7 @@ static tgpu *gpu_of(treader *r, long index, const char *bus)
 static void set(gw_series_gpu *g, size_t row, gw_gpu_field f, double v)
 {
     if (!isnan(v) && gw_field_plausible(f, v))
-        gw_series_gpu_writable(g, f)[row] = v;
+        gw_series_gpu_set(g, f, row, v);
 }
 
 /* "|   0  NVIDIA L40S                    On  |   00000000:4A:00.0 Off |   0 |": a GPU's first

@@ -15,6 +15,7 @@
 #include <string.h>
 
 enum { CHUNK = 65536, SEGMENT_MAX = 1 << 20 }; /* a redraw longer than 1 MiB is cut */
+enum { BLOCK = 4 << 20 };                      /* bytes of the log read at a time */
 
 struct timeline;
 
@@ -279,6 +280,93 @@ static int64_t ms_at(timeline *tl, uint64_t off)
     return tl->ms;
 }
 
+/* The text of one redraw [s, e) (no line end inside; it starts outside any escape sequence,
+ * since a line end ends any) into c->seg, as feed() would append it; s is at log offset off. */
+static void redraw_text(clean *c, const char *s, const char *e, uint64_t off)
+{
+    int esc = GW_ESC_NONE;
+    gw_buf_reset(&c->seg);
+    for (const char *p = s; p < e; p++) {
+        if (!gw_esc_step(&esc, (unsigned char)*p) || c->seg.len >= SEGMENT_MAX)
+            continue;
+        gw_buf_append(&c->seg, p, 1);
+        c->seg_end = off + (uint64_t)(p - s);
+    }
+}
+
+/* A whole line [s, e), e at its '\n', s at log offset off, with nothing of it fed before: only
+ * its last redraw that is not blank matters, so redraws are read back from the end instead of
+ * every one from the start (a bar redraws hundreds of times a line: reading them all was most of
+ * `gpuwatch log`'s time, issue 28). The same line as feed() makes of it. */
+static void whole_line(clean *c, const char *s, const char *e, uint64_t off)
+{
+    for (const char *end = e;;) {
+        const char *cr = memrchr(s, '\r', (size_t)(end - s));
+        const char *start = cr ? cr + 1 : s;
+        redraw_text(c, start, end, off + (uint64_t)(start - s));
+        if (c->seg.len && !blank(&c->seg)) {
+            end_redraw(c); /* kept */
+            break;
+        }
+        if (!cr)
+            break;
+        end = cr;
+    }
+    gw_buf_reset(&c->seg);
+    end_line(c, off + (uint64_t)(e - s));
+}
+
+/* Reads the log in blocks of BLOCK: whole lines in a block go to whole_line; a line longer than
+ * a block is fed byte stream by byte stream (feed) until its end, in bounded memory. */
+static gw_rc read_lines(clean *c, FILE *log, const char *log_path, gw_error *err)
+{
+    char *buf = xmalloc(BLOCK);
+    size_t len = 0;
+    uint64_t base = 0; /* the log offset of buf[0] */
+    bool streaming = false;
+    gw_rc rc = GW_OK;
+    for (;;) {
+        size_t got = fread(buf + len, 1, BLOCK - len, log);
+        if (got == 0 && ferror(log)) {
+            rc = gw_error_set(err, GW_E_IO, "%s: %s", log_path, strerror(errno));
+            break;
+        }
+        len += got;
+        size_t p = 0;
+        if (streaming) {
+            const char *nl = memchr(buf, '\n', len);
+            size_t n = nl ? (size_t)(nl - buf) + 1 : len;
+            marks m;
+            marks_init(&m, buf, n);
+            feed(c, buf, n, base, &m);
+            p = n;
+            streaming = nl == NULL;
+        }
+        const char *nl;
+        while (!streaming && (nl = memchr(buf + p, '\n', len - p)) != NULL) {
+            whole_line(c, buf + p, nl, base + p);
+            p = (size_t)(nl - buf) + 1;
+        }
+        if (got == 0 || (!streaming && p == 0 && len == BLOCK)) {
+            /* the end (a last line without '\n'), or a line longer than a block */
+            marks m;
+            marks_init(&m, buf + p, len - p);
+            feed(c, buf + p, len - p, base + p, &m);
+            p = len;
+            streaming = got != 0;
+        }
+        memmove(buf, buf + p, len - p);
+        base += p;
+        len -= p;
+        if (got == 0)
+            break;
+    }
+    if (!rc && c->open)
+        end_line(c, base + len);
+    free(buf);
+    return rc;
+}
+
 gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_fn fn, void *ctx,
                        gw_error *err)
 {
@@ -293,33 +381,17 @@ gw_rc gw_outclean_read(const char *log_path, const char *idx_path, gw_outclean_f
         return GW_E_IO;
     }
     clean c = {.fn = fn, .ctx = ctx};
-    char *buf = xmalloc(CHUNK);
     timeline tl = {.r = {.f = idx, .buf = xmalloc(CHUNK), .cap = CHUNK}};
-    uint64_t off0 = 0, pos = 0;
+    uint64_t off0 = 0;
     if (idx) {
         next_entry(&tl.r, &off0, &tl.ms); /* bytes before the first entry: its time */
         tl.more = next_entry(&tl.r, &tl.next_off, &tl.next_ms);
         c.tl = &tl;
     }
-    gw_rc rc = GW_OK;
-    for (;;) {
-        size_t got = fread(buf, 1, CHUNK, log);
-        if (got == 0) {
-            if (ferror(log))
-                rc = gw_error_set(err, GW_E_IO, "%s: %s", log_path, strerror(errno));
-            break;
-        }
-        marks m;
-        marks_init(&m, buf, got);
-        feed(&c, buf, got, pos, &m);
-        pos += got;
-    }
-    if (!rc && c.open)
-        end_line(&c, pos);
+    gw_rc rc = read_lines(&c, log, log_path, err);
     gw_buf_free(&c.seg);
     gw_buf_free(&c.keep);
     gw_buf_free(&c.safe);
-    free(buf);
     free(tl.r.buf);
     fclose(log);
     if (idx)

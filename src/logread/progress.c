@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 enum { KEEP_MS = 1000 };
 
@@ -57,6 +56,7 @@ struct gw_progress {
     int64_t last_keep_ms;
     unsigned inst;
     int64_t inst_start_ms; /* when the current training bar was made */
+    size_t inst_first;     /* its first draw's sample */
     long train_total;      /* the training bar's total, -1 before one is seen */
     int last_kind;         /* 0 none, 1 training bar, 2 validation */
     val_run *vr;
@@ -129,7 +129,7 @@ static bool yolo_column(const gw_progress *p, const char *d, long *e, long *t)
 /* The default matcher's epoch line, unless it only mentions an epoch (epoch_match.h). */
 static bool default_epoch(const gw_progress *p, const char *line, long *e, long *t)
 {
-    return p->dflt && gw_epoch_matcher_match(p->dflt, line, e, t) && !gw_epoch_line_mentions(line);
+    return p->dflt && gw_epoch_matcher_match(p->dflt, line, e, t) && !gw_epoch_line_mention(line);
 }
 
 static bool epoch_of_line(const gw_progress *p, const char *line, long *e, long *t)
@@ -146,9 +146,9 @@ static long norm_number(const gw_progress *p, long raw)
     return raw + (p->zero_based == 1);
 }
 
-/* A new epoch when raw differs from the last one. */
+/* A new epoch when raw differs from the last one; first: its first sample (start's). */
 static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int64_t t_ms,
-                      long *epoch, long *tot)
+                      size_t first, long *epoch, long *tot)
 {
     if (p->nst && p->st[p->nst - 1].raw == raw) {
         if (p->st[p->nst - 1].total < 0)
@@ -169,7 +169,7 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
         snprintf(p->epoch_src, sizeof p->epoch_src, "%s", p->cur_src);
     p->st = xgrow(p->st, &p->capst, p->nst + 1, sizeof *p->st);
     p->st[p->nst++] = (start){
-        .raw = raw, .total = total, .t_ms = t_ms, .inclusive = inclusive, .first_sample = SIZE_MAX};
+        .raw = raw, .total = total, .t_ms = t_ms, .inclusive = inclusive, .first_sample = first};
     if (epoch)
         *epoch = norm_number(p, raw);
     if (tot)
@@ -274,6 +274,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
          * draw is lost in a warning's line; the first batch took 6 s): back to its making, but
          * not before what came earlier */
         p->inst_start_ms = t_ms;
+        p->inst_first = p->nsm;
         if (b->n == 0 && b->elapsed_s > 0) {
             int64_t made = t_ms - (int64_t)(b->elapsed_s * 1000.0);
             int64_t before = last ? last->t_ms : 0;
@@ -282,7 +283,6 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
             p->inst_start_ms = made > before ? made : before;
         }
     }
-    int64_t inst_start = p->inst_start_ms;
     p->saved_after_val = false;
     if (p->train_total < 0 || labelled)
         p->train_total = b->total;
@@ -294,7 +294,10 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
     p->last_kind = 1;
-    bool started = labelled && add_start(p, e, t, inclusive, inst_start, epoch, total);
+    /* the epoch's steps: from the bar's first draw, or this one if an epoch began since */
+    size_t first =
+        p->nst && p->st[p->nst - 1].first_sample >= p->inst_first ? p->nsm - 1 : p->inst_first;
+    bool started = labelled && add_start(p, e, t, inclusive, p->inst_start_ms, first, epoch, total);
     /* a redraw of its end after the epoch it opened (each rank prints it) is no new loop */
     p->nst_at_sample = p->nst;
     return started;
@@ -485,7 +488,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
                    : ends == GW_EPOCH_OVER ? p->over_ms
                    : p->last_act_ms        ? p->last_act_ms
                                            : t_ms;
-    bool started = epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, from, epoch, total);
+    bool started =
+        epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, from, p->nsm, epoch, total);
     if (started) { /* the draws before it are the epoch before's, even at the same time */
         close_val(p, t_ms);
         p->saved_after_val = false;
@@ -493,7 +497,6 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         p->over_ms = t_ms;
         gw_timeline_mark(p->tl, from);
         keep_last(p);
-        p->st[p->nst - 1].first_sample = p->nsm;
     }
     p->cur_src = NULL;
     if (started && !p->train_bars_labelled)
@@ -521,7 +524,7 @@ static void hf_starts(gw_progress *p)
         /* epoch k+1 starts with the first draw that shows one of its steps */
         for (size_t i = 0; i < p->nsm; i++) {
             if (p->sm[i].total == p->train_total && (k == 0 || p->sm[i].n > k * per)) {
-                add_start(p, k + 1, epochs, false, p->sm[i].t_ms, NULL, NULL);
+                add_start(p, k + 1, epochs, false, p->sm[i].t_ms, i, NULL, NULL);
                 break;
             }
         }
@@ -532,8 +535,8 @@ static void hf_starts(gw_progress *p)
  * `from` (0 when it started inside) to its highest draw, over the bar's own elapsed time when it
  * prints one, else the wall time of the draws. A bar that only redraws its end there (Keras after
  * validation, at the next epoch's first line) gives nothing. */
-/* Sample k in an epoch: by its index where the epoch's first sample is known (an epoch line
- * printed in the same read as the draw before it has its time), else by time. */
+/* Sample k in an epoch: by its index where the epoch's first sample is known (an epoch's first
+ * line printed in the same read as the draws before it has their time), else by time. */
 static bool in_span(const gw_progress *p, size_t k, int64_t from, int64_t to, size_t kfrom,
                     size_t kto)
 {

@@ -14,48 +14,26 @@ gw_series *gw_series_new(void)
     return xcalloc(1, sizeof(gw_series));
 }
 
-static void table_free(gw_series_table *t)
-{
-    for (size_t c = 0; c < t->ncols; c++) {
-        free(t->cols[c].name);
-        free(t->cols[c].v);
-    }
-    free(t->cols);
-    free(t->t_ms);
-}
-
-/* The samples of t, its rows, columns and their names kept. */
-static void table_drop(gw_series_table *t)
-{
-    for (size_t c = 0; c < t->ncols; c++) {
-        free(t->cols[c].v);
-        t->cols[c].v = NULL;
-    }
-    free(t->t_ms);
-    t->t_ms = NULL;
-    t->cap = 0;
-}
-
 void gw_series_drop_samples(gw_series *s)
 {
     for (size_t i = 0; i < s->ngpus; i++)
-        table_drop(&s->gpus[i]->tab);
+        gw_series_table_drop(&s->gpus[i]->tab);
     for (size_t i = 0; i < s->nhosts; i++)
-        table_drop(&s->hosts[i]->tab);
+        gw_series_table_drop(&s->hosts[i]->tab);
 }
 
 static void host_free(gw_series_host *h)
 {
     if (!h)
         return;
-    table_free(&h->tab);
+    gw_series_table_free(&h->tab);
     free(h->source);
     free(h);
 }
 
 static void gpu_free(gw_series_gpu *g)
 {
-    table_free(&g->tab);
+    gw_series_table_free(&g->tab);
     free(g->source);
     free(g->key);
     free(g->uuid);
@@ -179,6 +157,7 @@ gw_series_gpu *gw_series_add_gpu(gw_series *s, size_t input, const char *source,
     for (int f = 0; f < GW_F_COUNT; f++)
         g->col_of[f] = -1;
     g->in_job = -1;
+    g->tab.compact = true;
     if (s->ngpus > 0 && strcmp(s->gpus[0]->source, g->source) != 0)
         s->several_sources = true;
     s->gpus = xgrow(s->gpus, &s->gpus_cap, s->ngpus + 1, sizeof *s->gpus);
@@ -251,70 +230,6 @@ gw_series_host *gw_series_add_gpm(gw_series *s, size_t input, const char *source
 {
     s->gpm = xrealloc(s->gpm, (s->ngpm + 1) * sizeof *s->gpm);
     return s->gpm[s->ngpm++] = new_host(input, source);
-}
-
-size_t gw_series_table_add_row(gw_series_table *t, int64_t t_ms)
-{
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        t->t_ms = xrealloc(t->t_ms, cap * sizeof *t->t_ms);
-        for (size_t c = 0; c < t->ncols; c++)
-            t->cols[c].v = xrealloc(t->cols[c].v, cap * sizeof(double));
-        t->cap = cap;
-    }
-    size_t row = t->n++;
-    t->t_ms[row] = t_ms;
-    for (size_t c = 0; c < t->ncols; c++)
-        t->cols[c].v[row] = NAN;
-    return row;
-}
-
-long gw_series_table_find(const gw_series_table *t, const char *name)
-{
-    for (size_t c = 0; c < t->ncols; c++)
-        if (strcmp(t->cols[c].name, name) == 0)
-            return (long)c;
-    return -1;
-}
-
-size_t gw_series_table_col(gw_series_table *t, const char *name, int field)
-{
-    long found = gw_series_table_find(t, name);
-    if (found >= 0)
-        return (size_t)found;
-    t->cols = xrealloc(t->cols, (t->ncols + 1) * sizeof *t->cols);
-    gw_series_col *c = &t->cols[t->ncols];
-    c->name = xstrdup(name);
-    c->field = field;
-    c->v = xmalloc((t->cap ? t->cap : 1) * sizeof(double));
-    for (size_t r = 0; r < t->n; r++)
-        c->v[r] = NAN;
-    return t->ncols++;
-}
-
-/* Column of a known field, created when missing. */
-static size_t gpu_col(gw_series_gpu *g, gw_gpu_field f)
-{
-    if (g->col_of[f] < 0)
-        g->col_of[f] = (int)gw_series_table_col(&g->tab, gw_fields[f].csv_header, (int)f);
-    return (size_t)g->col_of[f];
-}
-
-double *gw_series_gpu_writable(gw_series_gpu *g, gw_gpu_field f)
-{
-    size_t c = gpu_col(g, f);
-    return g->tab.cols[c].v;
-}
-
-double *gw_series_table_writable(gw_series_table *t, const char *name, int field)
-{
-    size_t c = gw_series_table_col(t, name, field);
-    return t->cols[c].v;
-}
-
-const double *gw_series_gpu_values(const gw_series_gpu *g, gw_gpu_field f)
-{
-    return g->col_of[f] < 0 ? NULL : g->tab.cols[g->col_of[f]].v;
 }
 
 gw_series_event *gw_series_add_event(gw_series *s, size_t input, int64_t t_ms, const char *type,
@@ -400,43 +315,6 @@ char *gw_series_gpu_label(const gw_series *s, const gw_series_gpu *g)
 
 /* ---- finishing ---- */
 
-static const int64_t *sort_key; /* qsort has no context argument in C11 */
-
-static int cmp_row(const void *a, const void *b)
-{
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    if (sort_key[i] != sort_key[j])
-        return sort_key[i] < sort_key[j] ? -1 : 1;
-    return i < j ? -1 : i > j; /* stable */
-}
-
-static void table_sort(gw_series_table *t)
-{
-    bool sorted = true;
-    for (size_t r = 1; r < t->n && sorted; r++)
-        sorted = t->t_ms[r - 1] <= t->t_ms[r];
-    if (sorted)
-        return;
-    size_t *perm = xmalloc(t->n * sizeof *perm);
-    for (size_t r = 0; r < t->n; r++)
-        perm[r] = r;
-    sort_key = t->t_ms;
-    qsort(perm, t->n, sizeof *perm, cmp_row);
-    int64_t *tt = xmalloc(t->cap * sizeof *tt);
-    for (size_t r = 0; r < t->n; r++)
-        tt[r] = t->t_ms[perm[r]];
-    free(t->t_ms);
-    t->t_ms = tt;
-    for (size_t c = 0; c < t->ncols; c++) {
-        double *v = xmalloc(t->cap * sizeof *v);
-        for (size_t r = 0; r < t->n; r++)
-            v[r] = t->cols[c].v[perm[r]];
-        free(t->cols[c].v);
-        t->cols[c].v = v;
-    }
-    free(perm);
-}
-
 static int cmp_event(const void *a, const void *b)
 {
     const gw_series_event *x = a, *y = b;
@@ -448,11 +326,12 @@ static int cmp_event(const void *a, const void *b)
 /* The largest present value of a column, NAN when none. */
 static double column_max(const gw_series_gpu *g, gw_gpu_field f)
 {
-    const double *v = gw_series_gpu_values(g, f);
     double m = NAN;
-    for (size_t r = 0; v && r < g->tab.n; r++)
-        if (!isnan(v[r]) && (isnan(m) || v[r] > m))
-            m = v[r];
+    for (size_t r = 0; gw_series_gpu_has(g, f) && r < g->tab.n; r++) {
+        double v = gw_series_gpu_value(g, f, r);
+        if (!isnan(v) && (isnan(m) || v > m))
+            m = v;
+    }
     return m;
 }
 
@@ -460,12 +339,14 @@ static double column_max(const gw_series_gpu *g, gw_gpu_field f)
  * (what nvidia-smi's total is, less the driver's reservation); NAN without both. */
 static double used_plus_free(const gw_series_gpu *g)
 {
-    const double *u = gw_series_gpu_values(g, GW_F_MEM_USED_MIB);
-    const double *f = gw_series_gpu_values(g, GW_F_MEM_FREE_MIB);
     double m = NAN;
-    for (size_t r = 0; u && f && r < g->tab.n; r++)
-        if (!isnan(u[r]) && !isnan(f[r]) && (isnan(m) || u[r] + f[r] > m))
-            m = u[r] + f[r];
+    bool both = gw_series_gpu_has(g, GW_F_MEM_USED_MIB) && gw_series_gpu_has(g, GW_F_MEM_FREE_MIB);
+    for (size_t r = 0; both && r < g->tab.n; r++) {
+        double u = gw_series_gpu_value(g, GW_F_MEM_USED_MIB, r);
+        double f = gw_series_gpu_value(g, GW_F_MEM_FREE_MIB, r);
+        if (!isnan(u) && !isnan(f) && (isnan(m) || u + f > m))
+            m = u + f;
+    }
     return m >= 1 ? m : NAN;
 }
 
@@ -510,9 +391,8 @@ static void merge_gpm(gw_series_gpu *g, const gw_series_table *gp)
             const gw_series_col *src = &gp->cols[c];
             if (src->field < 0)
                 continue;
-            double *dst = gw_series_gpu_writable(g, (gw_gpu_field)src->field);
-            if (isnan(dst[r]))
-                dst[r] = src->v[best];
+            if (isnan(gw_series_gpu_value(g, (gw_gpu_field)src->field, r)))
+                gw_series_gpu_set(g, (gw_gpu_field)src->field, r, src->v[best]);
         }
     }
 }
@@ -554,7 +434,7 @@ gw_rc gw_series_finish(gw_series *s, gw_error *err)
 {
     for (size_t i = 0; i < s->ngpus; i++) {
         gw_series_gpu *g = s->gpus[i];
-        table_sort(&g->tab);
+        gw_series_table_sort(&g->tab);
         if (isnan(g->memory_total_mib))
             g->memory_total_mib = column_max(g, GW_F_MEM_TOTAL_MIB);
         if (isnan(g->power_limit_w))
@@ -568,9 +448,9 @@ gw_rc gw_series_finish(gw_series *s, gw_error *err)
     for (size_t i = 0; i < s->nprocs; i++)
         clean_text(&s->procs[i].name);
     for (size_t i = 0; i < s->nhosts; i++)
-        table_sort(&s->hosts[i]->tab);
+        gw_series_table_sort(&s->hosts[i]->tab);
     for (size_t i = 0; i < s->ngpm; i++) {
-        table_sort(&s->gpm[i]->tab);
+        gw_series_table_sort(&s->gpm[i]->tab);
         gw_rc rc = finish_gpm(s, s->gpm[i], err);
         if (rc)
             return rc;
@@ -584,5 +464,7 @@ gw_rc gw_series_finish(gw_series *s, gw_error *err)
     if (s->nevents > 1)
         qsort(s->events, s->nevents, sizeof *s->events, cmp_event);
     gw_series_apply_job(s);
+    for (size_t i = 0; i < s->ngpus; i++) /* the copies the steps above decoded */
+        gw_series_gpu_release(s->gpus[i]);
     return GW_OK;
 }

@@ -32,21 +32,49 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One column of a table. */
+/* How a column keeps its values. GPU tables keep them compactly (issue 28: a recording of 20 M
+ * rows in under 1 GB): a column whose rows all hold one value keeps only that value; a column of
+ * decimals with at most 6 places keeps each as a 1-, 2- or 4-byte integer count of 10^-decimals
+ * from a base, the least code meaning absent; any other column (or one that no longer fits)
+ * keeps doubles. Every value reads back exactly as it was stored, bit for bit. Host tables keep
+ * doubles. */
+typedef enum gw_col_kind {
+    GW_COL_DOUBLE, /* v holds the values, [table n], NAN = absent */
+    GW_COL_CONST,  /* each of the first len rows is cval (NAN: absent) */
+    GW_COL_I8,     /* codes: value = (base + code) / 10^decimals; INT8_MIN etc. = absent */
+    GW_COL_I16,
+    GW_COL_I32
+} gw_col_kind;
+
+/* One column of a table. Read a column through gw_series_col_values (or gw_series_gpu_values,
+ * gw_series_gpu_value), write it through gw_series_table_set (or gw_series_gpu_set). */
 typedef struct gw_series_col {
     char *name; /* CSV header with unit: "utilization.gpu [%]", "job.cpu [%]" */
     int field;  /* the gw_field this column holds (GPU fields in GPU tables, host and job
                    fields in host tables), or -1 */
-    double *v;  /* [table n]; NAN = absent */
+    double *v;  /* GW_COL_DOUBLE: the values [table n]; NAN = absent. Other kinds: their decoded
+                   copy ([vn] rows) once asked for, freed by gw_series_gpu_release; else NULL */
+    unsigned char kind;      /* gw_col_kind */
+    unsigned char decimals;  /* integer kinds: the values' scale */
+    unsigned char recenters; /* integer kinds: times the base moved at this width */
+    size_t len;              /* compact kinds: rows stored; rows from len to the table's n are
+                                absent */
+    size_t cap;              /* integer kinds: codes allocated */
+    size_t vn;               /* compact kinds: rows in v */
+    int64_t base, lo, hi;    /* integer kinds: the base, the least and largest value stored, in
+                                10^-decimals (lo > hi: none) */
+    double cval;             /* GW_COL_CONST: the value of every row */
+    void *codes;             /* integer kinds: [cap] int8_t, int16_t or int32_t */
 } gw_series_col;
 
 /* Rows sharing one time axis. After gw_series_finish, t_ms is non-decreasing. */
 typedef struct gw_series_table {
     size_t n;      /* rows */
-    size_t cap;    /* allocated rows of t_ms and of every column */
+    size_t cap;    /* allocated rows of t_ms and of every GW_COL_DOUBLE column */
     int64_t *t_ms; /* [n] unix milliseconds */
     size_t ncols;
     gw_series_col *cols;
+    bool compact; /* new columns start compact (GPU tables), else as doubles */
 } gw_series_table;
 
 typedef struct gw_series_gpu {
@@ -154,11 +182,11 @@ typedef struct gw_series_input {
     /* Values of GPU field f that no GPU can report (outside gw_field_bounds_of[f], or
      * memory.used above memory.total), dropped when read: impossible[f] of them. */
     size_t impossible[GW_F_COUNT];
-    size_t time_back;    /* rows whose time went back before their GPU's previous row */
-    long time_back_line; /* 1-based line of the first such row, 0 when none */
-    double time_back_s;  /* the largest step back in seconds: not counted as time, the rows
-                            after it continue one interval after the row before it */
-    gw_job *job;         /* run directory: meta.json's "job" (record/job.h), else NULL */
+    size_t time_back;         /* rows whose time went back before their GPU's previous row */
+    long time_back_line;      /* 1-based line of the first such row, 0 when none */
+    double time_back_s;       /* the largest step back in seconds: not counted as time, the rows
+                                 after it continue one interval after the row before it */
+    gw_job *job;              /* run directory: meta.json's "job" (record/job.h), else NULL */
     struct gw_inproc *inproc; /* run directory: its in-job data (logread/inproc.h), else NULL */
 } gw_series_input;
 
@@ -237,12 +265,50 @@ size_t gw_series_table_col(gw_series_table *t, const char *name, int field);
 /* Returns the column named `name`, or -1. */
 long gw_series_table_find(const gw_series_table *t, const char *name);
 
-/* The values of a column, created when missing: the pointer is valid until the next row or column
- * is added (creating a column may move the column array, so take the pointer after creating). */
+/* Stores v (NAN: absent) in row `row` (< n) of column c / of field f (created when missing). */
+void gw_series_table_set(gw_series_table *t, size_t c, size_t row, double v);
+void gw_series_gpu_set(gw_series_gpu *g, gw_gpu_field f, size_t row, double v);
+/* The value of one row (< n) of column c / of field f: NAN when absent or when there is no such
+ * column. Reads the compact storage itself: no copy is made. */
+double gw_series_col_value(const gw_series_table *t, size_t c, size_t row);
+double gw_series_gpu_value(const gw_series_gpu *g, gw_gpu_field f, size_t row);
+/* Whether the GPU has a column of field f. */
+bool gw_series_gpu_has(const gw_series_gpu *g, gw_gpu_field f);
+/* Rows [begin, end) of column c as doubles (NAN = absent) into out[end - begin]. */
+void gw_series_col_decode(const gw_series_table *t, size_t c, size_t begin, size_t end,
+                          double *out);
+
+/* Exact q[k]-quantiles (0 <= q <= 1; linear between the two neighbouring values, as
+ * gw_stats_quantile) of the present values of rows [begin, end) of column c into out[k], with
+ * their count, least and largest, counted from the codes of a 1- or 2-byte column without copying
+ * or selecting (issue 28). False, nothing set, for other kinds: the caller selects. */
+bool gw_series_col_quantiles(const gw_series_table *t, size_t c, size_t begin, size_t end,
+                             const double *q, size_t nq, double *out, size_t *n, double *lo,
+                             double *hi);
+
+/* The values of a column ([tab.n]): of a compact column a decoded copy, made on the first call
+ * and kept until gw_series_gpu_release (8 bytes a row: callers over big records release it when
+ * done). The pointer is valid until the next row or column is added, or the release. */
+const double *gw_series_col_values(const gw_series_table *t, size_t c);
+/* Values of field f ([tab.n]), or NULL when the GPU has no such column (as above). */
+const double *gw_series_gpu_values(const gw_series_gpu *g, gw_gpu_field f);
+/* Frees the decoded copies of a GPU's compact columns; pointers gw_series_gpu_values returned
+ * for it become invalid. Not thread-safe for one GPU; different GPUs may be released and read
+ * in different threads. */
+void gw_series_gpu_release(const gw_series_gpu *g);
+
+/* The values of a column as a writable array of doubles, created when missing: the column keeps
+ * doubles from then on. The pointer is valid until the next row or column is added (creating a
+ * column may move the column array, so take the pointer after creating). For tests and small
+ * tables; readers of big files use gw_series_gpu_set. */
 double *gw_series_gpu_writable(gw_series_gpu *g, gw_gpu_field f);
 double *gw_series_table_writable(gw_series_table *t, const char *name, int field);
-/* Values of field f ([tab.n]), or NULL when the GPU has no such column. */
-const double *gw_series_gpu_values(const gw_series_gpu *g, gw_gpu_field f);
+
+/* Sorts the rows of t by time, stably (gw_series_finish does it). */
+void gw_series_table_sort(gw_series_table *t);
+/* Frees a table's samples / everything it holds (series.c). */
+void gw_series_table_drop(gw_series_table *t);
+void gw_series_table_free(gw_series_table *t);
 
 /* Appends an event / a process row; strings are copied (NULL means ""). */
 gw_series_event *gw_series_add_event(gw_series *s, size_t input, int64_t t_ms, const char *type,

@@ -59,8 +59,7 @@ static bool judged(const gw_analysis *a, size_t i)
 
 static const double *column(const gw_gpu_analysis *g, int field)
 {
-    int c = g->gpu->col_of[field];
-    return c < 0 ? NULL : g->gpu->tab.cols[c].v;
+    return gw_series_gpu_values(g->gpu, (gw_gpu_field)field);
 }
 
 /* Mean of field over the steady state of the judged GPUs (outside expected dips), and the same

@@ -61,6 +61,12 @@ static void processes_line(gw_buf *b, const gw_inproc_analysis *ia)
     gw_buf_puts(b, "\n");
 }
 
+/* A job that iterated no DataLoader has a main process, not a training one (processes_line). */
+static const char *main_name(const gw_inproc_analysis *ia)
+{
+    return ia->train_loader >= 0 ? "training process" : "main process";
+}
+
 /* "where: training process 34% in loss.py:f, 25% in ...; workers 48% in ..." (self shares of
  * the busy samples, at least 5%). */
 static void where_line(gw_buf *b, const gw_inproc_analysis *ia)
@@ -75,7 +81,7 @@ static void where_line(gw_buf *b, const gw_inproc_analysis *ia)
             char x[GW_FMT_SIZE];
             if (k == 0)
                 gw_buf_printf(b, "%s%s", b->len == before ? "  where: " : "; ",
-                              r == GW_INPROC_MAIN ? "training process" : "workers");
+                              r == GW_INPROC_MAIN ? main_name(ia) : "workers");
             gw_buf_printf(b, "%s %s%% in %s", k ? "," : "", n(pct, x, 0),
                           gw_inproc_fn_short(rv->fns[k].name));
         }
@@ -216,7 +222,7 @@ static void role_table(gw_buf *b, const gw_inproc_analysis *ia, int role)
     char x[4][GW_FMT_SIZE], cut[FN_WIDTH + 1];
     double busy = rv->busy;
     gw_buf_printf(b, "  %s (%zu process%s, %s samples: %s%% idle in a wait",
-                  role == GW_INPROC_MAIN ? "training process" : "DataLoader workers", rv->processes,
+                  role == GW_INPROC_MAIN ? main_name(ia) : "DataLoader workers", rv->processes,
                   rv->processes == 1 ? "" : "es", n(rv->samples, x[0], 0),
                   n(100.0 * rv->idle / rv->samples, x[1], 1));
     if (rv->importing > 0)

@@ -172,7 +172,7 @@ const char *gw_report_no_verdict_reason(const gw_analysis *a)
 {
     size_t without_util = 0, worked = 0;
     for (size_t i = 0; i < a->ngpus; i++) {
-        without_util += !gw_series_gpu_values(a->gpus[i].gpu, GW_F_UTIL_GPU_PCT);
+        without_util += !gw_series_gpu_has(a->gpus[i].gpu, GW_F_UTIL_GPU_PCT);
         worked += a->gpus[i].worked;
     }
     if (a->ngpus && without_util == a->ngpus)
@@ -344,9 +344,9 @@ static void gpu_section(FILE *out, const gw_analysis *a, const gw_gpu_analysis *
         fprintf(out, "  not this job: recorded and shown (--scope node), never judged\n");
     char *items[GW_PHASE_COUNT + 1];
     /* missing is not zero: without a utilisation column nothing says the GPU did not work */
-    const char *why = !gw_series_gpu_values(gpu, GW_F_UTIL_GPU_PCT) ? " (utilisation not recorded)"
-                      : g->worked                                   ? ""
-                                                                    : " (the GPU never worked)";
+    const char *why = !gw_series_gpu_has(gpu, GW_F_UTIL_GPU_PCT) ? " (utilisation not recorded)"
+                      : g->worked                                ? ""
+                                                                 : " (the GPU never worked)";
     for (int p = 0; p < GW_PHASE_COUNT; p++) {
         const gw_span *s = &g->phase[p].span;
         items[p] = xasprintf("%s %s s%s", gw_phase_name((gw_phase)p),

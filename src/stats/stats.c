@@ -81,6 +81,18 @@ double gw_stats_quantile(double *a, size_t n, double q)
     return quantile_in(a, n, 0, n - 1, q);
 }
 
+double gw_stats_quantile_ranked(size_t n, double q, double (*kth)(void *ctx, size_t k), void *ctx)
+{
+    if (n == 0)
+        return NAN;
+    double h = (double)(n - 1) * q;
+    size_t k = (size_t)floor(h);
+    double a = kth(ctx, k), frac = h - (double)k;
+    if (frac == 0 || k + 1 >= n)
+        return a;
+    return a + frac * (kth(ctx, k + 1) - a);
+}
+
 static int cmp_double(const void *x, const void *y)
 {
     double a = *(const double *)x, b = *(const double *)y;

@@ -47,6 +47,11 @@ typedef struct gw_stats {
 void gw_stats_summary(const double *v, const double *w, size_t count, double *scratch,
                       gw_stats *out);
 
+/* The q-quantile of n values given in ascending order by kth(ctx, k) (the k-th smallest,
+ * 0-based): the same interpolation as gw_stats_quantile, for values held otherwise than in an
+ * array (counted by value: logread/series.h's compact columns). NAN when n == 0. */
+double gw_stats_quantile_ranked(size_t n, double q, double (*kth)(void *ctx, size_t k), void *ctx);
+
 /* The q-quantile (0 <= q <= 1) of a[0..n) by linear interpolation; reorders a (selection, O(n)).
  * a must not hold NAN. Returns NAN when n == 0. */
 double gw_stats_quantile(double *a, size_t n, double q);

@@ -233,6 +233,73 @@ def test_job_that_exits_mid_step(tmp_path):
     assert m[-1]["kind"] == "exit"
 
 
+def test_a_process_killed_at_once_is_still_counted(tmp_path):
+    """A worker killed in its first seconds (the OOM killer, Pool.terminate's SIGTERM) has its
+    process record written: the report counts every process that ran."""
+    job = tmp_path / "killed.py"
+    job.write_text(
+        "import os, signal, time\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "print('child killed', os.WTERMSIG(status))\n")
+    r, d = run(tmp_path, [PYTHON, job])
+    assert r.returncode == 0, r.stderr
+    assert "child killed 9" in (d / "output.log").read_text()
+    recs = records(d)
+    assert len(recs) == 2
+    child = [m for m in recs.values() if last(m, "exit") is None]
+    assert len(child) == 1 and last(child[0], "process")["role"] == "other"
+    assert last(child[0], "settings")["os_cpu_count"] == os.cpu_count()
+
+
+@needs_torch
+def test_a_fork_worker_that_dies_at_once_is_a_worker(tmp_path):
+    """A DataLoader worker that dies in its first batch (os._exit in a C extension, the OOM
+    killer) is counted as a DataLoader worker, not as an "other" process."""
+    job = tmp_path / "dies.py"
+    job.write_text(
+        "import os, torch\n"
+        "from torch.utils.data import DataLoader, Dataset\n"
+        "class D(Dataset):\n"
+        "    def __len__(self): return 8\n"
+        "    def __getitem__(self, i): os._exit(3)\n"
+        "try:\n"
+        "    next(iter(DataLoader(D(), num_workers=1, multiprocessing_context='fork')))\n"
+        "except RuntimeError as e:\n"
+        "    print('caught', 'exited unexpectedly' in str(e))\n")
+    r, d = run(tmp_path, [PYTHON, job])
+    assert r.returncode == 0, r.stderr
+    assert "caught True" in (d / "output.log").read_text()
+    recs = records(d)
+    assert len(recs) == 2
+    (wpid, w), = by_role(recs, "worker").items()
+    assert last(w, "process")["start_method"] == "fork" and last(w, "exit") is None
+
+
+def test_a_job_that_closes_every_descriptor_gets_no_records_in_its_files(tmp_path):
+    """python-daemon and os.closerange close every descriptor; the job's next files take their
+    numbers. None of our records may land in them, and ours go on."""
+    job = tmp_path / "closer.py"
+    job.write_text(
+        "import os, sys, time\n"
+        "time.sleep(2.6)  # our first records are written (every 2 s)\n"
+        "os.closerange(3, 1024)\n"
+        "fds = [os.open(os.path.join(sys.argv[1], str(i)), os.O_WRONLY | os.O_CREAT)\n"
+        "       for i in range(40)]\n"
+        "time.sleep(2.6)\n"
+        "print('ok')\n")
+    files = tmp_path / "files"
+    files.mkdir()
+    r, d = run(tmp_path, [PYTHON, job, files])
+    assert r.returncode == 0, r.stderr
+    assert "ok" in (d / "output.log").read_text()
+    assert sorted(p.name for p in files.iterdir() if p.stat().st_size) == []
+    (pid, m), = records(d).items()
+    assert m[-1]["kind"] == "exit" and last(m, "stacks")["samples"] > 30  # >= 10 Hz for 5 s
+
+
 def test_own_sitecustomize_still_runs_job_without_torch(tmp_path):
     theirs = tmp_path / "theirs"
     theirs.mkdir()
@@ -259,6 +326,45 @@ def test_own_sitecustomize_still_runs_job_without_torch(tmp_path):
     assert proc["role"] == "main" and proc["torch"] is None
     assert (proc["rank"], proc["local_rank"], proc["world_size"]) == (3, 1, 4)  # a torchrun rank
     assert last(m, "loader") is None and last(m, "settings")["torch_num_threads"] is None
+    st = stacks(d, pid)
+    assert sum(n for frames, n in st if any(f.startswith("crunch (crunch.py:2)") for f in frames)) \
+        > 0.5 * sum(n for _, n in st)
+
+
+@pytest.mark.parametrize("user_site", [True, False])
+def test_a_job_that_puts_its_own_sitecustomize_first(tmp_path, user_site):
+    """YOLOv9's launcher does `PYTHONPATH=py-shims:$PYTHONPATH`: its sitecustomize hides
+    gpuwatch's (Python imports the first). gpuwatch's usercustomize, which site imports next
+    where the user site is enabled, starts the in-job data then and chain-loads the job's own
+    usercustomize; under -s (no user site) the job runs unchanged, without data."""
+    theirs = tmp_path / "shims"
+    theirs.mkdir()
+    (theirs / "sitecustomize.py").write_text("MARK = 'their site'\n")
+    later = tmp_path / "later"  # after gpuwatch's on the path: ours runs it
+    later.mkdir()
+    (later / "usercustomize.py").write_text("MARK = 'their user'\n")
+    job = tmp_path / "crunch.py"
+    job.write_text(
+        "import sys, time, sitecustomize\n"
+        "def crunch():\n"
+        "    end = time.time() + 0.8\n"
+        "    while time.time() < end:\n"
+        "        sum(range(1000))\n"
+        "crunch()\n"
+        "user = sys.modules.get('usercustomize')\n"
+        "print('job:', sitecustomize.MARK, '/', getattr(user, 'MARK', 'no user site'))\n")
+    flag = "" if user_site else "-s "
+    launcher = 'PYTHONPATH="%s:$PYTHONPATH:%s" exec "%s" %s"%s"' % (theirs, later, PYTHON, flag,
+                                                                  job)
+    r, d = run(tmp_path, ["sh", "-c", launcher])
+    assert r.returncode == 0, r.stderr
+    their_user = "their user" if user_site else "no user site"
+    assert "job: their site / %s" % their_user in (d / "output.log").read_text()
+    if not user_site:
+        assert not (d / "python").exists()
+        return
+    (pid, m), = records(d).items()
+    assert last(m, "process")["role"] == "main"
     st = stacks(d, pid)
     assert sum(n for frames, n in st if any(f.startswith("crunch (crunch.py:2)") for f in frames)) \
         > 0.5 * sum(n for _, n in st)

@@ -389,8 +389,118 @@ def test_job_without_torch_has_stacks_only(tmp_path):
     assert v["evidence"]["python_missing"] == ip["why"]
     sec = section(text(run))
     assert "no step timing: no DataLoader was iterated" in sec
+    # waiting for multiprocessing's forkserver to start a worker is idle, not work
+    with open(run / "python" / "77.stacks", "a") as f:
+        f.write("<module> (job.py:1);connect_to_new_process (forkserver.py:59);"
+                "read_signed (forkserver.py:317) 100\n")
+    main = report(run)["inproc"]["roles"]["main"]
+    assert main["samples"] == 200 and main["idle_samples"] == 100
     assert "80.0  job.py:work" in sec
+    # no DataLoader: its process is the job's main process, not a training one
+    assert "  where: main process 80% in job.py:work, 20% in job.py:sleep_a_bit" in sec
+    assert "  main process (1 process, 100 samples" in sec
+    assert "training process" not in sec
     assert "GPU memory (torch allocator): not recorded" in sec
+
+
+def test_job_killed_before_its_first_steps_were_written(tmp_path):
+    """SIGTERM 3 s into a job: its loader record is written (at the first pass) but the steps
+    (flushed every 2 s) never were. The report must not say that no DataLoader was iterated."""
+    run = tmp_path / "run"
+    shutil.copytree(REC / "yolo_w1b64", run)
+    (run / "summary.json").unlink()
+    (run / "python").mkdir()
+    (run / "python" / "77.jsonl").write_text(
+        '{"t": 1796138460, "kind": "process", "pid": 77, "role": "main", "torch": "2.5"}\n'
+        '{"t": 1796138461, "kind": "loader", "loader": 0, "class": "DataLoader", '
+        '"num_workers": 2, "batch_size": 4, "dataset": "DS", "created_at": "sig.py:4"}\n')
+    ip = report(run)["inproc"]
+    assert ip["why"] == ("a DataLoader was iterated (pid 77, loader 0, sig.py:4) but no step was "
+                         "recorded: the process was killed (a signal, os._exit) before its "
+                         "first records of steps (every 2 s)")
+    with open(run / "python" / "77.jsonl", "a") as f:  # it exited, yet no step: lost
+        f.write('{"t": 1796138470, "kind": "exit"}\n')
+    assert report(run)["inproc"]["why"].endswith("no step was recorded: its records were lost")
+    sec = section(text(run))
+    assert "no step timing: a DataLoader was iterated (pid 77, loader 0, sig.py:4)" in sec
+    assert max(len(x) for x in sec.splitlines()) <= 80
+
+
+def loaders_run(tmp_path, made):
+    """A run whose job iterates loaders made at [(created_at, t_start, t_end, steps, wait_s)], one
+    pass each, with a "steps" record per pass."""
+    run = tmp_path / "run"
+    shutil.copytree(REC / "yolo_w1b64", run)
+    (run / "summary.json").unlink()
+    (run / "python").mkdir()
+    t = 1796138455
+    recs = [{"t": t, "kind": "process", "pid": 77, "role": "main", "torch": "2.5"}]
+    for i, (at, t0, t1, steps, wait) in enumerate(made):
+        recs.append({"t": t0, "kind": "loader", "loader": i, "class": "DataLoader",
+                     "num_workers": 2, "batch_size": 4, "batches": steps, "dataset": "DS",
+                     "created_at": at})
+        iv = {"loader": i, "pass": 0, "steps": steps, "wait_s": wait, "between_s": t1 - t0 - wait}
+        recs.append(dict(iv, t=t1, kind="steps", t0=t0, t1=t1))
+        recs.append(dict(iv, t=t1, kind="pass", t_start=t0, t_end=t1, first_wait_s=0.5,
+                         complete=True))
+    recs.append({"t": t + 60, "kind": "exit"})
+    (run / "python" / "77.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return run
+
+
+def test_a_loader_made_anew_for_each_epoch_is_one_loader(tmp_path):
+    """`for epoch ...: loader = DataLoader(...)` (and Lightning's reload_dataloaders_every_n_epochs)
+    makes a new DataLoader object per epoch: still one training loader of 3 epochs, not a
+    1-epoch training loader and a "validation" one."""
+    t = 1796138460
+    run = loaders_run(tmp_path, [("train.py:9", t, t + 10, 20, 6),
+                                 ("train.py:9", t + 11, t + 21, 20, 4),
+                                 ("train.py:9", t + 22, t + 32, 20, 2)])
+    s = report(run)
+    ip = s["inproc"]
+    assert ip["validation_loader"] is None
+    assert ip["steps"] == 60 and [e["steps"] for e in ip["epochs"]] == [20, 20, 20]
+    assert [e["data_wait_share_pct"] for e in ip["epochs"]] == [60, 40, 20]
+    assert ip["data_wait_share_pct"] == 40
+    assert [x["epoch"] for x in ip["timeline"]] == [1, 2, 3]
+    assert [e["steps"] for e in s["epochs"]] == [20, 20, 20]
+    sec = section(text(run))
+    assert " ".join(sec.split()).count(
+        "the most steps (60 in 3 passes, a new DataLoader for each: 3 made at train.py:9)") == 1
+    # made at one place (a helper) but used side by side: two loaders, training and validation
+    run2 = loaders_run(tmp_path / "b", [("data.py:5", t, t + 30, 60, 12),
+                                        ("data.py:5", t + 10, t + 12, 20, 1)])
+    ip = report(run2)["inproc"]
+    assert ip["training_loader"]["loader"] == 0 and ip["validation_loader"]["loader"] == 1
+    assert ip["steps"] == 60
+
+
+def test_a_new_iterator_for_each_step_has_no_wait_share(tmp_path):
+    """`x, y = next(iter(loader))` at each step: every pass is one batch and ends before the
+    loop's work, so no time between batches is recorded. Not "100% waiting for data" (nor an
+    "at most -x faster" bound, nor 12 one-step epochs): the report says what it cannot tell."""
+    run = loaders_run(tmp_path, [("train.py:9", 1796138460, 1796138470, 12, 4)])
+    py = run / "python" / "77.jsonl"
+    recs = [json.loads(x) for x in py.read_text().splitlines()]
+    recs = [r for r in recs if r["kind"] not in ("pass", "steps")]
+    for i in range(12):
+        t0 = 1796138460 + i
+        iv = {"loader": 0, "pass": i, "steps": 1, "wait_s": 0.3, "between_s": 0}
+        recs.insert(-1, dict(iv, t=t0 + 0.3, kind="steps", t0=t0, t1=t0 + 0.3))
+        recs.insert(-1, dict(iv, t=t0 + 0.3, kind="pass", t_start=t0, t_end=t0 + 0.3,
+                             first_wait_s=0.3, complete=False))
+    py.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    s = report(run)
+    ip = s["inproc"]
+    assert ip["why"].startswith("no time between batches recorded: each of the 12 passes over "
+                                "loader 0 ended after its first batch")
+    assert ip["data_wait_share_pct"] is None and ip["input_speedup_max"] is None
+    assert ip["bound"] == "unknown"
+    assert [e["data_wait_share_pct"] for e in ip["epochs"]] == [None] * 12
+    assert s["epoch_source"] != "python"
+    assert "python_data_wait_share_pct" not in starved(s)["evidence"]
+    sec = section(text(run))
+    assert "100%" not in sec and "-x" not in sec and "no step timing: no time between" in sec
 
 
 @pytest.mark.parametrize("name", ["yolo_input", "yolo_changes"])

@@ -47,6 +47,8 @@ SHIPPED = [  # relative to the prefix: what every install holds
     "share/doc/gpuwatch/examples/prometheus/gpuwatch-rules.yml",
     "lib/systemd/system/gpuwatch.service",
     "lib/gpuwatch/python/sitecustomize.py",  # run's in-job data (docs/inproc.md)
+    "lib/gpuwatch/python/usercustomize.py",  # the same where the job's sitecustomize hides it
+    "lib/gpuwatch/python/_gpuwatch_site.py",
     "lib/gpuwatch/python/_gpuwatch_inproc.py",
     "lib/gpuwatch/python/_gpuwatch_torch.py",
 ]

@@ -231,6 +231,28 @@ def test_trainer_log_phases(scenario, tmp_path, name):
         assert p["duration_s"] >= 0 and len(p["gpus"]) == 1
 
 
+def test_first_epoch_read_with_the_next(scenario, tmp_path):
+    """On a loaded machine the run read DGL's first epoch ("Epoch 00000 | Step 00000", "... Step
+    00020", "Epoch Time(s)") and the next epoch's first line from the pipe at once: output.idx
+    gives the four lines one time. Each epoch's counters are in view: 21 steps each, the first
+    epoch's too (it got none), none counted twice (the second got 42). The index is rewritten
+    here (later lines 10 ms apart), so the replay's own timing does not matter."""
+    run, _ = replay(scenario, tmp_path, "dgl-graphsage")
+    idx = run / "output.idx"
+    header = [line for line in idx.read_text().splitlines() if line.startswith("#")]
+    t0 = int(next(line for line in idx.read_text().splitlines() if line[:1].isdigit()).split()[1])
+    entries, off = [], 0
+    for k, line in enumerate((run / "output.log").read_bytes().splitlines(keepends=True)):
+        if k == 0 or k >= 4:
+            entries.append(f"{off} {t0 + 10 * max(k - 3, 0)}")
+        off += len(line)
+    idx.write_text("\n".join(header + entries) + "\n")
+    r = gw(["report", run, "--json", "-"], scenario({"devices": [h200()]}))
+    assert r.returncode == 0, r.stderr
+    ep = json.loads(r.stdout)["epochs"]
+    assert [(e["epoch"], e.get("steps")) for e in ep] == [(k, 21) for k in range(1, 17)]
+    assert ep[0]["start"] == ep[1]["start"]
+
 def test_save_run_into_a_cut_bar(scenario, tmp_path):
     """lightning1-ckpt.log: "...train/loss=0.6Epoch 0, global step 6: 'val/accuracy' reached
     0.63918 (best 0.63918), saving model to 'checkpoints/val/accuracy.ckpt'" after epochs 1 and 2

@@ -316,8 +316,8 @@ static void test_dmon(void **state)
     assert_null(gw_series_gpu_values(s->gpus[0], GW_F_TEMP_MEM_C)); /* '-' is absent, not 0 */
     long enc = gw_series_table_find(&s->gpus[0]->tab, "utilization.encoder [%]");
     assert_true(enc >= 0);
-    assert_true(s->gpus[0]->tab.cols[enc].v[0] == 0);
-    assert_true(isnan(s->gpus[0]->tab.cols[enc].v[1]));
+    assert_true(gw_series_col_value(&s->gpus[0]->tab, (size_t)enc, 0) == 0);
+    assert_true(isnan(gw_series_col_value(&s->gpus[0]->tab, (size_t)enc, 1)));
     assert_non_null(strstr(s->inputs[0].note, "`nvidia-smi dmon`"));
     gw_series_free(s);
 

@@ -434,6 +434,47 @@ static void test_rates(void **state)
     gw_progress_free(p);
 }
 
+/* DGL's GraphSAGE example (tests/data/trainer-logs/dgl-graphsage.log), as a loaded machine reads
+ * it: the first epoch's lines and the second's first line in one read, so at one time. Each
+ * epoch's counters are in view (0 and 20: 21 steps); the second epoch's first line, not the time,
+ * parts them. Likewise two Lightning bars drawn in one read. */
+static void test_one_read_two_epochs(void **state)
+{
+    (void)state;
+#define DGL(e, s)                                                                                  \
+    "Epoch 0000" #e " | Step 000" #s " | Loss 2.6650 | Train Acc 0.3400 | GPU 401.2 MB"
+    static const line l[] = {
+        {1000, DGL(0, 00)}, {1000, DGL(0, 20)}, {1000, "Epoch Time(s): 8.7072"},
+        {1000, DGL(1, 00)}, {1500, DGL(1, 20)}, {1600, "Epoch Time(s): 7.2513"},
+        {1700, DGL(2, 00)}, {2200, DGL(2, 20)}, {2300, "Epoch Time(s): 7.1966"},
+    };
+#undef DGL
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(e[i].number, (long)i + 1);
+        assert_int_equal(e[i].steps, 21);
+    }
+    assert_int_equal(e[0].start_ms, 1000);
+    assert_int_equal(e[1].start_ms, 1000);
+    assert_true(isnan(e[0].steps_per_s)); /* all its draws at one time: no rate */
+    assert_float_equal(e[1].steps_per_s, 20 / 0.5, 1e-9);
+    free(e);
+    static const line b[] = {
+        {0, "Epoch 0:   0%|          | 0/10 [00:00<?, ?it/s]"},
+        {3000, "Epoch 0: 100%|" FULL "| 10/10 [00:03<00:00,  3.33it/s]"},
+        {3000, "Epoch 1:   0%|          | 0/10 [00:00<?, ?it/s]"},
+        {3000, "Epoch 1:  40%|" BAR "| 4/10 [00:00<00:01,  5.00it/s]"},
+        {5000, "Epoch 1: 100%|" FULL "| 10/10 [00:02<00:00,  5.00it/s]"},
+    };
+    e = run(b, sizeof b / sizeof *b, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(e[0].steps, 10);
+    assert_int_equal(e[1].steps, 10);
+    free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -448,6 +489,7 @@ int main(void)
         cmocka_unit_test(test_rates),
         cmocka_unit_test(test_wall_refines_the_clock),
         cmocka_unit_test(test_epoch_end_lines),
+        cmocka_unit_test(test_one_read_two_epochs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

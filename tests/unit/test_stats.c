@@ -97,6 +97,32 @@ static void test_quantile_matches_sorting(void **state)
     }
 }
 
+static double kth_of(void *ctx, size_t k)
+{
+    return ((const double *)ctx)[k];
+}
+
+/* The quantile of values given by rank (compact columns count them) is gw_stats_quantile's,
+ * bit for bit. */
+static void test_quantile_ranked_is_the_same(void **state)
+{
+    (void)state;
+    srand(11);
+    for (int trial = 0; trial < 200; trial++) {
+        size_t n = 1 + (size_t)(rand() % 300);
+        double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+        for (size_t i = 0; i < n; i++)
+            a[i] = b[i] = (double)(rand() % 60000) / 100.0;
+        qsort(b, n, sizeof *b, cmp);
+        double q = trial % 3 == 0 ? 0.05 : trial % 3 == 1 ? 0.5 : 0.95;
+        double want = gw_stats_quantile(a, n, q), got = gw_stats_quantile_ranked(n, q, kth_of, b);
+        assert_memory_equal(&want, &got, sizeof want);
+        free(a);
+        free(b);
+    }
+    assert_true(isnan(gw_stats_quantile_ranked(0, 0.5, kth_of, NULL)));
+}
+
 /* Each value's peers' median (the others' median, as multi_gpu_imbalance takes it) from one
  * sorted copy equals the selection over a copy without that value: ties, absent values, 1-2
  * values; a constant set is also checked against a hand-worked case. */
@@ -478,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_all_absent_is_nan_not_zero),
         cmocka_unit_test(test_single_and_repeated),
         cmocka_unit_test(test_quantile_matches_sorting),
+        cmocka_unit_test(test_quantile_ranked_is_the_same),
         cmocka_unit_test(test_median_without_matches_selection),
         cmocka_unit_test(test_linfit),
         cmocka_unit_test(test_linfit_seconds),

@@ -74,7 +74,7 @@ static void test_big_record_figures_on_two_threads(void **state)
         const gw_gpu_analysis *ga = &a->gpus[g];
         int c = s->gpus[g]->col_of[GW_F_UTIL_GPU_PCT];
         assert_true(c >= 0);
-        const double *u = s->gpus[g]->tab.cols[c].v;
+        const double *u = gw_series_col_values(&s->gpus[g]->tab, (size_t)c);
         gw_stats want;
         gw_stats_summary(u, ga->dt_s, N, scratch, &want);
         const gw_stats *got = &ga->whole.stats[c];

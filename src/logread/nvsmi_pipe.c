@@ -1,0 +1,248 @@
+/* A big CSV's lines read, cut into cells and their numbers parsed on a second thread, a few
+ * batches ahead of the reader (nvsmi_priv.h, issue 28: both cores). */
+#include "logread/cells.h"
+#include "logread/logread.h"
+#include "logread/nvsmi_priv.h"
+#include "logread/sniff.h"
+#include "logread/timeparse.h"
+
+#include "util/xalloc.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum {
+    PIPE_LINES = 8192,
+    PIPE_SLOTS = 3,
+    PIPE_MIN_BYTES = 4 << 20
+}; /* few hand-overs: a loaded machine is slow to wake a waiting thread */
+
+typedef struct pipe_line {
+    long line_no; /* of its first physical line */
+    size_t n;     /* cells found (cells past MAX_CELLS are not kept) */
+    size_t first; /* its first cell in the batch's cells */
+    const char *foreign;
+    size_t nul_bytes, nul_lines; /* gw_lines' counts once it was read */
+    long first_nul_line;
+    long quoted_breaks; /* line breaks joined so far */
+} pipe_line;
+
+typedef struct pipe_batch {
+    char *text; /* the lines, each cut into NUL-terminated cells in place */
+    size_t text_len, text_cap;
+    size_t *cell_off; /* [ncells] offsets of cells in text */
+    nvsmi_pre *pre;   /* [ncells] */
+    size_t ncells, cells_cap;
+    pipe_line lines[PIPE_LINES];
+    size_t nlines;
+} pipe_batch;
+
+int nvsmi_pipe_mode = 0;
+
+struct nvsmi_pipe {
+    gw_lines *l;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pipe_batch b[PIPE_SLOTS];
+    size_t filled, returned; /* batches handed over / given back */
+    bool done, stop;
+    long quoted_breaks;
+    pipe_batch *cur; /* the reader's batch, its next line */
+    size_t next;
+    pipe_line taken;            /* the last line the reader took */
+    const char *ptr[MAX_CELLS]; /* the current line's cells */
+};
+
+static bool odd_quotes(const char *line)
+{
+    size_t q = 0;
+    for (const char *c = strchr(line, '"'); c; c = strchr(c + 1, '"'))
+        q++;
+    return q % 2 == 1;
+}
+
+/* Appends text (with its NUL) to the batch; returns its offset. */
+static size_t put_text(pipe_batch *b, const char *text, size_t len)
+{
+    if (b->text_len + len + 1 > b->text_cap) {
+        b->text_cap = (b->text_len + len + 1) * 2;
+        b->text = xrealloc(b->text, b->text_cap);
+    }
+    size_t at = b->text_len;
+    memcpy(b->text + at, text, len + 1);
+    b->text_len += len + 1;
+    return at;
+}
+
+/* Reads one record (a line, or lines joined while a quoted cell is open, as nvsmi.c's
+ * whole_record) into b; false at the end of the file or at a foreign line (kept, the last). */
+static bool read_record(nvsmi_pipe *pp, pipe_batch *b)
+{
+    gw_lines *l = pp->l;
+    ssize_t len = gw_lines_next(l);
+    if (len < 0)
+        return false;
+    pipe_line *pl = &b->lines[b->nlines++];
+    *pl = (pipe_line){.line_no = l->line_no, .first = b->ncells};
+    pl->foreign = gw_logread_foreign_line(l->line + strspn(l->line, " \t"));
+    if (!pl->foreign) {
+        size_t at = put_text(b, l->line, (size_t)len);
+        for (int k = 0; k < 16 && odd_quotes(b->text + at) && (len = gw_lines_next(l)) >= 0; k++) {
+            b->text_len--; /* the NUL becomes the line break */
+            put_text(b, "\n", 1);
+            b->text_len--;
+            put_text(b, l->line, (size_t)len);
+            pp->quoted_breaks++;
+        }
+        char *cells[MAX_CELLS];
+        pl->n = gw_cells_split(b->text + at, cells, MAX_CELLS);
+        size_t kept = pl->n;
+        if (kept > MAX_CELLS)
+            kept = MAX_CELLS;
+        if (b->ncells + kept > b->cells_cap) {
+            b->cells_cap = (b->ncells + kept) * 2;
+            b->cell_off = xrealloc(b->cell_off, b->cells_cap * sizeof *b->cell_off);
+            b->pre = xrealloc(b->pre, b->cells_cap * sizeof *b->pre);
+        }
+        for (size_t i = 0; i < kept; i++) {
+            nvsmi_pre *p = &b->pre[b->ncells];
+            const char *c = cells[i], *unit = "";
+            b->cell_off[b->ncells++] = (size_t)(cells[i] - b->text);
+            p->absent = gw_cells_absent(c);
+            p->number = gw_cells_number(c, &p->value, &unit);
+            size_t clen = strlen(c), ulen = p->number ? (size_t)(unit - c) : 0;
+            p->unit_off = (uint32_t)(ulen < UINT32_MAX ? ulen : 0);
+            p->len = (uint32_t)(clen < UINT32_MAX ? clen : UINT32_MAX);
+            p->time_len = 0;
+            if (i == 0 && *c) {
+                size_t t = gw_timeparse(c, &p->t_ms);
+                p->time_len = (uint32_t)(t < UINT32_MAX ? t : 0);
+            }
+        }
+    }
+    pl->nul_bytes = l->nul_bytes;
+    pl->nul_lines = l->nul_lines;
+    pl->first_nul_line = l->first_nul_line;
+    pl->quoted_breaks = pp->quoted_breaks;
+    return !pl->foreign;
+}
+
+static void *producer(void *arg)
+{
+    nvsmi_pipe *pp = arg;
+    for (bool more = true; more;) {
+        pthread_mutex_lock(&pp->mu);
+        while (!pp->stop && pp->filled - pp->returned == PIPE_SLOTS)
+            pthread_cond_wait(&pp->cv, &pp->mu);
+        bool stop = pp->stop;
+        pthread_mutex_unlock(&pp->mu);
+        if (stop)
+            break;
+        pipe_batch *b = &pp->b[pp->filled % PIPE_SLOTS]; /* free: the reader gave it back */
+        b->text_len = b->ncells = b->nlines = 0;
+        while (b->nlines < PIPE_LINES && (more = read_record(pp, b)))
+            ;
+        pthread_mutex_lock(&pp->mu);
+        pp->filled++;
+        pp->done = !more;
+        pthread_cond_broadcast(&pp->cv);
+        pthread_mutex_unlock(&pp->mu);
+    }
+    return NULL;
+}
+
+nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l)
+{
+    struct stat st;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    double load = 0;
+    if (nvsmi_pipe_mode < 0 || fileno(f) < 0 || fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    if (nvsmi_pipe_mode == 0 && (st.st_size < PIPE_MIN_BYTES || cpus < 2))
+        return NULL;
+    /* A second core only when one is free: on a machine already busy (a 1-minute load of as
+     * many runnable tasks as cores) the two threads wait for each other's turn, and one thread
+     * is faster (issue 28, docs/performance.md). */
+    if (nvsmi_pipe_mode == 0 && getloadavg(&load, 1) == 1 && load >= (double)cpus)
+        return NULL;
+    nvsmi_pipe *pp = xcalloc(1, sizeof *pp);
+    pp->l = l;
+    pthread_mutex_init(&pp->mu, NULL);
+    pthread_cond_init(&pp->cv, NULL);
+    if (pthread_create(&pp->thread, NULL, producer, pp) != 0) {
+        pthread_mutex_destroy(&pp->mu);
+        pthread_cond_destroy(&pp->cv);
+        free(pp);
+        return NULL;
+    }
+    return pp;
+}
+
+bool nvsmi_pipe_next(nvsmi_pipe *pp, char **cells, nvsmi_pipe_row *row)
+{
+    while (!pp->cur || pp->next == pp->cur->nlines) {
+        pthread_mutex_lock(&pp->mu);
+        if (pp->cur) { /* given back */
+            pp->returned++;
+            pp->cur = NULL;
+            pthread_cond_broadcast(&pp->cv);
+        }
+        while (pp->filled == pp->returned && !pp->done)
+            pthread_cond_wait(&pp->cv, &pp->mu);
+        if (pp->filled > pp->returned) {
+            pp->cur = &pp->b[pp->returned % PIPE_SLOTS];
+            pp->next = 0;
+        }
+        pthread_mutex_unlock(&pp->mu);
+        if (!pp->cur)
+            return false;
+    }
+    const pipe_batch *b = pp->cur;
+    const pipe_line *pl = &b->lines[pp->next++];
+    size_t kept = pl->n;
+    if (kept > MAX_CELLS)
+        kept = MAX_CELLS;
+    for (size_t i = 0; i < kept; i++) {
+        cells[i] = b->text + b->cell_off[pl->first + i];
+        pp->ptr[i] = cells[i];
+    }
+    *row = (nvsmi_pipe_row){.n = pl->n,
+                            .line_no = pl->line_no,
+                            .foreign = pl->foreign,
+                            .pre = b->pre + pl->first,
+                            .ptr = pp->ptr,
+                            .npre = kept};
+    pp->taken = *pl; /* l's counts as far as the reader got, not the read-ahead */
+    return true;
+}
+
+long nvsmi_pipe_end(nvsmi_pipe *pp)
+{
+    if (!pp)
+        return 0;
+    pthread_mutex_lock(&pp->mu);
+    pp->stop = true;
+    pthread_cond_broadcast(&pp->cv);
+    pthread_mutex_unlock(&pp->mu);
+    pthread_join(pp->thread, NULL);
+    /* the counts of the lines the reader took, not of those read ahead */
+    pp->l->nul_bytes = pp->taken.nul_bytes;
+    pp->l->nul_lines = pp->taken.nul_lines;
+    pp->l->first_nul_line = pp->taken.first_nul_line;
+    pp->l->line_no = pp->taken.line_no;
+    long breaks = pp->taken.quoted_breaks;
+    for (int i = 0; i < PIPE_SLOTS; i++) {
+        free(pp->b[i].text);
+        free(pp->b[i].cell_off);
+        free(pp->b[i].pre);
+    }
+    pthread_mutex_destroy(&pp->mu);
+    pthread_cond_destroy(&pp->cv);
+    free(pp);
+    return breaks;
+}
