@@ -35,6 +35,33 @@ static const char *spaces(const char *p)
     return p + strspn(p, " \t");
 }
 
+/* A number written right before a word with no space (ESPnet's "7epoch", "8/20epoch",
+ * "7126-7500batch"), the word at p: its value in *n (a range's end), what came before the dash or
+ * the slash in *other (-1 none, sep its character); false when p is not glued to such a number at
+ * a word's start. */
+static bool glued_number(const char *line, const char *p, long *n, long *other, char *sep)
+{
+    const char *b = p;
+    while (b > line && isdigit((unsigned char)b[-1]))
+        b--;
+    if (b == p || p - b > 12)
+        return false;
+    *other = -1;
+    *sep = 0;
+    const char *a = b;
+    if (a > line + 1 && (a[-1] == '-' || a[-1] == '/') && isdigit((unsigned char)a[-2])) {
+        *sep = a[-1];
+        a--;
+        while (a > line && isdigit((unsigned char)a[-1]))
+            a--;
+        *other = strtol(a, NULL, 10);
+    }
+    if (!word_start(line, a))
+        return false;
+    *n = strtol(b, NULL, 10);
+    return true;
+}
+
 /* "n" or "n/total" ("n / total"), ending at a non-alphanumeric: the counter at *s. */
 static bool counts(const char **s, long *n, long *total)
 {
@@ -179,7 +206,12 @@ static bool keyword_counter(const char *line, gw_counter *c)
         /* the last part of an identifier counts with a total: "cur_iter=15/271" (a bare
          * "max_iter: 90000" is a setting) */
         bool suffix = p > line + 1 && p[-1] == '_' && isalnum((unsigned char)p[-2]);
-        if (!isalpha((unsigned char)*p) || (!word_start(line, p) && !suffix))
+        long gn, ga;
+        char gs;
+        /* a range glued before the word counts to its end: "7126-7500batch" */
+        bool glued = isalpha((unsigned char)*p) && p > line && isdigit((unsigned char)p[-1]) &&
+                     glued_number(line, p, &gn, &ga, &gs) && gs == '-' && ga <= gn;
+        if (!isalpha((unsigned char)*p) || (!word_start(line, p) && !suffix && !glued))
             continue;
         for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
             size_t len = strlen(words[i]);
@@ -191,6 +223,12 @@ static bool keyword_counter(const char *line, gw_counter *c)
                 q++; /* "iters", "steps" need a total: "steps = 1000" is a setting */
             if (isalnum((unsigned char)*q) || *q == '_')
                 continue;
+            if (glued) {
+                c->n = gn;
+                c->total = -1;
+                snprintf(c->shape, sizeof c->shape, "A-N%s", words[i]);
+                return true;
+            }
             if (*q == '(') { /* mmengine's Iter(train) [  50/80000] */
                 const char *r = strchr(q, ')');
                 if (!r || r - q > 8)
@@ -270,11 +308,50 @@ static bool nested_counter(const char *line, gw_counter *c)
     return false;
 }
 
+/* "7epoch", "8/20epoch" (epoch 8 of 20), the word at p: the epoch into c. */
+static bool glued_epoch(const char *line, const char *p, gw_counter *c)
+{
+    long e, other;
+    char sep;
+    if (p == line || !isdigit((unsigned char)p[-1]) || !glued_number(line, p, &e, &other, &sep) ||
+        sep == '-' || isalnum((unsigned char)p[5]) || p[5] == '_')
+        return false;
+    c->epoch = sep ? other : e;
+    c->epoch_total = sep ? e : -1;
+    return true;
+}
+
+/* "30/42 of epoch 28/30": the counter before the tag at p, into c. */
+static bool counter_of_epoch(const char *line, const char *p, gw_counter *c)
+{
+    size_t off = (size_t)(p - line);
+    while (off > 0 && line[off - 1] == ' ')
+        off--;
+    if (off < 2 || strncasecmp(line + off - 2, "of", 2) != 0)
+        return false;
+    size_t d = off - 2;
+    while (d > 0 && line[d - 1] == ' ')
+        d--;
+    size_t n0 = d;
+    while (n0 > 0 && (isdigit((unsigned char)line[n0 - 1]) || line[n0 - 1] == '/'))
+        n0--;
+    long n, t;
+    const char *v = line + n0;
+    if (n0 == d || !counts(&v, &n, &t) || t <= 0 || v != line + d)
+        return false;
+    c->n = n;
+    c->total = t;
+    snprintf(c->shape, sizeof c->shape, "N/M of %.5s E/T", p);
+    return true;
+}
+
 /* An epoch tag: "Epoch [3]", "Epoch(train) [1]", "epoch: 1/300", "Epoch: [0]", "epoch 001:",
  * then maybe its counter: "[ 50/977]", ":  100 / 1102". Returns where the tag starts, NULL. */
 static const char *epoch_tag(const char *line, gw_counter *c)
 {
     for (const char *p = line; (p = strcasestr(p, "epoch")) != NULL; p += 5) {
+        if (glued_epoch(line, p, c))
+            return p;
         if (!word_start(line, p))
             continue;
         const char *q = p + 5;
@@ -311,26 +388,8 @@ static const char *epoch_tag(const char *line, gw_counter *c)
         }
         c->epoch = e;
         c->epoch_total = et;
-        /* "30/42 of epoch 28/30": the counter before the tag */
-        size_t off = (size_t)(p - line);
-        while (off > 0 && line[off - 1] == ' ')
-            off--;
-        if (off >= 2 && strncasecmp(line + off - 2, "of", 2) == 0) {
-            size_t d = off - 2;
-            while (d > 0 && line[d - 1] == ' ')
-                d--;
-            size_t n0 = d;
-            while (n0 > 0 && (isdigit((unsigned char)line[n0 - 1]) || line[n0 - 1] == '/'))
-                n0--;
-            long n, t;
-            const char *v = line + n0;
-            if (n0 < d && counts(&v, &n, &t) && t > 0 && v == line + d) {
-                c->n = n;
-                c->total = t;
-                snprintf(c->shape, sizeof c->shape, "N/M of %.5s E/T", p);
-                return p;
-            }
-        }
+        if (counter_of_epoch(line, p, c))
+            return p;
         if (*q == ',' || *q == ':')
             q = spaces(q + 1);
         long n, t;
@@ -470,7 +529,10 @@ static bool averaged(const char *line, const char *p)
 
 static double step_time(const char *line)
 {
+    /* a whole step's time before its parts' (ESPnet's "iter_time=0.001, forward_time=0.005, ...,
+     * train_time=0.014": iter_time is its wait for data) */
     static const char *const keys[] = {"elapsed time per iteration (ms)",
+                                       "train_time",
                                        "iter_time",
                                        "batch_cost",
                                        "batch_time",
@@ -503,11 +565,11 @@ static double step_time(const char *line)
             }
             if (i == 0)
                 x /= 1000.0;
-            if (i == 6)
+            if (i == 7)
                 x = x > 0 ? 1.0 / x : 0; /* updates per second */
             if (*spaces(u) == '/')
                 continue;
-            if (i >= 7 && v == spaces(p + len))
+            if (i >= 8 && v == spaces(p + len))
                 continue; /* "seconds: 10.2", not "seconds 12" */
             if (x > 0 && x < 1e5)
                 return x;

@@ -151,6 +151,54 @@ void gw_epoch_matcher_free(gw_epoch_matcher *m)
     free(m);
 }
 
+/* The word at *s (letters only), moved past; its length in *n. */
+static const char *next_word(const char **s, size_t *n)
+{
+    const char *w = *s + strspn(*s, " \t:,.-");
+    size_t k = 0;
+    while (isalpha((unsigned char)w[k]))
+        k++;
+    *s = w + k;
+    *n = k;
+    return w;
+}
+
+static bool word_is(const char *w, size_t n, const char *const *list, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strlen(list[i]) == n && strncasecmp(w, list[i], n) == 0)
+            return true;
+    return false;
+}
+
+gw_epoch_line_end gw_epoch_line_ends(const char *line)
+{
+    static const char *const trained[] = {"complete", "completed", "finished",
+                                          "done",     "ended",     "over"};
+    static const char *const over[] = {"took", "cost", "lasted"};
+    static const char *const part[] = {"training", "train"};
+    for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
+        if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
+            continue;
+        const char *d = q + 5;
+        d += strspn(d, " \t:=#[");
+        if (!isdigit((unsigned char)*d))
+            continue;
+        d += strspn(d, "0123456789");
+        if (*d == '/') /* "Epoch 3/10 done" */
+            d += 1 + strspn(d + 1, "0123456789");
+        d += strspn(d, "]");
+        size_t n;
+        const char *w = next_word(&d, &n);
+        if (word_is(w, n, part, 2))
+            w = next_word(&d, &n);
+        if (word_is(w, n, trained, sizeof trained / sizeof *trained))
+            return GW_EPOCH_TRAINED;
+        return word_is(w, n, over, sizeof over / sizeof *over) ? GW_EPOCH_OVER : GW_EPOCH_STARTS;
+    }
+    return GW_EPOCH_STARTS;
+}
+
 /* Words that, right before "epoch N", make the line a mention and not an epoch's start. */
 static bool mention_before(const char *line, const char *at)
 {
@@ -164,11 +212,7 @@ static bool mention_before(const char *line, const char *at)
     const char *s = e;
     while (s > line && isalpha((unsigned char)s[-1]))
         s--;
-    size_t n = (size_t)(e - s);
-    for (size_t i = 0; n && i < sizeof words / sizeof *words; i++)
-        if (strlen(words[i]) == n && strncasecmp(s, words[i], n) == 0)
-            return true;
-    return false;
+    return word_is(s, (size_t)(e - s), words, sizeof words / sizeof *words);
 }
 
 bool gw_epoch_line_mention(const char *line)

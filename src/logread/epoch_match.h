@@ -41,6 +41,15 @@ bool gw_epoch_matcher_match(const gw_epoch_matcher *m, const char *line, long *e
  * ("best results observed at epoch 57"), or names a file ("epoch_3.pt", "epoch3-model"). */
 bool gw_epoch_line_mention(const char *line);
 
+/* Whether an epoch line reports the epoch's end rather than its start, from the words right after
+ * "epoch N" (an optional "training" or "train" first): GW_EPOCH_TRAINED when its training ended
+ * and its evaluation may follow ("Epoch 49 Complete: Avg. Loss", "Epoch: 0 training finished.",
+ * "epoch 3 done"), GW_EPOCH_OVER when the line sums up the whole epoch, its evaluation included
+ * ("Epoch 1 cost time: 273 second", "Epoch 4 took 61 s"); else GW_EPOCH_STARTS (also for a line
+ * with no "epoch N"). `line` is the whole line. */
+typedef enum { GW_EPOCH_STARTS, GW_EPOCH_TRAINED, GW_EPOCH_OVER } gw_epoch_line_end;
+gw_epoch_line_end gw_epoch_line_ends(const char *line);
+
 /* NULL is accepted. */
 void gw_epoch_matcher_free(gw_epoch_matcher *m);
 

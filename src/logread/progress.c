@@ -63,7 +63,8 @@ struct gw_progress {
     size_t nvr, capvr;
     hf_dict *hf;
     size_t nhf, caphf;
-    int64_t last_ms;
+    int64_t last_ms, first_ms; /* the latest line's time, the first's (INT64_MIN: none yet) */
+    int64_t over_ms;           /* the latest epoch line's time */
     gw_timeline *tl;
     int64_t last_act_ms;      /* the last line that showed work (training, evaluation, a save) */
     long last_raw;            /* a text counter's last printed value */
@@ -93,6 +94,7 @@ gw_progress *gw_progress_new(const gw_epoch_matcher *user)
     p->zero_based = -1;
     p->train_total = -1;
     p->last_raw = -1;
+    p->first_ms = INT64_MIN;
     p->tl = gw_timeline_new();
     return p;
 }
@@ -342,7 +344,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     bar b;
     gw_bar_init(&b);
     if (c->kind == GW_LINE_SAVE) {
-        if (p->nsm)
+        if (p->nsm || p->nst) /* once training has begun */
             note(p->save_word, sizeof p->save_word, c->kind_word);
         p->saved_after_val = p->last_kind == 2;
         keep_last(p);
@@ -451,6 +453,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
 {
     if (t_ms > p->last_ms)
         p->last_ms = t_ms;
+    if (p->first_ms == INT64_MIN)
+        p->first_ms = t_ms;
     if (hf_line(p, line, t_ms))
         return false;
     if (strstr(line, "B/s]") || strstr(line, "B/s, ")) { /* a transfer: bytes per second */
@@ -477,12 +481,21 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     }
     long e, t;
     p->cur_src = "`Epoch N` lines";
+    /* a line that reports its epoch's end, with no step printed: docs/epochs.md */
+    gw_epoch_line_end ends = p->user || p->nsm ? GW_EPOCH_STARTS : gw_epoch_line_ends(line);
+    int64_t from = !ends                   ? t_ms
+                   : !p->nst               ? p->first_ms
+                   : ends == GW_EPOCH_OVER ? p->over_ms
+                   : p->last_act_ms        ? p->last_act_ms
+                                           : t_ms;
     bool started =
-        epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, t_ms, p->nsm, epoch, total);
-    if (started) {
+        epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, from, p->nsm, epoch, total);
+    if (started) { /* the draws before it are the epoch before's, even at the same time */
         close_val(p, t_ms);
-        p->last_act_ms = 0; /* a result line after it tells not when its work began */
-        gw_timeline_mark(p->tl, t_ms);
+        p->saved_after_val = false;
+        p->last_act_ms = ends ? t_ms : 0; /* a result line after it tells not when work began */
+        p->over_ms = t_ms;
+        gw_timeline_mark(p->tl, from);
         keep_last(p);
     }
     p->cur_src = NULL;

@@ -177,6 +177,27 @@ EXPECT = {
     # counts from 0 (this is its 15th epoch, 301 batches done), which an excerpt that starts at
     # epoch 14 cannot show: the text's own numbers are reported
     "swin": ([(14, 300, 300)], [T], [300], 1 / 0.6403, ["`E/T [N/M]` lines"]),
+    # Seventh held-out set (README: blind, ground truth written before the replay).
+    # ESPnet2: "7epoch:train:7126-7500batch: ..., train_time=0.014" (numbers glued before their
+    # words; a range counts to its end; train_time, not iter_time, is the step's time), then
+    # "7epoch results: ... [valid] ..." and epoch 8's first 750 batches
+    "espnet2": ([(7, None, 7500), (8, None, 750)], [T, E, T], [7500, 750], 1 / 0.014,
+                ["`epoch E, A-Nbatch` lines", "evaluation from `valid` lines"]),
+    # MMF: "progress: 100/22000, ..., epoch: 1, ..., ups: 0.70" (logged every 100 from the start)
+    "mmf": ([(1, None, 200)], [T], [200], 2 / (1 / 0.70 + 1 / 0.80),
+            ["`epoch E, progress N/M` lines", "no evaluation seen"]),
+    # MST: "===> Epoch 49 Complete: ..." lines report each epoch's end (test_epoch_end_lines)
+    "mst": ([(k, None, None) for k in range(49, 55)], [], [], None,
+            ["epochs from `Epoch N` lines", "evaluation from `testing` lines",
+             "checkpoint saves from `saved` lines", "no training steps printed"]),
+    # NCRF++: "Instance: N" counts sentences (no steps); "Epoch: 0 training finished" ends epoch
+    # 1, then Dev, a save and Test; "Epoch: 1/10" starts epoch 2
+    "ncrfpp": ([(1, None, None), (2, 10, None)], [], [], None,
+               ["evaluation from `Test` lines", "checkpoint saves from `Save` lines",
+                "no training steps printed"]),
+    # PyTorch/XLA: "Epoch=1 Step=280" printed by each of 4 devices; "Rate=" is samples/s
+    "torch-xla": ([(1, None, 340)], [T], [340], None,
+                  ["`Epoch E, Step N` lines", "no evaluation seen"]),
 }
 
 
@@ -244,6 +265,22 @@ def test_save_run_into_a_cut_bar(scenario, tmp_path):
     assert [p["named_by"] for p in ph if p["kind"] == S] == ["saving", "saving"]
     assert [p.get("steps") for p in ph if p["kind"] == T] == [7, 7, 14]
     assert [e.get("steps") for e in s["epochs"]] == [7, 7, 7, 7]
+
+
+@pytest.mark.parametrize("name", ["mst", "ncrfpp"])
+def test_epoch_end_lines(scenario, tmp_path, name):
+    """An epoch line that reports the epoch's end, with no step printed (MST's "===> Epoch 49
+    Complete", NCRF++'s "Epoch: 0 training finished"): the epoch began where the work before it
+    ended and the evaluation after the line is its own, so every epoch that was evaluated has a
+    validation time, and the epochs tile the time without gaps."""
+    _, s = replay(scenario, tmp_path, name)
+    ep = s["epochs"]
+    evaluated = ep if name == "mst" else ep[:1]  # NCRF++'s epoch 2 is cut by the excerpt
+    assert all(e.get("validation_s", 0) > 0 for e in evaluated), ep
+    for a, b in zip(ep, ep[1:]):
+        assert a["end"] == b["start"]
+    if name == "ncrfpp":  # epoch 1 began at the first line: its training lines are its own
+        assert ep[0]["duration_s"] - ep[0]["validation_s"] > 0.15
 
 
 def test_yolact_bare_counters(scenario, tmp_path):

@@ -320,6 +320,39 @@ static void test_timeline_stride_and_repeats(void **state)
     gw_timeline_free(tl);
 }
 
+/* Numbers glued before their words (ESPnet2's trainer): "7epoch:train:7126-7500batch" is
+ * epoch 7 at batch 7500 (a range counts to its end), "8/20epoch started" epoch 8 of 20; the
+ * step's time is train_time, not iter_time (its wait for data). A number glued to a word
+ * elsewhere ("256batch", "3epochs") is none. */
+static void test_glued_numbers(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("[PC] 2020-11-11 16:41:00,521 (trainer:486) INFO: "
+                             "7epoch:train:7126-7500batch: iter_time=0.001, forward_time=0.005, "
+                             "loss=1.601, backward_time=0.005, lr_0=0.100, train_time=0.014",
+                             true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.epoch, 7);
+    assert_int_equal(c.epoch_total, -1);
+    assert_int_equal(c.n, 7500);
+    assert_int_equal(c.total, -1);
+    assert_float_equal(c.step_s, 0.014, 1e-9);
+    assert_string_equal(c.shape, "epoch E, A-Nbatch");
+    c = read_line("[PC] 2020-11-11 16:41:04,070 (trainer:243) INFO: 7epoch results: [train] "
+                  "loss=1.613, train_time=0.014, [valid] loss=1.854, time=3.12 seconds",
+                  true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+    assert_int_equal(c.epoch, 7);
+    assert_int_equal(c.n, -1);
+    c = read_line("train 256batch of 3epochs, 10-20 items", false);
+    assert_int_equal(c.epoch, -1);
+    gw_counter d;
+    memset(&d, 0, sizeof d);
+    (void)gw_counter_line("INFO: 8/20epoch started. Estimated time to finish: 23 minutes", &d);
+    assert_int_equal(d.epoch, 8);
+    assert_int_equal(d.epoch_total, 20);
+}
+
 static void test_median(void **state)
 {
     (void)state;
@@ -340,6 +373,7 @@ int main(void)
         cmocka_unit_test(test_line_on_a_cut_bar),
         cmocka_unit_test(test_save_verb_and_unit_times),
         cmocka_unit_test(test_timeline_stride_and_repeats),
+        cmocka_unit_test(test_glued_numbers),
         cmocka_unit_test(test_median),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

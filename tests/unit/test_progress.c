@@ -293,6 +293,68 @@ static void test_mentions(void **state)
     assert_int_equal(n, 3);
 }
 
+/* Lines that report an epoch's end, with no step printed (MST's "===> Epoch 49 Complete", NCRF++'s
+ * "Epoch: 0 training finished"): the epoch began where the work before it ended (the last
+ * evaluation or save line; the first epoch at the first line), and the evaluation after the line
+ * is its own. A line that sums up the whole epoch ("Epoch 2 took 4.0 s") began at the epoch
+ * line before it. */
+static void test_epoch_end_lines(void **state)
+{
+    (void)state;
+    assert_int_equal(gw_epoch_line_ends("===> Epoch 49 Complete: Avg. Loss: 0.018"),
+                     GW_EPOCH_TRAINED);
+    assert_int_equal(gw_epoch_line_ends("Epoch: 0 training finished. Time: 312.97s"),
+                     GW_EPOCH_TRAINED);
+    assert_int_equal(gw_epoch_line_ends("Epoch 1 cost time: 273 second"), GW_EPOCH_OVER);
+    assert_int_equal(gw_epoch_line_ends("Epoch 3/10"), GW_EPOCH_STARTS);
+    assert_int_equal(gw_epoch_line_ends("Epoch 3 [10/20] done 5"), GW_EPOCH_STARTS);
+    assert_int_equal(gw_epoch_line_ends("no epoch here, done"), GW_EPOCH_STARTS);
+    static const line mst[] = {
+        {0, "===> Epoch 1 Complete: Avg. Loss: 0.018209 time: 676.82"},
+        {500, "===> Epoch 1: testing psnr = 33.15, ssim = 0.918, time: 0.02"},
+        {600, "Checkpoint saved to ./model/model_epoch_1.pth"},
+        {10000, "===> Epoch 2 Complete: Avg. Loss: 0.018250 time: 675.18"},
+        {10400, "===> Epoch 2: testing psnr = 33.29, ssim = 0.923, time: 0.02"},
+        {20000, "===> Epoch 3 Complete: Avg. Loss: 0.016923 time: 674.62"},
+        {20300, "===> Epoch 3: testing psnr = 33.60, ssim = 0.926, time: 0.02"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(mst, sizeof mst / sizeof *mst, &n);
+    assert_int_equal(n, 3);
+    expect(&e[0], 1, -1, 0, 600, 0.5, -1, NAN);
+    expect(&e[1], 2, -1, 600, 10400, 0.4, -1, NAN);
+    expect(&e[2], 3, -1, 10400, 20300, 0.3, -1, NAN);
+    free(e);
+    static const line ncrf[] = {
+        {0, "     Instance: 500; Time: 5.24s; loss: 395.6849; acc: 45476/54430=0.8355"},
+        {3000, "Epoch: 0 training finished. Time: 312.97s, speed: 16.36st/s"},
+        {3500, "Dev: time: 9.23s, speed: 278.56st/s; acc: 0.8978, f: -1.0000"},
+        {3600, "Save current best model in file: ../models/ncrfpp_model.0.model"},
+        {4000, "Test: time: 9.31s, speed: 276.26st/s; acc: 0.9007, f: 0.0005"},
+        {4100, "Epoch: 1/10"},
+        {7000, "     Instance: 500; Time: 5.24s; loss: 395.6849; acc: 45476/54430=0.8355"},
+    };
+    e = run(ncrf, sizeof ncrf / sizeof *ncrf, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(e[0].number, 1);
+    assert_int_equal(e[0].start_ms, 0);
+    assert_int_equal(e[1].number, 2);
+    assert_int_equal(e[1].total, 10);
+    assert_int_equal(e[1].start_ms, 4100);
+    free(e);
+    static const line took[] = {
+        {0, "loading data"},
+        {5000, "Epoch 1 took 5.0 s"},
+        {6000, "val_loss 0.3000"},
+        {9000, "Epoch 2 took 4.0 s"},
+    };
+    e = run(took, sizeof took / sizeof *took, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(e[0].start_ms, 0);
+    assert_int_equal(e[1].start_ms, 5000);
+    free(e);
+}
+
 /* A user's expression replaces the built-in understanding of epochs; bars still give steps. */
 static void test_user_regex(void **state)
 {
@@ -426,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_user_regex),
         cmocka_unit_test(test_rates),
         cmocka_unit_test(test_wall_refines_the_clock),
+        cmocka_unit_test(test_epoch_end_lines),
         cmocka_unit_test(test_one_read_two_epochs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
