@@ -272,8 +272,21 @@ def test_epoch_end_lines(scenario, tmp_path, name):
     """An epoch line that reports the epoch's end, with no step printed (MST's "===> Epoch 49
     Complete", NCRF++'s "Epoch: 0 training finished"): the epoch began where the work before it
     ended and the evaluation after the line is its own, so every epoch that was evaluated has a
-    validation time, and the epochs tile the time without gaps."""
-    _, s = replay(scenario, tmp_path, name)
+    validation time, and the epochs tile the time without gaps. The index is rewritten (each
+    line its own arrival, 50 ms apart), so that a loaded machine's reads, which can join an
+    epoch's end line and its evaluation into one arrival, do not decide the result."""
+    run, _ = replay(scenario, tmp_path, name)
+    idx = run / "output.idx"
+    header = [line for line in idx.read_text().splitlines() if line.startswith("#")]
+    t0 = int(next(line for line in idx.read_text().splitlines() if line[:1].isdigit()).split()[1])
+    entries, off = [], 0
+    for k, line in enumerate((run / "output.log").read_bytes().splitlines(keepends=True)):
+        entries.append(f"{off} {t0 + 50 * k}")
+        off += len(line)
+    idx.write_text("\n".join(header + entries) + "\n")
+    r = gw(["report", run, "--json", "-"], scenario({"devices": [h200()]}))
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout)
     ep = s["epochs"]
     evaluated = ep if name == "mst" else ep[:1]  # NCRF++'s epoch 2 is cut by the excerpt
     assert all(e.get("validation_s", 0) > 0 for e in evaluated), ep
