@@ -32,7 +32,9 @@ static void plant_raw_doubles(gw_series *s, const uint8_t *data, size_t size)
         gw_series_col *c = &t->cols[(k * 5) % t->ncols];
         if (c->field == GW_F_CLOCKS_EVENT_REASONS || c->field == GW_F_PSTATE)
             continue;
-        memcpy(&c->v[(k * 7) % t->n], data + size - 8 * (k + 1), sizeof(double));
+        double v;
+        memcpy(&v, data + size - 8 * (k + 1), sizeof v);
+        gw_series_table_set(t, (k * 5) % t->ncols, (k * 7) % t->n, v);
     }
 }
 
@@ -82,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     in = gw_series_add_input(s, "host.csv", NULL, GW_INPUT_RUN_DIR);
     gw_series_host *h = gw_series_add_host(s, in, "fuzz");
     f = fmemopen(text, size ? size : 1, "r");
-    gw_logread_table_csv(s, f, in, &h->tab, gw_logread_gpm_field, &err);
+    (void)!gw_logread_table_csv(s, f, in, &h->tab, gw_logread_gpm_field, &err);
     fclose(f);
     gw_series_free(s);
 
