@@ -420,9 +420,14 @@ def test_evaluation_pause_of_an_iteration_trainer_is_expected(scenario, tmp_path
     pts = [(0, 100), (4.3, 100), (4.5, 0), (7.0, 0), (7.2, 100), (12, 100)]
     dev = h200(timeline=[{**h200()["timeline"][1], "t": t, "util_gpu": u,
                           "sm_active": u * 0.9} for t, u in pts])
+    # the job keeps to the scenario's clock, which starts with the run (meta.json's start_time),
+    # not with its own start: Python starting late on a loaded machine (ASan) moved it by 0.4 s
     script = (
-        "import time\n"
-        "t0 = time.time()\n"
+        "import json, os, time\n"
+        "from datetime import datetime\n"
+        "meta = json.load(open(os.path.join(os.environ['GPUWATCH_RUN_DIR'], 'meta.json')))\n"
+        "t0 = datetime.strptime(meta['start_time'], '%Y-%m-%dT%H:%M:%S.%fZ')\n"
+        "t0 = (t0 - datetime(1970, 1, 1)).total_seconds()\n"
         "def at(s):\n"
         "    time.sleep(max(0, t0 + s - time.time()))\n"
         "for k in range(8):\n"
