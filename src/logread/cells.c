@@ -44,6 +44,15 @@ static char *unquote(char *p, char **after)
     return w;
 }
 
+/* The end of an unquoted cell starting at p: its ',' or the line's '\0'. A byte loop: cells are
+ * a few bytes long, shorter than a strchr call costs (it was ~8 % of reading a big gpu.csv). */
+static char *cell_end(char *p)
+{
+    while (*p != ',' && *p != '\0')
+        p++;
+    return p;
+}
+
 size_t gw_cells_split(char *line, char **cells, size_t max)
 {
     size_t n = 0;
@@ -57,8 +66,9 @@ size_t gw_cells_split(char *line, char **cells, size_t max)
             comma = strchr(after, ','); /* text after the closing quote is dropped */
             cell = trim(p, end);
         } else {
-            comma = strchr(p, ',');
-            cell = trim(p, comma ? comma : p + strlen(p));
+            char *end = cell_end(p);
+            comma = *end == ',' ? end : NULL; /* read before trim writes its '\0' there */
+            cell = trim(p, end);
         }
         if (n < max)
             cells[n] = cell;
@@ -88,6 +98,11 @@ bool gw_cells_absent(const char *c)
     return c[0] == '[' && c[n - 1] == ']';
 }
 
+static bool is_digit(char c)
+{
+    return (unsigned char)(c - '0') < 10; /* isdigit without the locale table's lookup */
+}
+
 static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
@@ -104,14 +119,14 @@ static const char *parse_decimal(const char *s, double *out)
     uint64_t mant = 0;
     int ndig = 0, frac = 0;
     bool any = false;
-    while (isdigit((unsigned char)*p)) {
+    while (is_digit(*p)) {
         mant = mant * 10 + (uint64_t)(*p++ - '0');
         ndig += mant != 0;
         any = true;
     }
     if (*p == '.') {
         p++;
-        while (isdigit((unsigned char)*p)) {
+        while (is_digit(*p)) {
             mant = mant * 10 + (uint64_t)(*p++ - '0');
             ndig += mant != 0;
             frac++;
