@@ -181,7 +181,10 @@ def test_image_serves_as_nobody(image, tmp_path):
                       text, re.M)
         assert m, text[:2000]
         assert float(m.group(1)) > 0
-        r = sh(image.argv("run", "--isolation", "chroot", ctr, "--", "id", "-u"))
+        for _ in range(3):  # buildah run on a loaded machine once gave rc 0 and no output at all
+            r = sh(image.argv("run", "--isolation", "chroot", ctr, "--", "id", "-u"))
+            if r.returncode != 0 or r.stdout:
+                break
         assert (r.returncode, r.stdout) == (0, "65534\n"), r.stderr
         # `serve --kubernetes` as the DaemonSet runs it: the module loads, and a kubelet that is
         # not there is a warning, not an exit
