@@ -616,3 +616,41 @@ bool gw_counter_line(const char *line, gw_counter *c)
     }
     return true;
 }
+
+/* The last run of two letters or more in a counter's shape, lower case ("" when none). */
+static void counter_label(const char *shape, char *out, size_t size)
+{
+    out[0] = '\0';
+    for (const char *p = shape; *p;) {
+        size_t len = 0;
+        while (isalpha((unsigned char)p[len]))
+            len++;
+        if (len >= 2 && len < size) {
+            for (size_t i = 0; i < len; i++)
+                out[i] = (char)tolower((unsigned char)p[i]);
+            out[len] = '\0';
+        }
+        p += len ? len : 1;
+    }
+}
+
+gw_counter_role gw_counter_is_step(gw_counter_pick *pk, const gw_counter *c, long long t)
+{
+    char label[GW_COUNTER_WORD_MAX], held[GW_COUNTER_WORD_MAX];
+    counter_label(c->shape, label, sizeof label);
+    counter_label(pk->held.shape, held, sizeof held);
+    gw_counter_role role = GW_COUNTER_STEP;
+    if (pk->chosen && strcmp(label, pk->label) != 0) {
+        if (!pk->holding || strcmp(label, held) != 0) {
+            pk->held = *c; /* another label's first line in a row */
+            pk->held_t = t;
+            pk->holding = true;
+            return GW_COUNTER_OTHER;
+        }
+        role = GW_COUNTER_TAKEOVER;
+    }
+    memcpy(pk->label, label, sizeof label);
+    pk->chosen = true;
+    pk->holding = false;
+    return role;
+}

@@ -45,4 +45,28 @@ typedef struct gw_counter {
  * ("45%|###| 45/100") and log dicts ("{'loss': ...}") are not this reader's: false. */
 bool gw_counter_line(const char *line, gw_counter *c);
 
+/* Which of the counters a job prints, each known by its label (the last word of two letters or
+ * more in its shape: "Step N" is `step`, "epoch E, iter N/M" is `iter`), counts the steps. The
+ * first label read is the step counter; another label's line between two of its own is a second
+ * counter's (TFLearn's `iter: 00640/55000` counts samples between `Training Step: 10` lines) and
+ * counts no step. Two lines of another label in a row, with none of the step counter's between
+ * ("Starting training from iteration 0", then `iter: 19` lines), make it the step counter from
+ * the first of them on. Zero-initialise. */
+typedef struct gw_counter_pick {
+    char label[GW_COUNTER_WORD_MAX]; /* the step counter's, "" before one */
+    bool chosen;
+    bool holding;     /* held is another label's line since the step counter's last */
+    gw_counter held;  /* that line, as read */
+    long long held_t; /* and its time, as the caller gave it */
+} gw_counter_pick;
+
+typedef enum gw_counter_role {
+    GW_COUNTER_OTHER = 0, /* a second counter's line: no step */
+    GW_COUNTER_STEP,      /* the step counter's */
+    GW_COUNTER_TAKEOVER,  /* the step counter's from now on, pk->held (at pk->held_t) first */
+} gw_counter_role;
+
+/* The role of c (a training line with a counter) read at time t; updates *pk. */
+gw_counter_role gw_counter_is_step(gw_counter_pick *pk, const gw_counter *c, long long t);
+
 #endif

@@ -22,6 +22,7 @@ typedef struct start {
     int64_t t_ms;
     bool inclusive;      /* a YOLO column: the total is the last epoch's number */
     size_t first_sample; /* its first training sample's index, SIZE_MAX: by time alone */
+    int64_t end_ms;      /* a line that sums the epoch up ended it there; 0: not printed */
 } start;
 
 typedef struct sample {
@@ -80,6 +81,8 @@ struct gw_progress {
     const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
     char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
     char train_shape[GW_COUNTER_SHAPE_MAX];
+    gw_counter_pick pick; /* which counter counts steps when lines print two */
+    int64_t pre_val[2];   /* evaluation lines before any epoch or step: first, last (0: none) */
     char eval_word[GW_COUNTER_WORD_MAX];
     char save_word[GW_COUNTER_WORD_MAX];
 };
@@ -110,20 +113,6 @@ void gw_progress_free(gw_progress *p)
     free(p->hf);
     gw_timeline_free(p->tl);
     free(p);
-}
-
-/* The YOLO epoch column: the description's first word is "e/E" and the second a GPU memory
- * ("5.1G") or a header "Epoch GPU_mem" came before. */
-static bool yolo_column(const gw_progress *p, const char *d, long *e, long *t)
-{
-    const char *s = d;
-    if (!gw_bar_read_counts(&s, e, t) || *s != ' ')
-        return false;
-    s += strspn(s, " ");
-    const char *w = s;
-    while (isdigit((unsigned char)*w) || *w == '.')
-        w++;
-    return p->header_seen || (w > s && (*w == 'G' || *w == 'M') && w[1] == ' ');
 }
 
 /* The default matcher's epoch line, unless it only mentions an epoch (epoch_match.h). */
@@ -250,7 +239,7 @@ static bool bar_epoch(const gw_progress *p, const bar *b, long *e, long *t, bool
         *t = b->epoch_total;
         return true;
     }
-    if (!p->user && yolo_column(p, b->desc, e, t))
+    if (!p->user && gw_bar_yolo_column(b->desc, p->header_seen, e, t))
         return *inclusive = true;
     return b->desc[0] && epoch_of_line(p, b->desc, e, t);
 }
@@ -331,6 +320,18 @@ static bool hf_line(gw_progress *p, const char *line, int64_t t_ms)
     return true;
 }
 
+/* The epoch just started by a line that sums it up (`Epoch 1 cost time: 273 s`) ended at
+ * t_ms; the first such epoch's evaluation lines came before any epoch line: they are its. */
+static void over_line(gw_progress *p, int64_t t_ms)
+{
+    p->st[p->nst - 1].end_ms = t_ms;
+    if (p->nst > 1 || !p->pre_val[0])
+        return;
+    p->vr = xgrow(p->vr, &p->capvr, p->nvr + 1, sizeof *p->vr);
+    p->vr[p->nvr++] = (val_run){
+        .first_ms = p->pre_val[0], .last_ms = p->pre_val[1], .elapsed_s = NAN, .last_n = -1};
+}
+
 static void note(char *dst, size_t size, const char *src)
 {
     if (!dst[0] && src && src[0])
@@ -364,6 +365,10 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
             b.n = -2;
         if (p->nst || p->nsm)
             add_val(p, &b, t_ms);
+        else if (!p->pre_val[0]) /* kept for an epoch line after them that sums it up */
+            p->pre_val[0] = t_ms;
+        if (!p->nst && !p->nsm)
+            p->pre_val[1] = t_ms;
         return false;
     }
     /* a loop whose counter starts at 0 prints the index of the step just done */
@@ -473,8 +478,16 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         return false;
     }
     gw_counter c;
-    if (gw_counter_line(line, &c)) {
-        bool started = on_counter_line(p, &c, t_ms, epoch, total);
+    bool counted = gw_counter_line(line, &c);
+    gw_counter_role role = counted && c.kind == GW_LINE_TRAIN && c.n >= 0
+                               ? gw_counter_is_step(&p->pick, &c, t_ms)
+                               : GW_COUNTER_STEP;
+    /* the line before was this counter's first */
+    bool held = role == GW_COUNTER_TAKEOVER &&
+                on_counter_line(p, &p->pick.held, p->pick.held_t, epoch, total);
+    counted = counted && role != GW_COUNTER_OTHER; /* a second counter's line may tag the epoch */
+    if (counted) {
+        bool started = on_counter_line(p, &c, t_ms, epoch, total) || held;
         if (started || c.kind == GW_LINE_TRAIN || c.n >= 0)
             return started;
         /* an evaluation or save line may still open an epoch ("epoch 12 ... val acc") */
@@ -495,6 +508,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         p->saved_after_val = false;
         p->last_act_ms = ends ? t_ms : 0; /* a result line after it tells not when work began */
         p->over_ms = t_ms;
+        if (ends == GW_EPOCH_OVER) /* its evaluation came before: the epoch ends here */
+            over_line(p, t_ms);
         gw_timeline_mark(p->tl, from);
         keep_last(p);
     }
@@ -688,6 +703,8 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
                 }
             if (p->nsm || p->nvr)
                 e[i].end_ms = end;
+            if (s->end_ms) /* its line summed it up, evaluation included */
+                e[i].end_ms = s->end_ms;
         }
         val_figures(p, s->t_ms, last ? e[i].end_ms + 1 : to, last, &e[i]);
     }

@@ -348,3 +348,15 @@ double gw_bar_clock_or_wall(double printed, double wall)
         return wall;
     return printed <= wall + 0.5 && wall < printed + 1.5 ? wall : printed;
 }
+
+bool gw_bar_yolo_column(const char *d, bool header_seen, long *e, long *t)
+{
+    const char *s = d;
+    if (!gw_bar_read_counts(&s, e, t) || *s != ' ')
+        return false;
+    s += strspn(s, " ");
+    const char *w = s;
+    while (isdigit((unsigned char)*w) || *w == '.')
+        w++;
+    return header_seen || (w > s && (*w == 'G' || *w == 'M') && w[1] == ' ');
+}

@@ -32,6 +32,10 @@ bool gw_bar_parse(const char *line, gw_bar *b);
 /* "n/total" at *s (spaces allowed around '/'), total > 0 and n <= total; advances *s. */
 bool gw_bar_read_counts(const char **s, long *n, long *total);
 
+/* The YOLO epoch column of a bar's description d: its first word is "e/E" and the second a GPU
+ * memory ("5.1G"), or a header "Epoch GPU_mem" came before (header_seen). */
+bool gw_bar_yolo_column(const char *d, bool header_seen, long *e, long *t);
+
 /* w in s as a whole word, case-insensitively. */
 bool gw_bar_has_word(const char *s, const char *w);
 

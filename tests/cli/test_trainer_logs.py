@@ -195,6 +195,19 @@ EXPECT = {
     "ncrfpp": ([(1, None, None), (2, 10, None)], [], [], None,
                ["evaluation from `Test` lines", "checkpoint saves from `Save` lines",
                 "no training steps printed"]),
+    # TFLearn: "Training Step: N" lines, each followed by one with the samples counter "iter:
+    # 00512/55000" (a second counter, by its label: no steps); the eval at step 10 (val_loss);
+    # steps 8..13 seen: 5 (the first line past 1 counts none); the rate is the median printed
+    # "time:" of the lines that counted a step (0.291 s)
+    "tflearn": ([(1, None, 5)], [T, E, T], [2, 3], 1 / 0.291,
+                ["epochs from `Epoch N` lines", "steps from `Step N` lines",
+                 "evaluation from `val_loss` lines"]),
+    # NeuralNLP-NeuralClassifier: "Validate/test performance at epoch 1" (its evaluation), then
+    # "Epoch 1 cost time: 273 second" sums the epoch up (test_epoch_end_lines); epoch 2 is
+    # printed only as "at epoch 2" mentions
+    "neuralclassifier": ([(1, None, None)], [], [], None,
+                         ["epochs from `Epoch N` lines", "evaluation from `Validate` lines",
+                          "no training steps printed"]),
     # PyTorch/XLA: "Epoch=1 Step=280" printed by each of 4 devices; "Rate=" is samples/s
     "torch-xla": ([(1, None, 340)], [T], [340], None,
                   ["`Epoch E, Step N` lines", "no evaluation seen"]),
@@ -267,7 +280,7 @@ def test_save_run_into_a_cut_bar(scenario, tmp_path):
     assert [e.get("steps") for e in s["epochs"]] == [7, 7, 7, 7]
 
 
-@pytest.mark.parametrize("name", ["mst", "ncrfpp"])
+@pytest.mark.parametrize("name", ["mst", "ncrfpp", "neuralclassifier"])
 def test_epoch_end_lines(scenario, tmp_path, name):
     """An epoch line that reports the epoch's end, with no step printed (MST's "===> Epoch 49
     Complete", NCRF++'s "Epoch: 0 training finished"): the epoch began where the work before it
@@ -288,10 +301,15 @@ def test_epoch_end_lines(scenario, tmp_path, name):
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout)
     ep = s["epochs"]
-    evaluated = ep if name == "mst" else ep[:1]  # NCRF++'s epoch 2 is cut by the excerpt
+    evaluated = ep if name != "ncrfpp" else ep[:1]  # NCRF++'s epoch 2 is cut by the excerpt
     assert all(e.get("validation_s", 0) > 0 for e in evaluated), ep
     for a, b in zip(ep, ep[1:]):
         assert a["end"] == b["start"]
+    if name == "neuralclassifier":  # "Epoch 1 cost time" (line 20) ends epoch 1, begun at the
+        # first line; its evaluation is the Validate (16) to test (18) lines before it
+        assert [e["epoch"] for e in ep] == [1]
+        assert ep[0]["duration_s"] == pytest.approx(0.95, abs=1e-3)
+        assert ep[0]["validation_s"] == pytest.approx(0.1, abs=1e-3)
     if name == "ncrfpp":  # epoch 1 began at the first line: its training lines are its own
         assert ep[0]["duration_s"] - ep[0]["validation_s"] > 0.15
 

@@ -361,6 +361,44 @@ static void test_median(void **state)
     assert_float_equal(gw_timeline_median(v, 3), 1.02, 1e-12);
 }
 
+/* Two counters of different labels: the step counter is the first, the other's lines between
+ * its own count nothing; two of another label's lines in a row take over from the first. */
+static void test_two_counters_by_label(void **state)
+{
+    (void)state;
+    gw_counter_pick pk = {0};
+    gw_counter c;
+    const char *const tflearn[] = {
+        "Training Step: 8  | total loss: 2.03040 | time: 0.275s",
+        "| Adam | epoch: 001 | loss: 2.03040 - acc: 0.2720 -- iter: 00512/55000",
+        "Training Step: 9  | total loss: 1.94953 | time: 0.186s",
+        "| Adam | epoch: 001 | loss: 1.94953 - acc: 0.2935 -- iter: 00576/55000",
+        "Training Step: 10  | total loss: 1.87821 | time: 8.900s",
+    };
+    const gw_counter_role want[] = {GW_COUNTER_STEP, GW_COUNTER_OTHER, GW_COUNTER_STEP,
+                                    GW_COUNTER_OTHER, GW_COUNTER_STEP};
+    for (size_t i = 0; i < 5; i++) {
+        assert_true(gw_counter_line(tflearn[i], &c));
+        assert_int_equal(gw_counter_is_step(&pk, &c, (long long)i), want[i]);
+    }
+    assert_int_equal(c.n, 10);
+    /* detectron2: a one-off "iteration 0", then the `iter: N` lines are the steps */
+    gw_counter_pick d = {0};
+    assert_true(gw_counter_line("Starting training from iteration 0", &c));
+    assert_int_equal(gw_counter_is_step(&d, &c, 1), GW_COUNTER_STEP);
+    assert_true(gw_counter_line(" eta: 0:01:23  iter: 19  total_loss: 1.475  time: 0.2951", &c));
+    assert_int_equal(gw_counter_is_step(&d, &c, 2), GW_COUNTER_OTHER);
+    assert_true(gw_counter_line(" eta: 0:01:17  iter: 39  total_loss: 1.383  time: 0.3084", &c));
+    assert_int_equal(gw_counter_is_step(&d, &c, 3), GW_COUNTER_TAKEOVER);
+    assert_int_equal(d.held.n, 19); /* the first of them, fed first */
+    assert_int_equal(d.held_t, 2);
+    assert_true(gw_counter_line(" eta: 0:01:09  iter: 59  total_loss: 1.339  time: 0.3054", &c));
+    assert_int_equal(gw_counter_is_step(&d, &c, 4), GW_COUNTER_STEP);
+    /* the same label with or without its total is one counter */
+    assert_true(gw_counter_line("iter: 10/134 loss 1.0", &c));
+    assert_int_equal(gw_counter_is_step(&d, &c, 5), GW_COUNTER_STEP);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +413,7 @@ int main(void)
         cmocka_unit_test(test_timeline_stride_and_repeats),
         cmocka_unit_test(test_glued_numbers),
         cmocka_unit_test(test_median),
+        cmocka_unit_test(test_two_counters_by_label),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

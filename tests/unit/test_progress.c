@@ -352,6 +352,23 @@ static void test_epoch_end_lines(void **state)
     assert_int_equal(n, 2);
     assert_int_equal(e[0].start_ms, 0);
     assert_int_equal(e[1].start_ms, 5000);
+    assert_int_equal(e[1].end_ms, 9000); /* the line that sums it up ends it */
+    free(e);
+    /* NeuralNLP-NeuralClassifier: the evaluation lines come before the line that sums the epoch
+     * up, and before any epoch line: they are epoch 1's; it ends at its line, and epoch 2's
+     * result lines after it (only "at epoch 2" mentions) are none of epoch 1's */
+    static const line cost[] = {
+        {0, "Size of doc_label dict is 100"},
+        {4000, "Train performance at epoch 1 is precision: 0.1, recall: 0.2"},
+        {4500, "Validate performance at epoch 1 is precision: 0.1, recall: 0.2"},
+        {4800, "test performance at epoch 1 is precision: 0.1, recall: 0.2"},
+        {5000, "Epoch 1 cost time: 273 second"},
+        {9000, "Train performance at epoch 2 is precision: 0.1, recall: 0.2"},
+        {9500, "Validate performance at epoch 2 is precision: 0.1, recall: 0.2"},
+    };
+    e = run(cost, sizeof cost / sizeof *cost, &n);
+    assert_int_equal(n, 1);
+    expect(&e[0], 1, -1, 0, 5000, 0.3, -1, NAN);
     free(e);
 }
 
