@@ -54,25 +54,11 @@ double gw_check_p50(const gw_gpu_analysis *g, const double *values,
     return p50;
 }
 
-/* First row at or after t_ms in the non-decreasing t_ms[0..n) (series.h): n when none. */
-static size_t first_at_or_after(const int64_t *t, size_t n, int64_t t_ms)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t[mid] < t_ms)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 gw_span gw_check_span_of_time(const gw_gpu_analysis *g, int64_t start_ms, int64_t end_ms)
 {
     const int64_t *t = g->gpu->tab.t_ms;
     size_t n = g->gpu->tab.n;
-    size_t b = first_at_or_after(t, n, start_ms);
-    size_t e = b + first_at_or_after(t + b, n - b, end_ms);
+    size_t b = gw_stats_lower_bound_ms(t, n, start_ms);
+    size_t e = b + gw_stats_lower_bound_ms(t + b, n - b, end_ms);
     return gw_span_make(g->gpu, g->dt_s, b, e);
 }

@@ -164,7 +164,4 @@ void gw_placed_free(gw_placed *p);
 /* Sorts t[0..n) and removes repeated times; returns the count left. */
 size_t gw_chart_sort_unique(int64_t *t, size_t n);
 
-/* The first index of sorted t[0..n) whose time is >= want (n when none). */
-size_t gw_chart_lower_bound(const int64_t *t, size_t n, int64_t want);
-
 #endif

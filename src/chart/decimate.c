@@ -23,19 +23,6 @@ size_t gw_chart_sort_unique(int64_t *t, size_t n)
     return u;
 }
 
-size_t gw_chart_lower_bound(const int64_t *t, size_t n, int64_t want)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t[mid] < want)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Every distinct time of the data traces, sorted; NULL (count 0) when there are more than
  * `limit`. */
 static int64_t *union_times(const gw_trace *tr, size_t ntr, size_t limit, size_t *count)
@@ -118,7 +105,7 @@ static void place_raw(const gw_chart_grid *g, const gw_trace *tr, gw_placed *out
 {
     size_t last = (size_t)-1;
     for (size_t i = 0; i < tr->n; i++) {
-        size_t k = gw_chart_lower_bound(g->t_ms, g->n, tr->t_ms[i]);
+        size_t k = gw_stats_lower_bound_ms(g->t_ms, g->n, tr->t_ms[i]);
         if (k >= g->n)
             k = g->n - 1;
         double v = tr->v[i] * tr->scale;

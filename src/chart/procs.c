@@ -107,7 +107,7 @@ static void add_others(const gw_series *s, proc_key *keys, size_t from, size_t n
     for (size_t i = from; i < nkeys; i++) {
         const input_times *it = &per_input[keys[i].input];
         for (size_t t = 0; t < it->n; t++) {
-            size_t k = gw_chart_lower_bound(all, n, it->t[t]);
+            size_t k = gw_stats_lower_bound_ms(all, n, it->t[t]);
             if (!isnan(keys[i].v[t]))
                 sum[k] = (isnan(sum[k]) ? 0 : sum[k]) + keys[i].v[t];
         }
@@ -130,7 +130,7 @@ size_t gw_chart_proc_traces(const gw_analysis *a, size_t max_procs, gw_trace_lis
         const gw_series_proc *p = &s->procs[i];
         const input_times *it = &per_input[p->input];
         proc_key *k = find_or_add(&keys, &nkeys, &cap, p, it->n);
-        k->v[gw_chart_lower_bound(it->t, it->n, p->t_ms)] = p->used_mib;
+        k->v[gw_stats_lower_bound_ms(it->t, it->n, p->t_ms)] = p->used_mib;
         if (!isnan(p->used_mib) && (isnan(k->peak_mib) || p->used_mib > k->peak_mib))
             k->peak_mib = p->used_mib;
     }

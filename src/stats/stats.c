@@ -109,6 +109,19 @@ size_t gw_stats_sort_present(const double *v, size_t n, double *out)
     return m;
 }
 
+size_t gw_stats_lower_bound_ms(const int64_t *t, size_t n, int64_t want)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t[mid] < want)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 double gw_stats_median_without(const double *s, size_t m, double x)
 {
     size_t k = m; /* rank left out; m: none */

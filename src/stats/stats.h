@@ -64,6 +64,10 @@ size_t gw_stats_sort_present(const double *v, size_t n, double *out);
  * against its peers costs n log n, not n squared. NAN when nothing remains. */
 double gw_stats_median_without(const double *s, size_t m, double x);
 
+/* The first index of the non-decreasing times t[0..n) (ms) whose time is >= want; n when none.
+ * Binary search: O(log n). */
+size_t gw_stats_lower_bound_ms(const int64_t *t, size_t n, int64_t want);
+
 /* Mean of the present values of v[0..n) weighted by w (NULL: unweighted), NAN when none; when
  * every weight is 0 (samples at one instant) each value counts the same. */
 double gw_stats_mean(const double *v, const double *w, size_t n);

@@ -496,6 +496,19 @@ static void test_energy_spans_add_up(void **state)
     gw_energy_curve_free(&e);
 }
 
+static void test_lower_bound_ms(void **state)
+{
+    (void)state;
+    const int64_t t[] = {10, 20, 20, 20, 40};
+    assert_int_equal(gw_stats_lower_bound_ms(t, 5, 5), 0);
+    assert_int_equal(gw_stats_lower_bound_ms(t, 5, 10), 0);
+    assert_int_equal(gw_stats_lower_bound_ms(t, 5, 11), 1);
+    assert_int_equal(gw_stats_lower_bound_ms(t, 5, 20), 1); /* the first of equal times */
+    assert_int_equal(gw_stats_lower_bound_ms(t, 5, 21), 4);
+    assert_int_equal(gw_stats_lower_bound_ms(t, 5, 41), 5); /* none: n */
+    assert_int_equal(gw_stats_lower_bound_ms(t, 0, 0), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_energy_edges_held),
         cmocka_unit_test(test_mean_within_values),
         cmocka_unit_test(test_energy_counter_glitch),
+        cmocka_unit_test(test_lower_bound_ms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
