@@ -27,6 +27,12 @@ O=${OUT:-/tmp/out}
 export PYTHONUNBUFFERED=1
 T0=$(date +%s)
 el() { echo "[$(( $(date +%s) - T0 )) s] $*"; }
+# YOLOv9's launcher puts its own py-shims/sitecustomize.py FIRST on PYTHONPATH, which hides
+# gpuwatch's in a venv without a user site (docs/inproc.md, Limits): append it instead, so that
+# gpuwatch's sitecustomize runs and chain-loads the shim (numpy.trapz) as the job's own.
+shims_last() {
+  sed -i 's|^export PYTHONPATH="$D/py-shims${PYTHONPATH:+:$PYTHONPATH}"|export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$D/py-shims"|' workloads/run-yolov9.sh
+}
 rec() { # name timeout cmd...
   local n=$1 t=$2; shift 2
   el "start $n"
@@ -52,10 +58,7 @@ cases)
   tar czf "$O/cases.tgz" runs && ls -la "$O"
   ;;
 final)
-  # YOLOv9's launcher puts its own py-shims/sitecustomize.py FIRST on PYTHONPATH, which hides
-  # gpuwatch's (docs/inproc.md, Limits); the copy run here appends it instead, so that gpuwatch's
-  # sitecustomize runs and chain-loads the shim (numpy.trapz) as the job's own.
-  sed -i 's|^export PYTHONPATH="$D/py-shims${PYTHONPATH:+:$PYTHONPATH}"|export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$D/py-shims"|' workloads/run-yolov9.sh
+  shims_last
   grep -n '^export PYTHONPATH' workloads/run-yolov9.sh
   mkdir -p runs
   rec yolo_w1b64 140 workloads/run-yolov9.sh 1 64 2
@@ -77,7 +80,7 @@ final)
 reps)
   # The YOLOv9 overhead again, twice each way, timed by output.idx (bench/inproc_overhead.py
   # idx_rates): the bars' own 1 s clock could not tell 1 % apart. Launcher order fixed as in final.
-  sed -i 's|^export PYTHONPATH="$D/py-shims${PYTHONPATH:+:$PYTHONPATH}"|export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$D/py-shims"|' workloads/run-yolov9.sh
+  shims_last
   {
     el "overhead: YOLOv9 8 workers batch 64, 3 epochs, 2 reps"
     timeout 450 python3 inproc_overhead.py --gpuwatch build/gpuwatch --out /tmp/ovh-reps \
@@ -86,7 +89,7 @@ reps)
   } 2>&1 | tee "$O/overhead-reps.txt"
   ;;
 cases2)
-  sed -i 's|^export PYTHONPATH="$D/py-shims${PYTHONPATH:+:$PYTHONPATH}"|export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$D/py-shims"|' workloads/run-yolov9.sh
+  shims_last
   mkdir -p runs
   TVIN="python3 train_torchvision.py --model resnet18 --epochs 3 --steps 30 --batch 256 --cpu-work 2"
   TVMAIN="python3 train_torchvision.py --model resnet18 --epochs ${TVMAIN_EPOCHS:-3} --steps ${TVMAIN_STEPS:-150} --image-size 64"
@@ -103,7 +106,7 @@ cases2)
   tar czf "$O/cases2.tgz" runs && ls -la "$O"
   ;;
 split)
-  sed -i 's|^export PYTHONPATH="$D/py-shims${PYTHONPATH:+:$PYTHONPATH}"|export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$D/py-shims"|' workloads/run-yolov9.sh
+  shims_last
   {
     el "overhead split, round ${2:-0}: YOLOv9 8 workers batch 64, 3 epochs"
     timeout 540 python3 inproc_overhead.py --gpuwatch build/gpuwatch --out "/tmp/ovh-split-${2:-0}" \

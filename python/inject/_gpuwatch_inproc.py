@@ -268,9 +268,10 @@ class _Process:
                 time.sleep(delay)  # and then waits for the GIL
                 if self.stopping:
                     break
-            late = time.monotonic() - t > LATE_S
+            woke = time.monotonic()
+            late = woke - t > LATE_S
             if delay <= 0:
-                t = time.monotonic()  # fell behind (a long GIL hold): no burst to catch up
+                t = woke  # fell behind (a long GIL hold): no burst to catch up
             now = t
             try:
                 if sampling:
