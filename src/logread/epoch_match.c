@@ -171,32 +171,43 @@ static bool word_is(const char *w, size_t n, const char *const *list, size_t cou
     return false;
 }
 
+/* The number after the first "epoch" of line that is a word of its own and is followed (after
+ * " \t:=#[") by a digit: a pointer to that digit, *at to that "epoch"; NULL when none. */
+static const char *first_epoch_number(const char *line, const char **at)
+{
+    for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
+        if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
+            continue;
+        const char *d = q + 5;
+        d += strspn(d, " \t:=#[");
+        if (isdigit((unsigned char)*d)) {
+            *at = q;
+            return d;
+        }
+    }
+    return NULL;
+}
+
 gw_epoch_line_end gw_epoch_line_ends(const char *line)
 {
     static const char *const trained[] = {"complete", "completed", "finished",
                                           "done",     "ended",     "over"};
     static const char *const over[] = {"took", "cost", "lasted"};
     static const char *const part[] = {"training", "train"};
-    for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
-        if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
-            continue;
-        const char *d = q + 5;
-        d += strspn(d, " \t:=#[");
-        if (!isdigit((unsigned char)*d))
-            continue;
-        d += strspn(d, "0123456789");
-        if (*d == '/') /* "Epoch 3/10 done" */
-            d += 1 + strspn(d + 1, "0123456789");
-        d += strspn(d, "]");
-        size_t n;
-        const char *w = next_word(&d, &n);
-        if (word_is(w, n, part, 2))
-            w = next_word(&d, &n);
-        if (word_is(w, n, trained, sizeof trained / sizeof *trained))
-            return GW_EPOCH_TRAINED;
-        return word_is(w, n, over, sizeof over / sizeof *over) ? GW_EPOCH_OVER : GW_EPOCH_STARTS;
-    }
-    return GW_EPOCH_STARTS;
+    const char *q = line, *d = first_epoch_number(line, &q);
+    if (!d)
+        return GW_EPOCH_STARTS;
+    d += strspn(d, "0123456789");
+    if (*d == '/') /* "Epoch 3/10 done" */
+        d += 1 + strspn(d + 1, "0123456789");
+    d += strspn(d, "]");
+    size_t n;
+    const char *w = next_word(&d, &n);
+    if (word_is(w, n, part, 2))
+        w = next_word(&d, &n);
+    if (word_is(w, n, trained, sizeof trained / sizeof *trained))
+        return GW_EPOCH_TRAINED;
+    return word_is(w, n, over, sizeof over / sizeof *over) ? GW_EPOCH_OVER : GW_EPOCH_STARTS;
 }
 
 /* Words that, right before "epoch N", make the line a mention and not an epoch's start. */
@@ -217,18 +228,12 @@ static bool mention_before(const char *line, const char *at)
 
 bool gw_epoch_line_mention(const char *line)
 {
-    for (const char *q = line; (q = strcasestr(q, "epoch")) != NULL; q += 5) {
-        if (q > line && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))
-            continue;
-        const char *d = q + 5;
-        d += strspn(d, " \t:=#[");
-        if (!isdigit((unsigned char)*d))
-            continue;
-        if (mention_before(line, q))
-            return true;
-        while (isdigit((unsigned char)*d))
-            d++;
-        return (*d == '.' || *d == '_' || *d == '-') && isalpha((unsigned char)d[1]);
-    }
-    return false;
+    const char *q = line, *d = first_epoch_number(line, &q);
+    if (!d)
+        return false;
+    if (mention_before(line, q))
+        return true;
+    while (isdigit((unsigned char)*d))
+        d++;
+    return (*d == '.' || *d == '_' || *d == '-') && isalpha((unsigned char)d[1]);
 }
