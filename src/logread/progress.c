@@ -84,6 +84,8 @@ struct gw_progress {
     gw_counter_pick pick; /* which counter counts steps when lines print two */
     int64_t pre_val[2];   /* evaluation lines before any epoch or step: first, last (0: none) */
     char eval_word[GW_COUNTER_WORD_MAX];
+    char pre_eval_word[GW_COUNTER_WORD_MAX]; /* an evaluation word before training ("Loading Test
+                                                Cameras"), named only when no later one is */
     char save_word[GW_COUNTER_WORD_MAX];
 };
 
@@ -357,7 +359,10 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     b.n = c->n;
     b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
     if (c->kind == GW_LINE_EVAL) {
-        note(p->eval_word, sizeof p->eval_word, c->kind_word);
+        if (p->nst || p->nsm)
+            note(p->eval_word, sizeof p->eval_word, c->kind_word);
+        else
+            note(p->pre_eval_word, sizeof p->pre_eval_word, c->kind_word);
         if (p->saved_after_val && c->n < 0 && !c->announce)
             return false; /* "Epoch 1/50 - ... Validation Loss: 1.37" after "Saving model" */
         snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
@@ -472,7 +477,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     bar b;
     if (gw_bar_parse(line, &b))
         return on_bar_line(p, line, &b, t_ms, epoch, total);
-    p->after_download = gw_bar_other_desc(line);
+    p->after_download = gw_bar_other_line(line);
     if (gw_bar_has_word(line, "Epoch") && gw_bar_has_word(line, "GPU_mem")) {
         p->header_seen = true;
         return false;
@@ -503,7 +508,12 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
                                            : t_ms;
     bool started =
         epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, from, p->nsm, epoch, total);
-    if (started) { /* the draws before it are the epoch before's, even at the same time */
+    start *cur = p->nst ? &p->st[p->nst - 1] : NULL;
+    if (!started && cur && cur->total < 0 && p->dflt &&
+        gw_epoch_matcher_match(p->dflt, line, &e, &t) && e == cur->raw && t > 0)
+        cur->total = t; /* a line that mentions the epoch being run gives its total ("End of
+                           epoch 1 / 500") */
+    if (started) {      /* the draws before it are the epoch before's, even at the same time */
         close_val(p, t_ms);
         p->saved_after_val = false;
         p->last_act_ms = ends ? t_ms : 0; /* a result line after it tells not when work began */
@@ -743,10 +753,11 @@ size_t gw_progress_phases(const gw_progress *p, gw_phase_span **out)
 
 void gw_progress_found(const gw_progress *p, char *buf, size_t size)
 {
-    bool train = p->nsm > 0, eval = p->nvr > 0 || p->eval_word[0], save = p->save_word[0];
+    const char *ew = p->eval_word[0] ? p->eval_word : p->pre_eval_word;
+    bool train = p->nsm > 0, eval = p->nvr > 0 || ew[0], save = p->save_word[0];
     if (!p->nst && !train) {
         snprintf(buf, size, "no phases found: no epoch boundaries or training steps printed%s%s%s",
-                 p->eval_word[0] ? "; only `" : "", p->eval_word, p->eval_word[0] ? "` lines" : "");
+                 ew[0] ? "; only `" : "", ew, ew[0] ? "` lines" : "");
         return;
     }
     const char *unit = p->nst ? "steps" : "iterations";
@@ -774,8 +785,8 @@ void gw_progress_found(const gw_progress *p, char *buf, size_t size)
             after = ph[i].what;
     }
     eval = nph ? amid : eval;
-    if (eval && p->eval_word[0])
-        ADD("; evaluation from `%s` lines", p->eval_word);
+    if (eval && ew[0])
+        ADD("; evaluation from `%s` lines", ew);
     else if (eval)
         ADD("; evaluation from progress bars");
     if (save)
