@@ -279,8 +279,11 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
         p->train_total = b->total;
     add_sample(p, b, t_ms, new_inst);
     /* the loop began in view: a new epoch's first line, or a counter that printed 0 */
-    bool fresh =
-        new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1) || p->text_from_one);
+    /* ... or a bar whose clock runs (made by this process, counting from 0) first drawn after
+     * start-up lines and nothing of training (gaussian-splatting's bar pasted at 7000/30000) */
+    bool made = !last && b->elapsed_s > 0 && !p->nhf && p->first_ms < t_ms;
+    bool fresh = new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1) ||
+                              p->text_from_one || made);
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
