@@ -15,79 +15,7 @@
 
 enum { KEEP_MS = 1000 };
 
-typedef gw_bar bar;
-
-typedef struct start {
-    long raw, total;
-    int64_t t_ms;
-    bool inclusive;      /* a YOLO column: the total is the last epoch's number */
-    size_t first_sample; /* its first training sample's index, SIZE_MAX: by time alone */
-    int64_t end_ms;      /* a line that sums the epoch up ended it there; 0: not printed */
-} start;
-
-typedef struct sample {
-    int64_t t_ms;
-    long n, total;
-    double elapsed_s, step_s;
-    unsigned inst; /* bar instance: a new one whenever the count starts over */
-    bool keep;     /* false: the latest draw, replaced by the next one of the same instance */
-} sample;
-
-typedef struct val_run {
-    int64_t first_ms, last_ms;
-    double elapsed_s; /* the bar's own, NAN when none */
-    long last_n;
-} val_run;
-
-typedef struct hf_dict {
-    int64_t t_ms;
-    double epoch;
-    long n; /* the training bar's count when it was printed, -1 unknown */
-} hf_dict;
-
-struct gw_progress {
-    const gw_epoch_matcher *user;
-    gw_epoch_matcher *dflt;
-    bool header_seen; /* "Epoch GPU_mem ..." */
-    int zero_based;   /* -1 not decided yet */
-    start *st;
-    size_t nst, capst;
-    sample *sm;
-    size_t nsm, capsm;
-    int64_t last_keep_ms;
-    unsigned inst;
-    int64_t inst_start_ms; /* when the current training bar was made */
-    size_t inst_first;     /* its first draw's sample */
-    long train_total;      /* the training bar's total, -1 before one is seen */
-    int last_kind;         /* 0 none, 1 training bar, 2 validation */
-    val_run *vr;
-    size_t nvr, capvr;
-    hf_dict *hf;
-    size_t nhf, caphf;
-    int64_t last_ms, first_ms; /* the latest line's time, the first's (INT64_MIN: none yet) */
-    int64_t over_ms;           /* the latest epoch line's time */
-    gw_timeline *tl;
-    int64_t last_act_ms;      /* the last line that showed work (training, evaluation, a save) */
-    long last_raw;            /* a text counter's last printed value */
-    bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
-    bool text_from_one;       /* the first text counter ever is 1: its loop began in view */
-    bool train_bars;          /* training steps came from progress bars */
-    bool train_bars_labelled; /* ... whose descriptions name the epoch */
-    size_t nst_at_sample;     /* epochs started before the latest training sample */
-    bool after_download;      /* the line before spoke of a download or an upload */
-    bool val_open;            /* the last validation run was announced: it runs to the next
-                                 activity */
-    bool saved_after_val;     /* a save right after an evaluation: results next are its */
-    const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
-    char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
-    char train_shape[GW_COUNTER_SHAPE_MAX];
-    gw_counter_pick pick; /* which counter counts steps when lines print two */
-    int64_t pre_val[2];   /* evaluation lines before any epoch or step: first, last (0: none) */
-    char eval_word[GW_COUNTER_WORD_MAX];
-    char pre_eval_word[GW_COUNTER_WORD_MAX]; /* an evaluation word before training ("Loading Test
-                                                Cameras"), named only when no later one is */
-    char save_word[GW_COUNTER_WORD_MAX];
-};
+#include "logread/progress_priv.h"
 
 gw_progress *gw_progress_new(const gw_epoch_matcher *user)
 {
@@ -168,7 +96,7 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
     return true;
 }
 
-static void add_sample(gw_progress *p, const bar *b, int64_t t_ms, bool new_inst)
+static void add_sample(gw_progress *p, const bar *b, int64_t t_ms, bool new_inst, long base)
 {
     sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
     if (!last || last->keep || last->inst != p->inst) {
@@ -185,7 +113,8 @@ static void add_sample(gw_progress *p, const bar *b, int64_t t_ms, bool new_inst
                      .elapsed_s = b->elapsed_s,
                      .step_s = b->step_s,
                      .inst = p->inst,
-                     .keep = keep};
+                     .keep = keep,
+                     .base = base};
     if (keep)
         p->last_keep_ms = t_ms;
 }
@@ -246,6 +175,19 @@ static bool bar_epoch(const gw_progress *p, const bar *b, long *e, long *t, bool
     return b->desc[0] && epoch_of_line(p, b->desc, e, t);
 }
 
+/* A bar over all epochs' steps (its total the epochs' total times a whole number: kohya's
+ * `epoch 11/50`, then `steps: 176/800`) first seen after a later epoch's line stood at the steps
+ * of the epochs before: (11 - 1) x 800/50; else 0. */
+static long all_epochs_base(const gw_progress *p, const bar *b)
+{
+    const start *s = &p->st[p->nst - 1];
+    long e = norm_number(p, s->raw), t = s->total;
+    if (t <= 0 || b->total % t || e < 2)
+        return 0;
+    long per = b->total / t;
+    return b->n > (e - 1) * per && b->n <= e * per ? (e - 1) * per : 0;
+}
+
 /* A training bar draw; returns true when it starts an epoch. */
 static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch, long *total)
 {
@@ -277,7 +219,9 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     p->saved_after_val = false;
     if (p->train_total < 0 || labelled)
         p->train_total = b->total;
-    add_sample(p, b, t_ms, new_inst);
+    long base = new_inst && epoch_line ? all_epochs_base(p, b) : 0;
+    add_sample(p, b, t_ms, new_inst, base);
+    gw_timeline_base(p->tl, base);
     /* the loop began in view: a new epoch's first line, or a counter that printed 0 */
     /* ... or a bar whose clock runs (made by this process, counting from 0) first drawn after
      * start-up lines and nothing of training (gaussian-splatting's bar pasted at 7000/30000) */
@@ -597,7 +541,7 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t
         const sample *f = &p->sm[first], *l = &p->sm[last];
         bool inside = first == i; /* the instance began in this span */
         /* an epoch inside a bar (Hugging Face): from the draw before the span */
-        long base = inside ? 0 : p->sm[first - 1].n;
+        long base = inside ? f->base : p->sm[first - 1].n;
         if (l->n <= base)
             continue;
         steps += l->n - base;
@@ -723,87 +667,4 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
     }
     *out = e;
     return p->nst;
-}
-
-size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out)
-{
-    gw_progress_rate *r = NULL;
-    size_t n = 0, cap = 0, k = 0;
-    for (size_t i = 1; i < p->nsm; i++) {
-        const sample *a = &p->sm[i - 1], *b = &p->sm[i];
-        if (b->total != p->train_total)
-            continue;
-        while (k < p->nvr && p->vr[k].last_ms <= a->t_ms)
-            k++;
-        double v;
-        if (a->inst != b->inst || (k < p->nvr && p->vr[k].first_ms < b->t_ms))
-            v = NAN; /* between two bars, or an evaluation between the lines: a gap */
-        else if (b->t_ms > a->t_ms && b->n > a->n)
-            v = (double)(b->n - a->n) * 1000.0 / (double)(b->t_ms - a->t_ms);
-        else
-            continue; /* a redraw of the same count (the bar's close) */
-        r = xgrow(r, &cap, n + 1, sizeof *r);
-        r[n++] = (gw_progress_rate){.t_ms = b->t_ms, .steps_per_s = v};
-    }
-    *out = r;
-    return n;
-}
-
-size_t gw_progress_phases(const gw_progress *p, gw_phase_span **out)
-{
-    return gw_timeline_finish(p->tl, p->last_ms, p->nst == 1, out);
-}
-
-void gw_progress_found(const gw_progress *p, char *buf, size_t size)
-{
-    const char *ew = p->eval_word[0] ? p->eval_word : p->pre_eval_word;
-    bool train = p->nsm > 0, eval = p->nvr > 0 || ew[0], save = p->save_word[0];
-    if (!p->nst && !train) {
-        snprintf(buf, size, "no phases found: no epoch boundaries or training steps printed%s%s%s",
-                 ew[0] ? "; only `" : "", ew, ew[0] ? "` lines" : "");
-        return;
-    }
-    const char *unit = p->nst ? "steps" : "iterations";
-    size_t n = 0;
-    buf[0] = '\0';
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        if (n < size)                                                                              \
-            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                                 \
-    } while (0)
-    if (p->nst)
-        ADD("epochs from %s", p->epoch_src[0] ? p->epoch_src : "Hugging Face log dicts");
-    if (train && p->train_shape[0])
-        ADD("%s%s from `%s` lines", n ? "; " : "", unit, p->train_shape);
-    else if (train)
-        ADD("%s%s from progress bars", n ? "; " : "", unit);
-    /* what the timeline calls evaluation: one after the last step is after-work */
-    gw_phase_span *ph = NULL;
-    size_t nph = gw_progress_phases(p, &ph);
-    bool amid = false;
-    const char *after = NULL;
-    for (size_t i = 0; i < nph; i++) {
-        amid |= ph[i].kind == GW_PH_EVAL;
-        if (ph[i].kind == GW_PH_AFTER && !after)
-            after = ph[i].what;
-    }
-    eval = nph ? amid : eval;
-    if (eval && ew[0])
-        ADD("; evaluation from `%s` lines", ew);
-    else if (eval)
-        ADD("; evaluation from progress bars");
-    if (save)
-        ADD("; checkpoint saves from `%s` lines", p->save_word);
-    if (after)
-        ADD("; work after the last training step (`%s`)", after);
-    free(ph);
-    if (!p->nst)
-        ADD("; no epoch boundaries printed");
-    if (!train)
-        ADD("; no training steps printed");
-    if (!eval)
-        ADD("; no evaluation seen");
-    if (!save)
-        ADD("; no checkpoint saves printed");
-#undef ADD
 }

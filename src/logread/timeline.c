@@ -35,6 +35,7 @@ struct gw_timeline {
     size_t first_run; /* ... and its run */
     unsigned nfirst;  /* training lines of the first counter's loop seen so far */
     long last_n, last_total;
+    long base; /* gw_timeline_base's, for the next training line */
 };
 
 gw_timeline *gw_timeline_new(void)
@@ -84,7 +85,8 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
         return;
     /* steps: the counter's advance since the previous training line of the same loop; a new
      * loop counts from 0; the first line ever counts none (a resumed run's counter) */
-    long delta = since ? n : 0;
+    long delta = since ? n - tl->base : 0;
+    tl->base = 0;
     bool repeat = tl->any_train && inst == tl->last_inst && n == tl->last_n;
     if (tl->any_train && !since)
         delta = inst == tl->last_inst ? (n > tl->last_n ? n - tl->last_n : 0) : n;
@@ -116,6 +118,11 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     tl->last_inst = inst;
     tl->last_n = n;
     tl->last_total = total;
+}
+
+void gw_timeline_base(gw_timeline *tl, long base)
+{
+    tl->base = base;
 }
 
 void gw_timeline_mark(gw_timeline *tl, int64_t t_ms)

@@ -51,6 +51,10 @@ gw_timeline *gw_timeline_new(void);
 void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
                      unsigned inst, double step_s, const char *word, int64_t since);
 
+/* The loop whose first line comes next, if it began in view, stood at base before it (a bar
+ * over all epochs' steps first seen in a later epoch): that line counts its n - base steps. */
+void gw_timeline_base(gw_timeline *tl, long base);
+
 /* A boundary at t_ms that is no activity (an epoch line): a save or an announced evaluation
  * running to the next activity ends there. */
 void gw_timeline_mark(gw_timeline *tl, int64_t t_ms);
