@@ -301,6 +301,12 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
         close_val(p, t_ms);
         gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
         p->last_act_ms = t_ms;
+        /* a save that prints the step it was made at ("saving model-snapshot at stage 3,
+         * global step 1250") places the text counter there */
+        if (c->n > p->last_raw && p->last_raw >= 0 && !p->train_bars) {
+            p->last_raw = c->n;
+            gw_timeline_place(p->tl, c->n + p->text_zero);
+        }
         return false;
     }
     b.n = c->n;

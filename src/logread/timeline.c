@@ -125,6 +125,12 @@ void gw_timeline_base(gw_timeline *tl, long base)
     tl->base = base;
 }
 
+void gw_timeline_place(gw_timeline *tl, long n)
+{
+    if (tl->any_train && n > tl->last_n)
+        tl->last_n = n;
+}
+
 void gw_timeline_mark(gw_timeline *tl, int64_t t_ms)
 {
     run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;

@@ -55,6 +55,11 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
  * over all epochs' steps first seen in a later epoch): that line counts its n - base steps. */
 void gw_timeline_base(gw_timeline *tl, long base);
 
+/* The training counter stood at n (a save line printed the step it was made at): the next
+ * training line of the same loop counts its steps from there; the steps before n that no training
+ * line showed (an excerpt's cut) are no phase's. */
+void gw_timeline_place(gw_timeline *tl, long n);
+
 /* A boundary at t_ms that is no activity (an epoch line): a save or an announced evaluation
  * running to the next activity ends there. */
 void gw_timeline_mark(gw_timeline *tl, int64_t t_ms);
