@@ -722,15 +722,23 @@ gw_counter_role gw_counter_is_step(gw_counter_pick *pk, const gw_counter *c, lon
     counter_label(pk->held.shape, held, sizeof held);
     gw_counter_role role = GW_COUNTER_STEP;
     if (pk->chosen && strcmp(label, pk->label) != 0) {
-        if (!pk->holding || strcmp(label, held) != 0) {
+        bool same = pk->held.shape[0] && strcmp(label, held) == 0;
+        pk->other_adv = same && c->n > pk->held.n ? c->n - pk->held.n : 0;
+        /* it counts one a line where the step counter counts more: it is the step */
+        bool by_one = pk->other_adv == 1 && pk->adv > 1;
+        if (!by_one && (!pk->holding || !same)) {
             pk->held = *c; /* another label's first line in a row */
             pk->held_t = t;
             pk->holding = true;
             return GW_COUNTER_OTHER;
         }
         role = GW_COUNTER_TAKEOVER;
+        pk->adv = 0;
+    } else {
+        pk->adv = pk->chosen && c->n > pk->last_n ? c->n - pk->last_n : pk->adv;
     }
     memcpy(pk->label, label, sizeof label);
+    pk->last_n = c->n;
     pk->chosen = true;
     pk->holding = false;
     return role;

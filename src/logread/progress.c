@@ -219,7 +219,11 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     p->saved_after_val = false;
     if (p->train_total < 0 || labelled)
         p->train_total = b->total;
-    long base = new_inst && epoch_line ? all_epochs_base(p, b) : 0;
+    long base = !new_inst         ? 0
+                : p->pending_base ? p->pending_base
+                : epoch_line      ? all_epochs_base(p, b)
+                                  : 0;
+    p->pending_base = 0;
     add_sample(p, b, t_ms, new_inst, base);
     gw_timeline_base(p->tl, base);
     /* the loop began in view: a new epoch's first line, or a counter that printed 0 */
@@ -440,7 +444,16 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     gw_counter_role role = counted && c.kind == GW_LINE_TRAIN && c.n >= 0
                                ? gw_counter_is_step(&p->pick, &c, t_ms)
                                : GW_COUNTER_STEP;
-    /* the line before was this counter's first */
+    /* the line before was this counter's first; below the other one's values, it starts a loop
+     * of its own from there (a samples counter read first: the steps' first line counts none) */
+    if (role == GW_COUNTER_TAKEOVER && p->pick.held.n < p->last_raw) {
+        p->last_raw = -1;
+        p->text_zero = false;
+        p->pending_base = p->pick.held.n;
+        if (p->nsm) /* and the other counter's draws count no step */
+            p->sm[p->inst_first].base = LONG_MAX;
+        gw_timeline_recount(p->tl);
+    }
     bool held = role == GW_COUNTER_TAKEOVER &&
                 on_counter_line(p, &p->pick.held, p->pick.held_t, epoch, total);
     counted = counted && role != GW_COUNTER_OTHER; /* a second counter's line may tag the epoch */

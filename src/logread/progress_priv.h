@@ -83,6 +83,7 @@ struct gw_progress {
     char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
     char train_shape[GW_COUNTER_SHAPE_MAX];
     gw_counter_pick pick; /* which counter counts steps when lines print two */
+    long pending_base;    /* the next training loop's base (gw_timeline_base), 0 none */
     int64_t pre_val[2];   /* evaluation lines before any epoch or step: first, last (0: none) */
     char eval_word[GW_COUNTER_WORD_MAX];
     char pre_eval_word[GW_COUNTER_WORD_MAX]; /* an evaluation word before training ("Loading Test

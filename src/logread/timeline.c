@@ -85,11 +85,13 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
         return;
     /* steps: the counter's advance since the previous training line of the same loop; a new
      * loop counts from 0; the first line ever counts none (a resumed run's counter) */
-    long delta = since ? n - tl->base : 0;
-    tl->base = 0;
+    long delta = since ? n : 0;
     bool repeat = tl->any_train && inst == tl->last_inst && n == tl->last_n;
     if (tl->any_train && !since)
         delta = inst == tl->last_inst ? (n > tl->last_n ? n - tl->last_n : 0) : n;
+    if (delta == n && delta > 0) /* a loop's first line, counted from its base */
+        delta = n > tl->base ? n - tl->base : 0;
+    tl->base = 0;
     if (!tl->any_train) {
         tl->first_n = since ? -1 : n;
         tl->first_run = tl->n - 1;
@@ -123,6 +125,17 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
 void gw_timeline_base(gw_timeline *tl, long base)
 {
     tl->base = base;
+}
+
+void gw_timeline_recount(gw_timeline *tl)
+{
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (!cur || cur->kind != GW_PH_TRAIN)
+        return;
+    cur->steps = 0;
+    cur->nstep_s = 0;
+    cur->first_n = -1; /* its rate restarts with the step counter */
+    tl->first_n = -1;
 }
 
 void gw_timeline_place(gw_timeline *tl, long n)

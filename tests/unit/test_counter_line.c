@@ -397,6 +397,27 @@ static void test_two_counters_by_label(void **state)
     /* the same label with or without its total is one counter */
     assert_true(gw_counter_line("iter: 10/134 loss 1.0", &c));
     assert_int_equal(gw_counter_is_step(&d, &c, 5), GW_COUNTER_STEP);
+
+    /* by their advance: the samples counter read first (+64 a step), the steps (+1 a line) take
+     * over from their second line, the first fed first; the samples are a second counter again */
+    gw_counter_pick r = {0};
+    const char *const reversed[] = {
+        "| Adam | epoch: 001 | loss: 2.03040 - acc: 0.2720 -- iter: 00512/55000",
+        "Training Step: 8  | total loss: 2.03040 | time: 0.275s",
+        "| Adam | epoch: 001 | loss: 1.94953 - acc: 0.2935 -- iter: 00576/55000",
+        "Training Step: 9  | total loss: 1.94953 | time: 0.186s",
+        "| Adam | epoch: 001 | loss: 1.87821 - acc: 0.3264 -- iter: 00640/55000",
+        "Training Step: 10  | total loss: 1.87821 | time: 8.900s",
+    };
+    const gw_counter_role rwant[] = {GW_COUNTER_STEP,     GW_COUNTER_OTHER, GW_COUNTER_STEP,
+                                     GW_COUNTER_TAKEOVER, GW_COUNTER_OTHER, GW_COUNTER_STEP};
+    for (size_t i = 0; i < 6; i++) {
+        assert_true(gw_counter_line(reversed[i], &c));
+        assert_int_equal(gw_counter_is_step(&r, &c, (long long)i), rwant[i]);
+        if (rwant[i] == GW_COUNTER_TAKEOVER)
+            assert_int_equal(r.held.n, 8);
+    }
+    assert_string_equal(r.label, "step");
 }
 
 /* The eighth held-out set's forms (tests/data/trainer-logs/README.md): a key-value table row

@@ -564,6 +564,32 @@ static void test_one_bar_over_all_epochs(void **state)
     free(ph);
 }
 
+/* Two counters told apart by their advance: TFLearn's lines with the samples counter read first
+ * (+64 a step) and the step counter (+1 a line) after it: the steps count, 3 of them after the
+ * first (8, the first line of a counter past 1, counts none), the samples none. */
+static void test_counter_by_advance(void **state)
+{
+    (void)state;
+#define SAMPLES(k) "| Adam | epoch: 001 | loss: 2.03040 - acc: 0.2720 -- iter: 00" #k "/55000"
+#define STEP(k)    "Training Step: " #k "  | total loss: 2.03040 | time: 0.275s"
+    static const line l[] = {
+        {0, SAMPLES(512)},  {10, STEP(8)},  {20, SAMPLES(576)}, {30, STEP(9)},
+        {40, SAMPLES(640)}, {50, STEP(10)}, {60, SAMPLES(704)}, {70, STEP(11)},
+    };
+#undef SAMPLES
+#undef STEP
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(e[0].steps, 3);
+    assert_float_equal(e[0].steps_per_s, 1 / 0.275, 1e-9);
+    free(e);
+    gw_phase_span *ph;
+    assert_int_equal(phases(l, sizeof l / sizeof *l, &ph), 1);
+    assert_int_equal(ph[0].steps, 3);
+    free(ph);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -581,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_one_read_two_epochs),
         cmocka_unit_test(test_bar_after_startup_and_save),
         cmocka_unit_test(test_one_bar_over_all_epochs),
+        cmocka_unit_test(test_counter_by_advance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
