@@ -266,7 +266,9 @@ static void add_verdicts(cJSON *to, const gw_job_member *m, const cJSON *summary
     cJSON_ArrayForEach(v, vs)
     {
         /* summary.json lists the verdicts in the analysis' order (json.c) */
-        bool keep = i >= m->a->verdicts.n || verdict_in_job(m, &m->a->verdicts.v[i]);
+        bool keep = true; /* a verdict the analysis does not list: kept */
+        if (i < m->a->verdicts.n)
+            keep = verdict_in_job(m, &m->a->verdicts.v[i]);
         i++;
         if (!keep)
             continue;
