@@ -160,9 +160,23 @@ static const char *earlier(const char *a, const char *wa, const char *b, const c
     return p;
 }
 
+/* A save verb that opens a clause of its own after the results ("Validation loss decreased
+ * (inf --> 0.72).  Saving model ...", "val_loss improved from 0.5 to 0.4, saving model to"):
+ * a progressive or past form (prefix, the "saving"/"saved" find) after '.', ';' or ','. */
+static bool clause_verb(const char *line, const char *verb, const char *prefix)
+{
+    if (verb != prefix)
+        return false;
+    const char *b = verb;
+    while (b > line && (b[-1] == ' ' || b[-1] == '\t'))
+        b--;
+    return b > line && b < verb && strchr(".;,", b[-1]);
+}
+
 /* Evaluation wins over save, save over training; but a save verb before the evaluation's word
  * makes the line a save for its evaluation's result ("Saving model at Epoch 1 with Validation
- * Accuracy: 33.73%"), where a noun does not ("Checkpoint [3]  Validation-perplexity=19.2"). */
+ * Accuracy: 33.73%"), where a noun does not ("Checkpoint [3]  Validation-perplexity=19.2"), and
+ * so does one opening a clause after the results (clause_verb). */
 static gw_line_kind line_kind(const char *line, char *word)
 {
     static const char *const eval_prefix[] = {"valid", "eval", "inference", "testing"};
@@ -181,7 +195,7 @@ static gw_line_kind line_kind(const char *line, char *word)
     e1 = find_word(line, save_prefix, 2, true, w1);
     e2 = find_word(line, save_word, 2, false, w2);
     const char *verb = earlier(e1, w1, e2, w2, sw);
-    if (verb && (!ev || verb < ev)) {
+    if (verb && (!ev || verb < ev || clause_verb(line, verb, e1))) {
         snprintf(word, GW_COUNTER_WORD_MAX, "%s", sw);
         return GW_LINE_SAVE;
     }
@@ -657,6 +671,50 @@ static double step_time(const char *line)
         }
     }
     return per_unit(line);
+}
+
+/* A rate named by its key, the step's unit over seconds: TF Estimator's "global_step/sec:
+ * 2.44562", "steps/s = 3.1" (not "examples/sec: 311": samples). NAN when none. */
+static double keyed_rate(const char *line)
+{
+    static const char *const steps[] = {"step",    "steps",     "iter",       "iters",
+                                        "it",      "iteration", "iterations", "update",
+                                        "updates", "batch",     "batches"};
+    for (const char *p = strchr(line, '/'); p; p = strchr(p + 1, '/')) {
+        const char *u = p + 1;
+        if (strncasecmp(u, "sec", 3) == 0)
+            u += 3;
+        else if (*u == 's' || *u == 'S')
+            u++;
+        else
+            continue;
+        if (isalnum((unsigned char)*u))
+            continue;
+        const char *w = p;
+        while (w > line && isalpha((unsigned char)w[-1]))
+            w--;
+        bool ok = false;
+        for (size_t i = 0; i < sizeof steps / sizeof *steps && !ok; i++)
+            ok = (size_t)(p - w) == strlen(steps[i]) && strncasecmp(w, steps[i], p - w) == 0;
+        const char *v = spaces(u);
+        if (!ok || (*v != ':' && *v != '='))
+            continue;
+        v = spaces(v + 1);
+        char *end;
+        double x = strtod(v, &end);
+        if (end > v && isdigit((unsigned char)*v) && x > 0 && !isalnum((unsigned char)*end))
+            return 1.0 / x;
+    }
+    return NAN;
+}
+
+double gw_counter_step_time(const char *line)
+{
+    const char *s = spaces(line);
+    if (*s == '{' || strstr(line, "%|") || strlen(line) > 4096)
+        return NAN;
+    double x = keyed_rate(line);
+    return isnan(x) ? per_unit(line) : x;
 }
 
 /* A measured value: a decimal fraction ("4.0427") or a percentage ("3%"). */

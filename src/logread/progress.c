@@ -357,6 +357,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     p->cur_src = src;
     p->text_from_one = from_one;
     bool started = on_train_bar(p, &b, t_ms, epoch, total);
+    p->after_counter = true;
     p->text_from_one = false;
     keep_last(p); /* text lines are few: each is kept */
     p->cur_src = NULL;
@@ -416,8 +417,25 @@ static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, 
     return rest ? gw_progress_feed(p, rest, t_ms, epoch, total) : started;
 }
 
+/* A line of its own right after a training counter's that prints the time per step (`speed:
+ * 0.0867s/iter`, `global_step/sec: 2.45`) gives that line's, when it printed none. */
+static bool step_time_line(gw_progress *p, const char *line)
+{
+    sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
+    if (!last || !isnan(last->step_s))
+        return false;
+    double x = gw_counter_step_time(line);
+    if (isnan(x))
+        return false;
+    last->step_s = x;
+    gw_timeline_step_s(p->tl, x);
+    return true;
+}
+
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
+    bool after_counter = p->after_counter;
+    p->after_counter = false;
     if (t_ms > p->last_ms)
         p->last_ms = t_ms;
     if (p->first_ms == INT64_MIN)
@@ -441,6 +459,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     }
     gw_counter c;
     bool counted = gw_counter_line(line, &c);
+    if (!counted && after_counter && step_time_line(p, line))
+        return false;
     gw_counter_role role = counted && c.kind == GW_LINE_TRAIN && c.n >= 0
                                ? gw_counter_is_step(&p->pick, &c, t_ms)
                                : GW_COUNTER_STEP;

@@ -79,6 +79,8 @@ struct gw_progress {
     bool val_open;            /* the last validation run was announced: it runs to the next
                                  activity */
     bool saved_after_val;     /* a save right after an evaluation: results next are its */
+    bool after_counter;       /* the line before was a training counter's (its time per step may
+                                 follow on a line of its own) */
     const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
     char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
     char train_shape[GW_COUNTER_SHAPE_MAX];

@@ -51,6 +51,10 @@ gw_timeline *gw_timeline_new(void);
 void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
                      unsigned inst, double step_s, const char *word, int64_t since);
 
+/* The seconds per step a line of its own printed right after the latest training line (`speed:
+ * 0.0867s/iter`, `global_step/sec: 2.45`): that line's, when it printed none. */
+void gw_timeline_step_s(gw_timeline *tl, double step_s);
+
 /* The loop whose first line comes next stood at base before it (a bar over all epochs' steps
  * first seen in a later epoch; a counter that took over from another one: its own value): that
  * line counts its n - base steps where it would count n. */
@@ -78,7 +82,8 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
                           gw_phase_span **out);
 
 /* The median of n > 0 values (the printed times per step: one that held an evaluation is an
- * outlier). */
+ * outlier); a first value more than twice the median of the rest is left out (a loop's first
+ * time that ran on through the pause before it). */
 double gw_timeline_median(const double *v, size_t n);
 
 /* "train", "eval", "save", "after_training". */
