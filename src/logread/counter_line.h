@@ -45,13 +45,6 @@ typedef struct gw_counter {
  * ("45%|###| 45/100") and log dicts ("{'loss': ...}") are not this reader's: false. */
 bool gw_counter_line(const char *line, gw_counter *c);
 
-/* The seconds per step a line prints with its unit, for a line with no counter (a trainer that
- * prints it on a line of its own after the counter's): a time or rate before its unit
- * (Time-Series-Library's "speed: 0.0867s/iter", "3.2 it/s") or a rate keyed by the step's unit
- * over seconds (TF Estimator's "global_step/sec: 2.44562"; "examples/sec" is samples). NAN when
- * none. */
-double gw_counter_step_time(const char *line);
-
 /* Which of the counters a job prints, each known by its label (the last word of two letters or
  * more in its shape: "Step N" is `step`, "epoch E, iter N/M" is `iter`), counts the steps. The
  * first label read is the step counter; another label's line between two of its own is a second

@@ -331,6 +331,20 @@ bool gw_bar_other_line(const char *line)
     return other_words(line, false);
 }
 
+bool gw_bar_other_verb(const char *line)
+{
+    const char *w = line + strspn(line, " \t");
+    size_t len = 0;
+    while (isalpha((unsigned char)w[len]))
+        len++;
+    char word[24];
+    if (len < 6 || len >= sizeof word || strncasecmp(w + len - 3, "ing", 3) != 0)
+        return false;
+    memcpy(word, w, len);
+    word[len] = '\0';
+    return other_words(word, false);
+}
+
 /* In a postfix "k=v, k=v" after the rate ("1.04s/it, loss=0.693, ...") with no closing ']',
  * the first numeric value that runs into letters: there the other line starts. */
 static const char *cut_rest(const char *line)

@@ -32,6 +32,7 @@ typedef struct sample {
     unsigned inst; /* bar instance: a new one whenever the count starts over */
     bool keep;     /* false: the latest draw, replaced by the next one of the same instance */
     long base;     /* the count its instance stood at before it was first seen, 0 usually */
+    bool paused;   /* its step_s is the first printed after an evaluation or a save */
 } sample;
 
 typedef struct val_run {
@@ -79,6 +80,7 @@ struct gw_progress {
     bool val_open;            /* the last validation run was announced: it runs to the next
                                  activity */
     bool saved_after_val;     /* a save right after an evaluation: results next are its */
+    bool paused;              /* an evaluation or a save since the last time per step */
     bool after_counter;       /* the line before was a training counter's (its time per step may
                                  follow on a line of its own) */
     const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */

@@ -191,9 +191,10 @@ EXPECT = {
             ["epochs from `Epoch N` lines", "evaluation from `testing` lines",
              "checkpoint saves from `saved` lines", "no training steps printed"]),
     # NCRF++: "Instance: N" counts sentences (no steps); "Epoch: 0 training finished" ends epoch
-    # 1, then Dev, a save and Test; "Epoch: 1/10" starts epoch 2
+    # 1, then Dev (the dev set's evaluation, read first), a save and Test; "Epoch: 1/10" starts
+    # epoch 2
     "ncrfpp": ([(1, None, None), (2, 10, None)], [], [], None,
-               ["evaluation from `Test` lines", "checkpoint saves from `Save` lines",
+               ["evaluation from `Dev` lines", "checkpoint saves from `Save` lines",
                 "no training steps printed"]),
     # TFLearn: "Training Step: N" lines, each followed by one with the samples counter "iter:
     # 00512/55000" (a second counter, by its label: no steps); the eval at step 10 (val_loss);
