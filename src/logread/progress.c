@@ -298,6 +298,18 @@ static void note(char *dst, size_t size, const char *src)
         snprintf(dst, size, "%.*s", (int)size - 1, src);
 }
 
+/* The loop's 0 line lacked the time per step its next line prints (llama.cpp's `iter= 0 ...
+ * loss=0.000000`, then `iter= 1 ... dt=00:03:25`): it was printed before the first step, so the
+ * counter counts the steps done, and that line counted none. */
+static void zero_was_before(gw_progress *p)
+{
+    p->text_zero = false;
+    for (size_t k = p->inst_first; k < p->nsm; k++)
+        if (p->sm[k].n == 1)
+            p->sm[k].n = 0;
+    gw_timeline_uncount(p->tl);
+}
+
 /* A plain text line with a counter, an evaluation or a save (logread/counter_line.h). */
 static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, long *epoch,
                             long *total)
@@ -343,10 +355,14 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     }
     /* a loop whose counter starts at 0 prints the index of the step just done */
     bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
+    bool zero_before = p->zero_no_time && c->n > 0 && !isnan(c->step_s) && p->text_zero;
+    p->zero_no_time = c->n == 0 && isnan(c->step_s);
     if (c->n == 0)
         p->text_zero = true;
     else if (c->n < p->last_raw)
         p->text_zero = false;
+    if (zero_before)
+        zero_was_before(p);
     p->last_raw = c->n;
     b.n += p->text_zero;
     if (b.total > 0 && b.n > b.total)

@@ -163,6 +163,20 @@ void gw_timeline_step_s(gw_timeline *tl, double step_s)
     cur->step_s[cur->nstep_s++] = step_s;
 }
 
+void gw_timeline_uncount(gw_timeline *tl)
+{
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (!cur || cur->kind != GW_PH_TRAIN || cur->steps < 1 || tl->last_n < 1)
+        return;
+    cur->steps--;
+    cur->last_n--;
+    tl->last_n--;
+    if (cur->first_n > cur->last_n)
+        cur->first_n = cur->last_n;
+    if (cur->rate_n0 > cur->last_n)
+        cur->rate_n0 = cur->last_n;
+}
+
 void gw_timeline_new_loop(gw_timeline *tl)
 {
     tl->new_loop = true;

@@ -55,6 +55,10 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
  * 0.0867s/iter`, `global_step/sec: 2.45`): that line's, when it printed none. */
 void gw_timeline_step_s(gw_timeline *tl, double step_s);
 
+/* The latest training line's counter stood one lower than it was given (a 0-based loop's 0 line
+ * turned out to be printed before its first step): it counted one step less. */
+void gw_timeline_uncount(gw_timeline *tl);
+
 /* The counter of a job with no epochs started over (CatBoost's second model, `0:` again): the
  * next training line starts a training phase of its own. */
 void gw_timeline_new_loop(gw_timeline *tl);

@@ -651,6 +651,41 @@ static void test_ninth_set_bars_and_speed(void **state)
     free(ph);
 }
 
+/* llama.cpp's finetune: its `iter= 0` line (loss 0, no `dt=`) is printed before the first
+ * step, the later ones with their `dt=` after theirs: iterations 1..9 then the save are 9 steps
+ * (a start-up `opt iter 0` before them counts none); a `0` line without a time when no line
+ * prints one (the DCGAN example's) stays the index of the step just done. */
+static void test_zero_printed_before_the_first_step(void **state)
+{
+    (void)state;
+#define IT(k, dt) "train_opt_callback: iter=     " #k " sample=1/100 loss=2.5" dt " |->"
+    static const line l[] = {
+        {0, "main: opt iter 0"},
+        {10, IT(0, "")},
+        {20, IT(1, " dt=00:03:25 eta=14:34:59")},
+        {30, IT(9, " dt=00:03:06 eta=13:00:00")},
+        {40, "save_checkpoint_lora_file: saving to checkpoint-10.gguf"},
+        {50, IT(10, " dt=00:03:05 eta=12:57:00")},
+    };
+#undef IT
+    gw_phase_span *ph;
+    assert_int_equal(phases(l, sizeof l / sizeof *l, &ph), 3);
+    assert_int_equal(ph[0].steps, 9);
+    assert_float_equal(ph[0].steps_per_s, 1 / 195.5, 1e-12); /* the median of 205 and 186 s */
+    assert_int_equal(ph[1].kind, GW_PH_SAVE);
+    assert_int_equal(ph[2].steps, 1);
+    free(ph);
+    static const line d[] = {
+        {0, "[0/5][0/1583]\tLoss_D: 1.7136\tLoss_G: 5.0266"},
+        {10, "[0/5][50/1583]\tLoss_D: 0.2416\tLoss_G: 7.6342"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(d, sizeof d / sizeof *d, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(e[0].steps, 51);
+    free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -670,6 +705,7 @@ int main(void)
         cmocka_unit_test(test_one_bar_over_all_epochs),
         cmocka_unit_test(test_counter_by_advance),
         cmocka_unit_test(test_ninth_set_bars_and_speed),
+        cmocka_unit_test(test_zero_printed_before_the_first_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
