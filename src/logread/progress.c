@@ -298,7 +298,7 @@ static void note(char *dst, size_t size, const char *src)
         snprintf(dst, size, "%.*s", (int)size - 1, src);
 }
 
-/* The loop's 0 line lacked the time per step its next line prints (llama.cpp's `iter= 0 ...
+/* The loop's 0 line lacked the time per step its next line, 1, prints (llama.cpp's `iter= 0 ...
  * loss=0.000000`, then `iter= 1 ... dt=00:03:25`): it was printed before the first step, so the
  * counter counts the steps done, and that line counted none. */
 static void zero_was_before(gw_progress *p)
@@ -355,7 +355,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     }
     /* a loop whose counter starts at 0 prints the index of the step just done */
     bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
-    bool zero_before = p->zero_no_time && c->n > 0 && !isnan(c->step_s) && p->text_zero;
+    bool zero_before = p->zero_no_time && c->n == 1 && !isnan(c->step_s) && p->text_zero;
     p->zero_no_time = c->n == 0 && isnan(c->step_s);
     if (c->n == 0)
         p->text_zero = true;
