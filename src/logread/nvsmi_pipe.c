@@ -29,6 +29,7 @@ typedef struct pipe_line {
     size_t nul_bytes, nul_lines; /* gw_lines' counts once it was read */
     long first_nul_line;
     long quoted_breaks; /* line breaks joined so far */
+    bool parsed;        /* its cells' numbers parsed here (pre), else left to the reader */
 } pipe_line;
 
 typedef struct pipe_batch {
@@ -51,6 +52,8 @@ struct nvsmi_pipe {
     pipe_batch b[PIPE_SLOTS];
     size_t filled, returned; /* batches handed over / given back */
     bool done, stop;
+    bool starved;       /* the reader waited for a batch since the last hand-over */
+    unsigned parse_of8; /* of every 8 lines, those whose numbers this thread parses */
     long quoted_breaks;
     pipe_batch *cur; /* the reader's batch, its next line */
     size_t next;
@@ -81,14 +84,14 @@ static size_t put_text(pipe_batch *b, const char *text, size_t len)
 
 /* Reads one record (a line, or lines joined while a quoted cell is open, as nvsmi.c's
  * whole_record) into b; false at the end of the file or at a foreign line (kept, the last). */
-static bool read_record(nvsmi_pipe *pp, pipe_batch *b)
+static bool read_record(nvsmi_pipe *pp, pipe_batch *b, bool parse)
 {
     gw_lines *l = pp->l;
     ssize_t len = gw_lines_next(l);
     if (len < 0)
         return false;
     pipe_line *pl = &b->lines[b->nlines++];
-    *pl = (pipe_line){.line_no = l->line_no, .first = b->ncells};
+    *pl = (pipe_line){.line_no = l->line_no, .first = b->ncells, .parsed = parse};
     pl->foreign = gw_logread_foreign_line(l->line + strspn(l->line, " \t"));
     if (!pl->foreign) {
         size_t at = put_text(b, l->line, (size_t)len);
@@ -113,6 +116,8 @@ static bool read_record(nvsmi_pipe *pp, pipe_batch *b)
             nvsmi_pre *p = &b->pre[b->ncells];
             const char *c = cells[i], *unit = "";
             b->cell_off[b->ncells++] = (size_t)(cells[i] - b->text);
+            if (!parse)
+                continue;
             p->absent = gw_cells_absent(c);
             p->number = gw_cells_number(c, &p->value, &unit);
             size_t clen = strlen(c), ulen = p->number ? (size_t)(unit - c) : 0;
@@ -137,6 +142,9 @@ static void *producer(void *arg)
     nvsmi_pipe *pp = arg;
     for (bool more = true; more;) {
         pthread_mutex_lock(&pp->mu);
+        if (!pp->stop && pp->filled - pp->returned == PIPE_SLOTS && pp->parse_of8 < 8 &&
+            nvsmi_pipe_mode != 2)
+            pp->parse_of8++;
         while (!pp->stop && pp->filled - pp->returned == PIPE_SLOTS)
             pthread_cond_wait(&pp->cv, &pp->mu);
         bool stop = pp->stop;
@@ -145,9 +153,14 @@ static void *producer(void *arg)
             break;
         pipe_batch *b = &pp->b[pp->filled % PIPE_SLOTS]; /* free: the reader gave it back */
         b->text_len = b->ncells = b->nlines = 0;
-        while (b->nlines < PIPE_LINES && (more = read_record(pp, b)))
+        while (b->nlines < PIPE_LINES && (more = read_record(pp, b, b->nlines % 8 < pp->parse_of8)))
             ;
         pthread_mutex_lock(&pp->mu);
+        /* Both threads busy to the end: the reader waiting for this thread leaves it more of
+         * the parsing, this thread waiting for a free batch (above) takes more. */
+        if (pp->starved && pp->parse_of8 > 0 && nvsmi_pipe_mode != 2)
+            pp->parse_of8--;
+        pp->starved = false;
         pp->filled++;
         pp->done = !more;
         pthread_cond_broadcast(&pp->cv);
@@ -172,6 +185,7 @@ nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l)
         return NULL;
     nvsmi_pipe *pp = xcalloc(1, sizeof *pp);
     pp->l = l;
+    pp->parse_of8 = nvsmi_pipe_mode == 2 ? 4 : 8;
     pthread_mutex_init(&pp->mu, NULL);
     pthread_cond_init(&pp->cv, NULL);
     if (pthread_create(&pp->thread, NULL, producer, pp) != 0) {
@@ -192,6 +206,7 @@ bool nvsmi_pipe_next(nvsmi_pipe *pp, char **cells, nvsmi_pipe_row *row)
             pp->cur = NULL;
             pthread_cond_broadcast(&pp->cv);
         }
+        pp->starved |= pp->filled == pp->returned && !pp->done;
         while (pp->filled == pp->returned && !pp->done)
             pthread_cond_wait(&pp->cv, &pp->mu);
         if (pp->filled > pp->returned) {
@@ -214,9 +229,9 @@ bool nvsmi_pipe_next(nvsmi_pipe *pp, char **cells, nvsmi_pipe_row *row)
     *row = (nvsmi_pipe_row){.n = pl->n,
                             .line_no = pl->line_no,
                             .foreign = pl->foreign,
-                            .pre = b->pre + pl->first,
+                            .pre = pl->parsed ? b->pre + pl->first : NULL,
                             .ptr = pp->ptr,
-                            .npre = kept};
+                            .npre = pl->parsed ? kept : 0};
     pp->taken = *pl; /* l's counts as far as the reader got, not the read-ahead */
     return true;
 }

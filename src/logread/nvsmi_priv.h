@@ -18,6 +18,7 @@ enum {
      * file without an id column this close are one poll (no one samples every 10 ms). */
     GW_POLL_JITTER_MS = 10,
     GPU_HASH_SLOTS = 2 * GW_LOGREAD_MAX_GPUS, /* a power of two, at most half full */
+    GW_INDEX_SLOTS = 64, /* GPUs named by an index below this are found without their key */
 };
 _Static_assert((GPU_HASH_SLOTS & (GPU_HASH_SLOTS - 1)) == 0 && GPU_HASH_SLOTS <= 65536,
                "GW_LOGREAD_MAX_GPUS: a power of two, at most 32768");
@@ -87,6 +88,7 @@ typedef struct reader {
     double interval_ms;
     colmap *cols;
     size_t ncols;
+    size_t used_col, total_col; /* the last memory.used, memory.total column; ncols when none */
     bool has_time, has_id;
     bool forced;         /* the columns come from --columns */
     bool elapsed;        /* times are seconds since the file's start */
@@ -106,9 +108,10 @@ typedef struct reader {
     gpu_slot *gpus;
     size_t ngpus, gpus_cap;
     size_t last;
-    long line_no;                            /* the line being read */
-    unsigned short gpu_hash[GPU_HASH_SLOTS]; /* 1 + index into gpus by key, 0 = empty */
-    bool too_many;                           /* a row named GPU number GW_LOGREAD_MAX_GPUS + 1 */
+    long line_no;                              /* the line being read */
+    unsigned short gpu_hash[GPU_HASH_SLOTS];   /* 1 + index into gpus by key, 0 = empty */
+    unsigned short index_slot[GW_INDEX_SLOTS]; /* 1 + index into gpus by the index cell alone */
+    bool too_many;                             /* a row named GPU number GW_LOGREAD_MAX_GPUS + 1 */
     bool alt_split;      /* a second id column (C_ALTID) told apart GPUs index did not */
     bool jitter;         /* rows of one poll stamped apart (within GW_POLL_JITTER_MS) */
     size_t duplicates;   /* rows repeated verbatim (one GPU, one time, the same cells) */
@@ -136,7 +139,9 @@ static inline const nvsmi_pre *nvsmi_pre_of(const reader *r, size_t i, const cha
 
 /* Reading a big regular file of lines on a second thread, a few batches ahead (issue 28): the
  * lines gw_lines_next gives (f's, through l), records joined across quoted line breaks, lines
- * of another format (gw_logread_foreign_line) ending it, cut into cells, their numbers parsed.
+ * of another format (gw_logread_foreign_line) ending it, cut into cells, and the numbers of as
+ * many of them parsed as keep both threads busy (the reader parses the others: nvsmi_pipe_row's
+ * pre is NULL for those).
  * NULL for small or irregular files, or when the machine's cores are busy already (a 1-minute
  * load average of at least one task per core): the caller reads them itself. */
 typedef struct nvsmi_pipe nvsmi_pipe;
@@ -149,7 +154,8 @@ typedef struct nvsmi_pipe_row {
     size_t npre;
 } nvsmi_pipe_row;
 nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l);
-/* 0 (the default): a second thread as said above; 1: for every regular file (tests); -1: never. */
+/* 0 (the default): a second thread as said above; 1: for every regular file (tests); 2: as 1,
+ * the thread parsing the numbers of half the lines, the reader the others (tests); -1: never. */
 extern int nvsmi_pipe_mode;
 /* The next record into cells (valid until the next call) and row; false at the end. Sets l's
  * line number and NUL counts to the record's. */
