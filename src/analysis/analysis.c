@@ -469,44 +469,53 @@ static void drop_other_jobs(gw_analysis *a)
     l->n = k;
 }
 
-/* GPUs [from, to) of an analysis: their figures touch only their own gw_gpu_analysis and their
- * own columns of the epoch and job-phase arrays, so two ranges can be done at once. */
-typedef struct figures_job {
-    gw_analysis *a;
-    size_t from, to;
-} figures_job;
+/* One stage of the analysis for GPU i: it touches only that GPU's gw_gpu_analysis, its columns
+ * (their decoded copies) and its own entries of the epoch and job-phase arrays, so two GPUs'
+ * can be done at once. */
+typedef void (*gpu_stage)(gw_analysis *a, size_t i);
 
-static void *figures_range(void *arg)
+typedef struct gpu_range {
+    gw_analysis *a;
+    gpu_stage stage;
+    size_t from, to; /* GPUs [from, to) */
+} gpu_range;
+
+static void *stage_range(void *arg)
 {
-    const figures_job *j = arg;
+    const gpu_range *j = arg;
     for (size_t i = j->from; i < j->to; i++)
-        gpu_figures(j->a, i);
+        j->stage(j->a, i);
     return NULL;
 }
 
-/* Every GPU's figures; on a big record of several GPUs the GPUs past half the rows go to a
+/* A stage for every GPU; on a big record of several GPUs the GPUs past half the rows go to a
  * second thread (issue 28: both cores). The result does not depend on the split. */
-static void all_figures(gw_analysis *a)
+static void each_gpu(gw_analysis *a, gpu_stage stage)
 {
     size_t rows = 0;
     for (size_t i = 0; i < a->ngpus; i++)
         rows += a->gpus[i].gpu->tab.n;
-    figures_job whole = {a, 0, a->ngpus};
+    gpu_range whole = {a, stage, 0, a->ngpus};
     if (a->ngpus < 2 || rows < 500000 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-        figures_range(&whole);
+        stage_range(&whole);
         return;
     }
     size_t split = 0, seen = 0;
     while (split < a->ngpus && 2 * seen < rows)
         seen += a->gpus[split++].gpu->tab.n;
-    figures_job first = {a, 0, split}, second = {a, split, a->ngpus};
+    gpu_range first = {a, stage, 0, split}, second = {a, stage, split, a->ngpus};
     pthread_t t;
-    if (split == a->ngpus || pthread_create(&t, NULL, figures_range, &second) != 0) {
-        figures_range(&whole);
+    if (split == a->ngpus || pthread_create(&t, NULL, stage_range, &second) != 0) {
+        stage_range(&whole);
         return;
     }
-    figures_range(&first);
+    stage_range(&first);
     pthread_join(t, NULL);
+}
+
+static void basics_stage(gw_analysis *a, size_t i)
+{
+    gpu_basics(a->series, &a->gpus[i]);
 }
 
 gw_analysis *gw_analyze(const gw_series *s)
@@ -527,8 +536,8 @@ gw_analysis *gw_analyze(const gw_series *s)
     for (size_t i = 0; i < s->ngpus; i++) {
         a->gpus[i].gpu = s->gpus[i];
         a->gpus[i].slot = i;
-        gpu_basics(s, &a->gpus[i]);
     }
+    each_gpu(a, basics_stage);
     a->record_end_ms = a->end_ms;
     for (size_t i = 0; i < a->ngpus; i++) {
         const gw_gpu_analysis *g = &a->gpus[i];
@@ -547,7 +556,7 @@ gw_analysis *gw_analyze(const gw_series *s)
     a->job_phase_util_pct = xcalloc(s->nphases * a->ngpus + 1, sizeof(double));
     a->before_epochs = xcalloc(a->ngpus + 1, sizeof *a->before_epochs);
     a->after_epochs = xcalloc(a->ngpus + 1, sizeof *a->after_epochs);
-    all_figures(a);
+    each_gpu(a, gpu_figures);
     gw_checks_run(a);
     drop_other_jobs(a);
     gw_verdict_sort(&a->verdicts);
