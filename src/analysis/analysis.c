@@ -469,6 +469,8 @@ static void drop_other_jobs(gw_analysis *a)
     l->n = k;
 }
 
+int gw_analysis_threads = 2;
+
 /* One stage of the analysis for GPU i: it touches only that GPU's gw_gpu_analysis, its columns
  * (their decoded copies) and its own entries of the epoch and job-phase arrays, so two GPUs'
  * can be done at once. */
@@ -496,7 +498,8 @@ static void each_gpu(gw_analysis *a, gpu_stage stage)
     for (size_t i = 0; i < a->ngpus; i++)
         rows += a->gpus[i].gpu->tab.n;
     gpu_range whole = {a, stage, 0, a->ngpus};
-    if (a->ngpus < 2 || rows < 500000 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+    if (a->ngpus < 2 || rows < 500000 || gw_analysis_threads < 2 ||
+        sysconf(_SC_NPROCESSORS_ONLN) < 2) {
         stage_range(&whole);
         return;
     }
