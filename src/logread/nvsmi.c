@@ -437,9 +437,16 @@ static bool comma_millis(char **cells, char joined[96])
 
 /* Reads one data row: ROW_READ, ROW_SAID, or ROW_BAD when it cannot be read (nothing is stored
  * then). */
-/* Mixes a cell (its bytes and length) into a row's hash, 8 bytes at a time: a byte at a time
- * (FNV-1a) was a fifth of reading a big gpu.csv (issue 28). */
-static uint64_t hash_cell(uint64_t h, const char *cell, size_t n)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+enum { LITTLE_ENDIAN_WORDS = 1 }; /* a word loaded from memory holds its first byte lowest */
+#else
+enum { LITTLE_ENDIAN_WORDS = 0 };
+#endif
+
+/* Mixes a cell (its n bytes and n) into a row's hash, 8 bytes at a time: a byte at a time
+ * (FNV-1a) was a fifth of reading a big gpu.csv (issue 28). slack: the 8 bytes from each of
+ * the cell's words can be read (NVSMI_PIPE_SLACK), so its last few are one load too. */
+static uint64_t hash_cell(uint64_t h, const char *cell, size_t n, bool slack)
 {
     const uint64_t k = 0x9e3779b97f4a7c15u;
     uint64_t len = n;
@@ -450,8 +457,13 @@ static uint64_t hash_cell(uint64_t h, const char *cell, size_t n)
         h ^= h >> 29;
     }
     uint64_t w = 0;
-    for (size_t i = 0; i < n; i++) /* in a register: a memcpy of n bytes stalled the load */
-        w |= (uint64_t)(unsigned char)cell[i] << (8 * i);
+    if (slack && LITTLE_ENDIAN_WORDS) { /* 8 bytes readable: one load, those past n masked */
+        memcpy(&w, cell, 8);
+        w = n ? w & (~UINT64_C(0) >> (64 - 8 * n)) : 0;
+    } else {
+        for (size_t i = 0; i < n; i++) /* in a register: a memcpy of n bytes stalled the load */
+            w |= (uint64_t)(unsigned char)cell[i] << (8 * i);
+    }
     h = (h ^ w ^ (len << 56)) * k;
     return h ^ (h >> 29);
 }
@@ -489,7 +501,9 @@ static int read_row(reader *r, char **cells, size_t n)
         if (!parse_cell(r, i, cells[i], pre, &p))
             return ROW_BAD;
         size_t len = pre && pre->len < UINT32_MAX ? pre->len : strlen(cells[i]);
-        p.hash = hash_cell(p.hash, cells[i], len);
+        size_t k = i + r->pre_shift;
+        bool slack = k < r->nptr && r->pre_ptr[k] == cells[i]; /* in the second thread's text */
+        p.hash = hash_cell(p.hash, cells[i], len, slack);
     }
     return store_row(r, &p, n);
 }
@@ -735,6 +749,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
         r.pre = pr.pre;
         r.pre_ptr = pr.ptr;
         r.npre = pr.npre;
+        r.nptr = pr.nptr;
         size_t n = pp ? pr.n : gw_cells_split(whole_record(&r, &l, &record), cells, MAX_CELLS);
         if (n == 1 && cells[0][0] == '\0')
             continue;

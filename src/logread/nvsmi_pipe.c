@@ -61,19 +61,21 @@ struct nvsmi_pipe {
     const char *ptr[MAX_CELLS]; /* the current line's cells */
 };
 
-static bool odd_quotes(const char *line)
+/* True when the n bytes at s open a quoted cell they do not close. */
+static bool odd_quotes(const char *s, size_t n)
 {
     size_t q = 0;
-    for (const char *c = strchr(line, '"'); c; c = strchr(c + 1, '"'))
+    for (const char *c = memchr(s, '"', n); c; c = memchr(c + 1, '"', n - (size_t)(c + 1 - s)))
         q++;
     return q % 2 == 1;
 }
 
-/* Appends text (with its NUL) to the batch; returns its offset. */
+/* Appends text (with its NUL) to the batch, with NVSMI_PIPE_SLACK bytes of room after it;
+ * returns its offset. */
 static size_t put_text(pipe_batch *b, const char *text, size_t len)
 {
-    if (b->text_len + len + 1 > b->text_cap) {
-        b->text_cap = (b->text_len + len + 1) * 2;
+    if (b->text_len + len + 1 + NVSMI_PIPE_SLACK > b->text_cap) {
+        b->text_cap = (b->text_len + len + 1 + NVSMI_PIPE_SLACK) * 2;
         b->text = xrealloc(b->text, b->text_cap);
     }
     size_t at = b->text_len;
@@ -92,10 +94,15 @@ static bool read_record(nvsmi_pipe *pp, pipe_batch *b, bool parse)
         return false;
     pipe_line *pl = &b->lines[b->nlines++];
     *pl = (pipe_line){.line_no = l->line_no, .first = b->ncells, .parsed = parse};
-    pl->foreign = gw_logread_foreign_line(l->line + strspn(l->line, " \t"));
+    const char *lead = l->line;
+    while (*lead == ' ' || *lead == '\t')
+        lead++;
+    pl->foreign = gw_logread_foreign_line(lead);
     if (!pl->foreign) {
         size_t at = put_text(b, l->line, (size_t)len);
-        for (int k = 0; k < 16 && odd_quotes(b->text + at) && (len = gw_lines_next(l)) >= 0; k++) {
+        for (int k = 0; k < 16 && odd_quotes(b->text + at, b->text_len - 1 - at) &&
+                        (len = gw_lines_next(l)) >= 0;
+             k++) {
             b->text_len--; /* the NUL becomes the line break */
             put_text(b, "\n", 1);
             b->text_len--;
@@ -231,6 +238,7 @@ bool nvsmi_pipe_next(nvsmi_pipe *pp, char **cells, nvsmi_pipe_row *row)
                             .foreign = pl->foreign,
                             .pre = pl->parsed ? b->pre + pl->first : NULL,
                             .ptr = pp->ptr,
+                            .nptr = kept,
                             .npre = pl->parsed ? kept : 0};
     pp->taken = *pl; /* l's counts as far as the reader got, not the read-ahead */
     return true;

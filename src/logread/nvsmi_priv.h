@@ -125,8 +125,8 @@ typedef struct reader {
     double vals[MAX_CELLS];
     /* the current line's cells as the second thread parsed them (nvsmi_pipe.c), or NULL */
     const nvsmi_pre *pre;
-    const char *const *pre_ptr; /* [npre] the cells they belong to */
-    size_t npre;
+    const char *const *pre_ptr; /* [nptr] the second thread's cells of the line (npre parsed) */
+    size_t npre, nptr;
     size_t pre_shift; /* cells the row dropped before its first (a logger's date) */
 } reader;
 
@@ -145,6 +145,7 @@ static inline const nvsmi_pre *nvsmi_pre_of(const reader *r, size_t i, const cha
  * NULL for small or irregular files, or when the machine's cores are busy already (a 1-minute
  * load average of at least one task per core): the caller reads them itself. */
 typedef struct nvsmi_pipe nvsmi_pipe;
+enum { NVSMI_PIPE_SLACK = 8 };
 typedef struct nvsmi_pipe_row {
     size_t n;            /* cells found (at most MAX_CELLS of them stored) */
     long line_no;        /* of its first line */
@@ -152,6 +153,7 @@ typedef struct nvsmi_pipe_row {
     const nvsmi_pre *pre;
     const char *const *ptr;
     size_t npre;
+    size_t nptr; /* cells in ptr, each with NVSMI_PIPE_SLACK readable bytes past its NUL */
 } nvsmi_pipe_row;
 nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l);
 /* 0 (the default): a second thread as said above; 1: for every regular file (tests); 2: as 1,
