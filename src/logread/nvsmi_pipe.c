@@ -44,8 +44,12 @@ typedef struct pipe_batch {
 
 int nvsmi_pipe_mode = 0;
 
+/* What each thread writes line by line lies apart from what the other touches (at least a cache
+ * line between: a line written by one core and read by the other moves between them on every
+ * write, which cost a tenth of the reading's time when the thread read through the reader's
+ * gw_lines, a local of the reader's hot stack frame). */
 struct nvsmi_pipe {
-    gw_lines *l;
+    gw_lines *l; /* the reader's: taken over at the start, given back at the end */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -54,7 +58,10 @@ struct nvsmi_pipe {
     bool done, stop;
     bool starved;       /* the reader waited for a batch since the last hand-over */
     unsigned parse_of8; /* of every 8 lines, those whose numbers this thread parses */
+    char apart1[128];
+    gw_lines lines; /* this thread's own */
     long quoted_breaks;
+    char apart2[128];
     pipe_batch *cur; /* the reader's batch, its next line */
     size_t next;
     pipe_line taken;            /* the last line the reader took */
@@ -88,7 +95,7 @@ static size_t put_text(pipe_batch *b, const char *text, size_t len)
  * whole_record) into b; false at the end of the file or at a foreign line (kept, the last). */
 static bool read_record(nvsmi_pipe *pp, pipe_batch *b, bool parse)
 {
-    gw_lines *l = pp->l;
+    gw_lines *l = &pp->lines;
     ssize_t len = gw_lines_next(l);
     if (len < 0)
         return false;
@@ -160,7 +167,8 @@ static void *producer(void *arg)
             break;
         pipe_batch *b = &pp->b[pp->filled % PIPE_SLOTS]; /* free: the reader gave it back */
         b->text_len = b->ncells = b->nlines = 0;
-        while (b->nlines < PIPE_LINES && (more = read_record(pp, b, b->nlines % 8 < pp->parse_of8)))
+        unsigned share = pp->parse_of8;
+        while (b->nlines < PIPE_LINES && (more = read_record(pp, b, b->nlines % 8 < share)))
             ;
         pthread_mutex_lock(&pp->mu);
         /* Both threads busy to the end: the reader waiting for this thread leaves it more of
@@ -192,6 +200,9 @@ nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l)
         return NULL;
     nvsmi_pipe *pp = xcalloc(1, sizeof *pp);
     pp->l = l;
+    pp->lines = *l;
+    pp->lines.line = NULL;
+    pp->lines.cap = 0;
     pp->parse_of8 = nvsmi_pipe_mode == 2 ? 4 : 8;
     pthread_mutex_init(&pp->mu, NULL);
     pthread_cond_init(&pp->cv, NULL);
@@ -258,6 +269,7 @@ long nvsmi_pipe_end(nvsmi_pipe *pp)
     pp->l->nul_lines = pp->taken.nul_lines;
     pp->l->first_nul_line = pp->taken.first_nul_line;
     pp->l->line_no = pp->taken.line_no;
+    gw_lines_free(&pp->lines);
     long breaks = pp->taken.quoted_breaks;
     for (int i = 0; i < PIPE_SLOTS; i++) {
         free(pp->b[i].text);
