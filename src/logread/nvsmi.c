@@ -202,8 +202,8 @@ static bool parse_cell(reader *r, size_t i, const char *cell, const nvsmi_pre *p
     const char *unit;
     switch (c->kind) {
     case C_TIME:
-        if (pre && i + r->pre_shift == 0 && *cell && pre->time_len == pre->len) {
-            p->t_ms = pre->t_ms;
+        if (pre && i + r->pre_shift == 0 && *cell && r->pre_time_len == pre->len) {
+            p->t_ms = r->pre_t_ms;
             r->dated = true;
             return true;
         }
@@ -500,7 +500,7 @@ static int read_row(reader *r, char **cells, size_t n)
         const nvsmi_pre *pre = nvsmi_pre_of(r, i, cells[i]); /* the second thread's, or NULL */
         if (!parse_cell(r, i, cells[i], pre, &p))
             return ROW_BAD;
-        size_t len = pre && pre->len < UINT32_MAX ? pre->len : strlen(cells[i]);
+        size_t len = pre ? pre->len : strlen(cells[i]);
         size_t k = i + r->pre_shift;
         bool slack = k < r->nptr && r->pre_ptr[k] == cells[i]; /* in the second thread's text */
         p.hash = hash_cell(p.hash, cells[i], len, slack);
@@ -750,6 +750,8 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
         r.pre_ptr = pr.ptr;
         r.npre = pr.npre;
         r.nptr = pr.nptr;
+        r.pre_t_ms = pr.t_ms;
+        r.pre_time_len = pr.time_len;
         size_t n = pp ? pr.n : gw_cells_split(whole_record(&r, &l, &record), cells, MAX_CELLS);
         if (n == 1 && cells[0][0] == '\0')
             continue;

@@ -30,6 +30,8 @@ typedef struct pipe_line {
     long first_nul_line;
     long quoted_breaks; /* line breaks joined so far */
     bool parsed;        /* its cells' numbers parsed here (pre), else left to the reader */
+    uint32_t time_len;  /* parsed: gw_timeparse of its first cell */
+    int64_t t_ms;
 } pipe_line;
 
 typedef struct pipe_batch {
@@ -135,12 +137,12 @@ static bool read_record(nvsmi_pipe *pp, pipe_batch *b, bool parse)
             p->absent = gw_cells_absent(c);
             p->number = gw_cells_number(c, &p->value, &unit);
             size_t clen = strlen(c), ulen = p->number ? (size_t)(unit - c) : 0;
-            p->unit_off = (uint32_t)(ulen < UINT32_MAX ? ulen : 0);
-            p->len = (uint32_t)(clen < UINT32_MAX ? clen : UINT32_MAX);
-            p->time_len = 0;
+            pl->parsed &= clen < UINT16_MAX;
+            p->unit_off = (uint16_t)ulen;
+            p->len = (uint16_t)clen;
             if (i == 0 && *c) {
-                size_t t = gw_timeparse(c, &p->t_ms);
-                p->time_len = (uint32_t)(t < UINT32_MAX ? t : 0);
+                size_t t = gw_timeparse(c, &pl->t_ms);
+                pl->time_len = (uint32_t)(t < UINT16_MAX ? t : 0);
             }
         }
     }
@@ -248,6 +250,8 @@ bool nvsmi_pipe_next(nvsmi_pipe *pp, char **cells, nvsmi_pipe_row *row)
                             .line_no = pl->line_no,
                             .foreign = pl->foreign,
                             .pre = pl->parsed ? b->pre + pl->first : NULL,
+                            .t_ms = pl->t_ms,
+                            .time_len = pl->time_len,
                             .ptr = pp->ptr,
                             .nptr = kept,
                             .npre = pl->parsed ? kept : 0};

@@ -69,14 +69,13 @@ typedef struct order_split {
 } order_split;
 
 /* What the second thread found in a cell of a big CSV (nvsmi_pipe.c): the results of
- * gw_cells_absent, gw_cells_number (the unit at cell + unit_off), strlen and, in the first
- * cell, gw_timeparse. */
+ * gw_cells_absent, gw_cells_number (the unit at cell + unit_off) and strlen (a line with a
+ * cell of UINT16_MAX bytes or more is left to the reader). 16 bytes: the reader loads every
+ * one from the other core's cache. */
 typedef struct nvsmi_pre {
     double value;
-    int64_t t_ms; /* the first cell only */
-    uint32_t unit_off;
-    uint32_t len;
-    uint32_t time_len; /* the first cell only */
+    uint16_t unit_off;
+    uint16_t len;
     bool absent, number;
 } nvsmi_pre;
 
@@ -127,7 +126,9 @@ typedef struct reader {
     const nvsmi_pre *pre;
     const char *const *pre_ptr; /* [nptr] the second thread's cells of the line (npre parsed) */
     size_t npre, nptr;
-    size_t pre_shift; /* cells the row dropped before its first (a logger's date) */
+    int64_t pre_t_ms;    /* the second thread's gw_timeparse of the line's first cell (with pre) */
+    size_t pre_time_len; /* what it returned */
+    size_t pre_shift;    /* cells the row dropped before its first (a logger's date) */
 } reader;
 
 /* The second thread's findings for cell i of the current row (cell: that cell), or NULL. */
@@ -151,6 +152,8 @@ typedef struct nvsmi_pipe_row {
     long line_no;        /* of its first line */
     const char *foreign; /* gw_logread_foreign_line's name of this line's format, or NULL */
     const nvsmi_pre *pre;
+    int64_t t_ms;    /* gw_timeparse of its first cell (with pre) */
+    size_t time_len; /* what it returned */
     const char *const *ptr;
     size_t npre;
     size_t nptr; /* cells in ptr, each with NVSMI_PIPE_SLACK readable bytes past its NUL */
