@@ -18,10 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ~6 MB: two GPUs, a quoted name with a line break now and then, NUL bytes, absent and bad
- * cells, a hex mask, a repeated header, a row repeated verbatim. */
+/* ~6 MB: two GPUs, a quoted name with a line break now and then, a name of 70,000 bytes (a
+ * line the second thread leaves to the reader), NUL bytes, absent and bad cells, a hex mask, a
+ * repeated header, a row repeated verbatim. */
 static char *big_csv(size_t *len)
 {
+    static char long_name[70001];
+    memset(long_name, 'x', sizeof long_name - 1);
     size_t cap = 8 << 20, n = 0;
     char *b = malloc(cap);
     const char *head = "timestamp, index, name, utilization.gpu [%], memory.used [MiB], "
@@ -41,11 +44,13 @@ static char *big_csv(size_t *len)
             if (!*util && k > 3)
                 snprintf(util, sizeof util, "%d", rand() % 101);
             size_t at = n;
-            n += (size_t)snprintf(b + n, cap - n,
-                                  "2026/11/30 %02d:%02d:%02d.%d00, %d, %s, %s, %d, %.2f, 0x%d\n",
-                                  i / 36000 % 24, i / 600 % 60, i / 10 % 60, i % 10, g,
-                                  i % 5000 == 7 ? "\"H200, \"\"a\"\"\nb\"" : "NVIDIA H200", util,
-                                  rand() % 80000, (rand() % 60000 + 5000) / 100.0, rand() % 2);
+            n += (size_t)snprintf(
+                b + n, cap - n, "2026/11/30 %02d:%02d:%02d.%d00, %d, %s, %s, %d, %.2f, 0x%d\n",
+                i / 36000 % 24, i / 600 % 60, i / 10 % 60, i % 10, g,
+                i % 5000 == 7          ? "\"H200, \"\"a\"\"\nb\""
+                : i == 20000 && g == 1 ? long_name
+                                       : "NVIDIA H200",
+                util, rand() % 80000, (rand() % 60000 + 5000) / 100.0, rand() % 2);
             if (i % 7919 == 5)
                 b[at + 3] = '\0'; /* a NUL byte inside the timestamp's year */
         }
