@@ -344,19 +344,18 @@ static void startup_until_first_epoch(gw_analysis *a)
     }
 }
 
-static void classify_dips(gw_analysis *a)
+/* GPU i's dips: which are expected (a stage of each_gpu). */
+static void classify_dips(gw_analysis *a, size_t i)
 {
-    for (size_t i = 0; i < a->ngpus; i++) {
-        gw_gpu_analysis *g = &a->gpus[i];
-        /* Regular dips alone are no evidence of validation: a periodic input stall is regular
-         * too. Only the job's epochs and validation marks make a dip expected. */
-        if (a->nepochs)
-            gw_dips_mark_epochs(g->dips, g->ndips, a->epochs, a->nepochs);
-        gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
-        gw_dips_mark_job_phases(g->dips, g->ndips, a->series->phases, a->series->nphases);
-        settle_dips(g);
-        gw_series_gpu_release(g->gpu);
-    }
+    gw_gpu_analysis *g = &a->gpus[i];
+    /* Regular dips alone are no evidence of validation: a periodic input stall is regular
+     * too. Only the job's epochs and validation marks make a dip expected. */
+    if (a->nepochs)
+        gw_dips_mark_epochs(g->dips, g->ndips, a->epochs, a->nepochs);
+    gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
+    gw_dips_mark_job_phases(g->dips, g->ndips, a->series->phases, a->series->nphases);
+    settle_dips(g);
+    gw_series_gpu_release(g->gpu);
 }
 
 /* The training part of an epoch runs from its start to its validation (or to the end of its
@@ -552,7 +551,7 @@ gw_analysis *gw_analyze(const gw_series *s)
     if (!epochs_from_python(a))
         epochs_from_events(a);
     startup_until_first_epoch(a);
-    classify_dips(a);
+    each_gpu(a, classify_dips);
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_parts = xcalloc(a->nepochs * a->ngpus + 1, sizeof *a->epoch_parts);
