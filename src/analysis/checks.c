@@ -9,6 +9,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* Whether an earlier row of the registry already ran the checker of row i. */
@@ -48,24 +49,34 @@ static void *gpu_checks_range(void *arg)
     return NULL;
 }
 
-/* Registry rows [from, to) of per-GPU checkers on two threads, on a big record of several GPUs
- * without in-job data (whose cause finder keeps one suggestion for all GPUs); the verdicts in
- * the order one thread gives (row by row, GPU by GPU). False when not done. */
-static bool gpu_checks_both_cores(gw_analysis *a, size_t from, size_t to)
+/* Where checks go on two threads: on a big record of several GPUs without in-job data (whose
+ * cause finder keeps one suggestion for all GPUs), the GPUs past half the rows on the second;
+ * 0 (one thread) otherwise. */
+static size_t second_thread_from(const gw_analysis *a)
 {
     size_t rows = 0, split = 0, seen = 0;
     for (size_t i = 0; i < a->ngpus; i++)
         rows += a->gpus[i].gpu->tab.n;
     if (a->ngpus < 2 || rows < 500000 || (a->inproc && a->inproc->in) || gw_analysis_threads < 2 ||
         sysconf(_SC_NPROCESSORS_ONLN) < 2)
-        return false;
+        return 0;
     while (split < a->ngpus && 2 * seen < rows)
         seen += a->gpus[split++].gpu->tab.n;
+    return split < a->ngpus ? split : 0;
+}
+
+/* Registry rows [from, to) of per-GPU checkers on two threads (second_thread_from); the
+ * verdicts in the order one thread gives (row by row, GPU by GPU). False when not done. */
+static bool gpu_checks_both_cores(gw_analysis *a, size_t from, size_t to)
+{
+    size_t split = second_thread_from(a);
+    if (split == 0)
+        return false;
     gpu_checks j[2] = {{.view = *a, .from = from, .to = to, .g0 = 0, .g1 = split},
                        {.view = *a, .from = from, .to = to, .g0 = split, .g1 = a->ngpus}};
     j[0].view.verdicts = j[1].view.verdicts = (gw_verdict_list){0};
     pthread_t t;
-    if (split == a->ngpus || pthread_create(&t, NULL, gpu_checks_range, &j[1]) != 0)
+    if (pthread_create(&t, NULL, gpu_checks_range, &j[1]) != 0)
         return false;
     gpu_checks_range(&j[0]);
     pthread_join(t, NULL);
@@ -82,6 +93,49 @@ static bool gpu_checks_both_cores(gw_analysis *a, size_t from, size_t to)
         free(j[h].row);
     }
     return true;
+}
+
+/* One job checker's part for GPUs [g0, g1), into view's own verdict list. */
+typedef struct each_gpu_job {
+    gw_analysis view;
+    gw_check_one one;
+    const void *ctx;
+    size_t g0, g1;
+} each_gpu_job;
+
+static void *each_gpu_range(void *arg)
+{
+    each_gpu_job *j = arg;
+    for (size_t i = j->g0; i < j->g1; i++) {
+        j->one(&j->view, &j->view.gpus[i], j->ctx);
+        gw_series_gpu_release(j->view.gpus[i].gpu);
+    }
+    return NULL;
+}
+
+void gw_checks_each_gpu(gw_analysis *a, gw_check_one one, const void *ctx)
+{
+    size_t split = second_thread_from(a);
+    each_gpu_job j[2] = {{.view = *a, .one = one, .ctx = ctx, .g0 = 0, .g1 = split},
+                         {.view = *a, .one = one, .ctx = ctx, .g0 = split, .g1 = a->ngpus}};
+    j[0].view.verdicts = j[1].view.verdicts = (gw_verdict_list){0};
+    pthread_t t;
+    if (split == 0 || pthread_create(&t, NULL, each_gpu_range, &j[1]) != 0) {
+        each_gpu_job whole = {.view = *a, .one = one, .ctx = ctx, .g0 = 0, .g1 = a->ngpus};
+        each_gpu_range(&whole);
+        a->verdicts = whole.view.verdicts; /* the same list, grown */
+        return;
+    }
+    each_gpu_range(&j[0]);
+    pthread_join(t, NULL);
+    for (int h = 0; h < 2; h++) {
+        gw_verdict_list *l = &a->verdicts, *from = &j[h].view.verdicts;
+        l->v = xgrow(l->v, &l->cap, l->n + from->n + 1, sizeof *l->v);
+        if (from->n)
+            memcpy(l->v + l->n, from->v, from->n * sizeof *from->v); /* moved: owned by a now */
+        l->n += from->n;
+        free(from->v);
+    }
 }
 
 void gw_checks_run(gw_analysis *a)

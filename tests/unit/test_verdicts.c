@@ -62,29 +62,31 @@ static void same_text(const char *x, const char *y)
         assert_string_equal(x, y);
 }
 
-/* A record big enough (4 GPUs x 150,000 rows) for each GPU's basics, figures and own checks to
- * run on two threads, with a verdict of a per-GPU check on each GPU (GPUs 0-1 on one thread,
- * 2-3 on the other): the verdicts, in their order, with every message, suggestion, cause and
- * evidence, are those of one thread. */
+/* A record big enough (5 GPUs x 120,000 rows) for each GPU's basics, figures and checks to run
+ * on two threads (GPUs 0-2 on one, 3-4 on the other), a per-GPU check's verdict on each GPU
+ * and gpu_saturated (a job check run per GPU) on both threads: the verdicts, in their order,
+ * with every message, suggestion, cause and evidence, are those of one thread. */
 static void test_big_record_checks_on_two_threads(void **state)
 {
     (void)state;
-    enum { N = 150000 };
-    gw_series *s = busy_run(4, N);
+    enum { N = 120000 };
+    gw_series *s = busy_run(5, N);
     alternate(s, 0, 10, N, 95, 20); /* busy 57.5 %: starved */
-    for (size_t g = 1; g < 4; g += 2)
+    for (size_t g = 1; g < 5; g += 3)
         synth_set(s, g, GW_F_CLOCKS_EVENT_REASONS, 0, N, 0);
     synth_set(s, 1, GW_F_CLOCKS_EVENT_REASONS, 10, 20000, 0x40); /* thermal slowdown */
-    synth_set(s, 2, GW_F_MEM_USED_MIB, 60, 70, 79000);           /* 98.75 % of 80000 MiB */
-    synth_set(s, 3, GW_F_CLOCKS_EVENT_REASONS, 10, 50000, 0x4);  /* power cap */
+    synth_set(s, 3, GW_F_MEM_USED_MIB, 60, 70, 79000);           /* 98.75 % of 80000 MiB */
+    synth_set(s, 4, GW_F_CLOCKS_EVENT_REASONS, 10, 50000, 0x4);  /* power cap */
     gw_analysis_threads = 1;
     gw_analysis *one = synth_analyze(s);
     gw_analysis_threads = 2;
     gw_analysis *two = synth_analyze(s);
     assert_non_null(synth_verdict(one, GW_V_GPU_STARVED, 0));
     assert_non_null(synth_verdict(one, GW_V_THERMAL_THROTTLING, 1));
-    assert_non_null(synth_verdict(one, GW_V_MEMORY_NEAR_CAPACITY, 2));
-    assert_non_null(synth_verdict(one, GW_V_POWER_CAPPED, 3));
+    assert_non_null(synth_verdict(one, GW_V_GPU_SATURATED, 2));
+    assert_non_null(synth_verdict(one, GW_V_MEMORY_NEAR_CAPACITY, 3));
+    assert_non_null(synth_verdict(one, GW_V_POWER_CAPPED, 4));
+    assert_non_null(synth_verdict(one, GW_V_GPU_SATURATED, 4));
     assert_int_equal(one->verdicts.n, two->verdicts.n);
     for (size_t i = 0; i < one->verdicts.n; i++) {
         const gw_verdict *x = &one->verdicts.v[i], *y = &two->verdicts.v[i];
@@ -106,7 +108,7 @@ static void test_big_record_checks_on_two_threads(void **state)
             same_text(ex->op, ey->op);
         }
     }
-    for (size_t g = 0; g < 4; g++) {
+    for (size_t g = 0; g < 5; g++) {
         assert_true(one->gpus[g].busy_pct == two->gpus[g].busy_pct);
         assert_int_equal(one->gpus[g].ndips, two->gpus[g].ndips);
     }
