@@ -746,12 +746,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             }
             break;
         }
-        r.pre = pr.pre;
-        r.pre_ptr = pr.ptr;
-        r.npre = pr.npre;
-        r.nptr = pr.nptr;
-        r.pre_t_ms = pr.t_ms;
-        r.pre_time_len = pr.time_len;
+        nvsmi_take_pre(&r, &pr);
         size_t n = pp ? pr.n : gw_cells_split(whole_record(&r, &l, &record), cells, MAX_CELLS);
         if (n == 1 && cells[0][0] == '\0')
             continue;

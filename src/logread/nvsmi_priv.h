@@ -165,6 +165,16 @@ extern int nvsmi_pipe_mode;
 /* The next record into cells (valid until the next call) and row; false at the end. Sets l's
  * line number and NUL counts to the record's. */
 bool nvsmi_pipe_next(nvsmi_pipe *pp, char **cells, nvsmi_pipe_row *row);
+/* The second thread's findings for the reader's current line (a zeroed row: none). */
+static inline void nvsmi_take_pre(reader *r, const nvsmi_pipe_row *pr)
+{
+    r->pre = pr->pre;
+    r->pre_ptr = pr->ptr;
+    r->npre = pr->npre;
+    r->nptr = pr->nptr;
+    r->pre_t_ms = pr->t_ms;
+    r->pre_time_len = pr->time_len;
+}
 /* Stops the thread and frees pp (NULL: nothing); returns the line breaks joined in quoted cells
  * of the records taken. */
 long nvsmi_pipe_end(nvsmi_pipe *pp);
