@@ -186,6 +186,20 @@ static void *producer(void *arg)
     return NULL;
 }
 
+/* Tasks runnable now besides this one (/proc/stat procs_running), -1 when unknown. */
+static long others_running(void)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    char line[256];
+    long n = -1;
+    while (f && n < 0 && fgets(line, sizeof line, f)) /* long lines ("intr") come in pieces */
+        if (strncmp(line, "procs_running ", 14) == 0)
+            n = strtol(line + 14, NULL, 10) - 1;
+    if (f)
+        fclose(f);
+    return n < 0 ? -1 : n;
+}
+
 nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l)
 {
     struct stat st;
@@ -196,9 +210,11 @@ nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l)
     if (nvsmi_pipe_mode == 0 && (st.st_size < PIPE_MIN_BYTES || cpus < 2))
         return NULL;
     /* A second core only when one is free: on a machine already busy (a 1-minute load of as
-     * many runnable tasks as cores) the two threads wait for each other's turn, and one thread
-     * is faster (issue 28, docs/performance.md). */
-    if (nvsmi_pipe_mode == 0 && getloadavg(&load, 1) == 1 && load >= (double)cpus)
+     * many runnable tasks as cores, and another task runnable now) the two threads wait for
+     * each other's turn, and one thread is faster (issue 28, docs/performance.md). The load
+     * alone lags: programs that just ended (a benchmark's) keep it up on an idle machine. */
+    if (nvsmi_pipe_mode == 0 && getloadavg(&load, 1) == 1 && load >= (double)cpus &&
+        others_running() != 0)
         return NULL;
     nvsmi_pipe *pp = xcalloc(1, sizeof *pp);
     pp->l = l;
