@@ -18,7 +18,8 @@
 enum {
     PIPE_LINES = 8192,
     PIPE_SLOTS = 3,
-    PIPE_MIN_BYTES = 4 << 20
+    PIPE_MIN_BYTES = 4 << 20,
+    PIPE_BLOCK = 1 << 20
 }; /* few hand-overs: a loaded machine is slow to wake a waiting thread */
 
 typedef struct pipe_line {
@@ -61,7 +62,10 @@ struct nvsmi_pipe {
     bool starved;       /* the reader waited for a batch since the last hand-over */
     unsigned parse_of8; /* of every 8 lines, those whose numbers this thread parses */
     char apart1[128];
-    gw_lines lines; /* this thread's own */
+    gw_lines lines; /* this thread's own: its counts (lines, NUL bytes); the text is block's */
+    char *block;    /* the file read in big blocks: [start, end) not yet taken */
+    size_t block_cap, start, end;
+    bool eof;
     long quoted_breaks;
     char apart2[128];
     pipe_batch *cur; /* the reader's batch, its next line */
@@ -88,9 +92,74 @@ static size_t put_text(pipe_batch *b, const char *text, size_t len)
         b->text = xrealloc(b->text, b->text_cap);
     }
     size_t at = b->text_len;
-    memcpy(b->text + at, text, len + 1);
+    memcpy(b->text + at, text, len);
+    b->text[at + len] = '\0';
     b->text_len += len + 1;
     return at;
+}
+
+/* The next line of the file (its '\n' included; the last may have none) at *line, from the
+ * block (valid until the next call); its length, or -1 at the end. What getline gives, without
+ * its call and copy per line. */
+static ssize_t block_line(nvsmi_pipe *pp, const char **line)
+{
+    for (;;) {
+        size_t left = pp->end - pp->start;
+        const char *at = pp->block + pp->start;
+        const char *nl = left ? memchr(at, '\n', left) : NULL;
+        if (nl || (pp->eof && left)) {
+            size_t len = nl ? (size_t)(nl + 1 - at) : left;
+            *line = at;
+            pp->start += len;
+            return (ssize_t)len;
+        }
+        if (pp->eof)
+            return -1;
+        memmove(pp->block, at, left); /* a line cut by the block's end: to the front */
+        pp->start = 0;
+        pp->end = left;
+        if (pp->end == pp->block_cap) {
+            pp->block_cap = pp->block_cap ? 2 * pp->block_cap : PIPE_BLOCK;
+            pp->block = xrealloc(pp->block, pp->block_cap);
+        }
+        size_t got = fread(pp->block + pp->end, 1, pp->block_cap - pp->end, pp->lines.f);
+        pp->end += got;
+        pp->eof = got == 0;
+    }
+}
+
+/* Appends the next line to b's text as gw_lines_next gives it (NUL bytes removed and counted,
+ * a UTF-8 byte order mark dropped from the first line); its length, or -1 at the end. */
+static ssize_t put_line(nvsmi_pipe *pp, pipe_batch *b)
+{
+    gw_lines *l = &pp->lines;
+    const char *line;
+    ssize_t n = block_line(pp, &line);
+    if (n < 0)
+        return -1;
+    l->line_no++;
+    if (l->line_no == 1 && n >= 3 && memcmp(line, "\xef\xbb\xbf", 3) == 0) {
+        line += 3;
+        n -= 3;
+    }
+    size_t at = put_text(b, line, (size_t)n);
+    char *t = b->text + at; /* after put_text: it may move the text */
+    if (memchr(t, '\0', (size_t)n)) {
+        size_t w = 0, removed = 0;
+        for (ssize_t i = 0; i < n; i++) {
+            if (t[i])
+                t[w++] = t[i];
+            else
+                removed++;
+        }
+        t[w] = '\0';
+        b->text_len -= removed;
+        n = (ssize_t)w;
+        l->nul_bytes += removed;
+        if (l->nul_lines++ == 0)
+            l->first_nul_line = l->line_no;
+    }
+    return n;
 }
 
 /* Reads one record (a line, or lines joined while a quoted cell is open, as nvsmi.c's
@@ -98,24 +167,28 @@ static size_t put_text(pipe_batch *b, const char *text, size_t len)
 static bool read_record(nvsmi_pipe *pp, pipe_batch *b, bool parse)
 {
     gw_lines *l = &pp->lines;
-    ssize_t len = gw_lines_next(l);
-    if (len < 0)
+    size_t at = b->text_len;
+    if (put_line(pp, b) < 0)
         return false;
     pipe_line *pl = &b->lines[b->nlines++];
     *pl = (pipe_line){.line_no = l->line_no, .first = b->ncells, .parsed = parse};
-    const char *lead = l->line;
+    const char *lead = b->text + at;
     while (*lead == ' ' || *lead == '\t')
         lead++;
     pl->foreign = gw_logread_foreign_line(lead);
-    if (!pl->foreign) {
-        size_t at = put_text(b, l->line, (size_t)len);
-        for (int k = 0; k < 16 && odd_quotes(b->text + at, b->text_len - 1 - at) &&
-                        (len = gw_lines_next(l)) >= 0;
-             k++) {
+    if (pl->foreign) {
+        b->text_len = at; /* not kept */
+    } else {
+        for (int k = 0; k < 16 && odd_quotes(b->text + at, b->text_len - 1 - at); k++) {
+            size_t had = b->text_len;
             b->text_len--; /* the NUL becomes the line break */
             put_text(b, "\n", 1);
             b->text_len--;
-            put_text(b, l->line, (size_t)len);
+            if (put_line(pp, b) < 0) {
+                b->text_len = had; /* no line to join: the record as it was */
+                b->text[had - 1] = '\0';
+                break;
+            }
             pp->quoted_breaks++;
         }
         char *cells[MAX_CELLS];
@@ -290,6 +363,7 @@ long nvsmi_pipe_end(nvsmi_pipe *pp)
     pp->l->first_nul_line = pp->taken.first_nul_line;
     pp->l->line_no = pp->taken.line_no;
     gw_lines_free(&pp->lines);
+    free(pp->block);
     long breaks = pp->taken.quoted_breaks;
     for (int i = 0; i < PIPE_SLOTS; i++) {
         free(pp->b[i].text);
