@@ -182,11 +182,43 @@ static void test_uneven_gpus_cut_last_line(void **state)
     free(b);
 }
 
+/* The file's edges as the second thread reads it in blocks: a byte order mark, a line longer
+ * than a block (1.5 MiB), lines cut by every block boundary, NUL bytes, and a last record whose
+ * quoted cell never closes: read the same both ways. */
+static void test_block_edges(void **state)
+{
+    (void)state;
+    size_t cap = 6 << 20, n = 0;
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n,
+                          "\xef\xbb\xbftimestamp, index, name, utilization.gpu [%%]\n");
+    for (int i = 0; n + (2 << 20) < cap; i++) {
+        if (i == 7000) { /* a name longer than a block */
+            n += (size_t)snprintf(b + n, cap - n, "2026-11-30T01:00:00.000Z, 1, ");
+            memset(b + n, 'y', 3 << 19);
+            n += 3 << 19;
+            n += (size_t)snprintf(b + n, cap - n, ", 7\n");
+        }
+        n += (size_t)snprintf(b + n, cap - n, "2026-11-30T%02d:%02d:%02d.%03dZ, %d, H200, %d\n",
+                              i / 36000 % 24, i / 600 % 60, i / 10 % 60, i % 10 * 100, i % 2,
+                              i * 7 % 101);
+        if (i % 9973 == 11)
+            b[n - 3] = '\0'; /* a NUL byte in the last cell */
+    }
+    n += (size_t)snprintf(b + n, cap - n, "2026-12-01T00:00:00.000Z, 0, \"open, 5");
+    gw_series *a = same_both_ways(b, n, 1);
+    assert_int_equal(a->ngpus, 2);
+    assert_true(a->inputs[0].rows > 50000);
+    gw_series_free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_second_thread_reads_the_same),
         cmocka_unit_test(test_uneven_gpus_cut_last_line),
+        cmocka_unit_test(test_block_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
