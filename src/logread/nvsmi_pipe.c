@@ -103,6 +103,10 @@ static size_t put_text(pipe_batch *b, const char *text, size_t len)
  * its call and copy per line. */
 static ssize_t block_line(nvsmi_pipe *pp, const char **line)
 {
+    if (!pp->block) {
+        pp->block_cap = PIPE_BLOCK;
+        pp->block = xmalloc(pp->block_cap);
+    }
     for (;;) {
         size_t left = pp->end - pp->start;
         const char *at = pp->block + pp->start;
@@ -115,11 +119,12 @@ static ssize_t block_line(nvsmi_pipe *pp, const char **line)
         }
         if (pp->eof)
             return -1;
-        memmove(pp->block, at, left); /* a line cut by the block's end: to the front */
+        if (left) /* a line cut by the block's end: to the front */
+            memmove(pp->block, at, left);
         pp->start = 0;
         pp->end = left;
         if (pp->end == pp->block_cap) {
-            pp->block_cap = pp->block_cap ? 2 * pp->block_cap : PIPE_BLOCK;
+            pp->block_cap *= 2;
             pp->block = xrealloc(pp->block, pp->block_cap);
         }
         size_t got = fread(pp->block + pp->end, 1, pp->block_cap - pp->end, pp->lines.f);
