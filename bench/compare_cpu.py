@@ -7,7 +7,10 @@ other), --sequential runs them one after the other.
     python3 bench/compare_cpu.py [--duration 60] [--interval 0.1] [--gpuwatch build/gpuwatch]
 
 Prints a table (user+system CPU seconds from os.wait4's rusage, % of one core, peak RSS from
-/proc/PID/status VmHWM) and the ratios. Tools that are not installed are skipped."""
+/proc/PID/status VmHWM) and the ratios. Tools that are not installed are skipped.
+--rounds N repeats the whole comparison and prints each round and the medians; --variant
+NAME=PATH adds another gpuwatch build; --threads prints the CPU of each gpuwatch thread (from
+/proc/PID/task/*/stat, read half a second before the end, so the last moments are not in it)."""
 import argparse
 import os
 import shutil
@@ -15,6 +18,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import statistics
 import time
 
 FIELDS = ("timestamp,index,utilization.gpu,utilization.memory,memory.used,memory.total,"
@@ -33,8 +37,29 @@ def vm_hwm_mib(pid):
     return 0.0
 
 
-def measure_all(jobs, duration):
-    """Runs every (name, cmd, stop_signal) at once for `duration`; returns {name: (cpu, %, rss)}."""
+def thread_cpu(pid):
+    """{thread name: CPU seconds} of a live process, from /proc/PID/task/*/stat."""
+    out = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            stat = open(f"/proc/{pid}/task/{tid}/stat").read()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        cpu = (int(fields[11]) + int(fields[12])) / tick
+        out[name] = out.get(name, 0.0) + cpu
+    return out
+
+
+def measure_all(jobs, duration, threads=None):
+    """Runs every (name, cmd, stop_signal) at once for `duration`; returns {name: (cpu, %, rss)}.
+    threads, a dict, receives {name: {thread: CPU s}} of the gpuwatch jobs."""
     t0 = time.monotonic()
     procs = [(name, cmd, sig, subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                                                stderr=subprocess.PIPE))
@@ -44,6 +69,11 @@ def measure_all(jobs, duration):
         time.sleep(0.2)
         for name, _, _, p in procs:
             hwm[name] = max(hwm[name], vm_hwm_mib(p.pid))
+    if threads is not None:
+        time.sleep(max(0.0, duration - 0.5 - (time.monotonic() - t0)))
+        for name, _, _, p in procs:
+            if name.startswith("gpuwatch"):
+                threads[name] = thread_cpu(p.pid)
     time.sleep(max(0.0, duration - (time.monotonic() - t0)))
     out = {}
     for name, cmd, sig, p in procs:
@@ -68,10 +98,16 @@ def main():
     ap.add_argument("--interval", type=float, default=0.1)
     ap.add_argument("--gpuwatch", default="build/gpuwatch")
     ap.add_argument("--sequential", action="store_true")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=PATH")
+    ap.add_argument("--threads", action="store_true")
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="gw-bench-")
-    jobs = [("gpuwatch record", [a.gpuwatch, "record", "-o", f"{tmp}/gw", "-i", str(a.interval),
-                                 "--duration", str(a.duration), "--no-report"], None)]
+    builds = [("gpuwatch record", a.gpuwatch)]
+    builds += [("gpuwatch " + v.split("=", 1)[0], v.split("=", 1)[1]) for v in a.variant]
+    jobs = [(name, [path, "record", "-o", f"{tmp}/gw{k}", "-i", str(a.interval),
+                    "--duration", str(a.duration), "--no-report"], None)
+            for k, (name, path) in enumerate(builds)]
     if shutil.which("nvidia-smi"):
         ms = str(int(a.interval * 1000))
         jobs.append(("nvidia-smi -lms " + ms,
@@ -85,19 +121,38 @@ def main():
                       str(a.duration), f"{tmp}/py.csv"], None))
     except ImportError:
         print("(pynvml not installed: skipping the Python loop)", file=sys.stderr)
-    if a.sequential:
-        results = {}
-        for job in jobs:
-            results.update(measure_all([job], a.duration))
-    else:
-        results = measure_all(jobs, a.duration)
-    rows = [(name, results[name]) for name, _, _ in jobs]
+    rounds = []
+    for r in range(a.rounds):
+        threads = {} if a.threads else None
+        if a.sequential:
+            results = {}
+            for job in jobs:
+                results.update(measure_all([job], a.duration, threads))
+        else:
+            results = measure_all(jobs, a.duration, threads)
+        for k in range(len(jobs)):  # fresh output folders for the next round
+            shutil.rmtree(f"{tmp}/gw{k}", ignore_errors=True)
+        rows = [(name, results[name]) for name, _, _ in jobs]
+        rounds.append(rows)
+        if a.rounds > 1:
+            print(f"round {r + 1}")
+        table(rows)
+        for name, per in (threads or {}).items():
+            print(f"  {name} threads: " +
+                  ", ".join(f"{t} {c:.2f}" for t, c in sorted(per.items())))
+    if a.rounds > 1:
+        print(f"median of {a.rounds} rounds")
+        table([(name, tuple(statistics.median(rd[i][1][j] for rd in rounds) for j in range(3)))
+               for i, (name, _) in enumerate(rounds[0])])
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def table(rows):
     base = rows[0][1]
     print(f"{'tool':<24} {'CPU s':>8} {'% core':>8} {'peak RSS MiB':>13} {'CPU vs gpuwatch':>16}")
     for name, (cpu, pct, rss) in rows:
         ratio = cpu / base[0] if base[0] > 0 else float("inf")
-        print(f"{name:<24} {cpu:8.3f} {pct:8.2f} {rss:13.1f} {ratio:15.1f}x")
-    shutil.rmtree(tmp, ignore_errors=True)
+        print(f"{name:<24} {cpu:8.3f} {pct:8.2f} {rss:13.1f} {ratio:15.2f}x")
 
 
 if __name__ == "__main__":

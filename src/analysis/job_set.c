@@ -186,7 +186,9 @@ static void finish_group(gw_job_group *grp)
     grp->nranks = nu;
     if (grp->world_size > 0) {
         grp->nmissing = (size_t)grp->world_size - nu;
-        size_t cap = grp->nmissing < GW_JOB_MAX_LISTED ? grp->nmissing : GW_JOB_MAX_LISTED;
+        size_t cap = grp->nmissing;
+        if (cap > GW_JOB_MAX_LISTED)
+            cap = GW_JOB_MAX_LISTED;
         grp->missing = xcalloc(cap + 1, sizeof *grp->missing);
         size_t listed = 0, p = 0;
         for (long r = 0; r < grp->world_size && listed < cap; r++) {

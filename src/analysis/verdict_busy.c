@@ -376,11 +376,12 @@ void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g)
         gw_verdict_num(v, "dip_share_pct", share);
     gw_verdict_num(v, "period_s", period);
     gw_verdict_check(v, "busy_pct", g->busy_pct, ">=", GW_TH_BUSY_UTIL_PCT);
-    const char *with = a->nepochs == 0 && a->series->nphases
-                           ? "evaluation or saves in the job's output"
-                       : a->nepochs == 0                     ? "validation marks"
-                       : a->epoch_origin == GW_EPOCHS_OUTPUT ? "validation in the job's output"
-                                                             : "epoch boundaries";
+    const char *with;
+    if (a->nepochs > 0)
+        with = a->epoch_origin == GW_EPOCHS_OUTPUT ? "validation in the job's output"
+                                                   : "epoch boundaries";
+    else
+        with = a->series->nphases ? "evaluation or saves in the job's output" : "validation marks";
     gw_verdict_text(v, "aligned_with", with);
     char share_txt[48] = "";
     if (!isnan(share))

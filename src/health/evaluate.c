@@ -105,10 +105,12 @@ static void list_procs(const gw_health_facts *f, char *buf, size_t len)
     buf[0] = '\0';
     for (unsigned i = 0; i < f->nprocs && used < len; i++) {
         const gw_gpu_process *p = &f->procs[i];
-        char mib[GW_FMT_SIZE + 8] = "memory n/a", n[GW_FMT_SIZE];
-        if (p->used_valid && gw_fmt_sane(p->used_mib))
+        char mib[GW_FMT_SIZE + 8] = "memory n/a";
+        if (p->used_valid && gw_fmt_sane(p->used_mib)) {
+            char n[GW_FMT_SIZE];
             snprintf(mib, sizeof mib, "%s MiB",
                      gw_fmt_fixed(n, sizeof n, ceil(p->used_mib), 0, 0, "n/a"));
+        }
         /* the memory beside its pid: "pid 411 python3 (70618 MiB)", "pid 4242424 (70618 MiB;
          * name hidden: another PID namespace)" */
         used += (size_t)snprintf(buf + used, len - used, "%spid %u%s%s (%s%s%s)", i ? ", " : "",

@@ -56,7 +56,9 @@ struct gw_procfs {
     size_t cap_cpu;
     int64_t last_mono_ns;
     bool have_job_cpu;
-    size_t held;     /* members with a stat descriptor held open (fd_stat >= 0) */
+    int fd_host_stat, fd_meminfo; /* /proc/stat and /proc/meminfo, held open on the real /proc
+                                     (-1: not open); an open + close cost more than the read */
+    size_t held;                  /* members with a stat descriptor held open (fd_stat >= 0) */
     size_t max_held; /* GW_MAX_HELD on the real /proc; 0 on a fake tree (tests), whose files
                         read on after their process "dies" */
 };
@@ -90,6 +92,7 @@ gw_procfs *gw_procfs_new(const char *proc_root)
     gw_procfs *p = xcalloc(1, sizeof *p);
     p->root = xstrdup(proc_root ? proc_root : "/proc");
     p->max_held = strcmp(p->root, "/proc") == 0 ? GW_MAX_HELD : 0;
+    p->fd_host_stat = p->fd_meminfo = -1;
     p->rescan_ns = INT64_C(2000000000);
     p->clk_tck = sysconf(_SC_CLK_TCK);
     p->page_size = sysconf(_SC_PAGESIZE);
@@ -105,6 +108,10 @@ void gw_procfs_free(gw_procfs *p)
     if (!p)
         return;
     free(p->root);
+    if (p->fd_host_stat >= 0)
+        close(p->fd_host_stat);
+    if (p->fd_meminfo >= 0)
+        close(p->fd_meminfo);
     close_members(p, p->members, p->n_members);
     free(p->members);
     free(p->next);
@@ -530,14 +537,47 @@ static double count_cpus(const char *stat, bool truncated)
     return n;
 }
 
+/* A host file (NAME under the root) into buf: through the descriptor *fd, held open between
+ * ticks on the real /proc (opened at the first read), by path on a fake tree (tests rewrite
+ * its files). -1 when unreadable. */
+static ssize_t read_host_file(gw_procfs *p, const char *name, int *fd, char *buf, size_t len)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", p->root, name);
+    if (p->max_held == 0)
+        return gw_procfs_read_small(path, buf, len);
+    if (*fd < 0)
+        *fd = open(path, O_RDONLY | O_CLOEXEC);
+    return *fd < 0 ? -1 : read_held(*fd, buf, len);
+}
+
+/* The counters of /proc/stat's first line ("cpu  user nice system idle iowait irq softirq
+ * steal ..."), up to 8 into v; how many were read. */
+static int parse_cpu_line(const char *s, unsigned long long v[8])
+{
+    if (strncmp(s, "cpu ", 4) != 0)
+        return 0;
+    s += 4;
+    int n = 0;
+    while (n < 8) {
+        while (*s == ' ')
+            s++;
+        if (!isdigit((unsigned char)*s))
+            break;
+        unsigned long long x = 0;
+        while (isdigit((unsigned char)*s))
+            x = x * 10 + (unsigned long long)(*s++ - '0');
+        v[n++] = x;
+    }
+    return n;
+}
+
 static void sample_host(gw_procfs *p, gw_host_sample *h)
 {
-    char path[256], buf[4096];
-    snprintf(path, sizeof path, "%s/stat", p->root);
+    char buf[4096];
     unsigned long long v[8] = {0};
-    ssize_t got = gw_procfs_read_small(path, buf, sizeof buf);
-    if (got > 0 && sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-                          &v[3], &v[4], &v[5], &v[6], &v[7]) >= 4) {
+    ssize_t got = read_host_file(p, "stat", &p->fd_host_stat, buf, sizeof buf);
+    if (got > 0 && parse_cpu_line(buf, v) >= 4) {
         unsigned long long total = 0;
         for (int i = 0; i < 8; i++)
             total += v[i];
@@ -559,8 +599,7 @@ static void sample_host(gw_procfs *p, gw_host_sample *h)
         p->cpu_steal = v[7];
         p->have_cpu = true;
     }
-    snprintf(path, sizeof path, "%s/meminfo", p->root);
-    if (gw_procfs_read_small(path, buf, sizeof buf) > 0) {
+    if (read_host_file(p, "meminfo", &p->fd_meminfo, buf, sizeof buf) > 0) {
         /* Two keys of ~50 lines: compare prefixes instead of sscanf on every line. */
         double total_kb = NAN, avail_kb = NAN;
         for (char *line = buf; line && *line;) {

@@ -196,8 +196,9 @@ static gw_line_kind line_kind(const char *line, char *word)
 }
 
 /* A counter after one of the step words: "iter: 19", "iter 100:", "iteration 201/ 250000",
- * "Iter [50/500]", "Inference done 11/500". */
-static bool keyword_counter(const char *line, gw_counter *c)
+ * "Iter [50/500]", "Inference done 11/500"; a plural one ("iters: 100") needs a total, or an
+ * epoch tag in the line (tagged: "(epoch: 1, iters: 100, time: 0.103)"), else it is a setting. */
+static bool keyword_counter(const char *line, gw_counter *c, bool tagged)
 {
     static const char *const words[] = {"iteration", "iter", "step",        "batch",
                                         "progress",  "done", "global_step", "num_updates"};
@@ -245,8 +246,8 @@ static bool keyword_counter(const char *line, gw_counter *c)
             if (!counts(&v, &n, &t))
                 continue;
             v = spaces(v);
-            if ((bracket && *v != ']') ||
-                (t < 0 && (plural || suffix || (!bracket && (i == 3 || i == 4 || i == 5)))))
+            if ((bracket && *v != ']') || (t < 0 && ((plural && !tagged) || suffix ||
+                                                     (!bracket && (i == 3 || i == 4 || i == 5)))))
                 continue; /* "batch 256" is a size, "Batch [2900]" an index; "iter 100",
                              "step 3000" are counters */
             gw_counter *to = t >= 0 ? c : &bare;
@@ -267,6 +268,86 @@ static bool keyword_counter(const char *line, gw_counter *c)
     c->total = bare.total;
     memcpy(c->shape, bare.shape, sizeof c->shape);
     return true;
+}
+
+/* The key of a two-cell table row ("|    iterations      | 9        |", the key-value logger of
+ * Stable-Baselines3, OpenAI baselines and improved-diffusion) when it names the step counter, its
+ * value the count: a row holds the current value, so a plural key counts too. */
+static bool row_counter(const char *line, gw_counter *c)
+{
+    static const char *const keys[] = {"iterations", "iteration", "iters", "iter", "steps", "step"};
+    const char *p = spaces(line);
+    if (*p != '|')
+        return false;
+    p = spaces(p + 1);
+    size_t klen = strcspn(p, " \t|");
+    const char *v = spaces(p + klen);
+    if (*v != '|')
+        return false;
+    v = spaces(v + 1);
+    long n;
+    if (!digits(&v, &n) || *spaces(v) != '|' || *spaces(spaces(v) + 1) != '\0')
+        return false;
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strlen(keys[i]) == klen && strncasecmp(p, keys[i], klen) == 0) {
+            c->n = n;
+            c->total = -1;
+            snprintf(c->shape, sizeof c->shape, "| %s | N |", keys[i]);
+            return true;
+        }
+    return false;
+}
+
+/* A counter whose word the line also uses as the unit of a time: StyleGAN's "tick 5  kimg 20.0
+ * ... sec/tick 581.7" (a unit names what the loop counts); that time ("sec/tick 581.7", "2.1
+ * s/tick") is the step's. */
+static bool unit_counter(const char *line, gw_counter *c)
+{
+    for (const char *p = line; *p; p++) {
+        if (!isalpha((unsigned char)*p) || !word_start(line, p))
+            continue;
+        size_t len = 0;
+        while (isalpha((unsigned char)p[len]))
+            len++;
+        const char *v = spaces(p + len);
+        if (len < 2 || len > 12 || (v == p + len && *v != ':' && *v != '=') ||
+            (p > line && p[-1] == '/'))
+            continue; /* "tick 5", "tick: 5"; not the unit itself ("sec/tick 581") */
+        if (*v == ':' || *v == '=')
+            v = spaces(v + 1);
+        long n, t;
+        if (!counts(&v, &n, &t))
+            continue;
+        for (const char *u = line; (u = strchr(u, '/')) != NULL; u++) {
+            if (strncasecmp(u + 1, p, len) != 0 || isalnum((unsigned char)u[1 + len]))
+                continue;
+            /* the unit's seconds before the slash: "sec/tick", "s/tick", "7.3s/tick" */
+            const char *k = u - line >= 3 && strncasecmp(u - 3, "sec", 3) == 0 ? u - 3
+                            : u > line && (u[-1] == 's' || u[-1] == 'S')       ? u - 1
+                                                                               : NULL;
+            if (!k || (k > line && isalpha((unsigned char)k[-1])))
+                continue;
+            const char *w = spaces(u + 1 + len);
+            char *end;
+            double x = strtod(w, &end); /* the value after its key: "sec/tick 7.3" */
+            if (end == w) {             /* or before its unit: "7.3 sec/tick" */
+                const char *b = k;
+                while (b > line && b[-1] == ' ')
+                    b--;
+                while (b > line && (isdigit((unsigned char)b[-1]) || b[-1] == '.'))
+                    b--;
+                x = strtod(b, &end);
+                if (end == b)
+                    x = NAN;
+            }
+            c->n = n;
+            c->total = t;
+            c->step_s = x > 0 ? x : NAN;
+            snprintf(c->shape, sizeof c->shape, "%.*s N%s", (int)len, p, t >= 0 ? "/M" : "");
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Two loops' counters, the outer first: "1/3 ( 33%) [  49/323 ( 15%)]", "[0/5][50/1583]": the
@@ -598,16 +679,16 @@ bool gw_counter_line(const char *line, gw_counter *c)
         return false;
     c->kind = line_kind(line, c->kind_word);
     const char *tag = epoch_tag(line, c);
-    if (!tag && nested_counter(line, c)) {
-        /* read as an epoch with its step */
-    } else if (c->n < 0 && keyword_counter(line, c) && tag) {
+    if (!tag && (row_counter(line, c) || nested_counter(line, c))) {
+        /* a table row's count; two loops: read as an epoch with its step */
+    } else if (c->n < 0 && keyword_counter(line, c, tag != NULL) && tag) {
         char kw[GW_COUNTER_SHAPE_MAX - 10];
         snprintf(kw, sizeof kw, "%.*s", (int)sizeof kw - 1, c->shape);
         snprintf(c->shape, sizeof c->shape, "%.5s E, %s", tag, kw);
-    } else if (c->n < 0 && !arrow_bar(line, c) && !tag) {
+    } else if (c->n < 0 && !arrow_bar(line, c) && !tag && !unit_counter(line, c)) {
         leading_counter(line, c);
     }
-    if (c->n >= 0 && c->kind == GW_LINE_TRAIN)
+    if (c->n >= 0 && c->kind == GW_LINE_TRAIN && isnan(c->step_s))
         c->step_s = step_time(line);
     c->announce = c->kind == GW_LINE_EVAL && c->n < 0 && !has_value(line);
     if (c->n < 0 && c->kind == GW_LINE_TRAIN) {
@@ -641,15 +722,23 @@ gw_counter_role gw_counter_is_step(gw_counter_pick *pk, const gw_counter *c, lon
     counter_label(pk->held.shape, held, sizeof held);
     gw_counter_role role = GW_COUNTER_STEP;
     if (pk->chosen && strcmp(label, pk->label) != 0) {
-        if (!pk->holding || strcmp(label, held) != 0) {
+        bool same = pk->held.shape[0] && strcmp(label, held) == 0;
+        pk->other_adv = same && c->n > pk->held.n ? c->n - pk->held.n : 0;
+        /* it counts one a line where the step counter counts more: it is the step */
+        bool by_one = pk->other_adv == 1 && pk->adv > 1;
+        if (!by_one && (!pk->holding || !same)) {
             pk->held = *c; /* another label's first line in a row */
             pk->held_t = t;
             pk->holding = true;
             return GW_COUNTER_OTHER;
         }
         role = GW_COUNTER_TAKEOVER;
+        pk->adv = 0;
+    } else {
+        pk->adv = pk->chosen && c->n > pk->last_n ? c->n - pk->last_n : pk->adv;
     }
     memcpy(pk->label, label, sizeof label);
+    pk->last_n = c->n;
     pk->chosen = true;
     pk->holding = false;
     return role;

@@ -51,13 +51,17 @@ bool gw_counter_line(const char *line, gw_counter *c);
  * counter's (TFLearn's `iter: 00640/55000` counts samples between `Training Step: 10` lines) and
  * counts no step. Two lines of another label in a row, with none of the step counter's between
  * ("Starting training from iteration 0", then `iter: 19` lines), make it the step counter from
- * the first of them on. Zero-initialise. */
+ * the first of them on; so does another label that advances by one between its lines while the
+ * step counter advances by more (a samples counter read first, by the batch size: 64, then the
+ * steps 9, 10): the step is the counter that counts one a line. Zero-initialise. */
 typedef struct gw_counter_pick {
     char label[GW_COUNTER_WORD_MAX]; /* the step counter's, "" before one */
     bool chosen;
     bool holding;     /* held is another label's line since the step counter's last */
-    gw_counter held;  /* that line, as read */
+    gw_counter held;  /* another label's latest line, as read */
     long long held_t; /* and its time, as the caller gave it */
+    long last_n, adv; /* the step counter's last value and its last advance (0: unknown) */
+    long other_adv;   /* the held label's last advance (0: unknown) */
 } gw_counter_pick;
 
 typedef enum gw_counter_role {

@@ -15,77 +15,7 @@
 
 enum { KEEP_MS = 1000 };
 
-typedef gw_bar bar;
-
-typedef struct start {
-    long raw, total;
-    int64_t t_ms;
-    bool inclusive;      /* a YOLO column: the total is the last epoch's number */
-    size_t first_sample; /* its first training sample's index, SIZE_MAX: by time alone */
-    int64_t end_ms;      /* a line that sums the epoch up ended it there; 0: not printed */
-} start;
-
-typedef struct sample {
-    int64_t t_ms;
-    long n, total;
-    double elapsed_s, step_s;
-    unsigned inst; /* bar instance: a new one whenever the count starts over */
-    bool keep;     /* false: the latest draw, replaced by the next one of the same instance */
-} sample;
-
-typedef struct val_run {
-    int64_t first_ms, last_ms;
-    double elapsed_s; /* the bar's own, NAN when none */
-    long last_n;
-} val_run;
-
-typedef struct hf_dict {
-    int64_t t_ms;
-    double epoch;
-    long n; /* the training bar's count when it was printed, -1 unknown */
-} hf_dict;
-
-struct gw_progress {
-    const gw_epoch_matcher *user;
-    gw_epoch_matcher *dflt;
-    bool header_seen; /* "Epoch GPU_mem ..." */
-    int zero_based;   /* -1 not decided yet */
-    start *st;
-    size_t nst, capst;
-    sample *sm;
-    size_t nsm, capsm;
-    int64_t last_keep_ms;
-    unsigned inst;
-    int64_t inst_start_ms; /* when the current training bar was made */
-    size_t inst_first;     /* its first draw's sample */
-    long train_total;      /* the training bar's total, -1 before one is seen */
-    int last_kind;         /* 0 none, 1 training bar, 2 validation */
-    val_run *vr;
-    size_t nvr, capvr;
-    hf_dict *hf;
-    size_t nhf, caphf;
-    int64_t last_ms, first_ms; /* the latest line's time, the first's (INT64_MIN: none yet) */
-    int64_t over_ms;           /* the latest epoch line's time */
-    gw_timeline *tl;
-    int64_t last_act_ms;      /* the last line that showed work (training, evaluation, a save) */
-    long last_raw;            /* a text counter's last printed value */
-    bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
-    bool text_from_one;       /* the first text counter ever is 1: its loop began in view */
-    bool train_bars;          /* training steps came from progress bars */
-    bool train_bars_labelled; /* ... whose descriptions name the epoch */
-    size_t nst_at_sample;     /* epochs started before the latest training sample */
-    bool after_download;      /* the line before spoke of a download or an upload */
-    bool val_open;            /* the last validation run was announced: it runs to the next
-                                 activity */
-    bool saved_after_val;     /* a save right after an evaluation: results next are its */
-    const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
-    char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
-    char train_shape[GW_COUNTER_SHAPE_MAX];
-    gw_counter_pick pick; /* which counter counts steps when lines print two */
-    int64_t pre_val[2];   /* evaluation lines before any epoch or step: first, last (0: none) */
-    char eval_word[GW_COUNTER_WORD_MAX];
-    char save_word[GW_COUNTER_WORD_MAX];
-};
+#include "logread/progress_priv.h"
 
 gw_progress *gw_progress_new(const gw_epoch_matcher *user)
 {
@@ -166,7 +96,7 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
     return true;
 }
 
-static void add_sample(gw_progress *p, const bar *b, int64_t t_ms, bool new_inst)
+static void add_sample(gw_progress *p, const bar *b, int64_t t_ms, bool new_inst, long base)
 {
     sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
     if (!last || last->keep || last->inst != p->inst) {
@@ -183,7 +113,8 @@ static void add_sample(gw_progress *p, const bar *b, int64_t t_ms, bool new_inst
                      .elapsed_s = b->elapsed_s,
                      .step_s = b->step_s,
                      .inst = p->inst,
-                     .keep = keep};
+                     .keep = keep,
+                     .base = base};
     if (keep)
         p->last_keep_ms = t_ms;
 }
@@ -244,6 +175,19 @@ static bool bar_epoch(const gw_progress *p, const bar *b, long *e, long *t, bool
     return b->desc[0] && epoch_of_line(p, b->desc, e, t);
 }
 
+/* A bar over all epochs' steps (its total the epochs' total times a whole number: kohya's
+ * `epoch 11/50`, then `steps: 176/800`) first seen after a later epoch's line stood at the steps
+ * of the epochs before: (11 - 1) x 800/50; else 0. */
+static long all_epochs_base(const gw_progress *p, const bar *b)
+{
+    const start *s = &p->st[p->nst - 1];
+    long e = norm_number(p, s->raw), t = s->total;
+    if (t <= 0 || b->total % t || e < 2)
+        return 0;
+    long per = b->total / t;
+    return b->n > (e - 1) * per && b->n <= e * per ? (e - 1) * per : 0;
+}
+
 /* A training bar draw; returns true when it starts an epoch. */
 static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch, long *total)
 {
@@ -275,10 +219,19 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     p->saved_after_val = false;
     if (p->train_total < 0 || labelled)
         p->train_total = b->total;
-    add_sample(p, b, t_ms, new_inst);
+    long base = !new_inst         ? 0
+                : p->pending_base ? p->pending_base
+                : epoch_line      ? all_epochs_base(p, b)
+                                  : 0;
+    p->pending_base = 0;
+    add_sample(p, b, t_ms, new_inst, base);
+    gw_timeline_base(p->tl, base);
     /* the loop began in view: a new epoch's first line, or a counter that printed 0 */
-    bool fresh =
-        new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1) || p->text_from_one);
+    /* ... or a bar whose clock runs (made by this process, counting from 0) first drawn after
+     * start-up lines and nothing of training (gaussian-splatting's bar pasted at 7000/30000) */
+    bool made = !last && b->elapsed_s > 0 && !p->nhf && p->first_ms < t_ms;
+    bool fresh = new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1) ||
+                              p->text_from_one || made);
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
@@ -352,12 +305,21 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
         close_val(p, t_ms);
         gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
         p->last_act_ms = t_ms;
+        /* a save that prints the step it was made at ("saving model-snapshot at stage 3,
+         * global step 1250") places the text counter there */
+        if (c->n > p->last_raw && p->last_raw >= 0 && !p->train_bars) {
+            p->last_raw = c->n;
+            gw_timeline_place(p->tl, c->n + p->text_zero);
+        }
         return false;
     }
     b.n = c->n;
     b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
     if (c->kind == GW_LINE_EVAL) {
-        note(p->eval_word, sizeof p->eval_word, c->kind_word);
+        if (p->nst || p->nsm)
+            note(p->eval_word, sizeof p->eval_word, c->kind_word);
+        else
+            note(p->pre_eval_word, sizeof p->pre_eval_word, c->kind_word);
         if (p->saved_after_val && c->n < 0 && !c->announce)
             return false; /* "Epoch 1/50 - ... Validation Loss: 1.37" after "Saving model" */
         snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
@@ -472,7 +434,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     bar b;
     if (gw_bar_parse(line, &b))
         return on_bar_line(p, line, &b, t_ms, epoch, total);
-    p->after_download = gw_bar_other_desc(line);
+    p->after_download = gw_bar_other_line(line);
     if (gw_bar_has_word(line, "Epoch") && gw_bar_has_word(line, "GPU_mem")) {
         p->header_seen = true;
         return false;
@@ -482,7 +444,16 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     gw_counter_role role = counted && c.kind == GW_LINE_TRAIN && c.n >= 0
                                ? gw_counter_is_step(&p->pick, &c, t_ms)
                                : GW_COUNTER_STEP;
-    /* the line before was this counter's first */
+    /* the line before was this counter's first; below the other one's values, it starts a loop
+     * of its own from there (a samples counter read first: the steps' first line counts none) */
+    if (role == GW_COUNTER_TAKEOVER && p->pick.held.n < p->last_raw) {
+        p->last_raw = -1;
+        p->text_zero = false;
+        p->pending_base = p->pick.held.n;
+        if (p->nsm) /* and the other counter's draws count no step */
+            p->sm[p->inst_first].base = LONG_MAX;
+        gw_timeline_recount(p->tl);
+    }
     bool held = role == GW_COUNTER_TAKEOVER &&
                 on_counter_line(p, &p->pick.held, p->pick.held_t, epoch, total);
     counted = counted && role != GW_COUNTER_OTHER; /* a second counter's line may tag the epoch */
@@ -503,7 +474,12 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
                                            : t_ms;
     bool started =
         epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, from, p->nsm, epoch, total);
-    if (started) { /* the draws before it are the epoch before's, even at the same time */
+    start *cur = p->nst ? &p->st[p->nst - 1] : NULL;
+    if (!started && cur && cur->total < 0 && p->dflt &&
+        gw_epoch_matcher_match(p->dflt, line, &e, &t) && e == cur->raw && t > 0)
+        cur->total = t; /* a line that mentions the epoch being run gives its total ("End of
+                           epoch 1 / 500") */
+    if (started) {      /* the draws before it are the epoch before's, even at the same time */
         close_val(p, t_ms);
         p->saved_after_val = false;
         p->last_act_ms = ends ? t_ms : 0; /* a result line after it tells not when work began */
@@ -584,7 +560,7 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t
         const sample *f = &p->sm[first], *l = &p->sm[last];
         bool inside = first == i; /* the instance began in this span */
         /* an epoch inside a bar (Hugging Face): from the draw before the span */
-        long base = inside ? 0 : p->sm[first - 1].n;
+        long base = inside ? f->base : p->sm[first - 1].n;
         if (l->n <= base)
             continue;
         steps += l->n - base;
@@ -710,86 +686,4 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
     }
     *out = e;
     return p->nst;
-}
-
-size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out)
-{
-    gw_progress_rate *r = NULL;
-    size_t n = 0, cap = 0, k = 0;
-    for (size_t i = 1; i < p->nsm; i++) {
-        const sample *a = &p->sm[i - 1], *b = &p->sm[i];
-        if (b->total != p->train_total)
-            continue;
-        while (k < p->nvr && p->vr[k].last_ms <= a->t_ms)
-            k++;
-        double v;
-        if (a->inst != b->inst || (k < p->nvr && p->vr[k].first_ms < b->t_ms))
-            v = NAN; /* between two bars, or an evaluation between the lines: a gap */
-        else if (b->t_ms > a->t_ms && b->n > a->n)
-            v = (double)(b->n - a->n) * 1000.0 / (double)(b->t_ms - a->t_ms);
-        else
-            continue; /* a redraw of the same count (the bar's close) */
-        r = xgrow(r, &cap, n + 1, sizeof *r);
-        r[n++] = (gw_progress_rate){.t_ms = b->t_ms, .steps_per_s = v};
-    }
-    *out = r;
-    return n;
-}
-
-size_t gw_progress_phases(const gw_progress *p, gw_phase_span **out)
-{
-    return gw_timeline_finish(p->tl, p->last_ms, p->nst == 1, out);
-}
-
-void gw_progress_found(const gw_progress *p, char *buf, size_t size)
-{
-    bool train = p->nsm > 0, eval = p->nvr > 0 || p->eval_word[0], save = p->save_word[0];
-    if (!p->nst && !train) {
-        snprintf(buf, size, "no phases found: no epoch boundaries or training steps printed%s%s%s",
-                 p->eval_word[0] ? "; only `" : "", p->eval_word, p->eval_word[0] ? "` lines" : "");
-        return;
-    }
-    const char *unit = p->nst ? "steps" : "iterations";
-    size_t n = 0;
-    buf[0] = '\0';
-#define ADD(...)                                                                                   \
-    do {                                                                                           \
-        if (n < size)                                                                              \
-            n += (size_t)snprintf(buf + n, size - n, __VA_ARGS__);                                 \
-    } while (0)
-    if (p->nst)
-        ADD("epochs from %s", p->epoch_src[0] ? p->epoch_src : "Hugging Face log dicts");
-    if (train && p->train_shape[0])
-        ADD("%s%s from `%s` lines", n ? "; " : "", unit, p->train_shape);
-    else if (train)
-        ADD("%s%s from progress bars", n ? "; " : "", unit);
-    /* what the timeline calls evaluation: one after the last step is after-work */
-    gw_phase_span *ph = NULL;
-    size_t nph = gw_progress_phases(p, &ph);
-    bool amid = false;
-    const char *after = NULL;
-    for (size_t i = 0; i < nph; i++) {
-        amid |= ph[i].kind == GW_PH_EVAL;
-        if (ph[i].kind == GW_PH_AFTER && !after)
-            after = ph[i].what;
-    }
-    eval = nph ? amid : eval;
-    if (eval && p->eval_word[0])
-        ADD("; evaluation from `%s` lines", p->eval_word);
-    else if (eval)
-        ADD("; evaluation from progress bars");
-    if (save)
-        ADD("; checkpoint saves from `%s` lines", p->save_word);
-    if (after)
-        ADD("; work after the last training step (`%s`)", after);
-    free(ph);
-    if (!p->nst)
-        ADD("; no epoch boundaries printed");
-    if (!train)
-        ADD("; no training steps printed");
-    if (!eval)
-        ADD("; no evaluation seen");
-    if (!save)
-        ADD("; no checkpoint saves printed");
-#undef ADD
 }

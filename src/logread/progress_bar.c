@@ -279,15 +279,28 @@ bool gw_bar_no_steps(const char *d, bool beside_lines)
     return p[strspn(p, " :")] == '\0';
 }
 
-/* A bar that is neither training nor evaluation: an upload, a download, an export. */
-bool gw_bar_other_desc(const char *d)
+/* Words of work that is neither training nor evaluation; the last one, "saving", only in a
+ * bar's own description ("Saving model: 45%|..."): a line that saves a checkpoint is followed by
+ * more training. */
+static bool other_words(const char *d, bool desc)
 {
     static const char *const words[] = {"upload",  "push",  "download", "export",
-                                        "convert", "fetch", "saving",   "lfs"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+                                        "convert", "fetch", "lfs",      "saving"};
+    size_t n = sizeof words / sizeof *words - !desc;
+    for (size_t i = 0; i < n; i++)
         if (strcasestr(d, words[i]))
             return true;
     return false;
+}
+
+bool gw_bar_other_desc(const char *d)
+{
+    return other_words(d, true);
+}
+
+bool gw_bar_other_line(const char *line)
+{
+    return other_words(line, false);
 }
 
 /* In a postfix "k=v, k=v" after the rate ("1.04s/it, loss=0.693, ...") with no closing ']',

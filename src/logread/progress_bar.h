@@ -48,6 +48,10 @@ bool gw_bar_no_steps(const char *d, bool beside_lines);
 
 /* A bar that is neither training nor evaluation: an upload, a download, an export. */
 bool gw_bar_other_desc(const char *d);
+
+/* A line about such work (a download, an upload, an export; not a checkpoint save): a bar right
+ * after it is that work's. */
+bool gw_bar_other_line(const char *line);
 /* The text of another line printed onto a bar without a line end, NULL when none: after the
  * bar's closing "it/s]" ("s/it]", "it]") when it holds words, or, in a bar the terminal's width
  * cut (no closing ']'), where a postfix value runs into words ("train/loss=0.6Epoch 0, global

@@ -35,6 +35,7 @@ struct gw_timeline {
     size_t first_run; /* ... and its run */
     unsigned nfirst;  /* training lines of the first counter's loop seen so far */
     long last_n, last_total;
+    long base; /* gw_timeline_base's, for the next training line */
 };
 
 gw_timeline *gw_timeline_new(void)
@@ -88,6 +89,9 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     bool repeat = tl->any_train && inst == tl->last_inst && n == tl->last_n;
     if (tl->any_train && !since)
         delta = inst == tl->last_inst ? (n > tl->last_n ? n - tl->last_n : 0) : n;
+    if (delta == n && delta > 0) /* a loop's first line, counted from its base */
+        delta = n > tl->base ? n - tl->base : 0;
+    tl->base = 0;
     if (!tl->any_train) {
         tl->first_n = since ? -1 : n;
         tl->first_run = tl->n - 1;
@@ -116,6 +120,28 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     tl->last_inst = inst;
     tl->last_n = n;
     tl->last_total = total;
+}
+
+void gw_timeline_base(gw_timeline *tl, long base)
+{
+    tl->base = base;
+}
+
+void gw_timeline_recount(gw_timeline *tl)
+{
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (!cur || cur->kind != GW_PH_TRAIN)
+        return;
+    cur->steps = 0;
+    cur->nstep_s = 0;
+    cur->first_n = -1; /* its rate restarts with the step counter */
+    tl->first_n = -1;
+}
+
+void gw_timeline_place(gw_timeline *tl, long n)
+{
+    if (tl->any_train && n > tl->last_n)
+        tl->last_n = n;
 }
 
 void gw_timeline_mark(gw_timeline *tl, int64_t t_ms)

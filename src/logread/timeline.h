@@ -51,6 +51,20 @@ gw_timeline *gw_timeline_new(void);
 void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
                      unsigned inst, double step_s, const char *word, int64_t since);
 
+/* The loop whose first line comes next stood at base before it (a bar over all epochs' steps
+ * first seen in a later epoch; a counter that took over from another one: its own value): that
+ * line counts its n - base steps where it would count n. */
+void gw_timeline_base(gw_timeline *tl, long base);
+
+/* The steps the current training phase counted so far came from a counter now known to be
+ * another one (a samples counter read before the steps): they count none, nor do their times. */
+void gw_timeline_recount(gw_timeline *tl);
+
+/* The training counter stood at n (a save line printed the step it was made at): the next
+ * training line of the same loop counts its steps from there; the steps before n that no training
+ * line showed (an excerpt's cut) are no phase's. */
+void gw_timeline_place(gw_timeline *tl, long n);
+
 /* A boundary at t_ms that is no activity (an epoch line): a save or an announced evaluation
  * running to the next activity ends there. */
 void gw_timeline_mark(gw_timeline *tl, int64_t t_ms);

@@ -52,12 +52,14 @@ static void table(FILE *out, const gw_cmp *c)
         int dec, sdec;
         gw_cmp_row_decimals(c, m, &dec, &sdec);
         for (size_t i = 0; i < c->nruns; i++) {
-            char v[GW_FMT_SIZE], s[GW_FMT_SIZE];
+            char v[GW_FMT_SIZE];
             const gw_cmp_run *r = &c->runs[i];
             fprintf(out, "<td class=\"num\">%s",
                     gw_fmt_fixed(v, sizeof v, r->value[m], dec, 0, "-"));
-            if (isfinite(r->value[m]) && isfinite(r->spread[m]))
+            if (isfinite(r->value[m]) && isfinite(r->spread[m])) {
+                char s[GW_FMT_SIZE];
                 fprintf(out, " ±%s%%", gw_fmt_fixed(s, sizeof s, r->spread[m] * 100, sdec, 0, "-"));
+            }
             fputs("</td>", out);
         }
         for (size_t i = 1; i < c->nruns; i++) {

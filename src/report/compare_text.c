@@ -20,13 +20,15 @@ static char letter(size_t i)
 static const char *cell(const gw_cmp_run *r, gw_cmp_metric m, int dec, int sdec, char *buf,
                         size_t size)
 {
-    char v[GW_FMT_SIZE], s[GW_FMT_SIZE];
+    char v[GW_FMT_SIZE];
     gw_fmt_fixed(v, sizeof v, r->value[m], dec, 0, "-");
-    if (!isfinite(r->value[m]) || !isfinite(r->spread[m]))
+    if (!isfinite(r->value[m]) || !isfinite(r->spread[m])) {
         snprintf(buf, size, "%s", v);
-    else
+    } else {
+        char s[GW_FMT_SIZE];
         snprintf(buf, size, "%s ±%s%%", v,
                  gw_fmt_fixed(s, sizeof s, r->spread[m] * 100, sdec, 0, "-"));
+    }
     return buf;
 }
 

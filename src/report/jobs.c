@@ -13,21 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    MISSING_LISTED = 8, /* missing ranks named one by one; the rest are counted */
-    NODE_COL = 14
-};
+#define MISSING_LISTED ((size_t)8) /* missing ranks named one by one; the rest are counted */
+enum { NODE_COL = 14 };
 
 /* "1", "1 and 3", "1, 3, 5 ... and 2 more" */
 static void rank_list(gw_buf *b, const long *v, size_t n)
 {
-    size_t listed = n > MISSING_LISTED ? MISSING_LISTED : n;
-    for (size_t i = 0; i < listed; i++) {
-        bool last = i + 1 == listed && listed == n;
-        gw_buf_printf(b, "%s%ld", i == 0 ? "" : last ? " and " : ", ", v[i]);
-    }
-    if (listed < n)
-        gw_buf_printf(b, " and %zu more", n - listed);
+    for (size_t i = 0; i < n && i < MISSING_LISTED; i++)
+        gw_buf_printf(b, "%s%ld", i == 0 ? "" : i + 1 == n ? " and " : ", ", v[i]);
+    if (n > MISSING_LISTED)
+        gw_buf_printf(b, " and %zu more", n - MISSING_LISTED);
 }
 
 char *gw_report_job_ranks_line(const gw_job_group *grp)
@@ -106,16 +101,18 @@ static const char *pct(char *buf, size_t size, double v)
 static void member_row(FILE *out, const gw_job_member *m, int wh_dec)
 {
     char gpus[8], rank[24] = "-", local[24] = "-", h[GW_FMT_SIZE], e[GW_FMT_SIZE + 4];
-    char busy[GW_FMT_SIZE], sm[GW_FMT_SIZE], n[GW_FMT_SIZE];
+    char busy[GW_FMT_SIZE], sm[GW_FMT_SIZE];
     gpu_list(gpus, sizeof gpus, m);
     if (m->ref.rank >= 0)
         snprintf(rank, sizeof rank, "%ld", m->ref.rank);
     if (m->ref.local_rank >= 0)
         snprintf(local, sizeof local, "%ld", m->ref.local_rank);
-    if (gw_fmt_sane(m->fig.energy_wh))
+    if (gw_fmt_sane(m->fig.energy_wh)) {
+        char n[GW_FMT_SIZE];
         snprintf(e, sizeof e, "%s Wh", gw_fmt_fixed(n, sizeof n, m->fig.energy_wh, wh_dec, 0, "-"));
-    else
+    } else {
         snprintf(e, sizeof e, "-");
+    }
     size_t nv = 0;
     int worst = -1;
     for (size_t i = 0; i < m->a->verdicts.n; i++)
@@ -202,14 +199,13 @@ void gw_report_jobs_text(FILE *out, const gw_job_set *js, const gw_report_opts *
     (void)o;
     if (js->ngroups > 1) {
         fprintf(out, "These directories belong to %zu jobs (", js->ngroups);
-        size_t listed = js->ngroups > MISSING_LISTED ? MISSING_LISTED : js->ngroups;
-        for (size_t g = 0; g < listed; g++)
+        for (size_t g = 0; g < js->ngroups && g < MISSING_LISTED; g++)
             fprintf(out, "%s%s%s%s", g ? ", " : "",
                     js->groups[g].job_id ? js->groups[g].job_id : "no job id",
                     js->groups[g].step ? " step " : "",
                     js->groups[g].step ? js->groups[g].step : "");
-        if (listed < js->ngroups) /* a thousand jobs' directories: one line still */
-            fprintf(out, " and %zu more", js->ngroups - listed);
+        if (js->ngroups > MISSING_LISTED) /* a thousand jobs' directories: one line still */
+            fprintf(out, " and %zu more", js->ngroups - MISSING_LISTED);
         fprintf(out, "): one report each.\n\n");
     }
     for (size_t g = 0; g < js->ngroups; g++) {
@@ -270,7 +266,9 @@ static void add_verdicts(cJSON *to, const gw_job_member *m, const cJSON *summary
     cJSON_ArrayForEach(v, vs)
     {
         /* summary.json lists the verdicts in the analysis' order (json.c) */
-        bool keep = i >= m->a->verdicts.n || verdict_in_job(m, &m->a->verdicts.v[i]);
+        bool keep = true; /* a verdict the analysis does not list: kept */
+        if (i < m->a->verdicts.n)
+            keep = verdict_in_job(m, &m->a->verdicts.v[i]);
         i++;
         if (!keep)
             continue;

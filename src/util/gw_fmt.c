@@ -35,6 +35,41 @@ static const char *finish(char *buf, size_t size, const char *tmp, int n, const 
     return put(buf, size, tmp);
 }
 
+/* x with d decimals (0-9) into tmp without printf, when the correctly rounded result is certain:
+ * x * 10^d is one rounding away from the exact product (10^d is exact), so under 2^40 it is
+ * within 2^-13 of it, and a product at most 0.499 from an integer rounds to that integer however
+ * printf would break a tie. Returns the length, or -1 (a value near a half, or too large: printf
+ * decides). No "-0": a value that rounds to zero is written unsigned, as gw_fmt_fixed shows it. */
+static int fixed_fast(char *tmp, double x, int d)
+{
+    static const double p10[] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+    double a = fabs(x * p10[d]);
+    if (!(a < 1099511627776.0)) /* 2^40 */
+        return -1;
+    double r = floor(a + 0.5);
+    if (fabs(a - r) > 0.499)
+        return -1;
+    unsigned long long u = (unsigned long long)r;
+    char digits[24];
+    int nd = 0;
+    do {
+        digits[nd++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (nd <= d)
+        digits[nd++] = '0'; /* "0.05": a units digit before the decimals */
+    int n = 0;
+    if (x < 0 && r != 0)
+        tmp[n++] = '-';
+    for (int i = nd - 1; i >= 0; i--) {
+        tmp[n++] = digits[i];
+        if (i == d && d > 0)
+            tmp[n++] = '.';
+    }
+    tmp[n] = '\0';
+    return n;
+}
+
 const char *gw_fmt_fixed(char *buf, size_t size, double x, int decimals, unsigned flags,
                          const char *absent)
 {
@@ -44,7 +79,9 @@ const char *gw_fmt_fixed(char *buf, size_t size, double x, int decimals, unsigne
         return put(buf, size, absent ? absent : "");
     char tmp[GW_FMT_SIZE];
     int d = clamp(decimals, 0, 9);
-    int n = snprintf(tmp, sizeof tmp, "%.*f", d, x);
+    int n = fixed_fast(tmp, x, d);
+    if (n < 0)
+        n = snprintf(tmp, sizeof tmp, "%.*f", d, x);
     if (n < 0 || (size_t)n >= sizeof tmp)
         return finish(buf, size, tmp, -1, absent);
     if ((flags & GW_FMT_TRIM) && d > 0) {

@@ -231,13 +231,14 @@ static int mig_lines(line *l, const gw_sample *s, unsigned gpu)
         snprintf(buf, sizeof buf, "    MIG %u  ", m->slot);
         put(l, buf);
         put(l, m->name[0] ? m->name : "(unnamed)");
-        char u[GW_FMT_SIZE], t[GW_FMT_SIZE];
-        if (m->memory_valid)
+        if (m->memory_valid) {
+            char u[GW_FMT_SIZE], t[GW_FMT_SIZE];
             snprintf(buf, sizeof buf, "  %s / %s MiB",
                      gw_fmt_fixed(u, sizeof u, ceil(m->mem_used_mib), 0, 0, "n/a"),
                      gw_fmt_fixed(t, sizeof t, ceil(m->mem_total_mib), 0, 0, "n/a"));
-        else
+        } else {
             snprintf(buf, sizeof buf, "  n/a MiB");
+        }
         put(l, buf);
         n += end_line(l);
     }
@@ -268,11 +269,12 @@ static const char *proc_command(const gw_view *v, unsigned k)
 
 static void fmt_proc_mem(const gw_gpu_process *p, char *buf, size_t len)
 {
-    char n[GW_FMT_SIZE];
-    if (p->used_valid && gw_fmt_sane(p->used_mib))
+    if (p->used_valid && gw_fmt_sane(p->used_mib)) {
+        char n[GW_FMT_SIZE];
         snprintf(buf, len, "%s MiB", gw_fmt_fixed(n, sizeof n, ceil(p->used_mib), 0, 0, ""));
-    else
+    } else {
         snprintf(buf, len, "n/a");
+    }
 }
 
 static proc_widths measure_procs(const gw_view *v, int width_cols)

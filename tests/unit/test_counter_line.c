@@ -397,6 +397,98 @@ static void test_two_counters_by_label(void **state)
     /* the same label with or without its total is one counter */
     assert_true(gw_counter_line("iter: 10/134 loss 1.0", &c));
     assert_int_equal(gw_counter_is_step(&d, &c, 5), GW_COUNTER_STEP);
+
+    /* by their advance: the samples counter read first (+64 a step), the steps (+1 a line) take
+     * over from their second line, the first fed first; the samples are a second counter again */
+    gw_counter_pick r = {0};
+    const char *const reversed[] = {
+        "| Adam | epoch: 001 | loss: 2.03040 - acc: 0.2720 -- iter: 00512/55000",
+        "Training Step: 8  | total loss: 2.03040 | time: 0.275s",
+        "| Adam | epoch: 001 | loss: 1.94953 - acc: 0.2935 -- iter: 00576/55000",
+        "Training Step: 9  | total loss: 1.94953 | time: 0.186s",
+        "| Adam | epoch: 001 | loss: 1.87821 - acc: 0.3264 -- iter: 00640/55000",
+        "Training Step: 10  | total loss: 1.87821 | time: 8.900s",
+    };
+    const gw_counter_role rwant[] = {GW_COUNTER_STEP,     GW_COUNTER_OTHER, GW_COUNTER_STEP,
+                                     GW_COUNTER_TAKEOVER, GW_COUNTER_OTHER, GW_COUNTER_STEP};
+    for (size_t i = 0; i < 6; i++) {
+        assert_true(gw_counter_line(reversed[i], &c));
+        assert_int_equal(gw_counter_is_step(&r, &c, (long long)i), rwant[i]);
+        if (rwant[i] == GW_COUNTER_TAKEOVER)
+            assert_int_equal(r.held.n, 8);
+    }
+    assert_string_equal(r.label, "step");
+}
+
+/* The eighth held-out set's forms (tests/data/trainer-logs/README.md): a key-value table row
+ * that names the step (Stable-Baselines3), a counter whose word is its time's unit (StyleGAN2-ADA),
+ * a plural step word beside an epoch tag (pytorch-CycleGAN-and-pix2pix). */
+static void test_eighth_set_forms(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("|    iterations           | 2           |", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(c.epoch, -1);
+    assert_string_equal(c.shape, "| iterations | N |");
+    assert_true(isnan(c.step_s));
+    read_line("|    total_timesteps      | 4096        |", false); /* samples */
+    read_line("|    n_updates            | 10          |", false);
+    read_line("|    fps                  | 254         |", false);
+    read_line("| time/                   |             |", false);
+    read_line("| iterations | 2 | 3 |", false); /* not a two-cell row */
+
+    c = read_line("tick 5     kimg 20.0     time 1h 08m 11s   sec/tick 581.7   sec/kimg 145.43  "
+                  "maintenance 0.1    cpumem 4.36   gpumem 7.72   augment 0.031",
+                  true);
+    assert_int_equal(c.n, 5);
+    assert_string_equal(c.shape, "tick N");
+    assert_float_equal(c.step_s, 581.7, 1e-9); /* not sec/kimg, not the time so far */
+    c = read_line("round 3 | loss 0.2 | 2.5 s/round", true);
+    assert_int_equal(c.n, 3);
+    assert_float_equal(c.step_s, 2.5, 1e-9);
+    read_line("tick 5 kimg 20.0 sec/kimg 145.43", false); /* its time names another unit */
+
+    c = read_line("(epoch: 2, iters: 78, time: 0.070, data: 0.003) G_GAN: 1.461 G_L1: 44.868 "
+                  "D_real: 0.135 D_fake: 0.097 ",
+                  true);
+    assert_int_equal(c.epoch, 2);
+    assert_int_equal(c.n, 78);
+    assert_float_equal(c.step_s, 0.070, 1e-9);
+    read_line("iters: 100, lr: 0.1", false); /* a plural without an epoch: a setting */
+    c = read_line("saving the model at the end of epoch 5, iters 2610", true);
+    assert_int_equal(c.kind, GW_LINE_SAVE);
+}
+
+/* A save that printed its step places the counter (gw_timeline_place): the training after it
+ * counts from there; a loop first seen in a later epoch of one bar over all epochs counts from its
+ * base (gw_timeline_base). */
+static void test_timeline_place_and_base(void **state)
+{
+    (void)state;
+    gw_timeline *tl = gw_timeline_new();
+    gw_timeline_add(tl, GW_PH_TRAIN, 0, 550, 0, 1, NAN, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 10, 700, 0, 1, NAN, NULL, 0);
+    gw_timeline_add(tl, GW_PH_SAVE, 20, -1, 0, 0, NAN, "saving", 0);
+    gw_timeline_place(tl, 1250);
+    gw_timeline_place(tl, 900); /* never back */
+    gw_timeline_add(tl, GW_PH_TRAIN, 30, 1300, 0, 1, NAN, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 40, 1400, 0, 1, NAN, NULL, 0);
+    gw_phase_span *ph;
+    assert_int_equal(gw_timeline_finish(tl, 50, false, &ph), 3);
+    assert_int_equal(ph[0].steps, 150);
+    assert_int_equal(ph[2].steps, 150);
+    free(ph);
+    gw_timeline_free(tl);
+
+    tl = gw_timeline_new();
+    gw_timeline_base(tl, 160);
+    gw_timeline_add(tl, GW_PH_TRAIN, 0, 176, 800, 1, NAN, NULL, 1);
+    gw_timeline_add(tl, GW_PH_TRAIN, 10, 192, 800, 1, NAN, NULL, 0);
+    assert_int_equal(gw_timeline_finish(tl, 20, false, &ph), 1);
+    assert_int_equal(ph[0].steps, 32);
+    free(ph);
+    gw_timeline_free(tl);
 }
 
 int main(void)
@@ -414,6 +506,8 @@ int main(void)
         cmocka_unit_test(test_glued_numbers),
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_two_counters_by_label),
+        cmocka_unit_test(test_eighth_set_forms),
+        cmocka_unit_test(test_timeline_place_and_base),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

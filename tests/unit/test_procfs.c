@@ -292,6 +292,37 @@ static void test_held_files_on_real_proc(void **state)
     assert_int_equal(open_fds(), fds);
 }
 
+/* On the real /proc, /proc/stat and /proc/meminfo are opened once and re-read through the same
+ * descriptors: the second tick opens nothing, reads the CPU share over the ticks between, and
+ * the memory total is /proc/meminfo's. */
+static void test_host_files_held(void **state)
+{
+    (void)state;
+    int fds = open_fds();
+    gw_procfs *p = gw_procfs_new(NULL);
+    gw_host_sample h;
+    gw_procfs_sample(p, INT64_C(1000000000), &h);
+    assert_true(isnan(h.cpu_util_pct));
+    int held = open_fds();
+    assert_int_equal(held, fds + 2);
+    volatile double x = 0;
+    for (int i = 0; i < 20000000; i++) /* CPU time between the ticks */
+        x += i;
+    gw_procfs_sample(p, INT64_C(2000000000), &h);
+    assert_int_equal(open_fds(), held);
+    assert_false(isnan(h.cpu_util_pct));
+    assert_true(h.cpu_util_pct > 0 && h.cpu_util_pct <= 100);
+    FILE *f = fopen("/proc/meminfo", "r");
+    assert_non_null(f);
+    double total_kb = 0;
+    assert_int_equal(fscanf(f, "MemTotal: %lf", &total_kb), 1);
+    fclose(f);
+    assert_float_equal(h.mem_total_mib, total_kb / 1024.0, 1e-9);
+    assert_true(h.mem_used_mib > 0 && h.mem_used_mib < h.mem_total_mib);
+    gw_procfs_free(p);
+    assert_int_equal(open_fds(), fds);
+}
+
 static void test_comm(void **state)
 {
     (void)state;
@@ -360,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_reused_pid_and_full_scan),
         cmocka_unit_test(test_roles),
         cmocka_unit_test(test_held_files_on_real_proc),
+        cmocka_unit_test(test_host_files_held),
         cmocka_unit_test(test_comm),
         cmocka_unit_test(test_host_pid_in_container),
         cmocka_unit_test(test_no_job),

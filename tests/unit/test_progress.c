@@ -492,6 +492,104 @@ static void test_one_read_two_epochs(void **state)
     free(e);
 }
 
+/* The phases of a line list (kinds and training steps), for the eighth held-out set's forms. */
+static size_t phases(const line *l, size_t n, gw_phase_span **ph)
+{
+    gw_progress *p = gw_progress_new(NULL);
+    for (size_t i = 0; i < n; i++)
+        gw_progress_feed(p, l[i].text, l[i].t_ms, NULL, NULL);
+    gw_progress_epoch *e = NULL;
+    gw_progress_finish(p, &e);
+    free(e);
+    size_t k = gw_progress_phases(p, ph);
+    gw_progress_free(p);
+    return k;
+}
+
+/* gaussian-splatting's pasted final states: a bar made in this run (start-up lines before it, its
+ * clock running) counts its 7000 steps; the bar after a checkpoint save's line is training, not
+ * an upload's; its last save is the loop's (saves ran amid training). Without the start-up lines
+ * (an output that begins with the bar) its first draw counts none. */
+static void test_bar_after_startup_and_save(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "Loading Test Cameras [11/07 13:56:52]"},
+        {100, "Training progress:  23%|" BAR "| 7000/30000 [01:45<04:24, 86.86it/s, Loss=0.21]"},
+        {200, "[ITER 7000] Evaluating train: L1 0.2186211347579956 PSNR 12.067031860351562"},
+        {300, "[ITER 7000] Saving Gaussians [11/07 13:58:39]"},
+        {400, "Training progress: 100%|" FULL "| 30000/30000 [06:19<00:00, 78.99it/s, Loss=0.23]"},
+        {500, "[ITER 30000] Saving Gaussians [11/07 14:03:11]"},
+        {600, "Training complete. [11/07 14:03:13]"},
+    };
+    gw_phase_span *ph;
+    size_t n = phases(l, sizeof l / sizeof *l, &ph);
+    assert_int_equal(n, 5);
+    static const gw_phase_kind kinds[] = {GW_PH_TRAIN, GW_PH_EVAL, GW_PH_SAVE, GW_PH_TRAIN,
+                                          GW_PH_SAVE};
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(ph[i].kind, kinds[i]);
+    assert_int_equal(ph[0].steps, 7000);
+    assert_int_equal(ph[3].steps, 23000);
+    free(ph);
+    n = phases(l + 1, sizeof l / sizeof *l - 1, &ph);
+    assert_int_equal(ph[0].steps, 0);
+    assert_int_equal(ph[3].steps, 23000);
+    free(ph);
+}
+
+/* kohya sd-scripts: "epoch 11/50" lines, each followed by the one bar over all 800 steps: the
+ * first epoch seen counts its share (16), not the bar's 176. */
+static void test_one_bar_over_all_epochs(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "epoch 11/50"},
+        {100, "steps:  22%|" BAR "| 176/800 [00:46<02:44,  3.79it/s, avr_loss=0]"},
+        {200, "epoch 12/50"},
+        {300, "steps:  24%|" BAR "| 192/800 [00:50<02:39,  3.80it/s, avr_loss=0]"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(e[0].number, 11);
+    assert_int_equal(e[0].total, 50);
+    assert_int_equal(e[0].steps, 16);
+    assert_float_equal(e[0].steps_per_s, 176 / 46.0, 1e-9);
+    assert_int_equal(e[1].steps, 16);
+    free(e);
+    gw_phase_span *ph;
+    assert_int_equal(phases(l, sizeof l / sizeof *l, &ph), 1);
+    assert_int_equal(ph[0].steps, 32);
+    free(ph);
+}
+
+/* Two counters told apart by their advance: TFLearn's lines with the samples counter read first
+ * (+64 a step) and the step counter (+1 a line) after it: the steps count, 3 of them after the
+ * first (8, the first line of a counter past 1, counts none), the samples none. */
+static void test_counter_by_advance(void **state)
+{
+    (void)state;
+#define SAMPLES(k) "| Adam | epoch: 001 | loss: 2.03040 - acc: 0.2720 -- iter: 00" #k "/55000"
+#define STEP(k)    "Training Step: " #k "  | total loss: 2.03040 | time: 0.275s"
+    static const line l[] = {
+        {0, SAMPLES(512)},  {10, STEP(8)},  {20, SAMPLES(576)}, {30, STEP(9)},
+        {40, SAMPLES(640)}, {50, STEP(10)}, {60, SAMPLES(704)}, {70, STEP(11)},
+    };
+#undef SAMPLES
+#undef STEP
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(e[0].steps, 3);
+    assert_float_equal(e[0].steps_per_s, 1 / 0.275, 1e-9);
+    free(e);
+    gw_phase_span *ph;
+    assert_int_equal(phases(l, sizeof l / sizeof *l, &ph), 1);
+    assert_int_equal(ph[0].steps, 3);
+    free(ph);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -507,6 +605,9 @@ int main(void)
         cmocka_unit_test(test_wall_refines_the_clock),
         cmocka_unit_test(test_epoch_end_lines),
         cmocka_unit_test(test_one_read_two_epochs),
+        cmocka_unit_test(test_bar_after_startup_and_save),
+        cmocka_unit_test(test_one_bar_over_all_epochs),
+        cmocka_unit_test(test_counter_by_advance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void test_parse_duration(void **state)
 {
@@ -63,6 +64,23 @@ static void test_rfc3339(void **state)
     assert_string_equal(gw_rfc3339_ms(INT64_C(1796008943578), buf), "2026-11-30T03:22:23.578Z");
     assert_string_equal(gw_rfc3339_ms(0 + 1, buf), "1970-01-01T00:00:00.001Z");
     assert_string_equal(gw_rfc3339_ms(INT64_C(1000), buf), "1970-01-01T00:00:01.000Z");
+    /* before 1970 the milliseconds still count forward from the second before */
+    assert_string_equal(gw_rfc3339_ms(-1, buf), "1969-12-31T23:59:59.999Z");
+    /* The second is kept between calls: times within one second, across a second, a minute,
+     * a day and a year, back and forth, each as gmtime_r + strftime write it. */
+    const int64_t t0 = INT64_C(1798761599000); /* 2026-12-31T23:59:59Z */
+    const int64_t steps[] = {0, 1, 999, 1000, 1001, 61000, -1000, 86400000, 5, -59999, 999};
+    int64_t t = t0;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        t += steps[i];
+        char want[GW_RFC3339_LEN];
+        time_t secs = (time_t)(t / 1000);
+        struct tm tm;
+        gmtime_r(&secs, &tm);
+        size_t n = strftime(want, sizeof want, "%Y-%m-%dT%H:%M:%S", &tm);
+        snprintf(want + n, sizeof want - n, ".%03dZ", (int)(t % 1000));
+        assert_string_equal(gw_rfc3339_ms(t, buf), want);
+    }
 }
 
 static void test_buf(void **state)

@@ -1,0 +1,94 @@
+/*
+ * progress_priv: the state of logread/progress.c's tracker, shared with progress_found.c (the
+ * rate series, the phases and what was found, read after gw_progress_finish). Private to those
+ * two files.
+ */
+#ifndef GW_PROGRESS_PRIV_H
+#define GW_PROGRESS_PRIV_H
+
+#include "logread/counter_line.h"
+#include "logread/progress.h"
+#include "logread/progress_bar.h"
+#include "logread/timeline.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef gw_bar bar;
+
+typedef struct start {
+    long raw, total;
+    int64_t t_ms;
+    bool inclusive;      /* a YOLO column: the total is the last epoch's number */
+    size_t first_sample; /* its first training sample's index, SIZE_MAX: by time alone */
+    int64_t end_ms;      /* a line that sums the epoch up ended it there; 0: not printed */
+} start;
+
+typedef struct sample {
+    int64_t t_ms;
+    long n, total;
+    double elapsed_s, step_s;
+    unsigned inst; /* bar instance: a new one whenever the count starts over */
+    bool keep;     /* false: the latest draw, replaced by the next one of the same instance */
+    long base;     /* the count its instance stood at before it was first seen, 0 usually */
+} sample;
+
+typedef struct val_run {
+    int64_t first_ms, last_ms;
+    double elapsed_s; /* the bar's own, NAN when none */
+    long last_n;
+} val_run;
+
+typedef struct hf_dict {
+    int64_t t_ms;
+    double epoch;
+    long n; /* the training bar's count when it was printed, -1 unknown */
+} hf_dict;
+
+struct gw_progress {
+    const gw_epoch_matcher *user;
+    gw_epoch_matcher *dflt;
+    bool header_seen; /* "Epoch GPU_mem ..." */
+    int zero_based;   /* -1 not decided yet */
+    start *st;
+    size_t nst, capst;
+    sample *sm;
+    size_t nsm, capsm;
+    int64_t last_keep_ms;
+    unsigned inst;
+    int64_t inst_start_ms; /* when the current training bar was made */
+    size_t inst_first;     /* its first draw's sample */
+    long train_total;      /* the training bar's total, -1 before one is seen */
+    int last_kind;         /* 0 none, 1 training bar, 2 validation */
+    val_run *vr;
+    size_t nvr, capvr;
+    hf_dict *hf;
+    size_t nhf, caphf;
+    int64_t last_ms, first_ms; /* the latest line's time, the first's (INT64_MIN: none yet) */
+    int64_t over_ms;           /* the latest epoch line's time */
+    gw_timeline *tl;
+    int64_t last_act_ms;      /* the last line that showed work (training, evaluation, a save) */
+    long last_raw;            /* a text counter's last printed value */
+    bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
+    bool text_from_one;       /* the first text counter ever is 1: its loop began in view */
+    bool train_bars;          /* training steps came from progress bars */
+    bool train_bars_labelled; /* ... whose descriptions name the epoch */
+    size_t nst_at_sample;     /* epochs started before the latest training sample */
+    bool after_download;      /* the line before spoke of a download or an upload */
+    bool val_open;            /* the last validation run was announced: it runs to the next
+                                 activity */
+    bool saved_after_val;     /* a save right after an evaluation: results next are its */
+    const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
+    char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
+    char train_shape[GW_COUNTER_SHAPE_MAX];
+    gw_counter_pick pick; /* which counter counts steps when lines print two */
+    long pending_base;    /* the next training loop's base (gw_timeline_base), 0 none */
+    int64_t pre_val[2];   /* evaluation lines before any epoch or step: first, last (0: none) */
+    char eval_word[GW_COUNTER_WORD_MAX];
+    char pre_eval_word[GW_COUNTER_WORD_MAX]; /* an evaluation word before training ("Loading Test
+                                                Cameras"), named only when no later one is */
+    char save_word[GW_COUNTER_WORD_MAX];
+};
+
+#endif
