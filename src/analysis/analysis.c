@@ -68,11 +68,13 @@ static bool row_memory_high(const gw_gpu_analysis *g, size_t row)
 
 static bool row_check(const gw_gpu_analysis *g, gw_time_check c, size_t row)
 {
-    double util = value_at(g, GW_F_UTIL_GPU_PCT, row);
+    double util = NAN;
     switch (c) {
     case GW_TIME_IDLE:
+        util = value_at(g, GW_F_UTIL_GPU_PCT, row);
         return !isnan(util) && util < GW_TH(GW_TH_IDLE_UTIL_PCT);
     case GW_TIME_BUSY:
+        util = value_at(g, GW_F_UTIL_GPU_PCT, row);
         return !isnan(util) && util >= GW_TH(GW_TH_BUSY_UTIL_PCT);
     case GW_TIME_HOT:
         return value_at(g, GW_F_TEMP_GPU_C, row) > GW_TH(GW_TH_HOT_TEMP_C);
