@@ -35,59 +35,88 @@ static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
     return gw_series_gpu_value(g->gpu, f, row);
 }
 
-bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
+/* What a row's values say (the row predicates and a span's time accounting share them). */
+static bool slowdown_temp(const gw_gpu_analysis *g, double temp)
 {
-    double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
-    if (gw_reasons_thermal(gw_reasons_of(mask)))
-        return true;
-    double temp = value_at(g, GW_F_TEMP_GPU_C, row);
     return !isnan(g->gpu->slowdown_temp_c) && !isnan(temp) && temp >= g->gpu->slowdown_temp_c;
 }
 
-bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
+static bool draw_near_limit(const gw_gpu_analysis *g, double draw, double limit)
 {
-    if (gw_series_gpu_has(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
-        double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
-        return gw_reasons_power(gw_reasons_of(mask));
-    }
-    double draw = value_at(g, GW_F_POWER_DRAW_W, row);
-    double limit = value_at(g, GW_F_POWER_LIMIT_W, row);
     if (isnan(limit))
         limit = g->gpu->power_limit_w;
     return !isnan(draw) && limit > 0 && draw / limit >= GW_TH(GW_TH_POWER_NEAR_LIMIT_RATIO);
 }
 
-static bool row_memory_high(const gw_gpu_analysis *g, size_t row)
+static bool memory_high(const gw_gpu_analysis *g, double used, double total)
 {
-    double used = value_at(g, GW_F_MEM_USED_MIB, row);
-    double total = value_at(g, GW_F_MEM_TOTAL_MIB, row);
     if (isnan(total))
         total = g->gpu->memory_total_mib;
     return !isnan(used) && total > 0 && used / total * 100.0 > GW_TH(GW_TH_MEM_CAPACITY_PCT);
 }
 
-static bool row_check(const gw_gpu_analysis *g, gw_time_check c, size_t row)
+bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
 {
-    double util = NAN;
-    switch (c) {
-    case GW_TIME_IDLE:
-        util = value_at(g, GW_F_UTIL_GPU_PCT, row);
-        return !isnan(util) && util < GW_TH(GW_TH_IDLE_UTIL_PCT);
-    case GW_TIME_BUSY:
-        util = value_at(g, GW_F_UTIL_GPU_PCT, row);
-        return !isnan(util) && util >= GW_TH(GW_TH_BUSY_UTIL_PCT);
-    case GW_TIME_HOT:
-        return value_at(g, GW_F_TEMP_GPU_C, row) > GW_TH(GW_TH_HOT_TEMP_C);
-    case GW_TIME_MEMORY_HIGH:
-        return row_memory_high(g, row);
-    case GW_TIME_POWER_CAPPED:
-        return gw_row_power_capped(g, row);
-    case GW_TIME_THERMAL:
-        return gw_row_thermal(g, row);
-    case GW_TIME_COUNT:
-        break;
+    double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
+    return gw_reasons_thermal(gw_reasons_of(mask)) ||
+           slowdown_temp(g, value_at(g, GW_F_TEMP_GPU_C, row));
+}
+
+bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
+{
+    if (gw_series_gpu_has(g->gpu, GW_F_CLOCKS_EVENT_REASONS))
+        return gw_reasons_power(gw_reasons_of(value_at(g, GW_F_CLOCKS_EVENT_REASONS, row)));
+    return draw_near_limit(g, value_at(g, GW_F_POWER_DRAW_W, row),
+                           value_at(g, GW_F_POWER_LIMIT_W, row));
+}
+
+/* Rows [span) of field f's column into out (NAN without the column). */
+static void decode_span(const gw_gpu_analysis *g, gw_gpu_field f, gw_span span, double *out)
+{
+    const gw_series_gpu *gpu = g->gpu;
+    if (gw_series_gpu_has(gpu, f)) {
+        gw_series_col_decode(&gpu->tab, (size_t)gpu->col_of[f], span.begin, span.end, out);
+        return;
     }
-    return false;
+    for (size_t r = 0; r < span.end - span.begin; r++)
+        out[r] = NAN;
+}
+
+/* Seconds of the span each time check holds (out[GW_TIME_COUNT]), summed row by row; the
+ * columns a check reads are decoded into a and b (the span's rows each) first. */
+static void time_checks(const gw_gpu_analysis *g, gw_span span, double *a, double *b, double *out)
+{
+    size_t n = span.end - span.begin;
+    const double *dt = g->dt_s + span.begin;
+    const double idle = GW_TH(GW_TH_IDLE_UTIL_PCT), busy = GW_TH(GW_TH_BUSY_UTIL_PCT);
+    const double hot = GW_TH(GW_TH_HOT_TEMP_C);
+    double t[GW_TIME_COUNT] = {0};
+    decode_span(g, GW_F_UTIL_GPU_PCT, span, a);
+    for (size_t r = 0; r < n; r++) {
+        t[GW_TIME_IDLE] += !isnan(a[r]) && a[r] < idle ? dt[r] : 0;
+        t[GW_TIME_BUSY] += !isnan(a[r]) && a[r] >= busy ? dt[r] : 0;
+    }
+    decode_span(g, GW_F_TEMP_GPU_C, span, b);
+    for (size_t r = 0; r < n; r++)
+        t[GW_TIME_HOT] += b[r] > hot ? dt[r] : 0;
+    decode_span(g, GW_F_CLOCKS_EVENT_REASONS, span, a); /* b: temperatures still */
+    for (size_t r = 0; r < n; r++)
+        t[GW_TIME_THERMAL] +=
+            gw_reasons_thermal(gw_reasons_of(a[r])) || slowdown_temp(g, b[r]) ? dt[r] : 0;
+    if (gw_series_gpu_has(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
+        for (size_t r = 0; r < n; r++)
+            t[GW_TIME_POWER_CAPPED] += gw_reasons_power(gw_reasons_of(a[r])) ? dt[r] : 0;
+    } else {
+        decode_span(g, GW_F_POWER_DRAW_W, span, a);
+        decode_span(g, GW_F_POWER_LIMIT_W, span, b);
+        for (size_t r = 0; r < n; r++)
+            t[GW_TIME_POWER_CAPPED] += draw_near_limit(g, a[r], b[r]) ? dt[r] : 0;
+    }
+    decode_span(g, GW_F_MEM_USED_MIB, span, a);
+    decode_span(g, GW_F_MEM_TOTAL_MIB, span, b);
+    for (size_t r = 0; r < n; r++)
+        t[GW_TIME_MEMORY_HIGH] += memory_high(g, a[r], b[r]) ? dt[r] : 0;
+    memcpy(out, t, sizeof t);
 }
 
 double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool work_only)
@@ -148,12 +177,7 @@ static void phase_result(gw_gpu_analysis *g, const gw_energy_curve *energy, gw_p
     gw_energy e = span_energy(energy, span);
     out->energy_wh = e.wh;
     out->energy_partial = e.partial;
-    for (int c = 0; c < GW_TIME_COUNT; c++) {
-        out->time_s[c] = 0;
-        for (size_t r = span.begin; r < span.end; r++)
-            if (row_check(g, (gw_time_check)c, r))
-                out->time_s[c] += g->dt_s[r];
-    }
+    time_checks(g, span, scratch, values, out->time_s);
 }
 
 static void phase_copy(gw_phase_result *dst, const gw_phase_result *src, size_t ncols)
