@@ -83,8 +83,8 @@ static bool odd_quotes(const char *s, size_t n)
     return q % 2 == 1;
 }
 
-/* Appends text (with its NUL) to the batch, with NVSMI_PIPE_SLACK bytes of room after it;
- * returns its offset. */
+/* Appends len bytes of text and a NUL to the batch, with NVSMI_PIPE_SLACK bytes of room after
+ * them; returns their offset. */
 static size_t put_text(pipe_batch *b, const char *text, size_t len)
 {
     if (b->text_len + len + 1 + NVSMI_PIPE_SLACK > b->text_cap) {
