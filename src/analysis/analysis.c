@@ -35,57 +35,88 @@ static double value_at(const gw_gpu_analysis *g, gw_gpu_field f, size_t row)
     return gw_series_gpu_value(g->gpu, f, row);
 }
 
-bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
+/* What a row's values say (the row predicates and a span's time accounting share them). */
+static bool slowdown_temp(const gw_gpu_analysis *g, double temp)
 {
-    double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
-    if (gw_reasons_thermal(gw_reasons_of(mask)))
-        return true;
-    double temp = value_at(g, GW_F_TEMP_GPU_C, row);
     return !isnan(g->gpu->slowdown_temp_c) && !isnan(temp) && temp >= g->gpu->slowdown_temp_c;
 }
 
-bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
+static bool draw_near_limit(const gw_gpu_analysis *g, double draw, double limit)
 {
-    if (gw_series_gpu_has(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
-        double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
-        return gw_reasons_power(gw_reasons_of(mask));
-    }
-    double draw = value_at(g, GW_F_POWER_DRAW_W, row);
-    double limit = value_at(g, GW_F_POWER_LIMIT_W, row);
     if (isnan(limit))
         limit = g->gpu->power_limit_w;
     return !isnan(draw) && limit > 0 && draw / limit >= GW_TH(GW_TH_POWER_NEAR_LIMIT_RATIO);
 }
 
-static bool row_memory_high(const gw_gpu_analysis *g, size_t row)
+static bool memory_high(const gw_gpu_analysis *g, double used, double total)
 {
-    double used = value_at(g, GW_F_MEM_USED_MIB, row);
-    double total = value_at(g, GW_F_MEM_TOTAL_MIB, row);
     if (isnan(total))
         total = g->gpu->memory_total_mib;
     return !isnan(used) && total > 0 && used / total * 100.0 > GW_TH(GW_TH_MEM_CAPACITY_PCT);
 }
 
-static bool row_check(const gw_gpu_analysis *g, gw_time_check c, size_t row)
+bool gw_row_thermal(const gw_gpu_analysis *g, size_t row)
 {
-    double util = value_at(g, GW_F_UTIL_GPU_PCT, row);
-    switch (c) {
-    case GW_TIME_IDLE:
-        return !isnan(util) && util < GW_TH(GW_TH_IDLE_UTIL_PCT);
-    case GW_TIME_BUSY:
-        return !isnan(util) && util >= GW_TH(GW_TH_BUSY_UTIL_PCT);
-    case GW_TIME_HOT:
-        return value_at(g, GW_F_TEMP_GPU_C, row) > GW_TH(GW_TH_HOT_TEMP_C);
-    case GW_TIME_MEMORY_HIGH:
-        return row_memory_high(g, row);
-    case GW_TIME_POWER_CAPPED:
-        return gw_row_power_capped(g, row);
-    case GW_TIME_THERMAL:
-        return gw_row_thermal(g, row);
-    case GW_TIME_COUNT:
-        break;
+    double mask = value_at(g, GW_F_CLOCKS_EVENT_REASONS, row);
+    return gw_reasons_thermal(gw_reasons_of(mask)) ||
+           slowdown_temp(g, value_at(g, GW_F_TEMP_GPU_C, row));
+}
+
+bool gw_row_power_capped(const gw_gpu_analysis *g, size_t row)
+{
+    if (gw_series_gpu_has(g->gpu, GW_F_CLOCKS_EVENT_REASONS))
+        return gw_reasons_power(gw_reasons_of(value_at(g, GW_F_CLOCKS_EVENT_REASONS, row)));
+    return draw_near_limit(g, value_at(g, GW_F_POWER_DRAW_W, row),
+                           value_at(g, GW_F_POWER_LIMIT_W, row));
+}
+
+/* Rows [span) of field f's column into out (NAN without the column). */
+static void decode_span(const gw_gpu_analysis *g, gw_gpu_field f, gw_span span, double *out)
+{
+    const gw_series_gpu *gpu = g->gpu;
+    if (gw_series_gpu_has(gpu, f)) {
+        gw_series_col_decode(&gpu->tab, (size_t)gpu->col_of[f], span.begin, span.end, out);
+        return;
     }
-    return false;
+    for (size_t r = 0; r < span.end - span.begin; r++)
+        out[r] = NAN;
+}
+
+/* Seconds of the span each time check holds (out[GW_TIME_COUNT]), summed row by row; the
+ * columns a check reads are decoded into a and b (the span's rows each) first. */
+static void time_checks(const gw_gpu_analysis *g, gw_span span, double *a, double *b, double *out)
+{
+    size_t n = span.end - span.begin;
+    const double *dt = g->dt_s + span.begin;
+    const double idle = GW_TH(GW_TH_IDLE_UTIL_PCT), busy = GW_TH(GW_TH_BUSY_UTIL_PCT);
+    const double hot = GW_TH(GW_TH_HOT_TEMP_C);
+    double t[GW_TIME_COUNT] = {0};
+    decode_span(g, GW_F_UTIL_GPU_PCT, span, a);
+    for (size_t r = 0; r < n; r++) {
+        t[GW_TIME_IDLE] += !isnan(a[r]) && a[r] < idle ? dt[r] : 0;
+        t[GW_TIME_BUSY] += !isnan(a[r]) && a[r] >= busy ? dt[r] : 0;
+    }
+    decode_span(g, GW_F_TEMP_GPU_C, span, b);
+    for (size_t r = 0; r < n; r++)
+        t[GW_TIME_HOT] += b[r] > hot ? dt[r] : 0;
+    decode_span(g, GW_F_CLOCKS_EVENT_REASONS, span, a); /* b: temperatures still */
+    for (size_t r = 0; r < n; r++)
+        t[GW_TIME_THERMAL] +=
+            gw_reasons_thermal(gw_reasons_of(a[r])) || slowdown_temp(g, b[r]) ? dt[r] : 0;
+    if (gw_series_gpu_has(g->gpu, GW_F_CLOCKS_EVENT_REASONS)) {
+        for (size_t r = 0; r < n; r++)
+            t[GW_TIME_POWER_CAPPED] += gw_reasons_power(gw_reasons_of(a[r])) ? dt[r] : 0;
+    } else {
+        decode_span(g, GW_F_POWER_DRAW_W, span, a);
+        decode_span(g, GW_F_POWER_LIMIT_W, span, b);
+        for (size_t r = 0; r < n; r++)
+            t[GW_TIME_POWER_CAPPED] += draw_near_limit(g, a[r], b[r]) ? dt[r] : 0;
+    }
+    decode_span(g, GW_F_MEM_USED_MIB, span, a);
+    decode_span(g, GW_F_MEM_TOTAL_MIB, span, b);
+    for (size_t r = 0; r < n; r++)
+        t[GW_TIME_MEMORY_HIGH] += memory_high(g, a[r], b[r]) ? dt[r] : 0;
+    memcpy(out, t, sizeof t);
 }
 
 double gw_gpu_mean(const gw_gpu_analysis *g, const double *v, gw_span span, bool work_only)
@@ -146,12 +177,7 @@ static void phase_result(gw_gpu_analysis *g, const gw_energy_curve *energy, gw_p
     gw_energy e = span_energy(energy, span);
     out->energy_wh = e.wh;
     out->energy_partial = e.partial;
-    for (int c = 0; c < GW_TIME_COUNT; c++) {
-        out->time_s[c] = 0;
-        for (size_t r = span.begin; r < span.end; r++)
-            if (row_check(g, (gw_time_check)c, r))
-                out->time_s[c] += g->dt_s[r];
-    }
+    time_checks(g, span, scratch, values, out->time_s);
 }
 
 static void phase_copy(gw_phase_result *dst, const gw_phase_result *src, size_t ncols)
@@ -344,19 +370,18 @@ static void startup_until_first_epoch(gw_analysis *a)
     }
 }
 
-static void classify_dips(gw_analysis *a)
+/* GPU i's dips: which are expected (a stage of each_gpu). */
+static void classify_dips(gw_analysis *a, size_t i)
 {
-    for (size_t i = 0; i < a->ngpus; i++) {
-        gw_gpu_analysis *g = &a->gpus[i];
-        /* Regular dips alone are no evidence of validation: a periodic input stall is regular
-         * too. Only the job's epochs and validation marks make a dip expected. */
-        if (a->nepochs)
-            gw_dips_mark_epochs(g->dips, g->ndips, a->epochs, a->nepochs);
-        gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
-        gw_dips_mark_job_phases(g->dips, g->ndips, a->series->phases, a->series->nphases);
-        settle_dips(g);
-        gw_series_gpu_release(g->gpu);
-    }
+    gw_gpu_analysis *g = &a->gpus[i];
+    /* Regular dips alone are no evidence of validation: a periodic input stall is regular
+     * too. Only the job's epochs and validation marks make a dip expected. */
+    if (a->nepochs)
+        gw_dips_mark_epochs(g->dips, g->ndips, a->epochs, a->nepochs);
+    gw_dips_mark_validation(a->series, g->gpu, g->dips, g->ndips);
+    gw_dips_mark_job_phases(g->dips, g->ndips, a->series->phases, a->series->nphases);
+    settle_dips(g);
+    gw_series_gpu_release(g->gpu);
 }
 
 /* The training part of an epoch runs from its start to its validation (or to the end of its
@@ -469,44 +494,56 @@ static void drop_other_jobs(gw_analysis *a)
     l->n = k;
 }
 
-/* GPUs [from, to) of an analysis: their figures touch only their own gw_gpu_analysis and their
- * own columns of the epoch and job-phase arrays, so two ranges can be done at once. */
-typedef struct figures_job {
-    gw_analysis *a;
-    size_t from, to;
-} figures_job;
+int gw_analysis_threads = 2;
 
-static void *figures_range(void *arg)
+/* One stage of the analysis for GPU i: it touches only that GPU's gw_gpu_analysis, its columns
+ * (their decoded copies) and its own entries of the epoch and job-phase arrays, so two GPUs'
+ * can be done at once. */
+typedef void (*gpu_stage)(gw_analysis *a, size_t i);
+
+typedef struct gpu_range {
+    gw_analysis *a;
+    gpu_stage stage;
+    size_t from, to; /* GPUs [from, to) */
+} gpu_range;
+
+static void *stage_range(void *arg)
 {
-    const figures_job *j = arg;
+    const gpu_range *j = arg;
     for (size_t i = j->from; i < j->to; i++)
-        gpu_figures(j->a, i);
+        j->stage(j->a, i);
     return NULL;
 }
 
-/* Every GPU's figures; on a big record of several GPUs the GPUs past half the rows go to a
+/* A stage for every GPU; on a big record of several GPUs the GPUs past half the rows go to a
  * second thread (issue 28: both cores). The result does not depend on the split. */
-static void all_figures(gw_analysis *a)
+static void each_gpu(gw_analysis *a, gpu_stage stage)
 {
     size_t rows = 0;
     for (size_t i = 0; i < a->ngpus; i++)
         rows += a->gpus[i].gpu->tab.n;
-    figures_job whole = {a, 0, a->ngpus};
-    if (a->ngpus < 2 || rows < 500000 || sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-        figures_range(&whole);
+    gpu_range whole = {a, stage, 0, a->ngpus};
+    if (a->ngpus < 2 || rows < 500000 || gw_analysis_threads < 2 ||
+        sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+        stage_range(&whole);
         return;
     }
     size_t split = 0, seen = 0;
     while (split < a->ngpus && 2 * seen < rows)
         seen += a->gpus[split++].gpu->tab.n;
-    figures_job first = {a, 0, split}, second = {a, split, a->ngpus};
+    gpu_range first = {a, stage, 0, split}, second = {a, stage, split, a->ngpus};
     pthread_t t;
-    if (split == a->ngpus || pthread_create(&t, NULL, figures_range, &second) != 0) {
-        figures_range(&whole);
+    if (split == a->ngpus || pthread_create(&t, NULL, stage_range, &second) != 0) {
+        stage_range(&whole);
         return;
     }
-    figures_range(&first);
+    stage_range(&first);
     pthread_join(t, NULL);
+}
+
+static void basics_stage(gw_analysis *a, size_t i)
+{
+    gpu_basics(a->series, &a->gpus[i]);
 }
 
 gw_analysis *gw_analyze(const gw_series *s)
@@ -527,8 +564,8 @@ gw_analysis *gw_analyze(const gw_series *s)
     for (size_t i = 0; i < s->ngpus; i++) {
         a->gpus[i].gpu = s->gpus[i];
         a->gpus[i].slot = i;
-        gpu_basics(s, &a->gpus[i]);
     }
+    each_gpu(a, basics_stage);
     a->record_end_ms = a->end_ms;
     for (size_t i = 0; i < a->ngpus; i++) {
         const gw_gpu_analysis *g = &a->gpus[i];
@@ -540,14 +577,14 @@ gw_analysis *gw_analyze(const gw_series *s)
     if (!epochs_from_python(a))
         epochs_from_events(a);
     startup_until_first_epoch(a);
-    classify_dips(a);
+    each_gpu(a, classify_dips);
     a->epoch_util_pct = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_energy_wh = xcalloc(a->nepochs * a->ngpus + 1, sizeof(double));
     a->epoch_parts = xcalloc(a->nepochs * a->ngpus + 1, sizeof *a->epoch_parts);
     a->job_phase_util_pct = xcalloc(s->nphases * a->ngpus + 1, sizeof(double));
     a->before_epochs = xcalloc(a->ngpus + 1, sizeof *a->before_epochs);
     a->after_epochs = xcalloc(a->ngpus + 1, sizeof *a->after_epochs);
-    all_figures(a);
+    each_gpu(a, gpu_figures);
     gw_checks_run(a);
     drop_other_jobs(a);
     gw_verdict_sort(&a->verdicts);

@@ -130,8 +130,12 @@ typedef struct gw_analysis {
 } gw_analysis;
 
 /* Analyses a finished series (gw_series_finish done). Never fails; the result is freed with
- * gw_analysis_free. */
+ * gw_analysis_free. A big record of several GPUs (500,000 rows or more) is analysed on two
+ * threads where the machine has two cores (each GPU's basics, figures and own checks; the
+ * result does not depend on it). */
 gw_analysis *gw_analyze(const gw_series *s);
+/* 2 (the default): as said above; 1: always one thread (tests compare the two). */
+extern int gw_analysis_threads;
 void gw_analysis_free(gw_analysis *a);
 
 /* ---- helpers shared by the checkers, exposed for tests ---- */

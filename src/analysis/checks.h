@@ -14,6 +14,11 @@
 /* Runs every checker of the registry in its order (gpu_saturated last: it needs the others'
  * results). */
 void gw_checks_run(gw_analysis *a);
+/* A job checker's part for one GPU: looks at that GPU only (and ctx, read only). */
+typedef void (*gw_check_one)(gw_analysis *a, gw_gpu_analysis *g, const void *ctx);
+/* Runs one for every GPU, each GPU's decoded columns freed after it; on a big record on two
+ * threads as the per-GPU checkers are (checks.c). The verdicts in GPU order either way. */
+void gw_checks_each_gpu(gw_analysis *a, gw_check_one one, const void *ctx);
 
 /* verdict_busy.c */
 void gw_check_starved(gw_analysis *a, gw_gpu_analysis *g);

@@ -395,8 +395,9 @@ void gw_check_expected_dips(gw_analysis *a, gw_gpu_analysis *g)
                    n, GW_FIXED(total_s / (double)n, 1), with, share_txt, GW_FIXED(g->busy_pct, 1));
 }
 
-static void saturated_one(gw_analysis *a, gw_gpu_analysis *g, const unsigned char *problem)
+static void saturated_one(gw_analysis *a, gw_gpu_analysis *g, const void *ctx)
 {
+    const unsigned char *problem = ctx;
     if (!judged(g) || !(g->busy_pct >= GW_TH(GW_TH_BUSY_UTIL_PCT)) || problem[g->slot])
         return;
     gw_span st = g->phase[GW_PHASE_STEADY].span;
@@ -430,10 +431,7 @@ void gw_check_saturated(gw_analysis *a)
         if (v->gpu >= 0 && (size_t)v->gpu < slots && v->severity >= GW_SEV_WARNING)
             problem[v->gpu] = 1;
     }
-    for (size_t i = 0; i < a->ngpus; i++) {
-        saturated_one(a, &a->gpus[i], problem);
-        gw_series_gpu_release(a->gpus[i].gpu); /* one GPU's decoded columns at a time */
-    }
+    gw_checks_each_gpu(a, saturated_one, problem); /* one GPU's decoded columns at a time */
     free(problem);
 }
 

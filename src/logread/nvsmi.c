@@ -36,6 +36,12 @@ static size_t key_hash(const char *key)
 static gpu_slot *find_gpu(reader *r, const row_id *id)
 {
     const char *key = id->uuid && *id->uuid ? id->uuid : id->pci && *id->pci ? id->pci : NULL;
+    /* GPUs named by a small index alone (gpu.csv): their slot straight from the index */
+    bool by_index = !key && id->index >= 0 && id->index < GW_INDEX_SLOTS && !(id->alt && *id->alt);
+    if (by_index && r->index_slot[id->index]) {
+        r->last = r->index_slot[id->index] - 1u;
+        return &r->gpus[r->last];
+    }
     char buf[32];
     if (!key && id->index >= 0) {
         char *d = buf + sizeof buf - 1; /* decimal by hand: snprintf was a cost on every row */
@@ -59,6 +65,8 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
         size_t i = r->gpu_hash[h] - 1u;
         if (strcmp(r->gpus[i].g->key, key) == 0) {
             r->last = i;
+            if (by_index)
+                r->index_slot[id->index] = (unsigned short)(i + 1);
             return &r->gpus[i];
         }
     }
@@ -83,6 +91,8 @@ static gpu_slot *find_gpu(reader *r, const row_id *id)
     if (end && *end == '\0' && alt >= 0 && alt < 1000000)
         slot->g->index = (int)alt; /* the column that tells the GPUs apart numbers them */
     r->gpu_hash[h] = (unsigned short)(r->ngpus + 1);
+    if (by_index)
+        r->index_slot[id->index] = (unsigned short)(r->ngpus + 1);
     r->last = r->ngpus++;
     return slot;
 }
@@ -181,19 +191,19 @@ static bool why_bad(reader *r, const char *cell, const char *col, const char *wh
     return false;
 }
 
-/* Parses cell i of a data row; returns false when the row cannot be read. */
-static bool parse_cell(reader *r, size_t i, const char *cell, parsed_row *p)
+/* Parses cell i of a data row (pre: the second thread's parse of it, or NULL); returns false
+ * when the row cannot be read. */
+static bool parse_cell(reader *r, size_t i, const char *cell, const nvsmi_pre *pre, parsed_row *p)
 {
     const colmap *c = &r->cols[i];
-    const nvsmi_pre *pre = nvsmi_pre_of(r, i, cell); /* the second thread's parse, or NULL */
     p->lost |= is_lost_cell(cell);
     r->vals[i] = NAN;
     double v;
     const char *unit;
     switch (c->kind) {
     case C_TIME:
-        if (pre && i + r->pre_shift == 0 && *cell && pre->time_len == pre->len) {
-            p->t_ms = pre->t_ms;
+        if (pre && i + r->pre_shift == 0 && *cell && r->pre_time_len == pre->len) {
+            p->t_ms = r->pre_t_ms;
             r->dated = true;
             return true;
         }
@@ -282,12 +292,7 @@ static int64_t place_in_time(reader *r, gpu_slot *slot, int64_t t_ms)
  * this row lost as impossible, per field. */
 static void count_impossible(reader *r, parsed_row *p, size_t n)
 {
-    size_t used = n, total = n;
-    for (size_t i = 0; i < n; i++)
-        if (r->cols[i].kind == C_FIELD && r->cols[i].field == GW_F_MEM_USED_MIB)
-            used = i;
-        else if (r->cols[i].kind == C_FIELD && r->cols[i].field == GW_F_MEM_TOTAL_MIB)
-            total = i;
+    size_t used = r->used_col, total = r->total_col;
     if (used < n && total < n && r->vals[used] > r->vals[total]) {
         r->vals[used] = NAN;
         p->impossible |= GW_FIELD_BIT(GW_F_MEM_USED_MIB);
@@ -432,12 +437,18 @@ static bool comma_millis(char **cells, char joined[96])
 
 /* Reads one data row: ROW_READ, ROW_SAID, or ROW_BAD when it cannot be read (nothing is stored
  * then). */
-/* Mixes a cell (its bytes and length) into a row's hash, 8 bytes at a time: a byte at a time
- * (FNV-1a) was a fifth of reading a big gpu.csv (issue 28). */
-static uint64_t hash_cell(uint64_t h, const char *cell)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+enum { LITTLE_ENDIAN_WORDS = 1 }; /* a word loaded from memory holds its first byte lowest */
+#else
+enum { LITTLE_ENDIAN_WORDS = 0 };
+#endif
+
+/* Mixes a cell (its n bytes and n) into a row's hash, 8 bytes at a time: a byte at a time
+ * (FNV-1a) was a fifth of reading a big gpu.csv (issue 28). slack: the 8 bytes from each of
+ * the cell's words can be read (NVSMI_PIPE_SLACK), so its last few are one load too. */
+static uint64_t hash_cell(uint64_t h, const char *cell, size_t n, bool slack)
 {
     const uint64_t k = 0x9e3779b97f4a7c15u;
-    size_t n = strlen(cell);
     uint64_t len = n;
     for (; n >= 8; n -= 8, cell += 8) {
         uint64_t w;
@@ -446,8 +457,13 @@ static uint64_t hash_cell(uint64_t h, const char *cell)
         h ^= h >> 29;
     }
     uint64_t w = 0;
-    for (size_t i = 0; i < n; i++) /* in a register: a memcpy of n bytes stalled the load */
-        w |= (uint64_t)(unsigned char)cell[i] << (8 * i);
+    if (slack && LITTLE_ENDIAN_WORDS) { /* 8 bytes readable: one load, those past n masked */
+        memcpy(&w, cell, 8);
+        w = n ? w & (~UINT64_C(0) >> (64 - 8 * n)) : 0;
+    } else {
+        for (size_t i = 0; i < n; i++) /* in a register: a memcpy of n bytes stalled the load */
+            w |= (uint64_t)(unsigned char)cell[i] << (8 * i);
+    }
     h = (h ^ w ^ (len << 56)) * k;
     return h ^ (h >> 29);
 }
@@ -481,9 +497,13 @@ static int read_row(reader *r, char **cells, size_t n)
     }
     parsed_row p = {.id = {.index = -1}, .hash = 1469598103934665603u};
     for (size_t i = 0; i < n; i++) {
-        if (!parse_cell(r, i, cells[i], &p))
+        const nvsmi_pre *pre = nvsmi_pre_of(r, i, cells[i]); /* the second thread's, or NULL */
+        if (!parse_cell(r, i, cells[i], pre, &p))
             return ROW_BAD;
-        p.hash = hash_cell(p.hash, cells[i]);
+        size_t len = pre ? pre->len : strlen(cells[i]);
+        size_t k = i + r->pre_shift;
+        bool slack = k < r->nptr && r->pre_ptr[k] == cells[i]; /* in the second thread's text */
+        p.hash = hash_cell(p.hash, cells[i], len, slack);
     }
     return store_row(r, &p, n);
 }
@@ -726,9 +746,7 @@ gw_rc gw_logread_gpu_csv(gw_series *s, FILE *f, size_t input, const char *source
             }
             break;
         }
-        r.pre = pr.pre;
-        r.pre_ptr = pr.ptr;
-        r.npre = pr.npre;
+        nvsmi_take_pre(&r, &pr);
         size_t n = pp ? pr.n : gw_cells_split(whole_record(&r, &l, &record), cells, MAX_CELLS);
         if (n == 1 && cells[0][0] == '\0')
             continue;

@@ -202,4 +202,10 @@ void nvsmi_set_header(reader *r, char **cells, size_t n)
         r->has_time |= k == C_TIME || k == C_ELAPSED;
         r->has_id |= k == C_INDEX || k == C_UUID || k == C_PCI;
     }
+    r->used_col = r->total_col = n; /* the last of each, n when none */
+    for (size_t i = 0; i < n; i++)
+        if (r->cols[i].kind == C_FIELD && r->cols[i].field == GW_F_MEM_USED_MIB)
+            r->used_col = i;
+        else if (r->cols[i].kind == C_FIELD && r->cols[i].field == GW_F_MEM_TOTAL_MIB)
+            r->total_col = i;
 }

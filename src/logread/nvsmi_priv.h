@@ -18,6 +18,7 @@ enum {
      * file without an id column this close are one poll (no one samples every 10 ms). */
     GW_POLL_JITTER_MS = 10,
     GPU_HASH_SLOTS = 2 * GW_LOGREAD_MAX_GPUS, /* a power of two, at most half full */
+    GW_INDEX_SLOTS = 64, /* GPUs named by an index below this are found without their key */
 };
 _Static_assert((GPU_HASH_SLOTS & (GPU_HASH_SLOTS - 1)) == 0 && GPU_HASH_SLOTS <= 65536,
                "GW_LOGREAD_MAX_GPUS: a power of two, at most 32768");
@@ -68,14 +69,13 @@ typedef struct order_split {
 } order_split;
 
 /* What the second thread found in a cell of a big CSV (nvsmi_pipe.c): the results of
- * gw_cells_absent, gw_cells_number (the unit at cell + unit_off), strlen and, in the first
- * cell, gw_timeparse. */
+ * gw_cells_absent, gw_cells_number (the unit at cell + unit_off) and strlen (a line with a
+ * cell of UINT16_MAX bytes or more is left to the reader). 16 bytes: the reader loads every
+ * one from the other core's cache. */
 typedef struct nvsmi_pre {
     double value;
-    int64_t t_ms; /* the first cell only */
-    uint32_t unit_off;
-    uint32_t len;
-    uint32_t time_len; /* the first cell only */
+    uint16_t unit_off;
+    uint16_t len;
     bool absent, number;
 } nvsmi_pre;
 
@@ -87,6 +87,7 @@ typedef struct reader {
     double interval_ms;
     colmap *cols;
     size_t ncols;
+    size_t used_col, total_col; /* the last memory.used, memory.total column; ncols when none */
     bool has_time, has_id;
     bool forced;         /* the columns come from --columns */
     bool elapsed;        /* times are seconds since the file's start */
@@ -106,9 +107,10 @@ typedef struct reader {
     gpu_slot *gpus;
     size_t ngpus, gpus_cap;
     size_t last;
-    long line_no;                            /* the line being read */
-    unsigned short gpu_hash[GPU_HASH_SLOTS]; /* 1 + index into gpus by key, 0 = empty */
-    bool too_many;                           /* a row named GPU number GW_LOGREAD_MAX_GPUS + 1 */
+    long line_no;                              /* the line being read */
+    unsigned short gpu_hash[GPU_HASH_SLOTS];   /* 1 + index into gpus by key, 0 = empty */
+    unsigned short index_slot[GW_INDEX_SLOTS]; /* 1 + index into gpus by the index cell alone */
+    bool too_many;                             /* a row named GPU number GW_LOGREAD_MAX_GPUS + 1 */
     bool alt_split;      /* a second id column (C_ALTID) told apart GPUs index did not */
     bool jitter;         /* rows of one poll stamped apart (within GW_POLL_JITTER_MS) */
     size_t duplicates;   /* rows repeated verbatim (one GPU, one time, the same cells) */
@@ -122,9 +124,11 @@ typedef struct reader {
     double vals[MAX_CELLS];
     /* the current line's cells as the second thread parsed them (nvsmi_pipe.c), or NULL */
     const nvsmi_pre *pre;
-    const char *const *pre_ptr; /* [npre] the cells they belong to */
-    size_t npre;
-    size_t pre_shift; /* cells the row dropped before its first (a logger's date) */
+    const char *const *pre_ptr; /* [nptr] the second thread's cells of the line (npre parsed) */
+    size_t npre, nptr;
+    int64_t pre_t_ms;    /* the second thread's gw_timeparse of the line's first cell (with pre) */
+    size_t pre_time_len; /* what it returned */
+    size_t pre_shift;    /* cells the row dropped before its first (a logger's date) */
 } reader;
 
 /* The second thread's findings for cell i of the current row (cell: that cell), or NULL. */
@@ -136,24 +140,41 @@ static inline const nvsmi_pre *nvsmi_pre_of(const reader *r, size_t i, const cha
 
 /* Reading a big regular file of lines on a second thread, a few batches ahead (issue 28): the
  * lines gw_lines_next gives (f's, through l), records joined across quoted line breaks, lines
- * of another format (gw_logread_foreign_line) ending it, cut into cells, their numbers parsed.
+ * of another format (gw_logread_foreign_line) ending it, cut into cells, and the numbers of as
+ * many of them parsed as keep both threads busy (the reader parses the others: nvsmi_pipe_row's
+ * pre is NULL for those).
  * NULL for small or irregular files, or when the machine's cores are busy already (a 1-minute
  * load average of at least one task per core): the caller reads them itself. */
 typedef struct nvsmi_pipe nvsmi_pipe;
+enum { NVSMI_PIPE_SLACK = 8 };
 typedef struct nvsmi_pipe_row {
     size_t n;            /* cells found (at most MAX_CELLS of them stored) */
     long line_no;        /* of its first line */
     const char *foreign; /* gw_logread_foreign_line's name of this line's format, or NULL */
     const nvsmi_pre *pre;
+    int64_t t_ms;    /* gw_timeparse of its first cell (with pre) */
+    size_t time_len; /* what it returned */
     const char *const *ptr;
     size_t npre;
+    size_t nptr; /* cells in ptr, each with NVSMI_PIPE_SLACK readable bytes past its NUL */
 } nvsmi_pipe_row;
 nvsmi_pipe *nvsmi_pipe_start(FILE *f, gw_lines *l);
-/* 0 (the default): a second thread as said above; 1: for every regular file (tests); -1: never. */
+/* 0 (the default): a second thread as said above; 1: for every regular file (tests); 2: as 1,
+ * the thread parsing the numbers of half the lines, the reader the others (tests); -1: never. */
 extern int nvsmi_pipe_mode;
 /* The next record into cells (valid until the next call) and row; false at the end. Sets l's
  * line number and NUL counts to the record's. */
 bool nvsmi_pipe_next(nvsmi_pipe *pp, char **cells, nvsmi_pipe_row *row);
+/* The second thread's findings for the reader's current line (a zeroed row: none). */
+static inline void nvsmi_take_pre(reader *r, const nvsmi_pipe_row *pr)
+{
+    r->pre = pr->pre;
+    r->pre_ptr = pr->ptr;
+    r->npre = pr->npre;
+    r->nptr = pr->nptr;
+    r->pre_t_ms = pr->t_ms;
+    r->pre_time_len = pr->time_len;
+}
 /* Stops the thread and frees pp (NULL: nothing); returns the line breaks joined in quoted cells
  * of the records taken. */
 long nvsmi_pipe_end(nvsmi_pipe *pp);

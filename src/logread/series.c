@@ -323,18 +323,6 @@ static int cmp_event(const void *a, const void *b)
     return 0;
 }
 
-/* The largest present value of a column, NAN when none. */
-static double column_max(const gw_series_gpu *g, gw_gpu_field f)
-{
-    double m = NAN;
-    for (size_t r = 0; gw_series_gpu_has(g, f) && r < g->tab.n; r++) {
-        double v = gw_series_gpu_value(g, f, r);
-        if (!isnan(v) && (isnan(m) || v > m))
-            m = v;
-    }
-    return m;
-}
-
 /* The capacity a GPU without memory.total shows: the largest memory.used + memory.free of a row
  * (what nvidia-smi's total is, less the driver's reservation); NAN without both. */
 static double used_plus_free(const gw_series_gpu *g)
@@ -436,9 +424,9 @@ gw_rc gw_series_finish(gw_series *s, gw_error *err)
         gw_series_gpu *g = s->gpus[i];
         gw_series_table_sort(&g->tab);
         if (isnan(g->memory_total_mib))
-            g->memory_total_mib = column_max(g, GW_F_MEM_TOTAL_MIB);
+            g->memory_total_mib = gw_series_gpu_max(g, GW_F_MEM_TOTAL_MIB);
         if (isnan(g->power_limit_w))
-            g->power_limit_w = column_max(g, GW_F_POWER_LIMIT_W);
+            g->power_limit_w = gw_series_gpu_max(g, GW_F_POWER_LIMIT_W);
         if (isnan(g->memory_total_mib) && !isnan(g->memory_total_mib = used_plus_free(g)))
             note_add(&s->inputs[g->input], "memory.total taken as memory.used + memory.free");
         clean_text(&g->name);

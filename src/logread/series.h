@@ -274,6 +274,10 @@ double gw_series_col_value(const gw_series_table *t, size_t c, size_t row);
 double gw_series_gpu_value(const gw_series_gpu *g, gw_gpu_field f, size_t row);
 /* Whether the GPU has a column of field f. */
 bool gw_series_gpu_has(const gw_series_gpu *g, gw_gpu_field f);
+/* The largest present value of column c / of field f's column, NAN when none (or no column):
+ * what comparing gw_series_col_value row by row gives, read from the codes. */
+double gw_series_col_max(const gw_series_table *t, size_t c);
+double gw_series_gpu_max(const gw_series_gpu *g, gw_gpu_field f);
 /* Rows [begin, end) of column c as doubles (NAN = absent) into out[end - begin]. */
 void gw_series_col_decode(const gw_series_table *t, size_t c, size_t begin, size_t end,
                           double *out);

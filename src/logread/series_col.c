@@ -511,6 +511,40 @@ bool gw_series_gpu_has(const gw_series_gpu *g, gw_gpu_field f)
     return g->col_of[f] >= 0;
 }
 
+double gw_series_gpu_max(const gw_series_gpu *g, gw_gpu_field f)
+{
+    return g->col_of[f] < 0 ? NAN : gw_series_col_max(&g->tab, (size_t)g->col_of[f]);
+}
+
+double gw_series_col_max(const gw_series_table *t, size_t col)
+{
+    const gw_series_col *c = &t->cols[col];
+    size_t n = t->n;
+    double m = NAN;
+    if (c->kind == GW_COL_CONST) /* rows past len are absent */
+        return c->len > 0 && n > 0 ? c->cval : NAN;
+    if (c->kind == GW_COL_DOUBLE) {
+        for (size_t r = 0; r < n; r++)
+            if (!isnan(c->v[r]) && (isnan(m) || c->v[r] > m))
+                m = c->v[r];
+        return m;
+    }
+    /* integer codes: the value grows with the code, so the largest code's value is the max */
+    int64_t best = 0, lim = limit_of(c->kind);
+    bool any = false;
+    for (size_t r = 0; r < n && r < c->len; r++) {
+        int64_t code = code_at(c, r);
+        if (code >= -lim && (!any || code > best)) {
+            best = code;
+            any = true;
+        }
+    }
+    if (!any)
+        return NAN;
+    int64_t v = c->base + best;
+    return c->decimals ? (double)v / pow10_d[c->decimals] : (double)v;
+}
+
 double *gw_series_table_writable(gw_series_table *t, const char *name, int field)
 {
     size_t c = gw_series_table_col(t, name, field);

@@ -167,8 +167,10 @@ double gw_stats_mean_where(const double *v, const double *w, const unsigned char
                 wsum += w[i];
             }
             plain += v[i];
-            lo = fmin(lo, v[i]);
-            hi = fmax(hi, v[i]);
+            /* fmin(lo, v) and fmax(hi, v) without a call each (v is a number here; on a tie,
+             * -0 against +0 too, both keep their first argument, as these do) */
+            lo = v[i] < lo ? v[i] : lo;
+            hi = v[i] > hi ? v[i] : hi;
             m++;
         }
     if (m == 0)

@@ -19,7 +19,8 @@ static bool same(double a, double b)
 }
 
 /* A compact table of one column filled with want[n] row by row (absent values not set, as the
- * readers do), checked value by value, decoded whole and by span, then after sorting reversed. */
+ * readers do), checked value by value, its largest, decoded whole and by span, then after
+ * sorting reversed. */
 static gw_col_kind check_column(const double *want, size_t n)
 {
     gw_series_table t = {.compact = true};
@@ -30,8 +31,13 @@ static gw_col_kind check_column(const double *want, size_t n)
             gw_series_table_set(&t, c, row, want[r]);
     }
     gw_col_kind kind = (gw_col_kind)t.cols[c].kind;
-    for (size_t r = 0; r < n; r++)
+    double max = NAN;
+    for (size_t r = 0; r < n; r++) {
         assert_true(same(gw_series_col_value(&t, c, r), want[r]));
+        if (!isnan(want[r]) && (isnan(max) || want[r] > max))
+            max = want[r];
+    }
+    assert_true(same(gw_series_col_max(&t, c), max));
     const double *v = gw_series_col_values(&t, c);
     for (size_t r = 0; r < n; r++)
         assert_true(same(v[r], want[r]));
@@ -101,8 +107,10 @@ static void test_overwrite_absent_and_rows_past_the_column(void **state)
         gw_series_table_add_row(&g.tab, r);
     assert_false(gw_series_gpu_has(&g, GW_F_UTIL_GPU_PCT));
     assert_true(isnan(gw_series_gpu_value(&g, GW_F_UTIL_GPU_PCT, 3)));
+    assert_true(isnan(gw_series_gpu_max(&g, GW_F_UTIL_GPU_PCT)));
     gw_series_gpu_set(&g, GW_F_UTIL_GPU_PCT, 4, 50); /* rows 0-3 absent, 5-9 not yet stored */
     assert_true(gw_series_gpu_has(&g, GW_F_UTIL_GPU_PCT));
+    assert_true(gw_series_gpu_max(&g, GW_F_UTIL_GPU_PCT) == 50);
     for (int r = 0; r < 10; r++)
         assert_true(same(gw_series_gpu_value(&g, GW_F_UTIL_GPU_PCT, r), r == 4 ? 50 : NAN));
     const double *u = gw_series_gpu_values(&g, GW_F_UTIL_GPU_PCT);

@@ -55,8 +55,70 @@ static void test_saturated(void **state)
     gw_series_free(s);
 }
 
+static void same_text(const char *x, const char *y)
+{
+    assert_true((x == NULL) == (y == NULL));
+    if (x)
+        assert_string_equal(x, y);
+}
+
+/* A record big enough (5 GPUs x 120,000 rows) for each GPU's basics, figures and checks to run
+ * on two threads (GPUs 0-2 on one, 3-4 on the other), a per-GPU check's verdict on each GPU
+ * and gpu_saturated (a job check run per GPU) on both threads: the verdicts, in their order,
+ * with every message, suggestion, cause and evidence, are those of one thread. */
+static void test_big_record_checks_on_two_threads(void **state)
+{
+    (void)state;
+    enum { N = 120000 };
+    gw_series *s = busy_run(5, N);
+    alternate(s, 0, 10, N, 95, 20); /* busy 57.5 %: starved */
+    for (size_t g = 1; g < 5; g += 3)
+        synth_set(s, g, GW_F_CLOCKS_EVENT_REASONS, 0, N, 0);
+    synth_set(s, 1, GW_F_CLOCKS_EVENT_REASONS, 10, 20000, 0x40); /* thermal slowdown */
+    synth_set(s, 3, GW_F_MEM_USED_MIB, 60, 70, 79000);           /* 98.75 % of 80000 MiB */
+    synth_set(s, 4, GW_F_CLOCKS_EVENT_REASONS, 10, 50000, 0x4);  /* power cap */
+    gw_analysis_threads = 1;
+    gw_analysis *one = synth_analyze(s);
+    gw_analysis_threads = 2;
+    gw_analysis *two = synth_analyze(s);
+    assert_non_null(synth_verdict(one, GW_V_GPU_STARVED, 0));
+    assert_non_null(synth_verdict(one, GW_V_THERMAL_THROTTLING, 1));
+    assert_non_null(synth_verdict(one, GW_V_GPU_SATURATED, 2));
+    assert_non_null(synth_verdict(one, GW_V_MEMORY_NEAR_CAPACITY, 3));
+    assert_non_null(synth_verdict(one, GW_V_POWER_CAPPED, 4));
+    assert_non_null(synth_verdict(one, GW_V_GPU_SATURATED, 4));
+    assert_int_equal(one->verdicts.n, two->verdicts.n);
+    for (size_t i = 0; i < one->verdicts.n; i++) {
+        const gw_verdict *x = &one->verdicts.v[i], *y = &two->verdicts.v[i];
+        assert_int_equal(x->id, y->id);
+        assert_int_equal(x->gpu, y->gpu);
+        assert_int_equal(x->severity, y->severity);
+        assert_int_equal(x->start_ms, y->start_ms);
+        assert_int_equal(x->end_ms, y->end_ms);
+        same_text(x->message, y->message);
+        same_text(x->suggestion, y->suggestion);
+        same_text(x->cause, y->cause);
+        assert_int_equal(x->nevidence, y->nevidence);
+        for (size_t e = 0; e < x->nevidence; e++) {
+            const gw_evidence *ex = &x->evidence[e], *ey = &y->evidence[e];
+            assert_string_equal(ex->key, ey->key);
+            assert_true((isnan(ex->value) && isnan(ey->value)) || ex->value == ey->value);
+            same_text(ex->text, ey->text);
+            assert_int_equal(ex->threshold, ey->threshold);
+            same_text(ex->op, ey->op);
+        }
+    }
+    for (size_t g = 0; g < 5; g++) {
+        assert_true(one->gpus[g].busy_pct == two->gpus[g].busy_pct);
+        assert_int_equal(one->gpus[g].ndips, two->gpus[g].ndips);
+    }
+    gw_analysis_free(one);
+    gw_analysis_free(two);
+    gw_series_free(s);
+}
+
 /* A record big enough (3 GPUs x 200,000 rows) for the figures to be computed on two threads
- * (analysis.c all_figures): every GPU's whole-record and steady-state statistics equal those
+ * (analysis.c each_gpu): every GPU's whole-record and steady-state statistics equal those
  * computed here directly, whichever thread did them. */
 static void test_big_record_figures_on_two_threads(void **state)
 {
@@ -510,6 +572,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_saturated),
         cmocka_unit_test(test_big_record_figures_on_two_threads),
+        cmocka_unit_test(test_big_record_checks_on_two_threads),
         cmocka_unit_test(test_starved_thresholds),
         cmocka_unit_test(test_starved_causes),
         cmocka_unit_test(test_underfilled_gpm),
