@@ -9,6 +9,8 @@
  *   nvml_init floor [LIBRARY]        only nvmlInit, the first GPU's handle and nvmlShutdown: the
  *                                    least any NVML one-shot command pays (bench/query_oneshot.py
  *                                    --floor, bench/h200/issue16.sh)
+ *   nvml_init floor-noshut [LIBRARY] the same without nvmlShutdown: the process's exit releases
+ *                                    NVML (what a one-shot command saves by not calling it)
  */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -29,7 +31,8 @@ typedef struct {
 
 int main(int argc, char **argv)
 {
-    int floor_only = argc > 1 && strcmp(argv[1], "floor") == 0;
+    int no_shutdown = argc > 1 && strcmp(argv[1], "floor-noshut") == 0;
+    int floor_only = argc > 1 && (strcmp(argv[1], "floor") == 0 || no_shutdown);
     unsigned flags = argc > 1 && !floor_only ? (unsigned)strtoul(argv[1], NULL, 0) : 0;
     const char *lib = argc > 2 ? argv[2] : getenv("GPUWATCH_NVML_LIB");
     if (!lib || !*lib)
@@ -59,7 +62,7 @@ int main(int argc, char **argv)
         void *h0 = NULL;
         int rc_h0 = handle(0, &h0);
         double t3 = now_ms();
-        int rc_shut = shutdown();
+        int rc_shut = no_shutdown ? 0 : shutdown();
         double t4 = now_ms();
         printf(
             "floor dlopen %.2f init %.2f (rc %d) handle 0 %.2f (rc %d) shutdown %.2f (rc %d) ms\n",
