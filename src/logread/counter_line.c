@@ -1,5 +1,6 @@
 /* What one text line says about progress (see counter_line.h). */
 #include "logread/counter_line.h"
+#include "logread/step_time.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -160,19 +161,60 @@ static const char *earlier(const char *a, const char *wa, const char *b, const c
     return p;
 }
 
+/* A save verb that opens a clause of its own after the results ("Validation loss decreased
+ * (inf --> 0.72).  Saving model ..."): a progressive or past form (prefix, the "saving"/"saved"
+ * find) starting a sentence, after '.' or ';' (after a comma it is the evaluation's line:
+ * "Validation loss improved, saving model to best.pt"). */
+static bool clause_verb(const char *line, const char *verb, const char *prefix)
+{
+    if (verb != prefix)
+        return false;
+    const char *b = verb;
+    while (b > line && (b[-1] == ' ' || b[-1] == '\t'))
+        b--;
+    return b > line && b < verb && strchr(".;", b[-1]);
+}
+
+/* A save in the future tense ("Checkpoints will be saved to ...", "will save every 10"): a
+ * setting printed at start-up, no save. */
+static bool future_save(const char *line)
+{
+    static const char *const forms[] = {"will be saved", "will save", "will be saving"};
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+        if (strcasestr(line, forms[i]))
+            return true;
+    return false;
+}
+
+/* The evaluation word at ev is the key of a setting: words, then " = " and a value that is a
+ * name, not a number ("evaluation order = LEFT_TO_RIGHT", "test = True"). */
+static bool setting(const char *ev)
+{
+    const char *p = ev;
+    while (isalpha((unsigned char)*p) || *p == ' ' || *p == '_')
+        p++;
+    if (*p != '=' || p == ev || p[-1] != ' ' || p[1] != ' ')
+        return false;
+    const char *v = spaces(p + 1);
+    return isalpha((unsigned char)*v);
+}
+
 /* Evaluation wins over save, save over training; but a save verb before the evaluation's word
  * makes the line a save for its evaluation's result ("Saving model at Epoch 1 with Validation
- * Accuracy: 33.73%"), where a noun does not ("Checkpoint [3]  Validation-perplexity=19.2"). */
+ * Accuracy: 33.73%"), where a noun does not ("Checkpoint [3]  Validation-perplexity=19.2"), and
+ * so does one opening a clause after the results (clause_verb). */
 static gw_line_kind line_kind(const char *line, char *word)
 {
     static const char *const eval_prefix[] = {"valid", "eval", "inference", "testing"};
-    static const char *const eval_word[] = {"val", "test"};
+    static const char *const eval_word[] = {"val", "test", "dev"};
     static const char *const save_prefix[] = {"saving", "saved"};
     static const char *const save_word[] = {"save", "saves"};
     static const char *const noun[] = {"checkpoint"};
     char w1[GW_COUNTER_WORD_MAX] = "", w2[GW_COUNTER_WORD_MAX] = "", ew[GW_COUNTER_WORD_MAX];
     const char *e1 = find_word(line, eval_prefix, 4, true, w1);
-    const char *e2 = find_word(line, eval_word, 2, false, w2);
+    const char *e2 = find_word(line, eval_word, 3, false, w2);
+    if (e2 && e2 > line && e2[-1] == '/' && strncasecmp(e2, "dev", 3) == 0)
+        e2 = find_word(line, eval_word, 2, false, w2); /* "/dev/shm": a path */
     char w3[GW_COUNTER_WORD_MAX] = "";
     const char *ev = earlier(e1, w1, e2, w2, w3);
     e1 = eval_metric(line, w1);
@@ -181,7 +223,11 @@ static gw_line_kind line_kind(const char *line, char *word)
     e1 = find_word(line, save_prefix, 2, true, w1);
     e2 = find_word(line, save_word, 2, false, w2);
     const char *verb = earlier(e1, w1, e2, w2, sw);
-    if (verb && (!ev || verb < ev)) {
+    if (ev && setting(ev)) /* "evaluation order = LEFT_TO_RIGHT" at start-up */
+        ev = NULL;
+    if (future_save(line)) /* "Checkpoints will be saved to ...": where, not a save */
+        verb = NULL;
+    if (verb && (!ev || verb < ev || clause_verb(line, verb, e1))) {
         snprintf(word, GW_COUNTER_WORD_MAX, "%s", sw);
         return GW_LINE_SAVE;
     }
@@ -189,7 +235,7 @@ static gw_line_kind line_kind(const char *line, char *word)
         snprintf(word, GW_COUNTER_WORD_MAX, "%s", ew);
         return GW_LINE_EVAL;
     }
-    if (find_word(line, noun, 1, true, word))
+    if (find_word(line, noun, 1, true, word) && !future_save(line))
         return GW_LINE_SAVE; /* (a verb alone returned above) */
     word[0] = '\0';
     return GW_LINE_TRAIN;
@@ -494,8 +540,6 @@ static const char *epoch_tag(const char *line, gw_counter *c)
     return NULL;
 }
 
-static double step_time(const char *line);
-
 /* A counter that leads a line reporting a loss or a time per step, with no word for it: "250 |
  * loss 4.0938 | lr 3.0e-04", yolact's "[  0]      10 || B: 6.981 | ... || timer: 0.290" (the
  * bracketed number before it, an outer loop or a rank, is not taken for an epoch). A table row
@@ -522,12 +566,73 @@ static bool leading_counter(const char *line, gw_counter *c)
     if (v[1 + twice] != ' ' && v[1 + twice] != '\t')
         return false;
     bool has_loss = find_word(v, loss, 1, false, NULL) != NULL;
-    if (!has_loss && isnan(step_time(v)))
+    if (!has_loss && isnan(gw_step_time(v)))
         return false;
     c->n = n;
     c->total = -1;
     snprintf(c->shape, sizeof c->shape, "%sN %c%s%s", outer ? "[K] " : "", sep, twice ? "|" : "",
              has_loss ? " loss" : "");
+    return true;
+}
+
+/* A metric "key: value" at *s ("learn: 80.72", "train-rmse:17.59", "valid_0's l2: 0.31"): a
+ * key of letters, digits, '-', '_', '\'' and inner spaces (one word at most after the first),
+ * then a decimal number; advances *s past the number. */
+static bool metric_pair(const char **s)
+{
+    const char *p = spaces(*s);
+    if (!isalpha((unsigned char)*p))
+        return false;
+    int words = 1;
+    while (*p && *p != ':') {
+        if (*p == ' ' && isalpha((unsigned char)p[1]) && words++ < 2) {
+            p++;
+            continue;
+        }
+        if (!isalnum((unsigned char)*p) && !strchr("-_'", *p))
+            return false;
+        p++;
+    }
+    if (*p != ':')
+        return false;
+    const char *v = spaces(p + 1);
+    char *end;
+    (void)strtod(v, &end);
+    if (end == v || (!isdigit((unsigned char)*v) && *v != '-') ||
+        !memchr(v, '.', (size_t)(end - v)))
+        return false; /* a measured value: a decimal ("cuda:0" is none) */
+    *s = end;
+    return true;
+}
+
+/* A boosting round: a counter leading the line ("0:", "[100]") and right after it the round's
+ * metrics as "key: value" pairs, two or more (CatBoost's "100:  learn: 80.72  test: 76.35 ...
+ * total: 830ms", XGBoost's "[0]  train-rmse:17.59  eval-rmse:17.21", LightGBM's "[100]
+ * training's l2: 0.2  valid_1's l2: 0.3"): a training round that prints its evaluation-set
+ * metric in its own line, with no pause for it. */
+static bool metric_round(const char *line, gw_counter *c)
+{
+    const char *v = line;
+    long n, t;
+    bool bracket = *v == '[';
+    if (bracket)
+        v++;
+    if (!counts(&v, &n, &t) || t >= 0 || *v != (bracket ? ']' : ':') ||
+        (v[1] != ' ' && v[1] != '\t'))
+        return false;
+    const char *m = v + 1;
+    int pairs = 0;
+    while (metric_pair(&m)) {
+        pairs++;
+        m += strcspn(m, " \t");
+    }
+    if (pairs < 2)
+        return false;
+    c->n = n;
+    c->total = -1;
+    c->kind = GW_LINE_TRAIN;
+    c->kind_word[0] = '\0';
+    snprintf(c->shape, sizeof c->shape, bracket ? "[N] metric:" : "N: metric:");
     return true;
 }
 
@@ -550,115 +655,6 @@ static bool arrow_bar(const char *line, gw_counter *c)
     return true;
 }
 
-/* A figure printed before its unit, as seconds per step: a rate ("1.59 updates/sec", "8.00
- * it/s", "2.5 steps/s") or a time ("2.057s/batch", "0.86 s/it", "95ms/step"); not a bar's
- * "it/s]". NAN when none. */
-static double per_unit(const char *line)
-{
-    static const struct {
-        const char *unit;
-        bool rate;
-    } units[] = {{"updates/s", true}, {"it/s", true},       {"steps/s", true}, {"iters/s", true},
-                 {"s/batch", false},  {"s/iter", false},    {"s/it", false},   {"s/step", false},
-                 {"sec/step", false}, {"sec/batch", false}, {"sec/it", false}};
-    for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
-        size_t len = strlen(units[i].unit);
-        for (const char *p = line; (p = strcasestr(p, units[i].unit)) != NULL; p += len) {
-            const char *u = p + len;
-            if (units[i].rate && strncasecmp(u, "ec", 2) == 0)
-                u += 2;
-            if (isalnum((unsigned char)*u) || *u == ']' || p == line)
-                continue;
-            const char *n = p; /* where the number ends */
-            double scale = 1.0;
-            if (!units[i].rate && n > line && n[-1] == 'm') {
-                n--;
-                scale = 1e-3;
-            }
-            if (n > line && n[-1] == ' ')
-                n--;
-            const char *v = n;
-            while (v > line && (isdigit((unsigned char)v[-1]) || v[-1] == '.'))
-                v--;
-            if (v == n || (v > line && isalnum((unsigned char)v[-1])))
-                continue;
-            char *end;
-            double x = strtod(v, &end) * scale;
-            if (end != n || !(x > 0))
-                continue;
-            return units[i].rate ? 1.0 / x : x;
-        }
-    }
-    return NAN;
-}
-
-/* The seconds per step printed with a line's counter: "time: 0.3326", "iter_time: 0.571s",
- * "time 107.20ms", "batch_cost: 0.2063", "Time  0.315 ( 0.372)", "elapsed time per iteration
- * (ms): 139113.4". A figure over several steps ("11.1s / 10iters") is none. */
-/* The key at p is an average's: "avg_batch_cost", "mean_time" (not "data_time"). */
-static bool averaged(const char *line, const char *p)
-{
-    static const char *const heads[] = {"avg_", "mean_"};
-    for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
-        size_t len = strlen(heads[i]);
-        if ((size_t)(p - line) >= len && strncasecmp(p - len, heads[i], len) == 0 &&
-            word_start(line, p - len))
-            return true;
-    }
-    return false;
-}
-
-static double step_time(const char *line)
-{
-    /* a whole step's time before its parts' (ESPnet's "iter_time=0.001, forward_time=0.005, ...,
-     * train_time=0.014": iter_time is its wait for data) */
-    static const char *const keys[] = {"elapsed time per iteration (ms)",
-                                       "train_time",
-                                       "iter_time",
-                                       "batch_cost",
-                                       "batch_time",
-                                       "batch time",
-                                       "time",
-                                       "ups",
-                                       "seconds",
-                                       "timer"};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-        size_t len = strlen(keys[i]);
-        for (const char *p = line; (p = strcasestr(p, keys[i])) != NULL; p += len) {
-            if ((!word_start(line, p) && !averaged(line, p)) || isalnum((unsigned char)p[len]) ||
-                p[len] == '_')
-                continue;
-            const char *v = spaces(p + len);
-            if (*v == ':' || *v == '=')
-                v = spaces(v + 1);
-            char *end;
-            double x = strtod(v, &end);
-            if (end == v || !isdigit((unsigned char)*v))
-                continue;
-            const char *u = end;
-            if (strncmp(u, "ms", 2) == 0 && !isalpha((unsigned char)u[2])) {
-                x /= 1000.0;
-                u += 2;
-            } else if (*u == 's' && !isalpha((unsigned char)u[1])) {
-                u++;
-            } else if (isalpha((unsigned char)*u) || *u == ':') {
-                continue; /* "02m 22s", an eta "0:10:00" */
-            }
-            if (i == 0)
-                x /= 1000.0;
-            if (i == 7)
-                x = x > 0 ? 1.0 / x : 0; /* updates per second */
-            if (*spaces(u) == '/')
-                continue;
-            if (i >= 8 && v == spaces(p + len))
-                continue; /* "seconds: 10.2", not "seconds 12" */
-            if (x > 0 && x < 1e5)
-                return x;
-        }
-    }
-    return per_unit(line);
-}
-
 /* A measured value: a decimal fraction ("4.0427") or a percentage ("3%"). */
 static bool has_value(const char *line)
 {
@@ -678,6 +674,8 @@ bool gw_counter_line(const char *line, gw_counter *c)
     if (*s == '{' || strstr(line, "%|") || strlen(line) > 4096)
         return false;
     c->kind = line_kind(line, c->kind_word);
+    if (metric_round(line, c))
+        return true;
     const char *tag = epoch_tag(line, c);
     if (!tag && (row_counter(line, c) || nested_counter(line, c))) {
         /* a table row's count; two loops: read as an epoch with its step */
@@ -689,7 +687,7 @@ bool gw_counter_line(const char *line, gw_counter *c)
         leading_counter(line, c);
     }
     if (c->n >= 0 && c->kind == GW_LINE_TRAIN && isnan(c->step_s))
-        c->step_s = step_time(line);
+        c->step_s = gw_step_time(line);
     c->announce = c->kind == GW_LINE_EVAL && c->n < 0 && !has_value(line);
     if (c->n < 0 && c->kind == GW_LINE_TRAIN) {
         (void)tag; /* an epoch tag alone is the epoch matcher's (progress.c) */

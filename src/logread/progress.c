@@ -2,6 +2,7 @@
 #include "logread/progress.h"
 #include "logread/counter_line.h"
 #include "logread/progress_bar.h"
+#include "logread/step_time.h"
 #include "logread/timeline.h"
 
 #include "util/xalloc.h"
@@ -114,7 +115,10 @@ static void add_sample(gw_progress *p, const bar *b, int64_t t_ms, bool new_inst
                      .step_s = b->step_s,
                      .inst = p->inst,
                      .keep = keep,
-                     .base = base};
+                     .base = base,
+                     .paused = p->paused && !isnan(b->step_s)};
+    if (!isnan(b->step_s))
+        p->paused = false;
     if (keep)
         p->last_keep_ms = t_ms;
 }
@@ -153,6 +157,7 @@ static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
     gw_timeline_add(p->tl, GW_PH_EVAL, t_ms, -1, 0, 0, NAN, b->desc[0] ? b->desc : "bar",
                     b->n == -2 ? -1 : v->first_ms);
     p->val_open = b->n == -2;
+    p->paused = true;
     p->last_act_ms = t_ms;
     v->last_ms = t_ms;
     v->last_n = b->n;
@@ -201,6 +206,8 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     bool new_inst = !last || b->n < last->n || b->total != last->total ||
                     ((new_epoch || epoch_line) && last->n == last->total);
     epoch_line &= !labelled; /* a bar that names its epoch opens it itself */
+    if (new_inst && last && b->n < last->n && !labelled && !p->nst)
+        gw_timeline_new_loop(p->tl); /* no epochs: a counter's reset is a new loop */
     if (new_inst) {
         p->inst++;
         /* a bar first seen at count 0 with its clock running was made earlier (YOLOv9's first
@@ -291,6 +298,18 @@ static void note(char *dst, size_t size, const char *src)
         snprintf(dst, size, "%.*s", (int)size - 1, src);
 }
 
+/* The loop's 0 line lacked the time per step its next line, 1, prints (llama.cpp's `iter= 0 ...
+ * loss=0.000000`, then `iter= 1 ... dt=00:03:25`): it was printed before the first step, so the
+ * counter counts the steps done, and that line counted none. */
+static void zero_was_before(gw_progress *p)
+{
+    p->text_zero = false;
+    for (size_t k = p->inst_first; k < p->nsm; k++)
+        if (p->sm[k].n == 1)
+            p->sm[k].n = 0;
+    gw_timeline_uncount(p->tl);
+}
+
 /* A plain text line with a counter, an evaluation or a save (logread/counter_line.h). */
 static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, long *epoch,
                             long *total)
@@ -301,6 +320,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
         if (p->nsm || p->nst) /* once training has begun */
             note(p->save_word, sizeof p->save_word, c->kind_word);
         p->saved_after_val = p->last_kind == 2;
+        p->paused = true;
         keep_last(p);
         close_val(p, t_ms);
         gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
@@ -335,10 +355,14 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     }
     /* a loop whose counter starts at 0 prints the index of the step just done */
     bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
+    bool zero_before = p->zero_no_time && c->n == 1 && !isnan(c->step_s) && p->text_zero;
+    p->zero_no_time = c->n == 0 && isnan(c->step_s);
     if (c->n == 0)
         p->text_zero = true;
     else if (c->n < p->last_raw)
         p->text_zero = false;
+    if (zero_before)
+        zero_was_before(p);
     p->last_raw = c->n;
     b.n += p->text_zero;
     if (b.total > 0 && b.n > b.total)
@@ -357,6 +381,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     p->cur_src = src;
     p->text_from_one = from_one;
     bool started = on_train_bar(p, &b, t_ms, epoch, total);
+    p->after_counter = true;
     p->text_from_one = false;
     keep_last(p); /* text lines are few: each is kept */
     p->cur_src = NULL;
@@ -416,8 +441,49 @@ static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, 
     return rest ? gw_progress_feed(p, rest, t_ms, epoch, total) : started;
 }
 
+/* A line of its own right after a training counter's that prints the time per step (`speed:
+ * 0.0867s/iter`, `global_step/sec: 2.45`) gives that line's, when it printed none. */
+static bool step_time_line(gw_progress *p, const char *line)
+{
+    sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
+    if (!last || !isnan(last->step_s))
+        return false;
+    double x = gw_step_time_alone(line);
+    if (isnan(x))
+        return false;
+    last->step_s = x;
+    last->paused = p->paused;
+    p->paused = false;
+    gw_timeline_step_s(p->tl, x);
+    return true;
+}
+
+/* Other work named by line's first words, up to one of the characters in stop. */
+static void other_work_named(gw_progress *p, int64_t t_ms, const char *line, const char *stop)
+{
+    char what[GW_COUNTER_WORD_MAX];
+    const char *s0 = line + strspn(line, " \t");
+    snprintf(what, sizeof what, "%.*s", (int)strcspn(s0, stop), s0);
+    other_work(p, t_ms, what);
+}
+
+/* A line with no counter, evaluation or save that still tells something: the time per step of
+ * the counter's line before it, or work of another kind once training began ("Downloading file
+ * gs://..."). */
+static bool uncounted_line(gw_progress *p, const char *line, int64_t t_ms, bool after_counter)
+{
+    if (after_counter && step_time_line(p, line))
+        return true;
+    if (!p->nsm || !gw_bar_other_verb(line))
+        return false;
+    other_work_named(p, t_ms, line, " :");
+    return true;
+}
+
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
+    bool after_counter = p->after_counter;
+    p->after_counter = false;
     if (t_ms > p->last_ms)
         p->last_ms = t_ms;
     if (p->first_ms == INT64_MIN)
@@ -425,10 +491,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     if (hf_line(p, line, t_ms))
         return false;
     if (strstr(line, "B/s]") || strstr(line, "B/s, ")) { /* a transfer: bytes per second */
-        char what[GW_COUNTER_WORD_MAX];
-        const char *s0 = line + strspn(line, " ");
-        snprintf(what, sizeof what, "%.*s", (int)strcspn(s0, ":"), s0);
-        other_work(p, t_ms, what);
+        other_work_named(p, t_ms, line, ":");
         return false;
     }
     bar b;
@@ -441,6 +504,8 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     }
     gw_counter c;
     bool counted = gw_counter_line(line, &c);
+    if (!counted && uncounted_line(p, line, t_ms, after_counter))
+        return false;
     gw_counter_role role = counted && c.kind == GW_LINE_TRAIN && c.n >= 0
                                ? gw_counter_is_step(&p->pick, &c, t_ms)
                                : GW_COUNTER_STEP;
@@ -541,7 +606,7 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t
 {
     long steps = 0;
     double secs = 0, step_s = NAN, *st = NULL;
-    size_t nst = 0, capst = 0;
+    size_t nst = 0, capst = 0, paused = SIZE_MAX;
     bool any = false, secs_ok = true;
     for (size_t i = 0, j; i < p->nsm; i = j + 1) {
         for (j = i; j + 1 < p->nsm && p->sm[j + 1].inst == p->sm[i].inst;)
@@ -589,12 +654,14 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t
         for (size_t k = first; k <= j; k++) /* the printed times per step: their median */
             if (in_span(p, k, from, to, kfrom, kto) && !isnan(p->sm[k].step_s)) {
                 st = xgrow(st, &capst, nst + 1, sizeof *st);
+                if (p->sm[k].paused && paused == SIZE_MAX)
+                    paused = nst;
                 st[nst++] = p->sm[k].step_s;
             }
         any = true;
     }
     if (nst)
-        step_s = gw_timeline_median(st, nst);
+        step_s = gw_timeline_step_median(st, nst, paused);
     free(st);
     if (!any)
         return;

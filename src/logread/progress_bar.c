@@ -175,15 +175,43 @@ static bool parse_timm(const char *line, gw_bar *b)
     return true;
 }
 
-/* A progress bar draw: tqdm ("desc: 45%|###  | 45/100 ..."), ultralytics' own bar ("desc: 45%
- * ━━━─── 45/100 ..."), Keras ("45/100 ━━━━ 2s 20ms/step - loss: ..."). */
+/* tqdm drawn without its bar (a notebook's text, Colab): "desc: 45% 45/100 [00:05<00:06, ...]":
+ * the '%' of a percentage right before the counts and a bracketed clock "elapsed<left"; NULL
+ * when line is none. */
+static const char *plain_percent(const char *line)
+{
+    for (const char *p = strchr(line, '%'); p; p = strchr(p + 1, '%')) {
+        const char *d = p;
+        while (d > line && isdigit((unsigned char)d[-1]))
+            d--;
+        if (d == p || p - d > 3 || (d > line && d[-1] != ' ' && d[-1] != ':') || p[1] != ' ')
+            continue;
+        const char *c = p + 1 + strspn(p + 1, " ");
+        long n, t;
+        if (!gw_bar_read_counts(&c, &n, &t) || strncmp(c, " [", 2) != 0)
+            continue;
+        const char *lt = c + 2 + strcspn(c + 2, "<],");
+        double sec;
+        if (*lt == '<' && time_token(c + 2, (size_t)(lt - c - 2), &sec))
+            return p;
+    }
+    return NULL;
+}
+
+/* A progress bar draw: tqdm ("desc: 45%|###  | 45/100 ...", or without its bar: "45% 45/100
+ * [00:05<...]"), ultralytics' own bar ("desc: 45% ━━━─── 45/100 ..."), Keras ("45/100 ━━━━ 2s
+ * 20ms/step - loss: ..."). */
 bool gw_bar_parse(const char *line, gw_bar *b)
 {
     gw_bar_init(b);
     if (parse_timm(line, b))
         return true;
     const char *p = strstr(line, "%|"), *counts = NULL;
-    if (p) {
+    const char *plain = p ? NULL : plain_percent(line);
+    if (plain) {
+        set_desc(b, line, plain);
+        counts = plain + 1;
+    } else if (p) {
         const char *q = strchr(p + 2, '|');
         if (!q)
             return false;
@@ -301,6 +329,20 @@ bool gw_bar_other_desc(const char *d)
 bool gw_bar_other_line(const char *line)
 {
     return other_words(line, false);
+}
+
+bool gw_bar_other_verb(const char *line)
+{
+    const char *w = line + strspn(line, " \t");
+    size_t len = 0;
+    while (isalpha((unsigned char)w[len]))
+        len++;
+    char word[24];
+    if (len < 6 || len >= sizeof word || strncasecmp(w + len - 3, "ing", 3) != 0)
+        return false;
+    memcpy(word, w, len);
+    word[len] = '\0';
+    return other_words(word, false);
 }
 
 /* In a postfix "k=v, k=v" after the rate ("1.04s/it, loss=0.693, ...") with no closing ']',

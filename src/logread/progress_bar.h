@@ -52,6 +52,10 @@ bool gw_bar_other_desc(const char *d);
 /* A line about such work (a download, an upload, an export; not a checkpoint save): a bar right
  * after it is that work's. */
 bool gw_bar_other_line(const char *line);
+/* A line that opens with such work's verb ("Downloading file gs://...", "Uploading ...",
+ * "Exporting ..."): that work itself, not only what a bar after it is. */
+bool gw_bar_other_verb(const char *line);
+
 /* The text of another line printed onto a bar without a line end, NULL when none: after the
  * bar's closing "it/s]" ("s/it]", "it]") when it holds words, or, in a bar the terminal's width
  * cut (no closing ']'), where a postfix value runs into words ("train/loss=0.6Epoch 0, global

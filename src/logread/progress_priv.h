@@ -32,6 +32,7 @@ typedef struct sample {
     unsigned inst; /* bar instance: a new one whenever the count starts over */
     bool keep;     /* false: the latest draw, replaced by the next one of the same instance */
     long base;     /* the count its instance stood at before it was first seen, 0 usually */
+    bool paused;   /* its step_s is the first printed after an evaluation or a save */
 } sample;
 
 typedef struct val_run {
@@ -72,6 +73,7 @@ struct gw_progress {
     long last_raw;            /* a text counter's last printed value */
     bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
     bool text_from_one;       /* the first text counter ever is 1: its loop began in view */
+    bool zero_no_time;        /* the last text counter line was 0 with no time per step */
     bool train_bars;          /* training steps came from progress bars */
     bool train_bars_labelled; /* ... whose descriptions name the epoch */
     size_t nst_at_sample;     /* epochs started before the latest training sample */
@@ -79,6 +81,9 @@ struct gw_progress {
     bool val_open;            /* the last validation run was announced: it runs to the next
                                  activity */
     bool saved_after_val;     /* a save right after an evaluation: results next are its */
+    bool paused;              /* an evaluation or a save since the last time per step */
+    bool after_counter;       /* the line before was a training counter's (its time per step may
+                                 follow on a line of its own) */
     const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
     char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
     char train_shape[GW_COUNTER_SHAPE_MAX];

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A run of activities of one kind, as read. */
 typedef struct run {
@@ -17,10 +18,12 @@ typedef struct run {
     long steps, first_n, last_n;
     double *step_s; /* the printed seconds per step, for their median */
     size_t nstep_s, capstep_s;
+    size_t paused_s; /* the step_s printed first after a pause, SIZE_MAX none */
     int64_t since_ms;
     bool open_end;    /* announced (an evaluation's "Evaluating..."): runs to the next activity */
     int64_t close_ms; /* a save's or announced run's end marked before the next activity */
     bool announced;   /* its first activity announced it: it starts at its line */
+    bool test_after_val;   /* a test announced right after a validation (test_after_val) */
     int64_t rate_first_ms; /* the first sample counted for the wall-time rate */
     long rate_n0;
     char what[GW_PHASE_WORD_MAX];
@@ -35,7 +38,9 @@ struct gw_timeline {
     size_t first_run; /* ... and its run */
     unsigned nfirst;  /* training lines of the first counter's loop seen so far */
     long last_n, last_total;
-    long base; /* gw_timeline_base's, for the next training line */
+    long base;     /* gw_timeline_base's, for the next training line */
+    bool paused;   /* an evaluation or save came since the last time per step */
+    bool new_loop; /* gw_timeline_new_loop: the next training line starts a phase */
 };
 
 gw_timeline *gw_timeline_new(void)
@@ -59,16 +64,42 @@ const char *gw_phase_kind_name(gw_phase_kind k)
     return k <= GW_PH_OTHER ? names[k] : "unknown";
 }
 
+/* An evaluation named test after one named by a validation word (val, valid, dev, eval). */
+static bool test_after_val(const char *before, const char *word)
+{
+    static const char *const val[] = {"val", "dev", "eval"};
+    if (strncasecmp(word, "test", 4) != 0)
+        return false;
+    for (size_t i = 0; i < sizeof val / sizeof *val; i++)
+        if (strncasecmp(before, val[i], strlen(val[i])) == 0)
+            return true;
+    return false;
+}
+
 void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
                      unsigned inst, double step_s, const char *word, int64_t since)
 {
+    if (kind != GW_PH_TRAIN)
+        tl->paused = true;
     if (kind != GW_PH_TRAIN && !tl->any_train)
         return; /* before training: start-up (loading, a sanity check) */
     run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
-    if (!cur || cur->kind != kind) {
+    /* a test announced after a validation that reported its results is another evaluation
+     * (Flair's `Testing using best model ...` after its last `DEV :` line): after the last
+     * training step, the final test (gw_timeline_finish) */
+    bool final_test = cur && kind == GW_PH_EVAL && cur->kind == kind && since < 0 &&
+                      !cur->open_end && word && test_after_val(cur->what, word);
+    bool new_loop = kind == GW_PH_TRAIN && tl->new_loop;
+    if (!cur || cur->kind != kind || final_test || new_loop) {
+        tl->new_loop = tl->new_loop && !new_loop;
         tl->r = xgrow(tl->r, &tl->cap, tl->n + 1, sizeof *tl->r);
         cur = &tl->r[tl->n++];
-        *cur = (run){.kind = kind, .first_ms = t_ms, .first_n = -1, .last_n = -1};
+        *cur = (run){.kind = kind,
+                     .first_ms = t_ms,
+                     .first_n = -1,
+                     .last_n = -1,
+                     .paused_s = SIZE_MAX,
+                     .test_after_val = final_test};
         if (word) {
             strncpy(cur->what, word, GW_PHASE_WORD_MAX - 1);
             cur->what[GW_PHASE_WORD_MAX - 1] = '\0';
@@ -112,14 +143,43 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     }
     cur->steps += delta;
     cur->last_n = n;
-    if (!isnan(step_s) && !repeat) { /* a repeat: another logger's copy of the line */
-        cur->step_s = xgrow(cur->step_s, &cur->capstep_s, cur->nstep_s + 1, sizeof *cur->step_s);
-        cur->step_s[cur->nstep_s++] = step_s;
-    }
+    if (!isnan(step_s) && !repeat) /* a repeat: another logger's copy of the line */
+        gw_timeline_step_s(tl, step_s);
     tl->any_train = true;
     tl->last_inst = inst;
     tl->last_n = n;
     tl->last_total = total;
+}
+
+void gw_timeline_step_s(gw_timeline *tl, double step_s)
+{
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (!cur || cur->kind != GW_PH_TRAIN || !(step_s > 0))
+        return;
+    if (tl->paused && cur->paused_s == SIZE_MAX)
+        cur->paused_s = cur->nstep_s;
+    tl->paused = false;
+    cur->step_s = xgrow(cur->step_s, &cur->capstep_s, cur->nstep_s + 1, sizeof *cur->step_s);
+    cur->step_s[cur->nstep_s++] = step_s;
+}
+
+void gw_timeline_uncount(gw_timeline *tl)
+{
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (!cur || cur->kind != GW_PH_TRAIN || cur->steps < 1 || tl->last_n < 1)
+        return;
+    cur->steps--;
+    cur->last_n--;
+    tl->last_n--;
+    if (cur->first_n > cur->last_n)
+        cur->first_n = cur->last_n;
+    if (cur->rate_n0 > cur->last_n)
+        cur->rate_n0 = cur->last_n;
+}
+
+void gw_timeline_new_loop(gw_timeline *tl)
+{
+    tl->new_loop = true;
 }
 
 void gw_timeline_base(gw_timeline *tl, long base)
@@ -134,6 +194,7 @@ void gw_timeline_recount(gw_timeline *tl)
         return;
     cur->steps = 0;
     cur->nstep_s = 0;
+    cur->paused_s = SIZE_MAX;
     cur->first_n = -1; /* its rate restarts with the step counter */
     tl->first_n = -1;
 }
@@ -151,13 +212,32 @@ void gw_timeline_mark(gw_timeline *tl, int64_t t_ms)
         cur->close_ms = t_ms;
 }
 
-double gw_timeline_median(const double *v, size_t n)
+static double median_of(const double *v, size_t n)
 {
     double *c = xmalloc(n * sizeof *c);
     memcpy(c, v, n * sizeof *c);
     double m = gw_stats_quantile(c, n, 0.5);
     free(c);
     return m;
+}
+
+double gw_timeline_median(const double *v, size_t n)
+{
+    return median_of(v, n);
+}
+
+double gw_timeline_step_median(const double *v, size_t n, size_t paused)
+{
+    if (paused < n && n >= 2) {
+        double *c = xmalloc((n - 1) * sizeof *c);
+        memcpy(c, v, paused * sizeof *c);
+        memcpy(c + paused, v + paused + 1, (n - 1 - paused) * sizeof *c);
+        double rest = median_of(c, n - 1);
+        free(c);
+        if (v[paused] > 2.0 * rest)
+            return rest;
+    }
+    return median_of(v, n);
 }
 
 /* What follows the last training step is after-training work, except the loop's own
@@ -242,7 +322,7 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
             p->last_step = r->last_n;
             long n = r->last_n - r->rate_n0;
             if (r->nstep_s > 0) /* the median: a line whose step held an evaluation is not */
-                p->steps_per_s = 1.0 / gw_timeline_median(r->step_s, r->nstep_s);
+                p->steps_per_s = 1.0 / gw_timeline_step_median(r->step_s, r->nstep_s, r->paused_s);
             else if (r->last_ms > r->rate_first_ms && n > 0)
                 p->steps_per_s = (double)n * 1000.0 / (double)(r->last_ms - r->rate_first_ms);
         }
@@ -253,6 +333,24 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
     for (size_t i = 0; i < tl->n; i++)
         if (s[i].kind == GW_PH_OTHER)
             s[i].kind = GW_PH_TRAIN;
+    /* the work after training is one phase (t5's downloads, then `Save PyTorch model`); a test
+     * after a validation amid training is that evaluation's */
+    size_t n = 0, last_train = 0;
+    for (size_t i = 0; i < tl->n; i++)
+        if (tl->r[i].kind == GW_PH_TRAIN)
+            last_train = i;
+    for (size_t i = 0; i < tl->n; i++) {
+        if (n && tl->r[i].test_after_val && i < last_train && s[n - 1].kind == GW_PH_EVAL) {
+            s[n - 1].end_ms = s[i].end_ms;
+            continue;
+        }
+        if (n && s[i].kind == GW_PH_AFTER && s[n - 1].kind == GW_PH_AFTER) {
+            if (s[i].end_ms > s[n - 1].end_ms)
+                s[n - 1].end_ms = s[i].end_ms;
+            continue;
+        }
+        s[n++] = s[i];
+    }
     *out = s;
-    return tl->n;
+    return n;
 }

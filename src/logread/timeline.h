@@ -51,6 +51,18 @@ gw_timeline *gw_timeline_new(void);
 void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
                      unsigned inst, double step_s, const char *word, int64_t since);
 
+/* The seconds per step a line of its own printed right after the latest training line (`speed:
+ * 0.0867s/iter`, `global_step/sec: 2.45`): that line's, when it printed none. */
+void gw_timeline_step_s(gw_timeline *tl, double step_s);
+
+/* The latest training line's counter stood one lower than it was given (a 0-based loop's 0 line
+ * turned out to be printed before its first step): it counted one step less. */
+void gw_timeline_uncount(gw_timeline *tl);
+
+/* The counter of a job with no epochs started over (CatBoost's second model, `0:` again): the
+ * next training line starts a training phase of its own. */
+void gw_timeline_new_loop(gw_timeline *tl);
+
 /* The loop whose first line comes next stood at base before it (a bar over all epochs' steps
  * first seen in a later epoch; a counter that took over from another one: its own value): that
  * line counts its n - base steps where it would count n. */
@@ -80,6 +92,12 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
 /* The median of n > 0 values (the printed times per step: one that held an evaluation is an
  * outlier). */
 double gw_timeline_median(const double *v, size_t n);
+
+/* The median of the printed times per step v, where v[paused] (SIZE_MAX: none) is the first one
+ * printed after an evaluation or a save: left out when it is more than twice the median of the
+ * rest (a timer not reset ran on through the pause: Time-Series-Library's first `speed:` of an
+ * epoch, of two). */
+double gw_timeline_step_median(const double *v, size_t n, size_t paused);
 
 /* "train", "eval", "save", "after_training". */
 const char *gw_phase_kind_name(gw_phase_kind k);

@@ -9,6 +9,7 @@
 
 #include "logread/counter_line.h"
 #include "logread/progress_bar.h"
+#include "logread/step_time.h"
 #include "logread/timeline.h"
 
 #include <math.h>
@@ -491,6 +492,108 @@ static void test_timeline_place_and_base(void **state)
     gw_timeline_free(tl);
 }
 
+/* The ninth, blind set's line forms (tests/data/trainer-logs/README.md). */
+static void test_ninth_set_forms(void **state)
+{
+    (void)state;
+    /* the widely copied EarlyStopping class: a save verb opening a clause after the results */
+    gw_counter c =
+        read_line("Validation loss decreased (inf --> 0.723953).  Saving model ...", true);
+    assert_int_equal(c.kind, GW_LINE_SAVE);
+    assert_string_equal(c.kind_word, "Saving");
+    c = read_line("val_loss 0.41; saved checkpoint to best.pt", true);
+    assert_int_equal(c.kind, GW_LINE_SAVE);
+    c = read_line("Validation loss 0.72 saving nothing", true); /* no clause of its own */
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+    read_line("Checkpoints will be saved to /tmp/run by HardDiskBackend.", false); /* future */
+
+    /* Flair's DEV line; a device path or a word that begins with dev is none */
+    c = read_line("2020-07-02 14:42:58,579 DEV : loss 0.4148 - score 0.8584", true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+    assert_string_equal(c.kind_word, "DEV");
+    read_line("mounted /dev on /mnt/dev", false);
+    read_line("device: cuda:0, devices 1", false);
+
+    /* a setting keyed by an evaluation word, its value a name */
+    read_line("main: evaluation order = LEFT_TO_RIGHT", false);
+    c = read_line("val loss = 0.5", true); /* a value: a result */
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+
+    /* llama.cpp's per-iteration delta time as a clock; its eta is none */
+    c = read_line("train_opt_callback: iter=     7 sample=57/10322099 sched=0.070000 loss=9.4 "
+                  "dt=00:03:06 eta=12:47:43 |---->",
+                  true);
+    assert_int_equal(c.n, 7);
+    assert_float_equal(c.step_s, 186.0, 1e-9);
+    c = read_line("iter 3: loss 2.1, dt 35.5ms", true);
+    assert_float_equal(c.step_s, 0.0355, 1e-9);
+
+    /* a time per step on a line of its own (after the counter's), not samples per second */
+    assert_float_equal(gw_step_time_alone("\tspeed: 0.0867s/iter; left time: 445.8729s"), 0.0867,
+                       1e-9);
+    assert_float_equal(gw_step_time_alone("INFO:tensorflow:global_step/sec: 2.5"), 0.4, 1e-9);
+    assert_true(isnan(gw_step_time_alone("INFO:tensorflow:examples/sec: 314.469")));
+    assert_true(isnan(gw_step_time_alone("Epoch: 2 cost time: 24.55042862892151")));
+
+    /* boosting rounds: a leading counter, then the round's metrics, the eval set's among them */
+    c = read_line("100:\tlearn: 80.7203422\ttest: 76.3503910\tbest: 76.3503910 (100)\ttotal: "
+                  "830ms\tremaining: 23.8s",
+                  true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.n, 100);
+    assert_string_equal(c.shape, "N: metric:");
+    c = read_line("[7]\ttrain-rmse:2.81\teval-rmse:3.02", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.n, 7);
+    c = read_line("[100]\ttraining's l2: 0.21\tvalid_1's l2: 0.31", true);
+    assert_int_equal(c.n, 100);
+    read_line("[100]\tvalid_0's l2: 0.31", false); /* one metric: no round's line */
+    read_line("0: cuda:0 memory: 12.5", false);
+
+    /* tqdm drawn without its bar (a notebook's text): the percentage, the counts, the clock */
+    gw_bar b;
+    assert_true(gw_bar_parse("100% 2774/2774 [14:15<00:00,  3.24it/s, train_loss=3.3]", &b));
+    assert_int_equal(b.n, 2774);
+    assert_int_equal(b.total, 2774);
+    assert_float_equal(b.elapsed_s, 855.0, 1e-9);
+    assert_string_equal(b.desc, "");
+    assert_true(gw_bar_parse("Epoch 3:  45% 45/100 [00:05<00:06,  8.80it/s]", &b));
+    assert_int_equal(b.n, 45);
+    assert_string_equal(b.desc, "Epoch 3");
+    assert_false(gw_bar_parse("accuracy 45% 45/100 correct", &b));
+    assert_false(gw_bar_parse("45% 45/100 [done]", &b));
+    assert_false(gw_bar_parse("a45% 45/100 [00:05<00:06]", &b));
+}
+
+/* The first time per step after an evaluation or a save, more than twice the rest's, held the
+ * pause (a timer not reset); a training counter's reset with no epochs starts a phase. */
+static void test_paused_time_and_new_loop(void **state)
+{
+    (void)state;
+    const double v[] = {0.2044, 0.0867};
+    assert_float_equal(gw_timeline_step_median(v, 2, 0), 0.0867, 1e-12);
+    assert_float_equal(gw_timeline_step_median(v, 2, SIZE_MAX), (0.2044 + 0.0867) / 2, 1e-12);
+    const double w[] = {0.1, 0.15, 0.1};
+    assert_float_equal(gw_timeline_step_median(w, 3, 1), 0.1, 1e-12); /* kept: not twice */
+
+    gw_timeline *tl = gw_timeline_new();
+    gw_timeline_add(tl, GW_PH_TRAIN, 0, 0, 0, 1, NAN, NULL, 1);
+    gw_timeline_add(tl, GW_PH_TRAIN, 10, 500, 0, 1, NAN, NULL, 0);
+    gw_timeline_new_loop(tl);
+    gw_timeline_add(tl, GW_PH_TRAIN, 20, 0, 0, 2, NAN, NULL, 0);
+    gw_timeline_add(tl, GW_PH_TRAIN, 30, 600, 0, 2, NAN, NULL, 0);
+    gw_timeline_add(tl, GW_PH_SAVE, 40, -1, 0, 0, NAN, "SAVE", 0);
+    gw_phase_span *ph;
+    assert_int_equal(gw_timeline_finish(tl, 50, false, &ph), 3);
+    assert_int_equal(ph[0].kind, GW_PH_TRAIN);
+    assert_int_equal(ph[0].steps, 500);
+    assert_int_equal(ph[1].kind, GW_PH_TRAIN);
+    assert_int_equal(ph[1].steps, 600);
+    assert_int_equal(ph[2].kind, GW_PH_AFTER);
+    free(ph);
+    gw_timeline_free(tl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +611,8 @@ int main(void)
         cmocka_unit_test(test_two_counters_by_label),
         cmocka_unit_test(test_eighth_set_forms),
         cmocka_unit_test(test_timeline_place_and_base),
+        cmocka_unit_test(test_ninth_set_forms),
+        cmocka_unit_test(test_paused_time_and_new_loop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -590,6 +590,102 @@ static void test_counter_by_advance(void **state)
     free(ph);
 }
 
+/* The ninth, blind set: SpeechBrain's tqdm drawn without its bar (Colab), its second bar with
+ * no description the evaluation; Time-Series-Library's `speed:` on a line of its own after the
+ * counter's, its first after the save that ended the epoch before left out (it held the pause). */
+static void test_ninth_set_bars_and_speed(void **state)
+{
+    (void)state;
+    static const line sb[] = {
+        {0, "speechbrain.utils.epoch_loop - Going into epoch 17"},
+        {1000, "100% 2774/2774 [14:15<00:00,  3.24it/s, train_loss=3.3]"},
+        {1100, "100% 736/736 [00:27<00:00, 27.20it/s]"},
+        {1200, "speechbrain.utils.train_logger - Epoch: 17, lr: 5.03e-05 - train loss: 3.30 - "
+               "valid loss: 4.13, valid error: 2.87e-01"},
+        {1300, "speechbrain.utils.checkpoints - Saved an end-of-epoch checkpoint in "
+               "results/save/CKPT+2021-08-15+12-54-11+00"},
+        {1400, "speechbrain.utils.epoch_loop - Going into epoch 18"},
+        {2400, "100% 2774/2774 [14:14<00:00,  3.24it/s, train_loss=3.16]"},
+        {2500, "100% 736/736 [00:27<00:00, 27.16it/s]"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(sb, sizeof sb / sizeof *sb, &n);
+    assert_int_equal(n, 2);
+    expect(&e[0], 17, -1, 0, 1400, 27.0, 2774, 2774.0 / 855.0);
+    assert_int_equal(e[1].steps, 2774);
+    free(e);
+    gw_phase_span *ph;
+    assert_int_equal(phases(sb, sizeof sb / sizeof *sb, &ph), 5);
+    static const gw_phase_kind kinds[] = {GW_PH_TRAIN, GW_PH_EVAL, GW_PH_SAVE, GW_PH_TRAIN,
+                                          GW_PH_EVAL};
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(ph[i].kind, kinds[i]);
+    free(ph);
+
+    static const line ts[] = {
+        {0, "Validation loss decreased (inf --> 0.723953).  Saving model ..."},
+        {100, "\titers: 100, epoch: 2 | loss: 0.6173640"},
+        {110, "\tspeed: 0.2044s/iter; left time: 1071.2935s"},
+        {200, "\titers: 200, epoch: 2 | loss: 0.6137844"},
+        {210, "\tspeed: 0.0867s/iter; left time: 445.8729s"},
+        {300, "Epoch: 2, Steps: 281 | Train Loss: 0.6680108 Vali Loss: 0.6862536 Test Loss: "
+              "0.3416217"},
+        {310, "Validation loss decreased (0.723953 --> 0.686254).  Saving model ..."},
+        {400, "\titers: 100, epoch: 3 | loss: 0.6730509"},
+        {410, "\tspeed: 0.2076s/iter; left time: 1029.5066s"},
+        {500, "\titers: 200, epoch: 3 | loss: 0.6434111"},
+        {510, "\tspeed: 0.0866s/iter; left time: 420.6864s"},
+    };
+    e = run(ts, sizeof ts / sizeof *ts, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(e[0].number, 2);
+    assert_int_equal(e[0].steps, 200);
+    assert_float_equal(e[0].steps_per_s, 1 / 0.0867, 1e-9);
+    assert_float_equal(e[1].steps_per_s, 1 / 0.0866, 1e-9);
+    free(e);
+    assert_int_equal(phases(ts, sizeof ts / sizeof *ts, &ph), 4);
+    assert_int_equal(ph[1].kind, GW_PH_EVAL);
+    assert_int_equal(ph[2].kind, GW_PH_SAVE);
+    assert_float_equal(ph[0].steps_per_s, 1 / 0.0867, 1e-9);
+    assert_float_equal(ph[3].steps_per_s, 1 / 0.0866, 1e-9);
+    free(ph);
+}
+
+/* llama.cpp's finetune: its `iter= 0` line (loss 0, no `dt=`) is printed before the first
+ * step, the later ones with their `dt=` after theirs: iterations 1..9 then the save are 9 steps
+ * (a start-up `opt iter 0` before them counts none); a `0` line without a time when no line
+ * prints one (the DCGAN example's) stays the index of the step just done. */
+static void test_zero_printed_before_the_first_step(void **state)
+{
+    (void)state;
+#define IT(k, dt) "train_opt_callback: iter=     " #k " sample=1/100 loss=2.5" dt " |->"
+    static const line l[] = {
+        {0, "main: opt iter 0"},
+        {10, IT(0, "")},
+        {20, IT(1, " dt=00:03:25 eta=14:34:59")},
+        {30, IT(9, " dt=00:03:06 eta=13:00:00")},
+        {40, "save_checkpoint_lora_file: saving to checkpoint-10.gguf"},
+        {50, IT(10, " dt=00:03:05 eta=12:57:00")},
+    };
+#undef IT
+    gw_phase_span *ph;
+    assert_int_equal(phases(l, sizeof l / sizeof *l, &ph), 3);
+    assert_int_equal(ph[0].steps, 9);
+    assert_float_equal(ph[0].steps_per_s, 1 / 195.5, 1e-12); /* the median of 205 and 186 s */
+    assert_int_equal(ph[1].kind, GW_PH_SAVE);
+    assert_int_equal(ph[2].steps, 1);
+    free(ph);
+    static const line d[] = {
+        {0, "[0/5][0/1583]\tLoss_D: 1.7136\tLoss_G: 5.0266"},
+        {10, "[0/5][50/1583]\tLoss_D: 0.2416\tLoss_G: 7.6342"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(d, sizeof d / sizeof *d, &n);
+    assert_int_equal(n, 1);
+    assert_int_equal(e[0].steps, 51);
+    free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -608,6 +704,8 @@ int main(void)
         cmocka_unit_test(test_bar_after_startup_and_save),
         cmocka_unit_test(test_one_bar_over_all_epochs),
         cmocka_unit_test(test_counter_by_advance),
+        cmocka_unit_test(test_ninth_set_bars_and_speed),
+        cmocka_unit_test(test_zero_printed_before_the_first_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
