@@ -234,6 +234,10 @@ static bool read_record(nvsmi_pipe *pp, pipe_batch *b, bool parse)
 static void *producer(void *arg)
 {
     nvsmi_pipe *pp = arg;
+    /* Local times (nvidia-smi's) are converted by the reader, in the file's order: the hour that
+     * repeats when daylight saving time ends reads as mktime's guess, which follows the process's
+     * earlier conversions (timeparse.h). Zoned times (gpu.csv's) are parsed here. */
+    gw_timeparse_refuse_local(true);
     for (bool more = true; more;) {
         pthread_mutex_lock(&pp->mu);
         if (!pp->stop && pp->filled - pp->returned == PIPE_SLOTS && pp->parse_of8 < 8 &&

@@ -54,10 +54,23 @@ static size_t fraction_ms(const char *s, int *ms)
     return i;
 }
 
+/* gw_timeparse_refuse_local: this thread leaves local times alone; whether the last parse met one
+ */
+static _Thread_local bool refuse_local, refused;
+
+void gw_timeparse_refuse_local(bool refuse)
+{
+    refuse_local = refuse;
+}
+
 /* Local time -> unix seconds. mktime is slow (it re-reads the zone), and log rows come in order,
  * so the start of the current hour is cached: zone offsets change on hour boundaries. */
 static int64_t local_to_unix(int y, int mo, int d, int h, int mi, int sec)
 {
+    if (refuse_local) { /* not even a mktime: its guess for the next call is the process's */
+        refused = true;
+        return 0;
+    }
     static _Thread_local int cy = -1, cmo, cd, ch;
     static _Thread_local int64_t chour;
     static _Thread_local char ctz[64];
@@ -210,10 +223,18 @@ static size_t parse_ctime(const char *s, int64_t *out_ms)
 
 size_t gw_timeparse(const char *s, int64_t *out_ms)
 {
+    refused = false;
+    int64_t ms = 0;
+    size_t n = 0;
     if (s && isalpha((unsigned char)s[0]))
-        return parse_ctime(s, out_ms);
-    if (!s || !isdigit((unsigned char)s[0]))
+        n = parse_ctime(s, &ms);
+    else if (s && isdigit((unsigned char)s[0]))
+        n = parse_calendar(s, &ms);
+    if (refused)
         return 0;
-    size_t n = parse_calendar(s, out_ms);
-    return n ? n : parse_unix(s, out_ms);
+    if (n == 0 && s && isdigit((unsigned char)s[0]))
+        n = parse_unix(s, &ms);
+    if (n)
+        *out_ms = ms;
+    return n;
 }

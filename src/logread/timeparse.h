@@ -12,6 +12,7 @@
 #ifndef GW_TIMEPARSE_H
 #define GW_TIMEPARSE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,13 @@
  * *out_ms is untouched). A unix time must be followed by the end of s, whitespace or a
  * non-digit that is not '.' so that "12 steps" is not a time. */
 size_t gw_timeparse(const char *s, int64_t *out_ms);
+
+/* From gw_timeparse_refuse_local(true) on, gw_timeparse on the calling thread returns 0 for a
+ * timestamp in local time (no zone) instead of converting it. The conversion of the hour that
+ * repeats when daylight saving time ends (mktime with tm_isdst -1) follows the process's earlier
+ * conversions, whichever thread made them: so one thread converts local times, in the file's
+ * order, and a helper thread leaves them to it (nvsmi_pipe.c). */
+void gw_timeparse_refuse_local(bool refuse);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (month 1-12). */
 int64_t gw_timeparse_days_from_civil(int64_t y, unsigned m, unsigned d);

@@ -12,6 +12,7 @@
 #include "synth.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -246,6 +247,48 @@ static void test_no_readable_rows_is_an_error(void **state)
     gw_series_free(s);
 }
 
+/* A thread that refuses local times (the report's second reading thread, nvsmi_pipe.c) leaves a
+ * timestamp without a zone unread, so that only the reader converts local times, in the file's
+ * order (the hour that repeats when daylight saving time ends reads as mktime's guess, which
+ * follows the conversions made before it); zoned and unix times it reads as before. */
+static void *refusing_thread(void *arg)
+{
+    int64_t *out = arg;
+    gw_timeparse_refuse_local(true);
+    out[0] = (int64_t)gw_timeparse("2026/11/01 01:30:00.000", &out[1]);
+    out[2] = (int64_t)gw_timeparse("Sun Nov  1 01:30:00 2026", &out[3]);
+    out[4] = (int64_t)gw_timeparse("2026-11-01T05:30:00.250Z", &out[5]);
+    out[6] = (int64_t)gw_timeparse("2026-11-01 01:30:00-04:00", &out[7]);
+    out[8] = (int64_t)gw_timeparse("Sun Nov  1 05:30:00 UTC 2026", &out[9]);
+    out[10] = (int64_t)gw_timeparse("1793511000", &out[11]);
+    return NULL;
+}
+
+static void test_timeparse_refuse_local(void **state)
+{
+    (void)state;
+    int64_t r[12] = {0, -1, 0, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, refusing_thread, r), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(r[0], 0);
+    assert_int_equal(r[1], -1); /* untouched */
+    assert_int_equal(r[2], 0);
+    assert_int_equal(r[3], -1);
+    assert_int_equal(r[4], 24);
+    assert_int_equal(r[5], INT64_C(1793511000250));
+    assert_int_equal(r[6], 25);
+    assert_int_equal(r[7], INT64_C(1793511000000));
+    assert_int_equal(r[8], 28);
+    assert_int_equal(r[9], INT64_C(1793511000000));
+    assert_int_equal(r[10], 10);
+    assert_int_equal(r[11], INT64_C(1793511000000));
+    /* this thread never refused: it reads the local time */
+    int64_t ms = 0;
+    assert_int_equal(gw_timeparse("2026/11/01 01:30:00.000", &ms), 23);
+    assert_true(ms > 0);
+}
+
 static void test_untimed_and_reason_columns(void **state)
 {
     (void)state;
@@ -465,6 +508,7 @@ int main(void)
     tzset();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_timestamps),
+        cmocka_unit_test(test_timeparse_refuse_local),
         cmocka_unit_test(test_units_in_values),
         cmocka_unit_test(test_units_in_header_and_conversion),
         cmocka_unit_test(test_noheader_with_columns),
