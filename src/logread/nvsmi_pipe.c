@@ -65,6 +65,7 @@ struct nvsmi_pipe {
     gw_lines lines; /* this thread's own: its counts (lines, NUL bytes); the text is block's */
     char *block;    /* the file read in big blocks: [start, end) not yet taken */
     size_t block_cap, start, end;
+    size_t line_nuls; /* NUL bytes already taken out of the line being read (block_line) */
     bool eof;
     long quoted_breaks;
     char apart2[128];
@@ -111,7 +112,7 @@ static ssize_t block_line(nvsmi_pipe *pp, const char **line)
         size_t left = pp->end - pp->start;
         const char *at = pp->block + pp->start;
         const char *nl = left ? memchr(at, '\n', left) : NULL;
-        if (nl || (pp->eof && left)) {
+        if (nl || (pp->eof && (left || pp->line_nuls))) {
             size_t len = nl ? (size_t)(nl + 1 - at) : left;
             *line = at;
             pp->start += len;
@@ -123,6 +124,14 @@ static ssize_t block_line(nvsmi_pipe *pp, const char **line)
             memmove(pp->block, at, left);
         pp->start = 0;
         pp->end = left;
+        if (pp->end == pp->block_cap) { /* a line as long as the block: its NUL bytes out first */
+            size_t w = 0;
+            for (size_t i = 0; i < pp->end; i++)
+                if (pp->block[i])
+                    pp->block[w++] = pp->block[i];
+            pp->line_nuls += pp->end - w;
+            pp->end = w;
+        }
         if (pp->end == pp->block_cap) {
             pp->block_cap *= 2;
             pp->block = xrealloc(pp->block, pp->block_cap);
@@ -148,18 +157,23 @@ static ssize_t put_line(nvsmi_pipe *pp, pipe_batch *b)
         n -= 3;
     }
     size_t at = put_text(b, line, (size_t)n);
-    char *t = b->text + at; /* after put_text: it may move the text */
+    char *t = b->text + at;         /* after put_text: it may move the text */
+    size_t removed = pp->line_nuls; /* taken out by block_line already (a line past a block) */
+    pp->line_nuls = 0;
     if (memchr(t, '\0', (size_t)n)) {
-        size_t w = 0, removed = 0;
+        size_t w = 0, here = 0;
         for (ssize_t i = 0; i < n; i++) {
             if (t[i])
                 t[w++] = t[i];
             else
-                removed++;
+                here++;
         }
         t[w] = '\0';
-        b->text_len -= removed;
+        b->text_len -= here;
         n = (ssize_t)w;
+        removed += here;
+    }
+    if (removed) {
         l->nul_bytes += removed;
         if (l->nul_lines++ == 0)
             l->first_nul_line = l->line_no;

@@ -213,12 +213,60 @@ static void test_block_edges(void **state)
     free(b);
 }
 
+/* A run of NUL bytes longer than a block (a sparse or zero-filled stretch of a file): taken out
+ * as the block fills, so the line costs its other bytes, not the run (a 3 GB sparse file asked
+ * for 4 GiB and aborted); read the same both ways, the NUL bytes counted. Then a file that is
+ * nothing but NUL bytes, with no line end: empty, as on one thread. */
+static void test_nul_run_longer_than_a_block(void **state)
+{
+    (void)state;
+    size_t cap = 8 << 20, n = 0;
+    char *b = malloc(cap);
+    n += (size_t)snprintf(b + n, cap - n, "timestamp, index, utilization.gpu [%%]\n");
+    for (int i = 0; i < 20000; i++) {
+        n += (size_t)snprintf(b + n, cap - n, "2026-11-30T%02d:%02d:%02d.%03dZ, 0, %d",
+                              i / 36000 % 24, i / 600 % 60, i / 10 % 60, i % 10 * 100, i % 101);
+        if (i == 9000) { /* 5 MiB of NUL bytes inside the last cell */
+            memset(b + n, 0, 5 << 20);
+            n += 5 << 20;
+        }
+        b[n++] = '\n';
+    }
+    gw_series *a = same_both_ways(b, n, 1);
+    assert_int_equal(a->gpus[0]->tab.n, 20000);
+    assert_non_null(strstr(a->inputs[0].note, "NUL"));
+    gw_series_free(a);
+    memset(b, 0, 6 << 20);
+    char *dir = th_tmpdir();
+    char *path = malloc(strlen(dir) + 16);
+    sprintf(path, "%s/gpu.csv", dir);
+    FILE *w = fopen(path, "wb");
+    assert_int_equal(fwrite(b, 1, 6 << 20, w), 6 << 20);
+    fclose(w);
+    nvsmi_pipe_mode = 1;
+    gw_series *s = gw_series_new();
+    size_t in = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
+    gw_error err = {0};
+    FILE *f = fopen(path, "rb");
+    gw_rc rc = gw_logread_gpu_csv(s, f, in, path, NULL, &err);
+    fclose(f);
+    nvsmi_pipe_mode = 0;
+    assert_int_not_equal(rc, GW_OK);
+    assert_non_null(strstr(err.msg, "empty"));
+    gw_series_free(s);
+    th_rmrf(dir);
+    free(path);
+    free(dir);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_second_thread_reads_the_same),
         cmocka_unit_test(test_uneven_gpus_cut_last_line),
         cmocka_unit_test(test_block_edges),
+        cmocka_unit_test(test_nul_run_longer_than_a_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
