@@ -674,8 +674,10 @@ bool gw_counter_line(const char *line, gw_counter *c)
     if (*s == '{' || strstr(line, "%|") || strlen(line) > 4096)
         return false;
     c->kind = line_kind(line, c->kind_word);
-    if (metric_round(line, c))
+    if (metric_round(line, c)) {
+        c->loss = true; /* a round's results */
         return true;
+    }
     const char *tag = epoch_tag(line, c);
     if (!tag && (row_counter(line, c) || nested_counter(line, c))) {
         /* a table row's count; two loops: read as an epoch with its step */
@@ -689,6 +691,7 @@ bool gw_counter_line(const char *line, gw_counter *c)
     if (c->n >= 0 && c->kind == GW_LINE_TRAIN && isnan(c->step_s))
         c->step_s = gw_step_time(line);
     c->announce = c->kind == GW_LINE_EVAL && c->n < 0 && !has_value(line);
+    c->loss = strcasestr(line, "loss") != NULL;
     if (c->n < 0 && c->kind == GW_LINE_TRAIN) {
         (void)tag; /* an epoch tag alone is the epoch matcher's (progress.c) */
         return false;

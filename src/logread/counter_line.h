@@ -35,6 +35,8 @@ typedef struct gw_counter {
     long epoch, epoch_total;             /* the epoch tag, -1 when none / not printed */
     double step_s;                       /* seconds per step the line prints, NAN when none */
     char shape[GW_COUNTER_SHAPE_MAX];    /* the counter's form, e.g. "iter N/M", "Epoch [E][N/M]" */
+    bool loss;     /* the line names a loss ("loss", "val_loss", "Loss:") or is a boosting round's
+                      metrics ("0:  learn: 167.03  test: 153.59"): it reports a step's result */
     bool announce; /* an evaluation line without counter or measured value ("Evaluating bbox...",
                       "epoch 4/4 validation+checkpoint"): the work starts there; a line with a
                       value ("val loss 4.0427", "96.75", "3.72%") reports work already done */

@@ -356,6 +356,12 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     /* a loop whose counter starts at 0 prints the index of the step just done */
     bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
     bool zero_before = p->zero_no_time && c->n == 1 && !isnan(c->step_s) && p->text_zero;
+    /* the job's first counter line, 0 with neither a result nor a time per step (DeepSpeed's
+     * `step=0, skipped=0, lr=[0.0001]` at the engine's set-up), then a stride in the same form:
+     * printed before the first step, so the counter counts steps done */
+    zero_before |=
+        p->zero_set_up && c->n > 1 && p->text_zero && strcmp(p->train_shape, c->shape) == 0;
+    p->zero_set_up = c->n == 0 && isnan(c->step_s) && !c->loss && p->last_raw < 0 && !p->nsm;
     p->zero_no_time = c->n == 0 && isnan(c->step_s);
     if (c->n == 0)
         p->text_zero = true;
@@ -606,7 +612,8 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t
 {
     long steps = 0;
     double secs = 0, step_s = NAN, *st = NULL;
-    size_t nst = 0, capst = 0, paused = SIZE_MAX;
+    size_t nst = 0, capst = 0, cappf = 0;
+    bool *pf = NULL; /* st[i] was printed first after an evaluation or a save */
     bool any = false, secs_ok = true;
     for (size_t i = 0, j; i < p->nsm; i = j + 1) {
         for (j = i; j + 1 < p->nsm && p->sm[j + 1].inst == p->sm[i].inst;)
@@ -654,15 +661,16 @@ static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t
         for (size_t k = first; k <= j; k++) /* the printed times per step: their median */
             if (in_span(p, k, from, to, kfrom, kto) && !isnan(p->sm[k].step_s)) {
                 st = xgrow(st, &capst, nst + 1, sizeof *st);
-                if (p->sm[k].paused && paused == SIZE_MAX)
-                    paused = nst;
+                pf = xgrow(pf, &cappf, nst + 1, sizeof *pf);
+                pf[nst] = p->sm[k].paused;
                 st[nst++] = p->sm[k].step_s;
             }
         any = true;
     }
     if (nst)
-        step_s = gw_timeline_step_median(st, nst, paused);
+        step_s = gw_timeline_step_median_of(st, pf, nst);
     free(st);
+    free(pf);
     if (!any)
         return;
     e->steps = steps;

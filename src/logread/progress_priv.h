@@ -74,6 +74,7 @@ struct gw_progress {
     bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
     bool text_from_one;       /* the first text counter ever is 1: its loop began in view */
     bool zero_no_time;        /* the last text counter line was 0 with no time per step */
+    bool zero_set_up;         /* ... the job's first, naming no loss either */
     bool train_bars;          /* training steps came from progress bars */
     bool train_bars_labelled; /* ... whose descriptions name the epoch */
     size_t nst_at_sample;     /* epochs started before the latest training sample */

@@ -43,9 +43,9 @@ double gw_step_per_unit(const char *line)
     static const struct {
         const char *unit;
         bool rate;
-    } units[] = {{"updates/s", true}, {"it/s", true},       {"steps/s", true}, {"iters/s", true},
-                 {"s/batch", false},  {"s/iter", false},    {"s/it", false},   {"s/step", false},
-                 {"sec/step", false}, {"sec/batch", false}, {"sec/it", false}};
+    } units[] = {{"updates/s", true}, {"it/s", true},      {"steps/s", true},    {"step/s", true},
+                 {"iters/s", true},   {"s/batch", false},  {"s/iter", false},    {"s/it", false},
+                 {"s/step", false},   {"sec/step", false}, {"sec/batch", false}, {"sec/it", false}};
     for (size_t i = 0; i < sizeof units / sizeof *units; i++) {
         size_t len = strlen(units[i].unit);
         for (const char *p = line; (p = strcasestr(p, units[i].unit)) != NULL; p += len) {

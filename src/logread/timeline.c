@@ -84,11 +84,12 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     if (kind != GW_PH_TRAIN && !tl->any_train)
         return; /* before training: start-up (loading, a sanity check) */
     run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
-    /* a test announced after a validation that reported its results is another evaluation
-     * (Flair's `Testing using best model ...` after its last `DEV :` line): after the last
-     * training step, the final test (gw_timeline_finish) */
-    bool final_test = cur && kind == GW_PH_EVAL && cur->kind == kind && since < 0 &&
-                      !cur->open_end && word && test_after_val(cur->what, word);
+    /* a test announced or reported after a validation that reported its results is another
+     * evaluation (Flair's `Testing using best model ...` after its last `DEV :` line, Ignite's
+     * `Test Results - ...` after `Validation Results - ...`): after the last training step, the
+     * final test, unless tests followed validations amid training too (gw_timeline_finish) */
+    bool final_test = cur && kind == GW_PH_EVAL && cur->kind == kind && !cur->open_end && word &&
+                      test_after_val(cur->what, word);
     bool new_loop = kind == GW_PH_TRAIN && tl->new_loop;
     if (!cur || cur->kind != kind || final_test || new_loop) {
         tl->new_loop = tl->new_loop && !new_loop;
@@ -106,7 +107,9 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
         }
     }
     cur->last_ms = t_ms;
-    if (kind == GW_PH_EVAL && since > 0 && (!cur->since_ms || since < cur->since_ms))
+    /* a test reported after the validation's results began after them, not with that run */
+    if (kind == GW_PH_EVAL && since > 0 && !cur->test_after_val &&
+        (!cur->since_ms || since < cur->since_ms))
         cur->since_ms = since;
     if (kind == GW_PH_EVAL)
         cur->open_end = since < 0;
@@ -228,16 +231,30 @@ double gw_timeline_median(const double *v, size_t n)
 
 double gw_timeline_step_median(const double *v, size_t n, size_t paused)
 {
-    if (paused < n && n >= 2) {
-        double *c = xmalloc((n - 1) * sizeof *c);
-        memcpy(c, v, paused * sizeof *c);
-        memcpy(c + paused, v + paused + 1, (n - 1 - paused) * sizeof *c);
-        double rest = median_of(c, n - 1);
-        free(c);
-        if (v[paused] > 2.0 * rest)
-            return rest;
-    }
-    return median_of(v, n);
+    if (paused >= n)
+        return median_of(v, n);
+    bool *flag = xcalloc(n, sizeof *flag);
+    flag[paused] = true;
+    double m = gw_timeline_step_median_of(v, flag, n);
+    free(flag);
+    return m;
+}
+
+double gw_timeline_step_median_of(const double *v, const bool *paused, size_t n)
+{
+    double *c = xmalloc(n * sizeof *c);
+    size_t nrest = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!paused[i])
+            c[nrest++] = v[i];
+    double rest = nrest ? median_of(c, nrest) : NAN;
+    size_t nc = 0; /* each time after a pause that held it is left out */
+    for (size_t i = 0; i < n; i++)
+        if (!paused[i] || isnan(rest) || !(v[i] > 2.0 * rest))
+            c[nc++] = v[i];
+    double m = median_of(c, nc);
+    free(c);
+    return m;
 }
 
 /* What follows the last training step is after-training work, except the loop's own
@@ -251,10 +268,11 @@ static void mark_after(const gw_timeline *tl, gw_phase_span *s, bool last_eval_i
     for (size_t i = 0; i < tl->n; i++)
         if (tl->r[i].kind == GW_PH_TRAIN)
             last_train = i;
-    bool mid_eval = false, mid_save = false;
+    bool mid_eval = false, mid_save = false, mid_test = false;
     for (size_t i = 0; i < last_train; i++) {
         mid_eval |= tl->r[i].kind == GW_PH_EVAL;
         mid_save |= tl->r[i].kind == GW_PH_SAVE;
+        mid_test |= tl->r[i].test_after_val;
     }
     mid_eval |= last_eval_is_loops || (tl->last_total > 0 && tl->last_n < tl->last_total);
     size_t loop_eval = SIZE_MAX;
@@ -266,6 +284,8 @@ static void mark_after(const gw_timeline *tl, gw_phase_span *s, bool last_eval_i
         gw_phase_kind k = tl->r[i].kind;
         if (k == GW_PH_EVAL && mid_eval && !kept_eval) {
             kept_eval = true;
+        } else if (tl->r[i].test_after_val && mid_test && kept_eval && s[i - 1].kind == k) {
+            /* the last validation's test, as after each one amid training */
         } else if (k == GW_PH_SAVE && !kept_save && kept_all &&
                    (mid_save || (loop_eval != SIZE_MAX && i < loop_eval))) {
             kept_save = true;
@@ -336,11 +356,15 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
     /* the work after training is one phase (t5's downloads, then `Save PyTorch model`); a test
      * after a validation amid training is that evaluation's */
     size_t n = 0, last_train = 0;
+    bool mid_test = false;
     for (size_t i = 0; i < tl->n; i++)
         if (tl->r[i].kind == GW_PH_TRAIN)
             last_train = i;
+    for (size_t i = 0; i < last_train; i++)
+        mid_test |= tl->r[i].test_after_val;
     for (size_t i = 0; i < tl->n; i++) {
-        if (n && tl->r[i].test_after_val && i < last_train && s[n - 1].kind == GW_PH_EVAL) {
+        if (n && tl->r[i].test_after_val && (i < last_train || mid_test) &&
+            s[n - 1].kind == GW_PH_EVAL && s[i].kind == GW_PH_EVAL) {
             s[n - 1].end_ms = s[i].end_ms;
             continue;
         }

@@ -99,6 +99,11 @@ double gw_timeline_median(const double *v, size_t n);
  * epoch, of two). */
 double gw_timeline_step_median(const double *v, size_t n, size_t paused);
 
+/* The same where paused[i] marks each v[i] printed first after a pause (an epoch or a run of
+ * steps with several evaluations in it): each is left out when more than twice the median of
+ * the times not after a pause. n > 0. */
+double gw_timeline_step_median_of(const double *v, const bool *paused, size_t n);
+
 /* "train", "eval", "save", "after_training". */
 const char *gw_phase_kind_name(gw_phase_kind k);
 

@@ -301,6 +301,28 @@ EXPECT = {
     # to first 475 iterations`): `500:` is the 501st round; `SAVE COMPLETED` after training
     "catboost": ([], [T, T, A], [501, 601], None,
                  ["iterations from `N: metric:` lines", "work after the last training step"]),
+    # Tenth held-out set (blind; README): PaddleNLP's `global step 10, epoch: 1, batch: 10, ...,
+    # speed: 6.10 step/s`, `eval dev loss: ...` after steps 100 and 200; the first speed after
+    # start-up (6.10) and after the evaluation (1.19) held those pauses: the median of the other
+    # 18 (20.07 and 20.17 in the middle)
+    "paddlenlp-ernie": ([(1, None, 200)], [T, E, T, E], [100, 100], 2 / (1 / 20.07 + 1 / 20.17),
+                        ["epochs from `epoch E, step N` lines", "evaluation from `eval` lines",
+                         "no checkpoint saves printed"]),
+    # DeepSpeed's engine logs (`[Rank 0] step=10, skipped=10, lr=...`, its timer's
+    # `epoch=0/micro_step=10/global_step=10, ...SamplesPerSec=...`) in HelloDeepSpeed's BERT
+    # script: its `step=0, skipped=0` at the engine's set-up counts no step; a save (10 lines to
+    # `Saved model to`) after each 10 steps; `epoch=0` never advances: one epoch 1 of all steps
+    # (truth's acceptable alternative to none); samples/s only, no rate printed
+    "deepspeed-hello": ([(1, None, 40)], [T, S] * 4, [10] * 4, None,
+                        ["steps from `epoch E, global_step N` lines",
+                         "checkpoint saves from `saved` lines", "no evaluation seen"]),
+    # PyTorch-Ignite's notebook bar `Epoch [1/10]: [125/125] 100%`, then `Training Results` and
+    # `Validation Results` (evaluators) each epoch; `Test Results - ...` after the last
+    # validation (no test amid training) is after-training work; no rate printed
+    "ignite-r2plus1d": ([(k, 10, 125) for k in range(1, 11)], [T, E] * 10 + [A], [125] * 10,
+                        None, ["epochs from `Epoch [E][N/M]` lines",
+                               "evaluation from `Validation` lines",
+                               "work after the last training step (`Test`)"]),
 }
 
 def replay(scenario, tmp_path, name):

@@ -594,6 +594,43 @@ static void test_paused_time_and_new_loop(void **state)
     gw_timeline_free(tl);
 }
 
+/* Tenth set: PaddleNLP's `speed: 20.07 step/s`; each first time after a pause in an epoch that
+ * held two, more than twice the rest's median, is left out; Ignite's `Test Results - ...` after
+ * `Validation Results - ...` at the end is after-training work, a test after each validation
+ * amid training is that evaluation's. */
+static void test_tenth_set_forms(void **state)
+{
+    (void)state;
+    assert_float_equal(gw_step_time("global step 20, epoch: 1, batch: 20, loss: 0.32429, accu: "
+                                    "0.70781, speed: 20.00 step/s"),
+                       0.05, 1e-12);
+    const double v[] = {0.1, 0.05, 0.8, 0.05, 0.04, 0.06};
+    const bool pv[] = {true, false, true, false, false, false};
+    assert_float_equal(gw_timeline_step_median_of(v, pv, 6), 0.05, 1e-12);
+    const bool none[] = {false, false, false, false, false, false};
+    assert_float_equal(gw_timeline_step_median_of(v, none, 6), 0.055, 1e-12);
+
+    for (int amid = 0; amid < 2; amid++) {
+        gw_timeline *tl = gw_timeline_new();
+        gw_timeline_add(tl, GW_PH_TRAIN, 0, 0, 0, 1, NAN, NULL, 1);
+        gw_timeline_add(tl, GW_PH_TRAIN, 10, 125, 0, 1, NAN, NULL, 0);
+        gw_timeline_add(tl, GW_PH_EVAL, 20, -1, 0, 0, NAN, "Validation", 10);
+        if (amid)
+            gw_timeline_add(tl, GW_PH_EVAL, 21, -1, 0, 0, NAN, "Test", 10);
+        gw_timeline_add(tl, GW_PH_TRAIN, 30, 250, 0, 1, NAN, NULL, 0);
+        gw_timeline_add(tl, GW_PH_EVAL, 40, -1, 0, 0, NAN, "Validation", 30);
+        gw_timeline_add(tl, GW_PH_EVAL, 41, -1, 0, 0, NAN, "Test", 30);
+        gw_phase_span *ph;
+        size_t n = gw_timeline_finish(tl, 50, false, &ph);
+        assert_int_equal(n, amid ? 4 : 5);
+        assert_int_equal(ph[3].kind, GW_PH_EVAL);
+        if (!amid)
+            assert_int_equal(ph[4].kind, GW_PH_AFTER);
+        free(ph);
+        gw_timeline_free(tl);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +650,7 @@ int main(void)
         cmocka_unit_test(test_timeline_place_and_base),
         cmocka_unit_test(test_ninth_set_forms),
         cmocka_unit_test(test_paused_time_and_new_loop),
+        cmocka_unit_test(test_tenth_set_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -686,6 +686,35 @@ static void test_zero_printed_before_the_first_step(void **state)
     free(e);
 }
 
+/* DeepSpeed's engine prints `step=0, skipped=0, lr=[...]` at its set-up, the job's first counter
+ * line with neither a loss nor a time per step: printed before the first step, so `step=10` is 10
+ * steps; a first `0` line that names a loss (`iter 0: loss 4.2`) stays the index of the step
+ * just done (`iter 10` is the 11th). */
+static void test_zero_printed_at_set_up(void **state)
+{
+    (void)state;
+#define DS(k) "[INFO] [logging.py:96:log_dist] [Rank 0] step=" #k ", skipped=0, lr=[0.0001]"
+    static const line l[] = {
+        {0, DS(0)},   {10, "[INFO] [config.py:960:print] DeepSpeedEngine configuration:"},
+        {20, DS(10)}, {30, "Saved model to experiments/bert"},
+        {40, DS(20)},
+    };
+#undef DS
+    gw_phase_span *ph;
+    assert_int_equal(phases(l, sizeof l / sizeof *l, &ph), 3);
+    assert_int_equal(ph[0].steps, 10);
+    assert_int_equal(ph[1].kind, GW_PH_SAVE);
+    assert_int_equal(ph[2].steps, 10);
+    free(ph);
+    static const line n[] = {
+        {0, "iter 0: loss 4.2000, lr 0.0006"},
+        {10, "iter 10: loss 3.9000, lr 0.0006"},
+    };
+    assert_int_equal(phases(n, sizeof n / sizeof *n, &ph), 1);
+    assert_int_equal(ph[0].steps, 11);
+    free(ph);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -706,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_counter_by_advance),
         cmocka_unit_test(test_ninth_set_bars_and_speed),
         cmocka_unit_test(test_zero_printed_before_the_first_step),
+        cmocka_unit_test(test_zero_printed_at_set_up),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
