@@ -91,6 +91,7 @@ static bool whole_number(const char *w, size_t n, long *v)
 gw_table_line gw_result_table_read(gw_result_table *t, const char *line, long *epoch)
 {
     static const char *const epoch_names[] = {"epoch", "Epoch", "EPOCH", "E"};
+    static const char *const step_names[] = {"#", "step", "Step"};
     const char *w[MAX_CELLS];
     size_t len[MAX_CELLS];
     int n = split(line, w, len);
@@ -106,7 +107,10 @@ gw_table_line gw_result_table_read(gw_result_table *t, const char *line, long *e
             return GW_TABLE_NONE;
         if (!metric)
             return GW_TABLE_NONE; /* words, not a table's header */
-        bool header = word_in(w[0], len[0], epoch_names, 4);
+        /* a step column beside it (spaCy's `E  #  LOSS ...`): its rows mark steps and
+         * evaluations, not epochs' ends (not read yet) */
+        bool header =
+            word_in(w[0], len[0], epoch_names, 4) && !word_in(w[1], len[1], step_names, 3);
         t->ncols = header ? n : 0; /* another table's header closes it */
         t->last = -1;
         return header ? GW_TABLE_HEADER : GW_TABLE_NONE;
@@ -116,9 +120,15 @@ gw_table_line gw_result_table_read(gw_result_table *t, const char *line, long *e
         (t->last >= 0 && e != t->last + 1))
         return GW_TABLE_NONE;
     bool measured = false;
-    for (int i = 1; i < n; i++)
+    for (int i = 1; i < n; i++) {
+        if (i + 1 < n && len[i] == 2 && len[i + 1] == 3 && strncmp(w[i], "No", 2) == 0 &&
+            strncmp(w[i + 1], "log", 3) == 0) {
+            i++; /* Hugging Face's absent training loss */
+            continue;
+        }
         if (!value_word(w[i], len[i], &measured))
             return GW_TABLE_NONE;
+    }
     if (!measured)
         return GW_TABLE_NONE;
     t->last = e;

@@ -24,7 +24,8 @@ typedef enum {
 } gw_table_line;
 
 /* Reads line against the table t holds (zeroed before the first line): a header opens one (a
- * header of metric names with no epoch column closes it); a row counts when its first
+ * header of metric names with no epoch column first, or with a step column beside it, spaCy's
+ * `E  #  LOSS ...`, closes it); a row counts when its first
  * cell is a whole number, the first row after the header or the last row's epoch + 1, and its
  * other cells are numbers or times, one of them a measured value (`0.3283`, `00:06`). */
 gw_table_line gw_result_table_read(gw_result_table *t, const char *line, long *epoch);

@@ -730,6 +730,8 @@ static void test_results_table(void **state)
         {23600, "7         0.240842    0.277644    0.062500    00:08   "},
         {24000, "lr        loss        time"},
         {24100, "2         0.184921    00:08"},
+        {24200, "E    #       LOSS NER  SCORE"},
+        {24300, "  2    3000     0.11   0.28"},
         {25000, "Saving model to fast-ai/lesson2"},
     };
     size_t n;
@@ -740,6 +742,17 @@ static void test_results_table(void **state)
     assert_int_equal(e[2].number, 2);
     assert_int_equal(e[2].start_ms, 15500);
     assert_int_equal(e[2].end_ms, 23500);
+    free(e);
+    /* Hugging Face Trainer's notebook table, `No log` for a training loss not logged yet */
+    static const line hf[] = {
+        {1000, "Epoch\tTraining Loss\tValidation Loss\tAccuracy"},
+        {5000, "1\tNo log\t0.412345\t0.851000"},
+        {9000, "2\t0.398700\t0.301234\t0.880000"},
+    };
+    e = run(hf, sizeof hf / sizeof *hf, &n);
+    assert_int_equal(n, 2);
+    expect(&e[0], 1, -1, 1000, 5000, NAN, -1, NAN);
+    expect(&e[1], 2, -1, 5000, 9000, NAN, -1, NAN);
     free(e);
 }
 
