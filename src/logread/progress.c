@@ -2,6 +2,7 @@
 #include "logread/progress.h"
 #include "logread/counter_line.h"
 #include "logread/progress_bar.h"
+#include "logread/result_table.h"
 #include "logread/step_time.h"
 #include "logread/timeline.h"
 
@@ -70,14 +71,16 @@ static long norm_number(const gw_progress *p, long raw)
 static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int64_t t_ms,
                       size_t first, long *epoch, long *tot)
 {
-    if (p->nst && p->st[p->nst - 1].raw == raw) {
+    bool reset = p->loop_reset && p->nst && raw <= p->st[p->nst - 1].raw;
+    p->loop_reset = false;
+    if (!reset && p->nst && p->st[p->nst - 1].raw == raw) {
         if (p->st[p->nst - 1].total < 0)
             p->st[p->nst - 1].total = total;
         return false;
     }
     /* numbers that do not advance like epochs are mentions ("best epoch 3" in epoch 9); a
      * first number that was one (a config's "epoch: 300") gives way to a run from 0 or 1 */
-    if (p->nst && raw != p->st[p->nst - 1].raw + 1) {
+    if (!reset && p->nst && raw != p->st[p->nst - 1].raw + 1) {
         if (p->nst > 1 || p->st[0].raw <= 1 || raw > 1)
             return false;
         p->nst = 0;
@@ -486,6 +489,47 @@ static bool uncounted_line(gw_progress *p, const char *line, int64_t t_ms, bool 
     return true;
 }
 
+/* A line that starts an epoch or reports its end: the default epoch lines, or row_e >= 0, the
+ * epoch a results table's row ended (result_table.h). */
+static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_e, long *epoch,
+                       long *total)
+{
+    bool row = row_e >= 0;
+    long e = row_e, t = -1;
+    p->cur_src = row ? "results table rows" : "`Epoch N` lines";
+    /* a line that reports its epoch's end, with no step printed (a table's row sums up its
+     * epoch, begun at the row or the header before): docs/epochs.md */
+    gw_epoch_line_end ends = row                 ? GW_EPOCH_OVER
+                             : p->user || p->nsm ? GW_EPOCH_STARTS
+                                                 : gw_epoch_line_ends(line);
+    int64_t from = !ends                   ? t_ms
+                   : !p->nst && !row       ? p->first_ms
+                   : ends == GW_EPOCH_OVER ? p->over_ms
+                   : p->last_act_ms        ? p->last_act_ms
+                                           : t_ms;
+    bool started = (row || epoch_of_line(p, line, &e, &t)) &&
+                   add_start(p, e, t, false, from, p->nsm, epoch, total);
+    start *cur = p->nst ? &p->st[p->nst - 1] : NULL;
+    if (!started && cur && cur->total < 0 && p->dflt &&
+        gw_epoch_matcher_match(p->dflt, line, &e, &t) && e == cur->raw && t > 0)
+        cur->total = t; /* a line that mentions the epoch being run gives its total ("End of
+                           epoch 1 / 500") */
+    if (started) {      /* the draws before it are the epoch before's, even at the same time */
+        close_val(p, t_ms);
+        p->saved_after_val = false;
+        p->last_act_ms = ends ? t_ms : 0; /* a result line after it tells not when work began */
+        p->over_ms = t_ms;
+        if (ends == GW_EPOCH_OVER) /* its evaluation came before: the epoch ends here */
+            over_line(p, t_ms);
+        gw_timeline_mark(p->tl, from);
+        keep_last(p);
+    }
+    p->cur_src = NULL;
+    if (started && !p->train_bars_labelled)
+        p->train_total = -1; /* the first bar after an epoch line is its training bar */
+    return started;
+}
+
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
     bool after_counter = p->after_counter;
@@ -508,6 +552,13 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         p->header_seen = true;
         return false;
     }
+    long e = -1;
+    gw_table_line row = p->user ? GW_TABLE_NONE : gw_result_table_read(&p->table, line, &e);
+    if (row == GW_TABLE_HEADER) { /* a loop begins: its first row's epoch from here */
+        p->loop_reset = p->nst > 0;
+        p->over_ms = t_ms;
+        return false;
+    }
     gw_counter c;
     bool counted = gw_counter_line(line, &c);
     if (!counted && uncounted_line(p, line, t_ms, after_counter))
@@ -528,42 +579,13 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     bool held = role == GW_COUNTER_TAKEOVER &&
                 on_counter_line(p, &p->pick.held, p->pick.held_t, epoch, total);
     counted = counted && role != GW_COUNTER_OTHER; /* a second counter's line may tag the epoch */
-    if (counted) {
+    if (counted && row != GW_TABLE_ROW) {
         bool started = on_counter_line(p, &c, t_ms, epoch, total) || held;
         if (started || c.kind == GW_LINE_TRAIN || c.n >= 0)
             return started;
         /* an evaluation or save line may still open an epoch ("epoch 12 ... val acc") */
     }
-    long e, t;
-    p->cur_src = "`Epoch N` lines";
-    /* a line that reports its epoch's end, with no step printed: docs/epochs.md */
-    gw_epoch_line_end ends = p->user || p->nsm ? GW_EPOCH_STARTS : gw_epoch_line_ends(line);
-    int64_t from = !ends                   ? t_ms
-                   : !p->nst               ? p->first_ms
-                   : ends == GW_EPOCH_OVER ? p->over_ms
-                   : p->last_act_ms        ? p->last_act_ms
-                                           : t_ms;
-    bool started =
-        epoch_of_line(p, line, &e, &t) && add_start(p, e, t, false, from, p->nsm, epoch, total);
-    start *cur = p->nst ? &p->st[p->nst - 1] : NULL;
-    if (!started && cur && cur->total < 0 && p->dflt &&
-        gw_epoch_matcher_match(p->dflt, line, &e, &t) && e == cur->raw && t > 0)
-        cur->total = t; /* a line that mentions the epoch being run gives its total ("End of
-                           epoch 1 / 500") */
-    if (started) {      /* the draws before it are the epoch before's, even at the same time */
-        close_val(p, t_ms);
-        p->saved_after_val = false;
-        p->last_act_ms = ends ? t_ms : 0; /* a result line after it tells not when work began */
-        p->over_ms = t_ms;
-        if (ends == GW_EPOCH_OVER) /* its evaluation came before: the epoch ends here */
-            over_line(p, t_ms);
-        gw_timeline_mark(p->tl, from);
-        keep_last(p);
-    }
-    p->cur_src = NULL;
-    if (started && !p->train_bars_labelled)
-        p->train_total = -1; /* the first bar after an epoch line is its training bar */
-    return started;
+    return epoch_line(p, line, t_ms, row == GW_TABLE_ROW ? e : -1, epoch, total);
 }
 
 /* ---- the epochs ---- */

@@ -9,6 +9,7 @@
 #include "logread/counter_line.h"
 #include "logread/progress.h"
 #include "logread/progress_bar.h"
+#include "logread/result_table.h"
 #include "logread/timeline.h"
 
 #include <stdbool.h>
@@ -50,8 +51,10 @@ typedef struct hf_dict {
 struct gw_progress {
     const gw_epoch_matcher *user;
     gw_epoch_matcher *dflt;
-    bool header_seen; /* "Epoch GPU_mem ..." */
-    int zero_based;   /* -1 not decided yet */
+    bool header_seen;      /* "Epoch GPU_mem ..." */
+    gw_result_table table; /* a results table's header and its last row (fastai's) */
+    bool loop_reset;       /* a table's header came again after epochs: its rows start a loop */
+    int zero_based;        /* -1 not decided yet */
     start *st;
     size_t nst, capst;
     sample *sm;

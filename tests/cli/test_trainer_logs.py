@@ -323,6 +323,11 @@ EXPECT = {
                         None, ["epochs from `Epoch [E][N/M]` lines",
                                "evaluation from `Validation` lines",
                                "work after the last training step (`Test`)"]),
+    # fastai's fine_tune: two results tables (`epoch  train_loss  valid_loss  error_rate  time`),
+    # one row at each epoch's end, the second table's epochs from 0 again (a second fit): epoch 1,
+    # then epochs 1-4; no steps printed, so no phases (the truth's [T, T, A] is not built)
+    "fastai-finetune": ([(1, None, None)] + [(k, None, None) for k in range(1, 5)], [], [], None,
+                        ["epochs from results table rows", "no training steps printed"]),
 }
 
 def replay(scenario, tmp_path, name):

@@ -715,6 +715,47 @@ static void test_zero_printed_at_set_up(void **state)
     free(ph);
 }
 
+/* A results table (fastai's fine_tune): each row ends its epoch, begun at the row before or at
+ * the header; the header again with the epoch back at 0 is a second loop; a table whose header
+ * names no epoch column, and a row that does not follow its epoch, count none. */
+static void test_results_table(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {1000, "epoch     train_loss  valid_loss  error_rate  time    "},
+        {7000, "0         1.049577    0.328317    0.070312    00:06   "},
+        {7500, "epoch     train_loss  valid_loss  error_rate  time    "},
+        {15500, "0         0.361420    0.241619    0.050781    00:08   "},
+        {23500, "1         0.240842    0.277644    0.062500    00:08   "},
+        {23600, "7         0.240842    0.277644    0.062500    00:08   "},
+        {24000, "lr        loss        time"},
+        {24100, "2         0.184921    00:08"},
+        {24200, "E    #       LOSS NER  SCORE"},
+        {24300, "  2    3000     0.11   0.28"},
+        {25000, "Saving model to fast-ai/lesson2"},
+    };
+    size_t n;
+    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
+    assert_int_equal(n, 3);
+    expect(&e[0], 1, -1, 1000, 7500, NAN, -1, NAN);
+    expect(&e[1], 1, -1, 7500, 15500, NAN, -1, NAN);
+    assert_int_equal(e[2].number, 2);
+    assert_int_equal(e[2].start_ms, 15500);
+    assert_int_equal(e[2].end_ms, 23500);
+    free(e);
+    /* Hugging Face Trainer's notebook table, `No log` for a training loss not logged yet */
+    static const line hf[] = {
+        {1000, "Epoch\tTraining Loss\tValidation Loss\tAccuracy"},
+        {5000, "1\tNo log\t0.412345\t0.851000"},
+        {9000, "2\t0.398700\t0.301234\t0.880000"},
+    };
+    e = run(hf, sizeof hf / sizeof *hf, &n);
+    assert_int_equal(n, 2);
+    expect(&e[0], 1, -1, 1000, 5000, NAN, -1, NAN);
+    expect(&e[1], 2, -1, 5000, 9000, NAN, -1, NAN);
+    free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -736,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_ninth_set_bars_and_speed),
         cmocka_unit_test(test_zero_printed_before_the_first_step),
         cmocka_unit_test(test_zero_printed_at_set_up),
+        cmocka_unit_test(test_results_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
