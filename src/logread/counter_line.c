@@ -1,5 +1,6 @@
 /* What one text line says about progress (see counter_line.h). */
 #include "logread/counter_line.h"
+#include "logread/line_scan.h"
 #include "logread/step_time.h"
 
 #include <ctype.h>
@@ -8,33 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-static bool word_start(const char *line, const char *p)
-{
-    return p == line || (!isalnum((unsigned char)p[-1]) && p[-1] != '_');
-}
-
-/* Digits at *s (at most 12) into *v; false when none. */
-static bool digits(const char **s, long *v)
-{
-    const char *p = *s;
-    long x = 0;
-    int d = 0;
-    while (isdigit((unsigned char)*p) && d < 12) {
-        x = x * 10 + (*p++ - '0');
-        d++;
-    }
-    if (d == 0 || isdigit((unsigned char)*p))
-        return false;
-    *s = p;
-    *v = x;
-    return true;
-}
-
-static const char *spaces(const char *p)
-{
-    return p + strspn(p, " \t");
-}
 
 /* A number written right before a word with no space (ESPnet's "7epoch", "8/20epoch",
  * "7126-7500batch"), the word at p: its value in *n (a range's end), what came before the dash or
@@ -57,7 +31,7 @@ static bool glued_number(const char *line, const char *p, long *n, long *other, 
             a--;
         *other = strtol(a, NULL, 10);
     }
-    if (!word_start(line, a))
+    if (!gw_scan_word_start(line, a))
         return false;
     *n = strtol(b, NULL, 10);
     return true;
@@ -68,12 +42,12 @@ static bool counts(const char **s, long *n, long *total)
 {
     const char *p = *s;
     long a, b = -1;
-    if (!digits(&p, &a))
+    if (!gw_scan_digits(&p, &a))
         return false;
-    const char *q = spaces(p);
+    const char *q = gw_scan_spaces(p);
     if (*q == '/') {
-        q = spaces(q + 1);
-        if (!digits(&q, &b) || b <= 0 || a > b)
+        q = gw_scan_spaces(q + 1);
+        if (!gw_scan_digits(&q, &b) || b <= 0 || a > b)
             return false;
         p = q;
     }
@@ -91,7 +65,7 @@ static const char *find_word(const char *line, const char *const *words, size_t 
                              char *out)
 {
     for (const char *p = line; *p; p++) {
-        if (!isalpha((unsigned char)*p) || !word_start(line, p))
+        if (!isalpha((unsigned char)*p) || !gw_scan_word_start(line, p))
             continue;
         for (size_t i = 0; i < nw; i++) {
             size_t len = strlen(words[i]);
@@ -125,7 +99,7 @@ static const char *eval_metric(const char *line, char *word)
     static const char *const heads[] = {"val_", "valid_", "validation_", "eval_", "test_",
                                         "val/", "valid/", "eval/",       "test/"};
     for (const char *p = line; *p; p++) {
-        if (!isalpha((unsigned char)*p) || !word_start(line, p))
+        if (!isalpha((unsigned char)*p) || !gw_scan_word_start(line, p))
             continue;
         for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
             size_t len = strlen(heads[i]);
@@ -134,9 +108,9 @@ static const char *eval_metric(const char *line, char *word)
             const char *q = p + len;
             while (isalnum((unsigned char)*q) || *q == '_' || *q == '/')
                 q++;
-            const char *v = spaces(q);
+            const char *v = gw_scan_spaces(q);
             if (*v == ':' || *v == '=')
-                v = spaces(v + 1);
+                v = gw_scan_spaces(v + 1);
             if (*v == '-')
                 v++;
             size_t d = strspn(v, "0123456789");
@@ -195,7 +169,7 @@ static bool setting(const char *ev)
         p++;
     if (*p != '=' || p == ev || p[-1] != ' ' || p[1] != ' ')
         return false;
-    const char *v = spaces(p + 1);
+    const char *v = gw_scan_spaces(p + 1);
     return isalpha((unsigned char)*v);
 }
 
@@ -258,7 +232,7 @@ static bool keyword_counter(const char *line, gw_counter *c, bool tagged)
         /* a range glued before the word counts to its end: "7126-7500batch" */
         bool glued = isalpha((unsigned char)*p) && p > line && isdigit((unsigned char)p[-1]) &&
                      glued_number(line, p, &gn, &ga, &gs) && gs == '-' && ga <= gn;
-        if (!isalpha((unsigned char)*p) || (!word_start(line, p) && !suffix && !glued))
+        if (!isalpha((unsigned char)*p) || (!gw_scan_word_start(line, p) && !suffix && !glued))
             continue;
         for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
             size_t len = strlen(words[i]);
@@ -282,16 +256,16 @@ static bool keyword_counter(const char *line, gw_counter *c, bool tagged)
                     continue;
                 q = r + 1;
             }
-            const char *v = spaces(q);
+            const char *v = gw_scan_spaces(q);
             if (*v == ':' || *v == '=')
-                v = spaces(v + 1);
+                v = gw_scan_spaces(v + 1);
             bool bracket = *v == '[';
             if (bracket)
-                v = spaces(v + 1);
+                v = gw_scan_spaces(v + 1);
             long n, t;
             if (!counts(&v, &n, &t))
                 continue;
-            v = spaces(v);
+            v = gw_scan_spaces(v);
             if ((bracket && *v != ']') || (t < 0 && ((plural && !tagged) || suffix ||
                                                      (!bracket && (i == 3 || i == 4 || i == 5)))))
                 continue; /* "batch 256" is a size, "Batch [2900]" an index; "iter 100",
@@ -322,17 +296,18 @@ static bool keyword_counter(const char *line, gw_counter *c, bool tagged)
 static bool row_counter(const char *line, gw_counter *c)
 {
     static const char *const keys[] = {"iterations", "iteration", "iters", "iter", "steps", "step"};
-    const char *p = spaces(line);
+    const char *p = gw_scan_spaces(line);
     if (*p != '|')
         return false;
-    p = spaces(p + 1);
+    p = gw_scan_spaces(p + 1);
     size_t klen = strcspn(p, " \t|");
-    const char *v = spaces(p + klen);
+    const char *v = gw_scan_spaces(p + klen);
     if (*v != '|')
         return false;
-    v = spaces(v + 1);
+    v = gw_scan_spaces(v + 1);
     long n;
-    if (!digits(&v, &n) || *spaces(v) != '|' || *spaces(spaces(v) + 1) != '\0')
+    if (!gw_scan_digits(&v, &n) || *gw_scan_spaces(v) != '|' ||
+        *gw_scan_spaces(gw_scan_spaces(v) + 1) != '\0')
         return false;
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strlen(keys[i]) == klen && strncasecmp(p, keys[i], klen) == 0) {
@@ -350,17 +325,17 @@ static bool row_counter(const char *line, gw_counter *c)
 static bool unit_counter(const char *line, gw_counter *c)
 {
     for (const char *p = line; *p; p++) {
-        if (!isalpha((unsigned char)*p) || !word_start(line, p))
+        if (!isalpha((unsigned char)*p) || !gw_scan_word_start(line, p))
             continue;
         size_t len = 0;
         while (isalpha((unsigned char)p[len]))
             len++;
-        const char *v = spaces(p + len);
+        const char *v = gw_scan_spaces(p + len);
         if (len < 2 || len > 12 || (v == p + len && *v != ':' && *v != '=') ||
             (p > line && p[-1] == '/'))
             continue; /* "tick 5", "tick: 5"; not the unit itself ("sec/tick 581") */
         if (*v == ':' || *v == '=')
-            v = spaces(v + 1);
+            v = gw_scan_spaces(v + 1);
         long n, t;
         if (!counts(&v, &n, &t))
             continue;
@@ -373,7 +348,7 @@ static bool unit_counter(const char *line, gw_counter *c)
                                                                                : NULL;
             if (!k || (k > line && isalpha((unsigned char)k[-1])))
                 continue;
-            const char *w = spaces(u + 1 + len);
+            const char *w = gw_scan_spaces(u + 1 + len);
             char *end;
             double x = strtod(w, &end); /* the value after its key: "sec/tick 7.3" */
             if (end == w) {             /* or before its unit: "7.3 sec/tick" */
@@ -408,21 +383,21 @@ static bool nested_counter(const char *line, gw_counter *c)
         long e, et, n, t;
         if (!counts(&q, &e, &et) || et <= 0 || *q == ':')
             continue;
-        q = spaces(q);
+        q = gw_scan_spaces(q);
         if (*q == ']')
-            q = spaces(q + 1);
+            q = gw_scan_spaces(q + 1);
         if (*q == '(') {
             const char *r = strchr(q, ')');
             if (!r || r - q > 8)
                 continue;
-            q = spaces(r + 1);
+            q = gw_scan_spaces(r + 1);
         }
         if (*q != '[')
             continue;
-        q = spaces(q + 1);
+        q = gw_scan_spaces(q + 1);
         if (!counts(&q, &n, &t) || t <= 0 || *q == ':')
             continue;
-        q = spaces(q);
+        q = gw_scan_spaces(q);
         if (*q != ']' && *q != '(')
             continue;
         c->epoch = e;
@@ -479,7 +454,7 @@ static const char *epoch_tag(const char *line, gw_counter *c)
     for (const char *p = line; (p = strcasestr(p, "epoch")) != NULL; p += 5) {
         if (glued_epoch(line, p, c))
             return p;
-        if (!word_start(line, p))
+        if (!gw_scan_word_start(line, p))
             continue;
         const char *q = p + 5;
         if (*q == '(') { /* mmengine's Epoch(train) / Epoch(val) */
@@ -490,40 +465,40 @@ static const char *epoch_tag(const char *line, gw_counter *c)
         }
         if (isalnum((unsigned char)*q) || *q == '_')
             continue; /* "epochs", "epoch_3.pt" */
-        q = spaces(q);
+        q = gw_scan_spaces(q);
         if (*q == ':' || *q == '=' || *q == '#')
-            q = spaces(q + 1);
+            q = gw_scan_spaces(q + 1);
         bool br = *q == '[';
         if (br)
-            q = spaces(q + 1);
+            q = gw_scan_spaces(q + 1);
         long e, et = -1;
-        if (!digits(&q, &e))
+        if (!gw_scan_digits(&q, &e))
             continue;
-        const char *r = spaces(q);
+        const char *r = gw_scan_spaces(q);
         if (*r == '/' || strncasecmp(r, "of ", 3) == 0) {
-            r = spaces(r + (*r == '/' ? 1 : 3));
-            if (digits(&r, &et))
+            r = gw_scan_spaces(r + (*r == '/' ? 1 : 3));
+            if (gw_scan_digits(&r, &et))
                 q = r;
             else
                 et = -1;
         }
-        q = spaces(q);
+        q = gw_scan_spaces(q);
         if (br) {
             if (*q != ']')
                 continue;
-            q = spaces(q + 1);
+            q = gw_scan_spaces(q + 1);
         }
         c->epoch = e;
         c->epoch_total = et;
         if (counter_of_epoch(line, p, c))
             return p;
         if (*q == ',' || *q == ':')
-            q = spaces(q + 1);
+            q = gw_scan_spaces(q + 1);
         long n, t;
         const char *v = q;
         if (*v == '[') {
-            v = spaces(v + 1);
-            if (counts(&v, &n, &t) && t > 0 && *spaces(v) == ']') {
+            v = gw_scan_spaces(v + 1);
+            if (counts(&v, &n, &t) && t > 0 && *gw_scan_spaces(v) == ']') {
                 c->n = n;
                 c->total = t;
                 snprintf(c->shape, sizeof c->shape, "%.*s [E][N/M]", (int)(p[5] == '(' ? 0 : 5), p);
@@ -547,18 +522,18 @@ static const char *epoch_tag(const char *line, gw_counter *c)
 static bool leading_counter(const char *line, gw_counter *c)
 {
     static const char *const loss[] = {"loss"};
-    const char *v = spaces(line);
+    const char *v = gw_scan_spaces(line);
     long n, t;
     bool outer = *v == '[';
     if (outer) {
-        v = spaces(v + 1);
-        if (!counts(&v, &n, &t) || t >= 0 || *spaces(v) != ']')
+        v = gw_scan_spaces(v + 1);
+        if (!counts(&v, &n, &t) || t >= 0 || *gw_scan_spaces(v) != ']')
             return false;
-        v = spaces(spaces(v) + 1);
+        v = gw_scan_spaces(gw_scan_spaces(v) + 1);
     }
     if (!counts(&v, &n, &t) || t >= 0)
         return false;
-    v = spaces(v);
+    v = gw_scan_spaces(v);
     char sep = *v;
     if (!sep || !strchr("|:,", sep))
         return false;
@@ -580,7 +555,7 @@ static bool leading_counter(const char *line, gw_counter *c)
  * then a decimal number; advances *s past the number. */
 static bool metric_pair(const char **s)
 {
-    const char *p = spaces(*s);
+    const char *p = gw_scan_spaces(*s);
     if (!isalpha((unsigned char)*p))
         return false;
     int words = 1;
@@ -595,7 +570,7 @@ static bool metric_pair(const char **s)
     }
     if (*p != ':')
         return false;
-    const char *v = spaces(p + 1);
+    const char *v = gw_scan_spaces(p + 1);
     char *end;
     (void)strtod(v, &end);
     if (end == v || (!isdigit((unsigned char)*v) && *v != '-') ||
@@ -639,13 +614,13 @@ static bool metric_round(const char *line, gw_counter *c)
 /* mmcv's bar: "[>>>>>>   ] 50/50, 163.1 task/s, elapsed: 0s, ETA: 0s". */
 static bool arrow_bar(const char *line, gw_counter *c)
 {
-    const char *p = spaces(line);
+    const char *p = gw_scan_spaces(line);
     if (*p != '[' || (p[1] != '>' && p[1] != ' '))
         return false;
     const char *r = strchr(p, ']');
     if (!r || strspn(p + 1, "> ") != (size_t)(r - p - 1))
         return false;
-    const char *v = spaces(r + 1);
+    const char *v = gw_scan_spaces(r + 1);
     long n, t;
     if (!counts(&v, &n, &t) || t <= 0 || *v != ',')
         return false;
@@ -670,7 +645,7 @@ bool gw_counter_line(const char *line, gw_counter *c)
     memset(c, 0, sizeof *c);
     c->n = c->total = c->epoch = c->epoch_total = -1;
     c->step_s = NAN;
-    const char *s = spaces(line);
+    const char *s = gw_scan_spaces(line);
     if (*s == '{' || strstr(line, "%|") || strlen(line) > 4096)
         return false;
     c->kind = line_kind(line, c->kind_word);

@@ -1,5 +1,6 @@
 /* The time per step a line prints (see step_time.h). */
 #include "logread/step_time.h"
+#include "logread/line_scan.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -7,33 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-static bool word_start(const char *line, const char *p)
-{
-    return p == line || (!isalnum((unsigned char)p[-1]) && p[-1] != '_');
-}
-
-/* Digits at *s (at most 12) into *v; false when none. */
-static bool digits(const char **s, long *v)
-{
-    const char *p = *s;
-    long x = 0;
-    int d = 0;
-    while (isdigit((unsigned char)*p) && d < 12) {
-        x = x * 10 + (*p++ - '0');
-        d++;
-    }
-    if (d == 0 || isdigit((unsigned char)*p))
-        return false;
-    *s = p;
-    *v = x;
-    return true;
-}
-
-static const char *spaces(const char *p)
-{
-    return p + strspn(p, " \t");
-}
 
 /* A figure printed before its unit, as seconds per step: a rate ("1.59 updates/sec", "8.00
  * it/s", "2.5 steps/s") or a time ("2.057s/batch", "0.86 s/it", "95ms/step"); not a bar's
@@ -87,7 +61,7 @@ static bool averaged(const char *line, const char *p)
     for (size_t i = 0; i < sizeof heads / sizeof *heads; i++) {
         size_t len = strlen(heads[i]);
         if ((size_t)(p - line) >= len && strncasecmp(p - len, heads[i], len) == 0 &&
-            word_start(line, p - len))
+            gw_scan_word_start(line, p - len))
             return true;
     }
     return false;
@@ -98,16 +72,16 @@ static bool averaged(const char *line, const char *p)
 static double delta_time(const char *line)
 {
     for (const char *p = strstr(line, "dt"); p; p = strstr(p + 2, "dt")) {
-        if (!word_start(line, p) || (p[2] != '=' && p[2] != ':' && p[2] != ' '))
+        if (!gw_scan_word_start(line, p) || (p[2] != '=' && p[2] != ':' && p[2] != ' '))
             continue;
-        const char *v = spaces(p + 2);
+        const char *v = gw_scan_spaces(p + 2);
         if (*v == '=' || *v == ':')
-            v = spaces(v + 1);
+            v = gw_scan_spaces(v + 1);
         double x = 0;
         long part;
         int parts = 0;
         const char *q = v;
-        while (parts < 3 && digits(&q, &part)) {
+        while (parts < 3 && gw_scan_digits(&q, &part)) {
             x = x * 60 + (double)part;
             parts++;
             if (*q != ':' || !isdigit((unsigned char)q[1]))
@@ -148,12 +122,12 @@ double gw_step_time(const char *line)
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
         size_t len = strlen(keys[i]);
         for (const char *p = line; (p = strcasestr(p, keys[i])) != NULL; p += len) {
-            if ((!word_start(line, p) && !averaged(line, p)) || isalnum((unsigned char)p[len]) ||
-                p[len] == '_')
+            if ((!gw_scan_word_start(line, p) && !averaged(line, p)) ||
+                isalnum((unsigned char)p[len]) || p[len] == '_')
                 continue;
-            const char *v = spaces(p + len);
+            const char *v = gw_scan_spaces(p + len);
             if (*v == ':' || *v == '=')
-                v = spaces(v + 1);
+                v = gw_scan_spaces(v + 1);
             char *end;
             double x = strtod(v, &end);
             if (end == v || !isdigit((unsigned char)*v))
@@ -171,9 +145,9 @@ double gw_step_time(const char *line)
                 x /= 1000.0;
             if (i == 7)
                 x = x > 0 ? 1.0 / x : 0; /* updates per second */
-            if (*spaces(u) == '/')
+            if (*gw_scan_spaces(u) == '/')
                 continue;
-            if (i >= 8 && v == spaces(p + len))
+            if (i >= 8 && v == gw_scan_spaces(p + len))
                 continue; /* "seconds: 10.2", not "seconds 12" */
             if (x > 0 && x < 1e5)
                 return x;
@@ -205,10 +179,10 @@ static double keyed_rate(const char *line)
         bool ok = false;
         for (size_t i = 0; i < sizeof steps / sizeof *steps && !ok; i++)
             ok = (size_t)(p - w) == strlen(steps[i]) && strncasecmp(w, steps[i], p - w) == 0;
-        const char *v = spaces(u);
+        const char *v = gw_scan_spaces(u);
         if (!ok || (*v != ':' && *v != '='))
             continue;
-        v = spaces(v + 1);
+        v = gw_scan_spaces(v + 1);
         char *end;
         double x = strtod(v, &end);
         if (end > v && isdigit((unsigned char)*v) && x > 0 && !isalnum((unsigned char)*end))
@@ -219,7 +193,7 @@ static double keyed_rate(const char *line)
 
 double gw_step_time_alone(const char *line)
 {
-    const char *s = spaces(line);
+    const char *s = gw_scan_spaces(line);
     if (*s == '{' || strstr(line, "%|") || strlen(line) > 4096)
         return NAN;
     double x = keyed_rate(line);
