@@ -7,6 +7,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+size_t gw_lines_drop_nuls(char *s, size_t n)
+{
+    char *z = memchr(s, '\0', n);
+    if (!z)
+        return n;
+    size_t w = (size_t)(z - s);
+    for (size_t i = w + 1; i < n; i++)
+        if (s[i])
+            s[w++] = s[i];
+    return w;
+}
+
+void gw_lines_count_nuls(gw_lines *l, size_t removed)
+{
+    if (!removed)
+        return;
+    l->nul_bytes += removed;
+    if (l->nul_lines++ == 0)
+        l->first_nul_line = l->line_no;
+}
+
 ssize_t gw_lines_next(gw_lines *l)
 {
     ssize_t n = getline(&l->line, &l->cap, l->f);
@@ -17,19 +38,11 @@ ssize_t gw_lines_next(gw_lines *l)
         memmove(l->line, l->line + 3, (size_t)n - 2); /* with the terminating NUL */
         n -= 3;
     }
-    if (memchr(l->line, '\0', (size_t)n)) {
-        size_t w = 0, removed = 0;
-        for (ssize_t i = 0; i < n; i++) {
-            if (l->line[i])
-                l->line[w++] = l->line[i];
-            else
-                removed++;
-        }
+    size_t w = gw_lines_drop_nuls(l->line, (size_t)n);
+    if (w != (size_t)n) {
         l->line[w] = '\0';
+        gw_lines_count_nuls(l, (size_t)n - w);
         n = (ssize_t)w;
-        l->nul_bytes += removed;
-        if (l->nul_lines++ == 0)
-            l->first_nul_line = l->line_no;
     }
     return n;
 }

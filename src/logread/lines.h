@@ -22,6 +22,13 @@ typedef struct gw_lines {
     long first_nul_line; /* the first of them, 0 when none */
 } gw_lines;
 
+/* Takes the NUL bytes out of s[0..n) in place, the other bytes kept in order; the length left
+ * (no terminator written). */
+size_t gw_lines_drop_nuls(char *s, size_t n);
+
+/* Counts `removed` NUL bytes taken out of line l->line_no (nothing when 0). */
+void gw_lines_count_nuls(gw_lines *l, size_t removed);
+
 /* Reads the next line into l->line; returns its length, or -1 at the end of the file. */
 ssize_t gw_lines_next(gw_lines *l);
 void gw_lines_free(gw_lines *l);

@@ -125,10 +125,7 @@ static ssize_t block_line(nvsmi_pipe *pp, const char **line)
         pp->start = 0;
         pp->end = left;
         if (pp->end == pp->block_cap) { /* a line as long as the block: its NUL bytes out first */
-            size_t w = 0;
-            for (size_t i = 0; i < pp->end; i++)
-                if (pp->block[i])
-                    pp->block[w++] = pp->block[i];
+            size_t w = gw_lines_drop_nuls(pp->block, pp->end);
             pp->line_nuls += pp->end - w;
             pp->end = w;
         }
@@ -160,24 +157,14 @@ static ssize_t put_line(nvsmi_pipe *pp, pipe_batch *b)
     char *t = b->text + at;         /* after put_text: it may move the text */
     size_t removed = pp->line_nuls; /* taken out by block_line already (a line past a block) */
     pp->line_nuls = 0;
-    if (memchr(t, '\0', (size_t)n)) {
-        size_t w = 0, here = 0;
-        for (ssize_t i = 0; i < n; i++) {
-            if (t[i])
-                t[w++] = t[i];
-            else
-                here++;
-        }
+    size_t w = gw_lines_drop_nuls(t, (size_t)n);
+    if (w != (size_t)n) {
         t[w] = '\0';
-        b->text_len -= here;
+        b->text_len -= (size_t)n - w;
+        removed += (size_t)n - w;
         n = (ssize_t)w;
-        removed += here;
     }
-    if (removed) {
-        l->nul_bytes += removed;
-        if (l->nul_lines++ == 0)
-            l->first_nul_line = l->line_no;
-    }
+    gw_lines_count_nuls(l, removed);
     return n;
 }
 
