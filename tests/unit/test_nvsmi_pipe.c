@@ -83,15 +83,23 @@ static gw_series *read_from(FILE *f, const char *path)
 /* Writes csv to a file, reads it with the second thread in mode (nvsmi_priv.h) and from memory
  * (one thread), asserts the two read the same (every value, time, count and note); returns the
  * file's reading for the caller's own checks (freed by the caller). */
-static gw_series *same_both_ways(const char *csv, size_t len, int mode)
+/* csv written to DIR/gpu.csv in a new temporary *dir; the path (freed by the caller). */
+static char *write_csv(const char *csv, size_t len, char **dir)
 {
-    char *dir = th_tmpdir();
-    char *path = malloc(strlen(dir) + 16);
-    sprintf(path, "%s/gpu.csv", dir);
+    *dir = th_tmpdir();
+    char *path = malloc(strlen(*dir) + 16);
+    sprintf(path, "%s/gpu.csv", *dir);
     FILE *w = fopen(path, "wb");
     assert_non_null(w);
     assert_int_equal(fwrite(csv, 1, len, w), len);
     fclose(w);
+    return path;
+}
+
+static gw_series *same_both_ways(const char *csv, size_t len, int mode)
+{
+    char *dir;
+    char *path = write_csv(csv, len, &dir);
     nvsmi_pipe_mode = mode; /* the second thread, however busy the machine running the test */
     gw_series *a = read_from(fopen(path, "rb"), path);
     nvsmi_pipe_mode = -1;
@@ -237,12 +245,8 @@ static void test_nul_run_longer_than_a_block(void **state)
     assert_non_null(strstr(a->inputs[0].note, "NUL"));
     gw_series_free(a);
     memset(b, 0, 6 << 20);
-    char *dir = th_tmpdir();
-    char *path = malloc(strlen(dir) + 16);
-    sprintf(path, "%s/gpu.csv", dir);
-    FILE *w = fopen(path, "wb");
-    assert_int_equal(fwrite(b, 1, 6 << 20, w), 6 << 20);
-    fclose(w);
+    char *dir;
+    char *path = write_csv(b, 6 << 20, &dir);
     nvsmi_pipe_mode = 1;
     gw_series *s = gw_series_new();
     size_t in = gw_series_add_input(s, path, NULL, GW_INPUT_GPU_CSV);
