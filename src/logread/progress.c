@@ -19,34 +19,6 @@ enum { KEEP_MS = 1000 };
 
 #include "logread/progress_priv.h"
 
-gw_progress *gw_progress_new(const gw_epoch_matcher *user)
-{
-    gw_progress *p = xcalloc(1, sizeof *p);
-    p->user = user;
-    gw_error err = {0};
-    if (!user && gw_epoch_matcher_new(NULL, &p->dflt, &err))
-        p->dflt = NULL; /* the default always compiles */
-    p->zero_based = -1;
-    p->train_total = -1;
-    p->last_raw = -1;
-    p->first_ms = INT64_MIN;
-    p->tl = gw_timeline_new();
-    return p;
-}
-
-void gw_progress_free(gw_progress *p)
-{
-    if (!p)
-        return;
-    gw_epoch_matcher_free(p->dflt);
-    free(p->st);
-    free(p->sm);
-    free(p->vr);
-    free(p->hf);
-    gw_timeline_free(p->tl);
-    free(p);
-}
-
 /* The default matcher's epoch line, unless it only mentions an epoch (epoch_match.h). */
 static bool default_epoch(const gw_progress *p, const char *line, long *e, long *t)
 {
@@ -205,10 +177,10 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     bool new_epoch = labelled && (!p->nst || p->st[p->nst - 1].raw != e);
     /* a new bar: its count starts over, its total changes, or it names another epoch */
     /* ... or an epoch line came since its last draw (Keras' bars, a log of final states) */
-    bool epoch_line = p->nst != p->nst_at_sample;
+    bool opened = p->nst != p->nst_at_sample;
     bool new_inst = !last || b->n < last->n || b->total != last->total ||
-                    ((new_epoch || epoch_line) && last->n == last->total);
-    epoch_line &= !labelled; /* a bar that names its epoch opens it itself */
+                    ((new_epoch || opened) && last->n == last->total);
+    opened &= !labelled; /* a bar that names its epoch opens it itself */
     if (new_inst && last && b->n < last->n && !labelled && !p->nst)
         gw_timeline_new_loop(p->tl); /* no epochs: a counter's reset is a new loop */
     if (new_inst) {
@@ -231,7 +203,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
         p->train_total = b->total;
     long base = !new_inst         ? 0
                 : p->pending_base ? p->pending_base
-                : epoch_line      ? all_epochs_base(p, b)
+                : opened          ? all_epochs_base(p, b)
                                   : 0;
     p->pending_base = 0;
     add_sample(p, b, t_ms, new_inst, base);
@@ -240,8 +212,8 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* ... or a bar whose clock runs (made by this process, counting from 0) first drawn after
      * start-up lines and nothing of training (gaussian-splatting's bar pasted at 7000/30000) */
     bool made = !last && b->elapsed_s > 0 && !p->nhf && p->first_ms < t_ms;
-    bool fresh = new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1) ||
-                              p->text_from_one || made);
+    bool fresh =
+        new_inst && (labelled || opened || (p->text_zero && b->n == 1) || p->text_from_one || made);
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
@@ -421,7 +393,7 @@ static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, 
     bool text = p->nsm && !p->train_bars && p->train_shape[0]; /* training in text lines */
     if (!val && !labelled && gw_bar_no_steps(b->desc, text)) {
         const char *r = gw_bar_rest(line, NULL); /* a bar over the epochs, or beside */
-        return r && gw_progress_feed(p, r, t_ms, epoch, total);
+        return r && gw_progress_feed_line(p, r, t_ms, epoch, total);
     }
     if (!val && !labelled && p->train_total > 0 && b->total != p->train_total)
         val = true;           /* a bar of another length amid training: an evaluation loop */
@@ -447,7 +419,7 @@ static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, 
         on_counter_line(p, &c, t_ms, NULL, NULL);
     if (started || cut)
         return started;
-    return rest ? gw_progress_feed(p, rest, t_ms, epoch, total) : started;
+    return rest ? gw_progress_feed_line(p, rest, t_ms, epoch, total) : started;
 }
 
 /* A line of its own right after a training counter's that prints the time per step (`speed:
@@ -530,7 +502,7 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
     return started;
 }
 
-bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
+bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
     bool after_counter = p->after_counter;
     p->after_counter = false;

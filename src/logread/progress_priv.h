@@ -7,6 +7,7 @@
 #define GW_PROGRESS_PRIV_H
 
 #include "logread/counter_line.h"
+#include "logread/line_prefix.h"
 #include "logread/progress.h"
 #include "logread/progress_bar.h"
 #include "logread/result_table.h"
@@ -53,8 +54,12 @@ struct gw_progress {
     gw_epoch_matcher *dflt;
     bool header_seen;      /* "Epoch GPU_mem ..." */
     gw_result_table table; /* a results table's header and its last row (fastai's) */
-    bool loop_reset;       /* a table's header came again after epochs: its rows start a loop */
-    int zero_based;        /* -1 not decided yet */
+    gw_line_prefix prefix; /* launchers' and collectors' prefixes before each line */
+    size_t lines;          /* lines fed */
+    char first_line[512];  /* the first one, prefix and all ("" when longer) */
+    int64_t first_line_ms;
+    bool loop_reset; /* a table's header came again after epochs: its rows start a loop */
+    int zero_based;  /* -1 not decided yet */
     start *st;
     size_t nst, capst;
     sample *sm;
@@ -99,5 +104,9 @@ struct gw_progress {
                                                 Cameras"), named only when no later one is */
     char save_word[GW_COUNTER_WORD_MAX];
 };
+
+/* One line, its launcher's prefix taken off (progress_feed.c): as gw_progress_feed. */
+bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long *epoch,
+                           long *total);
 
 #endif

@@ -330,9 +330,9 @@ EXPECT = {
                         ["epochs from results table rows", "no training steps printed"]),
 }
 
-def replay(scenario, tmp_path, name):
+def replay(scenario, tmp_path, name, log=None):
     out = tmp_path / "run"
-    r = gw(["run", "-o", out, "-i", "0.1", "--", PYTHON, REPLAY, LOGS / f"{name}.log", "1.2"],
+    r = gw(["run", "-o", out, "-i", "0.1", "--", PYTHON, REPLAY, log or LOGS / f"{name}.log", "1.2"],
            scenario({"devices": [h200()]}), timeout=120)
     assert r.returncode == 0, r.stderr
     return out, json.loads((out / "summary.json").read_text())
@@ -586,3 +586,31 @@ def test_evaluation_pause_of_an_iteration_trainer_is_expected(scenario, tmp_path
     exp = next(v for v in s["verdicts"] if v["id"] == "expected_dips")
     assert exp["evidence"]["aligned_with"] == "evaluation or saves in the job's output"
     assert exp["evidence"]["dips"] == 1
+
+
+# What launchers and log collectors put before each line (logread/line_prefix.h): Slurm's `srun
+# --label`, torchrun's `[rank0]:`, docker compose's service name, `kubectl logs --timestamps`.
+# Added at each line end (a bar's redraws after a carriage return carry none, as in the real
+# output), they leave epochs, steps and phases as the plain log's.
+PREFIXES = {
+    "srun": lambda line: "0: " + line,
+    "torchrun": lambda line: "[rank0]: " + line,
+    "compose": lambda line: "trainer-1  | " + line,
+    "kubectl": lambda line: "2024-05-01T10:00:00.123456789Z " + line,
+}
+
+
+@pytest.mark.parametrize("name,kind", [(n, k) for n in ("keras2", "hf-upload", "timemixer")
+                                       for k in sorted(PREFIXES)])
+def test_launcher_prefixes(scenario, tmp_path, name, kind):
+    epochs, kinds, steps, _, _ = EXPECT[name]
+    text = (LOGS / f"{name}.log").read_text(errors="replace")
+    log = tmp_path / f"{name}.{kind}.log"
+    log.write_text("\n".join(PREFIXES[kind](line) if line else line
+                             for line in text.split("\n")))
+    _, s = replay(scenario, tmp_path, name, log)
+    assert [(e["epoch"], e["total"], e.get("steps")) for e in s["epochs"]] == epochs
+    ph = s["job_phases"]
+    assert [p["kind"] for p in ph] == kinds, ph
+    assert [p.get("steps") for p in ph if p["kind"] == T] == steps
+    assert kind not in s["job_phases_found"] and "trainer-1" not in s["job_phases_found"]
