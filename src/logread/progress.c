@@ -328,6 +328,18 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
             p->pre_val[1] = t_ms;
         return false;
     }
+    /* a bar drawn before any step of the loop that text lines count, an evaluation's result
+     * right after it (mlx-lm's `Calculating loss...` bar, then `Iter 1: Val loss`): it was
+     * that evaluation's, before training began (start-up); the bars after it are other loops */
+    if (p->train_bars && !p->train_shape[0] && !p->nst && !p->nhf && p->last_kind == 2 &&
+        p->inst == 1 && c->kind == GW_LINE_TRAIN) {
+        gw_timeline_free(p->tl);
+        p->tl = gw_timeline_new();
+        p->nsm = 0;
+        p->train_bars = p->train_bars_labelled = false;
+        p->train_total = -1;
+        p->last_kind = 0;
+    }
     /* a loop whose counter starts at 0 prints the index of the step just done */
     bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
     bool zero_before = p->zero_no_time && c->n == 1 && !isnan(c->step_s) && p->text_zero;
