@@ -337,6 +337,13 @@ EXPECT = {
     "mlx-lm-lora": ([], [T, S, T, E, T, S] * 5, [100, 90, 10] * 5, None,
                     ["iterations from `Iter N` lines", "evaluation from `Val` lines",
                      "checkpoint saves from `Saved` lines", "no epoch boundaries printed"]),
+    # accelerate's run_seq2seq_no_trainer on SageMaker: Open MPI's `[1,mpirank:0,algo-1]<stderr>:`
+    # before every line and CloudWatch's `#015` for the bar's carriage returns; one epoch of 79
+    # steps (`Epoch 0 training took 19.5 seconds` ends it), its evaluation, the saves after the
+    # last step; tqdm's close redraws `79/79` after them: no new training
+    "accelerate-sagemaker": ([(1, None, 79)], [T, E, A], [79], None,
+                             ["steps from progress bars", "evaluation from `evaluation` lines",
+                              "work after the last training step (`saved`)"]),
     "fastai-finetune": ([(1, None, None)] + [(k, None, None) for k in range(1, 5)], [], [], None,
                         ["epochs from results table rows", "no training steps printed"]),
 }
