@@ -180,7 +180,13 @@ static bool bar_epoch(const gw_progress *p, const bar *b, long *e, long *t, bool
     }
     if (!p->user && gw_bar_yolo_column(b->desc, p->header_seen, e, t))
         return *inclusive = true;
-    return b->desc[0] && epoch_of_line(p, b->desc, e, t);
+    if (!b->desc[0] || !epoch_of_line(p, b->desc, e, t))
+        return false;
+    /* a description counts from 1 where a results table's epoch column counts from 0 (spaCy's
+     * `Epoch 11` bar while its rows say E 10) */
+    if (p->table_steps && p->zero_based == 1 && *e > 0)
+        (*e)--;
+    return true;
 }
 
 /* A bar over all epochs' steps (its total the epochs' total times a whole number: kohya's
@@ -202,6 +208,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     long e = -1, t = -1;
     bool inclusive, labelled = bar_epoch(p, b, &e, &t, &inclusive);
     const sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
+    int64_t prev_act = p->last_act_ms;
     bool new_epoch = labelled && (!p->nst || p->st[p->nst - 1].raw != e);
     /* a new bar: its count starts over, its total changes, or it names another epoch */
     /* ... or an epoch line came since its last draw (Keras' bars, a log of final states) */
@@ -249,7 +256,10 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* the epoch's steps: from the bar's first draw, or this one if an epoch began since */
     size_t first =
         p->nst && p->st[p->nst - 1].first_sample >= p->inst_first ? p->nsm - 1 : p->inst_first;
-    bool started = labelled && add_start(p, e, t, inclusive, p->inst_start_ms, first, epoch, total);
+    /* a counter that runs on over the epochs (spaCy's `#`, Chainer's `iter`): the epoch its tag
+     * names began after the work the line before reported */
+    int64_t from = new_inst || !p->nst || !prev_act ? p->inst_start_ms : prev_act;
+    bool started = labelled && add_start(p, e, t, inclusive, from, first, epoch, total);
     /* a redraw of its end after the epoch it opened (each rank prints it) is no new loop */
     p->nst_at_sample = p->nst;
     return started;
@@ -387,7 +397,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     snprintf(p->train_shape, sizeof p->train_shape, "%s", c->shape); /* the usual line's */
     char src[GW_COUNTER_SHAPE_MAX + 16];
     snprintf(src, sizeof src, "`%s` lines", c->shape);
-    p->cur_src = src;
+    p->cur_src = p->table_row ? "results table rows" : src;
     p->text_from_one = from_one;
     bool started = on_train_bar(p, &b, t_ms, epoch, total);
     p->after_counter = true;
@@ -489,6 +499,36 @@ static bool uncounted_line(gw_progress *p, const char *line, int64_t t_ms, bool 
     return true;
 }
 
+/* A results table's row (result_table.h): with a step column, the step counter at the row's step
+ * (its epoch cell the epoch tag; a row at step 0 is the evaluation before training), then the
+ * evaluation the row reports when a column names one; without a step column, while text
+ * counters or bars count the steps (Chainer's PrintReport beside its ProgressBar), that
+ * evaluation alone: the counters place the epochs. */
+static bool table_row(gw_progress *p, const gw_table_row *r, int64_t t_ms, long *epoch, long *total)
+{
+    bool started = false;
+    gw_counter c = {.n = -1, .total = -1, .epoch = -1, .epoch_total = -1, .step_s = NAN};
+    if (p->table.step_col && r->step > 0) {
+        c.n = r->step;
+        c.epoch = r->epoch;
+        snprintf(c.shape, sizeof c.shape, "%s", p->table.step_name);
+        p->table_row = p->table_steps = true;
+        started = on_counter_line(p, &c, t_ms, epoch, total);
+        p->table_row = false;
+    }
+    if (p->table.eval) {
+        c = (gw_counter){.kind = GW_LINE_EVAL,
+                         .n = -1,
+                         .total = -1,
+                         .epoch = -1,
+                         .epoch_total = -1,
+                         .step_s = NAN};
+        snprintf(c.kind_word, sizeof c.kind_word, "%s", p->table.eval_name);
+        on_counter_line(p, &c, t_ms, NULL, NULL);
+    }
+    return started;
+}
+
 /* A line that starts an epoch or reports its end: the default epoch lines, or row_e >= 0, the
  * epoch a results table's row ended (result_table.h). */
 static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_e, long *epoch,
@@ -552,13 +592,16 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
         p->header_seen = true;
         return false;
     }
-    long e = -1;
-    gw_table_line row = p->user ? GW_TABLE_NONE : gw_result_table_read(&p->table, line, &e);
+    gw_table_row tr;
+    gw_table_line row = p->user ? GW_TABLE_NONE : gw_result_table_read(&p->table, line, &tr);
     if (row == GW_TABLE_HEADER) { /* a loop begins: its first row's epoch from here */
-        p->loop_reset = p->nst > 0;
+        p->loop_reset = p->nst > 0 && !p->table.step_col;
         p->over_ms = t_ms;
         return false;
     }
+    if (row == GW_TABLE_ROW && (p->table.step_col || p->nsm))
+        return table_row(p, &tr, t_ms, epoch, total);
+    long e = row == GW_TABLE_ROW ? tr.epoch : -1;
     gw_counter c;
     bool counted = gw_counter_line(line, &c);
     if (!counted && uncounted_line(p, line, t_ms, after_counter))
@@ -585,7 +628,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
             return started;
         /* an evaluation or save line may still open an epoch ("epoch 12 ... val acc") */
     }
-    return epoch_line(p, line, t_ms, row == GW_TABLE_ROW ? e : -1, epoch, total);
+    return epoch_line(p, line, t_ms, e, epoch, total);
 }
 
 /* ---- the epochs ---- */

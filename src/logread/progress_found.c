@@ -57,7 +57,9 @@ void gw_progress_found(const gw_progress *p, char *buf, size_t size)
     } while (0)
     if (p->nst)
         ADD("epochs from %s", p->epoch_src[0] ? p->epoch_src : "Hugging Face log dicts");
-    if (train && p->train_shape[0])
+    if (train && p->table_steps)
+        ADD("%s%s from results table rows (`%s`)", n ? "; " : "", unit, p->table.step_name);
+    else if (train && p->train_shape[0])
         ADD("%s%s from `%s` lines", n ? "; " : "", unit, p->train_shape);
     else if (train)
         ADD("%s%s from progress bars", n ? "; " : "", unit);

@@ -54,6 +54,8 @@ struct gw_progress {
     bool header_seen;      /* "Epoch GPU_mem ..." */
     gw_result_table table; /* a results table's header and its last row (fastai's) */
     bool loop_reset;       /* a table's header came again after epochs: its rows start a loop */
+    bool table_row;        /* a results table's row is being fed as a counter line */
+    bool table_steps;      /* training steps came from a results table's step column */
     int zero_based;        /* -1 not decided yet */
     start *st;
     size_t nst, capst;
