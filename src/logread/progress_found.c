@@ -74,7 +74,9 @@ void gw_progress_found(const gw_progress *p, char *buf, size_t size)
             after = ph[i].what;
     }
     eval = nph ? amid : eval;
-    if (eval && ew[0])
+    if (eval && ew[0] && p->table.eval && strcmp(ew, p->table.eval_name) == 0)
+        ADD("; evaluation from results table rows (`%s`)", ew);
+    else if (eval && ew[0])
         ADD("; evaluation from `%s` lines", ew);
     else if (eval)
         ADD("; evaluation from progress bars");
