@@ -1,7 +1,7 @@
 /*
  * progress_priv: the state of logread/progress.c's tracker, shared with progress_found.c (the
- * rate series, the phases and what was found, read after gw_progress_finish). Private to those
- * two files.
+ * rate series, the phases and what was found, read after gw_progress_finish) and
+ * progress_figures.c (an epoch's figures). Private to those three files.
  */
 #ifndef GW_PROGRESS_PRIV_H
 #define GW_PROGRESS_PRIV_H
@@ -101,5 +101,15 @@ struct gw_progress {
                                                 Cameras"), named only when no later one is */
     char save_word[GW_COUNTER_WORD_MAX];
 };
+
+/* Steps and their rate in [from, to) (samples kfrom..kto when known, SIZE_MAX: by time) into
+ * e->steps, e->steps_per_s and e->train_end_ms (progress_figures.c). */
+void gw_progress_train_figures(const gw_progress *p, int64_t from, int64_t to, size_t kfrom,
+                               size_t kto, gw_progress_epoch *e);
+
+/* Validation in [from, to) into e->validation_s, e->val_start_ms and e->val_end_ms; the last
+ * epoch keeps only its first validation (progress_figures.c). */
+void gw_progress_val_figures(const gw_progress *p, int64_t from, int64_t to, bool last,
+                             gw_progress_epoch *e);
 
 #endif
