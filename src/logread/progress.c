@@ -79,8 +79,11 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
         return false;
     }
     /* numbers that do not advance like epochs are mentions ("best epoch 3" in epoch 9); a
-     * first number that was one (a config's "epoch: 300") gives way to a run from 0 or 1 */
-    if (!reset && p->nst && raw != p->st[p->nst - 1].raw + 1) {
+     * first number that was one (a config's "epoch: 300") gives way to a run from 0 or 1; a
+     * results table's epoch cell may skip epochs that had no evaluation (spaCy's E 4, then 6:
+     * epochs shorter than the evaluation interval) */
+    bool skip = p->table_row && p->nst && raw > p->st[p->nst - 1].raw;
+    if (!reset && !skip && p->nst && raw != p->st[p->nst - 1].raw + 1) {
         if (p->nst > 1 || p->st[0].raw <= 1 || raw > 1)
             return false;
         p->nst = 0;
@@ -513,9 +516,13 @@ static bool table_row(gw_progress *p, const gw_table_row *r, int64_t t_ms, long 
         c.epoch = r->epoch;
         snprintf(c.shape, sizeof c.shape, "%s", p->table.step_name);
         p->table_row = p->table_steps = true;
+        size_t nst = p->nst;
         started = on_counter_line(p, &c, t_ms, epoch, total);
         p->table_row = false;
+        if (!nst && p->nst) /* the first epoch's work began at the header or the row before */
+            p->st[0].t_ms = p->table_ms;
     }
+    p->table_ms = t_ms;
     if (p->table.eval) {
         c = (gw_counter){.kind = GW_LINE_EVAL,
                          .n = -1,
@@ -596,7 +603,7 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     gw_table_line row = p->user ? GW_TABLE_NONE : gw_result_table_read(&p->table, line, &tr);
     if (row == GW_TABLE_HEADER) { /* a loop begins: its first row's epoch from here */
         p->loop_reset = p->nst > 0 && !p->table.step_col;
-        p->over_ms = t_ms;
+        p->over_ms = p->table_ms = t_ms;
         return false;
     }
     if (row == GW_TABLE_ROW && (p->table.step_col || p->nsm))

@@ -56,6 +56,7 @@ struct gw_progress {
     bool loop_reset;       /* a table's header came again after epochs: its rows start a loop */
     bool table_row;        /* a results table's row is being fed as a counter line */
     bool table_steps;      /* training steps came from a results table's step column */
+    int64_t table_ms;      /* the time of the table's header or of its last row */
     int zero_based;        /* -1 not decided yet */
     start *st;
     size_t nst, capst;

@@ -342,6 +342,11 @@ EXPECT = {
                     [T, E] * 20 + [A], [200] * 20, None,
                     ["steps from results table rows (`#`)",
                      "work after the last training step (`Saved`)"]),
+    # spaCy's course: epochs shorter than the evaluation interval (E 4, then 6, 8, 10, 13): the
+    # epochs with no row are not seen, each one seen has the 200 steps since the row before
+    "spacy-course": ([(k, None, 200) for k in (1, 2, 3, 4, 5, 7, 9, 11, 14)], [T, E] * 9 + [A],
+                     [200] * 9, None,
+                     ["epochs from results table rows", "steps from results table rows (`#`)"]),
     # Chainer: ProgressBar `100 iter, 0 epoch / 20 epochs` (the running epoch, 0-based) every 100
     # iterations, `127.31 iters/sec.` on the line after; PrintReport rows (`epoch  main/loss
     # validation/main/loss ...`, the epochs done) are the evaluations; the median iters/sec of

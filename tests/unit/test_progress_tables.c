@@ -54,8 +54,9 @@ static void test_results_table(void **state)
 /* A results table with a step column (spaCy's `E  #`, rows at each evaluation; Hugging Face's
  * notebook `Step` table): a row is the step counter at its step, its epoch cell the epoch tag,
  * then the evaluation it reports; the row at step 0 is the evaluation before training. The epoch
- * a row's tag opens began after the evaluation before it; spaCy's bar after the rows names the
- * epoch from 1 (`Epoch 2` while the rows say E 1): it counts on in that epoch. */
+ * a row's tag opens began after the evaluation before it (the tag may skip epochs that had no
+ * row); spaCy's bar after the rows names the epoch from 1 (`Epoch 2` while the rows say E 1): it
+ * counts on in that epoch. */
 static void test_results_table_steps(void **state)
 {
     (void)state;
@@ -72,8 +73,9 @@ static void test_results_table_steps(void **state)
     size_t n;
     gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
     assert_int_equal(n, 2);
-    /* epoch 1 from its first counted row; the rate is the rows' wall time (evaluations in it) */
-    expect(&e[0], 1, -1, 4000, 6000, NAN, 400, 100.0);
+    /* epoch 1 from the row at step 0 (its evaluation before training); the rate is the rows' wall
+     * time (evaluations in it) */
+    expect(&e[0], 1, -1, 2000, 6000, NAN, 400, 100.0);
     expect(&e[1], 2, -1, 6000, 11000, NAN, 500, 100.0);
     free(e);
     gw_phase_span *ph;
@@ -88,6 +90,20 @@ static void test_results_table_steps(void **state)
             assert_int_equal(ph[i].steps, steps[i]);
     }
     free(ph);
+    /* epochs shorter than the evaluation interval: the rows' epoch skips those with no row */
+    static const line skip[] = {
+        {1000, "E    #       LOSS TOK2VEC  LOSS NER  ENTS_F  ENTS_P  ENTS_R  SCORE"},
+        {2000, "  0       0          0.00     26.50    0.73    0.39    5.43    0.01"},
+        {3000, "  0     200         33.58    847.68   10.88   44.44    6.20    0.11"},
+        {4000, "  2     400         70.88    267.65   33.50   45.95   26.36    0.33"},
+        {5000, "  5     600         67.56    156.63   45.32   62.16   35.66    0.45"},
+    };
+    e = run(skip, sizeof skip / sizeof *skip, &n);
+    assert_int_equal(n, 3);
+    expect(&e[0], 1, -1, 2000, 3000, NAN, 200, NAN);
+    expect(&e[1], 3, -1, 3000, 4000, NAN, 200, NAN);
+    expect(&e[2], 6, -1, 4000, 5000, NAN, 200, NAN);
+    free(e);
     /* Hugging Face's notebook: the progress text above the table is no epoch line */
     static const line hf[] = {
         {1000, " [60/60 09:26, Epoch 1/2]"}, {1001, "Step\tTraining Loss\tValidation Loss"},
