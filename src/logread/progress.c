@@ -250,8 +250,11 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* ... or a bar whose clock runs (made by this process, counting from 0) first drawn after
      * start-up lines and nothing of training (gaussian-splatting's bar pasted at 7000/30000) */
     bool made = !last && b->elapsed_s > 0 && !p->nhf && p->first_ms < t_ms;
-    bool fresh = new_inst && (labelled || epoch_line || (p->text_zero && b->n == 1) ||
-                              p->text_from_one || made);
+    /* (a results table's rows: where its row at step 0 was seen; their epoch tag tells nothing
+     * of a counter that runs on over the epochs) */
+    bool tagged = p->table_row ? p->table_zero : labelled;
+    bool fresh = new_inst &&
+                 (tagged || epoch_line || (p->text_zero && b->n == 1) || p->text_from_one || made);
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
@@ -516,14 +519,20 @@ static bool table_row(gw_progress *p, const gw_table_row *r, int64_t t_ms, long 
         c.epoch = r->epoch;
         snprintf(c.shape, sizeof c.shape, "%s", p->table.step_name);
         p->table_row = p->table_steps = true;
-        size_t nst = p->nst;
+        size_t nst = p->nst, nsm = p->nsm;
         started = on_counter_line(p, &c, t_ms, epoch, total);
         p->table_row = false;
         if (!nst && p->nst) /* the first epoch's work began at the header or the row before */
             p->st[0].t_ms = p->table_ms;
+        /* the second row shows whether the first was the loop's stride (logged every N steps
+         * from the start) or an excerpt's: then the steps before its first row count none */
+        long first = nsm == 1 ? p->sm[0].n : -1;
+        if (first > 0 && p->nsm == 2 && !p->table_zero && r->step - first != first)
+            p->sm[0].base = first;
     }
+    p->table_zero |= p->table.step_col && r->step == 0;
     p->table_ms = t_ms;
-    if (p->table.eval) {
+    if (r->eval) {
         c = (gw_counter){.kind = GW_LINE_EVAL,
                          .n = -1,
                          .total = -1,

@@ -57,6 +57,7 @@ struct gw_progress {
     bool table_row;        /* a results table's row is being fed as a counter line */
     bool table_steps;      /* training steps came from a results table's step column */
     int64_t table_ms;      /* the time of the table's header or of its last row */
+    bool table_zero;       /* the table's row at step 0 was seen: its step counter began in view */
     int zero_based;        /* -1 not decided yet */
     start *st;
     size_t nst, capst;

@@ -3,6 +3,7 @@
 #include "logread/result_table.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,7 +120,8 @@ static bool step_word(const char *w, size_t n)
 }
 
 /* A header: its columns into t; false when line is none (words, or no metric named). */
-static bool read_header(gw_result_table *t, const char **w, const size_t *len, int n)
+static bool read_header(gw_result_table *t, const char *line, const char **w, const size_t *len,
+                        int n)
 {
     static const char *const epoch_names[] = {"epoch", "Epoch", "EPOCH", "E"};
     bool metric = false;
@@ -134,13 +136,17 @@ static bool read_header(gw_result_table *t, const char **w, const size_t *len, i
     t->step_col = step_word(w[t->epoch_col], len[t->epoch_col]);
     snprintf(t->step_name, sizeof t->step_name, "%.*s", t->step_col ? (int)len[t->epoch_col] : 0,
              w[t->epoch_col]);
-    t->eval = false;
     t->eval_name[0] = '\0';
-    for (int i = t->epoch_col + t->step_col; i < n && !t->eval; i++)
+    t->neval = 0;
+    for (int i = t->epoch_col + t->step_col; i < n && t->neval < 8; i++)
         if (eval_word(w[i], len[i])) {
-            t->eval = true;
-            snprintf(t->eval_name, sizeof t->eval_name, "%.*s", (int)len[i], w[i]);
+            if (!t->neval)
+                snprintf(t->eval_name, sizeof t->eval_name, "%.*s", (int)len[i], w[i]);
+            t->eval_from[t->neval] = (int)(w[i] - line);
+            t->eval_to[t->neval++] = (int)(w[i] - line + (ptrdiff_t)len[i]);
         }
+    t->eval = t->neval > 0;
+    t->tabs = strchr(line, '\t') != NULL;
     /* another table's header (no epoch nor step column first) closes it */
     t->ncols = t->epoch_col || t->step_col ? n : 0;
     t->last = t->last_step = -1;
@@ -155,7 +161,7 @@ gw_table_line gw_result_table_read(gw_result_table *t, const char *line, gw_tabl
     if (n < 2)
         return GW_TABLE_NONE;
     if (name_word(w[0], len[0]))
-        return read_header(t, w, len, n) && t->ncols ? GW_TABLE_HEADER : GW_TABLE_NONE;
+        return read_header(t, line, w, len, n) && t->ncols ? GW_TABLE_HEADER : GW_TABLE_NONE;
     long e = -1, st = -1;
     int k = t->epoch_col + t->step_col; /* the figures' first cell */
     if (!t->ncols || n > t->ncols || n <= k || (t->epoch_col && !whole_number(w[0], len[0], &e)) ||
@@ -177,6 +183,12 @@ gw_table_line gw_result_table_read(gw_result_table *t, const char *line, gw_tabl
         return GW_TABLE_NONE;
     t->last = e;
     t->last_step = st;
-    *row = (gw_table_row){.epoch = e, .step = st};
+    *row = (gw_table_row){.epoch = e, .step = st, .eval = t->eval && t->tabs};
+    /* a cell under an evaluation's column: the two overlap (Chainer aligns its cells to the
+     * columns' left, spaCy to their right) */
+    for (int i = k; i < n && !row->eval; i++)
+        for (int j = 0; j < t->neval; j++)
+            row->eval |=
+                w[i] - line < t->eval_to[j] && w[i] - line + (ptrdiff_t)len[i] > t->eval_from[j];
     return GW_TABLE_ROW;
 }

@@ -21,8 +21,11 @@ typedef struct gw_result_table {
     bool eval;      /* a column names an evaluation's result (`validation/main/loss`, `SCORE`) */
     char eval_name[24]; /* that column's name, as printed */
     char step_name[16]; /* the step column's, as printed */
-    long last;          /* the last row's epoch, -1 none since the header */
-    long last_step;     /* the last row's step, -1 none since the header */
+    int neval;          /* the evaluation columns: where each name stands in the header line */
+    int eval_from[8], eval_to[8];
+    bool tabs;      /* tab-separated (a rendered notebook's table): no cell is left blank */
+    long last;      /* the last row's epoch, -1 none since the header */
+    long last_step; /* the last row's step, -1 none since the header */
 } gw_result_table;
 
 typedef enum {
@@ -35,6 +38,8 @@ typedef enum {
  * such column. */
 typedef struct gw_table_row {
     long epoch, step;
+    bool eval; /* a cell stands under a column that names an evaluation's result (Chainer leaves
+                  them blank in the rows between its evaluations) */
 } gw_table_row;
 
 /* Reads line against the table t holds (zeroed before the first line): a header opens one (a

@@ -356,6 +356,13 @@ EXPECT = {
                       2 / (1 / 126.96 + 1 / 127.31),
                       ["epochs from `N iter, E epoch / T` lines",
                        "evaluation from results table rows (`validation/main/loss`)"]),
+    # ESPnet 1 on Chainer, an excerpt: PrintReport `epoch  iteration ... validation/main/loss ...`
+    # every 100 iterations, its validation cells filled in one row only (the evaluation's); the
+    # epochs as printed (epochs done, which an excerpt cannot tell); the first row, not its
+    # stride, counts none; the status line `91300 iter, 7 epoch / 20 epochs` after
+    "espnet1-chainer": ([(6, None, 200), (7, 20, 1400)], [T, E, T], [300, 1300], None,
+                        ["steps from results table rows (`iteration`)",
+                         "evaluation from results table rows (`validation/main/loss`)"]),
     # Hugging Face (Unsloth) in Colab, rendered: ` [60/60 09:26, Epoch 1/2]` (the epochs done, no
     # epoch line), then the `Step  Training Loss  Validation Loss` rows every 10 steps; the
     # start-up bars (`Loading weights`, `Map`) are no training; checkpoint-60 after the last step

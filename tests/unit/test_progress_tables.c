@@ -77,6 +77,7 @@ static void test_results_table_steps(void **state)
      * time (evaluations in it) */
     expect(&e[0], 1, -1, 2000, 6000, NAN, 400, 100.0);
     expect(&e[1], 2, -1, 6000, 11000, NAN, 500, 100.0);
+    assert_false(isnan(e[0].steps_per_s) || isnan(e[1].steps_per_s));
     free(e);
     gw_phase_span *ph;
     assert_int_equal(phases(l, sizeof l / sizeof *l, &ph), 9);
@@ -104,6 +105,27 @@ static void test_results_table_steps(void **state)
     expect(&e[1], 3, -1, 3000, 4000, NAN, 200, NAN);
     expect(&e[2], 6, -1, 4000, 5000, NAN, 200, NAN);
     free(e);
+    /* Chainer's PrintReport with an iteration column (ESPnet 1), an excerpt: the validation
+     * cells are blank but in the row after an evaluation; the steps before the first row, which
+     * is not its stride, count none */
+    static const line it[] = {
+        {1000, "epoch       iteration   main/loss   validation/main/loss  elapsed_time"},
+        {2000, "6           89700       63.7861                           136184"},
+        {3000, "6           89800       71.5186                           136320"},
+        {4000, "7           89900       64.2985     72.506                137936"},
+        {5000, "7           90000       81.6931                           138049"},
+    };
+    e = run(it, sizeof it / sizeof *it, &n);
+    assert_int_equal(n, 2);
+    expect(&e[0], 6, -1, 1000, 3000, NAN, 100, 100.0);
+    expect(&e[1], 7, -1, 3000, 5000, NAN, 200, 100.0); /* its results alone tell no time */
+    assert_false(isnan(e[0].steps_per_s) || isnan(e[1].steps_per_s));
+    free(e);
+    assert_int_equal(phases(it, sizeof it / sizeof *it, &ph), 3);
+    assert_int_equal(ph[0].steps, 200);
+    assert_int_equal(ph[1].kind, GW_PH_EVAL);
+    assert_int_equal(ph[2].steps, 100);
+    free(ph);
     /* Hugging Face's notebook: the progress text above the table is no epoch line */
     static const line hf[] = {
         {1000, " [60/60 09:26, Epoch 1/2]"}, {1001, "Step\tTraining Loss\tValidation Loss"},
@@ -146,6 +168,8 @@ static void test_results_table_beside_counters(void **state)
     /* the evaluation a row reports ran since the status line before it; `inf` is no rate */
     expect(&e[0], 1, 2, 2000, 4000, 1.0, 200, 100.0);
     expect(&e[1], 2, 2, 4000, 7000, 1.0, 200, 2 / (1 / 50.0 + 1 / 100.0));
+    assert_false(isnan(e[0].validation_s) || isnan(e[1].validation_s)); /* (expect lets a NaN */
+    assert_false(isnan(e[0].steps_per_s) || isnan(e[1].steps_per_s));   /* pass) */
     free(e);
     gw_phase_span *ph;
     assert_int_equal(phases(l, sizeof l / sizeof *l, &ph), 4);
