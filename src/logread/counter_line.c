@@ -371,8 +371,8 @@ static bool unit_counter(const char *line, gw_counter *c)
     return false;
 }
 
-/* Two loops' counters, the outer first: "1/3 ( 33%) [  49/323 ( 15%)]", "[0/5][50/1583]": the
- * outer is the epoch, the bracketed inner the step. */
+/* Two loops' counters, the outer first: "1/3 ( 33%) [  49/323 ( 15%)]", "[0/5][50/1583]",
+ * "[1][0/61]": the outer is the epoch, the bracketed inner the step. */
 static bool nested_counter(const char *line, gw_counter *c)
 {
     for (const char *p = line; *p; p++) {
@@ -381,7 +381,10 @@ static bool nested_counter(const char *line, gw_counter *c)
             continue;
         const char *q = p;
         long e, et, n, t;
-        if (!counts(&q, &e, &et) || et <= 0 || *q == ':')
+        if (!counts(&q, &e, &et) || et == 0 || *q == ':')
+            continue;
+        /* no total: only "[1][0/61]" (CenterNet's `train: [E][N/M]`), the brackets adjacent */
+        if (et < 0 && (p == line || p[-1] != '[' || q[0] != ']' || q[1] != '['))
             continue;
         q = gw_scan_spaces(q);
         if (*q == ']')
@@ -404,7 +407,7 @@ static bool nested_counter(const char *line, gw_counter *c)
         c->epoch_total = et;
         c->n = n;
         c->total = t;
-        snprintf(c->shape, sizeof c->shape, "E/T [N/M]");
+        snprintf(c->shape, sizeof c->shape, et < 0 ? "[E][N/M]" : "E/T [N/M]");
         return true;
     }
     return false;

@@ -19,34 +19,6 @@ enum { KEEP_MS = 1000 };
 
 #include "logread/progress_priv.h"
 
-gw_progress *gw_progress_new(const gw_epoch_matcher *user)
-{
-    gw_progress *p = xcalloc(1, sizeof *p);
-    p->user = user;
-    gw_error err = {0};
-    if (!user && gw_epoch_matcher_new(NULL, &p->dflt, &err))
-        p->dflt = NULL; /* the default always compiles */
-    p->zero_based = -1;
-    p->train_total = -1;
-    p->last_raw = -1;
-    p->first_ms = INT64_MIN;
-    p->tl = gw_timeline_new();
-    return p;
-}
-
-void gw_progress_free(gw_progress *p)
-{
-    if (!p)
-        return;
-    gw_epoch_matcher_free(p->dflt);
-    free(p->st);
-    free(p->sm);
-    free(p->vr);
-    free(p->hf);
-    gw_timeline_free(p->tl);
-    free(p);
-}
-
 /* The default matcher's epoch line, unless it only mentions an epoch (epoch_match.h). */
 static bool default_epoch(const gw_progress *p, const char *line, long *e, long *t)
 {
@@ -215,10 +187,10 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     bool new_epoch = labelled && (!p->nst || p->st[p->nst - 1].raw != e);
     /* a new bar: its count starts over, its total changes, or it names another epoch */
     /* ... or an epoch line came since its last draw (Keras' bars, a log of final states) */
-    bool epoch_line = p->nst != p->nst_at_sample;
+    bool opened = p->nst != p->nst_at_sample;
     bool new_inst = !last || b->n < last->n || b->total != last->total ||
-                    ((new_epoch || epoch_line) && last->n == last->total);
-    epoch_line &= !labelled; /* a bar that names its epoch opens it itself */
+                    ((new_epoch || opened) && last->n == last->total);
+    opened &= !labelled; /* a bar that names its epoch opens it itself */
     if (new_inst && last && b->n < last->n && !labelled && !p->nst)
         gw_timeline_new_loop(p->tl); /* no epochs: a counter's reset is a new loop */
     if (new_inst) {
@@ -241,7 +213,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
         p->train_total = b->total;
     long base = !new_inst         ? 0
                 : p->pending_base ? p->pending_base
-                : epoch_line      ? all_epochs_base(p, b)
+                : opened          ? all_epochs_base(p, b)
                                   : 0;
     p->pending_base = 0;
     add_sample(p, b, t_ms, new_inst, base);
@@ -253,8 +225,8 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* (a results table's rows: where its row at step 0 was seen; their epoch tag tells nothing
      * of a counter that runs on over the epochs) */
     bool tagged = p->table_row ? p->table_zero : labelled;
-    bool fresh = new_inst &&
-                 (tagged || epoch_line || (p->text_zero && b->n == 1) || p->text_from_one || made);
+    bool fresh =
+        new_inst && (tagged || opened || (p->text_zero && b->n == 1) || p->text_from_one || made);
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
@@ -372,6 +344,18 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
             p->pre_val[1] = t_ms;
         return false;
     }
+    /* a bar drawn before any step of the loop that text lines count, an evaluation's result
+     * right after it (mlx-lm's `Calculating loss...` bar, then `Iter 1: Val loss`): it was
+     * that evaluation's, before training began (start-up); the bars after it are other loops */
+    if (p->train_bars && !p->train_shape[0] && !p->nst && !p->nhf && p->last_kind == 2 &&
+        p->inst == 1 && c->kind == GW_LINE_TRAIN) {
+        gw_timeline_free(p->tl);
+        p->tl = gw_timeline_new();
+        p->nsm = 0;
+        p->train_bars = p->train_bars_labelled = false;
+        p->train_total = -1;
+        p->last_kind = 0;
+    }
     /* a loop whose counter starts at 0 prints the index of the step just done */
     bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
     bool zero_before = p->zero_no_time && c->n == 1 && !isnan(c->step_s) && p->text_zero;
@@ -437,7 +421,7 @@ static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, 
     bool text = p->nsm && !p->train_bars && p->train_shape[0]; /* training in text lines */
     if (!val && !labelled && gw_bar_no_steps(b->desc, text)) {
         const char *r = gw_bar_rest(line, NULL); /* a bar over the epochs, or beside */
-        return r && gw_progress_feed(p, r, t_ms, epoch, total);
+        return r && gw_progress_feed_line(p, r, t_ms, epoch, total);
     }
     if (!val && !labelled && p->train_total > 0 && b->total != p->train_total)
         val = true;           /* a bar of another length amid training: an evaluation loop */
@@ -463,7 +447,7 @@ static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, 
         on_counter_line(p, &c, t_ms, NULL, NULL);
     if (started || cut)
         return started;
-    return rest ? gw_progress_feed(p, rest, t_ms, epoch, total) : started;
+    return rest ? gw_progress_feed_line(p, rest, t_ms, epoch, total) : started;
 }
 
 /* A line of its own right after a training counter's that prints the time per step (`speed:
@@ -586,7 +570,7 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
     return started;
 }
 
-bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
+bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
     bool after_counter = p->after_counter;
     p->after_counter = false;

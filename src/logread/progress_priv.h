@@ -1,12 +1,13 @@
 /*
- * progress_priv: the state of logread/progress.c's tracker, shared with progress_found.c (the
- * rate series, the phases and what was found, read after gw_progress_finish) and
- * progress_figures.c (an epoch's figures). Private to those three files.
+ * progress_priv: the state of logread/progress.c's tracker, shared with progress_feed.c (its
+ * life), progress_found.c (the rate series, the phases and what was found, read after
+ * gw_progress_finish) and progress_figures.c (an epoch's figures). Private to those four files.
  */
 #ifndef GW_PROGRESS_PRIV_H
 #define GW_PROGRESS_PRIV_H
 
 #include "logread/counter_line.h"
+#include "logread/line_prefix.h"
 #include "logread/progress.h"
 #include "logread/progress_bar.h"
 #include "logread/result_table.h"
@@ -53,12 +54,16 @@ struct gw_progress {
     gw_epoch_matcher *dflt;
     bool header_seen;      /* "Epoch GPU_mem ..." */
     gw_result_table table; /* a results table's header and its last row (fastai's) */
-    bool loop_reset;       /* a table's header came again after epochs: its rows start a loop */
-    bool table_row;        /* a results table's row is being fed as a counter line */
-    bool table_steps;      /* training steps came from a results table's step column */
-    int64_t table_ms;      /* the time of the table's header or of its last row */
-    bool table_zero;       /* the table's row at step 0 was seen: its step counter began in view */
-    int zero_based;        /* -1 not decided yet */
+    gw_line_prefix prefix; /* launchers' and collectors' prefixes before each line */
+    size_t lines;          /* lines fed */
+    char first_line[512];  /* the first one, prefix and all ("" when longer) */
+    int64_t first_line_ms;
+    bool loop_reset;  /* a table's header came again after epochs: its rows start a loop */
+    bool table_row;   /* a results table's row is being fed as a counter line */
+    bool table_steps; /* training steps came from a results table's step column */
+    int64_t table_ms; /* the time of the table's header or of its last row */
+    bool table_zero;  /* the table's row at step 0 was seen: its step counter began in view */
+    int zero_based;   /* -1 not decided yet */
     start *st;
     size_t nst, capst;
     sample *sm;
@@ -113,5 +118,9 @@ void gw_progress_train_figures(const gw_progress *p, int64_t from, int64_t to, s
  * epoch keeps only its first validation (progress_figures.c). */
 void gw_progress_val_figures(const gw_progress *p, int64_t from, int64_t to, bool last,
                              gw_progress_epoch *e);
+
+/* One line, its launcher's prefix taken off (progress_feed.c): as gw_progress_feed. */
+bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long *epoch,
+                           long *total);
 
 #endif

@@ -326,6 +326,17 @@ EXPECT = {
     # fastai's fine_tune: two results tables (`epoch  train_loss  valid_loss  error_rate  time`),
     # one row at each epoch's end, the second table's epochs from 0 again (a second fit): epoch 1,
     # then epochs 1-4; no steps printed, so no phases (the truth's [T, T, A] is not built)
+    # Eleventh held-out set (blind; README). CenterNet's `train: [1][0/61]|Tot: ...|Net 23.530s`
+    # (0-based batch index, no epoch total): epoch 1 whole, epoch 2 cut at 17 steps; `Net` is a
+    # running average, not taken for a rate
+    "centernet": ([(1, None, 61), (2, None, 17)], [T], [78], None,
+                  ["epochs from `[E][N/M]` lines", "no evaluation seen"]),
+    # mlx-lm: the `Calculating loss...` bar before `Iter 1: Val loss` is that evaluation's
+    # (start-up, before any step); then 100 steps to the save at 100, 90 to the evaluation at
+    # 200, its report of 191-200 and the save, five times; no epochs
+    "mlx-lm-lora": ([], [T, S, T, E, T, S] * 5, [100, 90, 10] * 5, None,
+                    ["iterations from `Iter N` lines", "evaluation from `Val` lines",
+                     "checkpoint saves from `Saved` lines", "no epoch boundaries printed"]),
     "fastai-finetune": ([(1, None, None)] + [(k, None, None) for k in range(1, 5)], [], [], None,
                         ["epochs from results table rows", "no training steps printed"]),
     # Results tables with a step column (blind; README). spaCy's `E  #  LOSS ... SCORE` rows at
@@ -372,9 +383,9 @@ EXPECT = {
                            "no epoch boundaries printed"]),
 }
 
-def replay(scenario, tmp_path, name):
+def replay(scenario, tmp_path, name, log=None):
     out = tmp_path / "run"
-    r = gw(["run", "-o", out, "-i", "0.1", "--", PYTHON, REPLAY, LOGS / f"{name}.log", "1.2"],
+    r = gw(["run", "-o", out, "-i", "0.1", "--", PYTHON, REPLAY, log or LOGS / f"{name}.log", "1.2"],
            scenario({"devices": [h200()]}), timeout=120)
     assert r.returncode == 0, r.stderr
     return out, json.loads((out / "summary.json").read_text())
@@ -628,3 +639,31 @@ def test_evaluation_pause_of_an_iteration_trainer_is_expected(scenario, tmp_path
     exp = next(v for v in s["verdicts"] if v["id"] == "expected_dips")
     assert exp["evidence"]["aligned_with"] == "evaluation or saves in the job's output"
     assert exp["evidence"]["dips"] == 1
+
+
+# What launchers and log collectors put before each line (logread/line_prefix.h): Slurm's `srun
+# --label`, torchrun's `[rank0]:`, docker compose's service name, `kubectl logs --timestamps`.
+# Added at each line end (a bar's redraws after a carriage return carry none, as in the real
+# output), they leave epochs, steps and phases as the plain log's.
+PREFIXES = {
+    "srun": lambda line: "0: " + line,
+    "torchrun": lambda line: "[rank0]: " + line,
+    "compose": lambda line: "trainer-1  | " + line,
+    "kubectl": lambda line: "2024-05-01T10:00:00.123456789Z " + line,
+}
+
+
+@pytest.mark.parametrize("name,kind", [(n, k) for n in ("keras2", "hf-upload", "timemixer")
+                                       for k in sorted(PREFIXES)])
+def test_launcher_prefixes(scenario, tmp_path, name, kind):
+    epochs, kinds, steps, _, _ = EXPECT[name]
+    text = (LOGS / f"{name}.log").read_text(errors="replace")
+    log = tmp_path / f"{name}.{kind}.log"
+    log.write_text("\n".join(PREFIXES[kind](line) if line else line
+                             for line in text.split("\n")))
+    _, s = replay(scenario, tmp_path, name, log)
+    assert [(e["epoch"], e["total"], e.get("steps")) for e in s["epochs"]] == epochs
+    ph = s["job_phases"]
+    assert [p["kind"] for p in ph] == kinds, ph
+    assert [p.get("steps") for p in ph if p["kind"] == T] == steps
+    assert kind not in s["job_phases_found"] and "trainer-1" not in s["job_phases_found"]
