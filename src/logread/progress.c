@@ -492,8 +492,8 @@ static bool uncounted_line(gw_progress *p, const char *line, int64_t t_ms, bool 
 /* A results table's row (result_table.h): with a step column, the step counter at the row's step
  * (its epoch cell the epoch tag; a row at step 0 is the evaluation before training), then the
  * evaluation the row reports when a column names one; without a step column, while text
- * counters or bars count the steps (Chainer's PrintReport beside its ProgressBar), that
- * evaluation alone: the counters place the epochs. */
+ * counters or bars count the steps and place the epochs (Chainer's PrintReport beside its
+ * ProgressBar), that evaluation alone. */
 static bool table_row(gw_progress *p, const gw_table_row *r, int64_t t_ms, long *epoch, long *total)
 {
     bool started = false;
@@ -549,6 +549,7 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
                                            : t_ms;
     bool started = (row || epoch_of_line(p, line, &e, &t)) &&
                    add_start(p, e, t, false, from, p->nsm, epoch, total);
+    p->table_epochs |= started && row;
     start *cur = p->nst ? &p->st[p->nst - 1] : NULL;
     if (!started && cur && cur->total < 0 && p->dflt &&
         gw_epoch_matcher_match(p->dflt, line, &e, &t) && e == cur->raw && t > 0)
@@ -599,7 +600,8 @@ bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long 
         p->over_ms = p->table_ms = t_ms;
         return false;
     }
-    if (row == GW_TABLE_ROW && (p->table.step_col || p->nsm))
+    /* beside counters that place the epochs themselves, an epoch table's rows only report */
+    if (row == GW_TABLE_ROW && (p->table.step_col || (p->nsm && p->nst && !p->table_epochs)))
         return table_row(p, &tr, t_ms, epoch, total);
     long e = row == GW_TABLE_ROW ? tr.epoch : -1;
     gw_counter c;

@@ -58,12 +58,13 @@ struct gw_progress {
     size_t lines;          /* lines fed */
     char first_line[512];  /* the first one, prefix and all ("" when longer) */
     int64_t first_line_ms;
-    bool loop_reset;  /* a table's header came again after epochs: its rows start a loop */
-    bool table_row;   /* a results table's row is being fed as a counter line */
-    bool table_steps; /* training steps came from a results table's step column */
-    int64_t table_ms; /* the time of the table's header or of its last row */
-    bool table_zero;  /* the table's row at step 0 was seen: its step counter began in view */
-    int zero_based;   /* -1 not decided yet */
+    bool loop_reset;   /* a table's header came again after epochs: its rows start a loop */
+    bool table_row;    /* a results table's row is being fed as a counter line */
+    bool table_steps;  /* training steps came from a results table's step column */
+    int64_t table_ms;  /* the time of the table's header or of its last row */
+    bool table_zero;   /* the table's row at step 0 was seen: its step counter began in view */
+    bool table_epochs; /* a results table's epoch column started epochs */
+    int zero_based;    /* -1 not decided yet */
     start *st;
     size_t nst, capst;
     sample *sm;

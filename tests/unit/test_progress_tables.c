@@ -176,6 +176,20 @@ static void test_results_table_beside_counters(void **state)
     assert_int_equal(ph[1].kind, GW_PH_EVAL);
     assert_int_equal(ph[3].kind, GW_PH_EVAL);
     free(ph);
+    /* bars that name no epoch leave the rows their epochs */
+    static const line fa[] = {
+        {1000, "epoch     train_loss  valid_loss  error_rate  time    "},
+        {3000, "100%|" BAR "| 23/23 [00:02<00:00, 9.50it/s]"},
+        {4000, "0         1.049577    0.328317    0.070312    00:03   "},
+        {6000, "100%|" BAR "| 23/23 [00:02<00:00, 9.50it/s]"},
+        {7000, "1         0.361420    0.241619    0.050781    00:03   "},
+    };
+    e = run(fa, sizeof fa / sizeof *fa, &n);
+    assert_int_equal(n, 2);
+    assert_int_equal(e[0].number, 1);
+    assert_int_equal(e[1].number, 2);
+    assert_int_equal(e[1].end_ms, 7000);
+    free(e);
 }
 
 int main(void)
