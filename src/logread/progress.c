@@ -301,49 +301,63 @@ static void zero_was_before(gw_progress *p)
     gw_timeline_uncount(p->tl);
 }
 
+/* A text line that reports a checkpoint save (logread/counter_line.h). */
+static void save_line(gw_progress *p, const gw_counter *c, int64_t t_ms)
+{
+    if (p->nsm || p->nst) /* once training has begun */
+        note(p->save_word, sizeof p->save_word, c->kind_word);
+    p->saved_after_val = p->last_kind == 2;
+    p->paused = true;
+    keep_last(p);
+    close_val(p, t_ms);
+    gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
+    p->last_act_ms = t_ms;
+    /* a save that prints the step it was made at ("saving model-snapshot at stage 3, global step
+     * 1250") places the text counter there */
+    if (c->n > p->last_raw && p->last_raw >= 0 && !p->train_bars) {
+        p->last_raw = c->n;
+        gw_timeline_place(p->tl, c->n + p->text_zero);
+    }
+}
+
+/* A text line that reports an evaluation (logread/counter_line.h). */
+static void eval_line(gw_progress *p, const gw_counter *c, int64_t t_ms)
+{
+    if (p->nst || p->nsm)
+        note(p->eval_word, sizeof p->eval_word, c->kind_word);
+    else
+        note(p->pre_eval_word, sizeof p->pre_eval_word, c->kind_word);
+    if (p->saved_after_val && c->n < 0 && !c->announce)
+        return; /* "Epoch 1/50 - ... Validation Loss: 1.37" after "Saving model" */
+    bar b;
+    gw_bar_init(&b);
+    b.n = c->announce ? -2 : c->n;
+    b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
+    snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
+    if (p->nst || p->nsm)
+        add_val(p, &b, t_ms);
+    else if (!p->pre_val[0]) /* kept for an epoch line after them that sums it up */
+        p->pre_val[0] = t_ms;
+    if (!p->nst && !p->nsm)
+        p->pre_val[1] = t_ms;
+}
+
 /* A plain text line with a counter, an evaluation or a save (logread/counter_line.h). */
 static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, long *epoch,
                             long *total)
 {
+    if (c->kind == GW_LINE_SAVE) {
+        save_line(p, c, t_ms);
+        return false;
+    }
+    if (c->kind == GW_LINE_EVAL) {
+        eval_line(p, c, t_ms);
+        return false;
+    }
     bar b;
     gw_bar_init(&b);
-    if (c->kind == GW_LINE_SAVE) {
-        if (p->nsm || p->nst) /* once training has begun */
-            note(p->save_word, sizeof p->save_word, c->kind_word);
-        p->saved_after_val = p->last_kind == 2;
-        p->paused = true;
-        keep_last(p);
-        close_val(p, t_ms);
-        gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
-        p->last_act_ms = t_ms;
-        /* a save that prints the step it was made at ("saving model-snapshot at stage 3,
-         * global step 1250") places the text counter there */
-        if (c->n > p->last_raw && p->last_raw >= 0 && !p->train_bars) {
-            p->last_raw = c->n;
-            gw_timeline_place(p->tl, c->n + p->text_zero);
-        }
-        return false;
-    }
     b.n = c->n;
     b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
-    if (c->kind == GW_LINE_EVAL) {
-        if (p->nst || p->nsm)
-            note(p->eval_word, sizeof p->eval_word, c->kind_word);
-        else
-            note(p->pre_eval_word, sizeof p->pre_eval_word, c->kind_word);
-        if (p->saved_after_val && c->n < 0 && !c->announce)
-            return false; /* "Epoch 1/50 - ... Validation Loss: 1.37" after "Saving model" */
-        snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
-        if (c->announce)
-            b.n = -2;
-        if (p->nst || p->nsm)
-            add_val(p, &b, t_ms);
-        else if (!p->pre_val[0]) /* kept for an epoch line after them that sums it up */
-            p->pre_val[0] = t_ms;
-        if (!p->nst && !p->nsm)
-            p->pre_val[1] = t_ms;
-        return false;
-    }
     /* a bar drawn before any step of the loop that text lines count, an evaluation's result
      * right after it (mlx-lm's `Calculating loss...` bar, then `Iter 1: Val loss`): it was
      * that evaluation's, before training began (start-up); the bars after it are other loops */
