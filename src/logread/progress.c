@@ -257,9 +257,10 @@ static bool hf_line(gw_progress *p, const char *line, int64_t t_ms)
     const char *k = strstr(s, "'epoch': ");
     if (!k)
         return false;
+    const char *v = k + 9 + (k[9] == '\''); /* transformers 5 prints values as strings */
     char *end;
-    double x = strtod(k + 9, &end);
-    if (end == k + 9 || !(x >= 0) || x > 1e6)
+    double x = strtod(v, &end);
+    if (end == v || !(x >= 0) || x > 1e6)
         return false;
     long n = -1;
     for (size_t i = p->nsm; i-- > 0;)
@@ -425,11 +426,33 @@ static void other_work(gw_progress *p, int64_t t_ms, const char *what)
 }
 
 /* A progress bar draw b of line: a training loop's, an evaluation's, or other work. */
+/* A bar's description that saves once training has begun: `Saving model`, `Writing model
+ * shards` (a save verb first, then what it writes). */
+static bool save_desc(const char *d)
+{
+    static const char *const verbs[] = {"saving ", "writing "};
+    static const char *const what[] = {"model", "checkpoint", "shard", "weights", "state"};
+    d += strspn(d, " ");
+    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+        if (strncasecmp(d, verbs[i], strlen(verbs[i])) == 0)
+            for (size_t k = 0; k < sizeof what / sizeof *what; k++)
+                if (strcasestr(d, what[k]))
+                    return true;
+    return false;
+}
+
 static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, long *epoch,
                         long *total)
 {
     bool val = b->val || (b->epoch < 0 && gw_bar_val_desc(b->desc));
     bool prep = b->epoch < 0 && b->desc[0] && gw_bar_prep_desc(b->desc);
+    if (!val && b->epoch < 0 && (p->nsm || p->nst) && save_desc(b->desc)) {
+        gw_counter c = {.kind = GW_LINE_SAVE, .n = -1, .total = -1};
+        size_t w = strcspn(b->desc, " :");
+        snprintf(c.kind_word, sizeof c.kind_word, "%.*s", (int)w, b->desc);
+        save_line(p, &c, t_ms); /* Hugging Face's `Writing model shards: 100%|...| 1/1` */
+        return false;
+    }
     if (prep || (!val && b->epoch < 0 &&
                  ((b->desc[0] && gw_bar_other_desc(b->desc)) || p->after_download))) {
         other_work(p, t_ms, b->desc);
@@ -689,6 +712,7 @@ static void hf_starts(gw_progress *p)
     long per = lround(spe);
     long epochs = lround((double)p->sm[p->nsm - 1].total / (double)per);
     p->zero_based = 0;
+    p->hf_per = per;
     for (long k = 0; k < epochs; k++) {
         /* epoch k+1 starts with the first draw that shows one of its steps */
         for (size_t i = 0; i < p->nsm; i++) {
@@ -698,6 +722,16 @@ static void hf_starts(gw_progress *p)
             }
         }
     }
+}
+
+/* The Hugging Face bar's last count. */
+static long hf_count(const gw_progress *p)
+{
+    long n = 0;
+    for (size_t i = 0; i < p->nsm; i++)
+        if (p->sm[i].total == p->train_total && p->sm[i].n > n)
+            n = p->sm[i].n;
+    return n;
 }
 
 size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
@@ -750,6 +784,10 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
                 e[i].end_ms = s->end_ms;
         }
         gw_progress_val_figures(p, s->t_ms, last ? e[i].end_ms + 1 : to, last, &e[i]);
+        /* Hugging Face's epochs hold steps per epoch each, however the bar's draws fell about
+         * their boundary; the last what its count reached beyond */
+        if (p->hf_per > 0 && e[i].steps >= 0)
+            e[i].steps = last ? hf_count(p) - (long)i * p->hf_per : p->hf_per;
     }
     *out = e;
     return p->nst;

@@ -58,10 +58,14 @@ struct gw_progress {
     size_t lines;          /* lines fed */
     char first_line[512];  /* the first one, prefix and all ("" when longer) */
     int64_t first_line_ms;
-    bool loop_reset;   /* a table's header came again after epochs: its rows start a loop */
-    bool ends_epochs;  /* epoch lines come at their epochs' ends, with results */
-    bool epoch_over;   /* the latest epoch line ended its epoch ("Epoch 0 training took 19 s") */
-    size_t summed_sm;  /* ... the samples up to the last one's are its epoch's and before */
+    bool loop_reset;  /* a table's header came again after epochs: its rows start a loop */
+    bool ends_epochs; /* epoch lines come at their epochs' ends, with results */
+    bool epoch_over;  /* the latest epoch line ended its epoch ("Epoch 0 training took 19 s") */
+    size_t summed_sm;
+    long hf_per;
+        /* Hugging Face: steps per epoch from its log dicts, 0 unknown */ /* ... the samples up to
+                                                                             the last one's are its
+                                                                             epoch's and before */
     bool table_row;    /* a results table's row is being fed as a counter line */
     bool table_steps;  /* training steps came from a results table's step column */
     int64_t table_ms;  /* the time of the table's header or of its last row */

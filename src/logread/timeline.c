@@ -38,9 +38,10 @@ struct gw_timeline {
     size_t first_run; /* ... and its run */
     unsigned nfirst;  /* training lines of the first counter's loop seen so far */
     long last_n, last_total;
-    long base;     /* gw_timeline_base's, for the next training line */
-    bool paused;   /* an evaluation or save came since the last time per step */
-    bool new_loop; /* gw_timeline_new_loop: the next training line starts a phase */
+    long last_delta; /* the largest advance between two draws of the training loop */
+    long base;       /* gw_timeline_base's, for the next training line */
+    bool paused;     /* an evaluation or save came since the last time per step */
+    bool new_loop;   /* gw_timeline_new_loop: the next training line starts a phase */
 };
 
 gw_timeline *gw_timeline_new(void)
@@ -76,6 +77,30 @@ static bool test_after_val(const char *before, const char *word)
     return false;
 }
 
+/* A training bar's draw after other work (cur, an evaluation or a save) that counts no step of
+ * its own: its count repeated (tqdm redraws its bar's place when the evaluation's bar closes), or
+ * the loop's last steps, done before that work but drawn after it (tqdm draws at most every 0.1
+ * s: Hugging Face's final evaluation runs at the last step, its bar last drawn a few steps
+ * earlier). Those steps are the training's before the work; true when the draw is taken so. */
+static bool lagging_draw(gw_timeline *tl, const run *cur, long n, long total, unsigned inst)
+{
+    if (!tl->any_train || !cur || cur->kind == GW_PH_TRAIN || inst != tl->last_inst)
+        return false;
+    if (n == tl->last_n)
+        return true;
+    long delta = n - tl->last_n;
+    if (total <= 0 || n != total || delta <= 0 || delta > tl->last_delta)
+        return false;
+    for (size_t i = tl->n; i-- > 0;)
+        if (tl->r[i].kind == GW_PH_TRAIN) {
+            tl->r[i].steps += delta;
+            tl->r[i].last_n = n;
+            break;
+        }
+    tl->last_n = n;
+    return true;
+}
+
 void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
                      unsigned inst, double step_s, const char *word, int64_t since)
 {
@@ -90,6 +115,8 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
      * final test, unless tests followed validations amid training too (gw_timeline_finish) */
     bool final_test = cur && kind == GW_PH_EVAL && cur->kind == kind && !cur->open_end && word &&
                       test_after_val(cur->what, word);
+    if (kind == GW_PH_TRAIN && !since && lagging_draw(tl, cur, n, total, inst))
+        return;
     bool new_loop = kind == GW_PH_TRAIN && tl->new_loop;
     if (!cur || cur->kind != kind || final_test || new_loop) {
         tl->new_loop = tl->new_loop && !new_loop;
@@ -145,6 +172,8 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
         cur->rate_n0 = 0;
     }
     cur->steps += delta;
+    if (delta > 0 && inst == tl->last_inst)
+        tl->last_delta = delta > tl->last_delta ? delta : tl->last_delta;
     cur->last_n = n;
     if (!isnan(step_s) && !repeat) /* a repeat: another logger's copy of the line */
         gw_timeline_step_s(tl, step_s);

@@ -344,6 +344,19 @@ EXPECT = {
     "accelerate-sagemaker": ([(1, None, 79)], [T, E, A], [79], None,
                              ["steps from progress bars", "evaluation from `evaluation` lines",
                               "work after the last training step (`saved`)"]),
+    # Real jobs on the H200 (bench/h200/trainers.sh, 2026-12-02; README): a Hugging Face Trainer
+    # run (transformers 5: log dicts' values printed as strings) with an evaluation and a save
+    # (`Writing model shards` bar) every 100 steps and at its last step, 2 epochs of 128 steps
+    # under one bar of 256: the bar's redraw of its place after each evaluation and its last
+    # steps drawn only after the final evaluation are the training's before it
+    "hf-trainer-h200": ([(1, 2, 128), (2, 2, 128)], [T, E, S] * 3, [100, 100, 56], None,
+                        ["epochs from Hugging Face log dicts", "evaluation from progress bars",
+                         "checkpoint saves from `Writing` lines"]),
+    # a hand-written loop printing JSON lines under `torchrun --tee 3` (`[default0]:` before each)
+    "torchrun-jsonl-h200": ([(k, None, 200) for k in (1, 2, 3)], [T, E, S] * 3, [200] * 3, None,
+                            ["epochs from `epoch E, step N` lines",
+                             "evaluation from `validation` lines",
+                             "checkpoint saves from `Saved` lines"]),
     "fastai-finetune": ([(1, None, None)] + [(k, None, None) for k in range(1, 5)], [], [], None,
                         ["epochs from results table rows", "no training steps printed"]),
     # Results tables with a step column (blind; README). spaCy's `E  #  LOSS ... SCORE` rows at
