@@ -547,7 +547,12 @@ static void test_ninth_set_forms(void **state)
     assert_int_equal(c.n, 7);
     c = read_line("[100]\ttraining's l2: 0.21\tvalid_1's l2: 0.31", true);
     assert_int_equal(c.n, 100);
-    read_line("[100]\tvalid_0's l2: 0.31", false); /* one metric: no round's line */
+    /* one metric on a bracketed round's line of its own (LightGBM, one validation set) */
+    c = read_line("[10]\tvalid_0's auc: 0.62", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.n, 10);
+    assert_string_equal(c.shape, "[N] metric:");
+    read_line("[100]\tvalid_0's l2: 0.31 (best)", false); /* more after it: no round's line */
     read_line("0: cuda:0 memory: 12.5", false);
 
     /* tqdm drawn without its bar (a notebook's text): the percentage, the counts, the clock */
