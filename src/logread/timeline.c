@@ -38,9 +38,10 @@ struct gw_timeline {
     size_t first_run; /* ... and its run */
     unsigned nfirst;  /* training lines of the first counter's loop seen so far */
     long last_n, last_total;
-    long base;     /* gw_timeline_base's, for the next training line */
-    bool paused;   /* an evaluation or save came since the last time per step */
-    bool new_loop; /* gw_timeline_new_loop: the next training line starts a phase */
+    long base;      /* gw_timeline_base's, for the next training line */
+    bool paused;    /* an evaluation or save came since the last time per step */
+    bool new_loop;  /* gw_timeline_new_loop: the next training line starts a phase */
+    bool recounted; /* gw_timeline_recount since the last training line: its run goes on */
 };
 
 gw_timeline *gw_timeline_new(void)
@@ -90,7 +91,11 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
      * final test, unless tests followed validations amid training too (gw_timeline_finish) */
     bool final_test = cur && kind == GW_PH_EVAL && cur->kind == kind && !cur->open_end && word &&
                       test_after_val(cur->what, word);
-    bool new_loop = kind == GW_PH_TRAIN && tl->new_loop;
+    /* the step counter replaced (gw_timeline_recount): the emptied run is the new loop's */
+    bool new_loop = kind == GW_PH_TRAIN && tl->new_loop &&
+                    !(tl->recounted && cur && cur->kind == kind && cur->steps == 0);
+    if (kind == GW_PH_TRAIN && tl->recounted)
+        tl->new_loop = tl->recounted = false;
     if (!cur || cur->kind != kind || final_test || new_loop) {
         tl->new_loop = tl->new_loop && !new_loop;
         tl->r = xgrow(tl->r, &tl->cap, tl->n + 1, sizeof *tl->r);
@@ -180,6 +185,13 @@ void gw_timeline_uncount(gw_timeline *tl)
         cur->rate_n0 = cur->last_n;
 }
 
+void gw_timeline_uncount_steps(gw_timeline *tl, long k)
+{
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (cur && cur->kind == GW_PH_TRAIN && cur->steps >= k)
+        cur->steps -= k;
+}
+
 void gw_timeline_new_loop(gw_timeline *tl)
 {
     tl->new_loop = true;
@@ -200,6 +212,7 @@ void gw_timeline_recount(gw_timeline *tl)
     cur->paused_s = SIZE_MAX;
     cur->first_n = -1; /* its rate restarts with the step counter */
     tl->first_n = -1;
+    tl->recounted = true;
 }
 
 void gw_timeline_place(gw_timeline *tl, long n)
