@@ -50,19 +50,32 @@ bool gw_progress_repeated_step(const gw_progress *p, const gw_counter *c)
  * advance (the first line: when it counts one step). Moves the counter on to c's value. */
 double gw_progress_counter_step_s(gw_progress *p, const gw_counter *c)
 {
-    double x = !c->span                                 ? c->step_s
-               : p->last_raw >= 0 && c->n > p->last_raw ? c->step_s / (double)(c->n - p->last_raw)
-               : p->last_raw < 0 && c->n == 1           ? c->step_s
-                                                        : NAN;
-    if (p->last_raw < 0 || c->n < p->last_raw)
+    bool first = p->last_raw < 0 || c->n < p->last_raw; /* the loop's first line */
+    double x = c->step_s, adv = first ? (c->n == 1 ? 1.0 : NAN) : (double)(c->n - p->last_raw);
+    if (c->span && !isnan(x)) {
+        /* values that never went down and reached twice the loop's first grow like an elapsed
+         * clock ("elapsed 12 seconds", 24, 36): per step it is the clock's advance */
+        if (first || isnan(p->span_prev)) {
+            p->span_first = x;
+            p->span_clock = false;
+        } else if (x < p->span_prev) {
+            p->span_first = NAN; /* a clock never goes down */
+            p->span_clock = false;
+        } else if (x >= 2 * p->span_first) {
+            p->span_clock = true;
+        }
+        double since = p->span_clock ? x - p->span_prev : x;
+        p->span_prev = x;
+        x = adv > 0 ? since / adv : NAN;
+    } else if (c->span) {
+        p->span_prev = NAN;
+    }
+    if (first)
         p->first_raw = c->n;
     p->last_raw = c->n;
-    return x;
+    return x > 0 ? x : NAN;
 }
 
-/* The line after a loop's first that an epoch line opened, at count n: an advance below that
- * first count shows the counter did not start at the epoch (a resumed run's cumulative counter,
- * Marian's `Up. 200500` then `Up. 201000`): the first count was no step of this run. */
 void gw_progress_opened_check(gw_progress *p, long n)
 {
     if (p->opened_n > 0 && n > p->opened_n && n - p->opened_n < p->opened_n && p->nsm) {
