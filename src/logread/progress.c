@@ -276,6 +276,22 @@ static void note(char *dst, size_t size, const char *src)
         snprintf(dst, size, "%.*s", (int)size - 1, src);
 }
 
+/* A bar drawn before any step of the loop that text lines count, an evaluation's result right
+ * after it (mlx-lm's `Calculating loss...` bar, then `Iter 1: Val loss`): it was that
+ * evaluation's, before training began (start-up); the bars after it are other loops. */
+static void startup_bar_was_eval(gw_progress *p, const gw_counter *c)
+{
+    if (p->train_bars && !p->train_shape[0] && !p->nst && !p->nhf && p->last_kind == 2 &&
+        p->inst == 1 && c->kind == GW_LINE_TRAIN) {
+        gw_timeline_free(p->tl);
+        p->tl = gw_timeline_new();
+        p->nsm = 0;
+        p->train_bars = p->train_bars_labelled = false;
+        p->train_total = -1;
+        p->last_kind = 0;
+    }
+}
+
 /* A plain text line with a counter, an evaluation or a save (logread/counter_line.h). */
 static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, long *epoch,
                             long *total)
@@ -322,6 +338,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     }
     if (gw_progress_repeated_step(p, c))
         return false;
+    startup_bar_was_eval(p, c);
     /* a loop whose counter starts at 0 prints the index of the step just done */
     bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
     gw_progress_zero_lines(p, c);

@@ -326,6 +326,17 @@ EXPECT = {
     # fastai's fine_tune: two results tables (`epoch  train_loss  valid_loss  error_rate  time`),
     # one row at each epoch's end, the second table's epochs from 0 again (a second fit): epoch 1,
     # then epochs 1-4; no steps printed, so no phases (the truth's [T, T, A] is not built)
+    # Eleventh held-out set (blind; README). CenterNet's `train: [1][0/61]|Tot: ...|Net 23.530s`
+    # (0-based batch index, no epoch total): epoch 1 whole, epoch 2 cut at 17 steps; `Net` is a
+    # running average, not taken for a rate
+    "centernet": ([(1, None, 61), (2, None, 17)], [T], [78], None,
+                  ["epochs from `[E][N/M]` lines", "no evaluation seen"]),
+    # mlx-lm: the `Calculating loss...` bar before `Iter 1: Val loss` is that evaluation's
+    # (start-up, before any step); then 100 steps to the save at 100, 90 to the evaluation at
+    # 200, its report of 191-200 and the save, five times; no epochs
+    "mlx-lm-lora": ([], [T, S, T, E, T, S] * 5, [100, 90, 10] * 5, None,
+                    ["iterations from `Iter N` lines", "evaluation from `Val` lines",
+                     "checkpoint saves from `Saved` lines", "no epoch boundaries printed"]),
     "fastai-finetune": ([(1, None, None)] + [(k, None, None) for k in range(1, 5)], [], [], None,
                         ["epochs from results table rows", "no training steps printed"]),
 }
