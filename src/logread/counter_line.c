@@ -1,6 +1,7 @@
 /* What one text line says about progress (see counter_line.h). */
 #include "logread/counter_line.h"
 #include "logread/line_scan.h"
+#include "logread/round_line.h"
 #include "logread/step_time.h"
 
 #include <ctype.h>
@@ -241,6 +242,12 @@ static int quoted_key(const char *line, const char *p, const char *q)
 /* A counter after one of the step words: "iter: 19", "iter 100:", "iteration 201/ 250000",
  * "Iter [50/500]", "Inference done 11/500"; a plural one ("iters: 100") needs a total, or an
  * epoch tag in the line (tagged: "(epoch: 1, iters: 100, time: 0.103)"), else it is a setting. */
+/* p is the last part of a hyphenated name ("mini-batch-fit-step: 10", a setting). */
+static bool hyphen_tail(const char *line, const char *p)
+{
+    return p > line + 1 && p[-1] == '-' && isalpha((unsigned char)p[-2]);
+}
+
 /* A step word abbreviated with a full stop at p (Marian's "Up. 205000 :", update; "It. 30"):
  * two letters or more that begin "update" or "iteration", then the counter. */
 static bool abbreviated_counter(const char *line, const char *p, gw_counter *c)
@@ -285,10 +292,9 @@ static bool keyword_counter(const char *line, gw_counter *c, bool tagged)
         /* a range glued before the word counts to its end: "7126-7500batch" */
         bool glued = isalpha((unsigned char)*p) && p > line && isdigit((unsigned char)p[-1]) &&
                      glued_number(line, p, &gn, &ga, &gs) && gs == '-' && ga <= gn;
-        if (!isalpha((unsigned char)*p) || (!gw_scan_word_start(line, p) && !suffix && !glued))
+        if (!isalpha((unsigned char)*p) || (!gw_scan_word_start(line, p) && !suffix && !glued) ||
+            hyphen_tail(line, p))
             continue;
-        if (p > line + 1 && p[-1] == '-' && isalpha((unsigned char)p[-2]))
-            continue; /* the last part of a hyphenated name: "mini-batch-fit-step: 10" */
         for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
             size_t len = strlen(words[i]);
             if (strncasecmp(p, words[i], len) != 0)
@@ -615,68 +621,6 @@ static bool leading_counter(const char *line, gw_counter *c)
     return true;
 }
 
-/* A metric "key: value" at *s ("learn: 80.72", "train-rmse:17.59", "valid_0's l2: 0.31"): a
- * key of letters, digits, '-', '_', '\'' and inner spaces (one word at most after the first),
- * then a decimal number; advances *s past the number. */
-static bool metric_pair(const char **s)
-{
-    const char *p = gw_scan_spaces(*s);
-    if (!isalpha((unsigned char)*p))
-        return false;
-    int words = 1;
-    while (*p && *p != ':') {
-        if (*p == ' ' && isalpha((unsigned char)p[1]) && words++ < 2) {
-            p++;
-            continue;
-        }
-        if (!isalnum((unsigned char)*p) && !strchr("-_'", *p))
-            return false;
-        p++;
-    }
-    if (*p != ':')
-        return false;
-    const char *v = gw_scan_spaces(p + 1);
-    char *end;
-    (void)strtod(v, &end);
-    if (end == v || (!isdigit((unsigned char)*v) && *v != '-') ||
-        !memchr(v, '.', (size_t)(end - v)))
-        return false; /* a measured value: a decimal ("cuda:0" is none) */
-    *s = end;
-    return true;
-}
-
-/* A boosting round: a counter leading the line ("0:", "[100]") and right after it the round's
- * metrics as "key: value" pairs, two or more (CatBoost's "100:  learn: 80.72  test: 76.35 ...
- * total: 830ms", XGBoost's "[0]  train-rmse:17.59  eval-rmse:17.21", LightGBM's "[100]
- * training's l2: 0.2  valid_1's l2: 0.3"): a training round that prints its evaluation-set
- * metric in its own line, with no pause for it. */
-static bool metric_round(const char *line, gw_counter *c)
-{
-    const char *v = line;
-    long n, t;
-    bool bracket = *v == '[';
-    if (bracket)
-        v++;
-    if (!counts(&v, &n, &t) || t >= 0 || *v != (bracket ? ']' : ':') ||
-        (v[1] != ' ' && v[1] != '\t'))
-        return false;
-    const char *m = v + 1;
-    int pairs = 0;
-    while (metric_pair(&m)) {
-        pairs++;
-        m += strcspn(m, " \t");
-    }
-    /* one pair on a bracketed round's line of its own: LightGBM's "[10]\tvalid_0's auc: 0.62" */
-    if (pairs < 2 && !(pairs == 1 && bracket && *gw_scan_spaces(m) == '\0'))
-        return false;
-    c->n = n;
-    c->total = -1;
-    c->kind = GW_LINE_TRAIN;
-    c->kind_word[0] = '\0';
-    snprintf(c->shape, sizeof c->shape, bracket ? "[N] metric:" : "N: metric:");
-    return true;
-}
-
 /* mmcv's bar: "[>>>>>>   ] 50/50, 163.1 task/s, elapsed: 0s, ETA: 0s". */
 static bool arrow_bar(const char *line, gw_counter *c)
 {
@@ -736,7 +680,7 @@ bool gw_counter_line(const char *line, gw_counter *c)
     if ((*s == '{' && !step_keyed(s)) || strstr(line, "%|") || strlen(line) > 4096)
         return false;
     c->kind = line_kind(line, c->kind_word);
-    if (metric_round(line, c)) {
+    if (gw_round_line(line, c)) {
         c->loss = true; /* a round's results */
         return true;
     }
