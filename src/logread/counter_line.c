@@ -586,6 +586,43 @@ static const char *epoch_tag(const char *line, gw_counter *c)
     return NULL;
 }
 
+/* A status line that puts each count before its word: Chainer's ProgressBar `  100 iter, 0 epoch
+ * / 20 epochs` (the epoch running, 0-based, then the run's length in epochs or iterations). */
+static bool counts_before_words(const char *line, gw_counter *c)
+{
+    static const char *const steps[] = {"iterations", "iteration", "iters", "iter"};
+    const char *p = gw_scan_spaces(line);
+    long n, e, t;
+    if (!gw_scan_digits(&p, &n) || *p != ' ')
+        return false;
+    p = gw_scan_spaces(p);
+    const char *w = find_word(p, steps, sizeof steps / sizeof *steps, false, NULL);
+    if (w != p)
+        return false;
+    p = gw_scan_spaces(p + strcspn(p, " ,"));
+    if (*p != ',')
+        return false;
+    p = gw_scan_spaces(p + 1);
+    if (!gw_scan_digits(&p, &e) || *p != ' ')
+        return false;
+    p = gw_scan_spaces(p);
+    if (strncasecmp(p, "epoch", 5) != 0 || isalpha((unsigned char)p[5]))
+        return false;
+    p = gw_scan_spaces(p + 5);
+    if (*p != '/')
+        return false;
+    p = gw_scan_spaces(p + 1);
+    if (!gw_scan_digits(&p, &t) || *p != ' ' || t <= 0)
+        return false;
+    bool epochs = strncasecmp(gw_scan_spaces(p), "epoch", 5) == 0;
+    c->n = n;
+    c->total = epochs ? -1 : t;
+    c->epoch = e;
+    c->epoch_total = epochs ? t : -1;
+    snprintf(c->shape, sizeof c->shape, "N iter, E epoch / T");
+    return true;
+}
+
 /* A counter that leads a line reporting a loss or a time per step, with no word for it: "250 |
  * loss 4.0938 | lr 3.0e-04", yolact's "[  0]      10 || B: 6.981 | ... || timer: 0.290" (the
  * bracketed number before it, an outer loop or a rank, is not taken for an epoch). A table row
@@ -684,9 +721,10 @@ bool gw_counter_line(const char *line, gw_counter *c)
         c->loss = true; /* a round's results */
         return true;
     }
-    const char *tag = epoch_tag(line, c);
-    if (!tag && (row_counter(line, c) || nested_counter(line, c))) {
-        /* a table row's count; two loops: read as an epoch with its step */
+    bool status = counts_before_words(line, c);
+    const char *tag = status ? NULL : epoch_tag(line, c);
+    if (status || (!tag && (row_counter(line, c) || nested_counter(line, c)))) {
+        /* a status line's counts; a table row's count; two loops: read as an epoch with its step */
     } else if (c->n < 0 && keyword_counter(line, c, tag != NULL) && tag) {
         char kw[GW_COUNTER_SHAPE_MAX - 10];
         snprintf(kw, sizeof kw, "%.*s", (int)sizeof kw - 1, c->shape);

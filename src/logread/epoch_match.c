@@ -226,11 +226,32 @@ static bool mention_before(const char *line, const char *at)
     return word_is(s, (size_t)(e - s), words, sizeof words / sizeof *words);
 }
 
+/* Hugging Face's notebook progress text, rendered: `[ 500/1500 02:31 < 05:03, 3.30 it/s, Epoch
+ * 1/3]`, its count, then its clock. */
+static bool notebook_progress(const char *line)
+{
+    const unsigned char *p = (const unsigned char *)line + strspn(line, " \t");
+    if (*p++ != '[')
+        return false;
+    p += strspn((const char *)p, " ");
+    for (int part = 0; part < 3; part++) { /* "500/", "1500 ", "02:" */
+        if (!isdigit(*p))
+            return false;
+        while (isdigit(*p))
+            p++;
+        if (*p++ != "/ :"[part])
+            return false;
+    }
+    return line[strlen(line) - 1] == ']';
+}
+
 bool gw_epoch_line_mention(const char *line)
 {
     const char *q = line, *d = first_epoch_number(line, &q);
     if (!d)
         return false;
+    if (notebook_progress(line))
+        return true; /* its epoch is the epochs done so far (`Epoch 1.88/3` while it runs) */
     if (mention_before(line, q))
         return true;
     while (isdigit((unsigned char)*d))

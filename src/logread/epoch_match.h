@@ -38,7 +38,8 @@ bool gw_epoch_matcher_match(const gw_epoch_matcher *m, const char *line, long *e
 
 /* Whether a line the default expression matches only mentions an epoch and starts none: its
  * first "epoch N" has a word such as "at", "best", "checkpoint", "resuming" right before it
- * ("best results observed at epoch 57"), or names a file ("epoch_3.pt", "epoch3-model"). */
+ * ("best results observed at epoch 57"), or names a file ("epoch_3.pt", "epoch3-model"); nor does
+ * Hugging Face's notebook progress text (`[60/60 09:26, Epoch 1/2]`: the epochs done so far). */
 bool gw_epoch_line_mention(const char *line);
 
 /* Whether an epoch line reports the epoch's end rather than its start, from the words right after

@@ -51,8 +51,11 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
         return false;
     }
     /* numbers that do not advance like epochs are mentions ("best epoch 3" in epoch 9); a
-     * first number that was one (a config's "epoch: 300") gives way to a run from 0 or 1 */
-    if (!reset && p->nst && raw != p->st[p->nst - 1].raw + 1) {
+     * first number that was one (a config's "epoch: 300") gives way to a run from 0 or 1; a
+     * results table's epoch cell may skip epochs that had no evaluation (spaCy's E 4, then 6:
+     * epochs shorter than the evaluation interval) */
+    bool skip = p->table_row && p->nst && raw > p->st[p->nst - 1].raw;
+    if (!reset && !skip && p->nst && raw != p->st[p->nst - 1].raw + 1) {
         if (p->nst > 1 || p->st[0].raw <= 1 || raw > 1)
             return false;
         p->nst = 0;
@@ -152,7 +155,13 @@ static bool bar_epoch(const gw_progress *p, const bar *b, long *e, long *t, bool
     }
     if (!p->user && gw_bar_yolo_column(b->desc, p->header_seen, e, t))
         return *inclusive = true;
-    return b->desc[0] && epoch_of_line(p, b->desc, e, t);
+    if (!b->desc[0] || !epoch_of_line(p, b->desc, e, t))
+        return false;
+    /* a description counts from 1 where a results table's epoch column counts from 0 (spaCy's
+     * `Epoch 11` bar while its rows say E 10) */
+    if (p->table_steps && p->zero_based == 1 && *e > 0)
+        (*e)--;
+    return true;
 }
 
 /* A bar over all epochs' steps (its total the epochs' total times a whole number: kohya's
@@ -174,10 +183,16 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     long e = -1, t = -1;
     bool inclusive, labelled = bar_epoch(p, b, &e, &t, &inclusive);
     const sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
+    int64_t prev_act = p->last_act_ms;
     bool new_epoch = labelled && (!p->nst || p->st[p->nst - 1].raw != e);
     /* a new bar: its count starts over, its total changes, or it names another epoch */
     /* ... or an epoch line came since its last draw (Keras' bars, a log of final states) */
     bool opened = p->nst != p->nst_at_sample;
+    /* tqdm's close redraws a finished bar's final state, its clock run on, after the work that
+     * followed it (an evaluation, saves, a line that ended the epoch): no step, no training */
+    if (last && !labelled && b->n == b->total && last->n == b->n && last->total == b->total &&
+        last->inst == p->inst && p->last_kind != 1 && (!opened || p->epoch_over))
+        return false;
     bool new_inst = !last || b->n < last->n || b->total != last->total ||
                     ((new_epoch || opened) && last->n == last->total);
     opened &= !labelled; /* a bar that names its epoch opens it itself */
@@ -212,8 +227,11 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* ... or a bar whose clock runs (made by this process, counting from 0) first drawn after
      * start-up lines and nothing of training (gaussian-splatting's bar pasted at 7000/30000) */
     bool made = !last && b->elapsed_s > 0 && !p->nhf && p->first_ms < t_ms;
+    /* (a results table's rows: where its row at step 0 was seen; their epoch tag tells nothing
+     * of a counter that runs on over the epochs) */
+    bool tagged = p->table_row ? p->table_zero : labelled;
     bool fresh =
-        new_inst && (labelled || opened || (p->text_zero && b->n == 1) || p->text_from_one || made);
+        new_inst && (tagged || opened || (p->text_zero && b->n == 1) || p->text_from_one || made);
     /* a text counter's first line after an epoch line, counted from 0: its next line tells
      * whether the counter began there (Marian's cumulative `Up. 200500` does not) */
     p->opened_n = fresh && opened && p->text_draw && b->n > 1 ? b->n : -1;
@@ -224,7 +242,10 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* the epoch's steps: from the bar's first draw, or this one if an epoch began since */
     size_t first =
         p->nst && p->st[p->nst - 1].first_sample >= p->inst_first ? p->nsm - 1 : p->inst_first;
-    bool started = labelled && add_start(p, e, t, inclusive, p->inst_start_ms, first, epoch, total);
+    /* a counter that runs on over the epochs (spaCy's `#`, Chainer's `iter`): the epoch its tag
+     * names began after the work the line before reported */
+    int64_t from = new_inst || !p->nst || !prev_act ? p->inst_start_ms : prev_act;
+    bool started = labelled && add_start(p, e, t, inclusive, from, first, epoch, total);
     /* a redraw of its end after the epoch it opened (each rank prints it) is no new loop */
     p->nst_at_sample = p->nst;
     return started;
@@ -292,50 +313,64 @@ static void startup_bar_was_eval(gw_progress *p, const gw_counter *c)
     }
 }
 
+/* A text line that reports a checkpoint save (logread/counter_line.h). */
+static void save_line(gw_progress *p, const gw_counter *c, int64_t t_ms)
+{
+    if (p->nsm || p->nst) /* once training has begun */
+        note(p->save_word, sizeof p->save_word, c->kind_word);
+    p->saved_after_val = p->last_kind == 2;
+    p->paused = true;
+    keep_last(p);
+    close_val(p, t_ms);
+    gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
+    p->last_kind = 3;
+    p->last_act_ms = t_ms;
+    /* a save that prints the step it was made at ("saving model-snapshot at stage 3, global step
+     * 1250") places the text counter there */
+    if (c->n > p->last_raw && p->last_raw >= 0 && !p->train_bars) {
+        p->last_raw = c->n;
+        gw_timeline_place(p->tl, c->n + p->text_zero);
+    }
+}
+
+/* A text line that reports an evaluation (logread/counter_line.h). */
+static void eval_line(gw_progress *p, const gw_counter *c, int64_t t_ms)
+{
+    if (p->nst || p->nsm)
+        note(p->eval_word, sizeof p->eval_word, c->kind_word);
+    else
+        note(p->pre_eval_word, sizeof p->pre_eval_word, c->kind_word);
+    if (p->saved_after_val && c->n < 0 && !c->announce)
+        return; /* "Epoch 1/50 - ... Validation Loss: 1.37" after "Saving model" */
+    bar b;
+    gw_bar_init(&b);
+    b.n = c->announce ? -2 : c->n;
+    b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
+    snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
+    if (p->nst || p->nsm)
+        add_val(p, &b, t_ms);
+    else if (!p->pre_val[0]) /* kept for an epoch line after them that sums it up */
+        p->pre_val[0] = t_ms;
+    if (!p->nst && !p->nsm)
+        p->pre_val[1] = t_ms;
+}
+
 /* A plain text line with a counter, an evaluation or a save (logread/counter_line.h). */
 static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, long *epoch,
                             long *total)
 {
+    if (c->kind == GW_LINE_SAVE) {
+        save_line(p, c, t_ms);
+        return false;
+    }
+    if (c->kind == GW_LINE_EVAL) {
+        eval_line(p, c, t_ms);
+        return false;
+    }
     bar b;
     gw_bar_init(&b);
-    if (c->kind == GW_LINE_SAVE) {
-        if (p->nsm || p->nst) /* once training has begun */
-            note(p->save_word, sizeof p->save_word, c->kind_word);
-        p->saved_after_val = p->last_kind == 2;
-        p->paused = true;
-        keep_last(p);
-        close_val(p, t_ms);
-        gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
-        p->last_kind = 3;
-        p->last_act_ms = t_ms;
-        /* a save that prints the step it was made at ("saving model-snapshot at stage 3,
-         * global step 1250") places the text counter there */
-        if (c->n > p->last_raw && p->last_raw >= 0 && !p->train_bars) {
-            p->last_raw = c->n;
-            gw_timeline_place(p->tl, c->n + p->text_zero);
-        }
-        return false;
-    }
     b.n = c->n;
     b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
-    if (c->kind == GW_LINE_EVAL) {
-        if (p->nst || p->nsm)
-            note(p->eval_word, sizeof p->eval_word, c->kind_word);
-        else
-            note(p->pre_eval_word, sizeof p->pre_eval_word, c->kind_word);
-        if (p->saved_after_val && c->n < 0 && !c->announce)
-            return false; /* "Epoch 1/50 - ... Validation Loss: 1.37" after "Saving model" */
-        snprintf(b.desc, sizeof b.desc, "%s", c->kind_word);
-        if (c->announce)
-            b.n = -2;
-        if (p->nst || p->nsm)
-            add_val(p, &b, t_ms);
-        else if (!p->pre_val[0]) /* kept for an epoch line after them that sums it up */
-            p->pre_val[0] = t_ms;
-        if (!p->nst && !p->nsm)
-            p->pre_val[1] = t_ms;
-        return false;
-    }
     if (gw_progress_repeated_step(p, c))
         return false;
     startup_bar_was_eval(p, c);
@@ -357,7 +392,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     snprintf(p->train_shape, sizeof p->train_shape, "%s", c->shape); /* the usual line's */
     char src[GW_COUNTER_SHAPE_MAX + 16];
     snprintf(src, sizeof src, "`%s` lines", c->shape);
-    p->cur_src = src;
+    p->cur_src = p->table_row ? "results table rows" : src;
     p->text_from_one = from_one;
     gw_progress_opened_check(p, b.n);
     p->text_draw = true;
@@ -469,8 +504,61 @@ static bool uncounted_line(gw_progress *p, const char *line, int64_t t_ms, bool 
     return true;
 }
 
+/* A results table's row (result_table.h): with a step column, the step counter at the row's step
+ * (its epoch cell the epoch tag; a row at step 0 is the evaluation before training), then the
+ * evaluation the row reports when a column names one; without a step column, while text
+ * counters or bars count the steps and place the epochs (Chainer's PrintReport beside its
+ * ProgressBar), that evaluation alone. */
+static bool table_row(gw_progress *p, const gw_table_row *r, int64_t t_ms, long *epoch, long *total)
+{
+    bool started = false;
+    gw_counter c = {.n = -1, .total = -1, .epoch = -1, .epoch_total = -1, .step_s = NAN};
+    if (p->table.step_col && r->step > 0) {
+        c.n = r->step;
+        c.epoch = r->epoch;
+        snprintf(c.shape, sizeof c.shape, "%s", p->table.step_name);
+        p->table_row = p->table_steps = true;
+        size_t nst = p->nst, nsm = p->nsm;
+        started = on_counter_line(p, &c, t_ms, epoch, total);
+        p->table_row = false;
+        if (!nst && p->nst) /* the first epoch's work began at the header or the row before */
+            p->st[0].t_ms = p->table_ms;
+        /* the second row shows whether the first was the loop's stride (logged every N steps
+         * from the start) or an excerpt's: then the steps before its first row count none */
+        long first = nsm == 1 ? p->sm[0].n : -1;
+        if (first > 0 && p->nsm == 2 && !p->table_zero && r->step - first != first)
+            p->sm[0].base = first;
+    }
+    p->table_zero |= p->table.step_col && r->step == 0;
+    p->table_ms = t_ms;
+    if (r->eval) {
+        c = (gw_counter){.kind = GW_LINE_EVAL,
+                         .n = -1,
+                         .total = -1,
+                         .epoch = -1,
+                         .epoch_total = -1,
+                         .step_s = NAN};
+        snprintf(c.kind_word, sizeof c.kind_word, "%s", p->table.eval_name);
+        on_counter_line(p, &c, t_ms, NULL, NULL);
+    }
+    return started;
+}
+
 /* A line that starts an epoch or reports its end: the default epoch lines, or row_e >= 0, the
  * epoch a results table's row ended (result_table.h). */
+/* A decimal value in line ("0.84"), and no step counter (TFLearn's per-step `| epoch: 001 |
+ * loss: 2.03 -- iter: 00512/55000` tags its epoch): an epoch's results. */
+static bool results(const char *line)
+{
+    gw_counter c;
+    if (gw_counter_line(line, &c) && c.n >= 0)
+        return false;
+    for (const char *q = line; *q; q++)
+        if (isdigit((unsigned char)q[0]) && q[1] == '.' && isdigit((unsigned char)q[2]))
+            return true;
+    return false;
+}
+
 static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_e, long *epoch,
                        long *total)
 {
@@ -479,7 +567,10 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
     p->cur_src = row ? "results table rows" : "`Epoch N` lines";
     /* a line that reports its epoch's end, with no step printed (a table's row sums up its
      * epoch, begun at the row or the header before): docs/epochs.md */
-    gw_epoch_line_end ends = row                 ? GW_EPOCH_OVER
+    /* the first epoch line came after training steps, with results (accelerate's `epoch 0:
+     * {'accuracy': 0.84}` after its bar's steps): epoch lines sum their epochs up */
+    bool summary = !row && !p->user && p->nsm && (p->ends_epochs || (!p->nst && results(line)));
+    gw_epoch_line_end ends = row || summary      ? GW_EPOCH_OVER
                              : p->user || p->nsm ? GW_EPOCH_STARTS
                                                  : gw_epoch_line_ends(line);
     int64_t from = !ends                   ? t_ms
@@ -488,13 +579,19 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
                    : p->last_act_ms        ? p->last_act_ms
                                            : t_ms;
     bool started = (row || epoch_of_line(p, line, &e, &t)) &&
-                   add_start(p, e, t, false, from, p->nsm, epoch, total);
+                   add_start(p, e, t, false, from, summary ? p->summed_sm : p->nsm, epoch, total);
+    p->table_epochs |= started && row;
     start *cur = p->nst ? &p->st[p->nst - 1] : NULL;
     if (!started && cur && cur->total < 0 && p->dflt &&
         gw_epoch_matcher_match(p->dflt, line, &e, &t) && e == cur->raw && t > 0)
         cur->total = t; /* a line that mentions the epoch being run gives its total ("End of
                            epoch 1 / 500") */
-    if (started) {      /* the draws before it are the epoch before's, even at the same time */
+    p->ends_epochs |= started && summary;
+    if (started)
+        p->epoch_over = row || summary || gw_epoch_line_ends(line) != GW_EPOCH_STARTS;
+    if (started && summary)
+        p->summed_sm = p->nsm; /* the next epoch's draws begin after this one's */
+    if (started) { /* the draws before it are the epoch before's, even at the same time */
         close_val(p, t_ms);
         p->saved_after_val = false;
         p->last_act_ms = ends ? t_ms : 0; /* a result line after it tells not when work began */
@@ -532,13 +629,17 @@ bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long 
         p->header_seen = true;
         return false;
     }
-    long e = -1;
-    gw_table_line row = p->user ? GW_TABLE_NONE : gw_result_table_read(&p->table, line, &e);
+    gw_table_row tr;
+    gw_table_line row = p->user ? GW_TABLE_NONE : gw_result_table_read(&p->table, line, &tr);
     if (row == GW_TABLE_HEADER) { /* a loop begins: its first row's epoch from here */
-        p->loop_reset = p->nst > 0;
-        p->over_ms = t_ms;
+        p->loop_reset = p->nst > 0 && !p->table.step_col;
+        p->over_ms = p->table_ms = t_ms;
         return false;
     }
+    /* beside counters that place the epochs themselves, an epoch table's rows only report */
+    if (row == GW_TABLE_ROW && (p->table.step_col || (p->nsm && p->nst && !p->table_epochs)))
+        return table_row(p, &tr, t_ms, epoch, total);
+    long e = row == GW_TABLE_ROW ? tr.epoch : -1;
     gw_counter c;
     bool counted = gw_counter_line(line, &c);
     if (!counted && uncounted_line(p, line, t_ms, after_counter))
@@ -565,7 +666,7 @@ bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long 
             return started;
         /* an evaluation or save line may still open an epoch ("epoch 12 ... val acc") */
     }
-    return epoch_line(p, line, t_ms, row == GW_TABLE_ROW ? e : -1, epoch, total);
+    return epoch_line(p, line, t_ms, e, epoch, total);
 }
 
 /* ---- the epochs ---- */
@@ -595,121 +696,6 @@ static void hf_starts(gw_progress *p)
     }
 }
 
-/* Steps and their rate in [from, to): per bar instance, its count from where it stood before
- * `from` (0 when it started inside) to its highest draw, over the bar's own elapsed time when it
- * prints one, else the wall time of the draws. A bar that only redraws its end there (Keras after
- * validation, at the next epoch's first line) gives nothing. */
-/* Sample k in an epoch: by its index where the epoch's first sample is known (an epoch's first
- * line printed in the same read as the draws before it has their time), else by time. */
-static bool in_span(const gw_progress *p, size_t k, int64_t from, int64_t to, size_t kfrom,
-                    size_t kto)
-{
-    if (kfrom != SIZE_MAX ? k < kfrom : p->sm[k].t_ms < from)
-        return false;
-    return kto != SIZE_MAX ? k < kto : p->sm[k].t_ms < to;
-}
-
-static void train_figures(const gw_progress *p, int64_t from, int64_t to, size_t kfrom, size_t kto,
-                          gw_progress_epoch *e)
-{
-    long steps = 0;
-    double secs = 0, step_s = NAN, *st = NULL;
-    size_t nst = 0, capst = 0, cappf = 0;
-    bool *pf = NULL; /* st[i] was printed first after an evaluation or a save */
-    bool any = false, secs_ok = true;
-    for (size_t i = 0, j; i < p->nsm; i = j + 1) {
-        for (j = i; j + 1 < p->nsm && p->sm[j + 1].inst == p->sm[i].inst;)
-            j++;
-        size_t first = SIZE_MAX, last = SIZE_MAX;
-        for (size_t k = i; k <= j; k++) {
-            if (!in_span(p, k, from, to, kfrom, kto))
-                continue;
-            if (first == SIZE_MAX)
-                first = k;
-            if (last == SIZE_MAX || p->sm[k].n > p->sm[last].n)
-                last = k; /* the first draw of the highest count: later redraws add no step */
-        }
-        if (first == SIZE_MAX)
-            continue;
-        const sample *f = &p->sm[first], *l = &p->sm[last];
-        bool inside = first == i; /* the instance began in this span */
-        /* an epoch inside a bar (Hugging Face): from the draw before the span */
-        long base = inside ? f->base : p->sm[first - 1].n;
-        if (l->n <= base)
-            continue;
-        steps += l->n - base;
-        if (!e->train_end_ms && l->n == l->total)
-            e->train_end_ms = l->t_ms;
-        /* the rate over the draws seen: the bar's own clock from 0 (or from the first draw),
-         * else the wall time between the first and the last draw */
-        double span = NAN;
-        long n0 = f->n;
-        if (!isnan(l->elapsed_s) && inside) {
-            /* from the bar's making: its first draw at count 0 and what its clock said then */
-            span = l->elapsed_s;
-            if (f->n == 0 && !isnan(f->elapsed_s))
-                span =
-                    gw_bar_clock_or_wall(span, (double)(l->t_ms - f->t_ms) / 1000.0 + f->elapsed_s);
-            n0 = 0;
-        } else if (!isnan(l->elapsed_s) && !isnan(f->elapsed_s) && l->n > f->n) {
-            span = l->elapsed_s - f->elapsed_s;
-        } else if (l->t_ms > f->t_ms) {
-            span = (double)(l->t_ms - f->t_ms) / 1000.0;
-        }
-        if (span > 0 && l->n > n0)
-            secs += span * (double)(l->n - base) / (double)(l->n - n0);
-        else
-            secs_ok = false;
-        for (size_t k = first; k <= j; k++) /* the printed times per step: their median */
-            if (in_span(p, k, from, to, kfrom, kto) && !isnan(p->sm[k].step_s)) {
-                st = xgrow(st, &capst, nst + 1, sizeof *st);
-                pf = xgrow(pf, &cappf, nst + 1, sizeof *pf);
-                pf[nst] = p->sm[k].paused;
-                st[nst++] = p->sm[k].step_s;
-            }
-        any = true;
-    }
-    if (nst)
-        step_s = gw_timeline_step_median_of(st, pf, nst);
-    free(st);
-    free(pf);
-    if (!any)
-        return;
-    e->steps = steps;
-    if (!isnan(step_s))
-        e->steps_per_s = 1.0 / step_s;
-    else if (secs_ok && secs > 0)
-        e->steps_per_s = (double)steps / secs;
-}
-
-static double run_s(const val_run *v)
-{
-    return gw_bar_clock_or_wall(v->elapsed_s, (double)(v->last_ms - v->first_ms) / 1000.0);
-}
-
-/* Validation in [from, to): the validation bars there, else the time after the training bar
- * ended. The last epoch keeps only its first validation (a final evaluation follows in YOLO). */
-static void val_figures(const gw_progress *p, int64_t from, int64_t to, bool last,
-                        gw_progress_epoch *e)
-{
-    double s = 0;
-    int runs = 0;
-    for (size_t i = 0; i < p->nvr; i++) {
-        const val_run *v = &p->vr[i];
-        if (v->first_ms < from || v->first_ms >= to || (last && runs == 1))
-            continue;
-        s += run_s(v);
-        if (!runs)
-            e->val_start_ms = v->first_ms;
-        e->val_end_ms = v->last_ms;
-        runs++;
-    }
-    if (runs && s > 0) /* result lines alone tell no time */
-        e->validation_s = s;
-    else if (e->train_end_ms && e->end_ms > e->train_end_ms)
-        e->validation_s = (double)(e->end_ms - e->train_end_ms) / 1000.0;
-}
-
 size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
 {
     close_val(p, p->last_ms);
@@ -734,8 +720,8 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
             .validation_s = NAN,
             .steps = -1,
             .steps_per_s = NAN};
-        train_figures(p, s->t_ms, to, s->first_sample, last ? SIZE_MAX : p->st[i + 1].first_sample,
-                      &e[i]);
+        gw_progress_train_figures(p, s->t_ms, to, s->first_sample,
+                                  last ? SIZE_MAX : p->st[i + 1].first_sample, &e[i]);
         if (last) {
             /* the last epoch ends with its training and first validation, not the record */
             int64_t end = s->t_ms;
@@ -759,7 +745,7 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
             if (s->end_ms) /* its line summed it up, evaluation included */
                 e[i].end_ms = s->end_ms;
         }
-        val_figures(p, s->t_ms, last ? e[i].end_ms + 1 : to, last, &e[i]);
+        gw_progress_val_figures(p, s->t_ms, last ? e[i].end_ms + 1 : to, last, &e[i]);
     }
     *out = e;
     return p->nst;

@@ -57,7 +57,9 @@ void gw_progress_found(const gw_progress *p, char *buf, size_t size)
     } while (0)
     if (p->nst)
         ADD("epochs from %s", p->epoch_src[0] ? p->epoch_src : "Hugging Face log dicts");
-    if (train && p->train_shape[0])
+    if (train && p->table_steps)
+        ADD("%s%s from results table rows (`%s`)", n ? "; " : "", unit, p->table.step_name);
+    else if (train && p->train_shape[0])
         ADD("%s%s from `%s` lines", n ? "; " : "", unit, p->train_shape);
     else if (train)
         ADD("%s%s from progress bars", n ? "; " : "", unit);
@@ -72,7 +74,9 @@ void gw_progress_found(const gw_progress *p, char *buf, size_t size)
             after = ph[i].what;
     }
     eval = nph ? amid : eval;
-    if (eval && ew[0])
+    if (eval && ew[0] && p->table.eval && strcmp(ew, p->table.eval_name) == 0)
+        ADD("; evaluation from results table rows (`%s`)", ew);
+    else if (eval && ew[0])
         ADD("; evaluation from `%s` lines", ew);
     else if (eval)
         ADD("; evaluation from progress bars");

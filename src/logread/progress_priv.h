@@ -1,7 +1,7 @@
 /*
- * progress_priv: the state of logread/progress.c's tracker, shared with progress_found.c (the
- * rate series, the phases and what was found, read after gw_progress_finish). Private to those
- * two files.
+ * progress_priv: the state of logread/progress.c's tracker, shared with progress_feed.c (its
+ * life), progress_found.c (the rate series, the phases and what was found, read after
+ * gw_progress_finish) and progress_figures.c (an epoch's figures). Private to those four files.
  */
 #ifndef GW_PROGRESS_PRIV_H
 #define GW_PROGRESS_PRIV_H
@@ -58,8 +58,16 @@ struct gw_progress {
     size_t lines;          /* lines fed */
     char first_line[512];  /* the first one, prefix and all ("" when longer) */
     int64_t first_line_ms;
-    bool loop_reset; /* a table's header came again after epochs: its rows start a loop */
-    int zero_based;  /* -1 not decided yet */
+    bool loop_reset;   /* a table's header came again after epochs: its rows start a loop */
+    bool ends_epochs;  /* epoch lines come at their epochs' ends, with results */
+    bool epoch_over;   /* the latest epoch line ended its epoch ("Epoch 0 training took 19 s") */
+    size_t summed_sm;  /* ... the samples up to the last one's are its epoch's and before */
+    bool table_row;    /* a results table's row is being fed as a counter line */
+    bool table_steps;  /* training steps came from a results table's step column */
+    int64_t table_ms;  /* the time of the table's header or of its last row */
+    bool table_zero;   /* the table's row at step 0 was seen: its step counter began in view */
+    bool table_epochs; /* a results table's epoch column started epochs */
+    int zero_based;    /* -1 not decided yet */
     start *st;
     size_t nst, capst;
     sample *sm;
@@ -110,6 +118,16 @@ struct gw_progress {
                                                 Cameras"), named only when no later one is */
     char save_word[GW_COUNTER_WORD_MAX];
 };
+
+/* Steps and their rate in [from, to) (samples kfrom..kto when known, SIZE_MAX: by time) into
+ * e->steps, e->steps_per_s and e->train_end_ms (progress_figures.c). */
+void gw_progress_train_figures(const gw_progress *p, int64_t from, int64_t to, size_t kfrom,
+                               size_t kto, gw_progress_epoch *e);
+
+/* Validation in [from, to) into e->validation_s, e->val_start_ms and e->val_end_ms; the last
+ * epoch keeps only its first validation (progress_figures.c). */
+void gw_progress_val_figures(const gw_progress *p, int64_t from, int64_t to, bool last,
+                             gw_progress_epoch *e);
 
 /* One line, its launcher's prefix taken off (progress_feed.c): as gw_progress_feed. */
 bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long *epoch,

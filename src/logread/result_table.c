@@ -1,7 +1,10 @@
-/* A trainer's results table: a header naming an epoch column, rows of numbers (result_table.h). */
+/* A trainer's results table: a header naming an epoch or a step column, rows of numbers
+ * (result_table.h). */
 #include "logread/result_table.h"
 
 #include <ctype.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -88,39 +91,86 @@ static bool whole_number(const char *w, size_t n, long *v)
     return true;
 }
 
-gw_table_line gw_result_table_read(gw_result_table *t, const char *line, long *epoch)
+/* A column that names an evaluation's result: a part (between '/', '_', '-', '.') that says
+ * valid, validation, val, eval, dev or test (`validation/main/loss`, `valid_loss`, Hugging Face's
+ * `Validation Loss`), or a score (spaCy's `SCORE`, its weighted score on the dev set). */
+static bool eval_word(const char *w, size_t n)
+{
+    static const char *const parts[] = {"valid", "validation", "val",  "eval",
+                                        "dev",   "test",       "score"};
+    for (size_t i = 0; i < n;) {
+        size_t k = strcspn(w + i, "/_-. \t");
+        if (k > n - i)
+            k = n - i;
+        for (size_t j = 0; j < sizeof parts / sizeof *parts; j++)
+            if (strlen(parts[j]) == k && strncasecmp(w + i, parts[j], k) == 0)
+                return true;
+        i += k + 1;
+    }
+    return false;
+}
+
+static bool step_word(const char *w, size_t n)
+{
+    static const char *const names[] = {"#", "step", "iteration", "iter"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strlen(names[i]) == n && strncasecmp(w, names[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* A header: its columns into t; false when line is none (words, or no metric named). */
+static bool read_header(gw_result_table *t, const char *line, const char **w, const size_t *len,
+                        int n)
 {
     static const char *const epoch_names[] = {"epoch", "Epoch", "EPOCH", "E"};
-    static const char *const step_names[] = {"#", "step", "Step"};
+    bool metric = false;
+    for (int i = 1; i < n; i++) {
+        if (!name_word(w[i], len[i]) && !(len[i] == 1 && w[i][0] == '#'))
+            return false;
+        metric |= metric_word(w[i], len[i]);
+    }
+    if (!metric)
+        return false; /* words, not a table's header */
+    t->epoch_col = word_in(w[0], len[0], epoch_names, 4);
+    t->step_col = step_word(w[t->epoch_col], len[t->epoch_col]);
+    snprintf(t->step_name, sizeof t->step_name, "%.*s", t->step_col ? (int)len[t->epoch_col] : 0,
+             w[t->epoch_col]);
+    t->eval_name[0] = '\0';
+    t->neval = 0;
+    for (int i = t->epoch_col + t->step_col; i < n && t->neval < 8; i++)
+        if (eval_word(w[i], len[i])) {
+            if (!t->neval)
+                snprintf(t->eval_name, sizeof t->eval_name, "%.*s", (int)len[i], w[i]);
+            t->eval_from[t->neval] = (int)(w[i] - line);
+            t->eval_to[t->neval++] = (int)(w[i] - line + (ptrdiff_t)len[i]);
+        }
+    t->eval = t->neval > 0;
+    t->tabs = strchr(line, '\t') != NULL;
+    /* another table's header (no epoch nor step column first) closes it */
+    t->ncols = t->epoch_col || t->step_col ? n : 0;
+    t->last = t->last_step = -1;
+    return true;
+}
+
+gw_table_line gw_result_table_read(gw_result_table *t, const char *line, gw_table_row *row)
+{
     const char *w[MAX_CELLS];
     size_t len[MAX_CELLS];
     int n = split(line, w, len);
     if (n < 2)
         return GW_TABLE_NONE;
-    if (name_word(w[0], len[0])) {
-        bool names = true, metric = false;
-        for (int i = 1; i < n && names; i++) {
-            names = name_word(w[i], len[i]) || (len[i] == 1 && w[i][0] == '#');
-            metric |= names && metric_word(w[i], len[i]);
-        }
-        if (!names)
-            return GW_TABLE_NONE;
-        if (!metric)
-            return GW_TABLE_NONE; /* words, not a table's header */
-        /* a step column beside it (spaCy's `E  #  LOSS ...`): its rows mark steps and
-         * evaluations, not epochs' ends (not read yet) */
-        bool header =
-            word_in(w[0], len[0], epoch_names, 4) && !word_in(w[1], len[1], step_names, 3);
-        t->ncols = header ? n : 0; /* another table's header closes it */
-        t->last = -1;
-        return header ? GW_TABLE_HEADER : GW_TABLE_NONE;
-    }
-    long e;
-    if (!t->ncols || n > t->ncols || !whole_number(w[0], len[0], &e) ||
-        (t->last >= 0 && e != t->last + 1))
+    if (name_word(w[0], len[0]))
+        return read_header(t, line, w, len, n) && t->ncols ? GW_TABLE_HEADER : GW_TABLE_NONE;
+    long e = -1, st = -1;
+    int k = t->epoch_col + t->step_col; /* the figures' first cell */
+    if (!t->ncols || n > t->ncols || n <= k || (t->epoch_col && !whole_number(w[0], len[0], &e)) ||
+        (t->step_col && !whole_number(w[k - 1], len[k - 1], &st)))
+        return GW_TABLE_NONE;
+    if (t->step_col ? st <= t->last_step || e < t->last : t->last >= 0 && e != t->last + 1)
         return GW_TABLE_NONE;
     bool measured = false;
-    for (int i = 1; i < n; i++) {
+    for (int i = k; i < n; i++) {
         if (i + 1 < n && len[i] == 2 && len[i + 1] == 3 && strncmp(w[i], "No", 2) == 0 &&
             strncmp(w[i + 1], "log", 3) == 0) {
             i++; /* Hugging Face's absent training loss */
@@ -132,6 +182,13 @@ gw_table_line gw_result_table_read(gw_result_table *t, const char *line, long *e
     if (!measured)
         return GW_TABLE_NONE;
     t->last = e;
-    *epoch = e;
+    t->last_step = st;
+    *row = (gw_table_row){.epoch = e, .step = st, .eval = t->eval && t->tabs};
+    /* a cell under an evaluation's column: the two overlap (Chainer aligns its cells to the
+     * columns' left, spaCy to their right) */
+    for (int i = k; i < n && !row->eval; i++)
+        for (int j = 0; j < t->neval; j++)
+            row->eval |=
+                w[i] - line < t->eval_to[j] && w[i] - line + (ptrdiff_t)len[i] > t->eval_from[j];
     return GW_TABLE_ROW;
 }

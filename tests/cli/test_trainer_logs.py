@@ -337,6 +337,13 @@ EXPECT = {
     "mlx-lm-lora": ([], [T, S, T, E, T, S] * 5, [100, 90, 10] * 5, 0.066,
                     ["iterations from `Iter N` lines", "evaluation from `Val` lines",
                      "checkpoint saves from `Saved` lines", "no epoch boundaries printed"]),
+    # accelerate's run_seq2seq_no_trainer on SageMaker: Open MPI's `[1,mpirank:0,algo-1]<stderr>:`
+    # before every line and CloudWatch's `#015` for the bar's carriage returns; one epoch of 79
+    # steps (`Epoch 0 training took 19.5 seconds` ends it), its evaluation, the saves after the
+    # last step; tqdm's close redraws `79/79` after them: no new training
+    "accelerate-sagemaker": ([(1, None, 79)], [T, E, A], [79], None,
+                             ["steps from progress bars", "evaluation from `evaluation` lines",
+                              "work after the last training step (`saved`)"]),
     # Darknet's ` 80: 2.93, 3.41 avg loss, 0.001 rate, 2.848000 seconds, 64 images, ...`: the
     # seconds field is the iteration's (a stride of 1; `0.001 rate` is the learning rate):
     # median 7.89 s over iterations 1-80; `Saving weights to` between 80 and 81
@@ -375,6 +382,48 @@ EXPECT = {
                         "evaluation from `valid` lines", "checkpoint saves from `Saving` lines"]),
     "fastai-finetune": ([(1, None, None)] + [(k, None, None) for k in range(1, 5)], [], [], None,
                         ["epochs from results table rows", "no training steps printed"]),
+    # Results tables with a step column (blind; README). spaCy's `E  #  LOSS ... SCORE` rows at
+    # each evaluation (E 0-based, # the steps done; the row at step 0 is the evaluation before
+    # training), then its eval-interval bar `Epoch 11: 656/1000` (1-based: the rows' E 10)
+    "spacy-ner": ([(1, None, 2000)] + [(k, None, 1000) for k in range(2, 11)] + [(11, None, 1656)],
+                  [T, E] * 12 + [T], [1000] * 12 + [656], None,
+                  ["epochs from results table rows", "steps from results table rows (`#`)",
+                   "evaluation from results table rows (`SCORE`)"]),
+    # an epoch begins after the last row of the one before; `✔ Saved pipeline` after training
+    "spacy-conll": ([(1, None, 1000), (2, None, 600), (3, None, 400)]
+                    + [(k, None, 200) for k in range(4, 10)]
+                    + [(10, None, 400), (11, None, 200), (12, None, 200)],
+                    [T, E] * 20 + [A], [200] * 20, None,
+                    ["steps from results table rows (`#`)",
+                     "work after the last training step (`Saved`)"]),
+    # spaCy's course: epochs shorter than the evaluation interval (E 4, then 6, 8, 10, 13): the
+    # epochs with no row are not seen, each one seen has the 200 steps since the row before
+    "spacy-course": ([(k, None, 200) for k in (1, 2, 3, 4, 5, 7, 9, 11, 14)], [T, E] * 9 + [A],
+                     [200] * 9, None,
+                     ["epochs from results table rows", "steps from results table rows (`#`)"]),
+    # Chainer: ProgressBar `100 iter, 0 epoch / 20 epochs` (the running epoch, 0-based) every 100
+    # iterations, `127.31 iters/sec.` on the line after; PrintReport rows (`epoch  main/loss
+    # validation/main/loss ...`, the epochs done) are the evaluations; the median iters/sec of
+    # epoch 1 (`inf` left out)
+    "chainer-cifar": ([(k, 20, 700 if k in (1, 6, 11, 16) else 800) for k in range(1, 21)],
+                      [T, E] * 20, [700 if k in (1, 6, 11, 16) else 800 for k in range(1, 21)],
+                      2 / (1 / 126.96 + 1 / 127.31),
+                      ["epochs from `N iter, E epoch / T` lines",
+                       "evaluation from results table rows (`validation/main/loss`)"]),
+    # ESPnet 1 on Chainer, an excerpt: PrintReport `epoch  iteration ... validation/main/loss ...`
+    # every 100 iterations, its validation cells filled in one row only (the evaluation's); the
+    # epochs as printed (epochs done, which an excerpt cannot tell); the first row, not its
+    # stride, counts none; the status line `91300 iter, 7 epoch / 20 epochs` after
+    "espnet1-chainer": ([(6, None, 200), (7, 20, 1400)], [T, E, T], [300, 1300], None,
+                        ["steps from results table rows (`iteration`)",
+                         "evaluation from results table rows (`validation/main/loss`)"]),
+    # Hugging Face (Unsloth) in Colab, rendered: ` [60/60 09:26, Epoch 1/2]` (the epochs done, no
+    # epoch line), then the `Step  Training Loss  Validation Loss` rows every 10 steps; the
+    # start-up bars (`Loading weights`, `Map`) are no training; checkpoint-60 after the last step
+    "hf-notebook-steps": ([], [T, E] * 6 + [A], [10] * 6, None,
+                          ["iterations from results table rows (`Step`)",
+                           "evaluation from results table rows (`Validation`)",
+                           "no epoch boundaries printed"]),
 }
 
 def replay(scenario, tmp_path, name, log=None):

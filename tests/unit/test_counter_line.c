@@ -696,6 +696,31 @@ static void test_tenth_set_forms(void **state)
     }
 }
 
+/* Chainer's ProgressBar status line puts each count before its word: the step counter, the
+ * running epoch (0-based) and the run's length, in epochs or in iterations; its rate on the line
+ * after, `inf` (no time yet) none. */
+static void test_counts_before_words(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("       100 iter, 0 epoch / 20 epochs", true);
+    assert_int_equal(c.n, 100);
+    assert_int_equal(c.total, -1);
+    assert_int_equal(c.epoch, 0);
+    assert_int_equal(c.epoch_total, 20);
+    assert_string_equal(c.shape, "N iter, E epoch / T");
+    c = read_line("100 iter, 0 epoch / 500 iterations", true);
+    assert_int_equal(c.total, 500);
+    assert_int_equal(c.epoch_total, -1);
+    read_line("     total [####..........................................]  6.40%", false);
+    read_line("this epoch [######################################....]  79.97%", false);
+    read_line("100 iterations of warm-up, 2 epochs / 3 done", false);
+    assert_float_equal(gw_step_time_alone("    113.72 iters/sec. Estimated time to finish: "
+                                          "0:01:30."),
+                       1 / 113.72, 1e-12);
+    assert_true(
+        isnan(gw_step_time_alone("       inf iters/sec. Estimated time to finish: 0:00:00.")));
+}
+
 /* A JSON object or dict that keys the step is a metrics line; a configuration's is none */
 static void test_json_keys(void **state)
 {
@@ -735,6 +760,7 @@ int main(void)
         cmocka_unit_test(test_paused_time_and_new_loop),
         cmocka_unit_test(test_tenth_set_forms),
         cmocka_unit_test(test_eleventh_twelfth_forms),
+        cmocka_unit_test(test_counts_before_words),
         cmocka_unit_test(test_json_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

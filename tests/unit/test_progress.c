@@ -15,58 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BAR  "\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88\xe2\x96\x88     "
-#define FULL BAR BAR
-#define KBAR "\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81\xe2\x94\x81"
-
-typedef struct line {
-    int64_t t_ms;
-    const char *text;
-} line;
-
-/* Feeds lines; counts the epochs started as the lines came and returns the epochs at the end. */
-static size_t feed(gw_progress *p, const line *l, size_t n, size_t *starts)
-{
-    *starts = 0;
-    for (size_t i = 0; i < n; i++) {
-        long e, t;
-        if (gw_progress_feed(p, l[i].text, l[i].t_ms, &e, &t))
-            (*starts)++;
-    }
-    gw_progress_epoch *ep = NULL;
-    size_t count = gw_progress_finish(p, &ep);
-    free(ep);
-    return count;
-}
-
-static gw_progress_epoch *run(const line *l, size_t n, size_t *count)
-{
-    gw_progress *p = gw_progress_new(NULL);
-    for (size_t i = 0; i < n; i++)
-        gw_progress_feed(p, l[i].text, l[i].t_ms, NULL, NULL);
-    gw_progress_epoch *e = NULL;
-    *count = gw_progress_finish(p, &e);
-    gw_progress_free(p);
-    return e;
-}
-
-static void expect(const gw_progress_epoch *e, long number, long total, int64_t start, int64_t end,
-                   double val_s, long steps, double rate)
-{
-    assert_int_equal(e->number, number);
-    assert_int_equal(e->total, total);
-    assert_int_equal(e->start_ms, start);
-    assert_int_equal(e->end_ms, end);
-    if (isnan(val_s))
-        assert_true(isnan(e->validation_s));
-    else
-        assert_float_equal(e->validation_s, val_s, 1e-9);
-    assert_int_equal(e->steps, steps);
-    if (isnan(rate))
-        assert_true(isnan(e->steps_per_s));
-    else
-        assert_float_equal(e->steps_per_s, rate, 1e-9);
-}
+#include "progress_fixture.h"
 
 /* YOLOv9 train_dual.py: header, a bar first drawn without description, then "0/2  5.12G ..." as
  * its first column (0-based, inclusive total), bar format "| n/total elapsed"; val_dual.py's
@@ -493,18 +442,6 @@ static void test_one_read_two_epochs(void **state)
 }
 
 /* The phases of a line list (kinds and training steps), for the eighth held-out set's forms. */
-static size_t phases(const line *l, size_t n, gw_phase_span **ph)
-{
-    gw_progress *p = gw_progress_new(NULL);
-    for (size_t i = 0; i < n; i++)
-        gw_progress_feed(p, l[i].text, l[i].t_ms, NULL, NULL);
-    gw_progress_epoch *e = NULL;
-    gw_progress_finish(p, &e);
-    free(e);
-    size_t k = gw_progress_phases(p, ph);
-    gw_progress_free(p);
-    return k;
-}
 
 /* Times printed since the counter's last line (issue 23's eleventh and twelfth blind sets):
  * DeePMD's `training time` per 200 batches is per step over the counter's advance (its first
@@ -758,47 +695,6 @@ static void test_zero_printed_at_set_up(void **state)
     free(ph);
 }
 
-/* A results table (fastai's fine_tune): each row ends its epoch, begun at the row before or at
- * the header; the header again with the epoch back at 0 is a second loop; a table whose header
- * names no epoch column, and a row that does not follow its epoch, count none. */
-static void test_results_table(void **state)
-{
-    (void)state;
-    static const line l[] = {
-        {1000, "epoch     train_loss  valid_loss  error_rate  time    "},
-        {7000, "0         1.049577    0.328317    0.070312    00:06   "},
-        {7500, "epoch     train_loss  valid_loss  error_rate  time    "},
-        {15500, "0         0.361420    0.241619    0.050781    00:08   "},
-        {23500, "1         0.240842    0.277644    0.062500    00:08   "},
-        {23600, "7         0.240842    0.277644    0.062500    00:08   "},
-        {24000, "lr        loss        time"},
-        {24100, "2         0.184921    00:08"},
-        {24200, "E    #       LOSS NER  SCORE"},
-        {24300, "  2    3000     0.11   0.28"},
-        {25000, "Saving model to fast-ai/lesson2"},
-    };
-    size_t n;
-    gw_progress_epoch *e = run(l, sizeof l / sizeof *l, &n);
-    assert_int_equal(n, 3);
-    expect(&e[0], 1, -1, 1000, 7500, NAN, -1, NAN);
-    expect(&e[1], 1, -1, 7500, 15500, NAN, -1, NAN);
-    assert_int_equal(e[2].number, 2);
-    assert_int_equal(e[2].start_ms, 15500);
-    assert_int_equal(e[2].end_ms, 23500);
-    free(e);
-    /* Hugging Face Trainer's notebook table, `No log` for a training loss not logged yet */
-    static const line hf[] = {
-        {1000, "Epoch\tTraining Loss\tValidation Loss\tAccuracy"},
-        {5000, "1\tNo log\t0.412345\t0.851000"},
-        {9000, "2\t0.398700\t0.301234\t0.880000"},
-    };
-    e = run(hf, sizeof hf / sizeof *hf, &n);
-    assert_int_equal(n, 2);
-    expect(&e[0], 1, -1, 1000, 5000, NAN, -1, NAN);
-    expect(&e[1], 2, -1, 5000, 9000, NAN, -1, NAN);
-    free(e);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -820,7 +716,6 @@ int main(void)
         cmocka_unit_test(test_ninth_set_bars_and_speed),
         cmocka_unit_test(test_zero_printed_before_the_first_step),
         cmocka_unit_test(test_zero_printed_at_set_up),
-        cmocka_unit_test(test_results_table),
         cmocka_unit_test(test_time_since_last_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
