@@ -142,12 +142,15 @@ static const char *srun_label(const char *s)
 const char *gw_line_prefix_skip(gw_line_prefix *st, const char *line)
 {
     const char *s = line;
+    bool labelled = false;
     for (int round = 0; round < 4; round++) {
         const char *r = NULL;
-        if (st->label[0])
+        if (st->label[0] && !labelled) { /* one label a line: a round's `0:` after srun's stays */
             r = st->digits                                      ? srun_label(s)
                 : strncmp(s, st->label, strlen(st->label)) == 0 ? s + strlen(st->label)
                                                                 : NULL;
+            labelled = r != NULL;
+        }
         if (!r)
             r = bracket_rank(s);
         if (!r)

@@ -696,7 +696,7 @@ PREFIXES = {
 }
 
 
-@pytest.mark.parametrize("name,kind", [(n, k) for n in ("keras2", "hf-upload", "timemixer")
+@pytest.mark.parametrize("name,kind", [(n, k) for n in ("keras2", "hf-upload", "timemixer", "catboost")
                                        for k in sorted(PREFIXES)])
 def test_launcher_prefixes(scenario, tmp_path, name, kind):
     epochs, kinds, steps, _, _ = EXPECT[name]

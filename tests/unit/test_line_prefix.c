@@ -61,6 +61,11 @@ static void test_srun_label_after_two_lines(void **state)
     assert_string_equal(gw_line_prefix_skip(&st, "0: Epoch 1/25"), "Epoch 1/25");
     assert_string_equal(gw_line_prefix_skip(&st, "  3: Epoch 1/25"), "Epoch 1/25");
     assert_string_equal(gw_line_prefix_skip(&st, "no label here"), "no label here");
+    /* one label a line: CatBoost's round after it stays */
+    assert_string_equal(gw_line_prefix_skip(&st, "0: 0:      learn: 167.03"),
+                        "0:      learn: 167.03");
+    /* a timestamp before the label: both off */
+    assert_string_equal(gw_line_prefix_skip(&st, "2024-05-01T10:00:00Z 0: iter 5"), "iter 5");
 }
 
 /* CatBoost's rounds ("0:\tlearn: ...", "100:\tlearn: ...") and Darknet's ("1: 830.9, ...")
