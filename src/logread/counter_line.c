@@ -1,6 +1,7 @@
 /* What one text line says about progress (see counter_line.h). */
 #include "logread/counter_line.h"
 #include "logread/line_scan.h"
+#include "logread/round_line.h"
 #include "logread/step_time.h"
 
 #include <ctype.h>
@@ -149,15 +150,24 @@ static bool clause_verb(const char *line, const char *verb, const char *prefix)
     return b > line && b < verb && strchr(".;", b[-1]);
 }
 
-/* A save in the future tense ("Checkpoints will be saved to ...", "will save every 10"): a
- * setting printed at start-up, no save. */
-static bool future_save(const char *line)
+/* A line in the future tense ("Checkpoints will be saved to ...", "will save every 10",
+ * XGBoost's "Will train until eval-rmse hasn't improved in 100 rounds.", "'eval-rmse' will be
+ * used for early stopping"): a setting or a plan, no save and no evaluation. */
+static bool future_tense(const char *line)
 {
-    static const char *const forms[] = {"will be saved", "will save", "will be saving"};
-    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
-        if (strcasestr(line, forms[i]))
-            return true;
-    return false;
+    static const char *const will[] = {"will"};
+    return find_word(line, will, 1, false, NULL) != NULL;
+}
+
+/* The evaluation word at ev names the time of its part of a training line (DeePMD's "batch 200
+ * training time 9.93 s, testing time 0.04 s"): a measure of the step's line, no evaluation. */
+static bool part_time(const char *ev)
+{
+    const char *p = ev;
+    while (isalpha((unsigned char)*p))
+        p++;
+    p = gw_scan_spaces(p);
+    return strncasecmp(p, "time", 4) == 0 && !isalpha((unsigned char)p[4]);
 }
 
 /* The evaluation word at ev is the key of a setting: words, then " = " and a value that is a
@@ -197,10 +207,12 @@ static gw_line_kind line_kind(const char *line, char *word)
     e1 = find_word(line, save_prefix, 2, true, w1);
     e2 = find_word(line, save_word, 2, false, w2);
     const char *verb = earlier(e1, w1, e2, w2, sw);
-    if (ev && setting(ev)) /* "evaluation order = LEFT_TO_RIGHT" at start-up */
+    if (ev && (setting(ev) || part_time(ev))) /* "evaluation order = LEFT_TO_RIGHT" at start-up */
         ev = NULL;
-    if (future_save(line)) /* "Checkpoints will be saved to ...": where, not a save */
+    if (future_tense(line)) { /* "Checkpoints will be saved to ...": where, not a save */
         verb = NULL;
+        ev = NULL;
+    }
     if (verb && (!ev || verb < ev || clause_verb(line, verb, e1))) {
         snprintf(word, GW_COUNTER_WORD_MAX, "%s", sw);
         return GW_LINE_SAVE;
@@ -209,7 +221,7 @@ static gw_line_kind line_kind(const char *line, char *word)
         snprintf(word, GW_COUNTER_WORD_MAX, "%s", ew);
         return GW_LINE_EVAL;
     }
-    if (find_word(line, noun, 1, true, word) && !future_save(line))
+    if (find_word(line, noun, 1, true, word) && !future_tense(line))
         return GW_LINE_SAVE; /* (a verb alone returned above) */
     word[0] = '\0';
     return GW_LINE_TRAIN;
@@ -230,12 +242,48 @@ static int quoted_key(const char *line, const char *p, const char *q)
 /* A counter after one of the step words: "iter: 19", "iter 100:", "iteration 201/ 250000",
  * "Iter [50/500]", "Inference done 11/500"; a plural one ("iters: 100") needs a total, or an
  * epoch tag in the line (tagged: "(epoch: 1, iters: 100, time: 0.103)"), else it is a setting. */
+/* p is the last part of a hyphenated name ("mini-batch-fit-step: 10", a setting). */
+static bool hyphen_tail(const char *line, const char *p)
+{
+    return p > line + 1 && p[-1] == '-' && isalpha((unsigned char)p[-2]);
+}
+
+/* A step word abbreviated with a full stop at p (Marian's "Up. 205000 :", update; "It. 30"):
+ * two letters or more that begin "update" or "iteration", then the counter. */
+static bool abbreviated_counter(const char *line, const char *p, gw_counter *c)
+{
+    static const char *const words[] = {"update", "iteration"};
+    size_t len = 0;
+    while (isalpha((unsigned char)p[len]))
+        len++;
+    if (len < 2 || p[len] != '.' || !gw_scan_word_start(line, p))
+        return false;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        if (len >= strlen(words[i]) || strncasecmp(p, words[i], len) != 0)
+            continue;
+        const char *v = gw_scan_spaces(p + len + 1);
+        if (*v == ':' || *v == '=')
+            v = gw_scan_spaces(v + 1);
+        long n, t;
+        if (v == p + len + 1 || !counts(&v, &n, &t))
+            return false;
+        c->n = n;
+        c->total = t;
+        snprintf(c->shape, sizeof c->shape, "%.*s. N%s", (int)len, p, t >= 0 ? "/M" : "");
+        return true;
+    }
+    return false;
+}
+
 static bool keyword_counter(const char *line, gw_counter *c, bool tagged)
 {
     static const char *const words[] = {"iteration", "iter", "step",        "batch",
                                         "progress",  "done", "global_step", "num_updates"};
     gw_counter bare = {.n = -1};
+    int timed = -1; /* the line prints a time (-1: not looked at yet) */
     for (const char *p = line; *p; p++) {
+        if (bare.n < 0 && isalpha((unsigned char)*p) && abbreviated_counter(line, p, &bare))
+            continue;
         /* the last part of an identifier counts with a total: "cur_iter=15/271" (a bare
          * "max_iter: 90000" is a setting) */
         bool suffix = p > line + 1 && p[-1] == '_' && isalnum((unsigned char)p[-2]);
@@ -244,7 +292,8 @@ static bool keyword_counter(const char *line, gw_counter *c, bool tagged)
         /* a range glued before the word counts to its end: "7126-7500batch" */
         bool glued = isalpha((unsigned char)*p) && p > line && isdigit((unsigned char)p[-1]) &&
                      glued_number(line, p, &gn, &ga, &gs) && gs == '-' && ga <= gn;
-        if (!isalpha((unsigned char)*p) || (!gw_scan_word_start(line, p) && !suffix && !glued))
+        if (!isalpha((unsigned char)*p) || (!gw_scan_word_start(line, p) && !suffix && !glued) ||
+            hyphen_tail(line, p))
             continue;
         for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
             size_t len = strlen(words[i]);
@@ -280,10 +329,14 @@ static bool keyword_counter(const char *line, gw_counter *c, bool tagged)
             if (!counts(&v, &n, &t))
                 continue;
             v = gw_scan_spaces(v);
-            if ((bracket && *v != ']') || (t < 0 && ((plural && !tagged) || suffix ||
-                                                     (!bracket && (i == 3 || i == 4 || i == 5)))))
-                continue; /* "batch 256" is a size, "Batch [2900]" an index; "iter 100",
-                             "step 3000" are counters */
+            if (t < 0 && !bracket && i == 3 && timed < 0)
+                timed = !isnan(gw_step_time(v));
+            if ((bracket && *v != ']') ||
+                (t < 0 && ((plural && !tagged) || suffix ||
+                           (!bracket && ((i == 3 && !timed) || i == 4 || i == 5)))))
+                continue; /* "batch 256" is a size, "Batch [2900]" an index, "batch 200
+                             training time 9.93 s" a counter; "iter 100", "step 3000" are
+                             counters */
             gw_counter *to = t >= 0 ? c : &bare;
             if (to == &bare && bare.n >= 0)
                 continue;
@@ -605,67 +658,6 @@ static bool leading_counter(const char *line, gw_counter *c)
     return true;
 }
 
-/* A metric "key: value" at *s ("learn: 80.72", "train-rmse:17.59", "valid_0's l2: 0.31"): a
- * key of letters, digits, '-', '_', '\'' and inner spaces (one word at most after the first),
- * then a decimal number; advances *s past the number. */
-static bool metric_pair(const char **s)
-{
-    const char *p = gw_scan_spaces(*s);
-    if (!isalpha((unsigned char)*p))
-        return false;
-    int words = 1;
-    while (*p && *p != ':') {
-        if (*p == ' ' && isalpha((unsigned char)p[1]) && words++ < 2) {
-            p++;
-            continue;
-        }
-        if (!isalnum((unsigned char)*p) && !strchr("-_'", *p))
-            return false;
-        p++;
-    }
-    if (*p != ':')
-        return false;
-    const char *v = gw_scan_spaces(p + 1);
-    char *end;
-    (void)strtod(v, &end);
-    if (end == v || (!isdigit((unsigned char)*v) && *v != '-') ||
-        !memchr(v, '.', (size_t)(end - v)))
-        return false; /* a measured value: a decimal ("cuda:0" is none) */
-    *s = end;
-    return true;
-}
-
-/* A boosting round: a counter leading the line ("0:", "[100]") and right after it the round's
- * metrics as "key: value" pairs, two or more (CatBoost's "100:  learn: 80.72  test: 76.35 ...
- * total: 830ms", XGBoost's "[0]  train-rmse:17.59  eval-rmse:17.21", LightGBM's "[100]
- * training's l2: 0.2  valid_1's l2: 0.3"): a training round that prints its evaluation-set
- * metric in its own line, with no pause for it. */
-static bool metric_round(const char *line, gw_counter *c)
-{
-    const char *v = line;
-    long n, t;
-    bool bracket = *v == '[';
-    if (bracket)
-        v++;
-    if (!counts(&v, &n, &t) || t >= 0 || *v != (bracket ? ']' : ':') ||
-        (v[1] != ' ' && v[1] != '\t'))
-        return false;
-    const char *m = v + 1;
-    int pairs = 0;
-    while (metric_pair(&m)) {
-        pairs++;
-        m += strcspn(m, " \t");
-    }
-    if (pairs < 2)
-        return false;
-    c->n = n;
-    c->total = -1;
-    c->kind = GW_LINE_TRAIN;
-    c->kind_word[0] = '\0';
-    snprintf(c->shape, sizeof c->shape, bracket ? "[N] metric:" : "N: metric:");
-    return true;
-}
-
 /* mmcv's bar: "[>>>>>>   ] 50/50, 163.1 task/s, elapsed: 0s, ETA: 0s". */
 static bool arrow_bar(const char *line, gw_counter *c)
 {
@@ -725,7 +717,7 @@ bool gw_counter_line(const char *line, gw_counter *c)
     if ((*s == '{' && !step_keyed(s)) || strstr(line, "%|") || strlen(line) > 4096)
         return false;
     c->kind = line_kind(line, c->kind_word);
-    if (metric_round(line, c)) {
+    if (gw_round_line(line, c)) {
         c->loss = true; /* a round's results */
         return true;
     }
@@ -741,7 +733,7 @@ bool gw_counter_line(const char *line, gw_counter *c)
         leading_counter(line, c);
     }
     if (c->n >= 0 && c->kind == GW_LINE_TRAIN && isnan(c->step_s))
-        c->step_s = gw_step_time(line);
+        c->step_s = gw_step_time_span(line, &c->span);
     c->announce = c->kind == GW_LINE_EVAL && c->n < 0 && !has_value(line);
     c->loss = strcasestr(line, "loss") != NULL;
     if (c->n < 0 && c->kind == GW_LINE_TRAIN) {

@@ -34,7 +34,9 @@ typedef struct gw_counter {
     long total;                          /* its total, -1 when not printed */
     long epoch, epoch_total;             /* the epoch tag, -1 when none / not printed */
     double step_s;                       /* seconds per step the line prints, NAN when none */
-    char shape[GW_COUNTER_SHAPE_MAX];    /* the counter's form, e.g. "iter N/M", "Epoch [E][N/M]" */
+    bool span; /* step_s is the time since the counter's last line ("Time 92.9s"), not a step's:
+                  per step it is over the counter's advance (step_time.h) */
+    char shape[GW_COUNTER_SHAPE_MAX]; /* the counter's form, e.g. "iter N/M", "Epoch [E][N/M]" */
     bool loss;     /* the line names a loss ("loss", "val_loss", "Loss:") or is a boosting round's
                       metrics ("0:  learn: 167.03  test: 153.59"): it reports a step's result */
     bool announce; /* an evaluation line without counter or measured value ("Evaluating bbox...",

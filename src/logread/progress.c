@@ -232,6 +232,9 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     bool tagged = p->table_row ? p->table_zero : labelled;
     bool fresh =
         new_inst && (tagged || opened || (p->text_zero && b->n == 1) || p->text_from_one || made);
+    /* a text counter's first line after an epoch line, counted from 0: its next line tells
+     * whether the counter began there (Marian's cumulative `Up. 200500` does not) */
+    p->opened_n = fresh && opened && p->text_draw && b->n > 1 ? b->n : -1;
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_TRAIN, t_ms, b->n, b->total, p->inst, b->step_s, NULL, fresh);
     p->last_act_ms = t_ms;
@@ -295,16 +298,20 @@ static void note(char *dst, size_t size, const char *src)
         snprintf(dst, size, "%.*s", (int)size - 1, src);
 }
 
-/* The loop's 0 line lacked the time per step its next line, 1, prints (llama.cpp's `iter= 0 ...
- * loss=0.000000`, then `iter= 1 ... dt=00:03:25`): it was printed before the first step, so the
- * counter counts the steps done, and that line counted none. */
-static void zero_was_before(gw_progress *p)
+/* A bar drawn before any step of the loop that text lines count, an evaluation's result right
+ * after it (mlx-lm's `Calculating loss...` bar, then `Iter 1: Val loss`): it was that
+ * evaluation's, before training began (start-up); the bars after it are other loops. */
+static void startup_bar_was_eval(gw_progress *p, const gw_counter *c)
 {
-    p->text_zero = false;
-    for (size_t k = p->inst_first; k < p->nsm; k++)
-        if (p->sm[k].n == 1)
-            p->sm[k].n = 0;
-    gw_timeline_uncount(p->tl);
+    if (p->train_bars && !p->train_shape[0] && !p->nst && !p->nhf && p->last_kind == 2 &&
+        p->inst == 1 && c->kind == GW_LINE_TRAIN) {
+        gw_timeline_free(p->tl);
+        p->tl = gw_timeline_new();
+        p->nsm = 0;
+        p->train_bars = p->train_bars_labelled = false;
+        p->train_total = -1;
+        p->last_kind = 0;
+    }
 }
 
 /* A text line that reports a checkpoint save (logread/counter_line.h). */
@@ -317,6 +324,7 @@ static void save_line(gw_progress *p, const gw_counter *c, int64_t t_ms)
     keep_last(p);
     close_val(p, t_ms);
     gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
+    p->last_kind = 3;
     p->last_act_ms = t_ms;
     /* a save that prints the step it was made at ("saving model-snapshot at stage 3, global step
      * 1250") places the text counter there */
@@ -364,41 +372,19 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     gw_bar_init(&b);
     b.n = c->n;
     b.total = c->total > 0 ? c->total : 0; /* 0: not printed */
-    /* a bar drawn before any step of the loop that text lines count, an evaluation's result
-     * right after it (mlx-lm's `Calculating loss...` bar, then `Iter 1: Val loss`): it was
-     * that evaluation's, before training began (start-up); the bars after it are other loops */
-    if (p->train_bars && !p->train_shape[0] && !p->nst && !p->nhf && p->last_kind == 2 &&
-        p->inst == 1 && c->kind == GW_LINE_TRAIN) {
-        gw_timeline_free(p->tl);
-        p->tl = gw_timeline_new();
-        p->nsm = 0;
-        p->train_bars = p->train_bars_labelled = false;
-        p->train_total = -1;
-        p->last_kind = 0;
-    }
+    if (gw_progress_repeated_step(p, c))
+        return false;
+    startup_bar_was_eval(p, c);
     /* a loop whose counter starts at 0 prints the index of the step just done */
     bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
-    bool zero_before = p->zero_no_time && c->n == 1 && !isnan(c->step_s) && p->text_zero;
-    /* the job's first counter line, 0 with neither a result nor a time per step (DeepSpeed's
-     * `step=0, skipped=0, lr=[0.0001]` at the engine's set-up), then a stride in the same form:
-     * printed before the first step, so the counter counts steps done */
-    zero_before |=
-        p->zero_set_up && c->n > 1 && p->text_zero && strcmp(p->train_shape, c->shape) == 0;
-    p->zero_set_up = c->n == 0 && isnan(c->step_s) && !c->loss && p->last_raw < 0 && !p->nsm;
-    p->zero_no_time = c->n == 0 && isnan(c->step_s);
-    if (c->n == 0)
-        p->text_zero = true;
-    else if (c->n < p->last_raw)
-        p->text_zero = false;
-    if (zero_before)
-        zero_was_before(p);
-    p->last_raw = c->n;
+    gw_progress_zero_lines(p, c);
+    double step_s = gw_progress_counter_step_s(p, c);
     b.n += p->text_zero;
     if (b.total > 0 && b.n > b.total)
         b.n = b.total;
     b.epoch = c->epoch;
     b.epoch_total = c->epoch_total;
-    b.step_s = c->step_s;
+    b.step_s = step_s;
     if (b.epoch < 0 && p->train_total > 0 && b.total > 0 && b.total != p->train_total) {
         if (p->nst || p->nsm)
             add_val(p, &b, t_ms); /* a loop of another length amid training: an evaluation */
@@ -409,7 +395,10 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
     snprintf(src, sizeof src, "`%s` lines", c->shape);
     p->cur_src = p->table_row ? "results table rows" : src;
     p->text_from_one = from_one;
+    gw_progress_opened_check(p, b.n);
+    p->text_draw = true;
     bool started = on_train_bar(p, &b, t_ms, epoch, total);
+    p->text_draw = false;
     p->after_counter = true;
     p->text_from_one = false;
     keep_last(p); /* text lines are few: each is kept */
@@ -455,7 +444,10 @@ static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, 
     }
     if (prep || (!val && b->epoch < 0 &&
                  ((b->desc[0] && gw_bar_other_desc(b->desc)) || p->after_download))) {
-        other_work(p, t_ms, b->desc);
+        /* a saving bar right after a save line is that save's (Nanotron's `Saving weights:
+         * 100%|...| 15/15` after `Saving checkpoint at checkpoints/10`) */
+        if (!(p->last_kind == 3 && strcasestr(b->desc, "saving")))
+            other_work(p, t_ms, b->desc);
         return false;
     }
     long e, t;
@@ -525,6 +517,10 @@ static bool uncounted_line(gw_progress *p, const char *line, int64_t t_ms, bool 
 {
     if (after_counter && step_time_line(p, line))
         return true;
+    /* the counter's line goes on in indented lines (OLMo's `[step=2/739328]`, then `
+     * train/CrossEntropyLoss=10.73`, ..., `throughput/device/batches_per_second=0.0869`) */
+    if (after_counter && (*line == ' ' || *line == '\t') && line[strspn(line, " \t")])
+        p->after_counter = true;
     if (!p->nsm || !gw_bar_other_verb(line))
         return false;
     other_work_named(p, t_ms, line, " :");
@@ -679,7 +675,7 @@ bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long 
     if (role == GW_COUNTER_TAKEOVER && p->pick.held.n < p->last_raw) {
         p->last_raw = -1;
         p->text_zero = false;
-        p->pending_base = p->pick.held.n;
+        p->pending_base = p->pick.held.n == 1 ? 0 : p->pick.held.n; /* 1: its first step */
         if (p->nsm) /* and the other counter's draws count no step */
             p->sm[p->inst_first].base = LONG_MAX;
         gw_timeline_recount(p->tl);

@@ -81,7 +81,7 @@ struct gw_progress {
     int64_t inst_start_ms; /* when the current training bar was made */
     size_t inst_first;     /* its first draw's sample */
     long train_total;      /* the training bar's total, -1 before one is seen */
-    int last_kind;         /* 0 none, 1 training bar, 2 validation */
+    int last_kind;         /* 0 none, 1 training bar, 2 validation, 3 save */
     val_run *vr;
     size_t nvr, capvr;
     hf_dict *hf;
@@ -89,23 +89,29 @@ struct gw_progress {
     int64_t last_ms, first_ms; /* the latest line's time, the first's (INT64_MIN: none yet) */
     int64_t over_ms;           /* the latest epoch line's time */
     gw_timeline *tl;
-    int64_t last_act_ms;      /* the last line that showed work (training, evaluation, a save) */
-    long last_raw;            /* a text counter's last printed value */
-    bool text_zero;           /* its loop printed 0 first: it prints the 0-based index */
-    bool text_from_one;       /* the first text counter ever is 1: its loop began in view */
-    bool zero_no_time;        /* the last text counter line was 0 with no time per step */
-    bool zero_set_up;         /* ... the job's first, naming no loss either */
-    bool train_bars;          /* training steps came from progress bars */
-    bool train_bars_labelled; /* ... whose descriptions name the epoch */
-    size_t nst_at_sample;     /* epochs started before the latest training sample */
-    bool after_download;      /* the line before spoke of a download or an upload */
-    bool val_open;            /* the last validation run was announced: it runs to the next
-                                 activity */
-    bool saved_after_val;     /* a save right after an evaluation: results next are its */
-    bool paused;              /* an evaluation or a save since the last time per step */
-    bool after_counter;       /* the line before was a training counter's (its time per step may
-                                 follow on a line of its own) */
-    const char *cur_src;      /* what the epoch being fed comes from (for gw_progress_found) */
+    int64_t last_act_ms; /* the last line that showed work (training, evaluation, a save) */
+    long last_raw;       /* a text counter's last printed value */
+    long first_raw;      /* and the first of its loop */
+    double span_first, span_prev; /* a time since the counter's last line: its loop's first, last */
+    bool span_clock;              /* ... never went down and doubled: an elapsed clock */
+    bool text_draw;               /* the draw being read is a text counter's line */
+    long opened_n;                /* a text counter's first count, taken from 0 as an epoch line
+                                     opened its loop; -1 none (its next line checks it) */
+    bool text_zero;               /* its loop printed 0 first: it prints the 0-based index */
+    bool text_from_one;           /* the first text counter ever is 1: its loop began in view */
+    bool zero_no_time;            /* the last text counter line was 0 with no time per step */
+    bool zero_set_up;             /* ... the job's first, naming no loss either */
+    bool train_bars;              /* training steps came from progress bars */
+    bool train_bars_labelled;     /* ... whose descriptions name the epoch */
+    size_t nst_at_sample;         /* epochs started before the latest training sample */
+    bool after_download;          /* the line before spoke of a download or an upload */
+    bool val_open;                /* the last validation run was announced: it runs to the next
+                                     activity */
+    bool saved_after_val;         /* a save right after an evaluation: results next are its */
+    bool paused;                  /* an evaluation or a save since the last time per step */
+    bool after_counter;           /* the line before was a training counter's (its time per step may
+                                     follow on a line of its own) */
+    const char *cur_src;          /* what the epoch being fed comes from (for gw_progress_found) */
     char epoch_src[GW_COUNTER_SHAPE_MAX + 16];
     char train_shape[GW_COUNTER_SHAPE_MAX];
     gw_counter_pick pick; /* which counter counts steps when lines print two */
@@ -130,5 +136,16 @@ void gw_progress_val_figures(const gw_progress *p, int64_t from, int64_t to, boo
 /* One line, its launcher's prefix taken off (progress_feed.c): as gw_progress_feed. */
 bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long *epoch,
                            long *total);
+
+/* A text counter's values (progress_count.c), c a training line's counter: */
+/* its loop's 0 printed first, or before the first step (the job's set-up line) */
+void gw_progress_zero_lines(gw_progress *p, const gw_counter *c);
+/* c repeats a value the counter passed, not its loop's start (LightGBM's best round) */
+bool gw_progress_repeated_step(const gw_progress *p, const gw_counter *c);
+/* c's seconds per step (a time since the counter's last line over its advance); the counter
+ * moves on to c's value */
+double gw_progress_counter_step_s(gw_progress *p, const gw_counter *c);
+/* the line after a loop's first that an epoch line opened, at count n */
+void gw_progress_opened_check(gw_progress *p, long n);
 
 #endif

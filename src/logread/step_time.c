@@ -102,9 +102,137 @@ static double delta_time(const char *line)
     return NAN;
 }
 
-double gw_step_time(const char *line)
+static double keyed_rate(const char *line, bool spaced);
+
+/* A step's word: "step", "iters", "iteration", "updates", "batches", "it". */
+static bool step_word(const char *w, size_t len)
 {
+    static const char *const words[] = {"step",    "steps",     "iter",       "iters",
+                                        "it",      "iteration", "iterations", "update",
+                                        "updates", "batch",     "batches"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == len && strncasecmp(w, words[i], len) == 0)
+            return true;
+    return false;
+}
+
+/* The seconds a unit word stands for ("ms", "s", "sec", "seconds"), 0 when it is none. */
+static double unit_scale(const char *u, size_t len)
+{
+    if (len == 2 && strncasecmp(u, "ms", 2) == 0)
+        return 1e-3;
+    static const char *const secs[] = {"s", "sec", "secs", "second", "seconds"};
+    for (size_t i = 0; i < sizeof secs / sizeof *secs; i++)
+        if (strlen(secs[i]) == len && strncasecmp(u, secs[i], len) == 0)
+            return 1.0;
+    return 0;
+}
+
+/* The value after a key ending at k: ':' or '=' or blanks, then a number, maybe abbreviated
+ * with K ("4.71K" ms), then no letter or digit. NAN when none. */
+static double key_value(const char *k)
+{
+    const char *v = gw_scan_spaces(k);
+    if (*v == ':' || *v == '=')
+        v = gw_scan_spaces(v + 1);
+    else if (v == k)
+        return NAN;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v || !isdigit((unsigned char)*v))
+        return NAN;
+    if (*end == 'K' || *end == 'k') {
+        x *= 1e3;
+        end++;
+    }
+    return isalnum((unsigned char)*end) || *end == '/' || !(x > 0) ? NAN : x;
+}
+
+/* An identifier that names the step and its unit with "per" (the last part of a path too):
+ * a time, Nanotron's "elapsed_time_per_iteration_ms: 9.6", "seconds_per_step=0.5"; a rate,
+ * OLMo's "throughput/device/batches_per_second=0.0863" ("tokens_per_second" counts tokens).
+ * As seconds per step; NAN when none. */
+static double named_per_step(const char *line)
+{
+    for (const char *p = strstr(line, "_per_"); p; p = strstr(p + 5, "_per_")) {
+        const char *b = p; /* the word before "_per_" */
+        while (b > line && isalpha((unsigned char)b[-1]))
+            b--;
+        const char *a = p + 5, *ae = a; /* the word after it */
+        while (isalpha((unsigned char)*ae))
+            ae++;
+        const char *u = ae, *ue = ae; /* a unit after that: "_ms" */
+        if (*u == '_') {
+            u++;
+            for (ue = u; isalpha((unsigned char)*ue);)
+                ue++;
+        }
+        if (isalnum((unsigned char)*ue) || *ue == '_')
+            continue;
+        double x = key_value(ue);
+        if (isnan(x))
+            continue;
+        if (u == ae && step_word(b, (size_t)(p - b)) && unit_scale(a, (size_t)(ae - a)) == 1.0)
+            return 1.0 / x; /* steps per second */
+        if (!step_word(a, (size_t)(ae - a)))
+            continue;
+        double scale = u < ue ? unit_scale(u, (size_t)(ue - u)) : unit_scale(b, (size_t)(p - b));
+        if (scale > 0)
+            return x * scale; /* a time per step */
+    }
+    return NAN;
+}
+
+/* A figure of seconds standing as a field of its own, between separators (Darknet's ", 2.848000
+ * seconds, 64 images"): the time since the counter's last line. "took 5 seconds", "elapsed 100
+ * seconds" are none. NAN when none. */
+static double bare_seconds(const char *line)
+{
+    for (const char *p = strstr(line, "seconds"); p; p = strstr(p + 7, "seconds")) {
+        if (!gw_scan_word_start(line, p) || isalnum((unsigned char)p[7]) || p[7] == '_')
+            continue;
+        const char *e = p;
+        while (e > line && e[-1] == ' ')
+            e--;
+        const char *v = e;
+        while (v > line && (isdigit((unsigned char)v[-1]) || v[-1] == '.'))
+            v--;
+        const char *s = v;
+        while (s > line && s[-1] == ' ')
+            s--;
+        const char *after = gw_scan_spaces(p + 7);
+        if (v == e || e == p || s == line || !strchr(",;|", s[-1]) ||
+            (*after && !strchr(",;|", *after)))
+            continue;
+        char *end;
+        double x = strtod(v, &end);
+        if (end == e && x > 0)
+            return x;
+    }
+    return NAN;
+}
+
+/* The word before the key at p is a step's ("per-step time", "step time"): the time is a
+ * step's, not the span's since the counter's last line. */
+static bool step_keyed(const char *line, const char *p)
+{
+    const char *e = p;
+    while (e > line && (e[-1] == ' ' || e[-1] == '-'))
+        e--;
+    const char *b = e;
+    while (b > line && isalpha((unsigned char)b[-1]))
+        b--;
+    return b < e && (step_word(b, (size_t)(e - b)) || (e - b == 3 && !strncasecmp(b, "per", 3)));
+}
+
+double gw_step_time_span(const char *line, bool *span)
+{
+    *span = false;
     double dt = delta_time(line);
+    if (isnan(dt))
+        dt = named_per_step(line);
+    if (isnan(dt))
+        dt = keyed_rate(line, true);
     if (!isnan(dt))
         return dt;
     /* a whole step's time before its parts' (ESPnet's "iter_time=0.001, forward_time=0.005, ...,
@@ -133,11 +261,16 @@ double gw_step_time(const char *line)
             if (end == v || !isdigit((unsigned char)*v))
                 continue;
             const char *u = end;
+            bool secs = false; /* its unit printed: seconds */
             if (strncmp(u, "ms", 2) == 0 && !isalpha((unsigned char)u[2])) {
                 x /= 1000.0;
                 u += 2;
             } else if (*u == 's' && !isalpha((unsigned char)u[1])) {
                 u++;
+                secs = true;
+            } else if (*u == ' ' && u[1] == 's' && !isalpha((unsigned char)u[2])) {
+                u += 2; /* "9.93 s" */
+                secs = true;
             } else if (isalpha((unsigned char)*u) || *u == ':') {
                 continue; /* "02m 22s", an eta "0:10:00" */
             }
@@ -149,16 +282,29 @@ double gw_step_time(const char *line)
                 continue;
             if (i >= 8 && v == gw_scan_spaces(p + len))
                 continue; /* "seconds: 10.2", not "seconds 12" */
-            if (x > 0 && x < 1e5)
+            if (x > 0 && x < 1e5) {
+                /* a time in seconds with its unit keyed plainly ("Time 92.9s", "training time
+                 * 9.93 s") is the time since the counter's last line */
+                *span = i == 6 && secs && !step_keyed(line, p);
                 return x;
+            }
         }
     }
-    return gw_step_per_unit(line);
+    double x = gw_step_per_unit(line);
+    if (isnan(x) && !isnan(x = bare_seconds(line)))
+        *span = true;
+    return x;
+}
+
+double gw_step_time(const char *line)
+{
+    bool span;
+    return gw_step_time_span(line, &span);
 }
 
 /* A rate named by its key, the step's unit over seconds: TF Estimator's "global_step/sec:
  * 2.44562", "steps/s = 3.1" (not "examples/sec: 311": samples). NAN when none. */
-static double keyed_rate(const char *line)
+static double keyed_rate(const char *line, bool spaced)
 {
     static const char *const steps[] = {"step",    "steps",     "iter",       "iters",
                                         "it",      "iteration", "iterations", "update",
@@ -180,12 +326,20 @@ static double keyed_rate(const char *line)
         for (size_t i = 0; i < sizeof steps / sizeof *steps && !ok; i++)
             ok = (size_t)(p - w) == strlen(steps[i]) && strncasecmp(w, steps[i], p - w) == 0;
         const char *v = gw_scan_spaces(u);
-        if (!ok || (*v != ':' && *v != '='))
+        const char *before = w;
+        while (before > line && before[-1] == ' ')
+            before--;
+        /* "It/sec 0.066" with its value after a blank (not "8.0 it/s 5": a figure before) */
+        bool blank = spaced && v > u && isdigit((unsigned char)*v) &&
+                     (before == line || !isdigit((unsigned char)before[-1]));
+        if (!ok || (*v != ':' && *v != '=' && !blank))
             continue;
-        v = gw_scan_spaces(v + 1);
+        if (*v == ':' || *v == '=')
+            v = gw_scan_spaces(v + 1);
         char *end;
         double x = strtod(v, &end);
-        if (end > v && isdigit((unsigned char)*v) && x > 0 && !isalnum((unsigned char)*end))
+        if (end > v && isdigit((unsigned char)*v) && x > 0 && !isalnum((unsigned char)*end) &&
+            *end != '/')
             return 1.0 / x;
     }
     return NAN;
@@ -196,6 +350,8 @@ double gw_step_time_alone(const char *line)
     const char *s = gw_scan_spaces(line);
     if (*s == '{' || strstr(line, "%|") || strlen(line) > 4096)
         return NAN;
-    double x = keyed_rate(line);
+    double x = keyed_rate(line, false);
+    if (isnan(x))
+        x = named_per_step(line);
     return isnan(x) ? gw_step_per_unit(line) : x;
 }

@@ -42,6 +42,7 @@ struct gw_timeline {
     long base;       /* gw_timeline_base's, for the next training line */
     bool paused;     /* an evaluation or save came since the last time per step */
     bool new_loop;   /* gw_timeline_new_loop: the next training line starts a phase */
+    bool recounted;  /* gw_timeline_recount since the last training line: its run goes on */
 };
 
 gw_timeline *gw_timeline_new(void)
@@ -101,49 +102,10 @@ static bool lagging_draw(gw_timeline *tl, const run *cur, long n, long total, un
     return true;
 }
 
-void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
-                     unsigned inst, double step_s, const char *word, int64_t since)
+/* A training line's steps into cur (gw_timeline_add). */
+static void count_steps(gw_timeline *tl, run *cur, int64_t t_ms, long n, long total, unsigned inst,
+                        double step_s, int64_t since)
 {
-    if (kind != GW_PH_TRAIN)
-        tl->paused = true;
-    if (kind != GW_PH_TRAIN && !tl->any_train)
-        return; /* before training: start-up (loading, a sanity check) */
-    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
-    /* a test announced or reported after a validation that reported its results is another
-     * evaluation (Flair's `Testing using best model ...` after its last `DEV :` line, Ignite's
-     * `Test Results - ...` after `Validation Results - ...`): after the last training step, the
-     * final test, unless tests followed validations amid training too (gw_timeline_finish) */
-    bool final_test = cur && kind == GW_PH_EVAL && cur->kind == kind && !cur->open_end && word &&
-                      test_after_val(cur->what, word);
-    if (kind == GW_PH_TRAIN && !since && lagging_draw(tl, cur, n, total, inst))
-        return;
-    bool new_loop = kind == GW_PH_TRAIN && tl->new_loop;
-    if (!cur || cur->kind != kind || final_test || new_loop) {
-        tl->new_loop = tl->new_loop && !new_loop;
-        tl->r = xgrow(tl->r, &tl->cap, tl->n + 1, sizeof *tl->r);
-        cur = &tl->r[tl->n++];
-        *cur = (run){.kind = kind,
-                     .first_ms = t_ms,
-                     .first_n = -1,
-                     .last_n = -1,
-                     .paused_s = SIZE_MAX,
-                     .test_after_val = final_test};
-        if (word) {
-            strncpy(cur->what, word, GW_PHASE_WORD_MAX - 1);
-            cur->what[GW_PHASE_WORD_MAX - 1] = '\0';
-        }
-    }
-    cur->last_ms = t_ms;
-    /* a test reported after the validation's results began after them, not with that run */
-    if (kind == GW_PH_EVAL && since > 0 && !cur->test_after_val &&
-        (!cur->since_ms || since < cur->since_ms))
-        cur->since_ms = since;
-    if (kind == GW_PH_EVAL)
-        cur->open_end = since < 0;
-    if (kind == GW_PH_EVAL && since < 0 && cur->first_ms == t_ms)
-        cur->announced = true;
-    if (kind != GW_PH_TRAIN)
-        return;
     /* steps: the counter's advance since the previous training line of the same loop; a new
      * loop counts from 0; the first line ever counts none (a resumed run's counter) */
     long delta = since ? n : 0;
@@ -183,6 +145,55 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
     tl->last_total = total;
 }
 
+void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, long total,
+                     unsigned inst, double step_s, const char *word, int64_t since)
+{
+    if (kind != GW_PH_TRAIN)
+        tl->paused = true;
+    if (kind != GW_PH_TRAIN && !tl->any_train)
+        return; /* before training: start-up (loading, a sanity check) */
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    /* a test announced or reported after a validation that reported its results is another
+     * evaluation (Flair's `Testing using best model ...` after its last `DEV :` line, Ignite's
+     * `Test Results - ...` after `Validation Results - ...`): after the last training step, the
+     * final test, unless tests followed validations amid training too (gw_timeline_finish) */
+    bool final_test = cur && kind == GW_PH_EVAL && cur->kind == kind && !cur->open_end && word &&
+                      test_after_val(cur->what, word);
+    if (kind == GW_PH_TRAIN && !since && lagging_draw(tl, cur, n, total, inst))
+        return;
+    /* the step counter replaced (gw_timeline_recount): the emptied run is the new loop's */
+    bool new_loop = kind == GW_PH_TRAIN && tl->new_loop &&
+                    !(tl->recounted && cur && cur->kind == kind && cur->steps == 0);
+    if (kind == GW_PH_TRAIN && tl->recounted)
+        tl->new_loop = tl->recounted = false;
+    if (!cur || cur->kind != kind || final_test || new_loop) {
+        tl->new_loop = tl->new_loop && !new_loop;
+        tl->r = xgrow(tl->r, &tl->cap, tl->n + 1, sizeof *tl->r);
+        cur = &tl->r[tl->n++];
+        *cur = (run){.kind = kind,
+                     .first_ms = t_ms,
+                     .first_n = -1,
+                     .last_n = -1,
+                     .paused_s = SIZE_MAX,
+                     .test_after_val = final_test};
+        if (word) {
+            strncpy(cur->what, word, GW_PHASE_WORD_MAX - 1);
+            cur->what[GW_PHASE_WORD_MAX - 1] = '\0';
+        }
+    }
+    cur->last_ms = t_ms;
+    /* a test reported after the validation's results began after them, not with that run */
+    if (kind == GW_PH_EVAL && since > 0 && !cur->test_after_val &&
+        (!cur->since_ms || since < cur->since_ms))
+        cur->since_ms = since;
+    if (kind == GW_PH_EVAL)
+        cur->open_end = since < 0;
+    if (kind == GW_PH_EVAL && since < 0 && cur->first_ms == t_ms)
+        cur->announced = true;
+    if (kind == GW_PH_TRAIN)
+        count_steps(tl, cur, t_ms, n, total, inst, step_s, since);
+}
+
 void gw_timeline_step_s(gw_timeline *tl, double step_s)
 {
     run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
@@ -209,6 +220,13 @@ void gw_timeline_uncount(gw_timeline *tl)
         cur->rate_n0 = cur->last_n;
 }
 
+void gw_timeline_uncount_steps(gw_timeline *tl, long k)
+{
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    if (cur && cur->kind == GW_PH_TRAIN && cur->steps >= k)
+        cur->steps -= k;
+}
+
 void gw_timeline_new_loop(gw_timeline *tl)
 {
     tl->new_loop = true;
@@ -229,6 +247,7 @@ void gw_timeline_recount(gw_timeline *tl)
     cur->paused_s = SIZE_MAX;
     cur->first_n = -1; /* its rate restarts with the step counter */
     tl->first_n = -1;
+    tl->recounted = true;
 }
 
 void gw_timeline_place(gw_timeline *tl, long n)

@@ -59,6 +59,10 @@ void gw_timeline_step_s(gw_timeline *tl, double step_s);
  * turned out to be printed before its first step): it counted one step less. */
 void gw_timeline_uncount(gw_timeline *tl);
 
+/* The training phase going on counts k steps fewer (a first line counted from 0 whose next line
+ * showed its counter had not started there). */
+void gw_timeline_uncount_steps(gw_timeline *tl, long k);
+
 /* The counter of a job with no epochs started over (CatBoost's second model, `0:` again): the
  * next training line starts a training phase of its own. */
 void gw_timeline_new_loop(gw_timeline *tl);

@@ -334,7 +334,7 @@ EXPECT = {
     # mlx-lm: the `Calculating loss...` bar before `Iter 1: Val loss` is that evaluation's
     # (start-up, before any step); then 100 steps to the save at 100, 90 to the evaluation at
     # 200, its report of 191-200 and the save, five times; no epochs
-    "mlx-lm-lora": ([], [T, S, T, E, T, S] * 5, [100, 90, 10] * 5, None,
+    "mlx-lm-lora": ([], [T, S, T, E, T, S] * 5, [100, 90, 10] * 5, 0.066,
                     ["iterations from `Iter N` lines", "evaluation from `Val` lines",
                      "checkpoint saves from `Saved` lines", "no epoch boundaries printed"]),
     # accelerate's run_seq2seq_no_trainer on SageMaker: Open MPI's `[1,mpirank:0,algo-1]<stderr>:`
@@ -357,6 +357,42 @@ EXPECT = {
                             ["epochs from `epoch E, step N` lines",
                              "evaluation from `validation` lines",
                              "checkpoint saves from `Saved` lines"]),
+    # Darknet's ` 80: 2.93, 3.41 avg loss, 0.001 rate, 2.848000 seconds, 64 images, ...`: the
+    # seconds field is the iteration's (a stride of 1; `0.001 rate` is the learning rate):
+    # median 7.89 s over iterations 1-80; `Saving weights to` between 80 and 81
+    "darknet-yolov4": ([], [T, S, T], [80, 30], 1 / 7.893,
+                       ["iterations from `N : loss` lines", "checkpoint saves from `Saving` lines",
+                        "no evaluation seen"]),
+    # XGBoost's `[0]\ttrain-rmse:1242.33\teval-rmse:1368.6` rounds 0-999 (every 20th printed):
+    # `Will train until eval-rmse hasn't improved in 100 rounds.` is a plan, no evaluation
+    "xgboost-gas": ([], [T], [1000], None,
+                    ["iterations from `[N] metric:` lines", "no evaluation seen"]),
+    # LightGBM's `[10]\tvalid_0's auc: 0.62` (one metric) rounds 10-1190, then the best round
+    # `[1142]` repeated after `Early stopping, best iteration is:` (no step), then the model saved
+    "lightgbm-kkbox": ([], [T, A], [1190], None,
+                       ["iterations from `[N] metric:` lines", "work after the last training step"]),
+    # Twelfth held-out set (blind; README). OLMo's `[step=2/739328]` header, its metrics on
+    # indented lines below it: `throughput/device/batches_per_second=0.0863` (median of 9)
+    "olmo-1b": ([], [T], [10], 0.0863, ["iterations from `step N/M` lines", "no evaluation seen"]),
+    # Nanotron: `[Stage ...] start from step 1` / `start from step 10` stage lines, then
+    # `iteration: 1 / 15 | ... | elapsed_time_per_iteration_ms: 4.71K | ...` (median 9.575 ms of
+    # iterations 1-10); `Saving checkpoint at checkpoints/10` and its `Saving weights` bar
+    "nanotron-tiny-llama": ([], [T, S, T], [10, 5], 1 / 0.009575,
+                            ["iterations from `iteration N/M` lines",
+                             "checkpoint saves from `Saving` lines"]),
+    # DeePMD-kit: `batch 200 training time 9.93 s, testing time 0.04 s` every 200 batches (the
+    # time of those 200; the 1-batch test folded in), `saved checkpoint model.ckpt` every 1000
+    "deepmd-ch4": ([], [T, S] * 10, [1000] * 10, 200 / 9.915,
+                   ["iterations from `batch N` lines", "checkpoint saves from `saved` lines",
+                    "no evaluation seen"]),
+    # Marian, resumed at update 200000: `Ep. 24 : Up. 200500 : ... : Time 303.13s : ...` every
+    # 500 updates (Time: since the last display), `[valid]` lines and `Saving` lines every 5000;
+    # the first phase counts from the first display (its count is cumulative), the first epoch's
+    # rate is its displays' median (the first after each evaluation held it and is left out)
+    "marian-resumed": ([(24, None, 8500), (25, None, 8500), (26, None, 7500)], [T, E, S] * 5,
+                       [4500] + [5000] * 4, 5.362,
+                       ["epochs from `Epoch N` lines", "steps from `Up. N` lines",
+                        "evaluation from `valid` lines", "checkpoint saves from `Saving` lines"]),
     "fastai-finetune": ([(1, None, None)] + [(k, None, None) for k in range(1, 5)], [], [], None,
                         ["epochs from results table rows", "no training steps printed"]),
     # Results tables with a step column (blind; README). spaCy's `E  #  LOSS ... SCORE` rows at

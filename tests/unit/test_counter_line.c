@@ -547,7 +547,12 @@ static void test_ninth_set_forms(void **state)
     assert_int_equal(c.n, 7);
     c = read_line("[100]\ttraining's l2: 0.21\tvalid_1's l2: 0.31", true);
     assert_int_equal(c.n, 100);
-    read_line("[100]\tvalid_0's l2: 0.31", false); /* one metric: no round's line */
+    /* one metric on a bracketed round's line of its own (LightGBM, one validation set) */
+    c = read_line("[10]\tvalid_0's auc: 0.62", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.n, 10);
+    assert_string_equal(c.shape, "[N] metric:");
+    read_line("[100]\tvalid_0's l2: 0.31 (best)", false); /* more after it: no round's line */
     read_line("0: cuda:0 memory: 12.5", false);
 
     /* tqdm drawn without its bar (a notebook's text): the percentage, the counts, the clock */
@@ -592,6 +597,66 @@ static void test_paused_time_and_new_loop(void **state)
     assert_int_equal(ph[2].kind, GW_PH_AFTER);
     free(ph);
     gw_timeline_free(tl);
+}
+
+/* Issue 23's eleventh and twelfth blind sets (tests/data/trainer-logs/README.md): rate keys with
+ * the value after a blank or named with "per", times since the counter's last line, an
+ * abbreviated step word, "batch N" with a time, the future tense, a part's time. */
+static void test_eleventh_twelfth_forms(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("Iter 10: Train loss 0.476, Learning Rate 1.000e-05, It/sec 0.066, "
+                             "Tokens/sec 65.688, Trained Tokens 9935, Peak mem 8.743 GB",
+                             true);
+    assert_int_equal(c.n, 10);
+    assert_float_equal(c.step_s, 1 / 0.066, 1e-9);
+    assert_false(c.span);
+    c = read_line(
+        "08/31/2024 14:37:31 [INFO|DP=0|PP=0|TP=0]: iteration: 1 / 15 | consumed_tokens: "
+        "512 | elapsed_time_per_iteration_ms: 4.71K | tokens_per_sec: 109 | lm_loss: 5.32",
+        true);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(c.total, 15);
+    assert_float_equal(c.step_s, 4.71, 1e-9);
+    assert_float_equal(gw_step_time("iteration: 3 / 15 | elapsed_time_per_iteration_ms: 10 | "
+                                    "tokens_per_sec: 51.2K"),
+                       0.010, 1e-12);
+    assert_float_equal(gw_step_time_alone("    throughput/device/batches_per_second=0.0869"),
+                       1 / 0.0869, 1e-9);
+    assert_true(isnan(gw_step_time_alone("    throughput/device/tokens_per_second=45,538")));
+    c = read_line(" 80: 2.927711, 3.411124 avg loss, 0.001000 rate, 2.848000 seconds, 64 images, "
+                  "12.345 hours left",
+                  true);
+    assert_int_equal(c.n, 80);
+    assert_float_equal(c.step_s, 2.848, 1e-9);
+    assert_true(c.span);
+    assert_false(gw_counter_line("Loaded: 0.000024 seconds", &c));
+    bool span;
+    assert_true(isnan(gw_step_time_span("iter 5 | saved, took 5 seconds", &span)));
+    c = read_line("[2018-11-24 15:54:56] Ep. 24 : Up. 201000 : Sen. 46900 : Cost 68.63 : Time "
+                  "93.69s : 11027.58 words/s : L.r. 8.4641e-05",
+                  true);
+    assert_int_equal(c.n, 201000);
+    assert_string_equal(c.shape, "Up. N");
+    assert_float_equal(c.step_s, 93.69, 1e-9);
+    assert_true(c.span);
+    c = read_line("[2018-11-24 16:07:29] [valid] Ep. 24 : Up. 205000 : cross-entropy : 46.4642",
+                  true);
+    assert_int_equal(c.kind, GW_LINE_EVAL);
+    read_line("[2018-11-24 15:48:18] [config] mini-batch-fit-step: 10", false);
+    c = read_line("DEEPMD INFO    batch    1000 training time 9.93 s, testing time 0.04 s", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.n, 1000);
+    assert_float_equal(c.step_s, 9.93, 1e-9);
+    assert_true(c.span);
+    /* a step's own time is no span: TF Object Detection's per-step time */
+    c = read_line("Step 200 per-step time 0.831s loss=1.192", true);
+    assert_float_equal(c.step_s, 0.831, 1e-9);
+    assert_false(c.span);
+    read_line("Will train until eval-rmse hasn't improved in 100 rounds.", false);
+    read_line(
+        "Multiple eval metrics have been passed: 'eval-rmse' will be used for early stopping.",
+        false);
 }
 
 /* Tenth set: PaddleNLP's `speed: 20.07 step/s`; each first time after a pause in an epoch that
@@ -694,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_ninth_set_forms),
         cmocka_unit_test(test_paused_time_and_new_loop),
         cmocka_unit_test(test_tenth_set_forms),
+        cmocka_unit_test(test_eleventh_twelfth_forms),
         cmocka_unit_test(test_counts_before_words),
         cmocka_unit_test(test_json_keys),
     };

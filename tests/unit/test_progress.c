@@ -443,6 +443,49 @@ static void test_one_read_two_epochs(void **state)
 
 /* The phases of a line list (kinds and training steps), for the eighth held-out set's forms. */
 
+/* Times printed since the counter's last line (issue 23's eleventh and twelfth blind sets):
+ * DeePMD's `training time` per 200 batches is per step over the counter's advance (its first
+ * line, 200 from an unseen start, gives none); Darknet's seconds field with a stride of 1 is the
+ * step's own; an elapsed clock (never down, doubled) is per step by its advance. */
+static void test_time_since_last_line(void **state)
+{
+    (void)state;
+    static const line deepmd[] = {
+        {0, "DEEPMD INFO    batch     200 training time 11.42 s, testing time 0.24 s"},
+        {100, "DEEPMD INFO    batch     400 training time 9.99 s, testing time 0.04 s"},
+        {200, "DEEPMD INFO    batch     600 training time 9.90 s, testing time 0.04 s"},
+        {300, "DEEPMD INFO    batch     800 training time 9.94 s, testing time 0.04 s"},
+        {400, "DEEPMD INFO    saved checkpoint model.ckpt"},
+        {500, "DEEPMD INFO    batch    1000 training time 9.93 s, testing time 0.04 s"},
+    };
+    gw_phase_span *ph;
+    size_t n = phases(deepmd, sizeof deepmd / sizeof *deepmd, &ph);
+    assert_int_equal(n, 3);
+    assert_int_equal(ph[0].kind, GW_PH_TRAIN);
+    assert_int_equal(ph[1].kind, GW_PH_SAVE);
+    assert_float_equal(ph[0].steps_per_s, 200 / 9.94, 1e-9); /* median of 9.99, 9.90, 9.94 */
+    free(ph);
+    static const line darknet[] = {
+        {0, " 1: 4173.809082, 4173.809082 avg loss, 0.000000 rate, 12.090222 seconds, 32 images"},
+        {100, " 2: 4149.802734, 4171.408203 avg loss, 0.000000 rate, 11.797990 seconds, 64 images"},
+        {200, " 3: 4226.664062, 4176.933594 avg loss, 0.000000 rate, 12.455998 seconds, 96 images"},
+    };
+    n = phases(darknet, sizeof darknet / sizeof *darknet, &ph);
+    assert_int_equal(n, 1);
+    assert_int_equal(ph[0].steps, 3);
+    assert_float_equal(ph[0].steps_per_s, 1 / 12.090222, 1e-9);
+    free(ph);
+    static const line clock[] = {
+        {0, "iter 10 | loss 2.5 | 5.0 seconds |"},    {100, "iter 20 | loss 2.4 | 10.0 seconds |"},
+        {200, "iter 30 | loss 2.3 | 15.0 seconds |"}, {300, "iter 40 | loss 2.2 | 20.0 seconds |"},
+        {400, "iter 50 | loss 2.1 | 25.0 seconds |"},
+    };
+    n = phases(clock, sizeof clock / sizeof *clock, &ph);
+    assert_int_equal(n, 1);
+    assert_float_equal(ph[0].steps_per_s, 2.0, 1e-9); /* 5 s per 10 iterations once it doubled */
+    free(ph);
+}
+
 /* gaussian-splatting's pasted final states: a bar made in this run (start-up lines before it, its
  * clock running) counts its 7000 steps; the bar after a checkpoint save's line is training, not
  * an upload's; its last save is the loop's (saves ran amid training). Without the start-up lines
@@ -673,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_ninth_set_bars_and_speed),
         cmocka_unit_test(test_zero_printed_before_the_first_step),
         cmocka_unit_test(test_zero_printed_at_set_up),
+        cmocka_unit_test(test_time_since_last_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
