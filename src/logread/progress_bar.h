@@ -15,7 +15,7 @@ enum { GW_BAR_DESC_MAX = 256 };
 
 /* A bar draw (or a timm line), parsed. */
 typedef struct gw_bar {
-    long n, total;
+    long n, total;    /* total 0: not printed (tqdm with no total: "100001it [05:37, ...]") */
     double elapsed_s; /* the bar's own elapsed time, NAN when it prints none */
     double step_s;    /* seconds per step when the bar prints it (Keras "20ms/step"), else NAN */
     char desc[GW_BAR_DESC_MAX];
