@@ -180,7 +180,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     bool opened = p->nst != p->nst_at_sample;
     bool new_inst = !last || b->n < last->n || b->total != last->total ||
                     ((new_epoch || opened) && last->n == last->total) ||
-                    (new_epoch && !b->total); /* a bar with no total that names a new epoch */
+                    (new_epoch && b->no_total); /* a bar with no total that names a new epoch */
     opened &= !labelled;                      /* a bar that names its epoch opens it itself */
     if (new_inst && last && b->n < last->n && !labelled && !p->nst)
         gw_timeline_new_loop(p->tl); /* no epochs: a counter's reset is a new loop */

@@ -215,6 +215,7 @@ static bool parse_no_total(const char *line, gw_bar *b)
         set_desc(b, line, p);
         b->n = strtol(d, NULL, 10);
         b->total = 0;
+        b->no_total = true;
         read_timing(p + 2, b);
         return true;
     }

@@ -21,6 +21,7 @@ typedef struct gw_bar {
     char desc[GW_BAR_DESC_MAX];
     long epoch, epoch_total; /* a timm "Train: 3 [" line's epoch, else -1 */
     int val;                 /* 1 validation by its own words, 0 not said */
+    bool no_total;           /* tqdm's bar with no total ("100001it [05:37, ...]") */
 } gw_bar;
 
 /* An empty draw: counts 0, times NAN, no epoch. */
