@@ -45,19 +45,20 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
 {
     bool reset = p->loop_reset && p->nst && raw <= p->st[p->nst - 1].raw;
     p->loop_reset = false;
-    if (!reset && p->nst && p->st[p->nst - 1].raw == raw) {
-        if (p->st[p->nst - 1].total < 0)
-            p->st[p->nst - 1].total = total;
+    /* numbers that do not advance like epochs are mentions ("best epoch 3" in epoch 9) */
+    gw_epoch_step step = reset ? GW_EPOCH_RESET : gw_progress_epoch_step(p, raw);
+    if (step == GW_EPOCH_SAME && p->st[p->nst - 1].total < 0)
+        p->st[p->nst - 1].total = total;
+    if (step == GW_EPOCH_SAME || step == GW_EPOCH_NONE)
         return false;
-    }
-    /* numbers that do not advance like epochs are mentions ("best epoch 3" in epoch 9); a
-     * first number that was one (a config's "epoch: 300") gives way to a run from 0 or 1 */
-    if (!reset && p->nst && raw != p->st[p->nst - 1].raw + 1) {
-        if (p->nst > 1 || p->st[0].raw <= 1 || raw > 1)
-            return false;
+    if (step == GW_EPOCH_RESTART) {
         p->nst = 0;
         p->zero_based = -1;
     }
+    if (step == GW_EPOCH_STRIDE)
+        p->stride = raw - p->st[0].raw;
+    if (step == GW_EPOCH_RESET)
+        gw_timeline_new_loop(p->etl); /* a second loop: its own training phase */
     if (p->zero_based < 0)
         p->zero_based = raw == 0;
     if (!p->epoch_src[0] && p->cur_src)
@@ -129,8 +130,8 @@ static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
         int64_t first = b->n != 0 && b->n != -2 && p->last_act_ms ? p->last_act_ms : t_ms;
         *v = (val_run){.first_ms = first, .elapsed_s = NAN};
     }
-    gw_timeline_add(p->tl, GW_PH_EVAL, t_ms, -1, 0, 0, NAN, b->desc[0] ? b->desc : "bar",
-                    b->n == -2 ? -1 : v->first_ms);
+    gw_progress_activity(p, GW_PH_EVAL, t_ms, b->desc[0] ? b->desc : "bar",
+                         b->n == -2 ? -1 : v->first_ms);
     p->val_open = b->n == -2;
     p->paused = true;
     p->last_act_ms = t_ms;
@@ -181,7 +182,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     bool new_inst = !last || b->n < last->n || b->total != last->total ||
                     ((new_epoch || opened) && last->n == last->total) ||
                     (new_epoch && b->no_total); /* a bar with no total that names a new epoch */
-    opened &= !labelled;                      /* a bar that names its epoch opens it itself */
+    opened &= !labelled;                        /* a bar that names its epoch opens it itself */
     if (new_inst && last && b->n < last->n && !labelled && !p->nst)
         gw_timeline_new_loop(p->tl); /* no epochs: a counter's reset is a new loop */
     if (new_inst) {
@@ -299,7 +300,7 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
         p->paused = true;
         keep_last(p);
         close_val(p, t_ms);
-        gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
+        gw_progress_activity(p, GW_PH_SAVE, t_ms, c->kind_word, 0);
         p->last_act_ms = t_ms;
         /* a save that prints the step it was made at ("saving model-snapshot at stage 3,
          * global step 1250") places the text counter there */
@@ -375,7 +376,7 @@ static void other_work(gw_progress *p, int64_t t_ms, const char *what)
 {
     keep_last(p);
     close_val(p, t_ms);
-    gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
+    gw_progress_activity(p, GW_PH_OTHER, t_ms, what, 0);
 }
 
 /* A progress bar draw b of line: a training loop's, an evaluation's, or other work. */
@@ -464,8 +465,8 @@ static bool uncounted_line(gw_progress *p, const char *line, int64_t t_ms, bool 
 
 /* A line that starts an epoch or reports its end: the default epoch lines, or row_e >= 0, the
  * epoch a results table's row ended (result_table.h). */
-static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_e, long *epoch,
-                       long *total)
+static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_e, bool work,
+                       long *epoch, long *total)
 {
     bool row = row_e >= 0;
     long e = row_e, t = -1;
@@ -494,12 +495,16 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
         p->over_ms = t_ms;
         if (ends == GW_EPOCH_OVER) /* its evaluation came before: the epoch ends here */
             over_line(p, t_ms);
-        gw_timeline_mark(p->tl, from);
+        gw_progress_mark(p, from);
         keep_last(p);
     }
     p->cur_src = NULL;
     if (started && !p->train_bars_labelled)
         p->train_total = -1; /* the first bar after an epoch line is its training bar */
+    /* no step printed (yet): the epoch lines tell the training (docs/epochs.md) */
+    if (!p->nsm && (started || (work && cur && !row && epoch_of_line(p, line, &e, &t) &&
+                                e == cur->raw && !gw_epoch_line_mention(line))))
+        gw_progress_epoch_work(p, line, t_ms, started, row || ends);
     return started;
 }
 
@@ -532,6 +537,8 @@ bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long 
         p->over_ms = t_ms;
         return false;
     }
+    if (gw_training_over_line(line))
+        gw_progress_over(p, t_ms); /* "Training complete.": what follows is after training */
     gw_counter c;
     bool counted = gw_counter_line(line, &c);
     if (!counted && uncounted_line(p, line, t_ms, after_counter))
@@ -552,13 +559,19 @@ bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long 
     bool held = role == GW_COUNTER_TAKEOVER &&
                 on_counter_line(p, &p->pick.held, p->pick.held_t, epoch, total);
     counted = counted && role != GW_COUNTER_OTHER; /* a second counter's line may tag the epoch */
+    long ce, ct; /* an evaluation line that starts an epoch sums it up, with no step printed */
+    p->fold_eval = counted && c.kind == GW_LINE_EVAL && c.n < 0 && !p->nsm &&
+                   epoch_of_line(p, line, &ce, &ct) &&
+                   gw_progress_epoch_step(p, ce) >= GW_EPOCH_NEXT;
     if (counted && row != GW_TABLE_ROW) {
         bool started = on_counter_line(p, &c, t_ms, epoch, total) || held;
+        p->fold_eval = false;
         if (started || c.kind == GW_LINE_TRAIN || c.n >= 0)
             return started;
         /* an evaluation or save line may still open an epoch ("epoch 12 ... val acc") */
     }
-    return epoch_line(p, line, t_ms, row == GW_TABLE_ROW ? e : -1, epoch, total);
+    p->fold_eval = false;
+    return epoch_line(p, line, t_ms, row == GW_TABLE_ROW ? e : -1, !counted, epoch, total);
 }
 
 /* ---- the epochs ---- */

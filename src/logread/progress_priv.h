@@ -103,7 +103,41 @@ struct gw_progress {
     char pre_eval_word[GW_COUNTER_WORD_MAX]; /* an evaluation word before training ("Loading Test
                                                 Cameras"), named only when no later one is */
     char save_word[GW_COUNTER_WORD_MAX];
+    gw_timeline *etl; /* the phases from epoch lines: an output that prints no step (below) */
+    long stride;      /* epochs printed every stride (MACE's 0, 2, 4, ...); 0: every one */
+    bool fold_eval;   /* the evaluation line being read starts an epoch: it sums that up */
+    bool folded;      /* ... one did */
 };
+
+/* How an epoch number advances on the last one: not at all (a mention), the same epoch, the
+ * next one, the second epoch a stride after the first, back to 0 or 1 after two or more (a
+ * second loop), or a first number above 1 that gives way to a run from 0 or 1. */
+typedef enum {
+    GW_EPOCH_NONE,
+    GW_EPOCH_SAME,
+    GW_EPOCH_NEXT,
+    GW_EPOCH_STRIDE,
+    GW_EPOCH_RESET,
+    GW_EPOCH_RESTART
+} gw_epoch_step;
+
+/* progress_epochs.c: raw's step after the epochs so far. */
+gw_epoch_step gw_progress_epoch_step(const gw_progress *p, long raw);
+
+/* An evaluation, save or other work at t_ms, in both timelines (the steps' and the epoch
+ * lines'); in the epoch lines' a save is a mark at its line (no step tells its length). */
+void gw_progress_activity(gw_progress *p, gw_phase_kind kind, int64_t t_ms, const char *word,
+                          int64_t since);
+
+/* gw_timeline_mark and gw_timeline_over in both. */
+void gw_progress_mark(gw_progress *p, int64_t t_ms);
+void gw_progress_over(gw_progress *p, int64_t t_ms);
+
+/* Training reported by an epoch line while no step has been printed: one that started an epoch
+ * (announcing it, unless it sums the epoch up or reports results), or another line of the epoch
+ * being run. */
+void gw_progress_epoch_work(gw_progress *p, const char *line, int64_t t_ms, bool started,
+                            bool sums_up);
 
 /* One line, its launcher's prefix taken off (progress_feed.c): as gw_progress_feed. */
 bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long *epoch,
