@@ -351,8 +351,10 @@ static void span_of(const gw_timeline *tl, size_t i, gw_phase_span *s, int64_t e
     memcpy(p->what, r->what, sizeof p->what);
     if (i > 0 && r->kind != GW_PH_SAVE && !r->announced)
         p->start_ms = s[i - 1].end_ms;
+    /* up to the announcement: the phase before's, or up to the line saying training ended */
+    bool over = tl->over_at && i == tl->over_at && tl->over_ms < p->start_ms;
     if (i > 0 && r->announced && s[i - 1].end_ms < p->start_ms)
-        s[i - 1].end_ms = p->start_ms; /* up to the announcement: the phase before's */
+        s[i - 1].end_ms = over && tl->over_ms >= s[i - 1].end_ms ? tl->over_ms : p->start_ms;
     if (r->since_ms && r->since_ms < p->start_ms) {
         /* work it reports began earlier; a save printed just before ends where it began */
         p->start_ms = r->since_ms;
@@ -369,8 +371,7 @@ static void span_of(const gw_timeline *tl, size_t i, gw_phase_span *s, int64_t e
     }
     if (p->end_ms < p->start_ms)
         p->end_ms = p->start_ms;
-    if (tl->over_at && i == tl->over_at && tl->over_ms < p->start_ms &&
-        (i == 0 || tl->over_ms >= s[i - 1].end_ms))
+    if (over && tl->over_ms < p->start_ms && tl->over_ms >= s[i - 1].end_ms)
         p->start_ms = tl->over_ms; /* the work after training began where it said so */
     if (r->kind == GW_PH_TRAIN && !r->no_steps) {
         p->steps = r->steps;
