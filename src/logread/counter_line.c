@@ -215,6 +215,18 @@ static gw_line_kind line_kind(const char *line, char *word)
     return GW_LINE_TRAIN;
 }
 
+/* 1 when the word at p, ending at q, ends a quoted key ("step", 'train/global_step'): q is the
+ * closing quote of one opened earlier in the same token; else 0. */
+static int quoted_key(const char *line, const char *p, const char *q)
+{
+    if (*q != '"' && *q != '\'')
+        return 0;
+    for (const char *b = p; b > line && b[-1] != ' ' && b[-1] != ','; b--)
+        if (b[-1] == *q)
+            return 1;
+    return 0;
+}
+
 /* A counter after one of the step words: "iter: 19", "iter 100:", "iteration 201/ 250000",
  * "Iter [50/500]", "Inference done 11/500"; a plural one ("iters: 100") needs a total, or an
  * epoch tag in the line (tagged: "(epoch: 1, iters: 100, time: 0.103)"), else it is a setting. */
@@ -244,6 +256,8 @@ static bool keyword_counter(const char *line, gw_counter *c, bool tagged)
                 q++; /* "iters", "steps" need a total: "steps = 1000" is a setting */
             if (isalnum((unsigned char)*q) || *q == '_')
                 continue;
+            int quoted = quoted_key(line, p, q);
+            q += quoted; /* a JSON or dict key: {"step": 10, ...} */
             if (glued) {
                 c->n = gn;
                 c->total = -1;
@@ -275,7 +289,7 @@ static bool keyword_counter(const char *line, gw_counter *c, bool tagged)
                 continue;
             to->n = n;
             to->total = t;
-            snprintf(to->shape, sizeof to->shape, "%.*s %sN%s%s", (int)(q - p), p,
+            snprintf(to->shape, sizeof to->shape, "%.*s %sN%s%s", (int)(q - p - quoted), p,
                      bracket ? "[" : "", t >= 0 ? "/M" : "", bracket ? "]" : "");
             if (t >= 0)
                 return true; /* a counter with its total wins over a bare one ("acc_iter=1085,
@@ -371,8 +385,8 @@ static bool unit_counter(const char *line, gw_counter *c)
     return false;
 }
 
-/* Two loops' counters, the outer first: "1/3 ( 33%) [  49/323 ( 15%)]", "[0/5][50/1583]": the
- * outer is the epoch, the bracketed inner the step. */
+/* Two loops' counters, the outer first: "1/3 ( 33%) [  49/323 ( 15%)]", "[0/5][50/1583]",
+ * "[1][0/61]": the outer is the epoch, the bracketed inner the step. */
 static bool nested_counter(const char *line, gw_counter *c)
 {
     for (const char *p = line; *p; p++) {
@@ -381,7 +395,10 @@ static bool nested_counter(const char *line, gw_counter *c)
             continue;
         const char *q = p;
         long e, et, n, t;
-        if (!counts(&q, &e, &et) || et <= 0 || *q == ':')
+        if (!counts(&q, &e, &et) || et == 0 || *q == ':')
+            continue;
+        /* no total: only "[1][0/61]" (CenterNet's `train: [E][N/M]`), the brackets adjacent */
+        if (et < 0 && (p == line || p[-1] != '[' || q[0] != ']' || q[1] != '['))
             continue;
         q = gw_scan_spaces(q);
         if (*q == ']')
@@ -404,7 +421,7 @@ static bool nested_counter(const char *line, gw_counter *c)
         c->epoch_total = et;
         c->n = n;
         c->total = t;
-        snprintf(c->shape, sizeof c->shape, "E/T [N/M]");
+        snprintf(c->shape, sizeof c->shape, et < 0 ? "[E][N/M]" : "E/T [N/M]");
         return true;
     }
     return false;
@@ -464,7 +481,8 @@ static const char *epoch_tag(const char *line, gw_counter *c)
             q = r + 1;
         }
         if (isalnum((unsigned char)*q) || *q == '_')
-            continue; /* "epochs", "epoch_3.pt" */
+            continue;                /* "epochs", "epoch_3.pt" */
+        q += quoted_key(line, p, q); /* a JSON or dict key: {"epoch": 2, "step": 10} */
         q = gw_scan_spaces(q);
         if (*q == ':' || *q == '=' || *q == '#')
             q = gw_scan_spaces(q + 1);
@@ -640,13 +658,34 @@ static bool has_value(const char *line)
     return false;
 }
 
+/* A JSON object or dict whose key names the step ({"step": 10, ...}, {"train/global_step": 20}):
+ * a metrics line; any other (a configuration's, Hugging Face's log dicts) is none. */
+static bool step_keyed(const char *s)
+{
+    static const char *const keys[] = {"step", "iter", "iteration", "global_step"};
+    for (const char *q = strpbrk(s, "\"'"); q; q = strpbrk(q + 1, "\"'")) {
+        const char *close = strchr(q + 1, *q);
+        if (!close)
+            return false;
+        for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+            size_t n = strlen(keys[i]);
+            const char *k = close - n;
+            if (k > q && strncmp(k, keys[i], n) == 0 && (k == q + 1 || k[-1] == '/') &&
+                *gw_scan_spaces(close + 1) == ':')
+                return true;
+        }
+        q = close;
+    }
+    return false;
+}
+
 bool gw_counter_line(const char *line, gw_counter *c)
 {
     memset(c, 0, sizeof *c);
     c->n = c->total = c->epoch = c->epoch_total = -1;
     c->step_s = NAN;
     const char *s = gw_scan_spaces(line);
-    if (*s == '{' || strstr(line, "%|") || strlen(line) > 4096)
+    if ((*s == '{' && !step_keyed(s)) || strstr(line, "%|") || strlen(line) > 4096)
         return false;
     c->kind = line_kind(line, c->kind_word);
     if (metric_round(line, c)) {

@@ -27,18 +27,28 @@ static const char *bracket_rank(const char *s)
     return NULL;
 }
 
-/* Open MPI's "[1,0]<stdout>:" / "<stderr>:". */
+/* Open MPI's --tag-output "[1,0]<stdout>:" / "<stderr>:" (SageMaker's "[1,mpirank:0,algo-1]"). */
 static const char *mpi_tag(const char *s)
 {
-    if (*s != '[' || !isdigit((unsigned char)s[1]))
+    if (*s != '[')
         return NULL;
-    const char *p = s + 1 + strspn(s + 1, "0123456789");
-    if (*p++ != ',' || !isdigit((unsigned char)*p))
+    size_t n = strcspn(s, "] \t");
+    if (n > 64 || s[n] != ']')
         return NULL;
-    p += strspn(p, "0123456789");
+    const char *p = s + n;
     if (strncmp(p, "]<stdout>:", 10) != 0 && strncmp(p, "]<stderr>:", 10) != 0)
         return NULL;
     return p + 10;
+}
+
+/* "#015", a carriage return as syslog and CloudWatch write it, before a bar's redraw. */
+static const char *escaped_cr(const char *s)
+{
+    if (strncmp(s, "#015", 4) != 0)
+        return NULL;
+    while (strncmp(s, "#015", 4) == 0)
+        s += 4;
+    return s;
 }
 
 /* Ray's "(RayTrainWorker pid=1234) ", "(pid=1234, ip=10.0.0.1) ". */
@@ -132,7 +142,7 @@ static const char *srun_label(const char *s)
 const char *gw_line_prefix_skip(gw_line_prefix *st, const char *line)
 {
     const char *s = line;
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < 4; round++) {
         const char *r = NULL;
         if (st->label[0])
             r = st->digits                                      ? srun_label(s)
@@ -142,6 +152,8 @@ const char *gw_line_prefix_skip(gw_line_prefix *st, const char *line)
             r = bracket_rank(s);
         if (!r)
             r = mpi_tag(s);
+        if (!r)
+            r = escaped_cr(s);
         if (!r)
             r = ray_tag(s);
         if (!r)

@@ -3,9 +3,11 @@
  * off before the line is read (docs/epochs.md "Prefixes before the trainer's own text").
  *
  * Always taken off, as their shapes are unmistakable: torchrun's `[rank0]:` and `[default0]:`,
- * Open MPI's `--tag-output` `[1,0]<stdout>:`, Ray's `(RayTrainWorker pid=1234, ip=10.0.0.1) `,
- * `kubectl logs --prefix`'s `[pod/NAME/CONTAINER] `, and a timestamp at the line's start with a
- * date and a clock (`docker logs -t`, `kubectl logs --timestamps`, moreutils `ts`,
+ * Open MPI's `--tag-output` `[1,0]<stdout>:` (SageMaker's
+ * `[1,mpirank:0,algo-1]<stderr>:`), syslog's and CloudWatch's `#015` for a carriage return, Ray's
+ * `(RayTrainWorker pid=1234, ip=10.0.0.1) `, `kubectl logs --prefix`'s `[pod/NAME/CONTAINER] `, and
+ * a timestamp at the line's start with a date and a clock (`docker logs -t`, `kubectl logs
+ * --timestamps`, moreutils `ts`,
  * `[2024-05-01 10:00:00]`), with the separators after it.
  * Taken off once the same prefix began 2 lines in a row (a trainer's own `100: learn: ...` rounds
  * never repeat one): Slurm's `srun --label` `0: `, pdsh's `worker-0: ` (the DeepSpeed launcher) and

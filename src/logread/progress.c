@@ -179,6 +179,11 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* a new bar: its count starts over, its total changes, or it names another epoch */
     /* ... or an epoch line came since its last draw (Keras' bars, a log of final states) */
     bool opened = p->nst != p->nst_at_sample;
+    /* tqdm's close redraws a finished bar's final state, its clock run on, after the work that
+     * followed it (an evaluation, saves, a line that ended the epoch): no step, no training */
+    if (last && !labelled && b->n == b->total && last->n == b->n && last->total == b->total &&
+        last->inst == p->inst && p->last_kind != 1 && (!opened || p->epoch_over))
+        return false;
     bool new_inst = !last || b->n < last->n || b->total != last->total ||
                     ((new_epoch || opened) && last->n == last->total) ||
                     (new_epoch && b->no_total); /* a bar with no total that names a new epoch */
@@ -330,6 +335,18 @@ static bool on_counter_line(gw_progress *p, const gw_counter *c, int64_t t_ms, l
             p->pre_val[1] = t_ms;
         return false;
     }
+    /* a bar drawn before any step of the loop that text lines count, an evaluation's result
+     * right after it (mlx-lm's `Calculating loss...` bar, then `Iter 1: Val loss`): it was
+     * that evaluation's, before training began (start-up); the bars after it are other loops */
+    if (p->train_bars && !p->train_shape[0] && !p->nst && !p->nhf && p->last_kind == 2 &&
+        p->inst == 1 && c->kind == GW_LINE_TRAIN) {
+        gw_timeline_free(p->tl);
+        p->tl = gw_timeline_new();
+        p->nsm = 0;
+        p->train_bars = p->train_bars_labelled = false;
+        p->train_total = -1;
+        p->last_kind = 0;
+    }
     /* a loop whose counter starts at 0 prints the index of the step just done */
     bool from_one = p->last_raw < 0 && !p->nsm && c->n == 1;
     bool zero_before = p->zero_no_time && c->n == 1 && !isnan(c->step_s) && p->text_zero;
@@ -465,6 +482,19 @@ static bool uncounted_line(gw_progress *p, const char *line, int64_t t_ms, bool 
 
 /* A line that starts an epoch or reports its end: the default epoch lines, or row_e >= 0, the
  * epoch a results table's row ended (result_table.h). */
+/* A decimal value in line ("0.84"), and no step counter (TFLearn's per-step `| epoch: 001 |
+ * loss: 2.03 -- iter: 00512/55000` tags its epoch): an epoch's results. */
+static bool results(const char *line)
+{
+    gw_counter c;
+    if (gw_counter_line(line, &c) && c.n >= 0)
+        return false;
+    for (const char *q = line; *q; q++)
+        if (isdigit((unsigned char)q[0]) && q[1] == '.' && isdigit((unsigned char)q[2]))
+            return true;
+    return false;
+}
+
 static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_e, bool work,
                        long *epoch, long *total)
 {
@@ -473,7 +503,10 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
     p->cur_src = row ? "results table rows" : "`Epoch N` lines";
     /* a line that reports its epoch's end, with no step printed (a table's row sums up its
      * epoch, begun at the row or the header before): docs/epochs.md */
-    gw_epoch_line_end ends = row                 ? GW_EPOCH_OVER
+    /* the first epoch line came after training steps, with results (accelerate's `epoch 0:
+     * {'accuracy': 0.84}` after its bar's steps): epoch lines sum their epochs up */
+    bool summary = !row && !p->user && p->nsm && (p->ends_epochs || (!p->nst && results(line)));
+    gw_epoch_line_end ends = row || summary      ? GW_EPOCH_OVER
                              : p->user || p->nsm ? GW_EPOCH_STARTS
                                                  : gw_epoch_line_ends(line);
     int64_t from = !ends                   ? t_ms
@@ -482,13 +515,18 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
                    : p->last_act_ms        ? p->last_act_ms
                                            : t_ms;
     bool started = (row || epoch_of_line(p, line, &e, &t)) &&
-                   add_start(p, e, t, false, from, p->nsm, epoch, total);
+                   add_start(p, e, t, false, from, summary ? p->summed_sm : p->nsm, epoch, total);
     start *cur = p->nst ? &p->st[p->nst - 1] : NULL;
     if (!started && cur && cur->total < 0 && p->dflt &&
         gw_epoch_matcher_match(p->dflt, line, &e, &t) && e == cur->raw && t > 0)
         cur->total = t; /* a line that mentions the epoch being run gives its total ("End of
                            epoch 1 / 500") */
-    if (started) {      /* the draws before it are the epoch before's, even at the same time */
+    p->ends_epochs |= started && summary;
+    if (started)
+        p->epoch_over = row || summary || gw_epoch_line_ends(line) != GW_EPOCH_STARTS;
+    if (started && summary)
+        p->summed_sm = p->nsm; /* the next epoch's draws begin after this one's */
+    if (started) { /* the draws before it are the epoch before's, even at the same time */
         close_val(p, t_ms);
         p->saved_after_val = false;
         p->last_act_ms = ends ? t_ms : 0; /* a result line after it tells not when work began */

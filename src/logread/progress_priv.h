@@ -58,8 +58,11 @@ struct gw_progress {
     size_t lines;          /* lines fed */
     char first_line[512];  /* the first one, prefix and all ("" when longer) */
     int64_t first_line_ms;
-    bool loop_reset; /* a table's header came again after epochs: its rows start a loop */
-    int zero_based;  /* -1 not decided yet */
+    bool loop_reset;  /* a table's header came again after epochs: its rows start a loop */
+    bool ends_epochs; /* epoch lines come at their epochs' ends, with results */
+    bool epoch_over;  /* the latest epoch line ended its epoch ("Epoch 0 training took 19 s") */
+    size_t summed_sm; /* ... the samples up to the last one's are its epoch's and before */
+    int zero_based;   /* -1 not decided yet */
     start *st;
     size_t nst, capst;
     sample *sm;

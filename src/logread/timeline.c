@@ -385,6 +385,57 @@ static void span_of(const gw_timeline *tl, size_t i, gw_phase_span *s, int64_t e
     }
 }
 
+/* b, a training span right after a, made part of a: its steps added, its rate when it has
+ * the more steps. */
+static void join_train(gw_phase_span *a, const gw_phase_span *b)
+{
+    a->end_ms = b->end_ms > a->end_ms ? b->end_ms : a->end_ms;
+    if (b->steps < 0)
+        return;
+    if (b->steps > a->steps || isnan(a->steps_per_s))
+        a->steps_per_s = b->steps_per_s;
+    if (a->first_step < 0)
+        a->first_step = b->first_step;
+    a->last_step = b->last_step;
+    a->steps = (a->steps > 0 ? a->steps : 0) + b->steps;
+}
+
+/* The spans of s (one per run of tl) joined where they are one phase: the work after training
+ * (t5's downloads, then `Save PyTorch model`); a test after a validation amid training, that
+ * evaluation's; an "other" activity amid training, the training around it. Returns their count. */
+static size_t compact(const gw_timeline *tl, gw_phase_span *s)
+{
+    size_t n = 0, last_train = 0;
+    bool mid_test = false;
+    for (size_t i = 0; i < tl->n; i++)
+        if (tl->r[i].kind == GW_PH_TRAIN)
+            last_train = i;
+    for (size_t i = 0; i < last_train; i++)
+        mid_test |= tl->r[i].test_after_val;
+    bool joined = false; /* the span before was training that an "other" activity joined */
+    for (size_t i = 0; i < tl->n; i++) {
+        bool other = tl->r[i].kind == GW_PH_OTHER && s[i].kind == GW_PH_TRAIN;
+        if (n && s[i].kind == GW_PH_TRAIN && s[n - 1].kind == GW_PH_TRAIN && (other || joined)) {
+            join_train(&s[n - 1], &s[i]); /* one training phase around a download's bar */
+            joined = other;
+            continue;
+        }
+        joined = other;
+        if (n && tl->r[i].test_after_val && (i < last_train || mid_test) &&
+            s[n - 1].kind == GW_PH_EVAL && s[i].kind == GW_PH_EVAL) {
+            s[n - 1].end_ms = s[i].end_ms;
+            continue;
+        }
+        if (n && s[i].kind == GW_PH_AFTER && s[n - 1].kind == GW_PH_AFTER) {
+            if (s[i].end_ms > s[n - 1].end_ms)
+                s[n - 1].end_ms = s[i].end_ms;
+            continue;
+        }
+        s[n++] = s[i];
+    }
+    return n;
+}
+
 size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_is_loops,
                           gw_phase_span **out)
 {
@@ -400,28 +451,7 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
     for (size_t i = 0; i < tl->n; i++)
         if (s[i].kind == GW_PH_OTHER)
             s[i].kind = GW_PH_TRAIN;
-    /* the work after training is one phase (t5's downloads, then `Save PyTorch model`); a test
-     * after a validation amid training is that evaluation's */
-    size_t n = 0, last_train = 0;
-    bool mid_test = false;
-    for (size_t i = 0; i < tl->n; i++)
-        if (tl->r[i].kind == GW_PH_TRAIN)
-            last_train = i;
-    for (size_t i = 0; i < last_train; i++)
-        mid_test |= tl->r[i].test_after_val;
-    for (size_t i = 0; i < tl->n; i++) {
-        if (n && tl->r[i].test_after_val && (i < last_train || mid_test) &&
-            s[n - 1].kind == GW_PH_EVAL && s[i].kind == GW_PH_EVAL) {
-            s[n - 1].end_ms = s[i].end_ms;
-            continue;
-        }
-        if (n && s[i].kind == GW_PH_AFTER && s[n - 1].kind == GW_PH_AFTER) {
-            if (s[i].end_ms > s[n - 1].end_ms)
-                s[n - 1].end_ms = s[i].end_ms;
-            continue;
-        }
-        s[n++] = s[i];
-    }
+    size_t n = compact(tl, s);
     *out = s;
     return n;
 }

@@ -344,6 +344,24 @@ EXPECT = {
                         [None] * 2, None,
                         ["epochs from results table rows", "no training steps printed",
                          "work after the last training step (`Saving`)"]),
+    # Eleventh held-out set (blind; README). CenterNet's `train: [1][0/61]|Tot: ...|Net 23.530s`
+    # (0-based batch index, no epoch total): epoch 1 whole, epoch 2 cut at 17 steps; `Net` is a
+    # running average, not taken for a rate
+    "centernet": ([(1, None, 61), (2, None, 17)], [T], [78], None,
+                  ["epochs from `[E][N/M]` lines", "no evaluation seen"]),
+    # mlx-lm: the `Calculating loss...` bar before `Iter 1: Val loss` is that evaluation's
+    # (start-up, before any step); then 100 steps to the save at 100, 90 to the evaluation at
+    # 200, its report of 191-200 and the save, five times; no epochs
+    "mlx-lm-lora": ([], [T, S, T, E, T, S] * 5, [100, 90, 10] * 5, None,
+                    ["iterations from `Iter N` lines", "evaluation from `Val` lines",
+                     "checkpoint saves from `Saved` lines", "no epoch boundaries printed"]),
+    # accelerate's run_seq2seq_no_trainer on SageMaker: Open MPI's `[1,mpirank:0,algo-1]<stderr>:`
+    # before every line and CloudWatch's `#015` for the bar's carriage returns; one epoch of 79
+    # steps (`Epoch 0 training took 19.5 seconds` ends it), its evaluation, the saves after the
+    # last step; tqdm's close redraws `79/79` after them: no new training
+    "accelerate-sagemaker": ([(1, None, 79)], [T, E, A], [79], None,
+                             ["steps from progress bars", "evaluation from `evaluation` lines",
+                              "work after the last training step (`saved`)"]),
     # Eleventh/twelfth held-out sets (blind; README). Epochs and no steps: the phases from the
     # epoch lines (docs/epochs.md, "Epochs and no steps").
     # Tianshou: `Epoch #1: 100001it [05:37, 296.68it/s, ...]`, tqdm's bar with no total (its

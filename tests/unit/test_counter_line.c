@@ -631,6 +631,24 @@ static void test_tenth_set_forms(void **state)
     }
 }
 
+/* A JSON object or dict that keys the step is a metrics line; a configuration's is none */
+static void test_json_keys(void **state)
+{
+    (void)state;
+    gw_counter c = read_line("{\"epoch\": 2, \"step\": 40, \"loss\": 2.31, \"lr\": 0.001}", true);
+    assert_int_equal(c.kind, GW_LINE_TRAIN);
+    assert_int_equal(c.n, 40);
+    assert_int_equal(c.epoch, 2);
+    assert_string_equal(c.shape, "epoch E, step N");
+    c = read_line("{'train/global_step': 120, 'train/loss': 1.5}", true);
+    assert_int_equal(c.n, 120);
+    assert_string_equal(c.shape, "global_step N");
+    /* settings: a plural or prefixed key is no counter, an object without a step key is none */
+    read_line("{'max_steps': 1000, 'eval_steps': 500, 'save_steps': 500}", false);
+    read_line("{\"lr\": 0.001, \"batch_size\": 32, \"epochs\": 100}", false);
+    read_line("{\"stepsize\": 3, \"iters_per_epoch\": 100}", false);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -651,6 +669,7 @@ int main(void)
         cmocka_unit_test(test_ninth_set_forms),
         cmocka_unit_test(test_paused_time_and_new_loop),
         cmocka_unit_test(test_tenth_set_forms),
+        cmocka_unit_test(test_json_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
