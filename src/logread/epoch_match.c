@@ -243,9 +243,15 @@ bool gw_epoch_line_results(const char *line)
     const char *q = line, *d = first_epoch_number(line, &q);
     if (!d)
         return false;
-    for (d += strspn(d, "0123456789"); *d; d++)
+    d += strspn(d, "0123456789");
+    if (*d == '/') /* its total: "Epoch [001/300]" */
+        d += 1 + strspn(d + 1, "0123456789");
+    for (; *d; d++) {
+        if (*d == '[' && isdigit((unsigned char)d[1 + strspn(d + 1, " ")]))
+            return false; /* a counter within the epoch: "Epoch: 491 [12800/45000 (28%)]" */
         if (*d == '.' && isdigit((unsigned char)d[-1]) && isdigit((unsigned char)d[1]))
             return true;
+    }
     return false;
 }
 

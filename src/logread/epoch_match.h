@@ -52,7 +52,8 @@ gw_epoch_line_end gw_epoch_line_ends(const char *line);
 
 /* Whether an epoch line reports results after its "epoch N": a decimal number follows it
  * ("Epoch 0: loss=30.7212", "Epoch [001/300] - Train Loss: 145.13"), where a bare "Epoch 3/10"
- * or "Epoch 0" announces the epoch before its work. */
+ * or "Epoch 0" announces the epoch before its work, and a line with a counter in brackets after
+ * the epoch ("Train Epoch: 491 [12800/45000 (28%)]  Loss: 0.0001") reports progress within it. */
 bool gw_epoch_line_results(const char *line);
 
 /* Whether a line says the whole training ended ("Training complete.", "INFO: Training finished",

@@ -127,7 +127,9 @@ static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
         v = &p->vr[p->nvr++];
         /* a line that only reports results (no counter) ends work that began after the
          * previous activity */
-        int64_t first = b->n != 0 && b->n != -2 && p->last_act_ms ? p->last_act_ms : t_ms;
+        /* ... unless it is in an epoch's line that sums the epoch up (no time of its own) */
+        int64_t first =
+            b->n != 0 && b->n != -2 && p->last_act_ms && !p->fold_eval ? p->last_act_ms : t_ms;
         *v = (val_run){.first_ms = first, .elapsed_s = NAN};
     }
     gw_progress_activity(p, GW_PH_EVAL, t_ms, b->desc[0] ? b->desc : "bar",
@@ -543,6 +545,8 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
     if (!p->nsm && (started || (work && cur && !row && epoch_of_line(p, line, &e, &t) &&
                                 e == cur->raw && !gw_epoch_line_mention(line))))
         gw_progress_epoch_work(p, line, t_ms, started, row || ends);
+    if (started && !p->nsm && !row && !ends)
+        p->st[p->nst - 1].results = gw_epoch_line_results(line);
     return started;
 }
 
@@ -758,6 +762,7 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
 {
     close_val(p, p->last_ms);
     hf_starts(p);
+    gw_progress_summed_epochs(p);
     *out = NULL;
     if (!p->nst)
         return 0;

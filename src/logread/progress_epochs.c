@@ -68,3 +68,16 @@ void gw_progress_epoch_work(gw_progress *p, const char *line, int64_t t_ms, bool
     /* a bare "Epoch 3/10" announces its work, which runs to the next activity */
     gw_timeline_epoch(p->etl, t_ms, !sums_up && !gw_epoch_line_results(line), since);
 }
+
+void gw_progress_summed_epochs(gw_progress *p)
+{
+    if (p->nsm || p->user || !p->nst)
+        return;
+    for (size_t i = 0; i < p->nst; i++)
+        if (!p->st[i].results)
+            return;
+    for (size_t i = p->nst; i-- > 0;) {
+        p->st[i].end_ms = p->st[i].t_ms;
+        p->st[i].t_ms = i ? p->st[i - 1].t_ms : p->first_ms;
+    }
+}

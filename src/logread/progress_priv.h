@@ -25,6 +25,7 @@ typedef struct start {
     bool inclusive;      /* a YOLO column: the total is the last epoch's number */
     size_t first_sample; /* its first training sample's index, SIZE_MAX: by time alone */
     int64_t end_ms;      /* a line that sums the epoch up ended it there; 0: not printed */
+    bool results;        /* its line reports results (`Epoch 0: loss=30.72`): its epoch's end */
 } start;
 
 typedef struct sample {
@@ -131,6 +132,11 @@ gw_epoch_step gw_progress_epoch_step(const gw_progress *p, long raw);
  * lines'); in the epoch lines' a save is a mark at its line (no step tells its length). */
 void gw_progress_activity(gw_progress *p, gw_phase_kind kind, int64_t t_ms, const char *word,
                           int64_t since);
+
+/* At the end: an output with no step whose every epoch line reported results (one line per
+ * epoch, at its end: cgcnn2's, MACE's) has each epoch end at its line and begin at the line
+ * before (the first at the job's first line). */
+void gw_progress_summed_epochs(gw_progress *p);
 
 /* gw_timeline_mark and gw_timeline_over in both. */
 void gw_progress_mark(gw_progress *p, int64_t t_ms);

@@ -172,8 +172,7 @@ void gw_timeline_epoch(gw_timeline *tl, int64_t t_ms, bool open, int64_t since)
                      .first_n = -1,
                      .last_n = -1,
                      .paused_s = SIZE_MAX,
-                     .no_steps = true,
-                     .announced = open};
+                     .no_steps = true}; /* from the phase before's end, even when open */
     }
     cur->last_ms = t_ms;
     cur->open_end = open;

@@ -82,7 +82,8 @@ void gw_timeline_place(gw_timeline *tl, long n);
 void gw_timeline_mark(gw_timeline *tl, int64_t t_ms);
 
 /* Training reported by an epoch line in an output that prints no step (its steps unknown):
- * open, a line that announces the epoch ("Epoch 3/10"), whose work runs to the next activity;
+ * open, a line that announces the epoch ("Epoch 3/10"), whose work runs from the end of the
+ * phase before to the next activity;
  * else one that reports the work done up to t_ms ("Epoch 3: loss=0.41"), begun at since (unix ms,
  * 0 unknown) when it is the first phase. */
 void gw_timeline_epoch(gw_timeline *tl, int64_t t_ms, bool open, int64_t since);

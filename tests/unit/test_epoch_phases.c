@@ -107,6 +107,14 @@ static void test_epoch_lines_with_results(void **state)
     assert_int_equal(f.e[2].number, 3);
     assert_int_equal(f.e[2].total, 300);
     assert_int_equal(f.e[2].steps, -1);
+    /* one line per epoch, at its end: each epoch from the line before (the first from the job's
+     * first line); the validation inside the line tells no time */
+    int64_t span[][2] = {{1000, 5000}, {5000, 9000}, {9000, 13000}};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(f.e[i].start_ms, span[i][0]);
+        assert_int_equal(f.e[i].end_ms, span[i][1]);
+        assert_true(isnan(f.e[i].validation_s));
+    }
     assert_int_equal(f.nph, 4);
     phase(&f.ph[0], GW_PH_TRAIN, 1000, 5000); /* the first epoch from the job's first line */
     phase(&f.ph[1], GW_PH_SAVE, 5003, 5003);  /* a mark */
@@ -137,6 +145,8 @@ static void test_stride(void **state)
     assert_int_equal(f.e[0].number, 1);
     assert_int_equal(f.e[1].number, 3);
     assert_int_equal(f.e[2].number, 5);
+    assert_int_equal(f.e[1].start_ms, 2000); /* two epochs' time: printed every second */
+    assert_int_equal(f.e[1].end_ms, 4000);
     assert_int_equal(f.nph, 2);
     phase(&f.ph[0], GW_PH_TRAIN, 1000, 7000); /* up to `Training complete` */
     phase(&f.ph[1], GW_PH_AFTER, 7000, 9000);
@@ -171,6 +181,8 @@ static void test_reset_and_lines_of_the_epoch(void **state)
     long want[] = {499, 500, 1, 2};
     for (size_t i = 0; i < 4; i++)
         assert_int_equal(f.e[i].number, want[i]);
+    assert_int_equal(f.e[0].start_ms, 1000); /* progress lines: each epoch from its first */
+    assert_int_equal(f.e[2].start_ms, 7000);
     gw_phase_kind kinds[] = {GW_PH_TRAIN, GW_PH_EVAL, GW_PH_TRAIN, GW_PH_EVAL, GW_PH_TRAIN,
                              GW_PH_EVAL,  GW_PH_SAVE, GW_PH_TRAIN, GW_PH_EVAL};
     assert_int_equal(f.nph, sizeof kinds / sizeof *kinds);
@@ -184,7 +196,8 @@ static void test_reset_and_lines_of_the_epoch(void **state)
     done(&f);
 }
 
-/* nnU-Net: a bare `Epoch 0` announces the epoch: its training runs to the result lines. */
+/* nnU-Net: a bare `Epoch 0` announces the epoch: its training runs to the result lines (from
+ * the end of the phase before). */
 static void test_announced_epochs(void **state)
 {
     (void)state;
@@ -198,8 +211,8 @@ static void test_announced_epochs(void **state)
     assert_int_equal(f.ne, 2);
     assert_int_equal(f.nph, 4);
     phase(&f.ph[0], GW_PH_TRAIN, 1000, 5010);
-    phase(&f.ph[1], GW_PH_EVAL, 5010, 6000);
-    phase(&f.ph[2], GW_PH_TRAIN, 6000, 9010);
+    phase(&f.ph[1], GW_PH_EVAL, 5010, 5010); /* results alone: no time of their own */
+    phase(&f.ph[2], GW_PH_TRAIN, 5010, 9010);
     phase(&f.ph[3], GW_PH_EVAL, 9010, 9010);
     done(&f);
 }
