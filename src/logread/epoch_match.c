@@ -258,3 +258,50 @@ bool gw_epoch_line_mention(const char *line)
         d++;
     return (*d == '.' || *d == '_' || *d == '-') && isalpha((unsigned char)d[1]);
 }
+
+bool gw_epoch_line_results(const char *line)
+{
+    const char *q = line, *d = first_epoch_number(line, &q);
+    if (!d)
+        return false;
+    d += strspn(d, "0123456789");
+    if (*d == '/') /* its total: "Epoch [001/300]" */
+        d += 1 + strspn(d + 1, "0123456789");
+    for (; *d; d++) {
+        if (*d == '[' && isdigit((unsigned char)d[1 + strspn(d + 1, " ")]))
+            return false; /* a counter within the epoch: "Epoch: 491 [12800/45000 (28%)]" */
+        if (*d == '.' && isdigit((unsigned char)d[-1]) && isdigit((unsigned char)d[1]))
+            return true;
+    }
+    return false;
+}
+
+bool gw_training_over_line(const char *line)
+{
+    static const char *const said[] = {
+        "training complete", "training completed",   "training finished",     "training done",
+        "training is done",  "training is complete", "training has finished", "training ended",
+        "finished training", "done training"};
+    const char *s = line + strspn(line, " \t");
+    for (size_t i = 0; i < sizeof said / sizeof *said; i++) {
+        const char *at = strcasestr(s, said[i]);
+        if (!at || (at > s && isalnum((unsigned char)at[-1])))
+            continue;
+        bool tags = true; /* "INFO: ", "[I 10:00:00] ": no lower-case word before it */
+        for (const char *c = s; c < at && tags; c++)
+            tags = !islower((unsigned char)*c);
+        if (!tags)
+            continue;
+        const char *e = at + strlen(said[i]);
+        if (!*e || strchr(".!,;:", *e))
+            return true;
+        e += strspn(e, " \t");
+        size_t n = 0;
+        while (isalpha((unsigned char)e[n]))
+            n++;
+        if (!*e || *e == '[' || *e == '(' || (n == 2 && strncasecmp(e, "in", 2) == 0) ||
+            (n == 5 && strncasecmp(e, "after", 5) == 0))
+            return true;
+    }
+    return false;
+}

@@ -51,6 +51,18 @@ bool gw_epoch_line_mention(const char *line);
 typedef enum { GW_EPOCH_STARTS, GW_EPOCH_TRAINED, GW_EPOCH_OVER } gw_epoch_line_end;
 gw_epoch_line_end gw_epoch_line_ends(const char *line);
 
+/* Whether an epoch line reports results after its "epoch N": a decimal number follows it
+ * ("Epoch 0: loss=30.7212", "Epoch [001/300] - Train Loss: 145.13"), where a bare "Epoch 3/10"
+ * or "Epoch 0" announces the epoch before its work, and a line with a counter in brackets after
+ * the epoch ("Train Epoch: 491 [12800/45000 (28%)]  Loss: 0.0001") reports progress within it. */
+bool gw_epoch_line_results(const char *line);
+
+/* Whether a line says the whole training ended ("Training complete.", "INFO: Training finished",
+ * "Finished training", "Training completed in 3h"): the phrase, with nothing but upper-case
+ * tags, numbers and punctuation before it, and a line end, punctuation, "in", "after" or a
+ * bracket after it ("Finished training it 1024/306969" counts steps). */
+bool gw_training_over_line(const char *line);
+
 /* NULL is accepted. */
 void gw_epoch_matcher_free(gw_epoch_matcher *m);
 

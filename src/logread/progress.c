@@ -45,22 +45,25 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
 {
     bool reset = p->loop_reset && p->nst && raw <= p->st[p->nst - 1].raw;
     p->loop_reset = false;
-    if (!reset && p->nst && p->st[p->nst - 1].raw == raw) {
-        if (p->st[p->nst - 1].total < 0)
-            p->st[p->nst - 1].total = total;
-        return false;
-    }
-    /* numbers that do not advance like epochs are mentions ("best epoch 3" in epoch 9); a
-     * first number that was one (a config's "epoch: 300") gives way to a run from 0 or 1; a
-     * results table's epoch cell may skip epochs that had no evaluation (spaCy's E 4, then 6:
+    /* numbers that do not advance like epochs are mentions ("best epoch 3" in epoch 9) */
+    /* a results table's epoch cell may skip epochs that had no evaluation (spaCy's E 4, then 6:
      * epochs shorter than the evaluation interval) */
     bool skip = p->table_row && p->nst && raw > p->st[p->nst - 1].raw;
-    if (!reset && !skip && p->nst && raw != p->st[p->nst - 1].raw + 1) {
-        if (p->nst > 1 || p->st[0].raw <= 1 || raw > 1)
-            return false;
+    gw_epoch_step step = reset  ? GW_EPOCH_RESET
+                         : skip ? GW_EPOCH_NEXT
+                                : gw_progress_epoch_step(p, raw);
+    if (step == GW_EPOCH_SAME && p->st[p->nst - 1].total < 0)
+        p->st[p->nst - 1].total = total;
+    if (step == GW_EPOCH_SAME || step == GW_EPOCH_NONE)
+        return false;
+    if (step == GW_EPOCH_RESTART) {
         p->nst = 0;
         p->zero_based = -1;
     }
+    if (step == GW_EPOCH_STRIDE)
+        p->stride = raw - p->st[0].raw;
+    if (step == GW_EPOCH_RESET)
+        gw_timeline_new_loop(p->etl); /* a second loop: its own training phase */
     if (p->zero_based < 0)
         p->zero_based = raw == 0;
     if (!p->epoch_src[0] && p->cur_src)
@@ -129,11 +132,13 @@ static void add_val(gw_progress *p, const bar *b, int64_t t_ms)
         v = &p->vr[p->nvr++];
         /* a line that only reports results (no counter) ends work that began after the
          * previous activity */
-        int64_t first = b->n != 0 && b->n != -2 && p->last_act_ms ? p->last_act_ms : t_ms;
+        /* ... unless it is in an epoch's line that sums the epoch up (no time of its own) */
+        int64_t first =
+            b->n != 0 && b->n != -2 && p->last_act_ms && !p->fold_eval ? p->last_act_ms : t_ms;
         *v = (val_run){.first_ms = first, .elapsed_s = NAN};
     }
-    gw_timeline_add(p->tl, GW_PH_EVAL, t_ms, -1, 0, 0, NAN, b->desc[0] ? b->desc : "bar",
-                    b->n == -2 ? -1 : v->first_ms);
+    gw_progress_activity(p, GW_PH_EVAL, t_ms, b->desc[0] ? b->desc : "bar",
+                         b->n == -2 ? -1 : v->first_ms);
     p->val_open = b->n == -2;
     p->paused = true;
     p->last_act_ms = t_ms;
@@ -194,8 +199,9 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
         last->inst == p->inst && p->last_kind != 1 && (!opened || p->epoch_over))
         return false;
     bool new_inst = !last || b->n < last->n || b->total != last->total ||
-                    ((new_epoch || opened) && last->n == last->total);
-    opened &= !labelled; /* a bar that names its epoch opens it itself */
+                    ((new_epoch || opened) && last->n == last->total) ||
+                    (new_epoch && b->no_total); /* a bar with no total that names a new epoch */
+    opened &= !labelled;                        /* a bar that names its epoch opens it itself */
     if (new_inst && last && b->n < last->n && !labelled && !p->nst)
         gw_timeline_new_loop(p->tl); /* no epochs: a counter's reset is a new loop */
     if (new_inst) {
@@ -323,7 +329,7 @@ static void save_line(gw_progress *p, const gw_counter *c, int64_t t_ms)
     p->paused = true;
     keep_last(p);
     close_val(p, t_ms);
-    gw_timeline_add(p->tl, GW_PH_SAVE, t_ms, -1, 0, 0, NAN, c->kind_word, 0);
+    gw_progress_activity(p, GW_PH_SAVE, t_ms, c->kind_word, 0);
     p->last_kind = 3;
     p->last_act_ms = t_ms;
     /* a save that prints the step it was made at ("saving model-snapshot at stage 3, global step
@@ -411,31 +417,16 @@ static void other_work(gw_progress *p, int64_t t_ms, const char *what)
 {
     keep_last(p);
     close_val(p, t_ms);
-    gw_timeline_add(p->tl, GW_PH_OTHER, t_ms, -1, 0, 0, NAN, what, 0);
+    gw_progress_activity(p, GW_PH_OTHER, t_ms, what, 0);
 }
 
 /* A progress bar draw b of line: a training loop's, an evaluation's, or other work. */
-/* A bar's description that saves once training has begun: `Saving model`, `Writing model
- * shards` (a save verb first, then what it writes). */
-static bool save_desc(const char *d)
-{
-    static const char *const verbs[] = {"saving ", "writing "};
-    static const char *const what[] = {"model", "checkpoint", "shard", "weights", "state"};
-    d += strspn(d, " ");
-    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
-        if (strncasecmp(d, verbs[i], strlen(verbs[i])) == 0)
-            for (size_t k = 0; k < sizeof what / sizeof *what; k++)
-                if (strcasestr(d, what[k]))
-                    return true;
-    return false;
-}
-
 static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, long *epoch,
                         long *total)
 {
     bool val = b->val || (b->epoch < 0 && gw_bar_val_desc(b->desc));
     bool prep = b->epoch < 0 && b->desc[0] && gw_bar_prep_desc(b->desc);
-    if (!val && b->epoch < 0 && (p->nsm || p->nst) && save_desc(b->desc)) {
+    if (!val && b->epoch < 0 && (p->nsm || p->nst) && gw_bar_save_desc(b->desc)) {
         gw_counter c = {.kind = GW_LINE_SAVE, .n = -1, .total = -1};
         size_t w = strcspn(b->desc, " :");
         snprintf(c.kind_word, sizeof c.kind_word, "%.*s", (int)w, b->desc);
@@ -569,21 +560,8 @@ static bool table_row(gw_progress *p, const gw_table_row *r, int64_t t_ms, long 
 
 /* A line that starts an epoch or reports its end: the default epoch lines, or row_e >= 0, the
  * epoch a results table's row ended (result_table.h). */
-/* A decimal value in line ("0.84"), and no step counter (TFLearn's per-step `| epoch: 001 |
- * loss: 2.03 -- iter: 00512/55000` tags its epoch): an epoch's results. */
-static bool results(const char *line)
-{
-    gw_counter c;
-    if (gw_counter_line(line, &c) && c.n >= 0)
-        return false;
-    for (const char *q = line; *q; q++)
-        if (isdigit((unsigned char)q[0]) && q[1] == '.' && isdigit((unsigned char)q[2]))
-            return true;
-    return false;
-}
-
-static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_e, long *epoch,
-                       long *total)
+static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_e, bool work,
+                       long *epoch, long *total)
 {
     bool row = row_e >= 0;
     long e = row_e, t = -1;
@@ -592,7 +570,8 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
      * epoch, begun at the row or the header before): docs/epochs.md */
     /* the first epoch line came after training steps, with results (accelerate's `epoch 0:
      * {'accuracy': 0.84}` after its bar's steps): epoch lines sum their epochs up */
-    bool summary = !row && !p->user && p->nsm && (p->ends_epochs || (!p->nst && results(line)));
+    bool summary = !row && !p->user && p->nsm &&
+                   (p->ends_epochs || (!p->nst && gw_progress_results_line(line)));
     gw_epoch_line_end ends = row || summary      ? GW_EPOCH_OVER
                              : p->user || p->nsm ? GW_EPOCH_STARTS
                                                  : gw_epoch_line_ends(line);
@@ -621,12 +600,18 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
         p->over_ms = t_ms;
         if (ends == GW_EPOCH_OVER) /* its evaluation came before: the epoch ends here */
             over_line(p, t_ms);
-        gw_timeline_mark(p->tl, from);
+        gw_progress_mark(p, from);
         keep_last(p);
     }
     p->cur_src = NULL;
     if (started && !p->train_bars_labelled)
         p->train_total = -1; /* the first bar after an epoch line is its training bar */
+    /* no step printed (yet): the epoch lines tell the training (docs/epochs.md) */
+    if (!p->nsm && (started || (work && cur && !row && epoch_of_line(p, line, &e, &t) &&
+                                e == cur->raw && !gw_epoch_line_mention(line))))
+        gw_progress_epoch_work(p, line, t_ms, started, row || ends);
+    if (started && !p->nsm && !row && !ends)
+        p->st[p->nst - 1].results = gw_epoch_line_results(line);
     return started;
 }
 
@@ -663,6 +648,8 @@ bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long 
     if (row == GW_TABLE_ROW && (p->table.step_col || (p->nsm && p->nst && !p->table_epochs)))
         return table_row(p, &tr, t_ms, epoch, total);
     long e = row == GW_TABLE_ROW ? tr.epoch : -1;
+    if (gw_training_over_line(line))
+        gw_progress_over(p, t_ms); /* "Training complete.": what follows is after training */
     gw_counter c;
     bool counted = gw_counter_line(line, &c);
     if (!counted && uncounted_line(p, line, t_ms, after_counter))
@@ -683,13 +670,19 @@ bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long 
     bool held = role == GW_COUNTER_TAKEOVER &&
                 on_counter_line(p, &p->pick.held, p->pick.held_t, epoch, total);
     counted = counted && role != GW_COUNTER_OTHER; /* a second counter's line may tag the epoch */
+    long ce, ct; /* an evaluation line that starts an epoch sums it up, with no step printed */
+    p->fold_eval = counted && c.kind == GW_LINE_EVAL && c.n < 0 && !p->nsm &&
+                   epoch_of_line(p, line, &ce, &ct) &&
+                   gw_progress_epoch_step(p, ce) >= GW_EPOCH_NEXT;
     if (counted && row != GW_TABLE_ROW) {
         bool started = on_counter_line(p, &c, t_ms, epoch, total) || held;
+        p->fold_eval = false;
         if (started || c.kind == GW_LINE_TRAIN || c.n >= 0)
             return started;
         /* an evaluation or save line may still open an epoch ("epoch 12 ... val acc") */
     }
-    return epoch_line(p, line, t_ms, e, epoch, total);
+    p->fold_eval = false;
+    return epoch_line(p, line, t_ms, e, !counted, epoch, total);
 }
 
 /* ---- the epochs ---- */
@@ -734,6 +727,7 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
 {
     close_val(p, p->last_ms);
     hf_starts(p);
+    gw_progress_summed_epochs(p);
     *out = NULL;
     if (!p->nst)
         return 0;

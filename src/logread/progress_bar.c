@@ -198,13 +198,37 @@ static const char *plain_percent(const char *line)
     return NULL;
 }
 
+/* tqdm with no total: "desc: 100001it [05:37, 296.68it/s, ...]", a count before "it [" and the
+ * bar's clock first in the brackets: its count, total 0 (unknown). */
+static bool parse_no_total(const char *line, gw_bar *b)
+{
+    for (const char *p = strstr(line, "it ["); p; p = strstr(p + 1, "it [")) {
+        const char *d = p;
+        while (d > line && isdigit((unsigned char)d[-1]))
+            d--;
+        if (d == p || (d > line && d[-1] != ' ') || p - d > 12)
+            continue;
+        const char *c = p + 4;
+        double sec;
+        if (!time_token(c, strcspn(c, ",]"), &sec))
+            continue;
+        set_desc(b, line, p);
+        b->n = strtol(d, NULL, 10);
+        b->total = 0;
+        b->no_total = true;
+        read_timing(p + 2, b);
+        return true;
+    }
+    return false;
+}
+
 /* A progress bar draw: tqdm ("desc: 45%|###  | 45/100 ...", or without its bar: "45% 45/100
  * [00:05<...]"), ultralytics' own bar ("desc: 45% ━━━─── 45/100 ..."), Keras ("45/100 ━━━━ 2s
  * 20ms/step - loss: ..."). */
 bool gw_bar_parse(const char *line, gw_bar *b)
 {
     gw_bar_init(b);
-    if (parse_timm(line, b))
+    if (parse_timm(line, b) || parse_no_total(line, b))
         return true;
     const char *p = strstr(line, "%|"), *counts = NULL;
     const char *plain = p ? NULL : plain_percent(line);
@@ -318,6 +342,21 @@ static bool other_words(const char *d, bool desc)
     for (size_t i = 0; i < n; i++)
         if (strcasestr(d, words[i]))
             return true;
+    return false;
+}
+
+/* A bar's description that saves once training has begun: `Saving model`, `Writing model
+ * shards` (a save verb first, then what it writes). */
+bool gw_bar_save_desc(const char *d)
+{
+    static const char *const verbs[] = {"saving ", "writing "};
+    static const char *const what[] = {"model", "checkpoint", "shard", "weights", "state"};
+    d += strspn(d, " ");
+    for (size_t i = 0; i < sizeof verbs / sizeof *verbs; i++)
+        if (strncasecmp(d, verbs[i], strlen(verbs[i])) == 0)
+            for (size_t k = 0; k < sizeof what / sizeof *what; k++)
+                if (strcasestr(d, what[k]))
+                    return true;
     return false;
 }
 

@@ -15,12 +15,13 @@ enum { GW_BAR_DESC_MAX = 256 };
 
 /* A bar draw (or a timm line), parsed. */
 typedef struct gw_bar {
-    long n, total;
+    long n, total;    /* total 0: not printed (tqdm with no total: "100001it [05:37, ...]") */
     double elapsed_s; /* the bar's own elapsed time, NAN when it prints none */
     double step_s;    /* seconds per step when the bar prints it (Keras "20ms/step"), else NAN */
     char desc[GW_BAR_DESC_MAX];
     long epoch, epoch_total; /* a timm "Train: 3 [" line's epoch, else -1 */
     int val;                 /* 1 validation by its own words, 0 not said */
+    bool no_total;           /* tqdm's bar with no total ("100001it [05:37, ...]") */
 } gw_bar;
 
 /* An empty draw: counts 0, times NAN, no epoch. */
@@ -45,6 +46,10 @@ bool gw_bar_val_desc(const char *d);
 /* A bar that counts no steps: one over the epochs themselves (its description is "epochs"), or,
  * when beside_lines (text lines count the training), one whose description says train. */
 bool gw_bar_no_steps(const char *d, bool beside_lines);
+
+/* A description that saves: a save verb first, then what it writes (`Saving model`, Hugging
+ * Face's `Writing model shards`). */
+bool gw_bar_save_desc(const char *d);
 
 /* A bar that is neither training nor evaluation: an upload, a download, an export. */
 bool gw_bar_other_desc(const char *d);

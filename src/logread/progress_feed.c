@@ -17,6 +17,7 @@ static void init(gw_progress *p, const gw_epoch_matcher *user, gw_epoch_matcher 
     p->last_raw = -1;
     p->first_ms = INT64_MIN;
     p->tl = gw_timeline_new();
+    p->etl = gw_timeline_new();
 }
 
 gw_progress *gw_progress_new(const gw_epoch_matcher *user)
@@ -37,6 +38,7 @@ static void free_parts(gw_progress *p)
     free(p->vr);
     free(p->hf);
     gw_timeline_free(p->tl);
+    gw_timeline_free(p->etl);
 }
 
 void gw_progress_free(gw_progress *p)

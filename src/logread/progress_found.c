@@ -35,7 +35,8 @@ size_t gw_progress_rates(const gw_progress *p, gw_progress_rate **out)
 
 size_t gw_progress_phases(const gw_progress *p, gw_phase_span **out)
 {
-    return gw_timeline_finish(p->tl, p->last_ms, p->nst == 1, out);
+    /* an output that prints no step: the phases its epoch lines tell */
+    return gw_timeline_finish(p->nsm ? p->tl : p->etl, p->last_ms, p->nst == 1, out);
 }
 
 void gw_progress_found(const gw_progress *p, char *buf, size_t size)
@@ -57,6 +58,8 @@ void gw_progress_found(const gw_progress *p, char *buf, size_t size)
     } while (0)
     if (p->nst)
         ADD("epochs from %s", p->epoch_src[0] ? p->epoch_src : "Hugging Face log dicts");
+    if (p->stride > 1) /* MACE's `Epoch 0`, `Epoch 2`, ...: the epochs between are not */
+        ADD(", printed every %ld epochs", p->stride);
     if (train && p->table_steps)
         ADD("%s%s from results table rows (`%s`)", n ? "; " : "", unit, p->table.step_name);
     else if (train && p->train_shape[0])
@@ -74,7 +77,10 @@ void gw_progress_found(const gw_progress *p, char *buf, size_t size)
             after = ph[i].what;
     }
     eval = nph ? amid : eval;
-    if (eval && ew[0] && p->table.eval && strcmp(ew, p->table.eval_name) == 0)
+    if (!eval && p->folded && nph && ew[0]) { /* cgcnn2's `Epoch [1/300] - ..., Valid Loss:` */
+        ADD("; evaluation inside the epoch lines (`%s`)", ew);
+        eval = true;
+    } else if (eval && ew[0] && p->table.eval && strcmp(ew, p->table.eval_name) == 0)
         ADD("; evaluation from results table rows (`%s`)", ew);
     else if (eval && ew[0])
         ADD("; evaluation from `%s` lines", ew);
@@ -87,7 +93,9 @@ void gw_progress_found(const gw_progress *p, char *buf, size_t size)
     free(ph);
     if (!p->nst)
         ADD("; no epoch boundaries printed");
-    if (!train)
+    if (!train && nph)
+        ADD("; training from epoch lines, no training steps printed");
+    else if (!train)
         ADD("; no training steps printed");
     if (!eval)
         ADD("; no evaluation seen");

@@ -25,6 +25,7 @@ typedef struct start {
     bool inclusive;      /* a YOLO column: the total is the last epoch's number */
     size_t first_sample; /* its first training sample's index, SIZE_MAX: by time alone */
     int64_t end_ms;      /* a line that sums the epoch up ended it there; 0: not printed */
+    bool results;        /* its line reports results (`Epoch 0: loss=30.72`): its epoch's end */
 } start;
 
 typedef struct sample {
@@ -63,9 +64,9 @@ struct gw_progress {
     bool epoch_over;  /* the latest epoch line ended its epoch ("Epoch 0 training took 19 s") */
     size_t summed_sm;
     long hf_per;
-        /* Hugging Face: steps per epoch from its log dicts, 0 unknown */ /* ... the samples up to
-                                                                             the last one's are its
-                                                                             epoch's and before */
+    /* Hugging Face: steps per epoch from its log dicts, 0 unknown */ /* ... the samples up to
+                                                                         the last one's are its
+                                                                         epoch's and before */
     bool table_row;    /* a results table's row is being fed as a counter line */
     bool table_steps;  /* training steps came from a results table's step column */
     int64_t table_ms;  /* the time of the table's header or of its last row */
@@ -121,6 +122,10 @@ struct gw_progress {
     char pre_eval_word[GW_COUNTER_WORD_MAX]; /* an evaluation word before training ("Loading Test
                                                 Cameras"), named only when no later one is */
     char save_word[GW_COUNTER_WORD_MAX];
+    gw_timeline *etl; /* the phases from epoch lines: an output that prints no step (below) */
+    long stride;      /* epochs printed every stride (MACE's 0, 2, 4, ...); 0: every one */
+    bool fold_eval;   /* the evaluation line being read starts an epoch: it sums that up */
+    bool folded;      /* ... one did */
 };
 
 /* Steps and their rate in [from, to) (samples kfrom..kto when known, SIZE_MAX: by time) into
@@ -132,6 +137,41 @@ void gw_progress_train_figures(const gw_progress *p, int64_t from, int64_t to, s
  * epoch keeps only its first validation (progress_figures.c). */
 void gw_progress_val_figures(const gw_progress *p, int64_t from, int64_t to, bool last,
                              gw_progress_epoch *e);
+
+/* How an epoch number advances on the last one: not at all (a mention), the same epoch, the
+ * next one, the second epoch a stride after the first, back to 0 or 1 after two or more (a
+ * second loop), or a first number above 1 that gives way to a run from 0 or 1. */
+typedef enum {
+    GW_EPOCH_NONE,
+    GW_EPOCH_SAME,
+    GW_EPOCH_NEXT,
+    GW_EPOCH_STRIDE,
+    GW_EPOCH_RESET,
+    GW_EPOCH_RESTART
+} gw_epoch_step;
+
+/* progress_epochs.c: raw's step after the epochs so far. */
+gw_epoch_step gw_progress_epoch_step(const gw_progress *p, long raw);
+
+/* An evaluation, save or other work at t_ms, in both timelines (the steps' and the epoch
+ * lines'); in the epoch lines' a save is a mark at its line (no step tells its length). */
+void gw_progress_activity(gw_progress *p, gw_phase_kind kind, int64_t t_ms, const char *word,
+                          int64_t since);
+
+/* At the end: an output with no step whose every epoch line reported results (one line per
+ * epoch, at its end: cgcnn2's, MACE's) has each epoch end at its line and begin at the line
+ * before (the first at the job's first line). */
+void gw_progress_summed_epochs(gw_progress *p);
+
+/* gw_timeline_mark and gw_timeline_over in both. */
+void gw_progress_mark(gw_progress *p, int64_t t_ms);
+void gw_progress_over(gw_progress *p, int64_t t_ms);
+
+/* Training reported by an epoch line while no step has been printed: one that started an epoch
+ * (announcing it, unless it sums the epoch up or reports results), or another line of the epoch
+ * being run. */
+void gw_progress_epoch_work(gw_progress *p, const char *line, int64_t t_ms, bool started,
+                            bool sums_up);
 
 /* One line, its launcher's prefix taken off (progress_feed.c): as gw_progress_feed. */
 bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long *epoch,
@@ -147,5 +187,9 @@ bool gw_progress_repeated_step(const gw_progress *p, const gw_counter *c);
 double gw_progress_counter_step_s(gw_progress *p, const gw_counter *c);
 /* the line after a loop's first that an epoch line opened, at count n */
 void gw_progress_opened_check(gw_progress *p, long n);
+
+/* progress_epochs.c: a decimal value in line ("0.84") and no step counter (TFLearn's per-step
+ * `| epoch: 001 | loss: 2.03 -- iter: 00512/55000` tags its epoch): an epoch's results. */
+bool gw_progress_results_line(const char *line);
 
 #endif

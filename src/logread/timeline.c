@@ -24,6 +24,7 @@ typedef struct run {
     int64_t close_ms; /* a save's or announced run's end marked before the next activity */
     bool announced;   /* its first activity announced it: it starts at its line */
     bool test_after_val;   /* a test announced right after a validation (test_after_val) */
+    bool no_steps;         /* training from epoch lines alone: its steps unknown */
     int64_t rate_first_ms; /* the first sample counted for the wall-time rate */
     long rate_n0;
     char what[GW_PHASE_WORD_MAX];
@@ -43,6 +44,8 @@ struct gw_timeline {
     bool paused;     /* an evaluation or save came since the last time per step */
     bool new_loop;   /* gw_timeline_new_loop: the next training line starts a phase */
     bool recounted;  /* gw_timeline_recount since the last training line: its run goes on */
+    size_t over_at;  /* gw_timeline_over: the first run after it (0: not said) */
+    int64_t over_ms;
 };
 
 gw_timeline *gw_timeline_new(void)
@@ -140,6 +143,7 @@ static void count_steps(gw_timeline *tl, run *cur, int64_t t_ms, long n, long to
     if (!isnan(step_s) && !repeat) /* a repeat: another logger's copy of the line */
         gw_timeline_step_s(tl, step_s);
     tl->any_train = true;
+    tl->over_at = 0; /* training went on: that was no end */
     tl->last_inst = inst;
     tl->last_n = n;
     tl->last_total = total;
@@ -192,6 +196,36 @@ void gw_timeline_add(gw_timeline *tl, gw_phase_kind kind, int64_t t_ms, long n, 
         cur->announced = true;
     if (kind == GW_PH_TRAIN)
         count_steps(tl, cur, t_ms, n, total, inst, step_s, since);
+}
+
+void gw_timeline_epoch(gw_timeline *tl, int64_t t_ms, bool open, int64_t since)
+{
+    run *cur = tl->n ? &tl->r[tl->n - 1] : NULL;
+    /* the first epoch's work began before its line */
+    int64_t first = !cur && since > 0 && since < t_ms && !open ? since : t_ms;
+    if (!cur || cur->kind != GW_PH_TRAIN || tl->new_loop) {
+        tl->new_loop = false;
+        tl->r = xgrow(tl->r, &tl->cap, tl->n + 1, sizeof *tl->r);
+        cur = &tl->r[tl->n++];
+        *cur = (run){.kind = GW_PH_TRAIN,
+                     .first_ms = first,
+                     .first_n = -1,
+                     .last_n = -1,
+                     .paused_s = SIZE_MAX,
+                     .no_steps = true}; /* from the phase before's end, even when open */
+    }
+    cur->last_ms = t_ms;
+    cur->open_end = open;
+    tl->any_train = true;
+    tl->over_at = 0;
+}
+
+void gw_timeline_over(gw_timeline *tl, int64_t t_ms)
+{
+    if (!tl->any_train || tl->over_at)
+        return;
+    tl->over_at = tl->n;
+    tl->over_ms = t_ms;
 }
 
 void gw_timeline_step_s(gw_timeline *tl, double step_s)
@@ -330,7 +364,10 @@ static void mark_after(const gw_timeline *tl, gw_phase_span *s, bool last_eval_i
     bool kept_eval = false, kept_save = false, kept_all = true;
     for (size_t i = last_train + 1; i < tl->n; i++) {
         gw_phase_kind k = tl->r[i].kind;
-        if (k == GW_PH_EVAL && mid_eval && !kept_eval) {
+        if (tl->over_at && i >= tl->over_at) { /* after "Training complete." */
+            s[i].kind = GW_PH_AFTER;
+            kept_all = false;
+        } else if (k == GW_PH_EVAL && mid_eval && !kept_eval) {
             kept_eval = true;
         } else if (tl->r[i].test_after_val && mid_test && kept_eval && s[i - 1].kind == k) {
             /* the last validation's test, as after each one amid training */
@@ -343,6 +380,55 @@ static void mark_after(const gw_timeline *tl, gw_phase_span *s, bool last_eval_i
         }
         if (!s[i].what[0])
             snprintf(s[i].what, sizeof s[i].what, "%s", gw_phase_kind_name(k));
+    }
+}
+
+/* Phase i's span and figures from its run (s[0..i-1] done; may move s[i - 1]'s end). */
+static void span_of(const gw_timeline *tl, size_t i, gw_phase_span *s, int64_t end_ms)
+{
+    const run *r = &tl->r[i];
+    gw_phase_span *p = &s[i];
+    *p = (gw_phase_span){.kind = r->kind,
+                         .start_ms = r->first_ms,
+                         .end_ms = r->last_ms,
+                         .steps = -1,
+                         .first_step = -1,
+                         .last_step = -1,
+                         .steps_per_s = NAN};
+    memcpy(p->what, r->what, sizeof p->what);
+    if (i > 0 && r->kind != GW_PH_SAVE && !r->announced)
+        p->start_ms = s[i - 1].end_ms;
+    /* up to the announcement: the phase before's, or up to the line saying training ended */
+    bool over = tl->over_at && i == tl->over_at && tl->over_ms < p->start_ms;
+    if (i > 0 && r->announced && s[i - 1].end_ms < p->start_ms)
+        s[i - 1].end_ms = over && tl->over_ms >= s[i - 1].end_ms ? tl->over_ms : p->start_ms;
+    if (r->since_ms && r->since_ms < p->start_ms) {
+        /* work it reports began earlier; a save printed just before ends where it began */
+        p->start_ms = r->since_ms;
+        if (i > 0 && s[i - 1].kind == GW_PH_SAVE) {
+            if (p->start_ms < s[i - 1].start_ms)
+                p->start_ms = s[i - 1].start_ms;
+            s[i - 1].end_ms = p->start_ms;
+        }
+    }
+    if (r->kind == GW_PH_SAVE || r->open_end) {
+        p->end_ms = i + 1 < tl->n ? tl->r[i + 1].first_ms : end_ms;
+        if (r->close_ms && r->close_ms < p->end_ms)
+            p->end_ms = r->close_ms;
+    }
+    if (p->end_ms < p->start_ms)
+        p->end_ms = p->start_ms;
+    if (over && tl->over_ms < p->start_ms && tl->over_ms >= s[i - 1].end_ms)
+        p->start_ms = tl->over_ms; /* the work after training began where it said so */
+    if (r->kind == GW_PH_TRAIN && !r->no_steps) {
+        p->steps = r->steps;
+        p->first_step = r->first_n;
+        p->last_step = r->last_n;
+        long n = r->last_n - r->rate_n0;
+        if (r->nstep_s > 0) /* the median: a line whose step held an evaluation is not */
+            p->steps_per_s = 1.0 / gw_timeline_step_median(r->step_s, r->nstep_s, r->paused_s);
+        else if (r->last_ms > r->rate_first_ms && n > 0)
+            p->steps_per_s = (double)n * 1000.0 / (double)(r->last_ms - r->rate_first_ms);
     }
 }
 
@@ -404,48 +490,8 @@ size_t gw_timeline_finish(const gw_timeline *tl, int64_t end_ms, bool last_eval_
     if (!tl->n)
         return 0;
     gw_phase_span *s = xcalloc(tl->n, sizeof *s);
-    for (size_t i = 0; i < tl->n; i++) {
-        const run *r = &tl->r[i];
-        gw_phase_span *p = &s[i];
-        *p = (gw_phase_span){.kind = r->kind,
-                             .start_ms = r->first_ms,
-                             .end_ms = r->last_ms,
-                             .steps = -1,
-                             .first_step = -1,
-                             .last_step = -1,
-                             .steps_per_s = NAN};
-        memcpy(p->what, r->what, sizeof p->what);
-        if (i > 0 && r->kind != GW_PH_SAVE && !r->announced)
-            p->start_ms = s[i - 1].end_ms;
-        if (i > 0 && r->announced && s[i - 1].end_ms < p->start_ms)
-            s[i - 1].end_ms = p->start_ms; /* up to the announcement: the phase before's */
-        if (r->since_ms && r->since_ms < p->start_ms) {
-            /* work it reports began earlier; a save printed just before ends where it began */
-            p->start_ms = r->since_ms;
-            if (i > 0 && s[i - 1].kind == GW_PH_SAVE) {
-                if (p->start_ms < s[i - 1].start_ms)
-                    p->start_ms = s[i - 1].start_ms;
-                s[i - 1].end_ms = p->start_ms;
-            }
-        }
-        if (r->kind == GW_PH_SAVE || r->open_end) {
-            p->end_ms = i + 1 < tl->n ? tl->r[i + 1].first_ms : end_ms;
-            if (r->close_ms && r->close_ms < p->end_ms)
-                p->end_ms = r->close_ms;
-        }
-        if (p->end_ms < p->start_ms)
-            p->end_ms = p->start_ms;
-        if (r->kind == GW_PH_TRAIN) {
-            p->steps = r->steps;
-            p->first_step = r->first_n;
-            p->last_step = r->last_n;
-            long n = r->last_n - r->rate_n0;
-            if (r->nstep_s > 0) /* the median: a line whose step held an evaluation is not */
-                p->steps_per_s = 1.0 / gw_timeline_step_median(r->step_s, r->nstep_s, r->paused_s);
-            else if (r->last_ms > r->rate_first_ms && n > 0)
-                p->steps_per_s = (double)n * 1000.0 / (double)(r->last_ms - r->rate_first_ms);
-        }
-    }
+    for (size_t i = 0; i < tl->n; i++)
+        span_of(tl, i, s, end_ms);
     mark_after(tl, s, last_eval_is_loops);
     /* an "other" activity amid training (a bar that is neither) is shown as after-work only at
      * the end; in between it is part of the training around it */

