@@ -563,7 +563,8 @@ static const char *epoch_tag(const char *line, gw_counter *c)
         c->epoch_total = et;
         if (counter_of_epoch(line, p, c))
             return p;
-        if (*q == ',' || *q == ':')
+        if (*q == ',' || *q == ':' ||
+            *q == '|') /* PyTorch examples' `| epoch 1 | 10/50 batches |` */
             q = gw_scan_spaces(q + 1);
         long n, t;
         const char *v = q;
@@ -639,7 +640,7 @@ static bool leading_counter(const char *line, gw_counter *c)
             return false;
         v = gw_scan_spaces(gw_scan_spaces(v) + 1);
     }
-    if (!counts(&v, &n, &t) || t >= 0)
+    if (!counts(&v, &n, &t) || (t >= 0 && (outer || t < n)))
         return false;
     v = gw_scan_spaces(v);
     char sep = *v;
@@ -648,13 +649,15 @@ static bool leading_counter(const char *line, gw_counter *c)
     bool twice = v[1] == sep; /* "||" */
     if (v[1 + twice] != ' ' && v[1 + twice] != '\t')
         return false;
-    bool has_loss = find_word(v, loss, 1, false, NULL) != NULL;
+    /* with its total, a loss by any name: MONAI's `1/5, train_loss: 0.7230` */
+    bool has_loss =
+        find_word(v, loss, 1, false, NULL) != NULL || (t > 0 && strcasestr(v, "loss") != NULL);
     if (!has_loss && isnan(gw_step_time(v)))
         return false;
     c->n = n;
-    c->total = -1;
-    snprintf(c->shape, sizeof c->shape, "%sN %c%s%s", outer ? "[K] " : "", sep, twice ? "|" : "",
-             has_loss ? " loss" : "");
+    c->total = t;
+    snprintf(c->shape, sizeof c->shape, "%sN%s %c%s%s", outer ? "[K] " : "", t > 0 ? "/M" : "", sep,
+             twice ? "|" : "", has_loss ? " loss" : "");
     return true;
 }
 
