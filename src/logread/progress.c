@@ -80,6 +80,7 @@ static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int6
 
 static void add_sample(gw_progress *p, const bar *b, int64_t t_ms, bool new_inst, long base)
 {
+    p->work_since_step = false;
     sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
     if (!last || last->keep || last->inst != p->inst) {
         p->sm = xgrow(p->sm, &p->capsm, p->nsm + 1, sizeof *p->sm);
@@ -182,6 +183,26 @@ static long all_epochs_base(const gw_progress *p, const bar *b)
     return b->n > (e - 1) * per && b->n <= e * per ? (e - 1) * per : 0;
 }
 
+/* A text counter's epoch that printed its total and ended within one logging stride of it
+ * (`| epoch 1 |    40/   50 batches |`, logged every 10, then epoch 2): it ran its total, the
+ * steps after its last line included, at that line's time. */
+static void ran_its_total(gw_progress *p, const sample *last)
+{
+    if (last->total <= 0 || last->n >= last->total || p->nsm < 2 || last->inst != p->inst)
+        return;
+    const sample *before = &p->sm[p->nsm - 2];
+    long stride = before->inst == last->inst ? last->n - before->n : 0;
+    if (stride <= 0 || last->total - last->n > stride)
+        return;
+    bar b;
+    gw_bar_init(&b);
+    b.n = b.total = last->total;
+    int64_t at = last->t_ms;
+    add_sample(p, &b, at, false, 0);
+    keep_last(p);
+    gw_timeline_add(p->tl, GW_PH_TRAIN, at, b.n, b.total, p->inst, NAN, NULL, 0);
+}
+
 /* A training bar draw; returns true when it starts an epoch. */
 static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch, long *total)
 {
@@ -190,6 +211,9 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     const sample *last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
     int64_t prev_act = p->last_act_ms;
     bool new_epoch = labelled && (!p->nst || p->st[p->nst - 1].raw != e);
+    if (new_epoch && last && p->cur_src && p->cur_src[0] == '`' && !p->train_bars)
+        ran_its_total(p, last);
+    last = p->nsm ? &p->sm[p->nsm - 1] : NULL;
     /* a new bar: its count starts over, its total changes, or it names another epoch */
     /* ... or an epoch line came since its last draw (Keras' bars, a log of final states) */
     bool opened = p->nst != p->nst_at_sample;
@@ -726,6 +750,8 @@ static long hf_count(const gw_progress *p)
 size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
 {
     close_val(p, p->last_ms);
+    if (p->nsm && p->work_since_step && p->train_shape[0] && !p->train_bars)
+        ran_its_total(p, &p->sm[p->nsm - 1]); /* the last epoch, its evaluation after it */
     hf_starts(p);
     gw_progress_summed_epochs(p);
     *out = NULL;

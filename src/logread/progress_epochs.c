@@ -10,6 +10,7 @@
 void gw_progress_activity(gw_progress *p, gw_phase_kind kind, int64_t t_ms, const char *word,
                           int64_t since)
 {
+    p->work_since_step = true;
     gw_timeline_add(p->tl, kind, t_ms, -1, 0, 0, NAN, word, since);
     p->folded |= kind == GW_PH_EVAL && p->fold_eval;
     if (kind == GW_PH_EVAL && p->fold_eval)

@@ -63,6 +63,7 @@ struct gw_progress {
     bool ends_epochs; /* epoch lines come at their epochs' ends, with results */
     bool epoch_over;  /* the latest epoch line ended its epoch ("Epoch 0 training took 19 s") */
     size_t summed_sm;
+    bool work_since_step; /* an evaluation, a save or other work since the last training line */
     long hf_per;
     /* Hugging Face: steps per epoch from its log dicts, 0 unknown */ /* ... the samples up to
                                                                          the last one's are its

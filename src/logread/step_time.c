@@ -225,6 +225,42 @@ static bool step_keyed(const char *line, const char *p)
     return b < e && (step_word(b, (size_t)(e - b)) || (e - b == 3 && !strncasecmp(b, "per", 3)));
 }
 
+/* A time per step named by its key, a time unit over the step's: the PyTorch examples' "ms/batch
+ * 1676.56", "s/it: 1.2", "sec/iter = 0.5" (the value after a blank, ':' or '='). NAN when none. */
+static double keyed_time(const char *line)
+{
+    static const struct {
+        const char *unit;
+        double s;
+    } units[] = {{"ms", 1e-3}, {"s", 1}, {"sec", 1}, {"secs", 1}};
+    for (const char *p = strchr(line, '/'); p; p = strchr(p + 1, '/')) {
+        const char *w = p;
+        while (w > line && isalpha((unsigned char)w[-1]))
+            w--;
+        double scale = NAN;
+        for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+            if ((size_t)(p - w) == strlen(units[i].unit) &&
+                strncasecmp(w, units[i].unit, (size_t)(p - w)) == 0)
+                scale = units[i].s;
+        const char *u = p + 1, *e = u;
+        while (isalpha((unsigned char)*e))
+            e++;
+        if (isnan(scale) || (w > line && isalnum((unsigned char)w[-1])) ||
+            !step_word(u, (size_t)(e - u)))
+            continue;
+        const char *v = gw_scan_spaces(e);
+        if (*v == ':' || *v == '=')
+            v = gw_scan_spaces(v + 1);
+        else if (v == e)
+            continue;
+        char *end;
+        double x = strtod(v, &end);
+        if (end > v && isdigit((unsigned char)*v) && x > 0 && !isalnum((unsigned char)*end))
+            return x * scale;
+    }
+    return NAN;
+}
+
 double gw_step_time_span(const char *line, bool *span)
 {
     *span = false;
@@ -233,6 +269,8 @@ double gw_step_time_span(const char *line, bool *span)
         dt = named_per_step(line);
     if (isnan(dt))
         dt = keyed_rate(line, true);
+    if (isnan(dt))
+        dt = keyed_time(line);
     if (!isnan(dt))
         return dt;
     /* a whole step's time before its parts' (ESPnet's "iter_time=0.001, forward_time=0.005, ...,

@@ -37,7 +37,8 @@ EXPECT = {
     "detectron2": ([], [T], [100], 1 / 0.3071, ["iterations from `iter N` lines"]),
     # mmcv 1.x runner (MMDetection 2.x's), its eval bar after "Saving checkpoint"
     # (the save after the last step is the loop's own: it saved after epoch 1 too)
-    "mmcv-runner": ([(1, None, 30), (2, None, 30)], [T, S, E, T, S], [30, 30], 1 / 0.402,
+    # (each epoch ended after `[30/35]`, within one logging stride of its total: it ran its 35)
+    "mmcv-runner": ([(1, None, 35), (2, None, 35)], [T, S, E, T, S], [35, 35], 1 / 0.402,
                     ["epochs from `Epoch [E][N/M]` lines", "evaluation from `val` lines",
                      "checkpoint saves from `Saving` lines"]),
     "mmdet2": ([(1, None, 2600)], [T], [2600], 1 / 0.595, ["epochs from `Epoch [E][N/M]`"]),
@@ -69,7 +70,8 @@ EXPECT = {
     "caffe": ([], [T], [500], None, ["iterations from `Iteration N` lines"]),
     # a research loop: "30/42 of epoch 28/30", its val/test accuracies after each epoch, and a
     # "best epoch: 28" mention at the end that starts nothing
-    "rsc": ([(28, 30, 30), (29, 30, 31), (30, 30, 31)], [T, E, T, E, T, E], [30, 31, 31], None,
+    # (epochs 29 and 30, `0/42` then `30/42` and their evaluation: each ran its 42 batches)
+    "rsc": ([(28, 30, 30), (29, 30, 42), (30, 30, 42)], [T, E, T, E, T, E], [30, 42, 42], None,
             ["epochs from `N/M of epoch E/T` lines", "evaluation from `val` lines"]),
     # a script that prints only losses
     "losses-only": ([], [], [], None, ["no phases found"]),
@@ -157,7 +159,8 @@ EXPECT = {
                       "checkpoint saves from `Saving` lines"]),
     # Fourth held-out set (README). OpenNMT-py 0.x: "Epoch  2,   550/  725; acc: ...", results,
     # "Loading valid dataset", "Validation perplexity"; epoch 2 first seen at 550 of its steps
-    "opennmt-old": ([(2, None, 700), (3, None, 350)], [T, E, T], [700, 350], None,
+    # (epoch 2's last line `700/725`, then epoch 3: it ran its 725)
+    "opennmt-old": ([(2, None, 725), (3, None, 350)], [T, E, T], [725, 350], None,
                     ["`Epoch E: N / M` lines", "evaluation from `valid` lines"]),
     # TF Object Detection API 2: "Step 100 per-step time 0.813s" printed twice (absl and glog):
     # logged every 100 from its start (900 steps); the rate from the printed per-step times
@@ -277,10 +280,11 @@ EXPECT = {
     # Flair's ModelTrainer: `epoch 1 - iter 15/154` (every 15: 150 seen), `DEV : loss ... - score`
     # after each epoch, `saving best model` after 20 of them; `Testing using best model ...`
     # after the last DEV is the final test, after-training work; samples/sec is no step rate
-    "flair-adaptnlp": ([(k, None, 150) for k in range(1, 91)],
+    # (each epoch's last line `iter 150/154`, logged every 15, then its DEV evaluation: 154 run)
+    "flair-adaptnlp": ([(k, None, 154) for k in range(1, 91)],
                        [x for k in range(1, 91)
                         for x in ([T, E, S] if k in FLAIR_SAVES else [T, E])] + [A],
-                       [150] * 90, None,
+                       [154] * 90, None,
                        ["evaluation from `DEV` lines", "checkpoint saves from `saving` lines",
                         "work after the last training step (`Testing`)"]),
     # Time-Series-Library: `iters: 100, epoch: 2 | loss`, then `speed: 0.2044s/iter` on a line of
