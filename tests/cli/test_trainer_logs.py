@@ -344,6 +344,31 @@ EXPECT = {
     # then epochs 1-4; no steps printed: the phases from the rows, a training stretch per table
     # (the header again is a second loop) and the final `Saving model` after training, the
     # truth's [T, T, A]
+    # Fourteenth held-out set (blind; README). The PyTorch pipeline-parallelism tutorial's
+    # `| epoch   1 |    10/   50 batches | lr 5.00 | ms/batch 1676.56 | loss ...` every 10 batches
+    # and `| end of epoch 1 | time: 83.54s | valid loss ...`: each epoch ran its 50 batches; the
+    # rate from `ms/batch` (median of 1676.56, 1521.11, 1530.16, 1534.61: 1532.385 ms)
+    "pytorch-pipeline-tutorial": ([(k, None, 50) for k in (1, 2, 3)], [T, E] * 3, [50] * 3,
+                                  1 / 1.532385,
+                                  ["epochs from `epoch E: N / M` lines",
+                                   "evaluation from `valid` lines"]),
+    # scGPT's logger, the same printer (`| epoch   1 | 100/228 batches | ... | ms/batch 368.21`)
+    # every 100 of 228 batches, an evaluation after each epoch; after training an inference, a
+    # save and a wandb sync (the work after training, one phase)
+    "scgpt-finetune": ([(k, None, 228) for k in range(1, 11)], [T, E] * 10 + [A], [228] * 10,
+                       2 / (0.36821 + 0.36107),
+                       ["evaluation from `valid` lines", "work after the last training step"]),
+    # Flax's MNIST example run three times in one process (`epoch:  1, train_loss: 0.2520, ...,
+    # test_loss: ...`): epochs 1-3 thrice, no steps printed, a training stretch and its
+    # evaluation per epoch
+    "flax-mnist-sweep": ([(k, None, None) for k in (1, 2, 3)] * 3, [T, E] * 9, [None] * 9, None,
+                         ["evaluation from `eval` lines", "no training steps printed"]),
+    # MONAI's tutorial loop: `epoch 1/5`, then `1/5, train_loss: 0.7230` for each of 5 steps;
+    # `saved new best metric model` after epochs 2 and 4. Its evaluation prints only `current
+    # accuracy` (no evaluation word): not seen (the truth has one after each epoch)
+    "monai-densenet3d": ([(k, 5, 5) for k in range(1, 6)], [T, S, T, S, T], [10, 10, 5], None,
+                         ["steps from `N/M , loss` lines", "checkpoint saves from `saved` lines",
+                          "no evaluation seen"]),
     "fastai-finetune": ([(1, None, None)] + [(k, None, None) for k in range(1, 5)], [T, T, A],
                         [None] * 2, None,
                         ["epochs from results table rows", "no training steps printed",
