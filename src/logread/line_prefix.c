@@ -94,6 +94,11 @@ static const char *timestamp(const char *s)
     }
     if (*p != ' ' && *p != '\t' && *p != '|' && *p != '-' && *p != ':')
         return NULL;
+    /* a collector's RFC 3339 time ("2024-05-01T10:00:00.123Z ", docker's and kubectl's) is
+     * followed by one blank and the line as printed (a table row's `|` stays); a logger's by its
+     * separators */
+    if (!bracket && memchr(s, 'T', n) && *p == ' ')
+        return p + 1;
     return p + strspn(p, " \t:-|");
 }
 

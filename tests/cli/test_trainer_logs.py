@@ -782,7 +782,7 @@ PREFIXES = {
 }
 
 
-@pytest.mark.parametrize("name,kind", [(n, k) for n in ("keras2", "hf-upload", "timemixer", "catboost")
+@pytest.mark.parametrize("name,kind", [(n, k) for n in ("keras2", "hf-upload", "timemixer", "catboost", "sb3-ppo")
                                        for k in sorted(PREFIXES)])
 def test_launcher_prefixes(scenario, tmp_path, name, kind):
     epochs, kinds, steps, _, _ = EXPECT[name]

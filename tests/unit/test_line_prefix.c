@@ -32,6 +32,9 @@ static void test_unmistakable_shapes(void **state)
     assert_string_equal(skip1("2024-05-01T10:00:00.123456789Z [rank0]: 147/147 [====]"),
                         "147/147 [====]");
     assert_string_equal(skip1("[2024-05-01 10:00:00] Epoch 5"), "Epoch 5");
+    /* a collector's time, then the line as printed: a table row keeps its `|` */
+    assert_string_equal(skip1("2024-05-01T10:00:00.123456789Z |    iterations      | 9 |"),
+                        "|    iterations      | 9 |");
     assert_string_equal(skip1("2021-07-14 10:00:01,123 - mmcls - INFO - Epoch [1][10/30]"),
                         "mmcls - INFO - Epoch [1][10/30]");
 }
