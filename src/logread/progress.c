@@ -40,8 +40,8 @@ static long norm_number(const gw_progress *p, long raw)
 }
 
 /* A new epoch when raw differs from the last one; first: its first sample (start's). */
-static bool add_start(gw_progress *p, long raw, long total, bool inclusive, int64_t t_ms,
-                      size_t first, long *epoch, long *tot)
+bool gw_progress_add_start(gw_progress *p, long raw, long total, bool inclusive, int64_t t_ms,
+                           size_t first, long *epoch, long *tot)
 {
     bool reset = p->loop_reset && p->nst && raw <= p->st[p->nst - 1].raw;
     p->loop_reset = false;
@@ -275,7 +275,7 @@ static bool on_train_bar(gw_progress *p, const bar *b, int64_t t_ms, long *epoch
     /* a counter that runs on over the epochs (spaCy's `#`, Chainer's `iter`): the epoch its tag
      * names began after the work the line before reported */
     int64_t from = new_inst || !p->nst || !prev_act ? p->inst_start_ms : prev_act;
-    bool started = labelled && add_start(p, e, t, inclusive, from, first, epoch, total);
+    bool started = labelled && gw_progress_add_start(p, e, t, inclusive, from, first, epoch, total);
     /* a redraw of its end after the epoch it opened (each rank prints it) is no new loop */
     p->nst_at_sample = p->nst;
     return started;
@@ -467,6 +467,10 @@ static bool on_bar_line(gw_progress *p, const char *line, bar *b, int64_t t_ms, 
     }
     long e, t;
     bool incl, labelled = !val && bar_epoch(p, b, &e, &t, &incl);
+    /* the only counter line so far a set-up's 0 (a configuration's `'step': 0`, `iter=0`): the
+     * bars count the steps, not it */
+    if (p->zero_set_up && p->nsm == 1 && !p->train_bars && p->train_shape[0] && !p->nst)
+        gw_progress_restart(p);
     bool text = p->nsm && !p->train_bars && p->train_shape[0]; /* training in text lines */
     if (!val && !labelled && gw_bar_no_steps(b->desc, text)) {
         const char *r = gw_bar_rest(line, NULL); /* a bar over the epochs, or beside */
@@ -604,8 +608,9 @@ static bool epoch_line(gw_progress *p, const char *line, int64_t t_ms, long row_
                    : ends == GW_EPOCH_OVER ? p->over_ms
                    : p->last_act_ms        ? p->last_act_ms
                                            : t_ms;
-    bool started = (row || epoch_of_line(p, line, &e, &t)) &&
-                   add_start(p, e, t, false, from, summary ? p->summed_sm : p->nsm, epoch, total);
+    bool started =
+        (row || epoch_of_line(p, line, &e, &t)) &&
+        gw_progress_add_start(p, e, t, false, from, summary ? p->summed_sm : p->nsm, epoch, total);
     p->table_epochs |= started && row;
     start *cur = p->nst ? &p->st[p->nst - 1] : NULL;
     if (!started && cur && cur->total < 0 && p->dflt &&
@@ -711,48 +716,12 @@ bool gw_progress_feed_line(gw_progress *p, const char *line, int64_t t_ms, long 
 
 /* ---- the epochs ---- */
 
-/* Hugging Face: one bar over all steps; the steps of an epoch are count / 'epoch'. */
-static void hf_starts(gw_progress *p)
-{
-    if (p->nst || !p->nhf || !p->nsm)
-        return;
-    double spe = 0;
-    for (size_t i = 0; i < p->nhf; i++)
-        if (p->hf[i].epoch > 0 && p->hf[i].n > 0)
-            spe = (double)p->hf[i].n / p->hf[i].epoch;
-    if (!(spe >= 1))
-        return;
-    long per = lround(spe);
-    long epochs = lround((double)p->sm[p->nsm - 1].total / (double)per);
-    p->zero_based = 0;
-    p->hf_per = per;
-    for (long k = 0; k < epochs; k++) {
-        /* epoch k+1 starts with the first draw that shows one of its steps */
-        for (size_t i = 0; i < p->nsm; i++) {
-            if (p->sm[i].total == p->train_total && (k == 0 || p->sm[i].n > k * per)) {
-                add_start(p, k + 1, epochs, false, p->sm[i].t_ms, i, NULL, NULL);
-                break;
-            }
-        }
-    }
-}
-
-/* The Hugging Face bar's last count. */
-static long hf_count(const gw_progress *p)
-{
-    long n = 0;
-    for (size_t i = 0; i < p->nsm; i++)
-        if (p->sm[i].total == p->train_total && p->sm[i].n > n)
-            n = p->sm[i].n;
-    return n;
-}
-
 size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
 {
     close_val(p, p->last_ms);
     if (p->nsm && p->work_since_step && p->train_shape[0] && !p->train_bars)
         ran_its_total(p, &p->sm[p->nsm - 1]); /* the last epoch, its evaluation after it */
-    hf_starts(p);
+    gw_progress_hf_starts(p);
     gw_progress_summed_epochs(p);
     *out = NULL;
     if (!p->nst)
@@ -803,7 +772,7 @@ size_t gw_progress_finish(gw_progress *p, gw_progress_epoch **out)
         /* Hugging Face's epochs hold steps per epoch each, however the bar's draws fell about
          * their boundary; the last what its count reached beyond */
         if (p->hf_per > 0 && e[i].steps >= 0)
-            e[i].steps = last ? hf_count(p) - (long)i * p->hf_per : p->hf_per;
+            e[i].steps = last ? gw_progress_hf_count(p) - (long)i * p->hf_per : p->hf_per;
     }
     *out = e;
     return p->nst;

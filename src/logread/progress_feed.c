@@ -50,6 +50,19 @@ void gw_progress_free(gw_progress *p)
     free(p);
 }
 
+void gw_progress_restart(gw_progress *p)
+{
+    gw_line_prefix keep = p->prefix;
+    size_t lines = p->lines;
+    const gw_epoch_matcher *user = p->user;
+    gw_epoch_matcher *dflt = p->dflt;
+    free_parts(p);
+    memset(p, 0, sizeof *p);
+    init(p, user, dflt);
+    p->prefix = keep;
+    p->lines = lines;
+}
+
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
     bool had_label = p->prefix.label[0] != '\0';
@@ -61,17 +74,10 @@ bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoc
     /* a label repeated from the job's first line on ("0: " of srun --label): the first line was
      * read with its label; read again without */
     if (!had_label && p->prefix.label[0] && p->lines == 2 && p->first_line[0]) {
-        gw_line_prefix keep = p->prefix;
         char first[sizeof p->first_line];
         int64_t first_ms = p->first_line_ms;
         memcpy(first, p->first_line, sizeof first);
-        const gw_epoch_matcher *user = p->user;
-        gw_epoch_matcher *dflt = p->dflt;
-        free_parts(p);
-        memset(p, 0, sizeof *p);
-        init(p, user, dflt);
-        p->prefix = keep;
-        p->lines = 2;
+        gw_progress_restart(p);
         const char *f = gw_line_prefix_skip(&p->prefix, first);
         gw_progress_feed_line(p, f, first_ms, NULL, NULL);
     }

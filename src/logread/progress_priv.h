@@ -193,4 +193,16 @@ void gw_progress_opened_check(gw_progress *p, long n);
  * `| epoch: 001 | loss: 2.03 -- iter: 00512/55000` tags its epoch): an epoch's results. */
 bool gw_progress_results_line(const char *line);
 
+/* progress_feed.c: back to a new tracker's state, the prefixes and the line count kept (what
+ * was read so far was start-up). */
+void gw_progress_restart(gw_progress *p);
+
+/* progress.c: a new epoch when raw differs from the last one (first: its first sample). */
+bool gw_progress_add_start(gw_progress *p, long raw, long total, bool inclusive, int64_t t_ms,
+                           size_t first, long *epoch, long *tot);
+
+/* progress_hf.c: the epochs of a Hugging Face run from its log dicts; the bar's last count. */
+void gw_progress_hf_starts(gw_progress *p);
+long gw_progress_hf_count(const gw_progress *p);
+
 #endif

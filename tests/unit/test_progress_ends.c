@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* one bar over all steps (3 epochs of 4), `epoch N: {...}` after each epoch's steps */
 static void test_epoch_results_after_the_steps(void **state)
@@ -76,11 +77,40 @@ static void test_closing_redraw(void **state)
     gw_progress_free(p);
 }
 
+/* a configuration's `'step': 0` printed at start-up, then the bar that counts the steps: the
+ * bar's steps, not one step of a text counter */
+static void test_setup_zero_then_bar(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "{'batch_size': 64, 'step': 0, 'lr': 0.1}"},
+        {100, "  0%|          | 0/8 [00:00<?, ?it/s]"},
+        {1100, " 50%|" BAR "| 4/8 [00:01<00:01,  4.00it/s]"},
+        {2100, "100%|" FULL "| 8/8 [00:02<00:00,  4.00it/s]"},
+    };
+    gw_progress *p = gw_progress_new(NULL);
+    for (size_t i = 0; i < sizeof l / sizeof *l; i++)
+        gw_progress_feed(p, l[i].text, l[i].t_ms, NULL, NULL);
+    gw_progress_epoch *e = NULL;
+    assert_int_equal(gw_progress_finish(p, &e), 0);
+    gw_phase_span *ph = NULL;
+    assert_int_equal(gw_progress_phases(p, &ph), 1);
+    assert_int_equal(ph[0].kind, GW_PH_TRAIN);
+    assert_int_equal(ph[0].steps, 8);
+    char found[256];
+    gw_progress_found(p, found, sizeof found);
+    assert_non_null(strstr(found, "iterations from progress bars"));
+    free(ph);
+    free(e);
+    gw_progress_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_epoch_results_after_the_steps),
         cmocka_unit_test(test_closing_redraw),
+        cmocka_unit_test(test_setup_zero_then_bar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
