@@ -102,6 +102,41 @@ static const char *timestamp(const char *s)
     return p + strspn(p, " \t:-|");
 }
 
+/* syslog's and moreutils `ts`'s default "May 01 10:00:00 " (no year), and journalctl's host and
+ * process after it ("gpu-01 python[1234]: "). */
+static const char *syslog_time(const char *s)
+{
+    static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+    bool month = false;
+    for (size_t i = 0; i + 3 <= sizeof months - 1 && !month; i += 3)
+        month = strncmp(s, months + i, 3) == 0;
+    if (!month || s[3] != ' ')
+        return NULL;
+    const char *p = s + 4 + (s[4] == ' ');
+    size_t d = strspn(p, "0123456789");
+    if (d < 1 || d > 2 || p[d] != ' ')
+        return NULL;
+    p += d + 1;
+    if (strspn(p, "0123456789") != 2 || p[2] != ':' || strspn(p + 3, "0123456789") != 2 ||
+        p[5] != ':' || strspn(p + 6, "0123456789") != 2)
+        return NULL;
+    p += 8;
+    if (*p == '.')
+        p += 1 + strspn(p + 1, "0123456789");
+    if (*p != ' ')
+        return NULL;
+    p++;
+    /* journalctl: "host proc[pid]: " */
+    const char *h = p + strcspn(p, " ");
+    const char *b = *h ? strchr(h + 1, '[') : NULL;
+    if (b && b < h + 1 + strcspn(h + 1, " ") && isdigit((unsigned char)b[1])) {
+        const char *e = b + 1 + strspn(b + 1, "0123456789");
+        if (e[0] == ']' && e[1] == ':' && e[2] == ' ')
+            return e + 3;
+    }
+    return p;
+}
+
 /* The line's label of one of the repeated kinds, copied into out: "0: " (srun), "worker-0: "
  * (pdsh), "trainer-1  | " (compose): a name must end in a number after '-' or '_', so that a
  * trainer's own "Epoch: " is none. False when it has none. */
@@ -168,6 +203,8 @@ const char *gw_line_prefix_skip(gw_line_prefix *st, const char *line)
             r = pod_tag(s);
         if (!r)
             r = timestamp(s);
+        if (!r)
+            r = syslog_time(s);
         if (!r)
             break;
         s = r;

@@ -8,7 +8,8 @@
  * `(RayTrainWorker pid=1234, ip=10.0.0.1) `, `kubectl logs --prefix`'s `[pod/NAME/CONTAINER] `, and
  * a timestamp at the line's start with a date and a clock (`docker logs -t`, `kubectl logs
  * --timestamps`, moreutils `ts`,
- * `[2024-05-01 10:00:00]`), with the separators after it.
+ * `[2024-05-01 10:00:00]`), with the separators after it; syslog's and `ts`'s default `May 01
+ * 10:00:00 ` and journalctl's `gpu-01 python[1234]: ` after it.
  * Taken off once the same prefix began 2 lines in a row (a trainer's own `100: learn: ...` rounds
  * never repeat one): Slurm's `srun --label` `0: `, pdsh's `worker-0: ` (the DeepSpeed launcher) and
  * docker compose's `trainer-1  | ` (a name taken off ends in a number after '-' or '_').

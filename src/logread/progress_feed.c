@@ -63,7 +63,32 @@ void gw_progress_restart(gw_progress *p)
     p->lines = lines;
 }
 
+static bool feed_one(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total);
+
+/* CloudWatch's and syslog's `#015` for a carriage return inside a line: each redraw a line of
+ * its own (what follows the last one is the one on screen). */
 bool gw_progress_feed(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
+{
+    const char *cr = strstr(line, "#015");
+    if (!cr)
+        return feed_one(p, line, t_ms, epoch, total);
+    bool started = false;
+    char piece[4096];
+    for (const char *s = line; s;) {
+        const char *e = strstr(s, "#015");
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if (n >= sizeof piece)
+            n = sizeof piece - 1;
+        memcpy(piece, s, n);
+        piece[n] = '\0';
+        if (n)
+            started |= feed_one(p, piece, t_ms, epoch, total);
+        s = e ? e + 4 : NULL;
+    }
+    return started;
+}
+
+static bool feed_one(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total)
 {
     bool had_label = p->prefix.label[0] != '\0';
     const char *s = gw_line_prefix_skip(&p->prefix, line);

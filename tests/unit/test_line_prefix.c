@@ -32,6 +32,12 @@ static void test_unmistakable_shapes(void **state)
     assert_string_equal(skip1("2024-05-01T10:00:00.123456789Z [rank0]: 147/147 [====]"),
                         "147/147 [====]");
     assert_string_equal(skip1("[2024-05-01 10:00:00] Epoch 5"), "Epoch 5");
+    /* moreutils ts's default, syslog's, journalctl's */
+    assert_string_equal(skip1("May 01 10:00:00 250 | loss 3.75"), "250 | loss 3.75");
+    assert_string_equal(skip1("Dec  2 09:41:24.512 iter 5"), "iter 5");
+    assert_string_equal(skip1("May 01 10:00:00 gpu-01 python[1234]: Epoch 2/3"), "Epoch 2/3");
+    const char *may = "May the loss 10:00:00 fall";
+    assert_ptr_equal(skip1(may), may);
     /* a collector's time, then the line as printed: a table row keeps its `|` */
     assert_string_equal(skip1("2024-05-01T10:00:00.123456789Z |    iterations      | 9 |"),
                         "|    iterations      | 9 |");

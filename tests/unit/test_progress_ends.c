@@ -105,12 +105,34 @@ static void test_setup_zero_then_bar(void **state)
     gw_progress_free(p);
 }
 
+/* CloudWatch's `#015` for the carriage returns of a bar's redraws, all on one line (gluonts on
+ * SageMaker): each redraw read, the last one's count */
+static void test_escaped_carriage_returns(void **state)
+{
+    (void)state;
+    static const line l[] = {
+        {0, "#015  0%|          | 0/250 [00:00<?, ?it/s]#015 61%|" BAR "| 153/250 [00:10<00:06, "
+            "15.20it/s]#015100%|" FULL "| 250/250 [00:16<00:00, 15.24it/s]"},
+    };
+    gw_progress *p = gw_progress_new(NULL);
+    gw_progress_feed(p, l[0].text, l[0].t_ms, NULL, NULL);
+    gw_progress_epoch *e = NULL;
+    gw_progress_finish(p, &e);
+    gw_phase_span *ph = NULL;
+    assert_int_equal(gw_progress_phases(p, &ph), 1);
+    assert_int_equal(ph[0].steps, 250);
+    free(ph);
+    free(e);
+    gw_progress_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_epoch_results_after_the_steps),
         cmocka_unit_test(test_closing_redraw),
         cmocka_unit_test(test_setup_zero_then_bar),
+        cmocka_unit_test(test_escaped_carriage_returns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
