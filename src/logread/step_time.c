@@ -72,7 +72,11 @@ static bool averaged(const char *line, const char *p)
 static double delta_time(const char *line)
 {
     for (const char *p = strstr(line, "dt"); p; p = strstr(p + 2, "dt")) {
-        if (!gw_scan_word_start(line, p) || (p[2] != '=' && p[2] != ':' && p[2] != ' '))
+        /* minGPT's "iter_dt 18.60ms": a step word's dt */
+        bool named = p - line >= 5 && p[-1] == '_' &&
+                     (strncmp(p - 5, "iter", 4) == 0 || strncmp(p - 5, "step", 4) == 0) &&
+                     gw_scan_word_start(line, p - 5);
+        if ((!gw_scan_word_start(line, p) && !named) || (p[2] != '=' && p[2] != ':' && p[2] != ' '))
             continue;
         const char *v = gw_scan_spaces(p + 2);
         if (*v == '=' || *v == ':')

@@ -739,6 +739,14 @@ static void test_json_keys(void **state)
     read_line("{\"stepsize\": 3, \"iters_per_epoch\": 100}", false);
 }
 
+/* a step word's dt (minGPT's `iter_dt 18.60ms; iter 100: train loss 0.2`); another word's none */
+static void test_named_dt(void **state)
+{
+    (void)state;
+    assert_float_equal(gw_step_time("iter_dt 18.60ms; iter 100: train loss 0.2"), 0.0186, 1e-12);
+    assert_true(isnan(gw_step_time("valid_dt 3s")));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -762,6 +770,7 @@ int main(void)
         cmocka_unit_test(test_eleventh_twelfth_forms),
         cmocka_unit_test(test_counts_before_words),
         cmocka_unit_test(test_json_keys),
+        cmocka_unit_test(test_named_dt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
