@@ -41,16 +41,6 @@ static const char *mpi_tag(const char *s)
     return p + 10;
 }
 
-/* "#015", a carriage return as syslog and CloudWatch write it, before a bar's redraw. */
-static const char *escaped_cr(const char *s)
-{
-    if (strncmp(s, "#015", 4) != 0)
-        return NULL;
-    while (strncmp(s, "#015", 4) == 0)
-        s += 4;
-    return s;
-}
-
 /* Ray's "(RayTrainWorker pid=1234) ", "(pid=1234, ip=10.0.0.1) ". */
 static const char *ray_tag(const char *s)
 {
@@ -183,6 +173,8 @@ const char *gw_line_prefix_skip(gw_line_prefix *st, const char *line)
 {
     const char *s = line;
     bool labelled = false;
+    static const char *(*const shapes[])(const char *) = {bracket_rank, mpi_tag,   ray_tag,
+                                                          pod_tag,      timestamp, syslog_time};
     for (int round = 0; round < 4; round++) {
         const char *r = NULL;
         if (st->label[0] && !labelled) { /* one label a line: a round's `0:` after srun's stays */
@@ -191,20 +183,8 @@ const char *gw_line_prefix_skip(gw_line_prefix *st, const char *line)
                                                                 : NULL;
             labelled = r != NULL;
         }
-        if (!r)
-            r = bracket_rank(s);
-        if (!r)
-            r = mpi_tag(s);
-        if (!r)
-            r = escaped_cr(s);
-        if (!r)
-            r = ray_tag(s);
-        if (!r)
-            r = pod_tag(s);
-        if (!r)
-            r = timestamp(s);
-        if (!r)
-            r = syslog_time(s);
+        for (size_t i = 0; !r && i < sizeof shapes / sizeof *shapes; i++)
+            r = shapes[i](s);
         if (!r)
             break;
         s = r;

@@ -3,13 +3,13 @@
  * off before the line is read (docs/epochs.md "Prefixes before the trainer's own text").
  *
  * Always taken off, as their shapes are unmistakable: torchrun's `[rank0]:` and `[default0]:`,
- * Open MPI's `--tag-output` `[1,0]<stdout>:` (SageMaker's
- * `[1,mpirank:0,algo-1]<stderr>:`), syslog's and CloudWatch's `#015` for a carriage return, Ray's
- * `(RayTrainWorker pid=1234, ip=10.0.0.1) `, `kubectl logs --prefix`'s `[pod/NAME/CONTAINER] `, and
- * a timestamp at the line's start with a date and a clock (`docker logs -t`, `kubectl logs
- * --timestamps`, moreutils `ts`,
- * `[2024-05-01 10:00:00]`), with the separators after it; syslog's and `ts`'s default `May 01
- * 10:00:00 ` and journalctl's `gpu-01 python[1234]: ` after it.
+ * Open MPI's `--tag-output` `[1,0]<stdout>:` (SageMaker's `[1,mpirank:0,algo-1]<stderr>:`),
+ * Ray's `(RayTrainWorker pid=1234, ip=10.0.0.1) `, `kubectl logs --prefix`'s
+ * `[pod/NAME/CONTAINER] `, and a timestamp at the line's start with a date and a clock (`docker
+ * logs -t`, `kubectl logs --timestamps`, moreutils `ts` with a date format, `[2024-05-01
+ * 10:00:00]`) with the separators after it; syslog's and `ts`'s default `May 01 10:00:00 ` and
+ * journalctl's `gpu-01 python[1234]: ` after it. (CloudWatch's `#015` for a carriage return is a
+ * line end, not a prefix: gw_progress_feed splits a line at it.)
  * Taken off once the same prefix began 2 lines in a row (a trainer's own `100: learn: ...` rounds
  * never repeat one): Slurm's `srun --label` `0: `, pdsh's `worker-0: ` (the DeepSpeed launcher) and
  * docker compose's `trainer-1  | ` (a name taken off ends in a number after '-' or '_').

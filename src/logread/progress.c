@@ -334,14 +334,8 @@ static void note(char *dst, size_t size, const char *src)
 static void startup_bar_was_eval(gw_progress *p, const gw_counter *c)
 {
     if (p->train_bars && !p->train_shape[0] && !p->nst && !p->nhf && p->last_kind == 2 &&
-        p->inst == 1 && c->kind == GW_LINE_TRAIN) {
-        gw_timeline_free(p->tl);
-        p->tl = gw_timeline_new();
-        p->nsm = 0;
-        p->train_bars = p->train_bars_labelled = false;
-        p->train_total = -1;
-        p->last_kind = 0;
-    }
+        p->inst == 1 && c->kind == GW_LINE_TRAIN)
+        gw_progress_restart(p);
 }
 
 /* A text line that reports a checkpoint save (logread/counter_line.h). */

@@ -54,6 +54,7 @@ void gw_progress_restart(gw_progress *p)
 {
     gw_line_prefix keep = p->prefix;
     size_t lines = p->lines;
+    int64_t first_ms = p->first_ms, last_ms = p->last_ms;
     const gw_epoch_matcher *user = p->user;
     gw_epoch_matcher *dflt = p->dflt;
     free_parts(p);
@@ -61,6 +62,8 @@ void gw_progress_restart(gw_progress *p)
     init(p, user, dflt);
     p->prefix = keep;
     p->lines = lines;
+    p->first_ms = first_ms; /* the output's first line and latest line stay what they were */
+    p->last_ms = last_ms;
 }
 
 static bool feed_one(gw_progress *p, const char *line, int64_t t_ms, long *epoch, long *total);

@@ -193,8 +193,8 @@ void gw_progress_opened_check(gw_progress *p, long n);
  * `| epoch: 001 | loss: 2.03 -- iter: 00512/55000` tags its epoch): an epoch's results. */
 bool gw_progress_results_line(const char *line);
 
-/* progress_feed.c: back to a new tracker's state, the prefixes and the line count kept (what
- * was read so far was start-up). */
+/* progress_feed.c: back to a new tracker's state, the prefixes, the line count and the first and
+ * latest lines' times kept (what was read so far was start-up). */
 void gw_progress_restart(gw_progress *p);
 
 /* progress.c: a new epoch when raw differs from the last one (first: its first sample). */

@@ -233,33 +233,19 @@ static bool step_keyed(const char *line, const char *p)
  * 1676.56", "s/it: 1.2", "sec/iter = 0.5" (the value after a blank, ':' or '='). NAN when none. */
 static double keyed_time(const char *line)
 {
-    static const struct {
-        const char *unit;
-        double s;
-    } units[] = {{"ms", 1e-3}, {"s", 1}, {"sec", 1}, {"secs", 1}};
     for (const char *p = strchr(line, '/'); p; p = strchr(p + 1, '/')) {
         const char *w = p;
         while (w > line && isalpha((unsigned char)w[-1]))
             w--;
-        double scale = NAN;
-        for (size_t i = 0; i < sizeof units / sizeof *units; i++)
-            if ((size_t)(p - w) == strlen(units[i].unit) &&
-                strncasecmp(w, units[i].unit, (size_t)(p - w)) == 0)
-                scale = units[i].s;
         const char *u = p + 1, *e = u;
         while (isalpha((unsigned char)*e))
             e++;
-        if (isnan(scale) || (w > line && isalnum((unsigned char)w[-1])) ||
+        double scale = unit_scale(w, (size_t)(p - w));
+        if (scale == 0 || (w > line && isalnum((unsigned char)w[-1])) ||
             !step_word(u, (size_t)(e - u)))
             continue;
-        const char *v = gw_scan_spaces(e);
-        if (*v == ':' || *v == '=')
-            v = gw_scan_spaces(v + 1);
-        else if (v == e)
-            continue;
-        char *end;
-        double x = strtod(v, &end);
-        if (end > v && isdigit((unsigned char)*v) && x > 0 && !isalnum((unsigned char)*end))
+        double x = key_value(e);
+        if (!isnan(x))
             return x * scale;
     }
     return NAN;
@@ -348,9 +334,6 @@ double gw_step_time(const char *line)
  * 2.44562", "steps/s = 3.1" (not "examples/sec: 311": samples). NAN when none. */
 static double keyed_rate(const char *line, bool spaced)
 {
-    static const char *const steps[] = {"step",    "steps",     "iter",       "iters",
-                                        "it",      "iteration", "iterations", "update",
-                                        "updates", "batch",     "batches"};
     for (const char *p = strchr(line, '/'); p; p = strchr(p + 1, '/')) {
         const char *u = p + 1;
         if (strncasecmp(u, "sec", 3) == 0)
@@ -364,9 +347,7 @@ static double keyed_rate(const char *line, bool spaced)
         const char *w = p;
         while (w > line && isalpha((unsigned char)w[-1]))
             w--;
-        bool ok = false;
-        for (size_t i = 0; i < sizeof steps / sizeof *steps && !ok; i++)
-            ok = (size_t)(p - w) == strlen(steps[i]) && strncasecmp(w, steps[i], p - w) == 0;
+        bool ok = step_word(w, (size_t)(p - w));
         const char *v = gw_scan_spaces(u);
         const char *before = w;
         while (before > line && before[-1] == ' ')
