@@ -4,7 +4,6 @@
 #include "logread/progress.h"
 #include "logread/progress_priv.h"
 
-#include <ctype.h>
 #include <math.h>
 
 void gw_progress_activity(gw_progress *p, gw_phase_kind kind, int64_t t_ms, const char *word,
@@ -84,15 +83,11 @@ void gw_progress_summed_epochs(gw_progress *p)
     }
 }
 
-/* A decimal value in line ("0.84"), and no step counter (TFLearn's per-step `| epoch: 001 |
- * loss: 2.03 -- iter: 00512/55000` tags its epoch): an epoch's results. */
+/* Results after the epoch number (gw_epoch_line_results: accelerate's `epoch 0: {'accuracy':
+ * 0.84}`) and no step counter in the line (TFLearn's per-step `| epoch: 001 | loss: 2.03 -- iter:
+ * 00512/55000` tags its epoch). */
 bool gw_progress_results_line(const char *line)
 {
     gw_counter c;
-    if (gw_counter_line(line, &c) && c.n >= 0)
-        return false;
-    for (const char *q = line; *q; q++)
-        if (isdigit((unsigned char)q[0]) && q[1] == '.' && isdigit((unsigned char)q[2]))
-            return true;
-    return false;
+    return gw_epoch_line_results(line) && !(gw_counter_line(line, &c) && c.n >= 0);
 }

@@ -189,8 +189,8 @@ double gw_progress_counter_step_s(gw_progress *p, const gw_counter *c);
 /* the line after a loop's first that an epoch line opened, at count n */
 void gw_progress_opened_check(gw_progress *p, long n);
 
-/* progress_epochs.c: a decimal value in line ("0.84") and no step counter (TFLearn's per-step
- * `| epoch: 001 | loss: 2.03 -- iter: 00512/55000` tags its epoch): an epoch's results. */
+/* progress_epochs.c: an epoch line's results (gw_epoch_line_results) and no step counter in it:
+ * the line sums its epoch up. */
 bool gw_progress_results_line(const char *line);
 
 /* progress_feed.c: back to a new tracker's state, the prefixes, the line count and the first and
